@@ -1,0 +1,31 @@
+// Three tiers (style.md rule 18): *.spec.ts are pure, *.int-spec.ts touch PostgreSQL and/or
+// Temporal, test/e2e/*.e2e-spec.ts drive the assembled API and worker over real connections.
+const fs = require('node:fs');
+const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] };
+const moduleNameMapper = {
+  '^@svc/common$': '<rootDir>/libs/common/src',
+  '^@svc/common/(.*)$': '<rootDir>/libs/common/src/$1',
+  '^@svc/schedule$': '<rootDir>/libs/schedule/src',
+  '^@svc/schedule/(.*)$': '<rootDir>/libs/schedule/src/$1',
+  '^@svc/persistence$': '<rootDir>/libs/persistence/src',
+  '^@svc/persistence/(.*)$': '<rootDir>/libs/persistence/src/$1',
+  '^@svc/delivery$': '<rootDir>/libs/delivery/src',
+  '^@svc/delivery/(.*)$': '<rootDir>/libs/delivery/src/$1',
+  '^@svc/workflows$': '<rootDir>/temporal/workflows',
+  '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
+};
+const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,temporal,test}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,temporal,test}/**/*.int-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+      testTimeout: 60_000,
+    },
+  ],
+};

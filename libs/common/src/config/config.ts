@@ -1,0 +1,225 @@
+import { parseDuration } from '../durations';
+
+/**
+ * The service's configuration (decisions.md → Config): one YAML file plus environment overrides,
+ * validated once at start-up into this typed object. Keys named in the spec keep their names.
+ */
+export interface PlanLimits {
+  max_jobs_per_workspace: number; // 0 = no cap
+  min_interval_ms: number;
+  max_runs_per_month_per_workspace: number; // 0 = unlimited
+  over_quota_policy: 'block' | 'allow';
+}
+
+export interface AppConfig {
+  mode: 'self_hosted' | 'hosted';
+  service_name: string;
+  version: string;
+  commit: string;
+  build_date: string;
+  public_url: string;
+  http: { host: string; port: number; trust_proxy: boolean };
+  database: { url: string };
+  temporal: { address: string; namespace: string; task_queue: string; ui_url: string | null };
+  scheduler: {
+    delivery_mode: 'safe' | 'fast';
+    misfire_threshold_ms: number;
+    default_sla_threshold_ms: number;
+    default_auto_disable_threshold: number;
+    reconcile_interval_ms: number;
+  };
+  sinks: { webhook: { allow_private_networks: boolean }; command: { enabled: boolean } };
+  limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number };
+  plans: Record<string, PlanLimits>;
+  default_plan: string;
+  runs: { store_success_bodies: boolean };
+  auth: { dev_login: boolean; providers: string[] };
+}
+
+export const DEFAULT_PLANS: Record<string, PlanLimits> = {
+  self_hosted: {
+    max_jobs_per_workspace: 0,
+    min_interval_ms: 1_000,
+    max_runs_per_month_per_workspace: 0,
+    over_quota_policy: 'allow',
+  },
+  free: {
+    max_jobs_per_workspace: 20,
+    min_interval_ms: 60_000,
+    max_runs_per_month_per_workspace: 10_000,
+    over_quota_policy: 'block',
+  },
+};
+
+type Raw = Record<string, unknown>;
+
+/** Environment variables that override a config path (the YAML file gives the rest). */
+const ENV_OVERRIDES: Array<[string, string]> = [
+  ['SVC_MODE', 'mode'],
+  ['PUBLIC_URL', 'public_url'],
+  ['HOST', 'http.host'],
+  ['PORT', 'http.port'],
+  ['TRUST_PROXY', 'http.trust_proxy'],
+  ['DATABASE_URL', 'database.url'],
+  ['TEMPORAL_ADDRESS', 'temporal.address'],
+  ['TEMPORAL_NAMESPACE', 'temporal.namespace'],
+  ['TEMPORAL_TASK_QUEUE', 'temporal.task_queue'],
+  ['TEMPORAL_UI_URL', 'temporal.ui_url'],
+  ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
+  ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
+  ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
+  ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
+  ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
+  ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
+  ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
+  ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
+  ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
+  ['DEFAULT_PLAN', 'default_plan'],
+  ['AUTH_DEV_LOGIN', 'auth.dev_login'],
+  ['SVC_VERSION', 'version'],
+  ['SVC_COMMIT', 'commit'],
+  ['SVC_BUILD_DATE', 'build_date'],
+];
+
+function setPath(target: Raw, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
+    node = node[part] as Raw;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+function getPath(source: Raw, path: string): unknown {
+  let node: unknown = source;
+  for (const part of path.split('.')) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Raw)[part];
+  }
+  return node;
+}
+
+/**
+ * Builds the typed config from a parsed YAML object and the environment. Throws one Error that
+ * lists every invalid key, so a bad deployment fails fast with the whole story.
+ */
+export function buildConfig(file: Raw, env: Record<string, string | undefined>): AppConfig {
+  const raw: Raw = structuredClone(file ?? {});
+  for (const [name, path] of ENV_OVERRIDES) {
+    const value = env[name];
+    if (value !== undefined && value !== '') setPath(raw, path, value);
+  }
+  const problems: string[] = [];
+  const str = (path: string, fallback: string): string => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null) return fallback;
+    if (typeof v !== 'string' && typeof v !== 'number') {
+      problems.push(`${path}: expected a string`);
+      return fallback;
+    }
+    return String(v);
+  };
+  const int = (path: string, fallback: number, min = 0): number => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null) return fallback;
+    const n = typeof v === 'number' ? v : Number(v);
+    if (!Number.isInteger(n) || n < min) {
+      problems.push(`${path}: expected an integer >= ${min}`);
+      return fallback;
+    }
+    return n;
+  };
+  const bool = (path: string, fallback: boolean): boolean => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null) return fallback;
+    if (typeof v === 'boolean') return v;
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    problems.push(`${path}: expected true or false`);
+    return fallback;
+  };
+  const duration = (path: string, fallback: number): number => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null) return fallback;
+    const ms = typeof v === 'string' ? parseDuration(v) : null;
+    if (ms === null) {
+      problems.push(`${path}: expected a duration such as 30s or 1h30m`);
+      return fallback;
+    }
+    return ms;
+  };
+  const oneOf = <T extends string>(path: string, values: readonly T[], fallback: T): T => {
+    const v = str(path, fallback);
+    if (!(values as readonly string[]).includes(v)) {
+      problems.push(`${path}: expected one of ${values.join(', ')}`);
+      return fallback;
+    }
+    return v as T;
+  };
+
+  const mode = oneOf('mode', ['self_hosted', 'hosted'] as const, 'self_hosted');
+  const port = int('http.port', 3000);
+  const plans: Record<string, PlanLimits> = { ...DEFAULT_PLANS };
+  const filePlans = getPath(raw, 'plans');
+  if (filePlans && typeof filePlans === 'object') {
+    for (const name of Object.keys(filePlans)) {
+      const base = plans[name] ?? DEFAULT_PLANS.self_hosted;
+      plans[name] = {
+        max_jobs_per_workspace: int(`plans.${name}.max_jobs_per_workspace`, base.max_jobs_per_workspace),
+        min_interval_ms: duration(`plans.${name}.min_interval`, base.min_interval_ms),
+        max_runs_per_month_per_workspace: int(
+          `plans.${name}.max_runs_per_month_per_workspace`,
+          base.max_runs_per_month_per_workspace,
+        ),
+        over_quota_policy: oneOf(`plans.${name}.over_quota_policy`, ['block', 'allow'] as const, base.over_quota_policy),
+      };
+    }
+  }
+  const defaultPlan = str('default_plan', mode === 'hosted' ? 'free' : 'self_hosted');
+  if (!plans[defaultPlan]) problems.push(`default_plan: unknown plan ${defaultPlan}`);
+  // `limits.min_interval` overrides the minimum gap of every plan (handy for operators and tests).
+  if (getPath(raw, 'limits.min_interval') !== undefined) {
+    const minInterval = duration('limits.min_interval', 1_000);
+    for (const name of Object.keys(plans)) plans[name] = { ...plans[name], min_interval_ms: minInterval };
+  }
+  const apiRate = int('limits.api_rate_limit_per_minute', 600);
+
+  const config: AppConfig = {
+    mode,
+    service_name: str('service_name', 'svc-scheduler'),
+    version: str('version', '0.1.0'),
+    commit: str('commit', 'unknown'),
+    build_date: str('build_date', 'unknown'),
+    public_url: str('public_url', `http://127.0.0.1:${port}`),
+    http: { host: str('http.host', '127.0.0.1'), port, trust_proxy: bool('http.trust_proxy', false) },
+    database: { url: str('database.url', 'postgres://postgres@127.0.0.1:5432/svc') },
+    temporal: {
+      address: str('temporal.address', 'localhost:7233'),
+      namespace: str('temporal.namespace', 'default'),
+      task_queue: str('temporal.task_queue', 'svc-jobs'),
+      ui_url: getPath(raw, 'temporal.ui_url') ? str('temporal.ui_url', '') : null,
+    },
+    scheduler: {
+      delivery_mode: oneOf('scheduler.delivery_mode', ['safe', 'fast'] as const, 'safe'),
+      misfire_threshold_ms: duration('scheduler.misfire_threshold', 60_000),
+      default_sla_threshold_ms: duration('scheduler.default_sla_threshold', 300_000),
+      default_auto_disable_threshold: int('scheduler.default_auto_disable_threshold', 10),
+      reconcile_interval_ms: duration('scheduler.reconcile_interval', 300_000),
+    },
+    sinks: {
+      webhook: { allow_private_networks: bool('sinks.webhook.allow_private_networks', mode !== 'hosted') },
+      command: { enabled: bool('sinks.command.enabled', false) },
+    },
+    limits: {
+      api_rate_limit_per_minute: apiRate,
+      schedule_rate_limit_per_minute: int('limits.schedule_rate_limit_per_minute', apiRate === 0 ? 0 : 60),
+    },
+    plans,
+    default_plan: defaultPlan,
+    runs: { store_success_bodies: bool('runs.store_success_bodies', false) },
+    auth: { dev_login: bool('auth.dev_login', false), providers: [] },
+  };
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config;
+}

@@ -1,0 +1,5 @@
+export * from './ids';
+export * from './durations';
+export * from './cursors';
+export * from './errors';
+export * from './config';

@@ -1,0 +1,63 @@
+/**
+ * Public types of the schedule engine. Pure: no I/O, no framework imports, no clock reads.
+ * `now` and the time zone are always parameters (style.md rule 13).
+ */
+
+/** Formats the engine understands. `auto` on input detects one of these. */
+export type ScheduleKind = 'natural' | 'quartz' | 'cron' | 'rrule';
+
+export interface ScheduleInput {
+  /** The expression as the user typed it (at most 4096 UTF-8 bytes). */
+  expr: string;
+  /** Format to parse as; `auto` (default) detects. */
+  kind?: ScheduleKind | 'auto';
+  /** IANA time zone name; default `UTC`. */
+  timezone?: string;
+  /** Bounds that apply to every format. */
+  startsAt?: Date | null;
+  endsAt?: Date | null;
+  /** Finite number of occurrences, counted from the series start. */
+  count?: number | null;
+  /**
+   * Reference instant: anchors relative expressions (`in 20 minutes`, `tomorrow at 9am`) and the
+   * phase of fixed intervals (`every 5 minutes` fires at reference + k * 5m). Required because the
+   * engine never reads a clock.
+   */
+  reference: Date;
+}
+
+/** One structured error; `position` and `length` count UTF-8 bytes of the original `expr`. */
+export interface ScheduleError {
+  /** Stable machine-readable code, e.g. `unknown_word`, `out_of_range`, `never_fires`, `budget_exceeded`. */
+  kind: string;
+  position: number;
+  length: number;
+  message: string;
+  /** What the user probably meant, or null. */
+  suggestion: string | null;
+}
+
+export interface CompiledSchedule {
+  kind: ScheduleKind;
+  /** Normalized form: RRULE parts for natural/rrule, the expression unchanged for quartz/cron. */
+  canonical: string;
+  /** Clear English, e.g. `Every weekday at 09:00 (Europe/Berlin)`. */
+  description: string;
+  timezone: string;
+  /** True when the schedule has exactly one occurrence by construction (`in 20 minutes`, `at 2026-12-01 09:00`). */
+  oneOff: boolean;
+  /**
+   * Up to `count` fire times strictly after `after`, ascending, honouring startsAt/endsAt/count.
+   * Fewer (or none) when the series ends. Throws ScheduleBudgetError past the cooperative budget.
+   */
+  next(after: Date, count: number, budget?: Budget): Date[];
+}
+
+export type CompileResult =
+  | { ok: true; kindDetected: ScheduleKind; schedule: CompiledSchedule }
+  | { ok: false; kindDetected: ScheduleKind | null; errors: ScheduleError[] };
+
+/** Cooperative computation budget: loops call `check()`, which throws ScheduleBudgetError when spent. */
+export interface Budget {
+  check(): void;
+}

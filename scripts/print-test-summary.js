@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Reads jest's --json output and prints the plain closing line `N passed, N failed`.
+const fs = require('node:fs');
+const file = process.argv[2];
+let result;
+try {
+  result = JSON.parse(fs.readFileSync(file, 'utf8'));
+} catch {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+// A suite that fails to load counts as one failure even though it ran no test.
+const brokenSuites = result.testResults.filter((s) => s.status === 'failed' && s.assertionResults.length === 0).length;
+const failed = result.numFailedTests + brokenSuites;
+const skipped = result.numPendingTests + result.numTodoTests;
+console.log(`${result.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 || result.numPassedTests === 0 ? 1 : 0);

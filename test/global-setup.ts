@@ -1,0 +1,20 @@
+import { Client } from 'pg';
+import { createDataSource } from '@svc/persistence';
+import { adminUrl, databaseUrl, templateDatabaseName } from './utils/database';
+
+/**
+ * Runs migrations once into a template database; every integration file clones it
+ * (CREATE DATABASE … TEMPLATE), so files run in parallel without sharing rows.
+ */
+export default async function globalSetup(): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl() });
+  await admin.connect();
+  const template = templateDatabaseName();
+  await admin.query(`DROP DATABASE IF EXISTS "${template}"`);
+  await admin.query(`CREATE DATABASE "${template}"`);
+  await admin.end();
+  const ds = createDataSource(databaseUrl(template));
+  await ds.initialize();
+  await ds.runMigrations();
+  await ds.destroy();
+}
