@@ -1,0 +1,158 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { WorkspaceEntity } from './workspace.entity';
+
+export const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** Stored retry policy (decisions.md → `retry` defaults); durations in milliseconds. */
+export interface StoredRetryPolicy {
+  max_attempts: number;
+  backoff: 'exponential' | 'linear' | 'fixed';
+  initial_interval_ms: number;
+  max_interval_ms: number;
+  multiplier: number;
+  jitter: number;
+}
+
+/** One webhook signing secret; after a rotation the old one carries `expires_at` (+24 h). */
+export interface StoredSigningSecret {
+  secret: string;
+  /** RFC 3339, or null for the current secret. */
+  expires_at: string | null;
+}
+
+/**
+ * A job's configuration and its mirrored state. `revision` increases on every config or state
+ * change and orders the signals sent to the job workflow; `version` increases on every update
+ * the spec counts (PATCH). Runs carry no foreign key to jobs: deleting a job keeps its history.
+ *
+ * Indexes created by the migration only (TypeORM cannot express GIN / opclasses), hence
+ * `synchronize: false`: `idx_jobs_tags` (GIN on tags), `idx_jobs_name_trgm` and
+ * `idx_jobs_description_trgm` (GIN gin_trgm_ops, serve `q` via ILIKE).
+ */
+@Entity({ name: 'jobs' })
+@Index('idx_jobs_workspace_id', ['workspaceId', 'id'])
+@Index('idx_jobs_workspace_state', ['workspaceId', 'state', 'id'])
+@Index('idx_jobs_tags', { synchronize: false })
+@Index('idx_jobs_name_trgm', { synchronize: false })
+@Index('idx_jobs_description_trgm', { synchronize: false })
+export class JobEntity {
+  /** `job_<ulid>`; also the id of the job's workflow. */
+  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_jobs' })
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'text' })
+  workspaceId: string;
+
+  @Column({ name: 'name', type: 'text' })
+  name: string;
+
+  @Column({ name: 'description', type: 'text', default: '' })
+  description: string;
+
+  @Column({ name: 'tags', type: 'text', array: true, default: () => "'{}'" })
+  tags: string[];
+
+  @Column({ name: 'schedule_expr', type: 'text' })
+  scheduleExpr: string;
+
+  @Column({ name: 'schedule_kind', type: 'text' })
+  scheduleKind: string;
+
+  @Column({ name: 'schedule_canonical', type: 'text' })
+  scheduleCanonical: string;
+
+  @Column({ name: 'schedule_description', type: 'text' })
+  scheduleDescription: string;
+
+  /** IANA zone name. */
+  @Column({ name: 'schedule_timezone', type: 'text' })
+  scheduleTimezone: string;
+
+  @Column({ name: 'schedule_starts_at', type: 'timestamptz', nullable: true })
+  scheduleStartsAt: Date | null;
+
+  @Column({ name: 'schedule_ends_at', type: 'timestamptz', nullable: true })
+  scheduleEndsAt: Date | null;
+
+  @Column({ name: 'schedule_count', type: 'integer', nullable: true })
+  scheduleCount: number | null;
+
+  /** Reference instant for interval phase and relative expressions. */
+  @Column({ name: 'schedule_anchor', type: 'timestamptz' })
+  scheduleAnchor: Date;
+
+  /** `webhook` or `command`. */
+  @Column({ name: 'sink_kind', type: 'text' })
+  sinkKind: string;
+
+  @Column({ name: 'sink_config', type: 'jsonb' })
+  sinkConfig: Record<string, unknown>;
+
+  @Column({ name: 'retry', type: 'jsonb' })
+  retry: StoredRetryPolicy;
+
+  @Column({ name: 'timeout_ms', type: 'integer' })
+  timeoutMs: number;
+
+  /** null = use the server default (`scheduler.default_sla_threshold`). */
+  @Column({ name: 'sla_threshold_ms', type: 'integer', nullable: true })
+  slaThresholdMs: number | null;
+
+  @Column({ name: 'misfire_policy', type: 'text' })
+  misfirePolicy: string;
+
+  @Column({ name: 'overlap_policy', type: 'text' })
+  overlapPolicy: string;
+
+  /** null = use the server default. */
+  @Column({ name: 'auto_disable_threshold', type: 'integer', nullable: true })
+  autoDisableThreshold: number | null;
+
+  @Column({ name: 'state', type: 'text' })
+  state: JobState;
+
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason: string | null;
+
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures: number;
+
+  @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true })
+  nextRunAt: Date | null;
+
+  @Column({ name: 'last_run_at', type: 'timestamptz', nullable: true })
+  lastRunAt: Date | null;
+
+  @Column({ name: 'last_run_status', type: 'text', nullable: true })
+  lastRunStatus: string | null;
+
+  @Column({ name: 'version', type: 'integer', default: 1 })
+  version: number;
+
+  @Column({ name: 'revision', type: 'integer', default: 1 })
+  revision: number;
+
+  /** Never selected unless asked for (`addSelect('job.signingSecrets')`). */
+  @Column({ name: 'signing_secrets', type: 'jsonb', default: () => "'[]'", select: false })
+  signingSecrets: StoredSigningSecret[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_jobs_workspace' })
+  workspace?: WorkspaceEntity;
+}

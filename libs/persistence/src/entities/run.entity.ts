@@ -1,0 +1,103 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { WorkspaceEntity } from './workspace.entity';
+
+export const RUN_STATUSES = ['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+export const SKIP_REASONS = ['quota_exceeded', 'workspace_suspended', 'previous_run_in_progress', 'misfire'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+/**
+ * One occurrence of a job (the queryable mirror of a run workflow). No foreign key to jobs:
+ * run history outlives a deleted job.
+ *
+ * List indexes (newest first, ties by id) are created by the migration with DESC orders, which
+ * TypeORM decorators cannot express, hence `synchronize: false`.
+ */
+@Entity({ name: 'runs' })
+@Index('idx_runs_job_scheduled', { synchronize: false })
+@Index('idx_runs_workspace_scheduled', { synchronize: false })
+@Index('idx_runs_workspace_status_scheduled', { synchronize: false })
+@Index('idx_runs_workspace_sla_breached', { synchronize: false })
+@Index('uq_runs_manual_retry_occurrence', ['jobId', 'scheduledAt'], {
+  unique: true,
+  where: `"trigger" = 'retry_manual'`,
+})
+export class RunEntity {
+  /** `run_<ulid>`; also the id of the run workflow. */
+  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_runs' })
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'text' })
+  workspaceId: string;
+
+  @Column({ name: 'job_id', type: 'text' })
+  jobId: string;
+
+  @Column({ name: 'job_version', type: 'integer' })
+  jobVersion: number;
+
+  /** Nominal occurrence time (millisecond precision). */
+  @Column({ name: 'scheduled_at', type: 'timestamptz', precision: 3 })
+  scheduledAt: Date;
+
+  @Column({ name: 'trigger', type: 'text' })
+  trigger: RunTrigger;
+
+  @Column({ name: 'status', type: 'text' })
+  status: RunStatus;
+
+  @Column({ name: 'attempts_count', type: 'integer', default: 0 })
+  attemptsCount: number;
+
+  @Column({ name: 'claimed_at', type: 'timestamptz', nullable: true })
+  claimedAt: Date | null;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt: Date | null;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null;
+
+  @Column({ name: 'start_lag_ms', type: 'integer', nullable: true })
+  startLagMs: number | null;
+
+  @Column({ name: 'e2e_ms', type: 'integer', nullable: true })
+  e2eMs: number | null;
+
+  @Column({ name: 'sla_breached', type: 'boolean', default: false })
+  slaBreached: boolean;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError: string | null;
+
+  @Column({ name: 'skip_reason', type: 'text', nullable: true })
+  skipReason: SkipReason | null;
+
+  /** For `retry_manual` runs: the failed run this one retries. */
+  @Column({ name: 'retry_of', type: 'text', nullable: true })
+  retryOf: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_runs_workspace' })
+  workspace?: WorkspaceEntity;
+}

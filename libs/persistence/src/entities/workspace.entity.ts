@@ -1,0 +1,30 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique, UpdateDateColumn } from 'typeorm';
+
+/** A tenant. Everything else is scoped to one (spec: Resources → Workspace). */
+@Entity({ name: 'workspaces' })
+@Unique('uq_workspaces_slug', ['slug'])
+export class WorkspaceEntity {
+  /** `ws_<ulid>` */
+  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_workspaces' })
+  id: string;
+
+  @Column({ name: 'name', type: 'text' })
+  name: string;
+
+  @Column({ name: 'slug', type: 'text' })
+  slug: string;
+
+  /** Plan name; plans and their limits come from config (decisions.md → Plans and limits). */
+  @Column({ name: 'plan', type: 'text' })
+  plan: string;
+
+  /** Set while suspended: reads allowed, mutations 403, scheduled runs skipped. */
+  @Column({ name: 'suspended_at', type: 'timestamptz', nullable: true })
+  suspendedAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/** Admin connection used to CREATE/DROP scratch databases (trust auth on this machine). */
+export const ADMIN_URL = process.env.DATABASE_URL_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface ScratchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database `svc_test_<label>_<random>` and returns its URL, so an int-spec is
+ * self-sufficient with or without the global setup. `drop()` terminates leftover connections.
+ */
+export async function createScratchDatabase(label: string): Promise<ScratchDatabase> {
+  const name = `svc_test_${label}_${randomBytes(4).toString('hex')}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+  };
+}
+
+async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
