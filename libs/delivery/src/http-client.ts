@@ -1,0 +1,356 @@
+/**
+ * The webhook HTTP client (spec: Events → Webhook request, Response classification; Limits →
+ * Network rules, Redirects, Stored response body).
+ *
+ * Guarantees:
+ * - The target URL is checked statically (scheme, literal address, port) before anything is
+ *   sent, and so is every redirect hop.
+ * - The hostname is resolved once per connection by our own `lookup`, every resolved address
+ *   is checked, and the socket connects only to those checked addresses (no second lookup, so
+ *   DNS rebinding between check and connect is impossible).
+ * - At most `maxResponseBytes` of the response body are read; the rest is never buffered.
+ * - Errors never throw: every outcome is a `HttpDeliveryResult`.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { isReservedHeader } from './headers';
+import { DESTINATION_NOT_ALLOWED, NetworkRules, checkAddress, checkUrlStatic } from './network-rules';
+
+/** Spec: Limits → Stored response body (64 KiB). */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Spec: Limits → Redirects (up to 5). */
+export const MAX_REDIRECTS = 5;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/**
+ * Why a request produced no usable response:
+ * - `network`: connection refused/reset, DNS failure, TLS error (retryable when `retry_on` has `network`)
+ * - `timeout`: no response within the attempt timeout (retryable when `retry_on` has `timeout`)
+ * - `destination_not_allowed`: refused by the network rules, statically or after resolution (fatal)
+ * - `too_many_redirects`: more than 5 redirects while following them (fatal)
+ * - `invalid_request`: the request itself could not be built (bad header value, bad URL) (fatal)
+ */
+export type DeliveryErrorKind =
+  | 'network'
+  | 'timeout'
+  | 'destination_not_allowed'
+  | 'too_many_redirects'
+  | 'invalid_request';
+
+/** Resolves a hostname to all its addresses (default: `dns.lookup(host, { all: true })`). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export interface DeliverHttpOptions {
+  url: string;
+  method: HttpMethod;
+  /** Complete request headers (see `buildWebhookHeaders`). Non-reserved ones count as custom. */
+  headers: Readonly<Record<string, string>>;
+  /** Raw body; omitted or `undefined` sends none. */
+  body?: string | Uint8Array;
+  /** Budget of the whole attempt in ms: connect, redirects and response headers. */
+  timeoutMs: number;
+  /** Follow up to `maxRedirects` redirects (each hop re-checked); else return the 3xx as is. */
+  followRedirects?: boolean;
+  rules: NetworkRules;
+  /** Response bytes to read at most; the body is cut there. Default 64 KiB. */
+  maxResponseBytes?: number;
+  /** Default 5 (spec). */
+  maxRedirects?: number;
+  /** DNS resolver, injectable for tests. Called once per new connection. */
+  resolve?: Resolver;
+  /** Monotonic clock in ms for `durationMs`; default `performance.now`. */
+  clock?: () => number;
+}
+
+export interface HttpDeliveryResult {
+  /** Status of the final response, or null when none arrived. */
+  statusCode: number | null;
+  /** Final response headers, lower-case names, repeated ones joined with `, `. */
+  headers: Record<string, string>;
+  /** Final response body as UTF-8 text, at most `maxResponseBytes` bytes; null without a response. */
+  body: string | null;
+  /** True when the body was longer than `maxResponseBytes` (or its reading was cut short). */
+  bodyTruncated: boolean;
+  durationMs: number;
+  /** Human-readable error (never header values). Present iff `errorKind` is. */
+  error?: string;
+  errorKind?: DeliveryErrorKind;
+  /** `"POST https://host/path (123 bytes)"`: method, URL without credentials, body size. */
+  requestSummary: string;
+  /** Redirects followed. */
+  redirects: number;
+  /** URL of the last request sent (or refused). */
+  finalUrl: string;
+}
+
+const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
+
+/** Marker for a refusal by the network rules inside `lookup`. */
+class DestinationNotAllowedError extends Error {
+  readonly code = 'E_DESTINATION_NOT_ALLOWED';
+}
+
+const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** `METHOD scheme://host/path?query (N bytes)`, credentials removed. Never contains header values. */
+export function summarizeRequest(method: string, url: string, body: string | Uint8Array | undefined): string {
+  let shown = url;
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.hash = '';
+    shown = u.toString();
+  } catch {
+    shown = '(invalid URL)';
+  }
+  return `${method} ${shown} (${bodyLength(body)} bytes)`;
+}
+
+function bodyLength(body: string | Uint8Array | undefined): number {
+  if (body === undefined) return 0;
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+}
+
+/**
+ * A `lookup` for `net.connect`/`tls.connect` that resolves once, refuses the whole connection
+ * when any address breaks the rules, and hands the checked addresses to the socket.
+ */
+function guardedLookup(rules: NetworkRules, resolve: Resolver) {
+  return (
+    hostname: string,
+    options: { family?: number | string; all?: boolean },
+    callback: (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    resolve(hostname)
+      .then((addresses) => {
+        if (addresses.length === 0) {
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        }
+        for (const a of addresses) {
+          const res = checkAddress(a.address, rules);
+          if (!res.ok) throw new DestinationNotAllowedError(res.reason);
+        }
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
+        if (usable.length === 0) {
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        }
+        if (options.all) callback(null, usable);
+        else callback(null, usable[0].address, usable[0].family);
+      })
+      .catch((err: NodeJS.ErrnoException) => callback(err));
+  };
+}
+
+function errorChain(err: unknown): Array<Error & { code?: string }> {
+  const chain: Array<Error & { code?: string }> = [];
+  let cur: unknown = err;
+  while (cur instanceof Error && chain.length < 10) {
+    chain.push(cur as Error & { code?: string });
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+function classifyError(err: unknown, timedOut: boolean, timeoutMs: number): { kind: DeliveryErrorKind; message: string } {
+  const chain = errorChain(err);
+  if (chain.some((e) => e instanceof DestinationNotAllowedError)) {
+    return { kind: 'destination_not_allowed', message: DESTINATION_NOT_ALLOWED };
+  }
+  if (timedOut || chain.some((e) => e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'UND_ERR_HEADERS_TIMEOUT')) {
+    return { kind: 'timeout', message: `timeout: no response within ${timeoutMs} ms` };
+  }
+  if (chain.some((e) => e.code === 'UND_ERR_INVALID_ARG')) {
+    return { kind: 'invalid_request', message: `invalid request: ${chain[0].message}` };
+  }
+  const root = chain[chain.length - 1] ?? chain[0];
+  const message = root ? root.message : String(err);
+  return { kind: 'network', message: `network error: ${message}` };
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function withoutCustomHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (isReservedHeader(name)) out[name] = value;
+  return out;
+}
+
+function withoutHeader(headers: Record<string, string>, lowerName: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== lowerName) out[name] = value;
+  return out;
+}
+
+/** Drop a redirect response's body, reading at most a little so the connection can be reused. */
+async function discardBody(body: { dump(opts?: { limit?: number }): Promise<void>; on(e: 'error', f: () => void): unknown }) {
+  body.on('error', () => undefined);
+  try {
+    await body.dump({ limit: 16 * 1024 });
+  } catch {
+    // the next hop opens a new connection if needed
+  }
+}
+
+/**
+ * Send one webhook attempt. Never throws; see `HttpDeliveryResult`.
+ *
+ * Redirects (when `followRedirects`): 301/302/307/308 keep the method and body, 303 switches to
+ * GET without a body; a hop to another origin (scheme, host or port) drops every custom
+ * (non-reserved) header for the rest of the chain; more than `maxRedirects` hops is
+ * `too_many_redirects`. Without `followRedirects` the 3xx response is returned as is.
+ *
+ * The timeout covers everything up to the final response's headers; reading the body is then
+ * bounded by the same deadline, and a cut-short body is returned as truncated (the status
+ * already decided the outcome).
+ */
+export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliveryResult> {
+  const clock = opts.clock ?? (() => performance.now());
+  const started = clock();
+  const maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const maxRedirects = opts.maxRedirects ?? MAX_REDIRECTS;
+  const requestSummary = summarizeRequest(opts.method, opts.url, opts.body);
+
+  let currentUrl = opts.url;
+  let method: HttpMethod = opts.method;
+  let body = opts.body;
+  let headers: Record<string, string> = { ...opts.headers };
+  let redirects = 0;
+
+  const fail = (kind: DeliveryErrorKind, error: string, statusCode: number | null = null): HttpDeliveryResult => ({
+    statusCode,
+    headers: {},
+    body: null,
+    bodyTruncated: false,
+    durationMs: Math.max(0, Math.round(clock() - started)),
+    error,
+    errorKind: kind,
+    requestSummary,
+    redirects,
+    finalUrl: currentUrl,
+  });
+
+  const initial = checkUrlStatic(currentUrl, opts.rules);
+  if (!initial.ok) {
+    const kind = initial.reason.startsWith(DESTINATION_NOT_ALLOWED) ? 'destination_not_allowed' : 'invalid_request';
+    return fail(kind, kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid URL: ${initial.reason}`);
+  }
+  let url = initial.url;
+
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, opts.timeoutMs);
+
+  const agent = new Agent({
+    connect: {
+      lookup: guardedLookup(opts.rules, opts.resolve ?? defaultResolver),
+      timeout: opts.timeoutMs,
+    } as object,
+    // Our own deadline (the abort signal) fires first; these are only backstops.
+    headersTimeout: opts.timeoutMs + 1000,
+    bodyTimeout: opts.timeoutMs + 1000,
+    connections: 1,
+  });
+
+  try {
+    for (;;) {
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : typeof body === 'string' ? body : Buffer.from(body),
+          dispatcher: agent,
+          signal: abort.signal,
+        });
+      } catch (err) {
+        const { kind, message } = classifyError(err, timedOut, opts.timeoutMs);
+        return fail(kind, message);
+      }
+
+      const location = res.headers['location'];
+      if (opts.followRedirects && REDIRECT_CODES.has(res.statusCode) && typeof location === 'string') {
+        await discardBody(res.body);
+        if (redirects >= maxRedirects) {
+          return fail('too_many_redirects', `too many redirects (more than ${maxRedirects})`, res.statusCode);
+        }
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return fail('invalid_request', 'invalid redirect location', res.statusCode);
+        }
+        redirects += 1;
+        currentUrl = next.toString();
+        const hop = checkUrlStatic(next, opts.rules);
+        if (!hop.ok) {
+          const kind = hop.reason.startsWith(DESTINATION_NOT_ALLOWED) ? 'destination_not_allowed' : 'invalid_request';
+          return fail(kind, kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid redirect: ${hop.reason}`);
+        }
+        if (next.origin !== url.origin) headers = withoutCustomHeaders(headers);
+        if (res.statusCode === 303 && method !== 'HEAD') {
+          method = 'GET';
+          body = undefined;
+          headers = withoutHeader(headers, 'content-type');
+        }
+        url = next;
+        continue;
+      }
+
+      // Final response: read at most maxBytes, then stop reading.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          const remaining = maxBytes - size;
+          if (chunk.length > remaining) {
+            // More than fits (including any byte after an exactly full buffer): cut and stop.
+            chunks.push(chunk.subarray(0, remaining));
+            size = maxBytes;
+            truncated = true;
+            break;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        }
+      } catch {
+        truncated = true; // deadline or connection loss while reading: keep what arrived
+      } finally {
+        if (!res.body.destroyed) {
+          res.body.on('error', () => undefined); // destroying an unfinished body emits an abort error
+          res.body.destroy();
+        }
+      }
+      // stream:true drops an incomplete trailing UTF-8 sequence left by the cut.
+      const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks, size), { stream: truncated });
+      return {
+        statusCode: res.statusCode,
+        headers: flattenHeaders(res.headers),
+        body: text,
+        bodyTruncated: truncated,
+        durationMs: Math.max(0, Math.round(clock() - started)),
+        requestSummary,
+        redirects,
+        finalUrl: currentUrl,
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+    void agent.destroy().catch(() => undefined);
+  }
+}
