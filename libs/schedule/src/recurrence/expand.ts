@@ -1,0 +1,396 @@
+/**
+ * RFC 5545 recurrence expansion in a time zone.
+ *
+ * Nominal fire times come from the rule alone (no jitter, no misfire handling). Invariants of
+ * `Recurrence.next`: results are instants strictly after `after`, strictly ascending, within
+ * [startsAt, min(endsAt, UNTIL)], and never more than COUNT (counted from DTSTART, in rule order) or
+ * the input `count` (counted from the first occurrence at or after `startsAt`).
+ *
+ * Date-level frequencies expand in floating wall time and map to instants with the RFC 5545 DST
+ * policy; a shifted (gap) time can land after a later wall time's instant or on the same instant,
+ * so finished periods pass through a small reorder buffer and duplicates are dropped.
+ * Sub-daily frequencies step in elapsed time (see `rule.ts`).
+ */
+import type { Budget } from '../types';
+import { DAY_MS, civilFromDays, daysFromCivil, daysInMonth, fieldsOf, isLeap, weekNo, weeksInYear, weekday } from './calendar';
+import type { Rule, TimePoint } from './rule';
+import { ZoneOffsets } from './zone';
+
+const NO_BUDGET: Budget = { check: () => undefined };
+/** Periods never start beyond this floating time (year 9999): a rule that has not fired by then never will. */
+const HORIZON_FL = daysFromCivil(10000, 1, 1) * DAY_MS;
+const HOUR_MS = 3_600_000;
+
+export interface RecurrenceOptions {
+  /** IANA zone the wall-clock parts refer to. */
+  zone: string;
+  /** Instant used as DTSTART when the rule has none (startsAt, else the reference); truncated to the second. */
+  anchor: Date;
+  startsAt?: Date | null;
+  endsAt?: Date | null;
+  /** Occurrence limit counted from the first occurrence at or after `startsAt`. */
+  count?: number | null;
+}
+
+const SUB_DAILY_MS = { HOURLY: HOUR_MS, MINUTELY: 60_000, SECONDLY: 1000 } as const;
+
+export class Recurrence {
+  readonly zone: ZoneOffsets;
+  /** DTSTART as floating wall time and as instant. */
+  readonly dtFl: number;
+  readonly dtInstant: number;
+  private readonly endLimit: number;
+  private readonly startLimit: number;
+  private readonly inputCount: number | null;
+  private readonly never: boolean;
+  // normalized BY* sets
+  private readonly months: Set<number> | null;
+  private readonly weekNos: number[] | null;
+  private readonly yearDays: number[] | null;
+  private readonly monthDays: number[] | null;
+  private readonly plainDays: Set<number> | null;
+  private readonly ordDays: { day: number; n: number }[] | null;
+  private readonly hours: number[];
+  private readonly minutes: number[];
+  private readonly seconds: number[];
+  /** Sorted seconds-of-day (date-level frequencies). */
+  private readonly times: number[];
+  private readonly hourSet: Set<number> | null;
+  private readonly minuteSet: Set<number> | null;
+  private readonly secondSet: Set<number> | null;
+
+  constructor(
+    readonly rule: Rule,
+    opts: RecurrenceOptions,
+  ) {
+    this.zone = ZoneOffsets.of(opts.zone);
+    const z = this.zone;
+    const dt: TimePoint = rule.dtstart ?? { instant: Math.floor(opts.anchor.getTime() / 1000) * 1000 };
+    if ('floating' in dt) {
+      this.dtFl = dt.floating;
+      this.dtInstant = z.toInstant(dt.floating);
+    } else {
+      this.dtInstant = dt.instant;
+      this.dtFl = z.toFloating(dt.instant);
+    }
+    const until = rule.until ? ('floating' in rule.until ? z.toInstant(rule.until.floating) : rule.until.instant) : Infinity;
+    this.endLimit = Math.min(until, opts.endsAt ? opts.endsAt.getTime() : Infinity);
+    this.startLimit = opts.startsAt ? opts.startsAt.getTime() : -Infinity;
+    this.inputCount = opts.count ?? null;
+
+    const f = fieldsOf(this.dtFl);
+    const r = rule;
+    const dateLevel = r.freq === 'YEARLY' || r.freq === 'MONTHLY' || r.freq === 'WEEKLY' || r.freq === 'DAILY';
+    let byMonth = r.byMonth;
+    let byMonthDay = r.byMonthDay;
+    let byDay = r.byDay;
+    if (r.freq === 'YEARLY' && !r.byWeekNo && !r.byYearDay && !byMonthDay && !byDay) {
+      if (!byMonth) byMonth = [f.m];
+      byMonthDay = [f.d];
+    } else if (r.freq === 'MONTHLY' && !byMonthDay && !byDay) {
+      byMonthDay = [f.d];
+    } else if (r.freq === 'WEEKLY' && !byDay) {
+      byDay = [{ day: f.wd, n: 0 }];
+    }
+    this.months = byMonth ? new Set(byMonth) : null;
+    this.weekNos = r.byWeekNo;
+    this.yearDays = r.byYearDay;
+    this.monthDays = byMonthDay;
+    const ordinalsApply = r.freq === 'YEARLY' || r.freq === 'MONTHLY';
+    const plain = byDay ? byDay.filter((w) => w.n === 0 || !ordinalsApply) : [];
+    const ord = byDay ? byDay.filter((w) => w.n !== 0 && ordinalsApply) : [];
+    this.plainDays = byDay ? new Set(plain.map((w) => w.day)) : null;
+    this.ordDays = byDay ? ord : null;
+
+    const uniq = (v: number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
+    this.hours = uniq(r.byHour ?? [f.h]);
+    this.minutes = uniq(r.byMinute ?? [f.mi]);
+    this.seconds = uniq(r.bySecond ?? [f.s]);
+    const times: number[] = [];
+    if (dateLevel) {
+      for (const h of this.hours) for (const m of this.minutes) for (const s of this.seconds) times.push(h * 3600 + m * 60 + s);
+    }
+    this.times = times;
+    // limits for sub-daily frequencies (their own and smaller units expand instead)
+    this.hourSet = !dateLevel && r.byHour ? new Set(r.byHour) : null;
+    this.minuteSet = (r.freq === 'MINUTELY' || r.freq === 'SECONDLY') && r.byMinute ? new Set(r.byMinute) : null;
+    this.secondSet = r.freq === 'SECONDLY' && r.bySecond ? new Set(r.bySecond) : null;
+    this.never = this.neverFires();
+  }
+
+  /** Static impossibility: every allowed month lacks every listed month day (e.g. February 30). */
+  private neverFires(): boolean {
+    if (this.rule.count === 0 || this.inputCount === 0) return true;
+    if (!this.monthDays) return false;
+    const months = this.months ? [...this.months] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    return !months.some((m) => {
+      const dim = m === 2 ? 29 : daysInMonth(2001, m);
+      return this.monthDays!.some((d) => Math.abs(d) <= dim);
+    });
+  }
+
+  /** Does day `dn` pass the date-level BY* filters? */
+  private dayMatches(dn: number): boolean {
+    const [y, m, d] = civilFromDays(dn);
+    if (this.months && !this.months.has(m)) return false;
+    if (this.monthDays) {
+      const dim = daysInMonth(y, m);
+      let ok = false;
+      for (const md of this.monthDays) if (md === d || md === d - dim - 1) ok = true;
+      if (!ok) return false;
+    }
+    if (this.yearDays) {
+      const yd = dn - daysFromCivil(y, 1, 1) + 1;
+      const diy = isLeap(y) ? 366 : 365;
+      let ok = false;
+      for (const v of this.yearDays) if (v === yd || v === yd - diy - 1) ok = true;
+      if (!ok) return false;
+    }
+    if (this.weekNos) {
+      const wn = weekNo(dn, y, this.rule.wkst);
+      let ok = false;
+      if (wn >= 1) {
+        const total = weeksInYear(y, this.rule.wkst);
+        for (const v of this.weekNos) if (v === wn || v === wn - total - 1) ok = true;
+      }
+      if (!ok) return false;
+    }
+    if (this.plainDays) {
+      const wd = weekday(dn);
+      if (this.plainDays.has(wd)) return true;
+      for (const o of this.ordDays!) {
+        if (o.day !== wd) continue;
+        let idx: number;
+        let total: number;
+        if (this.rule.freq === 'MONTHLY' || (this.rule.freq === 'YEARLY' && this.months)) {
+          idx = d;
+          total = daysInMonth(y, m);
+        } else {
+          idx = dn - daysFromCivil(y, 1, 1) + 1;
+          total = isLeap(y) ? 366 : 365;
+        }
+        const nth = Math.floor((idx - 1) / 7) + 1;
+        const nthLast = -(Math.floor((total - idx) / 7) + 1);
+        if (o.n === nth || o.n === nthLast) return true;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  private static applySetPos(list: number[], setPos: number[] | null): number[] {
+    if (!setPos || list.length === 0) return list;
+    const out = new Set<number>();
+    for (const p of setPos) {
+      const i = p > 0 ? p - 1 : list.length + p;
+      if (i >= 0 && i < list.length) out.add(list[i]!);
+    }
+    return [...out].sort((a, b) => a - b);
+  }
+
+  /** First day number and last day number (inclusive) of date-level period `k`, or null if out of horizon. */
+  private periodDays(k: number): [number, number] {
+    const r = this.rule;
+    const f = fieldsOf(this.dtFl);
+    switch (r.freq) {
+      case 'DAILY': {
+        const dn = f.dayNum + k * r.interval;
+        return [dn, dn];
+      }
+      case 'WEEKLY': {
+        const ws = f.dayNum - ((f.wd - r.wkst + 7) % 7) + 7 * k * r.interval;
+        return [ws, ws + 6];
+      }
+      case 'MONTHLY': {
+        const mi = f.y * 12 + (f.m - 1) + k * r.interval;
+        const y = Math.floor(mi / 12);
+        const m = (mi % 12) + 1;
+        const a = daysFromCivil(y, m, 1);
+        return [a, a + daysInMonth(y, m) - 1];
+      }
+      default: {
+        const y = f.y + k * r.interval;
+        return [daysFromCivil(y, 1, 1), daysFromCivil(y + 1, 1, 1) - 1];
+      }
+    }
+  }
+
+  /** Period index whose period contains floating time `fl` (rounded down; may be negative). */
+  private periodIndexOf(fl: number): number {
+    const r = this.rule;
+    const f = fieldsOf(this.dtFl);
+    const g = fieldsOf(fl);
+    switch (r.freq) {
+      case 'DAILY':
+        return Math.floor((g.dayNum - f.dayNum) / r.interval);
+      case 'WEEKLY': {
+        const ws0 = f.dayNum - ((f.wd - r.wkst + 7) % 7);
+        return Math.floor((g.dayNum - ws0) / (7 * r.interval));
+      }
+      case 'MONTHLY':
+        return Math.floor((g.y * 12 + g.m - (f.y * 12 + f.m)) / r.interval);
+      case 'YEARLY':
+        return Math.floor((g.y - f.y) / r.interval);
+      default:
+        return 0;
+    }
+  }
+
+  /** Candidates (floating, ascending, after BYSETPOS) of date-level period `k`. */
+  private dateCandidates(k: number, budget: Budget): number[] {
+    const [a, b] = this.periodDays(k);
+    const days: number[] = [];
+    if (this.rule.freq === 'YEARLY' && this.months && !this.weekNos && !this.yearDays) {
+      const [y] = civilFromDays(a);
+      for (const m of [...this.months].sort((p, q) => p - q)) {
+        const s = daysFromCivil(y, m, 1);
+        const e = s + daysInMonth(y, m);
+        for (let dn = s; dn < e; dn++) if (this.dayMatches(dn)) days.push(dn);
+      }
+    } else if (this.rule.freq === 'MONTHLY' && this.months && !this.months.has(civilFromDays(a)[1])) {
+      // BYMONTH limits MONTHLY: nothing in this month
+    } else {
+      for (let dn = a; dn <= b; dn++) {
+        if ((dn & 63) === 0) budget.check();
+        if (this.dayMatches(dn)) days.push(dn);
+      }
+    }
+    const out: number[] = [];
+    for (const dn of days) for (const t of this.times) out.push(dn * DAY_MS + t * 1000);
+    return Recurrence.applySetPos(out, this.rule.bySetPos);
+  }
+
+  /** Candidates (instants, ascending, after BYSETPOS) of sub-daily period starting at instant `start`. */
+  private subDailyCandidates(start: number): number[] {
+    const r = this.rule;
+    const out: number[] = [];
+    const offsets: number[] = [];
+    if (r.freq === 'HOURLY') {
+      for (const m of this.minutes) for (const s of this.seconds) offsets.push((m * 60 + s) * 1000);
+    } else if (r.freq === 'MINUTELY') {
+      for (const s of this.seconds) offsets.push(s * 1000);
+    } else offsets.push(0);
+    for (const off of offsets) {
+      const t = start + off;
+      const fl = this.zone.toFloating(t);
+      const f = fieldsOf(fl);
+      if (!this.dayMatches(f.dayNum)) continue;
+      if (this.hourSet && !this.hourSet.has(f.h)) continue;
+      if (this.minuteSet && !this.minuteSet.has(f.mi)) continue;
+      if (this.secondSet && !this.secondSet.has(f.s)) continue;
+      out.push(t);
+    }
+    return Recurrence.applySetPos(out, r.bySetPos);
+  }
+
+  /**
+   * Up to `n` fire times strictly after `after`, ascending (see the class invariants).
+   * Calls `budget.check()` as it loops; a rule that cannot fire returns `[]`.
+   */
+  next(after: Date, n: number, budget: Budget = NO_BUDGET): Date[] {
+    const res: Date[] = [];
+    if (n <= 0 || this.never) return res;
+    const afterMs = after.getTime();
+    const limitedCount = this.rule.count !== null || this.inputCount !== null;
+    let rawIndex = 0; // occurrences produced in rule order (for COUNT)
+    let seriesIndex = 0; // occurrences at or after startsAt (for the input count)
+    let last = -Infinity;
+    const lowest = Math.max(afterMs, this.startLimit - 1);
+    const emit = (t: number): boolean => {
+      // returns false when the series is finished
+      if (t <= last) return true;
+      if (t > this.endLimit) return false;
+      last = t;
+      if (t < this.startLimit) return true;
+      seriesIndex++;
+      if (this.inputCount !== null && seriesIndex > this.inputCount) return false;
+      if (t > afterMs) res.push(new Date(t));
+      return res.length < n;
+    };
+
+    if (this.rule.freq === 'HOURLY' || this.rule.freq === 'MINUTELY' || this.rule.freq === 'SECONDLY') {
+      const unit = SUB_DAILY_MS[this.rule.freq];
+      const step = unit * this.rule.interval;
+      // period 0 starts at DTSTART truncated to its local unit
+      const f = fieldsOf(this.dtFl);
+      const trunc = this.rule.freq === 'HOURLY' ? (f.mi * 60 + f.s) * 1000 : this.rule.freq === 'MINUTELY' ? f.s * 1000 : 0;
+      const p0 = this.dtInstant - trunc;
+      let k = limitedCount ? 0 : Math.max(0, Math.floor((lowest - p0) / step) - 1);
+      for (let iter = 0; ; iter++) {
+        if ((iter & 15) === 0) budget.check();
+        const start = p0 + k * step;
+        if (start > this.endLimit || this.zone.toFloating(start) > HORIZON_FL) return res;
+        // skip whole days (or hours) that the date/hour limits reject
+        const pf = fieldsOf(this.zone.toFloating(start));
+        if (step < DAY_MS && !this.dayMatches(pf.dayNum) && !this.dayMatches(fieldsOf(this.zone.toFloating(start + unit - 1)).dayNum)) {
+          const nextDay = this.zone.toInstant((pf.dayNum + 1) * DAY_MS);
+          k = Math.max(k + 1, Math.floor((nextDay - p0) / step));
+          continue;
+        }
+        if (this.hourSet && this.rule.freq !== 'HOURLY' && !this.hourSet.has(pf.h) && step < HOUR_MS) {
+          const nextHour = start + (HOUR_MS - ((pf.mi * 60 + pf.s) * 1000));
+          k = Math.max(k + 1, Math.floor((nextHour - p0) / step));
+          continue;
+        }
+        for (const t of this.subDailyCandidates(start)) {
+          if (t < this.dtInstant) continue;
+          rawIndex++;
+          if (this.rule.count !== null && rawIndex > this.rule.count) return res;
+          if (!emit(t)) return res;
+        }
+        k++;
+      }
+    }
+
+    // date-level frequencies
+    let k = 0;
+    if (!limitedCount) {
+      const target = this.zone.toFloating(lowest) - 2 * DAY_MS;
+      k = Math.max(0, this.periodIndexOf(target));
+    }
+    const pending: number[] = [];
+    for (let iter = 0; ; iter++) {
+      budget.check();
+      const [a] = this.periodDays(k);
+      const startFl = a * DAY_MS;
+      // everything already produced that precedes any instant the coming periods can reach is final
+      const lb = startFl - this.zone.maxOffsetNear(startFl) * 60_000;
+      if (pending.length) {
+        pending.sort((p, q) => p - q);
+        let i = 0;
+        while (i < pending.length && pending[i]! < lb) {
+          if (!emit(pending[i]!)) return res;
+          i++;
+        }
+        pending.splice(0, i);
+      }
+      if (startFl > HORIZON_FL || lb > this.endLimit) {
+        pending.sort((p, q) => p - q);
+        for (const t of pending) if (!emit(t)) return res;
+        return res;
+      }
+      if ((this.rule.freq === 'DAILY' || this.rule.freq === 'WEEKLY') && this.months) {
+        // DAILY/WEEKLY: jump over months BYMONTH excludes
+        const [y, m] = civilFromDays(a);
+        const [, m2] = civilFromDays(a + (this.rule.freq === 'WEEKLY' ? 6 : 0));
+        if (!this.months.has(m) && !this.months.has(m2)) {
+          const nextMonth = daysFromCivil(m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1, 1);
+          const nk = this.periodIndexOf(nextMonth * DAY_MS);
+          k = Math.max(k + 1, nk);
+          continue;
+        }
+      }
+      for (const fl of this.dateCandidates(k, budget)) {
+        if (fl < this.dtFl) continue;
+        rawIndex++;
+        if (this.rule.count !== null && rawIndex > this.rule.count) {
+          pending.sort((p, q) => p - q);
+          for (const t of pending) if (!emit(t)) return res;
+          return res;
+        }
+        pending.push(this.zone.toInstant(fl));
+      }
+      k++;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * An RFC 5545 recurrence rule (the subset of `RRULE` parts we support: all of them except
+ * `RSCALE`/`SKIP`), plus our conventions:
+ *
+ * - Date-level frequencies (`YEARLY`, `MONTHLY`, `WEEKLY`, `DAILY`) expand in *floating* local wall
+ *   time in the schedule's zone, then become instants under the RFC 5545 DST policy
+ *   (see `ZoneOffsets.toInstant`).
+ * - Sub-daily frequencies (`HOURLY`, `MINUTELY`, `SECONDLY`) step in elapsed time from `DTSTART`
+ *   (`every 2 hours` is always 2 real hours apart, also across a DST change); their `BY*` limits
+ *   are checked against the local wall time of each candidate.
+ * - `dtstart` absent: the caller supplies an anchor (the input's `startsAt` or `reference`).
+ */
+
+export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUTELY' | 'SECONDLY';
+export const FREQS: readonly Freq[] = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY'];
+
+/** Weekday 0 = Monday … 6 = Sunday (RFC 5545 order MO..SU). */
+export const WEEKDAY_CODES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
+
+export interface WeekdayNum {
+  /** 0 = Monday … 6 = Sunday. */
+  day: number;
+  /** 0 = every such weekday in the period; ±1..±53 = the nth (negative: from the end). */
+  n: number;
+}
+
+/** A time point: floating wall time (ms, `Date.UTC` of the wall reading) or a UTC instant. */
+export type TimePoint = { floating: number } | { instant: number };
+
+export interface Rule {
+  freq: Freq;
+  interval: number;
+  byMonth: number[] | null;
+  byWeekNo: number[] | null;
+  byYearDay: number[] | null;
+  byMonthDay: number[] | null;
+  byDay: WeekdayNum[] | null;
+  byHour: number[] | null;
+  byMinute: number[] | null;
+  bySecond: number[] | null;
+  bySetPos: number[] | null;
+  /** Week start, 0 = Monday (default). */
+  wkst: number;
+  count: number | null;
+  until: TimePoint | null;
+  dtstart: TimePoint | null;
+}
+
+export function emptyRule(freq: Freq): Rule {
+  return {
+    freq,
+    interval: 1,
+    byMonth: null,
+    byWeekNo: null,
+    byYearDay: null,
+    byMonthDay: null,
+    byDay: null,
+    byHour: null,
+    byMinute: null,
+    bySecond: null,
+    bySetPos: null,
+    wkst: 0,
+    count: null,
+    until: null,
+    dtstart: null,
+  };
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `20261204T090000` (floating) or `20261204T080000Z` (instant). */
+export function formatTimePoint(p: TimePoint): string {
+  const ms = 'floating' in p ? p.floating : p.instant;
+  const d = new Date(ms);
+  const s =
+    pad(d.getUTCFullYear(), 4) +
+    pad(d.getUTCMonth() + 1) +
+    pad(d.getUTCDate()) +
+    'T' +
+    pad(d.getUTCHours()) +
+    pad(d.getUTCMinutes()) +
+    pad(d.getUTCSeconds());
+  return 'instant' in p ? `${s}Z` : s;
+}
+
+function formatDay(w: WeekdayNum): string {
+  return (w.n === 0 ? '' : String(w.n)) + WEEKDAY_CODES[w.day];
+}
+
+/**
+ * Canonical text: RRULE parts in a fixed order
+ * (`FREQ;INTERVAL;BYMONTH;BYWEEKNO;BYYEARDAY;BYMONTHDAY;BYDAY;BYHOUR;BYMINUTE;BYSECOND;BYSETPOS;WKST;COUNT;UNTIL;DTSTART`),
+ * `INTERVAL` only when > 1, `WKST` only when not Monday, lists ascending.
+ */
+export function formatRule(r: Rule): string {
+  const parts: string[] = [`FREQ=${r.freq}`];
+  if (r.interval !== 1) parts.push(`INTERVAL=${r.interval}`);
+  const list = (name: string, v: number[] | null): void => {
+    if (v && v.length) parts.push(`${name}=${sortSigned(v).join(',')}`);
+  };
+  list('BYMONTH', r.byMonth);
+  list('BYWEEKNO', r.byWeekNo);
+  list('BYYEARDAY', r.byYearDay);
+  list('BYMONTHDAY', r.byMonthDay);
+  if (r.byDay && r.byDay.length) {
+    const days = [...r.byDay].sort((a, b) => a.day - b.day || a.n - b.n);
+    parts.push(`BYDAY=${days.map(formatDay).join(',')}`);
+  }
+  list('BYHOUR', r.byHour);
+  list('BYMINUTE', r.byMinute);
+  list('BYSECOND', r.bySecond);
+  list('BYSETPOS', r.bySetPos);
+  if (r.wkst !== 0) parts.push(`WKST=${WEEKDAY_CODES[r.wkst]}`);
+  if (r.count !== null) parts.push(`COUNT=${r.count}`);
+  if (r.until) parts.push(`UNTIL=${formatTimePoint(r.until)}`);
+  if (r.dtstart) parts.push(`DTSTART=${formatTimePoint(r.dtstart)}`);
+  return parts.join(';');
+}
+
+/** Positive values ascending, then negative values ascending (`1,15,-1`). */
+function sortSigned(v: number[]): number[] {
+  const pos = v.filter((x) => x >= 0).sort((a, b) => a - b);
+  const neg = v.filter((x) => x < 0).sort((a, b) => a - b);
+  return [...pos, ...neg];
+}
