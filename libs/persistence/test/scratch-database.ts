@@ -22,7 +22,9 @@ export async function createScratchDatabase(label: string): Promise<ScratchDatab
   return {
     name,
     url: url.toString(),
-    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    drop: async () => {
+      await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** Where alerts go: `email` ({address}), `webhook` ({url}), `slack` ({webhook_url}). */
@@ -28,7 +29,7 @@ export class AlertChannelEntity {
   kind: string;
 
   @Column({ name: 'config', type: 'jsonb' })
-  config: Record<string, unknown>;
+  config: JsonObject;
 
   /** Email channels start unverified; the service sets true for the other kinds. */
   @Column({ name: 'verified', type: 'boolean', default: false })

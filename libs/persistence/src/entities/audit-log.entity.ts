@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 /**
@@ -29,7 +30,7 @@ export class AuditLogEntity {
   target: string;
 
   @Column({ name: 'details', type: 'jsonb', default: () => "'{}'" })
-  details: Record<string, unknown>;
+  details: JsonObject;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

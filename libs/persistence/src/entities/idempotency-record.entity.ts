@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { JsonValue } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 /**
@@ -27,7 +28,7 @@ export class IdempotencyRecordEntity {
   statusCode: number | null;
 
   @Column({ name: 'response_body', type: 'jsonb', nullable: true })
-  responseBody: unknown;
+  responseBody: JsonValue | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

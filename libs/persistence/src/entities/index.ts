@@ -11,3 +11,4 @@ export * from './alert-rule.entity';
 export * from './audit-log.entity';
 export * from './usage-counter.entity';
 export * from './idempotency-record.entity';
+export * from './json';

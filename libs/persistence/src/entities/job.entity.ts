@@ -8,6 +8,7 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 export const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const;
@@ -96,7 +97,7 @@ export class JobEntity {
   sinkKind: string;
 
   @Column({ name: 'sink_config', type: 'jsonb' })
-  sinkConfig: Record<string, unknown>;
+  sinkConfig: JsonObject;
 
   @Column({ name: 'retry', type: 'jsonb' })
   retry: StoredRetryPolicy;

@@ -1,0 +1,5 @@
+export * from './workspaces.repository';
+export * from './api-keys.repository';
+export * from './audit.repository';
+export * from './jobs.repository';
+export * from './runs.repository';

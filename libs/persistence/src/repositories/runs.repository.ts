@@ -1,0 +1,224 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
+import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
+import { UsageCounterEntity } from '../entities/usage-counter.entity';
+
+export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
+
+export interface RunListFilter {
+  jobId?: string;
+  status?: RunStatus;
+  trigger?: RunTrigger;
+  slaBreached?: boolean;
+  from?: Date;
+  to?: Date;
+  /** Runs of jobs carrying this tag (jobs that still exist). */
+  tag?: string;
+  /** Keyset: strictly after this (scheduled_at DESC, id DESC) position. */
+  after?: { scheduledAt: Date; id: string };
+  limit: number;
+}
+
+export interface AttemptFinish {
+  finishedAt: Date;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/**
+ * Named queries over runs and attempts. Every write used by worker activities is idempotent
+ * (keyed by run id and attempt number) because Temporal may execute an activity more than once.
+ */
+export class RunsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  async getById(workspaceId: string, id: string): Promise<RunEntity | null> {
+    return this.manager.findOne(RunEntity, { where: { workspaceId, id } });
+  }
+
+  async findByIdUnscoped(id: string): Promise<RunEntity | null> {
+    return this.manager.findOne(RunEntity, { where: { id } });
+  }
+
+  async listAttempts(workspaceId: string, runId: string): Promise<AttemptEntity[]> {
+    return this.manager.find(AttemptEntity, { where: { workspaceId, runId }, order: { n: 'ASC' } });
+  }
+
+  /** Newest first by scheduled_at, ties by id (spec: Runs). */
+  async list(workspaceId: string, filter: RunListFilter): Promise<RunEntity[]> {
+    const query = this.manager
+      .getRepository(RunEntity)
+      .createQueryBuilder('run')
+      .where('run.workspaceId = :workspaceId', { workspaceId });
+    if (filter.jobId) query.andWhere('run.jobId = :jobId', { jobId: filter.jobId });
+    if (filter.status) query.andWhere('run.status = :status', { status: filter.status });
+    if (filter.trigger) query.andWhere('run.trigger = :trigger', { trigger: filter.trigger });
+    if (filter.slaBreached) query.andWhere('run.slaBreached = true');
+    if (filter.from) query.andWhere('run.scheduledAt >= :from', { from: filter.from });
+    if (filter.to) query.andWhere('run.scheduledAt < :to', { to: filter.to });
+    if (filter.tag) {
+      query.andWhere(
+        'run.jobId IN (SELECT j.id FROM jobs j WHERE j.workspace_id = :workspaceId AND j.tags @> ARRAY[:tag]::text[])',
+        { tag: filter.tag },
+      );
+    }
+    if (filter.after) {
+      query.andWhere('(run.scheduledAt, run.id) < (:afterAt, :afterId)', {
+        afterAt: filter.after.scheduledAt,
+        afterId: filter.after.id,
+      });
+    }
+    return query.orderBy('run.scheduledAt', 'DESC').addOrderBy('run.id', 'DESC').take(filter.limit).getMany();
+  }
+
+  async listInFlightForJob(workspaceId: string, jobId: string): Promise<RunEntity[]> {
+    return this.manager
+      .getRepository(RunEntity)
+      .createQueryBuilder('run')
+      .where('run.workspaceId = :workspaceId AND run.jobId = :jobId', { workspaceId, jobId })
+      .andWhere('run.status IN (:...statuses)', { statuses: ['running', 'deferred'] })
+      .getMany();
+  }
+
+  async hasInFlightRun(workspaceId: string, jobId: string, excludeRunId: string): Promise<boolean> {
+    const count = await this.manager
+      .getRepository(RunEntity)
+      .createQueryBuilder('run')
+      .where('run.workspaceId = :workspaceId AND run.jobId = :jobId AND run.id <> :excludeRunId', {
+        workspaceId,
+        jobId,
+        excludeRunId,
+      })
+      .andWhere('run.status IN (:...statuses)', { statuses: ['running', 'deferred'] })
+      .getCount();
+    return count > 0;
+  }
+
+  async stats(workspaceId: string, jobId: string, since: Date) {
+    const rows: Array<Record<string, string | null>> = await this.manager.query(
+      `SELECT count(*) AS runs,
+              count(*) FILTER (WHERE status = 'succeeded') AS succeeded,
+              count(*) FILTER (WHERE status = 'failed') AS failed,
+              count(*) FILTER (WHERE sla_breached) AS sla_breached,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY start_lag_ms) AS p95
+         FROM runs WHERE workspace_id = $1 AND job_id = $2 AND scheduled_at >= $3`,
+      [workspaceId, jobId, since],
+    );
+    const row = rows[0];
+    return {
+      runs: Number(row.runs),
+      succeeded: Number(row.succeeded),
+      failed: Number(row.failed),
+      sla_breached: Number(row.sla_breached),
+      p95_start_lag_ms: row.p95 === null ? null : Math.round(Number(row.p95)),
+    };
+  }
+
+  async monthlyUsage(workspaceId: string, month: string): Promise<number> {
+    const row = await this.manager.findOne(UsageCounterEntity, { where: { workspaceId, month } });
+    return row?.runs ?? 0;
+  }
+
+  /**
+   * Inserts the run unless it exists; counts it in the monthly usage only when inserted, in the
+   * same transaction, so a re-executed activity counts nothing twice. Returns the stored row.
+   */
+  async insertIfAbsent(run: Partial<RunEntity> & { id: string; workspaceId: string }, countUsage: boolean) {
+    return this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(RunEntity)
+        .values(run)
+        .orIgnore()
+        .execute();
+      const inserted = (result.raw as unknown[]).length > 0;
+      if (inserted && countUsage) {
+        const month = (run.scheduledAt ?? new Date()).toISOString().slice(0, 7);
+        await manager.query(
+          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, 1)
+           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + 1`,
+          [run.workspaceId, month],
+        );
+      }
+      const stored = await manager.findOneOrFail(RunEntity, { where: { id: run.id } });
+      return { run: stored, inserted };
+    });
+  }
+
+  /**
+   * Records that attempt `n` starts: the attempt row (once), older attempts left open by a crash
+   * closed as `retryable`/`interrupted`, and the run moved to `running`.
+   */
+  async startAttempt(run: RunEntity, n: number, startedAt: Date, requestSummary: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE attempts SET finished_at = $3, outcome = 'retryable', error = 'interrupted',
+                duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - started_at)) * 1000)::int)
+          WHERE run_id = $1 AND n < $2 AND finished_at IS NULL`,
+        [run.id, n, startedAt],
+      );
+      await manager.query(
+        `INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, n) DO NOTHING`,
+        [run.id, n, run.workspaceId, startedAt, requestSummary],
+      );
+      await manager.query(
+        `UPDATE runs SET status = 'running',
+                started_at = COALESCE(started_at, $2),
+                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - scheduled_at)) * 1000)::int)),
+                attempts_count = GREATEST(attempts_count, $3),
+                next_attempt_at = NULL, updated_at = now()
+          WHERE id = $1 AND status IN ('running', 'deferred')`,
+        [run.id, startedAt, n + 1],
+      );
+    });
+  }
+
+  async finishAttempt(runId: string, n: number, finish: AttemptFinish): Promise<void> {
+    await this.manager.query(
+      `UPDATE attempts SET finished_at = $3, duration_ms = $4, outcome = $5, status_code = $6, error = $7,
+              response_body = $8
+        WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
+      [runId, n, finish.finishedAt, finish.durationMs, finish.outcome, finish.statusCode, finish.error, finish.responseBody],
+    );
+  }
+
+  /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */
+  async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3, updated_at = now()
+        WHERE id = $1 AND status IN ('running', 'deferred')`,
+      [runId, nextAttemptAt, lastError],
+    );
+  }
+
+  /**
+   * Moves a run to a terminal status once; returns the updated row, or null when it was already
+   * terminal (a re-executed activity then changes nothing).
+   */
+  async finishRun(
+    runId: string,
+    change: { status: RunStatus; finishedAt: Date; lastError?: string | null; skipReason?: string | null; slaThresholdMs?: number },
+  ): Promise<RunEntity | null> {
+    const rows: Array<{ id: string }> = await this.manager.query(
+      `UPDATE runs SET status = $2, finished_at = $3,
+              last_error = COALESCE($4, last_error), skip_reason = $5, next_attempt_at = NULL,
+              e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
+              sla_breached = sla_breached OR ($6::int IS NOT NULL AND $3 > scheduled_at + ($6::int * interval '1 millisecond')),
+              updated_at = now()
+        WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
+        RETURNING id`,
+      [runId, change.status, change.finishedAt, change.lastError ?? null, change.skipReason ?? null, change.slaThresholdMs ?? null],
+    );
+    if (rows.length === 0) return null;
+    return this.manager.findOne(RunEntity, { where: { id: runId } });
+  }
+}
