@@ -5,3 +5,4 @@ export * from './network-rules';
 export * from './http-client';
 export * from './classify';
 export * from './backoff';
+export * from './templating';
