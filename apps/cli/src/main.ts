@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * `svc`: operator commands (decisions.md → Operator CLI). Exit 0 on success, 1 on error with a
+ * one-line message on stderr (stacks only for unexpected errors under SVC_DEBUG=1).
+ */
+import 'reflect-metadata';
+import { createDataSource } from '@svc/persistence';
+import { Command, CommanderError } from 'commander';
+import { DataSource } from 'typeorm';
+import { bootstrap } from './commands/bootstrap';
+import { migrate } from './commands/migrate';
+import { setWorkspaceSuspended } from './commands/workspace';
+import { CliConfig, isDebug, loadCliConfig } from './config';
+import { CliError } from './errors';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Environment for the config module; defaults to `process.env` there. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const defaultIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/** Runs the CLI on `argv` (without `node` and the script) and resolves to the exit code. */
+export async function run(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode; // usage errors: commander printed them
+    io.err(`error: ${oneLine(err)}\n`);
+    if (!(err instanceof CliError) && isDebug(io.env) && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('svc')
+    .description('Scheduled job service: operator commands')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError();
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const ran = await withDataSource(io, (ds) => migrate(ds));
+      if (ran.length === 0) io.out('no pending migrations\n');
+      for (const name of ran) io.out(`applied ${name}\n`);
+    });
+
+  program
+    .command('bootstrap')
+    .description('create the workspace if missing and a new "*"-scoped API key; prints the key once')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .option('--json', 'print {"workspace_id", "api_key"} as JSON')
+    .action(async (opts: { workspace: string; json?: boolean }) => {
+      const result = await withDataSource(io, (ds, config) =>
+        bootstrap(ds, { slug: opts.workspace, plan: config.plan }),
+      );
+      if (opts.json) {
+        io.out(`${JSON.stringify({ workspace_id: result.workspaceId, api_key: result.apiKey })}\n`);
+      } else {
+        const ws = `${result.workspaceCreated ? 'created' : 'existing'} workspace ${opts.workspace} (${result.workspaceId})`;
+        io.out(`${ws}; API key ${result.keyId} (shown once): ${result.apiKey}\n`);
+      }
+    });
+
+  const workspace = program.command('workspace').description('workspace administration');
+  for (const [name, suspended] of [
+    ['suspend', true],
+    ['unsuspend', false],
+  ] as const) {
+    workspace
+      .command(`${name} <slug>`)
+      .description(suspended ? 'suspend a workspace (mutations 403, scheduled runs skipped)' : 'lift a suspension')
+      .action(async (slug: string) => {
+        const result = await withDataSource(io, (ds) => setWorkspaceSuspended(ds, slug, suspended));
+        const state = result.changed
+          ? suspended
+            ? 'is now suspended'
+            : 'is no longer suspended'
+          : suspended
+            ? 'was already suspended'
+            : 'was not suspended';
+        io.out(`workspace ${slug} (${result.workspaceId}) ${state}\n`);
+      });
+  }
+  return program;
+}
+
+async function withDataSource<T>(io: CliIo, fn: (ds: DataSource, config: CliConfig) => Promise<T>): Promise<T> {
+  const config = loadCliConfig(io.env);
+  const ds = createDataSource(config.databaseUrl, { poolSize: 2, applicationName: 'svc-cli' });
+  await ds.initialize();
+  try {
+    return await fn(ds, config);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s+/g, ' ').trim() || 'unknown error';
+}
+
+if (require.main === module) {
+  void run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
