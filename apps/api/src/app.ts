@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppConfig } from '@svc/common';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from './app.module';
+import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { createValidationPipe } from './common/validation';
+
+const ONE_MIB = 1024 * 1024;
+const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
+
+export interface CreateAppOptions {
+  config?: AppConfig;
+  logLevels?: LogLevel[];
+}
+
+/**
+ * Builds the API application (exported for tests, which pass their own config and listen on an
+ * ephemeral port). Every response carries X-Request-ID; every error uses the envelope.
+ */
+export async function createApp(options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: ONE_MIB,
+    trustProxy: options.config?.http.trust_proxy ?? false,
+    requestIdHeader: false,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-ID', request.id);
+  });
+  fastify.setErrorHandler((err, request, reply) => {
+    const { status, body } = toErrorResponse(err);
+    if (status >= 500) new Logger('Fastify').error({ err, request_id: request.id });
+    void reply.status(status).send({ error: body });
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options.config), adapter, {
+    logger: options.logLevels ?? ['error', 'warn', 'log'],
+    bufferLogs: false,
+  });
+  app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  await app.init();
+  return app;
+}

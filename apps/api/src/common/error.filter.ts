@@ -1,0 +1,54 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { DomainError, type ErrorBody, type ErrorCode } from '@svc/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** Maps anything thrown to the spec's envelope and status (style.md rule 7). */
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof DomainError) return { status: err.status, body: err.body };
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404) return { status, body: { code: 'not_found', message: 'Route not found' } };
+    if (status === 413) return { status, body: { code: 'validation_failed', message: 'Request body too large', fields: { body: 'too large' } } };
+    const code = STATUS_CODES[status];
+    if (code) return { status, body: { code, message: err.message } };
+  }
+  // Fastify's own errors (body parsing, content type, size) carry a 4xx statusCode.
+  const fastifyError = err as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    if (fastifyError.statusCode === 429) return { status: 429, body: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After' } };
+    const message =
+      fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'Request body too large'
+        : fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'Content-Type must be application/json'
+          : 'Malformed JSON body';
+    return { status: 400, body: { code: 'validation_failed', message, fields: { body: message } } };
+  }
+  return { status: 500, body: { code: 'internal', message: 'Internal error' } };
+}
+
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorFilter');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const { status, body } = toErrorResponse(err);
+    if (status >= 500) {
+      // Logged under `err` with the request id; the body never carries internals.
+      this.logger.error({ err, request_id: request.id, url: request.url }, (err as Error)?.stack);
+    }
+    void reply.status(status).send({ error: body });
+  }
+}

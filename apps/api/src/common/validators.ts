@@ -1,0 +1,75 @@
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { parseDuration } from '@svc/common';
+
+/** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
+export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isDuration',
+      target: target.constructor,
+      propertyName,
+      options: {
+        message: `must be a duration such as 30s or 1h30m, between ${minMs / 1000}s and ${maxMs / 1000}s`,
+        ...options,
+      },
+      validator: {
+        validate(value: unknown) {
+          if (typeof value !== 'string') return false;
+          const ms = parseDuration(value);
+          return ms !== null && ms >= minMs && ms <= maxMs;
+        },
+      },
+    });
+}
+
+/** An RFC 3339 timestamp with an explicit offset or Z. */
+export function IsTimestamp(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimestamp',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be an RFC 3339 timestamp, e.g. 2026-12-01T09:00:00Z', ...options },
+      validator: {
+        validate(value: unknown) {
+          return (
+            typeof value === 'string' &&
+            /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value) &&
+            !Number.isNaN(Date.parse(value))
+          );
+        },
+      },
+    });
+}
+
+/** At most `max` UTF-8 bytes. */
+export function MaxBytes(max: number, options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'maxBytes',
+      target: target.constructor,
+      propertyName,
+      options: { message: `must be at most ${max} bytes`, ...options },
+      validator: {
+        validate(value: unknown) {
+          return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= max;
+        },
+      },
+    });
+}
+
+/** A plain JSON object (not an array, not null). */
+export function IsPlainObject(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isPlainObject',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be an object', ...options },
+      validator: {
+        validate(value: unknown) {
+          return typeof value === 'object' && value !== null && !Array.isArray(value);
+        },
+      },
+    });
+}

@@ -1,0 +1,46 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../common/auth/auth.decorators';
+import { APP_CONFIG } from '../config/config.module';
+import { HealthService } from './health.service';
+
+@Public()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Liveness: 200 while the process runs. */
+  @Get('healthz')
+  healthz() {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: 200 when PostgreSQL is writable and Temporal and a worker answer; else 503. */
+  @Get('readyz')
+  async readyz(@Res({ passthrough: true }) reply: FastifyReply) {
+    const { ready, ...breakdown } = await this.health.readiness();
+    void reply.status(ready ? 200 : 503);
+    return { status: ready ? 'ready' : 'unavailable', ...breakdown };
+  }
+
+  @Get('version')
+  version() {
+    const { version, commit, build_date } = this.config;
+    return { version, commit, build_date, edition: 'oss' };
+  }
+
+  /** Public server features; never secrets or client ids. Clients may cache it for a minute. */
+  @Get('api/v1/features')
+  features(@Res({ passthrough: true }) reply: FastifyReply) {
+    void reply.header('Cache-Control', 'public, max-age=60');
+    return {
+      public_url: this.config.public_url,
+      auth: { providers: this.config.auth.providers, dev_login: this.config.auth.dev_login },
+      sinks: { webhook: true, command: this.config.sinks.command.enabled },
+    };
+  }
+}

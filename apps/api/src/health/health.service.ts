@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { Connection } from '@temporalio/client';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import { TEMPORAL_CONNECTION } from '../temporal/temporal.module';
+
+const CHECK_TIMEOUT_MS = 2_000;
+/** A worker whose last poll is older than this is not dispatching. */
+const POLLER_STALE_MS = 90_000;
+
+export interface Readiness {
+  ready: boolean;
+  dispatcher: 'starting' | 'active' | 'standby' | 'stopped';
+  queue: boolean;
+  heartbeat: string | null;
+  writer_backpressure: boolean;
+  sqlite_writable: boolean;
+  database_writable: boolean;
+  temporal: boolean;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
+  ]);
+}
+
+/**
+ * Readiness with the spec's field names mapped onto this stack (decisions.md → /readyz fields):
+ * dispatcher = the Temporal worker polling our task queue, queue = Temporal's frontend and task
+ * queue answer, heartbeat = the worker's last poll, *_writable = PostgreSQL accepts writes.
+ */
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(TEMPORAL_CONNECTION) private readonly connection: Connection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async readiness(): Promise<Readiness> {
+    const [databaseWritable, temporal] = await Promise.all([this.databaseWritable(), this.taskQueue()]);
+    const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active';
+    return {
+      ready,
+      dispatcher: temporal.dispatcher,
+      queue: temporal.queue,
+      heartbeat: temporal.heartbeat,
+      writer_backpressure: false,
+      sqlite_writable: databaseWritable,
+      database_writable: databaseWritable,
+      temporal: temporal.queue,
+    };
+  }
+
+  private async databaseWritable(): Promise<boolean> {
+    if (!this.dataSource.isInitialized) return false;
+    try {
+      const rows = await withTimeout(
+        this.dataSource.query('SELECT pg_is_in_recovery() AS recovery'),
+        CHECK_TIMEOUT_MS,
+      );
+      return (rows as Array<{ recovery: boolean }>)[0]?.recovery === false;
+    } catch {
+      return false;
+    }
+  }
+
+  private async taskQueue(): Promise<{ queue: boolean; dispatcher: Readiness['dispatcher']; heartbeat: string | null }> {
+    try {
+      const response = await withTimeout(
+        this.connection.workflowService.describeTaskQueue({
+          namespace: this.config.temporal.namespace,
+          taskQueue: { name: this.config.temporal.task_queue },
+          taskQueueType: 1, // WORKFLOW
+        }),
+        CHECK_TIMEOUT_MS,
+      );
+      let last = 0;
+      for (const poller of response.pollers ?? []) {
+        const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
+        last = Math.max(last, seconds * 1000);
+      }
+      const active = last > 0 && Date.now() - last < POLLER_STALE_MS;
+      return { queue: true, dispatcher: active ? 'active' : 'stopped', heartbeat: last ? new Date(last).toISOString() : null };
+    } catch {
+      return { queue: false, dispatcher: 'stopped', heartbeat: null };
+    }
+  }
+}

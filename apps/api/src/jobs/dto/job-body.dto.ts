@@ -1,0 +1,271 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+
+export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
+export const SINK_KINDS = ['webhook', 'command'] as const;
+export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
+export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
+export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export class ScheduleDto {
+  /** The expression: natural language, Quartz, cron or RRULE; at most 4096 bytes. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxBytes(4096)
+  expr: string;
+
+  @IsOptional()
+  @IsIn(SCHEDULE_KINDS)
+  kind?: (typeof SCHEDULE_KINDS)[number];
+
+  /** IANA time zone; default UTC. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  timezone?: string;
+
+  @IsOptional()
+  @IsTimestamp()
+  starts_at?: string | null;
+
+  @IsOptional()
+  @IsTimestamp()
+  ends_at?: string | null;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  count?: number | null;
+}
+
+/** PATCH may send part of the schedule; what is missing keeps its stored value. */
+export class SchedulePatchDto extends ScheduleDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxBytes(4096)
+  declare expr: string;
+}
+
+export class SinkDto {
+  @IsIn(SINK_KINDS)
+  kind: (typeof SINK_KINDS)[number];
+
+  /** Kind-specific configuration; validated by the sink's own rules. */
+  @IsPlainObject()
+  config: Record<string, unknown>;
+}
+
+export class RetryDto {
+  /** Counts the first attempt; 1..20. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  max_attempts?: number;
+
+  @IsOptional()
+  @IsIn(BACKOFFS)
+  backoff?: (typeof BACKOFFS)[number];
+
+  @IsOptional()
+  @IsDuration(100, 24 * 3_600_000)
+  initial_interval?: string;
+
+  @IsOptional()
+  @IsDuration(100, 24 * 3_600_000)
+  max_interval?: string;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(1)
+  @Max(10)
+  multiplier?: number;
+
+  /** Fraction of the delay applied both ways; 0..1. */
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  jitter?: number;
+}
+
+export class WebhookConfigDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2048)
+  url: string;
+
+  @IsOptional()
+  @IsIn(HTTP_METHODS)
+  method?: (typeof HTTP_METHODS)[number];
+
+  @IsOptional()
+  @IsPlainObject()
+  headers?: Record<string, string>;
+
+  @IsOptional()
+  @IsString()
+  @MaxBytes(256 * 1024)
+  body?: string;
+
+  /** `2xx` or a list of status codes. */
+  @IsOptional()
+  success_codes?: '2xx' | number[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  retry_on?: Array<string | number>;
+
+  @IsOptional()
+  @IsBoolean()
+  follow_redirects?: boolean;
+}
+
+export class CommandConfigDto {
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  argv: string[];
+
+  @IsOptional()
+  @IsPlainObject()
+  env?: Record<string, string>;
+
+  @IsOptional()
+  @IsString()
+  cwd?: string;
+
+  @IsOptional()
+  @IsArray()
+  @IsInt({ each: true })
+  retry_on_exit_codes?: number[];
+}
+
+/** Fields shared by create and update (update makes every one optional). */
+export class JobFieldsDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(64, { each: true })
+  tags?: string[];
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryDto)
+  retry?: RetryDto;
+
+  /** Per attempt, 1s..120s; default 30s. */
+  @IsOptional()
+  @IsDuration(1_000, 120_000)
+  timeout?: string;
+
+  /** null = the server default. */
+  @IsOptional()
+  @IsDuration(1_000, 7 * 24 * 3_600_000)
+  sla_threshold?: string | null;
+
+  @IsOptional()
+  @IsIn(MISFIRE_POLICIES)
+  misfire_policy?: (typeof MISFIRE_POLICIES)[number];
+
+  @IsOptional()
+  @IsIn(OVERLAP_POLICIES)
+  overlap_policy?: (typeof OVERLAP_POLICIES)[number];
+
+  /** Consecutive failed runs before the job is disabled; 0 never; null = the server default. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  auto_disable_threshold?: number | null;
+}
+
+export class CreateJobDto extends JobFieldsDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => ScheduleDto)
+  schedule: ScheduleDto;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => SinkDto)
+  sink: SinkDto;
+}
+
+export class UpdateJobDto extends JobFieldsDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SchedulePatchDto)
+  schedule?: SchedulePatchDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SinkDto)
+  sink?: SinkDto;
+}
+
+export class ListJobsQueryDto {
+  @IsOptional()
+  @IsIn(['active', 'paused', 'disabled', 'completed'])
+  state?: 'active' | 'paused' | 'disabled' | 'completed';
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  tag?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

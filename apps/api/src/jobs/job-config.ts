@@ -1,0 +1,38 @@
+import { formatDuration, parseDuration } from '@svc/common';
+import type { StoredRetryPolicy } from '@svc/persistence';
+import type { RetryDto } from './dto/job-body.dto';
+
+/** Server defaults (decisions.md → retry defaults, timeout). */
+export const DEFAULT_RETRY: StoredRetryPolicy = {
+  max_attempts: 3,
+  backoff: 'exponential',
+  initial_interval_ms: 10_000,
+  max_interval_ms: 600_000,
+  multiplier: 2,
+  jitter: 0.2,
+};
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A partial `retry` merged over a base policy (the defaults on create, the stored one on PATCH). */
+export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined): StoredRetryPolicy {
+  if (!patch) return base;
+  return {
+    max_attempts: patch.max_attempts ?? base.max_attempts,
+    backoff: patch.backoff ?? base.backoff,
+    initial_interval_ms: patch.initial_interval ? parseDuration(patch.initial_interval)! : base.initial_interval_ms,
+    max_interval_ms: patch.max_interval ? parseDuration(patch.max_interval)! : base.max_interval_ms,
+    multiplier: patch.multiplier ?? base.multiplier,
+    jitter: patch.jitter ?? base.jitter,
+  };
+}
+
+export function retryResponse(retry: StoredRetryPolicy) {
+  return {
+    max_attempts: retry.max_attempts,
+    backoff: retry.backoff,
+    initial_interval: formatDuration(retry.initial_interval_ms),
+    max_interval: formatDuration(retry.max_interval_ms),
+    multiplier: retry.multiplier,
+    jitter: retry.jitter,
+  };
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { formatDuration, LimitExceededError, ValidationFailedError } from '@svc/common';
+import { validateSchedule, type CompiledSchedule, type ScheduleKind } from '@svc/schedule';
+import type { ScheduleDto } from './dto/job-body.dto';
+
+export interface ValidatedSchedule {
+  expr: string;
+  kind: ScheduleKind;
+  canonical: string;
+  description: string;
+  timezone: string;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  count: number | null;
+  anchor: Date;
+  compiled: CompiledSchedule;
+}
+
+/**
+ * Turns a job's schedule input into what the job row stores, or the spec's errors: a bad
+ * schedule is `400 validation_failed` (`fields['schedule.expr']`, `errors`), a gap below the
+ * plan's minimum interval is `403 limit_exceeded` with `limit = min_interval`.
+ */
+@Injectable()
+export class JobScheduleValidator {
+  validate(input: ScheduleDto, anchor: Date, minIntervalMs: number): ValidatedSchedule {
+    const startsAt = input.starts_at ? new Date(input.starts_at) : null;
+    const endsAt = input.ends_at ? new Date(input.ends_at) : null;
+    if (startsAt && endsAt && endsAt <= startsAt) {
+      throw new ValidationFailedError({ 'schedule.ends_at': 'must be after starts_at' });
+    }
+    const result = validateSchedule(
+      {
+        expr: input.expr,
+        kind: input.kind ?? 'auto',
+        timezone: input.timezone ?? 'UTC',
+        startsAt,
+        endsAt,
+        count: input.count ?? null,
+        reference: anchor,
+      },
+      { minIntervalMs },
+    );
+    if (!result.valid || !result.schedule) {
+      const gap = result.errors.find((e) => e.kind === 'min_interval');
+      if (gap && result.errors.length === 1) {
+        throw new LimitExceededError(
+          'min_interval',
+          formatDuration(minIntervalMs),
+          `The schedule fires more often than the plan's minimum interval of ${formatDuration(minIntervalMs)}`,
+        );
+      }
+      const timezoneError = result.errors.find((e) => e.kind === 'unknown_timezone');
+      const fields: Record<string, string> = {};
+      if (timezoneError) fields['schedule.timezone'] = timezoneError.message;
+      const exprErrors = result.errors.filter((e) => e.kind !== 'unknown_timezone' && e.kind !== 'min_interval');
+      if (exprErrors.length > 0) fields['schedule.expr'] = exprErrors.map((e) => e.message).join('; ');
+      throw new ValidationFailedError(fields, 'Invalid schedule', result.errors);
+    }
+    const compiled = result.schedule;
+    return {
+      expr: input.expr,
+      kind: compiled.kind,
+      canonical: compiled.canonical,
+      description: compiled.description,
+      timezone: compiled.timezone,
+      startsAt,
+      endsAt,
+      count: input.count ?? null,
+      anchor,
+      compiled,
+    };
+  }
+}

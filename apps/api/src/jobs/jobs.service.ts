@@ -1,0 +1,338 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  type AppConfig,
+  ConflictError,
+  decodeCursor,
+  encodeCursor,
+  LimitExceededError,
+  newId,
+  NotFoundError,
+  type Page,
+  PAGE_LIMIT_DEFAULT,
+  parseDuration,
+  type PlanLimits,
+  UnavailableError,
+  ValidationFailedError,
+} from '@svc/common';
+import { generateSigningSecret } from '@svc/delivery';
+import { AuditRepository, JobEntity, JobsRepository, RunsRepository, WorkspaceEntity } from '@svc/persistence';
+import { compileJobSchedule, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { APP_CONFIG } from '../config/config.module';
+import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import { JobScheduleValidator, ValidatedSchedule } from './job-schedule.validator';
+import { JobResponse, toJobResponse } from './jobs.mapper';
+import { SinkValidator } from './sink.validator';
+
+const NEXT_RUNS_ON_GET = 5;
+const DAY_MS = 86_400_000;
+
+/** Job lifecycle: validation, the job row and its audit entry, then the job's workflow. */
+@Injectable()
+export class JobsService {
+  private readonly logger = new Logger(JobsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly jobs: JobsRepository,
+    private readonly runs: RunsRepository,
+    private readonly audit: AuditRepository,
+    private readonly gateway: JobWorkflowGateway,
+    private readonly schedules: JobScheduleValidator,
+    private readonly sinks: SinkValidator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateJobDto): Promise<JobResponse> {
+    const now = new Date();
+    const plan = await this.planOf(auth.workspaceId);
+    const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
+    const sinkConfig = this.sinks.validate(dto.sink);
+    const retry = this.checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
+    const signingSecret = dto.sink.kind === 'webhook' ? generateSigningSecret() : undefined;
+
+    const job = this.dataSource.manager.create(JobEntity, {
+      id: newId('job', now.getTime()),
+      workspaceId: auth.workspaceId,
+      name: dto.name,
+      description: dto.description ?? '',
+      tags: dto.tags ?? [],
+      ...scheduleColumns(schedule),
+      sinkKind: dto.sink.kind,
+      sinkConfig: sinkConfig as JobEntity['sinkConfig'],
+      retry,
+      timeoutMs: dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS,
+      slaThresholdMs: dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null,
+      misfirePolicy: dto.misfire_policy ?? 'fire_once',
+      overlapPolicy: dto.overlap_policy ?? 'allow',
+      autoDisableThreshold: dto.auto_disable_threshold ?? null,
+      state: 'active',
+      disabledReason: null,
+      consecutiveFailures: 0,
+      version: 1,
+      revision: 1,
+      signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
+    });
+
+    const saved = await this.dataSource.transaction(async (manager) => {
+      if (plan.max_jobs_per_workspace > 0) {
+        // Serialize creates per workspace so two concurrent requests cannot both pass the cap.
+        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [auth.workspaceId]);
+        const count = await this.jobs.countInWorkspace(auth.workspaceId, manager);
+        if (count >= plan.max_jobs_per_workspace) {
+          throw new LimitExceededError(
+            'max_jobs_per_workspace',
+            plan.max_jobs_per_workspace,
+            `This workspace's plan allows at most ${plan.max_jobs_per_workspace} jobs`,
+          );
+        }
+      }
+      await this.jobs.insert(job, manager);
+      await this.audit.insert(
+        auth.workspaceId,
+        { actor: auth.actor, action: 'job.create', target: job.id, details: { name: job.name, sink: job.sinkKind } },
+        manager,
+      );
+      return (await this.jobs.getById(auth.workspaceId, job.id, manager))!;
+    });
+    await this.syncWorkflow(saved);
+    return toJobResponse(saved, { nextRunAt: this.nextRuns(saved, now, 1)[0] ?? null, signingSecret });
+  }
+
+  async list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    let beforeId: string | undefined;
+    if (query.cursor) {
+      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
+      if (!cursor) throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      beforeId = cursor.id;
+    }
+    const rows = await this.jobs.list(auth.workspaceId, { ...query, beforeId, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const now = new Date();
+    return {
+      data: page.map((job) => toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1)[0] ?? null })),
+      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+    };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<JobResponse> {
+    const job = await this.require(auth.workspaceId, id);
+    const now = new Date();
+    const nextRuns = this.nextRuns(job, now, NEXT_RUNS_ON_GET);
+    const stats24h = await this.runs.stats(auth.workspaceId, job.id, new Date(now.getTime() - DAY_MS));
+    return toJobResponse(job, { nextRunAt: nextRuns[0] ?? null, nextRuns, stats24h });
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateJobDto): Promise<JobResponse> {
+    const now = new Date();
+    const plan = await this.planOf(auth.workspaceId);
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const job = await this.requireForUpdate(auth.workspaceId, id, manager);
+      const changed: string[] = [];
+      if (dto.name !== undefined) job.name = dto.name;
+      if (dto.description !== undefined) job.description = dto.description;
+      if (dto.tags !== undefined) job.tags = dto.tags;
+      if (dto.schedule !== undefined) {
+        const merged = {
+          expr: dto.schedule.expr ?? job.scheduleExpr,
+          kind: dto.schedule.kind ?? (dto.schedule.expr !== undefined ? 'auto' : job.scheduleKind),
+          timezone: dto.schedule.timezone ?? job.scheduleTimezone,
+          starts_at: dto.schedule.starts_at !== undefined ? dto.schedule.starts_at : iso(job.scheduleStartsAt),
+          ends_at: dto.schedule.ends_at !== undefined ? dto.schedule.ends_at : iso(job.scheduleEndsAt),
+          count: dto.schedule.count !== undefined ? dto.schedule.count : job.scheduleCount,
+        } as CreateJobDto['schedule'];
+        Object.assign(job, scheduleColumns(this.schedules.validate(merged, now, plan.min_interval_ms)));
+      }
+      if (dto.sink !== undefined) {
+        if (dto.sink.kind !== job.sinkKind) {
+          throw new ValidationFailedError({ 'sink.kind': 'a job cannot change its sink kind; create a new job' });
+        }
+        job.sinkConfig = this.sinks.validate(dto.sink) as JobEntity['sinkConfig'];
+      }
+      if (dto.retry !== undefined) job.retry = this.checkRetry(mergeRetry(job.retry, dto.retry));
+      if (dto.timeout !== undefined) job.timeoutMs = parseDuration(dto.timeout)!;
+      if (dto.sla_threshold !== undefined) job.slaThresholdMs = dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null;
+      if (dto.misfire_policy !== undefined) job.misfirePolicy = dto.misfire_policy;
+      if (dto.overlap_policy !== undefined) job.overlapPolicy = dto.overlap_policy;
+      if (dto.auto_disable_threshold !== undefined) job.autoDisableThreshold = dto.auto_disable_threshold;
+      for (const key of Object.keys(dto)) changed.push(key);
+      job.version += 1;
+      job.revision += 1;
+      // A completed job whose new schedule has future occurrences becomes active again.
+      if (job.state === 'completed' && this.nextRuns({ ...job, state: 'active' } as JobEntity, now, 1).length > 0) {
+        job.state = 'active';
+      }
+      await this.jobs.save(job, manager);
+      await this.audit.insert(
+        auth.workspaceId,
+        { actor: auth.actor, action: 'job.update', target: job.id, details: { fields: changed, version: job.version } },
+        manager,
+      );
+      return (await this.jobs.getById(auth.workspaceId, id, manager))!;
+    });
+    await this.syncWorkflow(updated);
+    return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, now, 1)[0] ?? null });
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const job = await this.requireForUpdate(auth.workspaceId, id, manager);
+      await this.jobs.delete(auth.workspaceId, job.id, manager);
+      await this.audit.insert(
+        auth.workspaceId,
+        { actor: auth.actor, action: 'job.delete', target: job.id, details: { name: job.name } },
+        manager,
+      );
+    });
+    // The job stops at once; in-flight runs are cancelled (decisions.md → Run transitions).
+    try {
+      await this.gateway.deleteJob(id);
+      for (const run of await this.runs.listInFlightForJob(auth.workspaceId, id)) await this.gateway.cancelRun(run.id);
+    } catch (err) {
+      this.logger.warn(`job ${id} deleted; its workflow will be stopped by the reconciler (${(err as Error).message})`);
+    }
+  }
+
+  pause(auth: AuthContext, id: string) {
+    return this.transition(auth, id, 'active', 'paused', 'job.pause');
+  }
+
+  resume(auth: AuthContext, id: string) {
+    return this.transition(auth, id, 'paused', 'active', 'job.resume');
+  }
+
+  enable(auth: AuthContext, id: string) {
+    return this.transition(auth, id, 'disabled', 'active', 'job.enable');
+  }
+
+  /** Manual run: starts at once, the schedule is unaffected (spec: Job states). */
+  async trigger(auth: AuthContext, id: string): Promise<{ run_id: string }> {
+    const job = await this.require(auth.workspaceId, id);
+    if (job.state !== 'active' && job.state !== 'paused') {
+      throw new ConflictError(`Cannot trigger a ${job.state} job; only active or paused jobs can be triggered`);
+    }
+    const plan = await this.planOf(auth.workspaceId);
+    if (plan.max_runs_per_month_per_workspace > 0 && plan.over_quota_policy === 'block') {
+      const now = new Date();
+      const used = await this.runs.monthlyUsage(auth.workspaceId, now.toISOString().slice(0, 7));
+      if (used >= plan.max_runs_per_month_per_workspace) {
+        throw new LimitExceededError(
+          'max_runs_per_month_per_workspace',
+          plan.max_runs_per_month_per_workspace,
+          'The monthly run limit of this workspace is reached',
+          429,
+        );
+      }
+    }
+    const now = new Date();
+    const runId = newId('run', now.getTime());
+    try {
+      await this.gateway.startRun({
+        runId,
+        jobId: job.id,
+        workspaceId: job.workspaceId,
+        jobVersion: job.version,
+        scheduledAt: now.toISOString(),
+        trigger: 'manual',
+      });
+    } catch (err) {
+      this.logger.warn(`trigger of ${job.id} failed: ${(err as Error).message}`);
+      throw new UnavailableError('The scheduler is unavailable; retry');
+    }
+    await this.audit.insert(auth.workspaceId, { actor: auth.actor, action: 'job.trigger', target: job.id, details: { run_id: runId } });
+    return { run_id: runId };
+  }
+
+  private async transition(
+    auth: AuthContext,
+    id: string,
+    from: JobEntity['state'],
+    to: JobEntity['state'],
+    action: string,
+  ): Promise<JobResponse> {
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const job = await this.requireForUpdate(auth.workspaceId, id, manager);
+      if (job.state !== from) throw new ConflictError(`Job is ${job.state}; ${action.split('.')[1]} needs a ${from} job`);
+      job.state = to;
+      job.revision += 1;
+      if (action === 'job.enable') {
+        job.consecutiveFailures = 0;
+        job.disabledReason = null;
+      }
+      await this.jobs.save(job, manager);
+      await this.audit.insert(auth.workspaceId, { actor: auth.actor, action, target: job.id, details: {} }, manager);
+      return (await this.jobs.getById(auth.workspaceId, id, manager))!;
+    });
+    await this.syncWorkflow(updated);
+    return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, new Date(), 1)[0] ?? null });
+  }
+
+  /**
+   * Tells the job's workflow about the new row. PostgreSQL is the system of record: if Temporal is
+   * briefly unreachable the change stands and the reconciler delivers it.
+   */
+  private async syncWorkflow(job: JobEntity): Promise<void> {
+    try {
+      await this.gateway.upsertJob(toJobSnapshot(job, this.config));
+    } catch (err) {
+      this.logger.warn(`workflow of ${job.id} not updated yet; the reconciler will (${(err as Error).message})`);
+    }
+  }
+
+  /** Upcoming fire times of an active job, from `now`; none for other states. */
+  private nextRuns(job: JobEntity, now: Date, count: number): Date[] {
+    if (job.state !== 'active') return [];
+    const result = compileJobSchedule(toJobSnapshot(job, this.config).schedule);
+    if (!result.ok) return [];
+    try {
+      return result.schedule.next(now, count);
+    } catch {
+      return [];
+    }
+  }
+
+  private checkRetry(retry: JobEntity['retry']): JobEntity['retry'] {
+    if (retry.initial_interval_ms > retry.max_interval_ms) {
+      throw new ValidationFailedError({ 'retry.initial_interval': 'must not exceed retry.max_interval' });
+    }
+    return retry;
+  }
+
+  private async planOf(workspaceId: string): Promise<PlanLimits> {
+    const workspace = await this.dataSource.manager.findOne(WorkspaceEntity, { where: { id: workspaceId } });
+    return this.config.plans[workspace?.plan ?? ''] ?? this.config.plans[this.config.default_plan];
+  }
+
+  private async require(workspaceId: string, id: string): Promise<JobEntity> {
+    const job = await this.jobs.getById(workspaceId, id);
+    if (!job) throw new NotFoundError('Job');
+    return job;
+  }
+
+  private async requireForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {
+    const job = await this.jobs.getForUpdate(workspaceId, id, manager);
+    if (!job) throw new NotFoundError('Job');
+    return job;
+  }
+}
+
+function iso(d: Date | null): string | null {
+  return d ? d.toISOString() : null;
+}
+
+function scheduleColumns(schedule: ValidatedSchedule): Partial<JobEntity> {
+  return {
+    scheduleExpr: schedule.expr,
+    scheduleKind: schedule.kind,
+    scheduleCanonical: schedule.canonical,
+    scheduleDescription: schedule.description,
+    scheduleTimezone: schedule.timezone,
+    scheduleStartsAt: schedule.startsAt,
+    scheduleEndsAt: schedule.endsAt,
+    scheduleCount: schedule.count,
+    scheduleAnchor: schedule.anchor,
+  };
+}

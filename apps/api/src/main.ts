@@ -1,0 +1,14 @@
+import { loadConfig } from '@svc/common';
+import { createApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp({ config });
+  await app.listen(config.http.port, config.http.host);
+  console.log(`API listening on ${await app.getUrl()}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

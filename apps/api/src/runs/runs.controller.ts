@@ -1,0 +1,28 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
+import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
+import { RunsService } from './runs.service';
+
+@Controller('api/v1')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Get('jobs/:id/runs')
+  @Scopes('runs:read')
+  listForJob(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Query() query: ListJobRunsQueryDto) {
+    return this.runs.listForJob(auth, id, query);
+  }
+
+  @Get('runs')
+  @Scopes('runs:read')
+  list(@Auth() auth: AuthContext, @Query() query: ListRunsQueryDto) {
+    return this.runs.list(auth, query);
+  }
+
+  @Get('runs/:id')
+  @Scopes('runs:read')
+  get(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
+    return this.runs.get(auth, id);
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import {
+  decodeCursor,
+  encodeCursor,
+  isId,
+  NotFoundError,
+  type Page,
+  PAGE_LIMIT_DEFAULT,
+  ValidationFailedError,
+} from '@svc/common';
+import { JobsRepository, RunsRepository } from '@svc/persistence';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { ListRunsQueryDto } from './dto/list-runs-query.dto';
+import { RunResponse, toRunResponse } from './runs.mapper';
+
+/** Reads runs and attempts from the PostgreSQL mirror (never from Temporal). */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly jobs: JobsRepository,
+  ) {}
+
+  async listForJob(auth: AuthContext, jobId: string, query: ListRunsQueryDto): Promise<Page<RunResponse>> {
+    // Run history outlives a deleted job, so an unknown job id with runs still lists them.
+    const job = await this.jobs.getById(auth.workspaceId, jobId);
+    if (!job) {
+      const any = await this.runs.list(auth.workspaceId, { jobId, limit: 1 });
+      if (any.length === 0) throw new NotFoundError('Job');
+    }
+    return this.list(auth, { ...query, job_id: jobId });
+  }
+
+  async list(auth: AuthContext, query: ListRunsQueryDto): Promise<Page<RunResponse>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    let after: { scheduledAt: Date; id: string } | undefined;
+    if (query.cursor) {
+      const cursor = decodeCursor<{ at: string; id: string }>(query.cursor, ['at', 'id']);
+      if (!cursor || Number.isNaN(Date.parse(cursor.at))) throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      after = { scheduledAt: new Date(cursor.at), id: cursor.id };
+    }
+    if (query.job_id !== undefined && !isId('job', query.job_id)) return { data: [], next_cursor: null };
+    const rows = await this.runs.list(auth.workspaceId, {
+      jobId: query.job_id,
+      status: query.status,
+      trigger: query.trigger,
+      slaBreached: query.sla_breached === true,
+      from: query.from ? new Date(query.from) : undefined,
+      to: query.to ? new Date(query.to) : undefined,
+      tag: query.tag,
+      after,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map((run) => toRunResponse(run)),
+      next_cursor: rows.length > limit ? encodeCursor({ at: last.scheduledAt.toISOString(), id: last.id }) : null,
+    };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<RunResponse> {
+    const run = await this.runs.getById(auth.workspaceId, id);
+    if (!run) throw new NotFoundError('Run');
+    return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, id));
+  }
+}

@@ -1,0 +1,45 @@
+import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { JobWorkflowGateway } from '@svc/scheduling';
+import { Client, Connection } from '@temporalio/client';
+import { APP_CONFIG } from '../config/config.module';
+
+export const TEMPORAL_CONNECTION = Symbol('TEMPORAL_CONNECTION');
+export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
+
+@Injectable()
+class TemporalConnectionCloser implements OnApplicationShutdown {
+  constructor(@Inject(TEMPORAL_CONNECTION) private readonly connection: Connection) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.connection.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Temporal client for the API. The connection is lazy so the API starts while Temporal is down
+ * (`/readyz` says so); the API only starts, signals and cancels workflows.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: TEMPORAL_CONNECTION,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => Connection.lazy({ address: config.temporal.address }),
+    },
+    {
+      provide: TEMPORAL_CLIENT,
+      inject: [TEMPORAL_CONNECTION, APP_CONFIG],
+      useFactory: (connection: Connection, config: AppConfig) =>
+        new Client({ connection, namespace: config.temporal.namespace }),
+    },
+    {
+      provide: JobWorkflowGateway,
+      inject: [TEMPORAL_CLIENT, APP_CONFIG],
+      useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
+    },
+    TemporalConnectionCloser,
+  ],
+  exports: [TEMPORAL_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway],
+})
+export class TemporalModule {}

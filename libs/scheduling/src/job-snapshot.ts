@@ -1,0 +1,25 @@
+import type { AppConfig } from '@svc/common';
+import type { JobEntity } from '@svc/persistence';
+import type { JobSnapshot, MisfirePolicy } from '@svc/workflows/definitions';
+
+/** What the job workflow is told about a job: timing only, never sink config or secrets. */
+export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
+  return {
+    jobId: job.id,
+    workspaceId: job.workspaceId,
+    revision: job.revision,
+    version: job.version,
+    state: job.state,
+    schedule: {
+      expr: job.scheduleExpr,
+      kind: job.scheduleKind,
+      timezone: job.scheduleTimezone,
+      startsAt: job.scheduleStartsAt ? job.scheduleStartsAt.toISOString() : null,
+      endsAt: job.scheduleEndsAt ? job.scheduleEndsAt.toISOString() : null,
+      count: job.scheduleCount,
+      anchor: job.scheduleAnchor.toISOString(),
+    },
+    misfirePolicy: job.misfirePolicy as MisfirePolicy,
+    misfireThresholdMs: config.scheduler.misfire_threshold_ms,
+  };
+}

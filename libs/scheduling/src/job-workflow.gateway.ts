@@ -1,0 +1,81 @@
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey, TypedSearchAttributes } from '@temporalio/common';
+import {
+  JOB_WORKFLOW,
+  RUN_WORKFLOW,
+  SEARCH_ATTRIBUTES,
+  jobChangedSignal,
+  jobDeletedSignal,
+  jobWorkflowId,
+  type JobSnapshot,
+  type JobWorkflowInput,
+  type RunWorkflowInput,
+} from '@svc/workflows/definitions';
+
+const JOB_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobId, SearchAttributeType.KEYWORD);
+const WORKSPACE_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTES.workspaceId, SearchAttributeType.KEYWORD);
+const TRIGGER = defineSearchAttributeKey(SEARCH_ATTRIBUTES.trigger, SearchAttributeType.KEYWORD);
+
+/**
+ * The only code that talks to Temporal about jobs: start, signal, cancel (architecture.md rule 6).
+ * Used by the API and by the worker's reconciler and run activities.
+ */
+export class JobWorkflowGateway {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /**
+   * Makes the job's workflow exist and know `snapshot`. Idempotent: the workflow ignores
+   * snapshots whose revision it has already seen.
+   */
+  async upsertJob(snapshot: JobSnapshot): Promise<void> {
+    const input: JobWorkflowInput = { snapshot };
+    await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
+      workflowId: jobWorkflowId(snapshot.jobId),
+      taskQueue: this.taskQueue,
+      args: [input],
+      signal: jobChangedSignal,
+      signalArgs: [snapshot],
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: JOB_ID, value: snapshot.jobId },
+        { key: WORKSPACE_ID, value: snapshot.workspaceId },
+      ]),
+    });
+  }
+
+  /** Stops the job's workflow; a workflow that is already gone is fine. */
+  async deleteJob(jobId: string): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobDeletedSignal);
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+
+  /** Starts one run workflow (id = run id) for a manual trigger or retry. */
+  async startRun(input: RunWorkflowInput): Promise<void> {
+    await this.client.workflow.start(RUN_WORKFLOW, {
+      workflowId: input.runId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: JOB_ID, value: input.jobId },
+        { key: WORKSPACE_ID, value: input.workspaceId },
+        { key: TRIGGER, value: input.trigger },
+      ]),
+    });
+  }
+
+  /** Requests cancellation of a run workflow (job deleted); gone already is fine. */
+  async cancelRun(runId: string): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(runId).cancel();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+}
+
+export const RUN_SEARCH_ATTRIBUTE_KEYS = { JOB_ID, WORKSPACE_ID, TRIGGER };
