@@ -1,0 +1,50 @@
+/**
+ * `quartz` kind: Quartz 2.5 cron expressions (6 or 7 fields, seconds first). Fire times equal
+ * Quartz's `CronExpression.getTimeAfter` in the schedule's zone (see evaluate.ts), canonical form
+ * is the expression unchanged.
+ */
+import { zoneOffsets } from '../../tz';
+import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../../types';
+import type { GrammarContext } from '../context';
+import { describeQuartz } from './describe';
+import { quartzTimeAfter } from './evaluate';
+import { parseQuartz, type QuartzFields } from './parse';
+
+export { parseQuartz } from './parse';
+export type { QuartzFields } from './parse';
+export { quartzTimeAfter } from './evaluate';
+
+/**
+ * Compiles a Quartz expression. `ctx.timezone` must already be valid. The returned `next()` is
+ * NOT bounded by startsAt/endsAt/count (the dispatcher applies them); it uses Quartz's MAX_YEAR =
+ * year of `ctx.reference` (UTC) + 100.
+ */
+export function compileQuartz(input: ScheduleInput, ctx: GrammarContext): CompileResult {
+  const parsed = parseQuartz(input.expr);
+  if (!parsed.ok) return { ok: false, kindDetected: 'quartz', errors: parsed.errors };
+  return { ok: true, kindDetected: 'quartz', schedule: quartzSchedule(parsed.fields, input.expr.trim(), ctx) };
+}
+
+function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext): CompiledSchedule {
+  const zone = zoneOffsets(ctx.timezone);
+  const maxYear = ctx.reference.getUTCFullYear() + 100;
+  return {
+    kind: 'quartz',
+    canonical,
+    description: describeQuartz(q, ctx.timezone),
+    timezone: ctx.timezone,
+    oneOff: false,
+    next(after: Date, count: number, budget?: Budget): Date[] {
+      const b = budget ?? ctx.budget;
+      const out: Date[] = [];
+      let t = after.getTime();
+      while (out.length < count) {
+        const n = quartzTimeAfter(q, t, { zone, maxYear, budget: b });
+        if (n === null) break;
+        out.push(new Date(n));
+        t = n;
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,362 @@
+/**
+ * Strict parser for Quartz 2.5 cron expressions (`CronExpression`): 6 or 7 whitespace-separated
+ * fields `second minute hour day-of-month month day-of-week [year]`.
+ *
+ * The resulting sets mirror the `TreeSet`s Quartz builds (including its markers `99` = `*` and
+ * `98` = `?`, and `L`/`L-n` encoded as `32 + 30 - n` in the day-of-month set), so that the
+ * evaluator can be a line-by-line port of `CronExpression.getTimeAfter`.
+ *
+ * Accepted: exactly what Quartz accepts, minus the leniencies decisions.md rejects: `98`/`99` as
+ * wildcards (out of range here), characters trailing a valid token (`12x`, `MON/2`, `*5`, `?x`),
+ * `W` after a range (`1-15W`), `L` in fields other than day-of-month/day-of-week (`0 0 12 * L ?`,
+ * which Quartz accepts but cannot evaluate), `L`/`#` mixed with other day-of-week items, `?` inside
+ * a list, a step of 0 and a step larger than the field's range.
+ */
+import { errorAt, suggest } from '../../errors';
+import type { ScheduleError } from '../../types';
+
+export const ALL_SPEC = 99;
+export const NO_SPEC = 98;
+export const MAX_LAST_DAY_OFFSET = 30;
+export const LAST_DAY_OFFSET_START = 32;
+export const LAST_DAY_OFFSET_END = LAST_DAY_OFFSET_START + MAX_LAST_DAY_OFFSET; // 'L'
+
+export const enum F {
+  SECOND = 0,
+  MINUTE = 1,
+  HOUR = 2,
+  DAY_OF_MONTH = 3,
+  MONTH = 4,
+  DAY_OF_WEEK = 5,
+  YEAR = 6,
+}
+
+export const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week', 'year'];
+const MIN = [0, 0, 0, 1, 1, 1, 1970];
+const MAX = [59, 59, 23, 31, 12, 7, 2999];
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+const FULL_MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+/** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
+export interface QuartzFields {
+  seconds: number[];
+  minutes: number[];
+  hours: number[];
+  /** Day-of-month values 1-31, `L`/`L-n` encoded 32..62, or the markers 98/99. */
+  daysOfMonth: number[];
+  /** `nW` values 1-31 and `LW`/`L-nW` encoded like daysOfMonth. */
+  nearestWeekdays: number[];
+  months: number[];
+  /** 1 = Sunday … 7 = Saturday (Quartz/Java numbering), or the markers. */
+  daysOfWeek: number[];
+  /** Explicit years, or null for `*`/absent (1970 … maxYear at evaluation). */
+  years: number[] | null;
+  lastDayOfWeek: boolean;
+  nthDayOfWeek: number;
+}
+
+/** A field token with its UTF-16 span in the original expression. */
+export interface Token {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** Splits on spaces/tabs, keeping UTF-16 spans. */
+export function tokenize(expr: string): Token[] {
+  const out: Token[] = [];
+  const re = /[^ \t\r\n]+/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(expr)) !== null) out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
+  return out;
+}
+
+type Result = { ok: true; fields: QuartzFields } | { ok: false; errors: ScheduleError[] };
+
+class FieldError extends Error {
+  constructor(readonly error: ScheduleError) {
+    super(error.message);
+  }
+}
+
+/** Parses a Quartz expression; several independent field errors are reported together. */
+export function parseQuartz(expr: string): Result {
+  const toks = tokenize(expr);
+  const errors: ScheduleError[] = [];
+  if (toks.length < 6 || toks.length > 7) {
+    const hint =
+      toks.length === 5
+        ? `0 ${toks.map((t) => t.text).join(' ')}`
+        : null;
+    errors.push(
+      errorAt(
+        expr,
+        0,
+        expr.length,
+        'field_count',
+        `a Quartz expression has 6 or 7 fields (second minute hour day-of-month month day-of-week [year]); found ${toks.length}` +
+          (toks.length === 5 ? '. Five fields is classic cron: add a seconds field, or use kind "cron"' : ''),
+        hint,
+      ),
+    );
+    return { ok: false, errors };
+  }
+  const f: QuartzFields = {
+    seconds: [],
+    minutes: [],
+    hours: [],
+    daysOfMonth: [],
+    nearestWeekdays: [],
+    months: [],
+    daysOfWeek: [],
+    years: null,
+    lastDayOfWeek: false,
+    nthDayOfWeek: 0,
+  };
+  const sets: Array<Set<number>> = [new Set(), new Set(), new Set(), new Set(), new Set(), new Set(), new Set()];
+  const nearest = new Set<number>();
+  for (let type = 0; type < toks.length; type++) {
+    try {
+      parseField(expr, toks[type], type as F, sets[type], nearest, f);
+    } catch (e) {
+      if (e instanceof FieldError) errors.push(e.error);
+      else throw e;
+    }
+  }
+  if (errors.length === 0) {
+    const domNoSpec = sets[F.DAY_OF_MONTH].has(NO_SPEC);
+    const dowNoSpec = sets[F.DAY_OF_WEEK].has(NO_SPEC);
+    if (domNoSpec === dowNoSpec) {
+      const dom = toks[F.DAY_OF_MONTH];
+      const dow = toks[F.DAY_OF_WEEK];
+      const fixed = (i: number, repl: string): string => toks.map((t, k) => (k === i ? repl : t.text)).join(' ');
+      if (domNoSpec) {
+        errors.push(
+          errorAt(expr, dom.start, dow.end, 'day_fields_conflict', "Quartz needs '?' in exactly one of day-of-month and day-of-week, not both", fixed(F.DAY_OF_MONTH, '*')),
+        );
+      } else {
+        const dowStar = dow.text === '*';
+        const domStar = dom.text === '*';
+        const suggestion = dowStar ? fixed(F.DAY_OF_WEEK, '?') : domStar ? fixed(F.DAY_OF_MONTH, '?') : null;
+        errors.push(
+          errorAt(
+            expr,
+            dowStar || !domStar ? dow.start : dom.start,
+            dowStar || !domStar ? dow.end : dom.end,
+            'day_fields_conflict',
+            "Quartz needs '?' in exactly one of day-of-month and day-of-week: '?' means \"no specific value\" for the day field you are not using" +
+              (suggestion ? '' : '; Quartz cannot combine a day-of-month with a day-of-week (use two schedules, or 5-field cron where they are OR-ed)'),
+            suggestion,
+          ),
+        );
+      }
+    }
+  }
+  if (errors.length) return { ok: false, errors };
+  const sorted = (s: Set<number>): number[] => [...s].sort((a, b) => a - b);
+  f.seconds = sorted(sets[F.SECOND]);
+  f.minutes = sorted(sets[F.MINUTE]);
+  f.hours = sorted(sets[F.HOUR]);
+  f.daysOfMonth = sorted(sets[F.DAY_OF_MONTH]);
+  f.nearestWeekdays = sorted(nearest);
+  f.months = sorted(sets[F.MONTH]);
+  f.daysOfWeek = sorted(sets[F.DAY_OF_WEEK]);
+  f.years = toks.length === 7 && !sets[F.YEAR].has(ALL_SPEC) ? sorted(sets[F.YEAR]) : null;
+  return { ok: true, fields: f };
+}
+
+function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest: Set<number>, f: QuartzFields): void {
+  const text = tok.text.toUpperCase();
+  const items: Token[] = [];
+  let pos = 0;
+  for (const part of text.split(',')) {
+    items.push({ text: part, start: tok.start + pos, end: tok.start + pos + part.length });
+    pos += part.length + 1;
+  }
+  const fail = (it: Token, kind: string, message: string, suggestion: string | null = null, s = it.start, e = it.end): never => {
+    throw new FieldError(errorAt(expr, s, e, kind, message, suggestion));
+  };
+  if (items.length > 1) {
+    for (const it of items) {
+      if (it.text === '') fail(tok, 'syntax', `empty item in the ${FIELD_NAMES[type]} list`);
+      if (it.text === '?') fail(it, 'syntax', "'?' must stand alone in its field, not inside a list");
+    }
+    if (type === F.DAY_OF_WEEK && items.some((it) => /L|#/.test(it.text)))
+      fail(tok, 'unsupported', "Quartz cannot combine 'L' or '#' with other day-of-week values in a list");
+  }
+  for (const it of items) parseItem(expr, it, type, set, nearest, f, fail);
+}
+
+type Fail = (it: Token, kind: string, message: string, suggestion?: string | null, s?: number, e?: number) => never;
+
+function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: Set<number>, f: QuartzFields, fail: Fail): void {
+  const t = it.text;
+  const name = FIELD_NAMES[type];
+  if (t === '') fail(it, 'syntax', `the ${name} field is empty`);
+  if (t === '?') {
+    if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK) fail(it, 'syntax', "'?' can only be used in the day-of-month or day-of-week field");
+    set.add(NO_SPEC);
+    return;
+  }
+  const num = (s: string, offset: number, lo = MIN[type], hi = MAX[type]): number => {
+    const v = parseInt(s, 10);
+    if (v < lo || v > hi)
+      fail(it, 'out_of_range', `${name} value ${s} is out of range ${lo}-${hi}`, null, it.start + offset, it.start + offset + s.length);
+    return v;
+  };
+  const step = (s: string, offset: number): number => {
+    const v = parseInt(s, 10);
+    const maxStep = [59, 59, 23, 31, 12, 7, 999][type];
+    if (v < 1 || v > maxStep)
+      fail(it, 'out_of_range', `a ${name} step must be between 1 and ${maxStep}; got ${s}`, null, it.start + offset, it.start + offset + s.length);
+    return v;
+  };
+  let m: RegExpExecArray | null;
+  // --- wildcards and numeric forms (all fields) ---
+  if (t === '*') {
+    addToSet(set, type, ALL_SPEC, -1, 0);
+    return;
+  }
+  if ((m = /^\*\/(\d+)$/.exec(t))) {
+    addToSet(set, type, ALL_SPEC, -1, step(m[1], 2));
+    return;
+  }
+  if ((m = /^\/(\d+)$/.exec(t))) fail(it, 'syntax', `a step needs a start: write */${m[1]}`, `*/${m[1]}`);
+  if ((m = /^(\d+)$/.exec(t))) {
+    addToSet(set, type, num(m[1], 0), -1, -1);
+    return;
+  }
+  if ((m = /^(\d+)-(\d+)(?:\/(\d+))?$/.exec(t))) {
+    const a = num(m[1], 0);
+    const b = num(m[2], m[1].length + 1);
+    if (type === F.YEAR && b < a) fail(it, 'out_of_range', `year range ${t} ends before it starts`);
+    const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2) : 1;
+    addToSet(set, type, a, b, s);
+    return;
+  }
+  if ((m = /^(\d+)\/(\d+)$/.exec(t))) {
+    addToSet(set, type, num(m[1], 0), -1, step(m[2], m[1].length + 1));
+    return;
+  }
+  // --- day-of-month specials ---
+  if (type === F.DAY_OF_MONTH) {
+    if ((m = /^L(?:-(\d+))?(W?)$/.exec(t))) {
+      let dom = LAST_DAY_OFFSET_END;
+      if (m[1] !== undefined) {
+        const off = parseInt(m[1], 10);
+        if (off > MAX_LAST_DAY_OFFSET) fail(it, 'out_of_range', `the offset from the last day must be at most ${MAX_LAST_DAY_OFFSET}; got ${m[1]}`, null, it.start + 2, it.start + 2 + m[1].length);
+        dom -= off;
+      }
+      (m[2] ? nearest : set).add(dom);
+      return;
+    }
+    if ((m = /^(\d+)W$/.exec(t))) {
+      nearest.add(num(m[1], 0));
+      return;
+    }
+    if (/^\d+-\d+W$/.test(t)) fail(it, 'syntax', "'W' applies to a single day of the month (e.g. 15W), not to a range", null);
+  }
+  // --- day-of-week specials ---
+  if (type === F.DAY_OF_WEEK) {
+    if (t === 'L') {
+      set.add(7); // Quartz: a lone 'L' in day-of-week means 7 = Saturday
+      return;
+    }
+    const dayVal = (s: string, offset: number): number => {
+      if (/^\d+$/.test(s)) return num(s, offset);
+      const i = DAYS.indexOf(s);
+      if (i < 0) unknownName(s, offset);
+      return i + 1;
+    };
+    const unknownName = (s: string, offset: number): never => {
+      const full = FULL_DAYS.indexOf(s);
+      const sug = full >= 0 ? DAYS[full] : suggest(s, DAYS) ?? (suggest(s, FULL_DAYS) ? DAYS[FULL_DAYS.indexOf(suggest(s, FULL_DAYS) as string)] : null);
+      return fail(it, 'unknown_word', `'${s}' is not a day-of-week name (use SUN, MON, TUE, WED, THU, FRI, SAT or 1-7 with 1 = Sunday)`, sug, it.start + offset, it.start + offset + s.length);
+    };
+    if ((m = /^(\d+|[A-Z]+)L$/.exec(t))) {
+      set.add(dayVal(m[1], 0));
+      f.lastDayOfWeek = true;
+      return;
+    }
+    if ((m = /^(\d+|[A-Z]+)#(\d+)$/.exec(t))) {
+      const d = dayVal(m[1], 0);
+      const n = parseInt(m[2], 10);
+      if (n < 1 || n > 5) fail(it, 'out_of_range', "a number between 1 and 5 must follow '#'", null, it.start + m[1].length + 1, it.end);
+      set.add(d);
+      f.nthDayOfWeek = n;
+      return;
+    }
+    if ((m = /^([A-Z]+)(?:-([A-Z]+))?$/.exec(t))) {
+      const a = dayVal(m[1], 0);
+      if (m[2] === undefined) addToSet(set, type, a, -1, -1);
+      else addToSet(set, type, a, dayVal(m[2], m[1].length + 1), 1);
+      return;
+    }
+    if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) fail(it, 'syntax', 'Quartz ignores a step after day names; use numbers (1 = Sunday), e.g. 2-6/2', null);
+  }
+  if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK && /^(\d*L|L-\d*W?|LW)$/.test(t))
+    fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
+  if (type === F.MONTH && (m = /^([A-Z]+)(?:-([A-Z]+))?$/.exec(t))) {
+    const mon = (s: string, offset: number): number => {
+      const i = MONTHS.indexOf(s);
+      if (i >= 0) return i + 1;
+      const full = FULL_MONTHS.indexOf(s);
+      const guess = full >= 0 ? MONTHS[full] : suggest(s, MONTHS) ?? (suggest(s, FULL_MONTHS) ? MONTHS[FULL_MONTHS.indexOf(suggest(s, FULL_MONTHS) as string)] : null);
+      return fail(it, 'unknown_word', `'${s}' is not a month name (use JAN … DEC or 1-12)`, guess, it.start + offset, it.start + offset + s.length);
+    };
+    const a = mon(m[1], 0);
+    if (m[2] === undefined) addToSet(set, type, a, -1, -1);
+    else addToSet(set, type, a, mon(m[2], m[1].length + 1), 1);
+    return;
+  }
+  if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) fail(it, 'syntax', 'Quartz ignores a step after month names; use numbers, e.g. 1-12/3', null);
+  // --- errors that teach ---
+  if (t.includes('L') && type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK)
+    fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
+  if (t.includes('W') && /\d/.test(t) && type !== F.DAY_OF_MONTH) fail(it, 'syntax', `'W' (nearest weekday) is only valid in the day-of-month field`);
+  if (t.includes('#') && type !== F.DAY_OF_WEEK) fail(it, 'syntax', `'#' (nth weekday) is only valid in the day-of-week field`);
+  if (/^[A-Z]+$/.test(t)) {
+    const vocab = type === F.MONTH ? MONTHS : type === F.DAY_OF_WEEK ? DAYS : [];
+    fail(it, 'unknown_word', `'${it.text}' is not valid in the ${name} field`, vocab.length ? suggest(t, vocab) : null);
+  }
+  // trailing garbage after a valid prefix (`12x`, `*5`, `MON/2`): point at the first bad character
+  const prefix = /^(\*(\/\d+)?|\d+(-\d+)?(\/\d+)?|[A-Z]{3}(-[A-Z]{3})?)/.exec(t);
+  if (prefix && prefix[0].length < t.length) {
+    const bad = prefix[0].length;
+    fail(it, 'syntax', `unexpected '${it.text.slice(bad)}' after '${it.text.slice(0, bad)}' in the ${name} field`, null, it.start + bad, it.end);
+  }
+  fail(it, 'syntax', `'${it.text}' is not a valid ${name} value`);
+}
+
+/** Port of Quartz `addToSet` (value checks are done by the caller). incr -1/0 = single value. */
+function addToSet(set: Set<number>, type: F, val: number, end: number, incr: number): void {
+  if ((incr === 0 || incr === -1) && val !== ALL_SPEC) {
+    set.add(val);
+    return;
+  }
+  let startAt = val;
+  let stopAt = end;
+  if (val === ALL_SPEC && incr <= 0) {
+    incr = 1;
+    set.add(ALL_SPEC);
+  }
+  const lo = [0, 0, 0, 1, 1, 1, 1970][type];
+  const hi = [59, 59, 23, 31, 12, 7, 2999][type];
+  if (stopAt === -1) stopAt = hi;
+  if (startAt === -1 || startAt === ALL_SPEC) startAt = lo;
+  let max = -1;
+  if (stopAt < startAt) {
+    max = [60, 60, 24, 31, 12, 7, -1][type];
+    stopAt += max;
+  }
+  for (let i = startAt; i <= stopAt; i += incr) {
+    if (max === -1) set.add(i);
+    else {
+      let i2 = i % max;
+      if (i2 === 0 && (type === F.MONTH || type === F.DAY_OF_WEEK || type === F.DAY_OF_MONTH)) i2 = max;
+      set.add(i2);
+    }
+  }
+}

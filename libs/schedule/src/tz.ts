@@ -1,0 +1,203 @@
+/**
+ * Wall-clock ↔ instant helpers for an IANA zone, over luxon's `IANAZone` (Intl data).
+ *
+ * Vocabulary:
+ * - *instant*: milliseconds since the Unix epoch (UTC).
+ * - *wall time*: the local calendar date-time in the zone, encoded as the milliseconds the same
+ *   fields would have in UTC (`Date.UTC(y, m-1, d, h, mi, s)`), so civil arithmetic is plain math.
+ *
+ * DST policies for a wall time that does not map to exactly one instant:
+ * - `quartz` (Quartz 2.5 CronExpression, decisions.md): a wall time inside a gap is skipped
+ *   (result `null`); a repeated wall time resolves to its SECOND instance (the offset after the
+ *   transition, i.e. standard time), which is what `java.util.GregorianCalendar` does.
+ * - `rfc5545` (natural, RRULE and 5-field cron): a gap time shifts forward by the gap length
+ *   (02:30 in a 02:00→03:00 gap becomes 03:30); a repeated time resolves to its FIRST instance.
+ * - `lenient` (internal, used by the Quartz port to emulate `GregorianCalendar` field arithmetic):
+ *   gap → shift forward by the gap length, overlap → second instance.
+ *
+ * Assumes at most one offset transition within ±1 day of a wall time (true for every zone since
+ * 1970 except a handful of historical double changes).
+ * No clock reads, no Node builtins: safe inside the Temporal workflow sandbox.
+ */
+import { IANAZone } from 'luxon';
+
+export type DstPolicy = 'quartz' | 'rfc5545' | 'lenient';
+
+const DAY_MS = 86_400_000;
+const BUCKET_MS = 900_000; // offsets are constant within 15-minute buckets except at transitions
+const MAX_CACHE = 200_000;
+
+const UTC_NAMES = new Set(['utc', 'etc/utc', 'etc/uct', 'uct', 'gmt', 'etc/gmt', 'etc/gmt+0', 'etc/gmt-0', 'etc/gmt0', 'gmt0', 'gmt+0', 'gmt-0', 'etc/universal', 'universal', 'etc/zulu', 'zulu', 'etc/greenwich', 'greenwich']);
+
+/**
+ * True when `name` is an IANA time zone name known to the runtime's Intl data (case-insensitive,
+ * e.g. `Europe/Berlin`, `UTC`). Fixed offsets like `+02:00` and abbreviations like `EST5EDT` that
+ * Intl happens to accept are allowed only if Intl accepts them; `Mars/Base` is not.
+ */
+export function isValidTimeZone(name: string): boolean {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 64) return false;
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  return IANAZone.isValidZone(name);
+}
+
+/** Offset lookup for one zone with a bucket cache (luxon's Intl lookup costs ~10 µs). */
+export class ZoneOffsets {
+  readonly name: string;
+  /** True for UTC aliases: offset is always 0 and every helper takes a fast path. */
+  readonly isUtc: boolean;
+  private readonly zone: IANAZone | null;
+  private readonly cache = new Map<number, number>();
+
+  constructor(name: string) {
+    this.name = name;
+    this.isUtc = UTC_NAMES.has(name.toLowerCase());
+    this.zone = this.isUtc ? null : IANAZone.create(name);
+  }
+
+  /** UTC offset in milliseconds at `instant` (ms since epoch). */
+  offset(instant: number): number {
+    if (this.zone === null) return 0;
+    const k = Math.floor(instant / BUCKET_MS);
+    let e = this.cache.get(k);
+    if (e === undefined) {
+      const a = this.zone.offset(k * BUCKET_MS);
+      const b = this.zone.offset((k + 1) * BUCKET_MS - 1);
+      e = a === b ? Math.round(a * 60_000) : NaN;
+      if (this.cache.size >= MAX_CACHE) this.cache.clear();
+      this.cache.set(k, e);
+    }
+    return Number.isNaN(e) ? Math.round(this.zone.offset(instant) * 60_000) : e;
+  }
+}
+
+const zones = new Map<string, ZoneOffsets>();
+
+/** Shared cached `ZoneOffsets` for a (valid) zone name. */
+export function zoneOffsets(name: string): ZoneOffsets {
+  let z = zones.get(name);
+  if (z === undefined) {
+    z = new ZoneOffsets(name);
+    if (zones.size > 1000) zones.clear();
+    zones.set(name, z);
+  }
+  return z;
+}
+
+/** Wall time (see module doc) of `instant` in `zone`. */
+export function instantToWall(zone: ZoneOffsets, instant: number): number {
+  return instant + zone.offset(instant);
+}
+
+/** How a wall time maps to instants. `instants` are ascending; a gap has none. */
+export interface WallResolution {
+  kind: 'unique' | 'gap' | 'overlap';
+  instants: number[];
+  /** For a gap: the instant obtained by shifting forward by the gap length. */
+  shifted?: number;
+}
+
+/** Classifies a wall time in `zone`: unique, inside a DST gap, or repeated (overlap). */
+export function classifyWall(zone: ZoneOffsets, wall: number): WallResolution {
+  if (zone.isUtc) return { kind: 'unique', instants: [wall] };
+  const before = zone.offset(wall - DAY_MS);
+  const after = zone.offset(wall + DAY_MS);
+  if (before === after) {
+    const o = zone.offset(wall - before);
+    if (o === before) return { kind: 'unique', instants: [wall - before] };
+    // A transition in between that reverts within the window: fall back to direct probing.
+    const o2 = zone.offset(wall - o);
+    return { kind: 'unique', instants: [wall - o2] };
+  }
+  const t1 = wall - before;
+  const t2 = wall - after;
+  const v1 = zone.offset(t1) === before;
+  const v2 = zone.offset(t2) === after;
+  if (v1 && v2 && t1 !== t2) return { kind: 'overlap', instants: t1 < t2 ? [t1, t2] : [t2, t1] };
+  if (v1) return { kind: 'unique', instants: [t1] };
+  if (v2) return { kind: 'unique', instants: [t2] };
+  // gap: interpret with the offset in force before the transition => shifted forward by the gap
+  return { kind: 'gap', instants: [], shifted: wall - before };
+}
+
+/**
+ * Instant for a wall time under a DST policy (see module doc). Returns `null` only for the
+ * `quartz` policy in a gap (that local time does not happen that day).
+ * @param wall wall time in ms (module doc encoding)
+ */
+export function wallToInstant(zone: ZoneOffsets, wall: number, policy: DstPolicy): number | null {
+  if (zone.isUtc) return wall;
+  const r = classifyWall(zone, wall);
+  switch (r.kind) {
+    case 'unique':
+      return r.instants[0];
+    case 'overlap':
+      return policy === 'rfc5545' ? r.instants[0] : r.instants[1];
+    case 'gap':
+      return policy === 'quartz' ? null : (r.shifted as number);
+  }
+}
+
+// ---- civil calendar math (proleptic Gregorian), after H. Hinnant's algorithms ----
+
+/** Days since 1970-01-01 for a civil date (month 1-12; day may overflow, it is added linearly). */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const mp = (m + 9) % 12;
+  const doy = Math.floor((153 * mp + 2) / 5) + 1 - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468 + (d - 1);
+}
+
+/** Civil date `[year, month 1-12, day 1-31]` of a day count since 1970-01-01. */
+export function civilFromDays(z: number): [number, number, number] {
+  z += 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const y = yoe + era * 400;
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [m <= 2 ? y + 1 : y, m, d];
+}
+
+/** True for Gregorian leap years. */
+export function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Number of days in month `m` (1-12) of year `y`. */
+export function daysInMonth(y: number, m: number): number {
+  return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m - 1];
+}
+
+/** Day of week of a day count since 1970-01-01: 0 = Sunday … 6 = Saturday. */
+export function weekdayOfDays(days: number): number {
+  return (((days + 4) % 7) + 7) % 7;
+}
+
+/** Wall-time ms (module doc encoding) from civil fields; fields may overflow (lenient arithmetic). */
+export function wallFromFields(y: number, m: number, d: number, h = 0, mi = 0, s = 0): number {
+  const ym = y * 12 + (m - 1);
+  const yy = Math.floor(ym / 12);
+  const mm = ym - yy * 12 + 1;
+  return (daysFromCivil(yy, mm, 1) + (d - 1)) * DAY_MS + h * 3_600_000 + mi * 60_000 + s * 1000;
+}
+
+/** Civil fields of a wall time: `{ y, m (1-12), d, h, mi, s, dow (0=Sunday) }`. */
+export function fieldsFromWall(wall: number): { y: number; m: number; d: number; h: number; mi: number; s: number; dow: number } {
+  const days = Math.floor(wall / DAY_MS);
+  const [y, m, d] = civilFromDays(days);
+  let rest = wall - days * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const mi = Math.floor(rest / 60_000);
+  rest -= mi * 60_000;
+  const s = Math.floor(rest / 1000);
+  return { y, m, d, h, mi, s, dow: weekdayOfDays(days) };
+}

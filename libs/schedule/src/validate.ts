@@ -1,0 +1,103 @@
+/**
+ * `validateSchedule`: compile, then reject schedules that never fire, fire only beyond a sane
+ * horizon, or fire more often than the minimum interval (sampled over 100 successive gaps).
+ */
+import { BUDGET_EXCEEDED_MESSAGE, isBudgetError } from './budget';
+import { budgetFor, compileSchedule, type CompileOptions } from './compile';
+import { wholeExpressionError } from './errors';
+import type { CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
+
+/** Default horizon: a schedule whose first fire time is further than this is `never_fires`. */
+export const DEFAULT_HORIZON_MS = 10 * 366 * 86_400_000;
+/** Number of successive gaps sampled for the minimum-interval check (spec). */
+export const SAMPLED_GAPS = 100;
+
+export interface ValidateOptions extends CompileOptions {
+  /** Minimum allowed gap between successive fire times, in ms (`limits.min_interval`); 0 = off. */
+  minIntervalMs?: number;
+  /** Horizon in ms after `input.reference` (default ~10 years). */
+  horizon?: number;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  kindDetected: ScheduleKind | null;
+  /** Present when valid. */
+  canonical?: string;
+  description?: string;
+  errors: ScheduleError[];
+  /** The compiled schedule when valid. */
+  schedule?: CompiledSchedule;
+}
+
+function fmtDuration(ms: number): string {
+  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  let rest = ms;
+  let out = '';
+  for (const [u, v] of units) {
+    if (rest >= v) {
+      out += `${Math.floor(rest / v)}${u}`;
+      rest %= v;
+    }
+  }
+  return out || '0s';
+}
+
+/**
+ * Validates a schedule for the API (`POST /schedules/validate`, job create/update).
+ *
+ * - Reference instant: `input.reference` (never a clock read); fire times are sampled after it.
+ * - `never_fires`: no fire time after the reference, or the first one is later than
+ *   `reference + horizon` (the error message gives the first date in UTC).
+ * - `min_interval`: among the first 100 gaps (101 fire times) one is shorter than
+ *   `minIntervalMs`. One-off schedules are exempt.
+ * - `budget_exceeded`: compile plus sampling exceeded the budget (`opts.now` + `budgetMs`, default
+ *   100 ms; without `now` a deterministic step budget).
+ * Never throws for bad input.
+ */
+export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {}): ValidationResult {
+  const budget = opts.budget ?? budgetFor(opts);
+  const compiled = compileSchedule(input, { ...opts, budget });
+  if (!compiled.ok) return { valid: false, kindDetected: compiled.kindDetected, errors: compiled.errors };
+  const s = compiled.schedule;
+  const expr = input.expr;
+  const errors: ScheduleError[] = [];
+  try {
+    const ref = input.reference.getTime();
+    const horizon = opts.horizon ?? DEFAULT_HORIZON_MS;
+    const first = s.next(input.reference, 1, budget);
+    if (first.length === 0) {
+      errors.push(wholeExpressionError(expr, 'never_fires', 'this schedule never fires after the reference time', null));
+    } else if (first[0].getTime() - ref > horizon) {
+      errors.push(
+        wholeExpressionError(
+          expr,
+          'never_fires',
+          `this schedule first fires on ${first[0].toISOString().slice(0, 10)}, more than ${Math.round(horizon / (365.25 * 86_400_000))} years away`,
+          null,
+        ),
+      );
+    } else if (!s.oneOff && (opts.minIntervalMs ?? 0) > 0) {
+      const fires = [first[0], ...s.next(first[0], SAMPLED_GAPS, budget)];
+      for (let i = 1; i < fires.length; i++) {
+        const gap = fires[i].getTime() - fires[i - 1].getTime();
+        if (gap < (opts.minIntervalMs as number)) {
+          errors.push(
+            wholeExpressionError(
+              expr,
+              'min_interval',
+              `this schedule fires ${fmtDuration(gap)} apart (${fires[i - 1].toISOString()} and ${fires[i].toISOString()}); the minimum interval is ${fmtDuration(opts.minIntervalMs as number)}`,
+              null,
+            ),
+          );
+          break;
+        }
+      }
+    }
+  } catch (e) {
+    if (!isBudgetError(e)) throw e;
+    return { valid: false, kindDetected: compiled.kindDetected, errors: [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)] };
+  }
+  if (errors.length) return { valid: false, kindDetected: compiled.kindDetected, errors };
+  return { valid: true, kindDetected: compiled.kindDetected, canonical: s.canonical, description: s.description, errors, schedule: s };
+}
