@@ -6,3 +6,4 @@ export * from './http-client';
 export * from './classify';
 export * from './backoff';
 export * from './templating';
+export * from './command-sink';
