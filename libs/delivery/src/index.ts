@@ -7,3 +7,4 @@ export * from './classify';
 export * from './backoff';
 export * from './templating';
 export * from './command-sink';
+export * from './webhook-attempt';

@@ -1,0 +1,144 @@
+/**
+ * One webhook attempt end to end: templates → body → signed headers → guarded HTTP request →
+ * classification. This is what the worker's delivery activity and the API's sink test
+ * (`POST /jobs/{id}/test`, spec: Events → Sink test) call, so both send the same request.
+ */
+import {
+  AttemptOutcome,
+  DEFAULT_RETRY_ON,
+  DEFAULT_SUCCESS_CODES,
+  RetryOnEntry,
+  SuccessCodes,
+  classifyResponse,
+  getRetryAfterMs,
+} from './classify';
+import { HttpDeliveryResult, HttpMethod, Resolver, deliverHttp, summarizeRequest } from './http-client';
+import type { NetworkRules } from './network-rules';
+import { buildWebhookHeaders, serializeStandardPayload } from './payload';
+import { TemplateContext, TemplateRenderError, renderHeaders, renderTemplate } from './templating';
+
+/** `sink.config` of a webhook job, as stored (spec: Sink: webhook configuration). */
+export interface WebhookSinkConfig {
+  url: string;
+  /** Default `POST`. */
+  method?: Exclude<HttpMethod, 'HEAD'>;
+  /** Custom headers; values may hold templates. */
+  headers?: Record<string, string>;
+  /** Body template; null/undefined sends the standard payload. */
+  body?: string | null;
+  /** Default `2xx`. */
+  success_codes?: SuccessCodes;
+  /** Default `[5xx, 408, 429, network, timeout]`. */
+  retry_on?: RetryOnEntry[];
+  /** Default false. */
+  follow_redirects?: boolean;
+}
+
+export interface WebhookAttemptInput {
+  config: WebhookSinkConfig;
+  run: { id: string; scheduledAt: Date | number | string; /** 0-based */ attempt: number };
+  job: { id: string; name: string };
+  /** Signing secrets in effect (both during the 24 h rotation overlap). */
+  signingSecrets: readonly string[];
+  /** Decrypted workspace secrets for `{{secret.NAME}}`. */
+  secrets: TemplateContext['secrets'];
+  /** Wall-clock time of sending, epoch ms: `fired_at` and `webhook-timestamp`. */
+  nowMs: number;
+  /** Per-attempt timeout (`job.timeout`). */
+  timeoutMs: number;
+  rules: NetworkRules;
+  /** `User-Agent: <serviceName>/<version>`. */
+  serviceName: string;
+  version: string;
+  maxResponseBytes?: number;
+  resolve?: Resolver;
+  clock?: () => number;
+}
+
+export interface WebhookAttemptResult extends HttpDeliveryResult {
+  outcome: AttemptOutcome;
+  /** Retry-After of a 429/503 in ms (uncapped; `computeRetryDelayMs` caps it), else null. */
+  retryAfterMs: number | null;
+}
+
+/**
+ * Build, sign, send and classify one attempt. Never throws: a template that cannot be rendered
+ * (e.g. a secret deleted after the job was created) is a fatal `invalid_request` with nothing
+ * sent. GET requests carry no body (the signature then covers the empty body); every other
+ * method sends the rendered body or the standard payload.
+ */
+export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
+  const { config, run, job } = input;
+  const method = config.method ?? 'POST';
+  const ctx: TemplateContext = { run, job, firedAt: input.nowMs, secrets: input.secrets };
+  const policy = {
+    successCodes: config.success_codes ?? DEFAULT_SUCCESS_CODES,
+    retryOn: config.retry_on ?? DEFAULT_RETRY_ON,
+  };
+
+  let body: string;
+  let customHeaders: Record<string, string>;
+  try {
+    customHeaders = renderHeaders(config.headers, ctx);
+    body =
+      config.body === undefined || config.body === null
+        ? serializeStandardPayload({
+            runId: run.id,
+            jobId: job.id,
+            jobName: job.name,
+            scheduledAt: run.scheduledAt,
+            firedAt: input.nowMs,
+            attempt: run.attempt,
+          })
+        : renderTemplate(config.body, ctx);
+  } catch (err) {
+    const message = err instanceof TemplateRenderError ? err.message : 'template rendering failed';
+    return {
+      outcome: 'fatal',
+      retryAfterMs: null,
+      statusCode: null,
+      headers: {},
+      body: null,
+      bodyTruncated: false,
+      durationMs: 0,
+      error: message,
+      errorKind: 'invalid_request',
+      requestSummary: summarizeRequest(method, config.url, undefined),
+      redirects: 0,
+      finalUrl: config.url,
+    };
+  }
+  const sentBody = method === 'GET' ? '' : body;
+
+  const headers = buildWebhookHeaders({
+    runId: run.id,
+    jobId: job.id,
+    scheduledAt: run.scheduledAt,
+    attempt: run.attempt,
+    timestampSec: Math.floor(input.nowMs / 1000),
+    body: sentBody,
+    secrets: input.signingSecrets,
+    serviceName: input.serviceName,
+    version: input.version,
+    customHeaders,
+  });
+  if (method === 'GET') delete headers['Content-Type'];
+
+  const result = await deliverHttp({
+    url: config.url,
+    method,
+    headers,
+    body: method === 'GET' ? undefined : sentBody,
+    timeoutMs: input.timeoutMs,
+    followRedirects: config.follow_redirects ?? false,
+    rules: input.rules,
+    maxResponseBytes: input.maxResponseBytes,
+    resolve: input.resolve,
+    clock: input.clock,
+  });
+  return {
+    ...result,
+    outcome: classifyResponse(result, policy),
+    retryAfterMs: getRetryAfterMs(result, input.nowMs),
+  };
+}
