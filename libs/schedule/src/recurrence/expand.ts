@@ -388,7 +388,8 @@ export class Recurrence {
           for (const t of pending) if (!emit(t)) return res;
           return res;
         }
-        pending.push(this.zone.toInstant(fl));
+        // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
+        pending.push(fl === this.dtFl ? this.dtInstant : this.zone.toInstant(fl));
       }
       k++;
     }

@@ -1,13 +1,40 @@
+/**
+ * Natural-language schedules (kind `natural`): `every weekday at 9am`, `every 15 minutes between
+ * 9am and 5pm on weekdays`, `in 20 minutes`. See build.ts for the conventions and
+ * docs/schedules.md for the user-facing grammar.
+ */
 import type { CompileResult, ScheduleInput } from '../../types';
-import type { NaturalContext } from './internal/context';
+import type { GrammarContext } from '../context';
+import { ruleSchedule } from '../../recurrence/schedule';
+import { formatRule } from '../../recurrence/rule';
+import { buildNatural } from './build';
+import { parseNatural } from './parser';
 
-/** Compiles an English schedule expression (`every weekday at 9am`). */
-export function compileNatural(input: ScheduleInput, _ctx: NaturalContext): CompileResult {
-  return {
-    ok: false,
-    kindDetected: 'natural',
-    errors: [
-      { kind: 'not_implemented', position: 0, length: 0, message: `natural schedules are not implemented yet: ${input.expr}`, suggestion: null },
-    ],
-  };
+/** Compiles an English schedule expression. Positions in errors are UTF-8 byte offsets into `input.expr`. */
+export function compileNatural(input: ScheduleInput, ctx: GrammarContext): CompileResult {
+  const timezone = ctx.timezone ?? input.timezone ?? 'UTC';
+  const reference = ctx.reference ?? input.reference;
+  const { spec, errors } = parseNatural(input.expr, ctx.budget);
+  if (input.expr.trim() === '') {
+    return { ok: false, kindDetected: 'natural', errors: [{ kind: 'empty', position: 0, length: 0, message: 'the schedule is empty; try `every day at 9am`', suggestion: 'every day at 9am' }] };
+  }
+  const { built, errors: semantic } = buildNatural(input.expr, spec, timezone, reference);
+  const all = [...errors, ...semantic];
+  if (all.length || !built) {
+    all.sort((a, b) => a.position - b.position);
+    return { ok: false, kindDetected: 'natural', errors: all };
+  }
+  const schedule = ruleSchedule({
+    kind: 'natural',
+    rule: built.rule,
+    canonical: formatRule(built.rule),
+    description: `${built.description} (${timezone})`,
+    timezone,
+    oneOff: built.oneOff,
+    reference,
+    startsAt: input.startsAt ?? ctx.startsAt ?? null,
+    endsAt: input.endsAt ?? ctx.endsAt ?? null,
+    count: input.count ?? ctx.count ?? null,
+  });
+  return { ok: true, kindDetected: 'natural', schedule };
 }

@@ -1,5 +1,5 @@
 import type { CompileResult, ScheduleInput } from '../../types';
-import type { NaturalContext } from '../natural/internal/context';
+import type { GrammarContext } from '../context';
 
 /** True when `expr` looks like an RFC 5545 recurrence rule (`RRULE:...`, `FREQ=...`, or a `DTSTART` line). */
 export function looksLikeRrule(expr: string): boolean {
@@ -7,7 +7,7 @@ export function looksLikeRrule(expr: string): boolean {
 }
 
 /** Compiles a raw RFC 5545 `RRULE` (with an optional `DTSTART` line). */
-export function compileRrule(input: ScheduleInput, _ctx: NaturalContext): CompileResult {
+export function compileRrule(input: ScheduleInput, _ctx: GrammarContext): CompileResult {
   return {
     ok: false,
     kindDetected: 'rrule',

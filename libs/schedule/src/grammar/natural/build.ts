@@ -1,0 +1,247 @@
+/**
+ * Turns a parsed natural `Spec` into an RFC 5545 `Rule` (or a one-off), with semantic errors.
+ *
+ * Conventions (documented for users in docs/schedules.md):
+ * - Sub-day intervals (`every 5 minutes`, `hourly`) are fixed elapsed-time intervals phased from the
+ *   anchor (the `starting` date, else the input's `startsAt`, else the reference instant).
+ * - Day, week, month and year steps are calendar steps in the zone's wall time; without a time they
+ *   fire at 00:00; `every 3 days` / `every 2 weeks` count from the anchor's day / week.
+ * - A window `between A and B` is half-open: `every 15 minutes between 9am and 5pm` fires
+ *   09:00, 09:15 … 16:45.
+ * - `until DATE` includes that whole day (UNTIL=DATE T235959).
+ * - A one-off compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`.
+ */
+import { errorAt } from '../../errors';
+import type { ScheduleError } from '../../types';
+import { DAY_MS, daysInMonth, fieldsOf, floating } from '../../recurrence/calendar';
+import { describeRule, clock, formatDate } from '../../recurrence/describe';
+import type { DescribeExtras } from '../../recurrence/describe';
+import { emptyRule } from '../../recurrence/rule';
+import type { Freq, Rule } from '../../recurrence/rule';
+import { ZoneOffsets } from '../../recurrence/zone';
+import type { Span, Spec } from './parser';
+
+export interface Built {
+  rule: Rule;
+  oneOff: boolean;
+  description: string;
+}
+
+const UNIT_SEC = { second: 1, minute: 60, hour: 3600 } as const;
+
+export function buildNatural(expr: string, spec: Spec, zone: string, reference: Date): { built: Built | null; errors: ScheduleError[] } {
+  const errors: ScheduleError[] = [];
+  const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
+    errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
+  };
+  const z = ZoneOffsets.of(zone);
+
+  // ---- one-offs ------------------------------------------------------------------------------
+  if (spec.oneOff) {
+    const o = spec.oneOff;
+    const clash: [unknown, Span | undefined, string][] = [
+      [spec.interval, spec.interval?.span, 'a repetition'],
+      [spec.weekdays, spec.weekdays?.span, 'weekdays'],
+      [spec.nthWeekdays, spec.nthWeekdays?.span, 'weekdays of the month'],
+      [spec.monthDays, spec.monthDays?.span, 'days of the month'],
+      [spec.months, spec.months?.span, 'months'],
+      [spec.window, spec.window?.span, 'a time window'],
+      [spec.count, spec.count?.span, 'a number of times'],
+      [spec.starting, spec.starting?.span, 'a start date'],
+      [spec.until, spec.until?.span, 'an end date'],
+    ];
+    for (const [v, span, what] of clash) {
+      if (v && span) err(span, 'conflict', `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`);
+    }
+    if (spec.times.length > 1) err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
+    const time = spec.times[0];
+    if (time && ((o.kind === 'date' && o.hasTime) || (o.kind === 'in' && o.unit in UNIT_SEC))) {
+      err(time.span, 'conflict', `the time is already given by "${expr.slice(o.span.start, o.span.end)}"`);
+    }
+    if (errors.length) return { built: null, errors };
+    const ref = Math.floor(reference.getTime() / 1000) * 1000;
+    let instant: number;
+    if (o.kind === 'in' && o.unit in UNIT_SEC) {
+      instant = ref + o.n * UNIT_SEC[o.unit as keyof typeof UNIT_SEC] * 1000;
+    } else {
+      let fl: number;
+      if (o.kind === 'in') {
+        const f = fieldsOf(z.toFloating(ref));
+        let { y, m, d } = f;
+        if (o.unit === 'day' || o.unit === 'week') d += o.n * (o.unit === 'week' ? 7 : 1);
+        else {
+          const months = o.unit === 'month' ? o.n : 12 * o.n;
+          const mi = y * 12 + m - 1 + months;
+          y = Math.floor(mi / 12);
+          m = (mi % 12) + 1;
+          d = Math.min(d, daysInMonth(y, m));
+        }
+        fl = floating(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
+      } else if (o.kind === 'day') {
+        const f = fieldsOf(z.toFloating(ref));
+        fl = (f.dayNum + o.offset) * DAY_MS + (time ? time.sec : 0) * 1000;
+      } else fl = o.fl + (time ? time.sec * 1000 : 0);
+      instant = z.toInstant(fl);
+    }
+    const rule = emptyRule('DAILY');
+    rule.count = 1;
+    rule.dtstart = { instant };
+    const local = formatDate({ floating: z.toFloating(instant) });
+    return { built: { rule, oneOff: true, description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}` }, errors };
+  }
+
+  // ---- recurring -----------------------------------------------------------------------------
+  const iv = spec.interval;
+  const subDaily = !!iv && iv.unit in UNIT_SEC;
+  if (spec.window && !subDaily) {
+    err(spec.window.span, 'incomplete', 'a time window needs a repetition in seconds, minutes or hours, e.g. `every 15 minutes between 9am and 5pm`', `every 15 minutes ${expr.slice(spec.window.span.start, spec.window.span.end)}`);
+  }
+  if (subDaily && spec.times.length) {
+    err(spec.times[0]!.span, 'conflict', `"${expr.slice(iv!.span.start, iv!.span.end)}" already sets the times; remove the time or use a window (\`between 9am and 5pm\`)`);
+  }
+  if (subDaily && spec.nthWeekdays) {
+    err(spec.nthWeekdays.span, 'conflict', 'weekdays of the month (`first monday`) cannot be combined with an interval in seconds, minutes or hours');
+  }
+  if (spec.monthDays && spec.nthWeekdays) {
+    err(spec.nthWeekdays.span, 'conflict', 'days of the month and weekdays of the month (`first monday`) cannot be combined; make two schedules');
+  }
+  if (spec.monthDays && spec.weekdays && !subDaily && !spec.nthWeekdays) {
+    // RFC 5545: both limit each other (`friday the 13th`): allowed.
+  }
+  const yearly = iv?.unit === 'year' || !!spec.yearDate;
+  const monthly = iv?.unit === 'month' || !!spec.monthDays || !!spec.nthWeekdays || !!spec.monthly;
+  if (iv && (iv.unit === 'day' || iv.unit === 'week') && (spec.monthDays || spec.nthWeekdays || spec.yearDate)) {
+    const span = (spec.monthDays ?? spec.nthWeekdays)?.span ?? spec.yearDate!;
+    err(span, 'conflict', `"${expr.slice(iv.span.start, iv.span.end)}" cannot be combined with days of the month; use \`every month on …\``);
+  }
+  if (iv?.unit === 'month' && spec.yearDate) err(spec.yearDate, 'conflict', 'a date in the year (`march 15`) repeats every year, not every month; use `every year on march 15`');
+  if (spec.nthWeekdays && iv?.unit === 'week') err(spec.nthWeekdays.span, 'conflict', '`first`/`last` weekdays are counted within a month; use `every month on the first monday`');
+  if (spec.starting && spec.until && spec.until.fl < spec.starting.fl) err(spec.until.span, 'out_of_range', 'the end date is before the start date');
+  if (spec.monthDays && spec.months) {
+    const possible = spec.months.months.some((m) => spec.monthDays!.days.some((d) => d === -1 || d <= daysInMonth(2000, m)));
+    if (!possible) err(spec.monthDays.span, 'never_fires', `this never fires: ${spec.months.months.map((m) => MONTHS[m - 1]).join(', ')} never has that day`);
+  }
+  if (errors.length) return { built: null, errors };
+
+  let freq: Freq;
+  let interval = 1;
+  if (subDaily && !spec.window) {
+    freq = iv!.unit === 'second' ? 'SECONDLY' : iv!.unit === 'minute' ? 'MINUTELY' : 'HOURLY';
+    interval = iv!.n;
+  } else if (subDaily) freq = 'DAILY';
+  else if (yearly) {
+    freq = 'YEARLY';
+    if (iv?.unit === 'year') interval = iv.n;
+  } else if (monthly) {
+    freq = 'MONTHLY';
+    if (iv?.unit === 'month') interval = iv.n;
+  } else if (iv?.unit === 'week' || (spec.weekdays && iv?.unit !== 'day')) {
+    freq = 'WEEKLY';
+    if (iv?.unit === 'week') interval = iv.n;
+  } else {
+    freq = 'DAILY';
+    if (iv?.unit === 'day') interval = iv.n;
+  }
+  const rule = emptyRule(freq);
+  rule.interval = interval;
+  if (spec.weekdays || spec.nthWeekdays) {
+    rule.byDay = [...(spec.weekdays?.days.map((day) => ({ day, n: 0 })) ?? []), ...(spec.nthWeekdays?.list ?? [])];
+    rule.byDay = rule.byDay.filter((w, i, a) => a.findIndex((v) => v.day === w.day && v.n === w.n) === i);
+  }
+  if (spec.monthDays) rule.byMonthDay = [...new Set(spec.monthDays.days)];
+  if (spec.months) rule.byMonth = [...new Set(spec.months.months)].sort((a, b) => a - b);
+  if (spec.starting) rule.dtstart = { floating: spec.starting.fl };
+  if (spec.until) rule.until = { floating: spec.until.hasTime ? spec.until.fl : spec.until.fl + DAY_MS - 1000 };
+  if (spec.count) rule.count = spec.count.n;
+
+  const extras: DescribeExtras = {};
+  if (!subDaily || spec.window) {
+    let times: number[];
+    if (spec.window) {
+      const step = iv!.n * UNIT_SEC[iv!.unit as keyof typeof UNIT_SEC];
+      const { from, to } = spec.window;
+      const end = to > from ? to : to + 86_400;
+      times = [];
+      for (let t = from; t < end; t += step) times.push(t % 86_400);
+      times.sort((a, b) => a - b);
+      extras.window = { step: iv!.n === 1 ? iv!.unit : `${iv!.n} ${iv!.unit}s`, from, to, last: (from + Math.floor((end - 1 - from) / step) * step) % 86_400 };
+    } else times = spec.times.map((t) => t.sec).sort((a, b) => a - b);
+    if (!times.length) times = [0];
+    const g = gridOf(times);
+    rule.byHour = g.hours;
+    rule.byMinute = g.minutes;
+    rule.bySecond = g.seconds;
+    if (g.positions) {
+      extras.times = times;
+      const perPeriod = daysPerPeriod(rule);
+      if (perPeriod === 1) rule.bySetPos = g.positions;
+      else if (rule.freq === 'WEEKLY' && rule.interval === 1 && rule.byDay?.every((d) => d.n === 0)) {
+        rule.freq = 'DAILY';
+        rule.bySetPos = g.positions;
+      } else if (perPeriod !== null) {
+        const size = g.hours.length * g.minutes.length * g.seconds.length;
+        const pos: number[] = [];
+        for (let d = 0; d < perPeriod; d++) for (const p of g.positions) pos.push(d * size + p);
+        rule.bySetPos = pos;
+      } else if ((rule.freq === 'MONTHLY' || rule.freq === 'YEARLY') && rule.interval === 1 && !rule.byDay?.some((d) => d.n !== 0)) {
+        if (rule.freq === 'YEARLY' && !rule.byMonth && !rule.byMonthDay) {
+          const f = fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime()));
+          rule.byMonth = [f.m];
+          rule.byMonthDay = [f.d];
+        } else if (rule.freq === 'MONTHLY' && !rule.byMonthDay) {
+          rule.byMonthDay = [fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime())).d];
+        }
+        rule.freq = 'DAILY';
+        rule.bySetPos = g.positions;
+      } else {
+        const span = spec.times[1]?.span ?? spec.window?.span ?? { start: 0, end: expr.length };
+        err(span, 'unsupported', `several times that differ in their minutes (${times.slice(0, 3).map(clock).join(', ')}) cannot be combined with this day pattern; use times that share their minutes (8:00 and 20:00) or make two schedules`);
+        return { built: null, errors };
+      }
+    }
+  }
+  const description = describeRule(rule, extras);
+  return { built: { rule, oneOff: false, description }, errors };
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Smallest BYHOUR × BYMINUTE × BYSECOND grid containing `times`; `positions` (1-based, for
+ * BYSETPOS within one day) when the grid has extra entries.
+ */
+export function gridOf(times: number[]): { hours: number[]; minutes: number[]; seconds: number[]; positions: number[] | null } {
+  const uniq = (v: number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
+  const hours = uniq(times.map((t) => Math.floor(t / 3600)));
+  const minutes = uniq(times.map((t) => Math.floor(t / 60) % 60));
+  const seconds = uniq(times.map((t) => t % 60));
+  if (hours.length * minutes.length * seconds.length === times.length) return { hours, minutes, seconds, positions: null };
+  const grid: number[] = [];
+  for (const h of hours) for (const m of minutes) for (const s of seconds) grid.push(h * 3600 + m * 60 + s);
+  const want = new Set(times);
+  const positions: number[] = [];
+  grid.forEach((t, i) => {
+    if (want.has(t)) positions.push(i + 1);
+  });
+  return { hours, minutes, seconds, positions };
+}
+
+/** Days every period of `rule` contains when that number is the same for all periods, else null. */
+function daysPerPeriod(r: Rule): number | null {
+  switch (r.freq) {
+    case 'DAILY':
+      return r.byDay || r.byMonthDay || r.byMonth ? (r.byDay || r.byMonthDay ? null : null) : 1;
+    case 'WEEKLY':
+      return r.byMonth ? null : r.byDay ? new Set(r.byDay.map((d) => d.day)).size : 1;
+    case 'MONTHLY': {
+      if (r.byMonth) return null;
+      if (r.byDay && !r.byMonthDay && r.byDay.length === 1 && Math.abs(r.byDay[0]!.n) >= 1 && Math.abs(r.byDay[0]!.n) <= 4) return 1;
+      if (!r.byDay && r.byMonthDay && r.byMonthDay.every((d) => (d >= 1 && d <= 28) || d === -1) && r.byMonthDay.length === 1) return 1;
+      if (!r.byDay && !r.byMonthDay) return null;
+      return null;
+    }
+    default:
+      if (r.byMonth?.length === 1 && r.byMonthDay?.length === 1 && !r.byDay && r.byMonthDay[0]! >= 1 && r.byMonthDay[0]! <= 28) return 1;
+      return null;
+  }
+}

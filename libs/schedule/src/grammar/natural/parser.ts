@@ -1,0 +1,761 @@
+/**
+ * Recursive-descent parser for natural schedules: a sequence of clauses in any order
+ * (`every …`, `on …`, `at …`, `between … and …`, `starting …`, `until …`, `N times`, one-offs),
+ * collecting every independent error instead of stopping at the first.
+ */
+import { errorAt, suggest } from '../../errors';
+import type { Budget, ScheduleError } from '../../types';
+import { daysInMonth, floating } from '../../recurrence/calendar';
+import type { Tok } from './lexer';
+import { tokenize } from './lexer';
+import { ADVERBS, MONTHS, ORDINAL_SUFFIXES, ORDINAL_WORDS, UNITS, VOCABULARY, WEEKDAYS, WEEKDAY_PLURALS, isKnownWord } from './vocab';
+import type { Unit } from './vocab';
+
+export interface Span {
+  start: number;
+  end: number;
+}
+export interface TimeOfDay {
+  /** Seconds after local midnight. */
+  sec: number;
+  span: Span;
+}
+export type OneOff =
+  | { kind: 'in'; n: number; unit: Unit; span: Span }
+  | { kind: 'date'; fl: number; hasTime: boolean; span: Span }
+  | { kind: 'day'; offset: number; span: Span };
+
+export interface Spec {
+  interval: { n: number; unit: Unit; span: Span } | null;
+  weekdays: { days: number[]; span: Span } | null;
+  nthWeekdays: { list: { n: number; day: number }[]; span: Span } | null;
+  monthDays: { days: number[]; span: Span } | null;
+  months: { months: number[]; span: Span } | null;
+  /** A month-and-day (`march 15`) was given: the schedule is yearly. */
+  yearDate: Span | null;
+  /** `of every month` / `of the month` seen. */
+  monthly: Span | null;
+  times: TimeOfDay[];
+  window: { from: number; to: number; span: Span } | null;
+  starting: { fl: number; span: Span } | null;
+  until: { fl: number; hasTime: boolean; span: Span } | null;
+  count: { n: number; span: Span } | null;
+  oneOff: OneOff | null;
+}
+
+export interface ParseResult {
+  spec: Spec;
+  errors: ScheduleError[];
+}
+
+const TIME_RANGE = 'times go from 00:00 to 23:59';
+
+class Parser {
+  private i = 0;
+  readonly errors: ScheduleError[] = [];
+  readonly spec: Spec = {
+    interval: null,
+    weekdays: null,
+    nthWeekdays: null,
+    monthDays: null,
+    months: null,
+    yearDate: null,
+    monthly: null,
+    times: [],
+    window: null,
+    starting: null,
+    until: null,
+    count: null,
+    oneOff: null,
+  };
+
+  constructor(
+    private readonly expr: string,
+    private readonly toks: Tok[],
+    private readonly budget: Budget,
+  ) {}
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private tok(k = 0): Tok | undefined {
+    return this.toks[this.i + k];
+  }
+  private low(k = 0): string {
+    const t = this.tok(k);
+    return t && (t.kind === 'word' || t.kind === 'punct') ? t.low : '';
+  }
+  private is(...words: string[]): boolean {
+    return words.includes(this.low());
+  }
+  private accept(...words: string[]): boolean {
+    if (this.is(...words)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private err(from: Tok | Span, to: Tok | Span, kind: string, message: string, suggestion: string | null = null): void {
+    this.errors.push(errorAt(this.expr, from.start, to.end, kind, message, suggestion));
+  }
+  private spanFrom(startTok: Tok): Span {
+    const last = this.toks[this.i - 1] ?? startTok;
+    return { start: startTok.start, end: Math.max(last.end, startTok.end) };
+  }
+  /** Reports a duplicate clause; returns true when `existing` is already set. */
+  private dup(existing: unknown, span: Span, what: string): boolean {
+    if (existing) {
+      this.err(span, span, 'conflict', `${what} is given twice; give it once`);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- entry ---------------------------------------------------------------------------------
+
+  parse(): void {
+    this.correctSpelling();
+    while (this.i < this.toks.length) {
+      this.budget.check();
+      const before = this.i;
+      if (!this.clause()) {
+        const t = this.tok()!;
+        if (this.i === before) {
+          this.unexpected(t);
+          this.i++;
+        }
+      }
+    }
+  }
+
+  /** Unknown words get an error (with the closest vocabulary word) and are read as that word. */
+  private correctSpelling(): void {
+    const kept: Tok[] = [];
+    for (const t of this.toks) {
+      if (t.kind === 'other') {
+        this.err(t, t, 'unexpected_character', `unexpected "${t.text}": use words, numbers, times like 09:30 and dates like 2026-12-04`);
+        continue;
+      }
+      if (t.kind !== 'word' || isKnownWord(t.low)) {
+        kept.push(t);
+        continue;
+      }
+      const s = suggest(t.low, VOCABULARY);
+      this.err(t, t, 'unknown_word', s ? `unknown word "${t.text}"; did you mean "${s}"?` : `unknown word "${t.text}"`, s);
+      if (s) kept.push({ ...t, low: s });
+    }
+    this.toks.splice(0, this.toks.length, ...kept);
+  }
+
+  private unexpected(t: Tok): void {
+    const what = t.kind === 'num' ? `number ${t.text}` : `"${t.text}"`;
+    let hint = '';
+    if (t.kind === 'num') hint = ': a number must be followed by a unit (`5 minutes`), `times`, `am`/`pm`, or come after `at`';
+    else if (t.low === 'at') hint = ': `at` must be followed by a time (`at 9:30`, `at noon`) or a date';
+    else if (t.low === 'and' || t.low === ',') hint = '';
+    this.err(t, t, 'unexpected_token', `unexpected ${what} here${hint}`);
+  }
+
+  // ---- clauses -------------------------------------------------------------------------------
+
+  private clause(): boolean {
+    const t = this.tok()!;
+    const w = this.low();
+    if (w === 'and' || w === ',' || w === 'then' || w === '&') {
+      this.i++;
+      return true;
+    }
+    if (w === 'every' || w === 'each') return this.every();
+    if (ADVERBS[w]) {
+      this.i++;
+      const span = this.spanFrom(t);
+      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n: 1, unit: ADVERBS[w]!, span };
+      return true;
+    }
+    if (w === 'on') return this.on();
+    if (w === 'of') return this.of();
+    if (w === 'at') return this.at();
+    if (w === 'between' || w === 'from') return this.between();
+    if (['starting', 'start', 'starts', 'beginning', 'begins'].includes(w)) return this.bound('starting');
+    if (['until', 'till', 'through', 'ending', 'ends', 'end'].includes(w)) return this.bound('until');
+    if (w === 'in') return this.in();
+    if (w === 'for' && this.tok(1)?.kind === 'num' && ['times', 'time'].includes(this.low(2))) {
+      this.i++;
+      return this.clause();
+    }
+    if (w === 'tomorrow' || w === 'today') {
+      this.i++;
+      this.setOneOff({ kind: 'day', offset: w === 'tomorrow' ? 1 : 0, span: this.spanFrom(t) });
+      return true;
+    }
+    if (t.kind === 'num' && ['times', 'time'].includes(this.low(1))) {
+      this.i += 2;
+      const span = this.spanFrom(t);
+      if (t.n! < 1) this.err(span, span, 'out_of_range', 'the number of times must be at least 1');
+      else if (!this.dup(this.spec.count, span, 'the number of times')) this.spec.count = { n: t.n!, span };
+      return true;
+    }
+    if (t.kind === 'date') {
+      const d = this.date();
+      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      return true;
+    }
+    if (w === 'the' || (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) || (ORDINAL_WORDS[w] !== undefined && !this.isTimeStart())) {
+      return this.dayList(t);
+    }
+    if (WEEKDAY_PLURALS[w] !== undefined || ['weekdays', 'weekends', 'workdays'].includes(w) || WEEKDAYS[w] !== undefined) {
+      return this.weekdayList(t);
+    }
+    if (MONTHS[w] !== undefined) return this.monthDate(t);
+    if (this.isTimeStart()) {
+      this.timeList();
+      return true;
+    }
+    return false;
+  }
+
+  private setOneOff(o: OneOff): void {
+    if (!this.dup(this.spec.oneOff, o.span, 'the date')) this.spec.oneOff = o;
+  }
+
+  /** `every [N|other] unit`, `every weekday`, `every monday and thursday`, `every first monday`, `every 15th`, `every march 15`. */
+  private every(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    let n = 1;
+    const t = this.tok();
+    if (!t) {
+      this.err(start, start, 'incomplete', '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`');
+      return true;
+    }
+    if (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) return this.dayList(start);
+    if (t.kind === 'num' || this.is('other')) {
+      n = t.kind === 'num' ? t.n! : 2;
+      this.i++;
+      const u = UNITS[this.low()];
+      if (!u) {
+        const nt = this.tok();
+        this.err(t, nt ?? t, 'expected_unit', `expected a unit after "${t.text}": seconds, minutes, hours, days, weeks, months or years`, null);
+        if (nt && nt.kind !== 'num') this.i++;
+        return true;
+      }
+      const unitTok = this.tok()!;
+      this.i++;
+      const span = this.spanFrom(start);
+      if (n < 1) {
+        this.err(t, t, 'out_of_range', 'an interval must be at least 1', `every ${u}`);
+        return true;
+      }
+      this.checkInterval(n, u, { start: t.start, end: unitTok.end }, unitTok);
+      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n, unit: u, span };
+      return true;
+    }
+    const u = UNITS[this.low()];
+    if (u && !(u === 'second' && this.isWeekdayAt(1))) {
+      this.i++;
+      const span = this.spanFrom(start);
+      // `every weekend day`, `every day`
+      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n: 1, unit: u, span };
+      return true;
+    }
+    if (this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays') || WEEKDAYS[this.low()] !== undefined || WEEKDAY_PLURALS[this.low()] !== undefined) {
+      return this.weekdayList(start);
+    }
+    if (ORDINAL_WORDS[this.low()] !== undefined) return this.dayList(start);
+    if (MONTHS[this.low()] !== undefined) return this.monthDate(start);
+    this.err(start, t, 'incomplete', '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`');
+    return true;
+  }
+
+  private isWeekdayAt(k: number): boolean {
+    return WEEKDAYS[this.low(k)] !== undefined || WEEKDAY_PLURALS[this.low(k)] !== undefined;
+  }
+
+  /** `every 61 minutes` → `every hour`: sub-day intervals must fit in the next larger unit. */
+  private checkInterval(n: number, u: Unit, span: Span, unitTok: Tok): void {
+    const limits: Partial<Record<Unit, [number, Unit, number]>> = { second: [59, 'minute', 60], minute: [59, 'hour', 60], hour: [23, 'day', 24] };
+    const lim = limits[u];
+    if (!lim || n <= lim[0]) {
+      if (n > 1000) this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
+      return;
+    }
+    const [max, bigger, factor] = lim;
+    const q = Math.max(1, Math.round(n / factor));
+    const sug = n % factor === 0 ? (n === factor ? `every ${bigger}` : `every ${n / factor} ${bigger}s`) : q === 1 ? `every ${bigger}` : `every ${q} ${bigger}s`;
+    const exact = n % factor === 0 ? `; ${n} ${u}s is ${sug.slice(6)}` : '';
+    this.err(span, span, 'out_of_range', `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`, sug);
+  }
+
+  /** `on weekdays`, `on monday and thursday`, `on the 1st`, `on the first monday`, `on march 15`, `on 2026-12-01`. */
+  private on(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    const t = this.tok();
+    if (!t) {
+      this.err(start, start, 'incomplete', '`on` must be followed by a day, e.g. `on monday`, `on the 1st`');
+      return true;
+    }
+    if (t.kind === 'date') {
+      const d = this.date();
+      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      return true;
+    }
+    if (this.is('the') || t.kind === 'num' || ORDINAL_WORDS[this.low()] !== undefined) return this.dayList(start);
+    if (MONTHS[this.low()] !== undefined) return this.monthDate(start);
+    return this.weekdayList(start);
+  }
+
+  /** `of every month`, `of the month`, `of each month`, `of every year` (markers), `of march` (after a month day). */
+  private of(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    this.accept('every', 'each', 'the');
+    if (this.accept('month')) {
+      this.spec.monthly = this.spanFrom(start);
+      return true;
+    }
+    if (this.accept('year')) {
+      this.spec.yearDate = this.spec.yearDate ?? this.spanFrom(start);
+      return true;
+    }
+    if (MONTHS[this.low()] !== undefined) {
+      const months = this.monthList();
+      this.setMonths(months, this.spanFrom(start));
+      this.spec.yearDate = this.spec.yearDate ?? this.spanFrom(start);
+      return true;
+    }
+    const t = this.tok() ?? start;
+    this.err(start, t, 'unexpected_token', '`of` must be followed by `every month`, `the month` or a month name');
+    return true;
+  }
+
+  private setMonths(months: number[], span: Span): void {
+    if (!this.dup(this.spec.months, span, 'the month')) this.spec.months = { months, span };
+  }
+
+  private monthList(): number[] {
+    const out: number[] = [];
+    while (MONTHS[this.low()] !== undefined) {
+      out.push(MONTHS[this.low()]!);
+      this.i++;
+      if ((this.is('and', ',') || this.is('&')) && MONTHS[this.low(1)] !== undefined) this.i++;
+      else break;
+    }
+    return out;
+  }
+
+  /** `march 15`, `march 15th`, `every march 15` (yearly). */
+  private monthDate(start: Tok): boolean {
+    const mTok = this.tok()!;
+    const month = MONTHS[mTok.low]!;
+    this.i++;
+    const dTok = this.tok();
+    if (dTok && dTok.kind === 'num') {
+      this.i++;
+      if (ORDINAL_SUFFIXES.has(this.low())) this.i++;
+      const span = this.spanFrom(start);
+      const day = dTok.n!;
+      if (day < 1 || day > daysInMonth(2000, month)) {
+        this.err(dTok, dTok, 'out_of_range', `${capital(mTok.low.length > 3 ? mTok.low : monthName(month))} has ${daysInMonth(2000, month)} days at most; got ${day}`, null);
+        return true;
+      }
+      this.setMonths([month], span);
+      this.addMonthDays([day], span);
+      this.spec.yearDate = span;
+      return true;
+    }
+    // bare month name: a month filter (`every day in march`)
+    this.i--;
+    const months = this.monthList();
+    this.setMonths(months, this.spanFrom(start));
+    return true;
+  }
+
+  private addMonthDays(days: number[], span: Span): void {
+    if (this.spec.monthDays) {
+      this.spec.monthDays.days.push(...days);
+      this.spec.monthDays.span = { start: Math.min(this.spec.monthDays.span.start, span.start), end: Math.max(this.spec.monthDays.span.end, span.end) };
+    } else this.spec.monthDays = { days, span };
+  }
+
+  /**
+   * A list of month days and/or nth weekdays: `the 1st`, `the 15th and last day`, `the first monday`,
+   * `last friday`, `1st and 3rd monday`; optionally followed by `of every month` / `of march`.
+   */
+  private dayList(start: Tok): boolean {
+    const days: number[] = [];
+    const nth: { n: number; day: number }[] = [];
+    let any = false;
+    for (;;) {
+      this.budget.check();
+      this.accept('the');
+      const t = this.tok();
+      if (!t) break;
+      let n: number | null = null;
+      let isNumeric = false;
+      if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || any || this.toks[this.i - 1]?.low === 'the')) {
+        n = t.n!;
+        isNumeric = true;
+        this.i++;
+        if (ORDINAL_SUFFIXES.has(this.low())) this.i++;
+      } else if (ORDINAL_WORDS[this.low()] !== undefined) {
+        n = ORDINAL_WORDS[this.low()]!;
+        this.i++;
+      } else break;
+      any = true;
+      const wd = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()];
+      if (wd !== undefined) {
+        this.i++;
+        if (n < -5 || n === 0 || n > 5) this.err(t, this.toks[this.i - 1]!, 'out_of_range', `a month has at most 5 of each weekday; got the ${n}th`, null);
+        else nth.push({ n, day: wd });
+      } else {
+        this.accept('day');
+        if (n === -1 || (n >= 1 && n <= 31)) days.push(n);
+        else {
+          this.err(t, t, 'out_of_range', `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`, n > 31 ? 'last day' : null);
+        }
+        void isNumeric;
+      }
+      if ((this.is('and', ',', '&')) && this.startsDayItem(1)) {
+        this.i++;
+        continue;
+      }
+      break;
+    }
+    if (!any) {
+      const t = this.tok() ?? start;
+      this.err(start, t, 'incomplete', 'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)');
+      if (this.tok() && this.i < this.toks.length && this.low() !== 'at') this.i++;
+      return true;
+    }
+    const span = this.spanFrom(start);
+    if (days.length) this.addMonthDays(days, span);
+    if (nth.length) {
+      if (this.spec.nthWeekdays) this.spec.nthWeekdays.list.push(...nth);
+      else this.spec.nthWeekdays = { list: nth, span };
+    }
+    // `of every month`, `of the month`, `of march`
+    if (this.is('of')) this.of();
+    else if (MONTHS[this.low()] !== undefined && days.length) {
+      // `the 15th march`
+      const months = this.monthList();
+      this.setMonths(months, this.spanFrom(start));
+      this.spec.yearDate = this.spanFrom(start);
+    }
+    return true;
+  }
+
+  private startsDayItem(k: number): boolean {
+    const t = this.tok(k);
+    if (!t) return false;
+    const l = this.low(k) === 'the' ? this.low(k + 1) : this.low(k);
+    const tt = this.low(k) === 'the' ? this.tok(k + 1) : t;
+    if (!tt) return false;
+    if (ORDINAL_WORDS[l] !== undefined) return true;
+    if (tt.kind === 'num') {
+      const nextLow = this.low(k + (this.low(k) === 'the' ? 2 : 1));
+      return ORDINAL_SUFFIXES.has(nextLow) || !['am', 'pm', "o'clock", 'oclock', 'times', 'time'].includes(nextLow);
+    }
+    return false;
+  }
+
+  /** `weekdays`, `weekends`, `monday and thursday`, `mon-fri`, `mondays`, `monday through friday`. */
+  private weekdayList(start: Tok): boolean {
+    const days = new Set<number>();
+    let any = false;
+    for (;;) {
+      this.budget.check();
+      const w = this.low();
+      const t = this.tok();
+      if (!t) break;
+      if (['weekday', 'weekdays', 'workday', 'workdays'].includes(w)) {
+        [0, 1, 2, 3, 4].forEach((d) => days.add(d));
+        this.i++;
+      } else if (w === 'weekend' || w === 'weekends') {
+        days.add(5).add(6);
+        this.i++;
+        this.accept('day', 'days');
+      } else if (WEEKDAYS[w] !== undefined || WEEKDAY_PLURALS[w] !== undefined) {
+        const a = WEEKDAYS[w] ?? WEEKDAY_PLURALS[w]!;
+        this.i++;
+        if ((this.is('-', 'to', 'through')) && (WEEKDAYS[this.low(1)] !== undefined || WEEKDAY_PLURALS[this.low(1)] !== undefined)) {
+          this.i++;
+          const b = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()]!;
+          this.i++;
+          for (let d = a; ; d = (d + 1) % 7) {
+            days.add(d);
+            if (d === b) break;
+          }
+        } else days.add(a);
+      } else break;
+      any = true;
+      if (this.is('and', ',', '&') && this.startsWeekday(1)) {
+        this.i++;
+        continue;
+      }
+      break;
+    }
+    if (!any) {
+      const t = this.tok() ?? start;
+      this.err(start, t, 'incomplete', 'expected a day: a weekday name (`monday`), `weekdays`, `weekends`, a day of the month (`the 1st`) or a date');
+      if (this.tok() && this.low() !== 'at') this.i++;
+      return true;
+    }
+    const span = this.spanFrom(start);
+    const list = [...days].sort((a, b) => a - b);
+    if (this.spec.weekdays) {
+      for (const d of list) if (!this.spec.weekdays.days.includes(d)) this.spec.weekdays.days.push(d);
+      this.spec.weekdays.days.sort((a, b) => a - b);
+    } else this.spec.weekdays = { days: list, span };
+    return true;
+  }
+
+  private startsWeekday(k: number): boolean {
+    const l = this.low(k);
+    return WEEKDAYS[l] !== undefined || WEEKDAY_PLURALS[l] !== undefined || ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays'].includes(l);
+  }
+
+  /** `at 9:30`, `at 8am and 8pm`, `at noon`, `at 2026-12-01 09:00`. */
+  private at(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    const t = this.tok();
+    if (t && t.kind === 'date') {
+      const d = this.date();
+      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
+      return true;
+    }
+    if (!t || !this.isTimeStart(true)) {
+      this.err(start, t ?? start, 'expected_time', '`at` must be followed by a time, e.g. `at 9:30`, `at 5pm`, `at noon`', null);
+      if (t && !this.is('and', ',') && t.kind !== 'word') this.i++;
+      return true;
+    }
+    this.timeList(true);
+    return true;
+  }
+
+  private timeList(afterAt = false): void {
+    for (;;) {
+      const tm = this.time(afterAt);
+      if (tm && tm.sec !== null) {
+        if (this.spec.times.some((x) => x.sec === tm.sec)) this.err(tm.span, tm.span, 'conflict', 'this time is listed twice');
+        else this.spec.times.push({ sec: tm.sec, span: tm.span });
+      }
+      if (this.is('and', ',', '&') && this.isTimeStartAt(1, afterAt)) {
+        this.i++;
+        continue;
+      }
+      break;
+    }
+  }
+
+  private isTimeStart(lenient = false): boolean {
+    return this.isTimeStartAt(0, lenient);
+  }
+
+  /** Is token k the start of a time? Bare numbers count only after `at` (`lenient`) or with am/pm/o'clock. */
+  private isTimeStartAt(k: number, lenient: boolean): boolean {
+    const t = this.tok(k);
+    if (!t) return false;
+    if (t.kind === 'time') return true;
+    if (t.kind === 'word') return ['noon', 'midday', 'midnight'].includes(t.low);
+    if (t.kind === 'num') {
+      const next = this.low(k + 1);
+      if (['am', 'pm', "o'clock", 'oclock'].includes(next)) return true;
+      return lenient && !UNITS[next] && !ORDINAL_SUFFIXES.has(next) && next !== 'times' && next !== 'time';
+    }
+    return false;
+  }
+
+  /** One time of day; `sec` null when it was out of range (an error was reported). */
+  private time(lenient = false): { sec: number | null; span: Span } | null {
+    const t = this.tok();
+    if (!t || !this.isTimeStart(lenient)) return null;
+    this.i++;
+    if (t.kind === 'word') {
+      return { sec: t.low === 'midnight' ? 0 : 12 * 3600, span: { start: t.start, end: t.end } };
+    }
+    let h: number;
+    let mi = 0;
+    let s = 0;
+    if (t.kind === 'time') {
+      h = t.h!;
+      mi = t.mi!;
+      s = t.s!;
+    } else h = t.n!;
+    let mer: string | null = null;
+    if (this.is('am', 'pm')) {
+      mer = this.low();
+      this.i++;
+    } else if (this.is("o'clock", 'oclock')) this.i++;
+    const span = this.spanFrom(t);
+    let bad = false;
+    if (mer) {
+      if (h < 1 || h > 12) {
+        this.err(span, span, 'out_of_range', `with ${mer} the hour goes from 1 to 12; ${TIME_RANGE}`, h <= 23 ? pad2(h) + ':' + pad2(mi) : null);
+        return { sec: null, span };
+      }
+      h = (h % 12) + (mer === 'pm' ? 12 : 0);
+    }
+    if (h > 23 || (h === 24 && (mi > 0 || s > 0))) {
+      this.err(span, span, 'out_of_range', `hour ${h} is out of range: ${TIME_RANGE}`, h === 24 && mi === 0 ? 'midnight' : null);
+      bad = true;
+    }
+    if (mi > 59) {
+      this.err(span, span, 'out_of_range', `minute ${mi} is out of range: ${TIME_RANGE} (minutes 00 to 59)`, null);
+      bad = true;
+    }
+    if (s > 59) {
+      this.err(span, span, 'out_of_range', `second ${s} is out of range: seconds go from 00 to 59`, null);
+      bad = true;
+    }
+    return { sec: bad ? null : h * 3600 + mi * 60 + s, span };
+  }
+
+  /** `between 9am and 5pm`, `from 9:00 to 17:00`; `from 2026-12-04` is a start bound. */
+  private between(): boolean {
+    const start = this.tok()!;
+    if (start.low === 'from' && this.tok(1)?.kind === 'date') return this.bound('starting');
+    this.i++;
+    const a = this.time(true);
+    if (!a) {
+      const t = this.tok() ?? start;
+      this.err(start, t, 'expected_time', `\`${start.text}\` must be followed by a time window, e.g. \`between 9am and 5pm\``);
+      return true;
+    }
+    if (!this.accept('and', 'to', '-', 'until', 'till', '&')) {
+      const t = this.tok() ?? a.span;
+      this.err(start, t, 'incomplete', 'a time window needs an end: `between 9am and 5pm`');
+      return true;
+    }
+    const b = this.time(true);
+    if (!b) {
+      const t = this.tok() ?? start;
+      this.err(start, t, 'expected_time', 'a time window needs an end time: `between 9am and 5pm`');
+      return true;
+    }
+    const span = this.spanFrom(start);
+    if (a.sec === null || b.sec === null) return true;
+    if (a.sec === b.sec) {
+      this.err(span, span, 'invalid_window', 'the window starts and ends at the same time');
+      return true;
+    }
+    if (!this.dup(this.spec.window, span, 'the time window')) this.spec.window = { from: a.sec, to: b.sec, span };
+    return true;
+  }
+
+  /** `starting 2026-12-04`, `starting on 2026-12-04 at 9:00`, `until 2027-06-30`. */
+  private bound(which: 'starting' | 'until'): boolean {
+    const start = this.tok()!;
+    this.i++;
+    this.accept('on', 'from', 'at');
+    const t = this.tok();
+    if (!t || t.kind !== 'date') {
+      this.err(start, t ?? start, 'expected_date', `\`${start.text}\` must be followed by a date like 2026-12-04 (optionally with a time: 2026-12-04 09:00)`);
+      if (t && t.kind !== 'word') this.i++;
+      return true;
+    }
+    const d = this.date();
+    if (!d) return true;
+    let fl = d.fl;
+    let hasTime = d.hasTime;
+    if (!hasTime && this.is('at') && this.isTimeStartAt(1, true)) {
+      this.i++;
+      const tm = this.time(true);
+      if (tm?.sec !== null && tm) {
+        fl += tm.sec * 1000;
+        hasTime = true;
+      }
+    }
+    const span = this.spanFrom(start);
+    if (which === 'starting') {
+      if (!this.dup(this.spec.starting, span, 'the start')) this.spec.starting = { fl, span };
+    } else if (!this.dup(this.spec.until, span, 'the end')) this.spec.until = { fl, hasTime, span };
+    return true;
+  }
+
+  /** ISO date token (optionally with a time, also `… at 9am`), validated. */
+  private date(): { fl: number; hasTime: boolean; span: Span } | null {
+    const t = this.tok()!;
+    this.i++;
+    const { y, mo, d } = t as Required<Tok>;
+    let bad = false;
+    if (mo < 1 || mo > 12) {
+      this.err(t, t, 'out_of_range', `month ${mo} is out of range: months go from 01 to 12`);
+      bad = true;
+    } else if (d < 1 || d > daysInMonth(y, mo)) {
+      this.err(t, t, 'out_of_range', `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`, `${y}-${pad2(mo)}-${pad2(daysInMonth(y, mo))}`);
+      bad = true;
+    }
+    if (t.hasTime && (t.h! > 23 || t.mi! > 59 || t.s! > 59)) {
+      this.err(t, t, 'out_of_range', `time out of range: ${TIME_RANGE}`);
+      bad = true;
+    }
+    if (bad) return null;
+    let fl = floating(y, mo, d, t.h, t.mi, t.s);
+    let hasTime = !!t.hasTime;
+    if (!hasTime && this.is('at') && this.isTimeStartAt(1, true)) {
+      const save = this.i;
+      this.i++;
+      const tm = this.time(true);
+      if (tm && tm.sec !== null) {
+        fl += tm.sec * 1000;
+        hasTime = true;
+      } else if (!tm) this.i = save;
+    } else if (!hasTime && this.isTimeStart()) {
+      const tm = this.time();
+      if (tm && tm.sec !== null) {
+        fl += tm.sec * 1000;
+        hasTime = true;
+      }
+    }
+    return { fl, hasTime, span: this.spanFrom(t) };
+  }
+
+  /** `in 20 minutes` (one-off), `in march` (month filter). */
+  private in(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    if (MONTHS[this.low()] !== undefined) {
+      const months = this.monthList();
+      this.setMonths(months, this.spanFrom(start));
+      return true;
+    }
+    const t = this.tok();
+    let n = 1;
+    if (t && t.kind === 'num') {
+      n = t.n!;
+      this.i++;
+    } else if (this.is('a', 'an')) this.i++;
+    const u = UNITS[this.low()];
+    if (!u) {
+      this.err(start, this.tok() ?? start, 'expected_unit', '`in` must be followed by a duration (`in 20 minutes`) or a month (`in march`)');
+      if (this.tok() && this.tok()!.kind !== 'word') this.i++;
+      return true;
+    }
+    this.i++;
+    const span = this.spanFrom(start);
+    if (n < 1 || n > 100_000) {
+      this.err(span, span, 'out_of_range', 'the delay must be between 1 and 100000 units');
+      return true;
+    }
+    this.setOneOff({ kind: 'in', n, unit: u, span });
+    return true;
+  }
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+const MONTH_FULL = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+function monthName(m: number): string {
+  return MONTH_FULL[m - 1]!;
+}
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export function parseNatural(expr: string, budget: Budget): ParseResult {
+  const p = new Parser(expr, tokenize(expr), budget);
+  p.parse();
+  return { spec: p.spec, errors: p.errors };
+}
