@@ -34,11 +34,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
  * - `invalid_request`: the request itself could not be built (bad header value, bad URL) (fatal)
  */
 export type DeliveryErrorKind =
-  | 'network'
-  | 'timeout'
-  | 'destination_not_allowed'
-  | 'too_many_redirects'
-  | 'invalid_request';
+  'network' | 'timeout' | 'destination_not_allowed' | 'too_many_redirects' | 'invalid_request';
 
 /** Resolves a hostname to all its addresses (default: `dns.lookup(host, { all: true })`). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -156,7 +152,11 @@ function errorChain(err: unknown): Array<Error & { code?: string }> {
   return chain;
 }
 
-function classifyError(err: unknown, timedOut: boolean, timeoutMs: number): { kind: DeliveryErrorKind; message: string } {
+function classifyError(
+  err: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): { kind: DeliveryErrorKind; message: string } {
   const chain = errorChain(err);
   if (chain.some((e) => e instanceof DestinationNotAllowedError)) {
     return { kind: 'destination_not_allowed', message: DESTINATION_NOT_ALLOWED };
@@ -194,7 +194,10 @@ function withoutHeader(headers: Record<string, string>, lowerName: string): Reco
 }
 
 /** Drop a redirect response's body, reading at most a little so the connection can be reused. */
-async function discardBody(body: { dump(opts?: { limit?: number }): Promise<void>; on(e: 'error', f: () => void): unknown }) {
+async function discardBody(body: {
+  dump(opts?: { limit?: number }): Promise<void>;
+  on(e: 'error', f: () => void): unknown;
+}) {
   body.on('error', () => undefined);
   try {
     await body.dump({ limit: 16 * 1024 });
@@ -299,7 +302,10 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
         const hop = checkUrlStatic(next, opts.rules);
         if (!hop.ok) {
           const kind = hop.reason.startsWith(DESTINATION_NOT_ALLOWED) ? 'destination_not_allowed' : 'invalid_request';
-          return fail(kind, kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid redirect: ${hop.reason}`);
+          return fail(
+            kind,
+            kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid redirect: ${hop.reason}`,
+          );
         }
         if (next.origin !== url.origin) headers = withoutCustomHeaders(headers);
         if (res.statusCode === 303 && method !== 'HEAD') {

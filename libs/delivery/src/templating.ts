@@ -78,7 +78,10 @@ export interface ValidateTemplatesOptions {
  * `sink.config.body`, `sink.config.url`) for the API's 400 `fields`; empty when valid.
  * Several problems in one field are joined with `; `.
  */
-export function validateTemplates(config: TemplatableConfig, options: ValidateTemplatesOptions = {}): Record<string, string> {
+export function validateTemplates(
+  config: TemplatableConfig,
+  options: ValidateTemplatesOptions = {},
+): Record<string, string> {
   const base = options.basePath ?? 'sink.config';
   const known = options.secretNames ? new Set(options.secretNames) : null;
   const errors: Record<string, string> = {};

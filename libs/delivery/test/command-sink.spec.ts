@@ -23,9 +23,15 @@ describe('command sink (decisions: command sink)', () => {
   });
 
   it('should be retryable for a code in retry_on_exit_codes and fatal otherwise', async () => {
-    const retry = await runCommand({ config: script('process.exit(75)', { retry_on_exit_codes: [75] }), timeoutMs: 5000 });
+    const retry = await runCommand({
+      config: script('process.exit(75)', { retry_on_exit_codes: [75] }),
+      timeoutMs: 5000,
+    });
     expect(retry).toMatchObject({ outcome: 'retryable', exitCode: 75, errorKind: 'exit_code', error: 'exit code 75' });
-    const fatal = await runCommand({ config: script('process.exit(1)', { retry_on_exit_codes: [75] }), timeoutMs: 5000 });
+    const fatal = await runCommand({
+      config: script('process.exit(1)', { retry_on_exit_codes: [75] }),
+      timeoutMs: 5000,
+    });
     expect(fatal).toMatchObject({ outcome: 'fatal', exitCode: 1 });
   });
 
@@ -46,7 +52,12 @@ describe('command sink (decisions: command sink)', () => {
     try {
       const r = await runCommand({
         config: {
-          argv: [node, '-e', 'console.log(JSON.stringify([process.argv[1], process.env.SVC_TEST_SECRET ?? null, process.env.FOO]))', '$(echo hi); `id`'],
+          argv: [
+            node,
+            '-e',
+            'console.log(JSON.stringify([process.argv[1], process.env.SVC_TEST_SECRET ?? null, process.env.FOO]))',
+            '$(echo hi); `id`',
+          ],
           env: { FOO: 'bar' },
         },
         timeoutMs: 5000,
@@ -76,9 +87,9 @@ describe('command sink (decisions: command sink)', () => {
 
   describe('validateCommandConfig', () => {
     it('should accept a valid config', () => {
-      expect(validateCommandConfig({ argv: ['/bin/true'], env: { A: '1' }, cwd: '/tmp', retry_on_exit_codes: [75] })).toEqual(
-        {},
-      );
+      expect(
+        validateCommandConfig({ argv: ['/bin/true'], env: { A: '1' }, cwd: '/tmp', retry_on_exit_codes: [75] }),
+      ).toEqual({});
     });
 
     it('should name each bad field', () => {

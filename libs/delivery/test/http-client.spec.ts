@@ -214,7 +214,12 @@ describe('deliverHttp against a loopback receiver', () => {
       });
       const r = await send('/same', {
         followRedirects: true,
-        headers: { 'Content-Type': 'application/json', 'webhook-id': 'run_1', Authorization: 'Bearer s3cret', 'X-Token': 't' },
+        headers: {
+          'Content-Type': 'application/json',
+          'webhook-id': 'run_1',
+          Authorization: 'Bearer s3cret',
+          'X-Token': 't',
+        },
         // localhost must resolve to the loopback receiver only (IPv4), whatever /etc/hosts says
         resolve: async (): Promise<LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }],
       });
@@ -274,8 +279,20 @@ describe('deliverHttp against a loopback receiver', () => {
       ['localhost', 'http://localhost/'],
     ])('should refuse %s before connecting', async (_name, url) => {
       const resolve = jest.fn(async (): Promise<LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }]);
-      const r = await deliverHttp({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 1000, rules: hosted, resolve });
-      expect(r).toMatchObject({ statusCode: null, errorKind: 'destination_not_allowed', error: 'destination not allowed' });
+      const r = await deliverHttp({
+        url,
+        method: 'POST',
+        headers: {},
+        body: '{}',
+        timeoutMs: 1000,
+        rules: hosted,
+        resolve,
+      });
+      expect(r).toMatchObject({
+        statusCode: null,
+        errorKind: 'destination_not_allowed',
+        error: 'destination not allowed',
+      });
       expect(resolve).not.toHaveBeenCalled();
       expect(classify(r)).toBe('fatal');
     });

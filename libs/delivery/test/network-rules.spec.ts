@@ -44,10 +44,15 @@ describe('network rules (spec: Limits → Network rules)', () => {
       if (!res.ok) expect(res.reason).toMatch(/^destination not allowed/);
     });
 
-    it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-      'should allow public %s',
-      (ip) => expect(checkAddress(ip, hosted)).toEqual({ ok: true }),
-    );
+    it.each([
+      '93.184.216.34',
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+    ])('should allow public %s', (ip) => expect(checkAddress(ip, hosted)).toEqual({ ok: true }));
 
     it('should refuse what is not an address', () => {
       expect(checkAddress('example.com', hosted).ok).toBe(false);
@@ -57,7 +62,8 @@ describe('network rules (spec: Limits → Network rules)', () => {
 
   describe('checkAddress on self-hosted servers', () => {
     it('should allow everything by default', () => {
-      for (const ip of ['127.0.0.1', '10.0.0.1', '::1', '169.254.169.254']) expect(checkAddress(ip, selfHosted).ok).toBe(true);
+      for (const ip of ['127.0.0.1', '10.0.0.1', '::1', '169.254.169.254'])
+        expect(checkAddress(ip, selfHosted).ok).toBe(true);
     });
 
     it('should apply the address rules when allow_private_networks is false', () => {

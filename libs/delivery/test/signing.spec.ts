@@ -103,9 +103,7 @@ describe('signing (spec: Events → Signature)', () => {
 
     it('should reject an empty secret list and a fractional timestamp', () => {
       expect(() => signWebhook({ msgId: 'm', timestampSec: 1, body, secrets: [] })).toThrow();
-      expect(() =>
-        signWebhook({ msgId: 'm', timestampSec: 1.5, body, secrets: [generateSigningSecret()] }),
-      ).toThrow();
+      expect(() => signWebhook({ msgId: 'm', timestampSec: 1.5, body, secrets: [generateSigningSecret()] })).toThrow();
     });
   });
 });

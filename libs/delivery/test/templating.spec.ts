@@ -26,7 +26,9 @@ describe('templating (decisions: Templates)', () => {
     });
 
     it('should report unknown names and ignore non-identifier braces', () => {
-      expect(findTemplateReferences('{{run.foo}} {{ }} {{"a":1}} {{secret.1BAD}}').map((r) => [r.kind, r.name])).toEqual([
+      expect(
+        findTemplateReferences('{{run.foo}} {{ }} {{"a":1}} {{secret.1BAD}}').map((r) => [r.kind, r.name]),
+      ).toEqual([
         ['unknown', 'run.foo'],
         ['unknown', 'secret.1BAD'],
       ]);
@@ -37,7 +39,11 @@ describe('templating (decisions: Templates)', () => {
     it('should return nothing for valid templates', () => {
       expect(
         validateTemplates(
-          { url: 'https://x.example/hook', headers: { 'X-Token': '{{secret.API_TOKEN}}' }, body: '{"id":"{{run.id}}"}' },
+          {
+            url: 'https://x.example/hook',
+            headers: { 'X-Token': '{{secret.API_TOKEN}}' },
+            body: '{"id":"{{run.id}}"}',
+          },
           { secretNames: ['API_TOKEN'] },
         ),
       ).toEqual({});
@@ -77,10 +83,7 @@ describe('templating (decisions: Templates)', () => {
   describe('renderTemplate', () => {
     it('should substitute every variable', () => {
       expect(
-        renderTemplate(
-          '{{run.id}}|{{run.scheduled_at}}|{{run.attempt}}|{{job.id}}|{{job.name}}|{{fired_at}}',
-          ctx,
-        ),
+        renderTemplate('{{run.id}}|{{run.scheduled_at}}|{{run.attempt}}|{{job.id}}|{{job.name}}|{{fired_at}}', ctx),
       ).toBe('run_01|2025-03-01T02:00:00Z|1|job_01|nightly|2025-03-01T02:00:03.250Z');
     });
 

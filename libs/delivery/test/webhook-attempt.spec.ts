@@ -27,11 +27,19 @@ describe('deliverWebhookAttempt (loopback receiver)', () => {
   });
 
   it('should POST the signed standard payload and classify success', async () => {
-    const r = await deliverWebhookAttempt(input({ config: { url: `${rx.origin}/hook`, headers: { 'X-Token': '{{secret.API_TOKEN}}' } } }));
+    const r = await deliverWebhookAttempt(
+      input({ config: { url: `${rx.origin}/hook`, headers: { 'X-Token': '{{secret.API_TOKEN}}' } } }),
+    );
     expect(r).toMatchObject({ outcome: 'success', statusCode: 200, retryAfterMs: null });
     const req = rx.requests[0];
     const payload = new Webhook(secret).verify(req.body, req.headers as Record<string, string>);
-    expect(payload).toMatchObject({ run_id: 'run_01', job_id: 'job_01', job_name: 'nightly', scheduled_at: '2025-03-01T02:00:00Z', attempt: 1 });
+    expect(payload).toMatchObject({
+      run_id: 'run_01',
+      job_id: 'job_01',
+      job_name: 'nightly',
+      scheduled_at: '2025-03-01T02:00:00Z',
+      attempt: 1,
+    });
     expect(req.headers['svc-attempt']).toBe('1');
     expect(req.headers['x-token']).toBe('tok');
   });
@@ -58,19 +66,27 @@ describe('deliverWebhookAttempt (loopback receiver)', () => {
     });
     const r = await deliverWebhookAttempt(input());
     expect(r).toMatchObject({ outcome: 'retryable', statusCode: 503, retryAfterMs: 30_000, body: 'later' });
-    const custom = await deliverWebhookAttempt(input({ config: { url: `${rx.origin}/hook`, success_codes: [503], retry_on: [] } }));
+    const custom = await deliverWebhookAttempt(
+      input({ config: { url: `${rx.origin}/hook`, success_codes: [503], retry_on: [] } }),
+    );
     expect(custom.outcome).toBe('success');
   });
 
   it('should fail fatally without sending when a secret is missing', async () => {
-    const r = await deliverWebhookAttempt(input({ config: { url: `${rx.origin}/hook`, headers: { A: '{{secret.GONE}}' } } }));
+    const r = await deliverWebhookAttempt(
+      input({ config: { url: `${rx.origin}/hook`, headers: { A: '{{secret.GONE}}' } } }),
+    );
     expect(r).toMatchObject({ outcome: 'fatal', errorKind: 'invalid_request', error: 'unknown secret "GONE"' });
     expect(rx.requests).toHaveLength(0);
   });
 
   it('should refuse a hosted-mode destination as fatal with no traffic', async () => {
     const r = await deliverWebhookAttempt(input({ rules: { mode: 'hosted' } }));
-    expect(r).toMatchObject({ outcome: 'fatal', errorKind: 'destination_not_allowed', error: 'destination not allowed' });
+    expect(r).toMatchObject({
+      outcome: 'fatal',
+      errorKind: 'destination_not_allowed',
+      error: 'destination not allowed',
+    });
     expect(rx.requests).toHaveLength(0);
   });
 });
