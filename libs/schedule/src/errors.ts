@@ -65,26 +65,30 @@ export function wholeExpressionError(expr: string, kind: string, message: string
 }
 
 /**
- * Levenshtein edit distance (insertions, deletions, substitutions; unit cost), case-sensitive.
- * Compares by Unicode code points, so an emoji counts as one character.
+ * Levenshtein edit distance extended with adjacent transpositions (optimal string alignment, so
+ * `mnoday` → `monday` costs 1), unit costs, case-sensitive. Compares by Unicode code points, so
+ * an emoji counts as one character.
  */
 export function levenshtein(a: string, b: string): number {
   const x = Array.from(a);
   const y = Array.from(b);
   if (x.length === 0) return y.length;
   if (y.length === 0) return x.length;
-  let prev = new Array<number>(y.length + 1);
-  let cur = new Array<number>(y.length + 1);
-  for (let j = 0; j <= y.length; j++) prev[j] = j;
+  const rows: number[][] = [];
+  for (let i = 0; i <= x.length; i++) {
+    rows.push(new Array<number>(y.length + 1).fill(0));
+    rows[i][0] = i;
+  }
+  for (let j = 0; j <= y.length; j++) rows[0][j] = j;
   for (let i = 1; i <= x.length; i++) {
-    cur[0] = i;
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      let v = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) v = Math.min(v, rows[i - 2][j - 2] + 1);
+      rows[i][j] = v;
     }
-    [prev, cur] = [cur, prev];
   }
-  return prev[y.length];
+  return rows[x.length][y.length];
 }
 
 /**

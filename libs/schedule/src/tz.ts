@@ -57,16 +57,38 @@ export class ZoneOffsets {
   /** UTC offset in milliseconds at `instant` (ms since epoch). */
   offset(instant: number): number {
     if (this.zone === null) return 0;
-    const k = Math.floor(instant / BUCKET_MS);
-    let e = this.cache.get(k);
+    // Level 1: whole UTC days with a constant offset; level 2: 15-minute buckets inside days that
+    // contain a transition; level 3: a direct lookup for the bucket holding the transition.
+    const day = Math.floor(instant / DAY_MS);
+    let e = this.cache.get(day);
     if (e === undefined) {
-      const a = this.zone.offset(k * BUCKET_MS);
-      const b = this.zone.offset((k + 1) * BUCKET_MS - 1);
-      e = a === b ? Math.round(a * 60_000) : NaN;
-      if (this.cache.size >= MAX_CACHE) this.cache.clear();
-      this.cache.set(k, e);
+      e = this.span(day * DAY_MS, DAY_MS);
+      this.put(day, e);
     }
-    return Number.isNaN(e) ? Math.round(this.zone.offset(instant) * 60_000) : e;
+    if (!Number.isNaN(e)) return e;
+    const k = Math.floor(instant / BUCKET_MS);
+    const key = -1 - k; // negative keys for buckets (day keys are >= 0 after 1970; negative days are rare)
+    let b = this.fine.get(key);
+    if (b === undefined) {
+      b = this.span(k * BUCKET_MS, BUCKET_MS);
+      if (this.fine.size >= MAX_CACHE) this.fine.clear();
+      this.fine.set(key, b);
+    }
+    return Number.isNaN(b) ? Math.round((this.zone as IANAZone).offset(instant) * 60_000) : b;
+  }
+
+  private readonly fine = new Map<number, number>();
+
+  private span(start: number, len: number): number {
+    const z = this.zone as IANAZone;
+    const a = z.offset(start);
+    const b = z.offset(start + len - 1);
+    return a === b ? Math.round(a * 60_000) : NaN;
+  }
+
+  private put(k: number, v: number): void {
+    if (this.cache.size >= MAX_CACHE) this.cache.clear();
+    this.cache.set(k, v);
   }
 }
 
