@@ -19,6 +19,7 @@ const moduleNameMapper = {
 };
 const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
 module.exports = {
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,temporal,test}/**/*.spec.ts'] },
     {
@@ -27,7 +28,6 @@ module.exports = {
       testMatch: ['<rootDir>/{apps,libs,temporal,test}/**/*.int-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
-      testTimeout: 60_000,
     },
   ],
 };

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { createDataSource } from '@svc/persistence';
+// Jest's moduleNameMapper does not apply to globalSetup, hence the relative import.
+import { createDataSource } from '../libs/persistence/src/data-source';
 import { adminUrl, databaseUrl, templateDatabaseName } from './utils/database';
 
 /**

@@ -1,9 +1,8 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import { SearchAttributeType, defineSearchAttributeKey, TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes } from '@temporalio/common';
 import {
   JOB_WORKFLOW,
   RUN_WORKFLOW,
-  SEARCH_ATTRIBUTES,
   jobChangedSignal,
   jobDeletedSignal,
   jobWorkflowId,
@@ -12,9 +11,7 @@ import {
   type RunWorkflowInput,
 } from '@svc/workflows/definitions';
 
-const JOB_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobId, SearchAttributeType.KEYWORD);
-const WORKSPACE_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTES.workspaceId, SearchAttributeType.KEYWORD);
-const TRIGGER = defineSearchAttributeKey(SEARCH_ATTRIBUTES.trigger, SearchAttributeType.KEYWORD);
+import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 
 /**
  * The only code that talks to Temporal about jobs: start, signal, cancel (architecture.md rule 6).
@@ -39,8 +36,8 @@ export class JobWorkflowGateway {
       signal: jobChangedSignal,
       signalArgs: [snapshot],
       typedSearchAttributes: new TypedSearchAttributes([
-        { key: JOB_ID, value: snapshot.jobId },
-        { key: WORKSPACE_ID, value: snapshot.workspaceId },
+        { key: JOB_ID_KEY, value: snapshot.jobId },
+        { key: WORKSPACE_ID_KEY, value: snapshot.workspaceId },
       ]),
     });
   }
@@ -60,11 +57,7 @@ export class JobWorkflowGateway {
       workflowId: input.runId,
       taskQueue: this.taskQueue,
       args: [input],
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: JOB_ID, value: input.jobId },
-        { key: WORKSPACE_ID, value: input.workspaceId },
-        { key: TRIGGER, value: input.trigger },
-      ]),
+      typedSearchAttributes: runSearchAttributes(input),
     });
   }
 
@@ -77,5 +70,3 @@ export class JobWorkflowGateway {
     }
   }
 }
-
-export const RUN_SEARCH_ATTRIBUTE_KEYS = { JOB_ID, WORKSPACE_ID, TRIGGER };

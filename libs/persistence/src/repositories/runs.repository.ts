@@ -25,6 +25,7 @@ export interface AttemptFinish {
   outcome: AttemptOutcome;
   statusCode: number | null;
   error: string | null;
+  requestSummary: string;
   responseBody: string | null;
 }
 
@@ -185,9 +186,19 @@ export class RunsRepository {
   async finishAttempt(runId: string, n: number, finish: AttemptFinish): Promise<void> {
     await this.manager.query(
       `UPDATE attempts SET finished_at = $3, duration_ms = $4, outcome = $5, status_code = $6, error = $7,
-              response_body = $8
+              response_body = $8, request_summary = $9
         WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
-      [runId, n, finish.finishedAt, finish.durationMs, finish.outcome, finish.statusCode, finish.error, finish.responseBody],
+      [
+        runId,
+        n,
+        finish.finishedAt,
+        finish.durationMs,
+        finish.outcome,
+        finish.statusCode,
+        finish.error,
+        finish.responseBody,
+        finish.requestSummary,
+      ],
     );
   }
 

@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { AuditRepository, JobsRepository, RunsRepository } from '@svc/persistence';
+import { JobWorkflowGateway } from '@svc/scheduling';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { createActivities } from '../activities';
+import { reconcileJobWorkflows } from '../reconciler/reconciler';
+import { WORKER_CONFIG } from '../worker.constants';
+
+/** The repository root when running from source, `dist/` when running the build. */
+const ROOT = resolve(__dirname, '../../../..');
+
+/**
+ * Production uses the bundle written at build time (`dist/workflow-bundle.js`); tests and
+ * development bundle `temporal/workflows` on start-up (style.md rule 10).
+ */
+function workflowSource() {
+  const bundle = resolve(ROOT, 'workflow-bundle.js');
+  if (existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
+  return {
+    workflowsPath: resolve(ROOT, 'temporal/workflows/index'),
+    bundlerOptions: { webpackConfigHook: withWorkflowAliases },
+  };
+}
+
+/** Resolves the `@svc/*` imports of workflow code when bundling TypeScript sources. */
+export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>(config: T): T {
+  config.resolve = config.resolve ?? {};
+  config.resolve.alias = {
+    ...((config.resolve.alias as Record<string, string>) ?? {}),
+    '@svc/common': resolve(ROOT, 'libs/common/src'),
+    '@svc/workflows': resolve(ROOT, 'temporal/workflows'),
+  };
+  return config;
+}
+
+/** Owns the Temporal worker: created on bootstrap, run() tracked, shut down with the app. */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Worker');
+  private worker?: Worker;
+  private running?: Promise<void>;
+  private nativeConnection?: NativeConnection;
+  private clientConnection?: Connection;
+  private reconcileTimer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { address, namespace, task_queue } = this.config.temporal;
+    this.nativeConnection = await NativeConnection.connect({ address });
+    this.clientConnection = await Connection.connect({ address });
+    const client = new Client({ connection: this.clientConnection, namespace });
+    const gateway = new JobWorkflowGateway(client, task_queue);
+    const jobs = new JobsRepository(this.dataSource);
+    const activities = createActivities({
+      dataSource: this.dataSource,
+      jobs,
+      runs: new RunsRepository(this.dataSource),
+      audit: new AuditRepository(this.dataSource),
+      gateway,
+      config: this.config,
+      clock: () => new Date(),
+      random: Math.random,
+    });
+    this.worker = await Worker.create({
+      connection: this.nativeConnection,
+      namespace,
+      taskQueue: task_queue,
+      activities,
+      ...workflowSource(),
+    });
+    this.running = this.worker.run().catch((err: unknown) => {
+      this.logger.error(`worker stopped: ${(err as Error).message}`);
+      process.exitCode = 1;
+    });
+    this.logger.log(`polling task queue ${task_queue} on ${address} (${namespace})`);
+
+    const reconcile = async () => {
+      try {
+        const report = await reconcileJobWorkflows({ jobs, gateway, client, config: this.config });
+        this.logger.log(`reconciled: ${report.upserted} job workflows ensured, ${report.stopped} stopped`);
+      } catch (err) {
+        this.logger.warn(`reconcile failed: ${(err as Error).message}`);
+      }
+    };
+    void reconcile();
+    this.reconcileTimer = setInterval(() => void reconcile(), this.config.scheduler.reconcile_interval_ms);
+    this.reconcileTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.reconcileTimer);
+    if (this.worker && this.worker.getState() === 'RUNNING') this.worker.shutdown();
+    await this.running;
+    await this.nativeConnection?.close().catch(() => undefined);
+    await this.clientConnection?.close().catch(() => undefined);
+  }
+}

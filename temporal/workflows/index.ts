@@ -1,0 +1,3 @@
+// The workflows the worker registers (bundled from this file).
+export { jobWorkflow } from './job.workflow';
+export { runWorkflow } from './run.workflow';

@@ -1,0 +1,52 @@
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { DeliveryActivities, RunActivities } from './activity-types';
+import type { RunWorkflowInput } from './definitions';
+
+const runs = proxyActivities<RunActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+
+/** Error types the delivery activity raises that must not be retried. */
+export const NON_RETRYABLE_DELIVERY_ERRORS = ['FatalDelivery', 'AttemptsExhausted', 'RunGone'];
+const HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * One per run (workflow id = run id). Records the run, delivers it under a Temporal retry policy
+ * built from the job's `retry` (each activity attempt is one recorded attempt; jitter and
+ * Retry-After come through the failure's next-retry delay), then finishes the run.
+ */
+export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
+  const claim = await runs.claimRun(input);
+  if (claim.action === 'done') return claim.status;
+
+  const delivery = proxyActivities<DeliveryActivities>({
+    startToCloseTimeout: claim.timeoutMs + 15_000,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: {
+      maximumAttempts: claim.retry.maxAttempts,
+      initialInterval: claim.retry.initialIntervalMs,
+      maximumInterval: claim.retry.maxIntervalMs,
+      backoffCoefficient: claim.retry.multiplier,
+      nonRetryableErrorTypes: NON_RETRYABLE_DELIVERY_ERRORS,
+    },
+  });
+  try {
+    await delivery.deliverAttempt({ runId: input.runId });
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => runs.finishRun({ runId: input.runId, status: 'cancelled' }));
+      throw err;
+    }
+    await runs.finishRun({ runId: input.runId, status: 'failed', error: failureMessage(err) });
+    return 'failed';
+  }
+  await runs.finishRun({ runId: input.runId, status: 'succeeded' });
+  return 'succeeded';
+}
+
+function failureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return cause.message;
+  return cause instanceof Error ? cause.message : String(cause);
+}
