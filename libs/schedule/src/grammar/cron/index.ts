@@ -1,7 +1,69 @@
-import type { CompileResult, ScheduleInput } from '../../types';
+/**
+ * `cron` kind: classic 5-field Unix cron with Vixie cron's day rule (see parse.ts) and the
+ * RFC 5545 DST policy (see evaluate.ts). Canonical form: the expression unchanged.
+ */
+import { zoneOffsets } from '../../tz';
+import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../../types';
 import type { GrammarContext } from '../context';
+import { describeMonths, describeTimeOfDay, describeWeekdays, joinList, ordinalNumber } from '../describe';
+import { CronMatcher } from './evaluate';
+import { parseCron, type CronFields } from './parse';
 
-/** Placeholder until the 5-field engine lands. */
-export function compileCron(input: ScheduleInput, _ctx: GrammarContext): CompileResult {
-  return { ok: false, kindDetected: 'cron', errors: [{ kind: 'not_implemented', position: 0, length: 0, message: `cron schedules are not implemented yet: ${input.expr}`, suggestion: null }] };
+export { parseCron, MACROS } from './parse';
+export type { CronFields } from './parse';
+export { CronMatcher } from './evaluate';
+
+const values = (a: boolean[], lo: number, hi: number): number[] => {
+  const out: number[] = [];
+  for (let i = lo; i <= hi; i++) if (a[i]) out.push(i);
+  return out;
+};
+
+/** English description, e.g. `At 09:00 every weekday (UTC)`. */
+export function describeCron(f: CronFields, timezone: string): string {
+  const time = describeTimeOfDay(null, values(f.minutes, 0, 59), values(f.hours, 0, 23));
+  const dom = values(f.dom, 1, 31);
+  const dow = values(f.dow, 0, 6);
+  const domAll = dom.length === 31;
+  const dowAll = dow.length === 7;
+  const domText = `on the ${joinList(dom.map(ordinalNumber))} of the month`;
+  let days: string;
+  if (domAll && dowAll) days = 'every day';
+  else if (f.domStar || f.dowStar) {
+    // AND rule
+    if (domAll) days = describeWeekdays(dow);
+    else if (dowAll) days = domText;
+    else days = `${domText} if it is ${describeWeekdays(dow).replace(/^on /, 'a ').replace(/^every /, 'a ')}`;
+  } else days = `${domText} and ${describeWeekdays(dow)}`;
+  const months = describeMonths(values(f.months, 1, 12));
+  const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
+}
+
+/** Compiles a 5-field cron expression (or macro). `next()` is unbounded; the dispatcher applies bounds. */
+export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileResult {
+  const parsed = parseCron(input.expr);
+  if (!parsed.ok) return { ok: false, kindDetected: 'cron', errors: parsed.errors };
+  const matcher = new CronMatcher(parsed.fields);
+  const zone = zoneOffsets(ctx.timezone);
+  const schedule: CompiledSchedule = {
+    kind: 'cron',
+    canonical: input.expr.trim(),
+    description: describeCron(parsed.fields, ctx.timezone),
+    timezone: ctx.timezone,
+    oneOff: false,
+    next(after: Date, count: number, budget?: Budget): Date[] {
+      const b = budget ?? ctx.budget;
+      const out: Date[] = [];
+      let t = after.getTime();
+      while (out.length < count) {
+        const n = matcher.nextAfter(t, zone, b);
+        if (n === -1) break;
+        out.push(new Date(n));
+        t = n;
+      }
+      return out;
+    },
+  };
+  return { ok: true, kindDetected: 'cron', schedule };
 }

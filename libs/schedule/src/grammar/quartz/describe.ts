@@ -40,6 +40,6 @@ export function describeQuartz(q: QuartzFields, timezone: string): string {
   }
   const months = describeMonths(clean(q.months));
   const years = q.years ? `in ${joinList(q.years.map(String))}` : '';
-  const text = [time, days, months, years].filter(Boolean).join(' ');
+  const text = [time, days === 'every day' && /^every /i.test(time) ? '' : days, months, years].filter(Boolean).join(' ');
   return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
 }
