@@ -131,9 +131,9 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
       if (months.length === 1 && r.byMonthDay?.length === 1 && r.byMonthDay[0]! > 0 && !r.byDay) {
         text = `${every} on ${MONTH[months[0]! - 1]} ${r.byMonthDay[0]}`;
       } else {
-        const parts = [...(mdays ? [mdays] : []), ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`), ...(plainDays.length ? [`every ${describeWeekdays(plainDays)}`] : [])];
+        const parts = [...(mdays ? [mdays] : []), ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`), ...(plainDays.length ? [`${r.byWeekNo ? '' : 'every '}${describeWeekdays(plainDays)}`] : [])];
         if (r.byYearDay) parts.push(`day ${joinList(r.byYearDay.map(String))} of the year`);
-        if (r.byWeekNo) parts.push(`week ${joinList(r.byWeekNo.map(String))}`);
+        if (r.byWeekNo) parts.push(`in week ${joinList(r.byWeekNo.map(String))}`);
         const of = months.length ? ` of ${joinList(months.map((m) => MONTH[m - 1]!))}` : '';
         text = parts.length ? `${every} on ${joinList(parts)}${of}` : `${every}${of ? ` in${of.slice(3)}` : ''}`;
       }
