@@ -90,6 +90,11 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
     return { built: { rule, oneOff: true, description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}` }, errors };
   }
 
+  if (spec.starting?.relDays !== undefined) {
+    const day = fieldsOf(z.toFloating(reference.getTime())).dayNum + spec.starting.relDays;
+    spec.starting = { ...spec.starting, fl: day * DAY_MS + spec.starting.fl, relDays: undefined };
+  }
+
   // ---- recurring -----------------------------------------------------------------------------
   const iv = spec.interval;
   const subDaily = !!iv && iv.unit in UNIT_SEC;

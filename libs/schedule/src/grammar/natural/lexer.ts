@@ -24,6 +24,8 @@ export interface Tok {
   mo?: number;
   d?: number;
   hasTime?: boolean;
+  /** An unknown word already reported (no suggestion): clauses skip it silently. */
+  bad?: boolean;
 }
 
 const WS = /\s+/y;

@@ -37,7 +37,8 @@ export interface Spec {
   monthly: Span | null;
   times: TimeOfDay[];
   window: { from: number; to: number; span: Span } | null;
-  starting: { fl: number; span: Span } | null;
+  /** `relDays` set for `starting today/tomorrow` (resolved against the reference by the builder). */
+  starting: { fl: number; span: Span; relDays?: number } | null;
   until: { fl: number; hasTime: boolean; span: Span } | null;
   count: { n: number; span: Span } | null;
   oneOff: OneOff | null;
@@ -141,7 +142,7 @@ class Parser {
       }
       const s = suggest(t.low, VOCABULARY);
       this.err(t, t, 'unknown_word', s ? `unknown word "${t.text}"; did you mean "${s}"?` : `unknown word "${t.text}"`, s);
-      if (s) kept.push({ ...t, low: s });
+      kept.push(s ? { ...t, low: s } : { ...t, bad: true });
     }
     this.toks.splice(0, this.toks.length, ...kept);
   }
@@ -159,6 +160,10 @@ class Parser {
 
   private clause(): boolean {
     const t = this.tok()!;
+    if (t.bad) {
+      this.i++;
+      return true;
+    }
     const w = this.low();
     if (w === 'and' || w === ',' || w === 'then' || w === '&') {
       this.i++;
@@ -223,6 +228,10 @@ class Parser {
     this.i++;
     let n = 1;
     const t = this.tok();
+    if (t?.bad) {
+      this.i++;
+      return true;
+    }
     if (!t) {
       this.err(start, start, 'incomplete', '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`');
       return true;
@@ -242,7 +251,7 @@ class Parser {
       this.i++;
       const span = this.spanFrom(start);
       if (n < 1) {
-        this.err(t, t, 'out_of_range', 'an interval must be at least 1', `every ${u}`);
+        this.err(t, unitTok, 'out_of_range', 'an interval must be at least 1', `every ${u}`);
         return true;
       }
       this.checkInterval(n, u, { start: t.start, end: unitTok.end }, unitTok);
@@ -281,7 +290,7 @@ class Parser {
     const [max, bigger, factor] = lim;
     const q = Math.max(1, Math.round(n / factor));
     const sug = n % factor === 0 ? (n === factor ? `every ${bigger}` : `every ${n / factor} ${bigger}s`) : q === 1 ? `every ${bigger}` : `every ${q} ${bigger}s`;
-    const exact = n % factor === 0 ? `; ${n} ${u}s is ${sug.slice(6)}` : '';
+    const exact = n % factor === 0 ? `; ${n} ${u}s is ${n === factor ? `one ${bigger}` : `${n / factor} ${bigger}s`}` : '';
     this.err(span, span, 'out_of_range', `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`, sug);
   }
 
@@ -292,6 +301,10 @@ class Parser {
     const t = this.tok();
     if (!t) {
       this.err(start, start, 'incomplete', '`on` must be followed by a day, e.g. `on monday`, `on the 1st`');
+      return true;
+    }
+    if (t.bad) {
+      this.i++;
       return true;
     }
     if (t.kind === 'date') {
@@ -649,6 +662,17 @@ class Parser {
     this.i++;
     this.accept('on', 'from', 'at');
     const t = this.tok();
+    if (which === 'starting' && t && (t.low === 'today' || t.low === 'tomorrow')) {
+      this.i++;
+      let sec = 0;
+      if (this.is('at') && this.isTimeStartAt(1, true)) {
+        this.i++;
+        sec = this.time(true)?.sec ?? 0;
+      }
+      const span = this.spanFrom(start);
+      if (!this.dup(this.spec.starting, span, 'the start')) this.spec.starting = { fl: sec * 1000, span, relDays: t.low === 'tomorrow' ? 1 : 0 };
+      return true;
+    }
     if (!t || t.kind !== 'date') {
       this.err(start, t ?? start, 'expected_date', `\`${start.text}\` must be followed by a date like 2026-12-04 (optionally with a time: 2026-12-04 09:00)`);
       if (t && t.kind !== 'word') this.i++;
