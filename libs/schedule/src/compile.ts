@@ -8,8 +8,8 @@
  * Invariants of the returned schedule's `next(after, n)`:
  * - fire times are strictly after `after`, strictly ascending, at most `n`;
  * - none is before `startsAt` or after `endsAt`;
- * - with `count`, only the first `count` occurrences at or after the series start
- *   (`startsAt`, else `reference`) exist;
+ * - with `count`, only the first `count` occurrences of the series exist; the series starts at
+ *   `startsAt` (inclusive) or, without it, just after `reference` (exclusive);
  * - it throws `ScheduleBudgetError` when its budget runs out (never loops unbounded).
  */
 import { BUDGET_EXCEEDED_MESSAGE, createBudget, createStepBudget, DEFAULT_BUDGET_MS, isBudgetError } from './budget';
@@ -156,7 +156,8 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
   const start = ctx.startsAt ? ctx.startsAt.getTime() : null;
   const end = ctx.endsAt ? ctx.endsAt.getTime() : null;
   const count = ctx.count;
-  const seriesStart = start ?? ctx.reference.getTime();
+  // the series is the fire times at or after startsAt, else strictly after the reference
+  const walkFrom = start !== null ? start - 1 : ctx.reference.getTime();
   return {
     kind: s.kind,
     canonical: s.canonical,
@@ -178,7 +179,7 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
         return out;
       }
       // count: walk the series from its start, counting occurrences
-      let t = seriesStart - 1;
+      let t = walkFrom;
       let seen = 0;
       const afterMs = after.getTime();
       while (seen < count && out.length < want) {
