@@ -20,6 +20,7 @@ const NO_BUDGET: Budget = { check: () => undefined };
 /** Periods never start beyond this floating time (year 9999): a rule that has not fired by then never will. */
 const HORIZON_FL = daysFromCivil(10000, 1, 1) * DAY_MS;
 const HOUR_MS = 3_600_000;
+const CYCLE_MS = 146_097 * DAY_MS;
 
 export interface RecurrenceOptions {
   /** IANA zone the wall-clock parts refer to. */
@@ -121,6 +122,12 @@ export class Recurrence {
   /** Static impossibility: every allowed month lacks every listed month day (e.g. February 30). */
   private neverFires(): boolean {
     if (this.rule.count === 0 || this.inputCount === 0) return true;
+    if (this.months && this.rule.freq === 'MONTHLY' && this.rule.interval > 1) {
+      const m0 = fieldsOf(this.dtFl).m - 1;
+      let reachable = false;
+      for (let k = 0; k < 12; k++) if (this.months.has(((m0 + k * this.rule.interval) % 12) + 1)) reachable = true;
+      if (!reachable) return true;
+    }
     if (!this.monthDays) return false;
     const months = this.months ? [...this.months] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
     return !months.some((m) => {
@@ -316,10 +323,11 @@ export class Recurrence {
       const trunc = this.rule.freq === 'HOURLY' ? (f.mi * 60 + f.s) * 1000 : this.rule.freq === 'MINUTELY' ? f.s * 1000 : 0;
       const p0 = this.dtInstant - trunc;
       let k = limitedCount ? 0 : Math.max(0, Math.floor((lowest - p0) / step) - 1);
+      const subHorizon = Math.min(HORIZON_FL, Math.max(lowest, this.dtInstant) + CYCLE_MS);
       for (let iter = 0; ; iter++) {
         if ((iter & 15) === 0) budget.check();
         const start = p0 + k * step;
-        if (start > this.endLimit || this.zone.toFloating(start) > HORIZON_FL) return res;
+        if (start > this.endLimit || start > subHorizon) return res;
         // skip whole days (or hours) that the date/hour limits reject
         const pf = fieldsOf(this.zone.toFloating(start));
         if (step < DAY_MS && !this.dayMatches(pf.dayNum) && !this.dayMatches(fieldsOf(this.zone.toFloating(start + unit - 1)).dayNum)) {
@@ -349,12 +357,14 @@ export class Recurrence {
       k = Math.max(0, this.periodIndexOf(target));
     }
     const pending: number[] = [];
+    // a rule that has not fired within a Gregorian cycle (400 years) of where we start never will
+    const horizon = Math.min(HORIZON_FL, Math.max(this.zone.toFloating(lowest), this.dtFl) + CYCLE_MS);
     for (let iter = 0; ; iter++) {
       budget.check();
       const [a] = this.periodDays(k);
       const startFl = a * DAY_MS;
       // everything already produced that precedes any instant the coming periods can reach is final
-      const lb = startFl - this.zone.maxOffsetNear(startFl) * 60_000;
+      const lb = pending.length || this.endLimit !== Infinity ? startFl - this.zone.maxOffsetNear(startFl) * 60_000 : -Infinity;
       if (pending.length) {
         pending.sort((p, q) => p - q);
         let i = 0;
@@ -364,7 +374,7 @@ export class Recurrence {
         }
         pending.splice(0, i);
       }
-      if (startFl > HORIZON_FL || lb > this.endLimit) {
+      if (startFl > horizon || lb > this.endLimit) {
         pending.sort((p, q) => p - q);
         for (const t of pending) if (!emit(t)) return res;
         return res;
