@@ -39,7 +39,12 @@ for (const expr of EXPRS) {
   // UTC on this machine); report the faster of the two so the comparison is not flattering to us
   const cronerLocal = new Cron(expr, { paused: true });
   const localIsUtc = new Date(2026, 0, 1).getTimezoneOffset() === 0 && TZ === 'UTC';
-  const cronerOps = localIsUtc ? Math.max(cronerTz, opsPerSec(() => cronerLocal.nextRuns(N, AFTER))) : cronerTz;
+  const cronerOps = localIsUtc
+    ? Math.max(
+        cronerTz,
+        opsPerSec(() => cronerLocal.nextRuns(N, AFTER)),
+      )
+    : cronerTz;
   const cpOps = opsPerSec(() => {
     const it = CronExpressionParser.parse(expr, { currentDate: AFTER, tz: TZ });
     for (let i = 0; i < N; i++) it.next();

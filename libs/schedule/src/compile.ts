@@ -97,7 +97,15 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
   const requested = input.kind ?? 'auto';
   const kind: ScheduleKind = requested === 'auto' ? detectKind(expr) : requested;
   if (!['natural', 'quartz', 'cron', 'rrule'].includes(kind)) {
-    return fail(null, [{ kind: 'unknown_kind', position: 0, length: 0, message: `unknown schedule kind '${String(requested)}' (use auto, natural, quartz, cron or rrule)`, suggestion: null }]);
+    return fail(null, [
+      {
+        kind: 'unknown_kind',
+        position: 0,
+        length: 0,
+        message: `unknown schedule kind '${String(requested)}' (use auto, natural, quartz, cron or rrule)`,
+        suggestion: null,
+      },
+    ]);
   }
   if (utf8Length(expr) > MAX_EXPR_BYTES) {
     return fail(kind, [errorAt(expr, 0, 0, 'too_long', `the expression is longer than ${MAX_EXPR_BYTES} bytes`)]);
@@ -107,24 +115,61 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
   const errors: ScheduleError[] = [];
   const timezone = input.timezone == null || input.timezone === '' ? 'UTC' : input.timezone;
   if (!isValidTimeZone(timezone)) {
-    errors.push({ kind: 'unknown_timezone', position: 0, length: 0, message: `unknown time zone '${timezone}' (use an IANA name such as Europe/Berlin)`, suggestion: suggest(timezone, knownZones()) });
+    errors.push({
+      kind: 'unknown_timezone',
+      position: 0,
+      length: 0,
+      message: `unknown time zone '${timezone}' (use an IANA name such as Europe/Berlin)`,
+      suggestion: suggest(timezone, knownZones()),
+    });
   }
   const startsAt = input.startsAt ?? null;
   const endsAt = input.endsAt ?? null;
   const count = input.count ?? null;
   if (count !== null && (!Number.isInteger(count) || count < 1)) {
-    errors.push({ kind: 'invalid_bounds', position: 0, length: 0, message: `count must be a positive integer; got ${count}`, suggestion: null });
+    errors.push({
+      kind: 'invalid_bounds',
+      position: 0,
+      length: 0,
+      message: `count must be a positive integer; got ${count}`,
+      suggestion: null,
+    });
   }
   if ((startsAt && Number.isNaN(startsAt.getTime())) || (endsAt && Number.isNaN(endsAt.getTime()))) {
-    errors.push({ kind: 'invalid_bounds', position: 0, length: 0, message: 'startsAt and endsAt must be valid instants', suggestion: null });
+    errors.push({
+      kind: 'invalid_bounds',
+      position: 0,
+      length: 0,
+      message: 'startsAt and endsAt must be valid instants',
+      suggestion: null,
+    });
   } else if (startsAt && endsAt && endsAt.getTime() < startsAt.getTime()) {
-    errors.push({ kind: 'invalid_bounds', position: 0, length: 0, message: 'endsAt is before startsAt', suggestion: null });
+    errors.push({
+      kind: 'invalid_bounds',
+      position: 0,
+      length: 0,
+      message: 'endsAt is before startsAt',
+      suggestion: null,
+    });
   }
   if (!(input.reference instanceof Date) || Number.isNaN(input.reference.getTime())) {
-    errors.push({ kind: 'invalid_reference', position: 0, length: 0, message: 'a valid reference instant is required', suggestion: null });
+    errors.push({
+      kind: 'invalid_reference',
+      position: 0,
+      length: 0,
+      message: 'a valid reference instant is required',
+      suggestion: null,
+    });
   }
   const budget = opts.budget ?? budgetFor(opts);
-  const ctx: GrammarContext = { budget, timezone: errors.some((e) => e.kind === 'unknown_timezone') ? 'UTC' : timezone, reference: input.reference, startsAt, endsAt, count };
+  const ctx: GrammarContext = {
+    budget,
+    timezone: errors.some((e) => e.kind === 'unknown_timezone') ? 'UTC' : timezone,
+    reference: input.reference,
+    startsAt,
+    endsAt,
+    count,
+  };
 
   let result: CompileResult;
   try {

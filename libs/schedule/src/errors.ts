@@ -60,7 +60,12 @@ export function errorAt(
 }
 
 /** Error covering the whole expression (e.g. `budget_exceeded`, `unknown_timezone` uses length 0). */
-export function wholeExpressionError(expr: string, kind: string, message: string, suggestion: string | null = null): ScheduleError {
+export function wholeExpressionError(
+  expr: string,
+  kind: string,
+  message: string,
+  suggestion: string | null = null,
+): ScheduleError {
   return { kind, position: 0, length: utf8Length(expr), message, suggestion };
 }
 

@@ -7,7 +7,15 @@ export { compileSchedule, detectKind, budgetFor, MAX_EXPR_BYTES } from './compil
 export type { CompileOptions } from './compile';
 export { validateSchedule } from './validate';
 export type { ValidateOptions, ValidationResult } from './validate';
-export { createBudget, createStepBudget, ScheduleBudgetError, isBudgetError, BUDGET_EXCEEDED_MESSAGE, DEFAULT_BUDGET_MS, UNLIMITED_BUDGET } from './budget';
+export {
+  createBudget,
+  createStepBudget,
+  ScheduleBudgetError,
+  isBudgetError,
+  BUDGET_EXCEEDED_MESSAGE,
+  DEFAULT_BUDGET_MS,
+  UNLIMITED_BUDGET,
+} from './budget';
 export { errorAt, suggest, levenshtein, utf8Offset, utf8Length } from './errors';
 export { isValidTimeZone, wallToInstant, classifyWall, zoneOffsets } from './tz';
 export type { DstPolicy } from './tz';

@@ -27,7 +27,26 @@ const DAY_MS = 86_400_000;
 const BUCKET_MS = 900_000; // offsets are constant within 15-minute buckets except at transitions
 const MAX_CACHE = 200_000;
 
-const UTC_NAMES = new Set(['utc', 'etc/utc', 'etc/uct', 'uct', 'gmt', 'etc/gmt', 'etc/gmt+0', 'etc/gmt-0', 'etc/gmt0', 'gmt0', 'gmt+0', 'gmt-0', 'etc/universal', 'universal', 'etc/zulu', 'zulu', 'etc/greenwich', 'greenwich']);
+const UTC_NAMES = new Set([
+  'utc',
+  'etc/utc',
+  'etc/uct',
+  'uct',
+  'gmt',
+  'etc/gmt',
+  'etc/gmt+0',
+  'etc/gmt-0',
+  'etc/gmt0',
+  'gmt0',
+  'gmt+0',
+  'gmt-0',
+  'etc/universal',
+  'universal',
+  'etc/zulu',
+  'zulu',
+  'etc/greenwich',
+  'greenwich',
+]);
 
 /**
  * True when `name` is an IANA time zone name known to the runtime's Intl data (case-insensitive,
@@ -212,7 +231,15 @@ export function wallFromFields(y: number, m: number, d: number, h = 0, mi = 0, s
 }
 
 /** Civil fields of a wall time: `{ y, m (1-12), d, h, mi, s, dow (0=Sunday) }`. */
-export function fieldsFromWall(wall: number): { y: number; m: number; d: number; h: number; mi: number; s: number; dow: number } {
+export function fieldsFromWall(wall: number): {
+  y: number;
+  m: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+  dow: number;
+} {
   const days = Math.floor(wall / DAY_MS);
   const [y, m, d] = civilFromDays(days);
   let rest = wall - days * DAY_MS;

@@ -31,7 +31,13 @@ export interface ValidationResult {
 }
 
 function fmtDuration(ms: number): string {
-  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
   let rest = ms;
   let out = '';
   for (const [u, v] of units) {
@@ -67,7 +73,9 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
     const horizon = opts.horizon ?? DEFAULT_HORIZON_MS;
     const first = s.next(input.reference, 1, budget);
     if (first.length === 0) {
-      errors.push(wholeExpressionError(expr, 'never_fires', 'this schedule never fires after the reference time', null));
+      errors.push(
+        wholeExpressionError(expr, 'never_fires', 'this schedule never fires after the reference time', null),
+      );
     } else if (first[0].getTime() - ref > horizon) {
       errors.push(
         wholeExpressionError(
@@ -96,8 +104,19 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
     }
   } catch (e) {
     if (!isBudgetError(e)) throw e;
-    return { valid: false, kindDetected: compiled.kindDetected, errors: [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)] };
+    return {
+      valid: false,
+      kindDetected: compiled.kindDetected,
+      errors: [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)],
+    };
   }
   if (errors.length) return { valid: false, kindDetected: compiled.kindDetected, errors };
-  return { valid: true, kindDetected: compiled.kindDetected, canonical: s.canonical, description: s.description, errors, schedule: s };
+  return {
+    valid: true,
+    kindDetected: compiled.kindDetected,
+    canonical: s.canonical,
+    description: s.description,
+    errors,
+    schedule: s,
+  };
 }

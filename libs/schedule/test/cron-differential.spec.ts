@@ -30,7 +30,9 @@ const item = (lo: number, hi: number, maxStep: number) =>
   fc.oneof(
     fc.constant('*'),
     fc.integer({ min: lo, max: hi }).map(String),
-    fc.tuple(fc.integer({ min: lo, max: hi }), fc.integer({ min: lo, max: hi })).map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`),
+    fc
+      .tuple(fc.integer({ min: lo, max: hi }), fc.integer({ min: lo, max: hi }))
+      .map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`),
     fc.integer({ min: 1, max: maxStep }).map((s) => `*/${s}`),
     fc
       .tuple(fc.integer({ min: lo, max: hi }), fc.integer({ min: lo, max: hi }), fc.integer({ min: 1, max: maxStep }))
@@ -39,12 +41,22 @@ const item = (lo: number, hi: number, maxStep: number) =>
 const field = (lo: number, hi: number, maxStep: number) =>
   fc.oneof(
     { weight: 3, arbitrary: item(lo, hi, maxStep) },
-    { weight: 1, arbitrary: fc.array(fc.integer({ min: lo, max: hi }), { minLength: 2, maxLength: 4 }).map((a) => [...new Set(a)].join(',')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.integer({ min: lo, max: hi }), { minLength: 2, maxLength: 4 })
+        .map((a) => [...new Set(a)].join(',')),
+    },
   );
-const EXPRS = fc.sample(fc.tuple(field(0, 59, 30), field(0, 23, 12), field(1, 31, 15), field(1, 12, 6), field(0, 7, 7)).map((f) => f.join(' ')), {
-  numRuns: 400,
-  seed: 42,
-});
+const EXPRS = fc.sample(
+  fc
+    .tuple(field(0, 59, 30), field(0, 23, 12), field(1, 31, 15), field(1, 12, 6), field(0, 7, 7))
+    .map((f) => f.join(' ')),
+  {
+    numRuns: 400,
+    seed: 42,
+  },
+);
 const AFTER = new Date('2026-02-27T13:37:00Z');
 
 function ours(expr: string, tz: string, after = AFTER): string[] {
@@ -84,7 +96,13 @@ function classify(expr: string): 'vixie-star' | 'cron-parser-dup-sunday' | null 
 }
 
 describe('cron differential: UTC', () => {
-  const results = EXPRS.map((expr) => ({ expr, cls: classify(expr), o: ours(expr, 'UTC'), cr: croner(expr, 'UTC'), cp: cronParser(expr, 'UTC') }));
+  const results = EXPRS.map((expr) => ({
+    expr,
+    cls: classify(expr),
+    o: ours(expr, 'UTC'),
+    cr: croner(expr, 'UTC'),
+    cp: cronParser(expr, 'UTC'),
+  }));
 
   it('generates a few hundred distinct expressions, most of them in no disagreement class', () => {
     expect(new Set(EXPRS).size).toBeGreaterThan(350);
@@ -92,7 +110,11 @@ describe('cron differential: UTC', () => {
   });
 
   it('agrees exactly with croner and cron-parser outside the explained classes', () => {
-    const bad = results.filter((r) => r.cls === null && (JSON.stringify(r.o) !== JSON.stringify(r.cr) || JSON.stringify(r.o) !== JSON.stringify(r.cp)));
+    const bad = results.filter(
+      (r) =>
+        r.cls === null &&
+        (JSON.stringify(r.o) !== JSON.stringify(r.cr) || JSON.stringify(r.o) !== JSON.stringify(r.cp)),
+    );
     expect(bad.map((r) => r.expr)).toEqual([]);
   });
 
@@ -121,7 +143,14 @@ describe('cron differential: UTC', () => {
 describe('cron differential: America/New_York (DST)', () => {
   const TZ = 'America/New_York';
   // local hour of an instant in New York, without the library: Intl
-  const fmt = new Intl.DateTimeFormat('en-US', { timeZone: TZ, hour: 'numeric', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric' });
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: TZ,
+    hour: 'numeric',
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  });
   const transitionDays = new Set(['3/8/2026', '11/1/2026', '3/14/2027', '11/7/2027']);
   const outsideTransition = (iso: string): boolean => {
     const parts = Object.fromEntries(fmt.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
@@ -140,7 +169,11 @@ describe('cron differential: America/New_York (DST)', () => {
       const cpAll = cronParser(expr, TZ, after);
       const cp = cpAll === 'rejected' ? cpAll : cpAll.filter(outsideTransition);
       const k = Math.min(o.length, cr.length, cp === 'rejected' ? Infinity : cp.length);
-      if (JSON.stringify(o.slice(0, k)) !== JSON.stringify(cr.slice(0, k)) || (cp !== 'rejected' && JSON.stringify(o.slice(0, k)) !== JSON.stringify(cp.slice(0, k)))) bad.push(expr);
+      if (
+        JSON.stringify(o.slice(0, k)) !== JSON.stringify(cr.slice(0, k)) ||
+        (cp !== 'rejected' && JSON.stringify(o.slice(0, k)) !== JSON.stringify(cp.slice(0, k)))
+      )
+        bad.push(expr);
     }
     expect(bad).toEqual([]);
   });

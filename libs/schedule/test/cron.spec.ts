@@ -20,7 +20,11 @@ describe('cron: detection and canonical form', () => {
 
 describe('cron: fields, names, ranges, lists, steps', () => {
   it('steps and ranges', () => {
-    expect(fires('10-30/10 9 * * *', '2026-01-01T00:00:00Z', 3)).toEqual(['2026-01-01T09:10:00Z', '2026-01-01T09:20:00Z', '2026-01-01T09:30:00Z']);
+    expect(fires('10-30/10 9 * * *', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2026-01-01T09:10:00Z',
+      '2026-01-01T09:20:00Z',
+      '2026-01-01T09:30:00Z',
+    ]);
   });
   it('names are case-insensitive', () => {
     expect(fires('0 0 1 jan,Jul *', '2026-01-02T00:00:00Z', 1)).toEqual(['2026-07-01T00:00:00Z']);
@@ -30,7 +34,11 @@ describe('cron: fields, names, ranges, lists, steps', () => {
     expect(fires('0 0 * * 7', '2026-01-01T00:00:00Z', 1)).toEqual(fires('0 0 * * 0', '2026-01-01T00:00:00Z', 1));
   });
   it('a/s means a-max/s', () => {
-    expect(fires('5/20 0 * * *', '2026-01-01T00:00:00Z', 3)).toEqual(['2026-01-01T00:05:00Z', '2026-01-01T00:25:00Z', '2026-01-01T00:45:00Z']);
+    expect(fires('5/20 0 * * *', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2026-01-01T00:05:00Z',
+      '2026-01-01T00:25:00Z',
+      '2026-01-01T00:45:00Z',
+    ]);
   });
   it.each([
     ['@hourly', ['2026-01-01T01:00:00Z']],
@@ -45,7 +53,11 @@ describe('cron: fields, names, ranges, lists, steps', () => {
 
 describe("cron: Vixie's day-of-month / day-of-week rule", () => {
   it('both restricted: OR (the 13th OR a Friday)', () => {
-    expect(fires('0 0 13 * 5', '2026-03-01T00:00:00Z', 3)).toEqual(['2026-03-06T00:00:00Z', '2026-03-13T00:00:00Z', '2026-03-20T00:00:00Z']);
+    expect(fires('0 0 13 * 5', '2026-03-01T00:00:00Z', 3)).toEqual([
+      '2026-03-06T00:00:00Z',
+      '2026-03-13T00:00:00Z',
+      '2026-03-20T00:00:00Z',
+    ]);
   });
   it('a field starting with * makes it AND (Vixie DOM_STAR): odd days that are Mondays', () => {
     expect(fires('0 0 */2 * 1', '2026-03-01T00:00:00Z', 2)).toEqual(['2026-03-09T00:00:00Z', '2026-03-23T00:00:00Z']);

@@ -9,7 +9,15 @@ import { fires } from './helpers';
 
 const local = (iso: string, tz: string): string => {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(new Date(iso))
       .map((x) => [x.type, x.value]),
   );
@@ -43,7 +51,9 @@ describe('tz: wall time resolution', () => {
       expect(wallToInstant(z, wall, 'quartz')).toBeNull();
       const shifted = wallToInstant(z, wall, 'rfc5545') as number;
       // shifted forward by the gap length (1 h everywhere here)
-      expect(local(new Date(shifted).toISOString(), tz)).toBe(`${f[0]}-${String(f[1]).padStart(2, '0')}-${String(f[2]).padStart(2, '0')} ${String(f[3] + 1).padStart(2, '0')}:${String(f[4]).padStart(2, '0')}`);
+      expect(local(new Date(shifted).toISOString(), tz)).toBe(
+        `${f[0]}-${String(f[1]).padStart(2, '0')}-${String(f[2]).padStart(2, '0')} ${String(f[3] + 1).padStart(2, '0')}:${String(f[4]).padStart(2, '0')}`,
+      );
     } else {
       const first = wallToInstant(z, wall, 'rfc5545') as number;
       const second = wallToInstant(z, wall, 'quartz') as number;
@@ -57,22 +67,28 @@ describe('tz: wall time resolution', () => {
 });
 
 describe('dst: walking a year, daily at 02:30', () => {
-  it.each(['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Europe/London', 'Pacific/Chatham'])('%s: quartz skips the missing 02:30 (if any) and fires 02:30 local on every other day', (tz) => {
-    const q = yearOf('0 30 2 * * ?', tz, 'quartz');
-    const locals = q.map((x) => local(x, tz));
-    expect(locals.every((l) => l.endsWith('02:30'))).toBe(true);
-    // Chatham's gap is 02:45-03:45, so 02:30 exists every day there; London's gap is 01:00-02:00
-    const expectedDays = tz === 'Pacific/Chatham' || tz === 'Europe/London' ? 365 : 364;
-    expect(new Set(locals.map((l) => l.slice(0, 10))).size).toBe(expectedDays);
-    expect(q.length).toBe(expectedDays);
-  });
-  it.each(['America/New_York', 'Europe/Berlin', 'Australia/Sydney'])('%s: cron fires every day, the missing 02:30 shifted to 03:30', (tz) => {
-    const c = yearOf('30 2 * * *', tz, 'cron');
-    expect(c.length).toBe(365);
-    const locals = c.map((x) => local(x, tz));
-    expect(locals.filter((l) => l.endsWith('03:30')).length).toBe(1);
-    expect(locals.filter((l) => l.endsWith('02:30')).length).toBe(364);
-  });
+  it.each(['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Europe/London', 'Pacific/Chatham'])(
+    '%s: quartz skips the missing 02:30 (if any) and fires 02:30 local on every other day',
+    (tz) => {
+      const q = yearOf('0 30 2 * * ?', tz, 'quartz');
+      const locals = q.map((x) => local(x, tz));
+      expect(locals.every((l) => l.endsWith('02:30'))).toBe(true);
+      // Chatham's gap is 02:45-03:45, so 02:30 exists every day there; London's gap is 01:00-02:00
+      const expectedDays = tz === 'Pacific/Chatham' || tz === 'Europe/London' ? 365 : 364;
+      expect(new Set(locals.map((l) => l.slice(0, 10))).size).toBe(expectedDays);
+      expect(q.length).toBe(expectedDays);
+    },
+  );
+  it.each(['America/New_York', 'Europe/Berlin', 'Australia/Sydney'])(
+    '%s: cron fires every day, the missing 02:30 shifted to 03:30',
+    (tz) => {
+      const c = yearOf('30 2 * * *', tz, 'cron');
+      expect(c.length).toBe(365);
+      const locals = c.map((x) => local(x, tz));
+      expect(locals.filter((l) => l.endsWith('03:30')).length).toBe(1);
+      expect(locals.filter((l) => l.endsWith('02:30')).length).toBe(364);
+    },
+  );
   it('Asia/Tokyo: 365 fires at 02:30 local with both kinds', () => {
     expect(yearOf('0 30 2 * * ?', 'Asia/Tokyo', 'quartz').length).toBe(365);
     expect(yearOf('30 2 * * *', 'Asia/Tokyo', 'cron').length).toBe(365);
@@ -81,13 +97,23 @@ describe('dst: walking a year, daily at 02:30', () => {
 
 describe('dst: repeated hour', () => {
   it('America/New_York quartz 0 30 1 * * ? fires only the second (EST) 01:30 on 2026-11-01', () => {
-    expect(fires('0 30 1 * * ?', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual(['2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z']);
+    expect(fires('0 30 1 * * ?', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual([
+      '2026-11-01T06:30:00Z',
+      '2026-11-02T06:30:00Z',
+    ]);
   });
   it('America/New_York cron 30 1 * * * fires only the first (EDT) 01:30', () => {
-    expect(fires('30 1 * * *', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual(['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z']);
+    expect(fires('30 1 * * *', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual([
+      '2026-11-01T05:30:00Z',
+      '2026-11-02T06:30:00Z',
+    ]);
   });
   it('Quartz every 20 minutes in the repeated hour: only standard-time instances', () => {
-    expect(fires('0 */20 1 * * ?', '2026-11-01T04:00:00Z', 3, 'America/New_York')).toEqual(['2026-11-01T06:00:00Z', '2026-11-01T06:20:00Z', '2026-11-01T06:40:00Z']);
+    expect(fires('0 */20 1 * * ?', '2026-11-01T04:00:00Z', 3, 'America/New_York')).toEqual([
+      '2026-11-01T06:00:00Z',
+      '2026-11-01T06:20:00Z',
+      '2026-11-01T06:40:00Z',
+    ]);
   });
   it('Australia/Sydney quartz 0 30 2 * * ? on 2026-04-05 fires at the second (AEST) 02:30', () => {
     expect(fires('0 30 2 * * ?', '2026-04-04T00:00:00Z', 1, 'Australia/Sydney')).toEqual(['2026-04-04T16:30:00Z']);
@@ -96,11 +122,15 @@ describe('dst: repeated hour', () => {
 
 describe('dst: Pacific/Chatham (+12:45/+13:45, gap 02:45-03:45)', () => {
   it('quartz 0 0 3 * * ? is skipped on the spring-forward day (03:00 does not exist)', () => {
-    const q = fires('0 0 3 * * ?', '2026-09-25T00:00:00Z', 3, 'Pacific/Chatham').map((x) => local(x, 'Pacific/Chatham'));
+    const q = fires('0 0 3 * * ?', '2026-09-25T00:00:00Z', 3, 'Pacific/Chatham').map((x) =>
+      local(x, 'Pacific/Chatham'),
+    );
     expect(q).toEqual(['2026-09-26 03:00', '2026-09-28 03:00', '2026-09-29 03:00']);
   });
   it('quartz 0 50 3 * * ?: Quartz also skips 03:50 that day although it exists (Quartz 2.5 quirk, reproduced)', () => {
-    const q = fires('0 50 3 * * ?', '2026-09-25T00:00:00Z', 3, 'Pacific/Chatham').map((x) => local(x, 'Pacific/Chatham'));
+    const q = fires('0 50 3 * * ?', '2026-09-25T00:00:00Z', 3, 'Pacific/Chatham').map((x) =>
+      local(x, 'Pacific/Chatham'),
+    );
     expect(q).toEqual(['2026-09-26 03:50', '2026-09-28 03:50', '2026-09-29 03:50']);
   });
   it('cron 0 3 * * * shifts to 04:00 (+1 h, the gap length)', () => {
@@ -115,16 +145,20 @@ describe('dst: Pacific/Chatham (+12:45/+13:45, gap 02:45-03:45)', () => {
 
 describe('dst: month ends, leap days and year rollovers in a DST zone', () => {
   it('quartz L at 02:30 in Sydney across the year boundary', () => {
-    expect(fires('0 30 2 L * ?', '2026-11-15T00:00:00Z', 3, 'Australia/Sydney').map((x) => local(x, 'Australia/Sydney'))).toEqual([
-      '2026-11-30 02:30',
-      '2026-12-31 02:30',
-      '2027-01-31 02:30',
-    ]);
+    expect(
+      fires('0 30 2 L * ?', '2026-11-15T00:00:00Z', 3, 'Australia/Sydney').map((x) => local(x, 'Australia/Sydney')),
+    ).toEqual(['2026-11-30 02:30', '2026-12-31 02:30', '2027-01-31 02:30']);
   });
   it('leap day in New York', () => {
-    expect(fires('0 0 0 29 2 ?', '2026-01-01T00:00:00Z', 2, 'America/New_York')).toEqual(['2028-02-29T05:00:00Z', '2032-02-29T05:00:00Z']);
+    expect(fires('0 0 0 29 2 ?', '2026-01-01T00:00:00Z', 2, 'America/New_York')).toEqual([
+      '2028-02-29T05:00:00Z',
+      '2032-02-29T05:00:00Z',
+    ]);
   });
   it('cron New Year midnight in Berlin', () => {
-    expect(fires('0 0 1 1 *', '2026-06-01T00:00:00Z', 2, 'Europe/Berlin')).toEqual(['2026-12-31T23:00:00Z', '2027-12-31T23:00:00Z']);
+    expect(fires('0 0 1 1 *', '2026-06-01T00:00:00Z', 2, 'Europe/Berlin')).toEqual([
+      '2026-12-31T23:00:00Z',
+      '2027-12-31T23:00:00Z',
+    ]);
   });
 });

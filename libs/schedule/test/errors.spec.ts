@@ -86,6 +86,11 @@ describe('errors: several at once', () => {
   });
   it('rejects invalid bounds', () => {
     expect(errorsOf('0 0 12 * * ?', { count: 0 })[0].kind).toBe('invalid_bounds');
-    expect(errorsOf('0 0 12 * * ?', { startsAt: new Date('2027-01-01T00:00:00Z'), endsAt: new Date('2026-01-01T00:00:00Z') })[0].kind).toBe('invalid_bounds');
+    expect(
+      errorsOf('0 0 12 * * ?', {
+        startsAt: new Date('2027-01-01T00:00:00Z'),
+        endsAt: new Date('2026-01-01T00:00:00Z'),
+      })[0].kind,
+    ).toBe('invalid_bounds');
   });
 });

@@ -10,7 +10,13 @@ export function compiled(expr: string, timezone = 'UTC', extra: Partial<Schedule
 }
 
 /** ISO strings of the next `n` fire times after `after`. */
-export function fires(expr: string, after: string, n: number, timezone = 'UTC', extra: Partial<ScheduleInput> = {}): string[] {
+export function fires(
+  expr: string,
+  after: string,
+  n: number,
+  timezone = 'UTC',
+  extra: Partial<ScheduleInput> = {},
+): string[] {
   return compiled(expr, timezone, extra)
     .next(new Date(after), n, UNLIMITED_BUDGET)
     .map((d) => d.toISOString().replace('.000Z', 'Z'));

@@ -7,7 +7,9 @@ import { compileSchedule, UNLIMITED_BUDGET } from '@svc/schedule';
 import { errorsOf, fires, REF } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const oracle = require('./fixtures/quartz-oracle.json') as { cases: Array<{ expr: string; zone: string; after: number; n: number; fires?: number[]; error?: string }> };
+const oracle = require('./fixtures/quartz-oracle.json') as {
+  cases: Array<{ expr: string; zone: string; after: number; n: number; fires?: number[]; error?: string }>;
+};
 
 describe('quartz: fields and detection', () => {
   it('auto-detects 6 and 7 fields as quartz', () => {
@@ -24,23 +26,46 @@ describe('quartz: fields and detection', () => {
     expect(r.schedule.description).toBe('At 10:15 every weekday (Europe/Berlin)');
   });
   it('seconds field is honoured', () => {
-    expect(fires('*/20 * * * * ?', '2026-01-01T00:00:00Z', 4)).toEqual(['2026-01-01T00:00:20Z', '2026-01-01T00:00:40Z', '2026-01-01T00:01:00Z', '2026-01-01T00:01:20Z']);
+    expect(fires('*/20 * * * * ?', '2026-01-01T00:00:00Z', 4)).toEqual([
+      '2026-01-01T00:00:20Z',
+      '2026-01-01T00:00:40Z',
+      '2026-01-01T00:01:00Z',
+      '2026-01-01T00:01:20Z',
+    ]);
   });
   it('optional year field restricts years', () => {
-    expect(fires('0 0 0 1 1 ? 2027,2029', '2026-06-01T00:00:00Z', 5)).toEqual(['2027-01-01T00:00:00Z', '2029-01-01T00:00:00Z']);
+    expect(fires('0 0 0 1 1 ? 2027,2029', '2026-06-01T00:00:00Z', 5)).toEqual([
+      '2027-01-01T00:00:00Z',
+      '2029-01-01T00:00:00Z',
+    ]);
   });
   it('names are case-insensitive and ranges wrap around', () => {
-    expect(fires('0 0 9 ? nov-feb sat', '2026-02-20T00:00:00Z', 2)).toEqual(['2026-02-21T09:00:00Z', '2026-02-28T09:00:00Z'].slice(0, 2));
-    expect(fires('0 0 22-1 * * ?', '2026-01-01T00:30:00Z', 3)).toEqual(['2026-01-01T01:00:00Z', '2026-01-01T22:00:00Z', '2026-01-01T23:00:00Z']);
+    expect(fires('0 0 9 ? nov-feb sat', '2026-02-20T00:00:00Z', 2)).toEqual(
+      ['2026-02-21T09:00:00Z', '2026-02-28T09:00:00Z'].slice(0, 2),
+    );
+    expect(fires('0 0 22-1 * * ?', '2026-01-01T00:30:00Z', 3)).toEqual([
+      '2026-01-01T01:00:00Z',
+      '2026-01-01T22:00:00Z',
+      '2026-01-01T23:00:00Z',
+    ]);
   });
   it('lists, ranges and steps combine', () => {
-    expect(fires('0 0,30 9-10/1 ? * 2-6/2', '2026-01-05T00:00:00Z', 4)).toEqual(['2026-01-05T09:00:00Z', '2026-01-05T09:30:00Z', '2026-01-05T10:00:00Z', '2026-01-05T10:30:00Z']);
+    expect(fires('0 0,30 9-10/1 ? * 2-6/2', '2026-01-05T00:00:00Z', 4)).toEqual([
+      '2026-01-05T09:00:00Z',
+      '2026-01-05T09:30:00Z',
+      '2026-01-05T10:00:00Z',
+      '2026-01-05T10:30:00Z',
+    ]);
   });
 });
 
 describe('quartz: day-of-month specials (L, L-n, W, LW)', () => {
   it('L is the last day of every month, leap years included', () => {
-    expect(fires('0 0 0 L * ?', '2028-01-15T00:00:00Z', 3)).toEqual(['2028-01-31T00:00:00Z', '2028-02-29T00:00:00Z', '2028-03-31T00:00:00Z']);
+    expect(fires('0 0 0 L * ?', '2028-01-15T00:00:00Z', 3)).toEqual([
+      '2028-01-31T00:00:00Z',
+      '2028-02-29T00:00:00Z',
+      '2028-03-31T00:00:00Z',
+    ]);
   });
   it('L-3 is three days before the last day', () => {
     expect(fires('0 0 0 L-3 * ?', '2027-02-01T00:00:00Z', 2)).toEqual(['2027-02-25T00:00:00Z', '2027-03-28T00:00:00Z']);
@@ -64,20 +89,30 @@ describe('quartz: day-of-month specials (L, L-n, W, LW)', () => {
     expect(fires('0 0 0 31W * ?', '2026-04-01T00:00:00Z', 2)).toEqual(['2026-05-29T00:00:00Z', '2026-07-31T00:00:00Z']);
   });
   it('29 February fires only in leap years', () => {
-    expect(fires('0 0 0 29 2 ?', '2026-01-01T00:00:00Z', 3)).toEqual(['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z', '2036-02-29T00:00:00Z']);
+    expect(fires('0 0 0 29 2 ?', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2028-02-29T00:00:00Z',
+      '2032-02-29T00:00:00Z',
+      '2036-02-29T00:00:00Z',
+    ]);
   });
 });
 
 describe('quartz: day-of-week specials (L, nL, #)', () => {
   it('6L is the last Friday of the month', () => {
-    expect(fires('0 15 10 ? * 6L', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-01-30T10:15:00Z', '2026-02-27T10:15:00Z']);
+    expect(fires('0 15 10 ? * 6L', '2026-01-01T00:00:00Z', 2)).toEqual([
+      '2026-01-30T10:15:00Z',
+      '2026-02-27T10:15:00Z',
+    ]);
   });
   it('a lone L in day-of-week means Saturday (Quartz: L = 7)', () => {
     expect(fires('0 0 0 ? * L', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-01-03T00:00:00Z', '2026-01-10T00:00:00Z']);
   });
   it('MON#2 is the second Monday; 5#5 skips months without a fifth Thursday', () => {
     expect(fires('0 0 10 ? * MON#2', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-12T10:00:00Z']);
-    expect(fires('0 0 10 ? * 5#5', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-01-29T10:00:00Z', '2026-04-30T10:00:00Z']);
+    expect(fires('0 0 10 ? * 5#5', '2026-01-01T00:00:00Z', 2)).toEqual([
+      '2026-01-29T10:00:00Z',
+      '2026-04-30T10:00:00Z',
+    ]);
   });
   it('1 = Sunday (Quartz numbering, unlike Unix cron)', () => {
     expect(fires('0 0 0 ? * 1', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-04T00:00:00Z']);
@@ -86,7 +121,10 @@ describe('quartz: day-of-week specials (L, nL, #)', () => {
 
 describe('quartz: year rollover', () => {
   it('rolls from December 31 into January 1', () => {
-    expect(fires('59 59 23 31 12 ?', '2026-12-31T23:59:58Z', 2)).toEqual(['2026-12-31T23:59:59Z', '2027-12-31T23:59:59Z']);
+    expect(fires('59 59 23 31 12 ?', '2026-12-31T23:59:58Z', 2)).toEqual([
+      '2026-12-31T23:59:59Z',
+      '2027-12-31T23:59:59Z',
+    ]);
     expect(fires('0 0 0 1 1 ?', '2026-12-31T23:59:59Z', 1)).toEqual(['2027-01-01T00:00:00Z']);
   });
 });
@@ -154,7 +192,8 @@ describe('quartz: equal to Quartz 2.5.2 CronExpression (oracle fixtures)', () =>
         continue;
       }
       const got = r.schedule.next(new Date(c.after), c.n, UNLIMITED_BUDGET).map((d) => d.getTime());
-      if (JSON.stringify(got) !== JSON.stringify(c.fires)) mismatches.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}`);
+      if (JSON.stringify(got) !== JSON.stringify(c.fires))
+        mismatches.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}`);
     }
     expect(mismatches).toEqual([]);
   });

@@ -44,7 +44,13 @@ describe('validate: minimum gap', () => {
   });
   it('every 5 minutes passes a 1-minute limit and returns canonical/description', () => {
     const v = validateSchedule({ expr: '*/5 * * * *', reference: REF }, { minIntervalMs: 60_000 });
-    expect(v).toMatchObject({ valid: true, kindDetected: 'cron', canonical: '*/5 * * * *', description: 'Every 5 minutes (UTC)', errors: [] });
+    expect(v).toMatchObject({
+      valid: true,
+      kindDetected: 'cron',
+      canonical: '*/5 * * * *',
+      description: 'Every 5 minutes (UTC)',
+      errors: [],
+    });
   });
   it('one-off schedules have no minimum-gap error (count = 1)', () => {
     const v = validateSchedule({ expr: '* * * * * ?', reference: REF, count: 1 }, { minIntervalMs: 3_600_000 });
@@ -60,17 +66,30 @@ describe('validate: budget', () => {
     const now = (): number => t++;
     const started = Date.now();
     // every second, counted from 1970: finding the first occurrence after REF means walking ~1.8e9 of them
-    const v = validateSchedule({ expr: '* * * * * ?', reference: REF, startsAt: new Date(0), count: 2_000_000_000 }, { now, budgetMs: 100 });
+    const v = validateSchedule(
+      { expr: '* * * * * ?', reference: REF, startsAt: new Date(0), count: 2_000_000_000 },
+      { now, budgetMs: 100 },
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(v.valid).toBe(false);
     expect(v.errors[0]).toMatchObject({ kind: 'budget_exceeded', message: 'schedule computation budget exceeded' });
   });
   it('compile under an exhausted budget returns the structured error', () => {
     let t = 0;
-    const r = compileSchedule({ expr: '0 0 12 * * ?', reference: REF }, { budget: createBudget(0, () => (t += 10), 1) });
+    const r = compileSchedule(
+      { expr: '0 0 12 * * ?', reference: REF },
+      { budget: createBudget(0, () => (t += 10), 1) },
+    );
     // compile itself does little work; next() with the same budget throws the typed error
     expect(r.ok).toBe(true);
-    if (r.ok) expect(() => r.schedule.next(REF, 100, createBudget(0, () => (t += 10), 1))).toThrow('schedule computation budget exceeded');
+    if (r.ok)
+      expect(() =>
+        r.schedule.next(
+          REF,
+          100,
+          createBudget(0, () => (t += 10), 1),
+        ),
+      ).toThrow('schedule computation budget exceeded');
   });
   it('with a real clock, the default 100 ms budget bounds a huge request', () => {
     const started = performance.now();
@@ -84,7 +103,12 @@ describe('validate: budget', () => {
 describe('validate: bounds apply to every kind', () => {
   it('startsAt, endsAt and count bound quartz and cron', () => {
     for (const expr of ['0 0 * * * ?', '0 * * * *']) {
-      const r = compileSchedule({ expr, reference: REF, startsAt: new Date('2026-01-02T00:00:00Z'), endsAt: new Date('2026-01-02T03:00:00Z') });
+      const r = compileSchedule({
+        expr,
+        reference: REF,
+        startsAt: new Date('2026-01-02T00:00:00Z'),
+        endsAt: new Date('2026-01-02T03:00:00Z'),
+      });
       expect(r.ok).toBe(true);
       if (!r.ok) continue;
       expect(r.schedule.next(REF, 10).map((d) => d.toISOString())).toEqual([

@@ -2,7 +2,20 @@
  * English phrases shared by the Quartz and cron describers. Pure string formatting.
  */
 
-export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 /** Index 0 = Sunday. */
 export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const ORDINALS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth'];
@@ -18,7 +31,7 @@ export function ordinalWord(n: number): string {
 }
 
 export function ordinalNumber(n: number): string {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${s}`;
 }
 
@@ -52,7 +65,8 @@ export function describeTimeOfDay(seconds: number[] | null, minutes: number[], h
   const showSec = secs.some((s) => s !== 0);
   if (secs.length * minutes.length * hours.length <= 6 && minutes.length <= 3 && secs.length <= 2) {
     const times: string[] = [];
-    for (const h of hours) for (const m of minutes) for (const s of secs) times.push(`${pad(h)}:${pad(m)}${showSec ? `:${pad(s)}` : ''}`);
+    for (const h of hours)
+      for (const m of minutes) for (const s of secs) times.push(`${pad(h)}:${pad(m)}${showSec ? `:${pad(s)}` : ''}`);
     return `at ${joinList(times)}`;
   }
   const parts: string[] = [];
@@ -62,9 +76,12 @@ export function describeTimeOfDay(seconds: number[] | null, minutes: number[], h
   else if (seconds !== null && fullStep(secs, 0, 59)) parts.push(`every ${fullStep(secs, 0, 59)} seconds`);
   else if (seconds !== null && showSec) parts.push(`at second ${joinList(secs.map(String))}`);
   if (allMin) {
-    if (!(seconds !== null && (allSec || fullStep(secs, 0, 59)))) parts.push(showSec ? 'of every minute' : 'every minute');
-  } else if (fullStep(minutes, 0, 59)) parts.push(`${parts.length ? 'of ' : ''}every ${fullStep(minutes, 0, 59)} minutes`);
-  else if (hours.length === 24 || parts.length || minutes.length > 3) parts.push(`at minute ${joinList(minutes.map(String))} past the hour`);
+    if (!(seconds !== null && (allSec || fullStep(secs, 0, 59))))
+      parts.push(showSec ? 'of every minute' : 'every minute');
+  } else if (fullStep(minutes, 0, 59))
+    parts.push(`${parts.length ? 'of ' : ''}every ${fullStep(minutes, 0, 59)} minutes`);
+  else if (hours.length === 24 || parts.length || minutes.length > 3)
+    parts.push(`at minute ${joinList(minutes.map(String))} past the hour`);
   if (hours.length !== 24) {
     const r = runs(hours);
     if (r.length === 1 && r[0][0] !== r[0][1]) parts.push(`between ${pad(r[0][0])}:00 and ${pad(r[0][1])}:59`);

@@ -148,7 +148,10 @@ export class CronMatcher {
     // After a spring-forward, wall times just before `wall(after)` may still resolve (shifted)
     // after `after`, so look back; otherwise start at the next whole wall minute.
     const lookBack = o > oBack;
-    let w = this.nextWall(Math.floor((after + o - (lookBack ? 3 * HOUR_MS : 0)) / MIN_MS) * MIN_MS + (lookBack ? 0 : MIN_MS), budget);
+    let w = this.nextWall(
+      Math.floor((after + o - (lookBack ? 3 * HOUR_MS : 0)) / MIN_MS) * MIN_MS + (lookBack ? 0 : MIN_MS),
+      budget,
+    );
     let best = -1;
     let oMax = Math.max(o, oBack);
     while (w !== -1) {

@@ -33,7 +33,10 @@ export function describeCron(f: CronFields, timezone: string): string {
     // AND rule
     if (domAll) days = describeWeekdays(dow);
     else if (dowAll) days = domText;
-    else days = `${domText} if it is ${describeWeekdays(dow).replace(/^on /, 'a ').replace(/^every /, 'a ')}`;
+    else
+      days = `${domText} if it is ${describeWeekdays(dow)
+        .replace(/^on /, 'a ')
+        .replace(/^every /, 'a ')}`;
   } else days = `${domText} and ${describeWeekdays(dow)}`;
   const months = describeMonths(values(f.months, 1, 12));
   const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');

@@ -32,7 +32,20 @@ const LO = [0, 0, 1, 1, 0];
 const HI = [59, 23, 31, 12, 7];
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-const FULL_MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const FULL_MONTHS = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+];
 const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 export const MACROS: Record<string, string> = {
@@ -62,9 +75,16 @@ export function parseCron(expr: string): { ok: true; fields: CronFields } | { ok
       return {
         ok: false,
         errors: [
-          errorAt(expr, start, start + word.length, trimmed.toLowerCase() === '@reboot' ? 'unsupported' : 'unknown_word',
-            trimmed.toLowerCase() === '@reboot' ? '@reboot has no fire times in a scheduler' : `unknown macro '${word}' (use ${Object.keys(MACROS).join(', ')})`,
-            suggest(word.toLowerCase(), Object.keys(MACROS))),
+          errorAt(
+            expr,
+            start,
+            start + word.length,
+            trimmed.toLowerCase() === '@reboot' ? 'unsupported' : 'unknown_word',
+            trimmed.toLowerCase() === '@reboot'
+              ? '@reboot has no fire times in a scheduler'
+              : `unknown macro '${word}' (use ${Object.keys(MACROS).join(', ')})`,
+            suggest(word.toLowerCase(), Object.keys(MACROS)),
+          ),
         ],
       };
     }
@@ -72,20 +92,38 @@ export function parseCron(expr: string): { ok: true; fields: CronFields } | { ok
   }
   const toks = tokenize(expr);
   if (toks.length !== 5) {
-    const sug = toks.length === 6 && toks.every((t) => /^[\d*/,-]+$/.test(t.text)) ? toks.slice(1).map((t) => t.text).join(' ') : null;
+    const sug =
+      toks.length === 6 && toks.every((t) => /^[\d*/,-]+$/.test(t.text))
+        ? toks
+            .slice(1)
+            .map((t) => t.text)
+            .join(' ')
+        : null;
     return {
       ok: false,
       errors: [
-        errorAt(expr, 0, expr.length, 'field_count',
-          `a cron expression has 5 fields (minute hour day-of-month month day-of-week); found ${toks.length}` + (toks.length === 6 || toks.length === 7 ? '. With a seconds field it is a Quartz expression: use kind "quartz"' : ''),
-          sug),
+        errorAt(
+          expr,
+          0,
+          expr.length,
+          'field_count',
+          `a cron expression has 5 fields (minute hour day-of-month month day-of-week); found ${toks.length}` +
+            (toks.length === 6 || toks.length === 7
+              ? '. With a seconds field it is a Quartz expression: use kind "quartz"'
+              : ''),
+          sug,
+        ),
       ],
     };
   }
   return parseFields(expr, toks, null);
 }
 
-function parseFields(expr: string, toks: Token[], macroOf: string | null): { ok: true; fields: CronFields } | { ok: false; errors: ScheduleError[] } {
+function parseFields(
+  expr: string,
+  toks: Token[],
+  macroOf: string | null,
+): { ok: true; fields: CronFields } | { ok: false; errors: ScheduleError[] } {
   const errors: ScheduleError[] = [];
   const sets: boolean[][] = [];
   for (let type = 0; type < 5; type++) {
@@ -130,7 +168,14 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
     const value = (s: string, offset: number): number => {
       if (/^\d+$/.test(s)) {
         const v = parseInt(s, 10);
-        if (v < LO[type] || v > HI[type]) fail('out_of_range', `${name} value ${s} is out of range ${LO[type]}-${HI[type]}`, null, it.start + offset, it.start + offset + s.length);
+        if (v < LO[type] || v > HI[type])
+          fail(
+            'out_of_range',
+            `${name} value ${s} is out of range ${LO[type]}-${HI[type]}`,
+            null,
+            it.start + offset,
+            it.start + offset + s.length,
+          );
         return v;
       }
       const vocab = type === 3 ? MONTHS : type === 4 ? DAYS : null;
@@ -138,23 +183,53 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
         const i = vocab.indexOf(s);
         if (i >= 0) return type === 3 ? i + 1 : i;
         const full = (type === 3 ? FULL_MONTHS : FULL_DAYS).indexOf(s);
-        const guess = full >= 0 ? vocab[full] : suggest(s, vocab) ?? (() => {
-          const g = suggest(s, type === 3 ? FULL_MONTHS : FULL_DAYS);
-          return g ? vocab[(type === 3 ? FULL_MONTHS : FULL_DAYS).indexOf(g)] : null;
-        })();
-        fail('unknown_word', `'${it.raw.slice(offset, offset + s.length)}' is not a ${type === 3 ? 'month' : 'day-of-week'} name (use ${vocab[0]} … ${vocab[vocab.length - 1]})`, guess, it.start + offset, it.start + offset + s.length);
+        const guess =
+          full >= 0
+            ? vocab[full]
+            : (suggest(s, vocab) ??
+              (() => {
+                const g = suggest(s, type === 3 ? FULL_MONTHS : FULL_DAYS);
+                return g ? vocab[(type === 3 ? FULL_MONTHS : FULL_DAYS).indexOf(g)] : null;
+              })());
+        fail(
+          'unknown_word',
+          `'${it.raw.slice(offset, offset + s.length)}' is not a ${type === 3 ? 'month' : 'day-of-week'} name (use ${vocab[0]} … ${vocab[vocab.length - 1]})`,
+          guess,
+          it.start + offset,
+          it.start + offset + s.length,
+        );
       }
-      return fail('syntax', `'${it.raw.slice(offset, offset + s.length)}' is not a valid ${name} value`, null, it.start + offset, it.start + offset + s.length);
+      return fail(
+        'syntax',
+        `'${it.raw.slice(offset, offset + s.length)}' is not a valid ${name} value`,
+        null,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     };
     const t = it.text;
-    if (t === '?' && (type === 2 || type === 4)) fail('syntax', "5-field cron has no '?': write '*' (or use a 6-field Quartz expression)", `${expr.slice(0, it.start)}*${expr.slice(it.end)}`.trim());
+    if (t === '?' && (type === 2 || type === 4))
+      fail(
+        'syntax',
+        "5-field cron has no '?': write '*' (or use a 6-field Quartz expression)",
+        `${expr.slice(0, it.start)}*${expr.slice(it.end)}`.trim(),
+      );
     if (/[LW#]/.test(t) && /^[\dLW#-]+$/.test(t) && (type === 2 || type === 4))
-      fail('unsupported', `'${raw}' (L, W, #) is Quartz syntax; classic cron does not support it. Use a 6-field Quartz expression`);
+      fail(
+        'unsupported',
+        `'${raw}' (L, W, #) is Quartz syntax; classic cron does not support it. Use a 6-field Quartz expression`,
+      );
     const m = /^(\*|([0-9A-Z]+)(?:-([0-9A-Z]+))?)(?:\/(\d+))?$/.exec(t);
     if (!m) {
       const prefix = /^(\*|[0-9A-Z]+(-[0-9A-Z]+)?)(\/\d+)?/.exec(t);
       if (prefix && prefix[0].length < t.length)
-        fail('syntax', `unexpected '${raw.slice(prefix[0].length)}' after '${raw.slice(0, prefix[0].length)}' in the ${name} field`, null, it.start + prefix[0].length, it.end);
+        fail(
+          'syntax',
+          `unexpected '${raw.slice(prefix[0].length)}' after '${raw.slice(0, prefix[0].length)}' in the ${name} field`,
+          null,
+          it.start + prefix[0].length,
+          it.end,
+        );
       fail('syntax', `'${raw}' is not a valid ${name} value`);
     }
     let lo: number;
@@ -164,7 +239,8 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
       hi = type === 4 ? 6 : HI[type];
     } else {
       lo = value(m![2], 0);
-      hi = m![3] !== undefined ? value(m![3], m![2].length + 1) : m![4] !== undefined ? (type === 4 ? 6 : HI[type]) : lo;
+      hi =
+        m![3] !== undefined ? value(m![3], m![2].length + 1) : m![4] !== undefined ? (type === 4 ? 6 : HI[type]) : lo;
       if (hi < lo) fail('out_of_range', `the range ${raw.split('/')[0]} ends before it starts`, null);
     }
     let step = 1;
@@ -173,7 +249,13 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
       const span = HI[type] - LO[type] + 1;
       if (step < 1 || step > span) {
         const off = t.indexOf('/') + 1;
-        fail('out_of_range', `a ${name} step must be between 1 and ${span}; got ${m![4]}`, null, it.start + off, it.end);
+        fail(
+          'out_of_range',
+          `a ${name} step must be between 1 and ${span}; got ${m![4]}`,
+          null,
+          it.start + off,
+          it.end,
+        );
       }
     }
     for (let v = lo; v <= hi; v += step) set[v] = true;

@@ -16,7 +16,15 @@
  * the current wall-clock milliseconds; here it carries 0.
  */
 import type { Budget } from '../../types';
-import { daysInMonth, fieldsFromWall, instantToWall, wallFromFields, wallToInstant, weekdayOfDays, type ZoneOffsets } from '../../tz';
+import {
+  daysInMonth,
+  fieldsFromWall,
+  instantToWall,
+  wallFromFields,
+  wallToInstant,
+  weekdayOfDays,
+  type ZoneOffsets,
+} from '../../tz';
 import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
 
 const DAY_MS = 86_400_000;
@@ -403,4 +411,3 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
     return cl.getTime();
   }
 }
-

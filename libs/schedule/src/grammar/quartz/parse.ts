@@ -36,7 +36,20 @@ const MIN = [0, 0, 0, 1, 1, 1, 1970];
 const MAX = [59, 59, 23, 31, 12, 7, 2999];
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-const FULL_MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const FULL_MONTHS = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+];
 const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 /** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
@@ -86,10 +99,7 @@ export function parseQuartz(expr: string): Result {
   const toks = tokenize(expr);
   const errors: ScheduleError[] = [];
   if (toks.length < 6 || toks.length > 7) {
-    const hint =
-      toks.length === 5
-        ? `0 ${toks.map((t) => t.text).join(' ')}`
-        : null;
+    const hint = toks.length === 5 ? `0 ${toks.map((t) => t.text).join(' ')}` : null;
     errors.push(
       errorAt(
         expr,
@@ -134,7 +144,14 @@ export function parseQuartz(expr: string): Result {
       const fixed = (i: number, repl: string): string => toks.map((t, k) => (k === i ? repl : t.text)).join(' ');
       if (domNoSpec) {
         errors.push(
-          errorAt(expr, dom.start, dow.end, 'day_fields_conflict', "Quartz needs '?' in exactly one of day-of-month and day-of-week, not both", fixed(F.DAY_OF_MONTH, '*')),
+          errorAt(
+            expr,
+            dom.start,
+            dow.end,
+            'day_fields_conflict',
+            "Quartz needs '?' in exactly one of day-of-month and day-of-week, not both",
+            fixed(F.DAY_OF_MONTH, '*'),
+          ),
         );
       } else {
         const dowStar = dow.text === '*';
@@ -147,7 +164,9 @@ export function parseQuartz(expr: string): Result {
             dowStar || !domStar ? dow.end : dom.end,
             'day_fields_conflict',
             "Quartz needs '?' in exactly one of day-of-month and day-of-week: '?' means \"no specific value\" for the day field you are not using" +
-              (suggestion ? '' : '; Quartz cannot combine a day-of-month with a day-of-week (use two schedules, or 5-field cron where they are OR-ed)'),
+              (suggestion
+                ? ''
+                : '; Quartz cannot combine a day-of-month with a day-of-week (use two schedules, or 5-field cron where they are OR-ed)'),
             suggestion,
           ),
         );
@@ -175,7 +194,14 @@ function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest
     items.push({ text: part, start: tok.start + pos, end: tok.start + pos + part.length });
     pos += part.length + 1;
   }
-  const fail = (it: Token, kind: string, message: string, suggestion: string | null = null, s = it.start, e = it.end): never => {
+  const fail = (
+    it: Token,
+    kind: string,
+    message: string,
+    suggestion: string | null = null,
+    s = it.start,
+    e = it.end,
+  ): never => {
     throw new FieldError(errorAt(expr, s, e, kind, message, suggestion));
   };
   if (items.length > 1) {
@@ -191,26 +217,49 @@ function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest
 
 type Fail = (it: Token, kind: string, message: string, suggestion?: string | null, s?: number, e?: number) => never;
 
-function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: Set<number>, f: QuartzFields, fail: Fail): void {
+function parseItem(
+  expr: string,
+  it: Token,
+  type: F,
+  set: Set<number>,
+  nearest: Set<number>,
+  f: QuartzFields,
+  fail: Fail,
+): void {
   const t = it.text;
   const name = FIELD_NAMES[type];
   if (t === '') fail(it, 'syntax', `the ${name} field is empty`);
   if (t === '?') {
-    if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK) fail(it, 'syntax', "'?' can only be used in the day-of-month or day-of-week field");
+    if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK)
+      fail(it, 'syntax', "'?' can only be used in the day-of-month or day-of-week field");
     set.add(NO_SPEC);
     return;
   }
   const num = (s: string, offset: number, lo = MIN[type], hi = MAX[type]): number => {
     const v = parseInt(s, 10);
     if (v < lo || v > hi)
-      fail(it, 'out_of_range', `${name} value ${s} is out of range ${lo}-${hi}`, null, it.start + offset, it.start + offset + s.length);
+      fail(
+        it,
+        'out_of_range',
+        `${name} value ${s} is out of range ${lo}-${hi}`,
+        null,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     return v;
   };
   const step = (s: string, offset: number): number => {
     const v = parseInt(s, 10);
     const maxStep = [59, 59, 23, 31, 12, 7, 999][type];
     if (v < 1 || v > maxStep)
-      fail(it, 'out_of_range', `a ${name} step must be between 1 and ${maxStep}; got ${s}`, null, it.start + offset, it.start + offset + s.length);
+      fail(
+        it,
+        'out_of_range',
+        `a ${name} step must be between 1 and ${maxStep}; got ${s}`,
+        null,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     return v;
   };
   let m: RegExpExecArray | null;
@@ -246,7 +295,15 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
       let dom = LAST_DAY_OFFSET_END;
       if (m[1] !== undefined) {
         const off = parseInt(m[1], 10);
-        if (off > MAX_LAST_DAY_OFFSET) fail(it, 'out_of_range', `the offset from the last day must be at most ${MAX_LAST_DAY_OFFSET}; got ${m[1]}`, null, it.start + 2, it.start + 2 + m[1].length);
+        if (off > MAX_LAST_DAY_OFFSET)
+          fail(
+            it,
+            'out_of_range',
+            `the offset from the last day must be at most ${MAX_LAST_DAY_OFFSET}; got ${m[1]}`,
+            null,
+            it.start + 2,
+            it.start + 2 + m[1].length,
+          );
         dom -= off;
       }
       (m[2] ? nearest : set).add(dom);
@@ -256,7 +313,8 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
       nearest.add(num(m[1], 0));
       return;
     }
-    if (/^\d+-\d+W$/.test(t)) fail(it, 'syntax', "'W' applies to a single day of the month (e.g. 15W), not to a range", null);
+    if (/^\d+-\d+W$/.test(t))
+      fail(it, 'syntax', "'W' applies to a single day of the month (e.g. 15W), not to a range", null);
   }
   // --- day-of-week specials ---
   if (type === F.DAY_OF_WEEK) {
@@ -272,8 +330,19 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
     };
     const unknownName = (s: string, offset: number): never => {
       const full = FULL_DAYS.indexOf(s);
-      const sug = full >= 0 ? DAYS[full] : suggest(s, DAYS) ?? (suggest(s, FULL_DAYS) ? DAYS[FULL_DAYS.indexOf(suggest(s, FULL_DAYS) as string)] : null);
-      return fail(it, 'unknown_word', `'${s}' is not a day-of-week name (use SUN, MON, TUE, WED, THU, FRI, SAT or 1-7 with 1 = Sunday)`, sug, it.start + offset, it.start + offset + s.length);
+      const sug =
+        full >= 0
+          ? DAYS[full]
+          : (suggest(s, DAYS) ??
+            (suggest(s, FULL_DAYS) ? DAYS[FULL_DAYS.indexOf(suggest(s, FULL_DAYS) as string)] : null));
+      return fail(
+        it,
+        'unknown_word',
+        `'${s}' is not a day-of-week name (use SUN, MON, TUE, WED, THU, FRI, SAT or 1-7 with 1 = Sunday)`,
+        sug,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     };
     if ((m = /^(\d+|[A-Z]+)L$/.exec(t))) {
       set.add(dayVal(m[1], 0));
@@ -283,7 +352,8 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
     if ((m = /^(\d+|[A-Z]+)#(\d+)$/.exec(t))) {
       const d = dayVal(m[1], 0);
       const n = parseInt(m[2], 10);
-      if (n < 1 || n > 5) fail(it, 'out_of_range', "a number between 1 and 5 must follow '#'", null, it.start + m[1].length + 1, it.end);
+      if (n < 1 || n > 5)
+        fail(it, 'out_of_range', "a number between 1 and 5 must follow '#'", null, it.start + m[1].length + 1, it.end);
       set.add(d);
       f.nthDayOfWeek = n;
       return;
@@ -294,7 +364,8 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
       else addToSet(set, type, a, dayVal(m[2], m[1].length + 1), 1);
       return;
     }
-    if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) fail(it, 'syntax', 'Quartz ignores a step after day names; use numbers (1 = Sunday), e.g. 2-6/2', null);
+    if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t))
+      fail(it, 'syntax', 'Quartz ignores a step after day names; use numbers (1 = Sunday), e.g. 2-6/2', null);
   }
   if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK && /^(\d*L|L-\d*W?|LW)$/.test(t))
     fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
@@ -303,20 +374,34 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
       const i = MONTHS.indexOf(s);
       if (i >= 0) return i + 1;
       const full = FULL_MONTHS.indexOf(s);
-      const guess = full >= 0 ? MONTHS[full] : suggest(s, MONTHS) ?? (suggest(s, FULL_MONTHS) ? MONTHS[FULL_MONTHS.indexOf(suggest(s, FULL_MONTHS) as string)] : null);
-      return fail(it, 'unknown_word', `'${s}' is not a month name (use JAN … DEC or 1-12)`, guess, it.start + offset, it.start + offset + s.length);
+      const guess =
+        full >= 0
+          ? MONTHS[full]
+          : (suggest(s, MONTHS) ??
+            (suggest(s, FULL_MONTHS) ? MONTHS[FULL_MONTHS.indexOf(suggest(s, FULL_MONTHS) as string)] : null));
+      return fail(
+        it,
+        'unknown_word',
+        `'${s}' is not a month name (use JAN … DEC or 1-12)`,
+        guess,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     };
     const a = mon(m[1], 0);
     if (m[2] === undefined) addToSet(set, type, a, -1, -1);
     else addToSet(set, type, a, mon(m[2], m[1].length + 1), 1);
     return;
   }
-  if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) fail(it, 'syntax', 'Quartz ignores a step after month names; use numbers, e.g. 1-12/3', null);
+  if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t))
+    fail(it, 'syntax', 'Quartz ignores a step after month names; use numbers, e.g. 1-12/3', null);
   // --- errors that teach ---
   if (t.includes('L') && type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK)
     fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
-  if (t.includes('W') && /\d/.test(t) && type !== F.DAY_OF_MONTH) fail(it, 'syntax', `'W' (nearest weekday) is only valid in the day-of-month field`);
-  if (t.includes('#') && type !== F.DAY_OF_WEEK) fail(it, 'syntax', `'#' (nth weekday) is only valid in the day-of-week field`);
+  if (t.includes('W') && /\d/.test(t) && type !== F.DAY_OF_MONTH)
+    fail(it, 'syntax', `'W' (nearest weekday) is only valid in the day-of-month field`);
+  if (t.includes('#') && type !== F.DAY_OF_WEEK)
+    fail(it, 'syntax', `'#' (nth weekday) is only valid in the day-of-week field`);
   if (/^[A-Z]+$/.test(t)) {
     const vocab = type === F.MONTH ? MONTHS : type === F.DAY_OF_WEEK ? DAYS : [];
     fail(it, 'unknown_word', `'${it.text}' is not valid in the ${name} field`, vocab.length ? suggest(t, vocab) : null);
@@ -325,7 +410,14 @@ function parseItem(expr: string, it: Token, type: F, set: Set<number>, nearest: 
   const prefix = /^(\*(\/\d+)?|\d+(-\d+)?(\/\d+)?|[A-Z]{3}(-[A-Z]{3})?)/.exec(t);
   if (prefix && prefix[0].length < t.length) {
     const bad = prefix[0].length;
-    fail(it, 'syntax', `unexpected '${it.text.slice(bad)}' after '${it.text.slice(0, bad)}' in the ${name} field`, null, it.start + bad, it.end);
+    fail(
+      it,
+      'syntax',
+      `unexpected '${it.text.slice(bad)}' after '${it.text.slice(0, bad)}' in the ${name} field`,
+      null,
+      it.start + bad,
+      it.end,
+    );
   }
   fail(it, 'syntax', `'${it.text}' is not a valid ${name} value`);
 }
