@@ -20,6 +20,8 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     if (status === 404) return { status, body: { code: 'not_found', message: 'Route not found' } };
     if (status === 413) return { status, body: { code: 'validation_failed', message: 'Request body too large', fields: { body: 'too large' } } };
     const code = STATUS_CODES[status];
+    // Nest raises 400 for bodies it cannot parse; name the input like every validation error.
+    if (code === 'validation_failed') return { status, body: { code, message: 'Malformed request body', fields: { body: err.message } } };
     if (code) return { status, body: { code, message: err.message } };
   }
   // Fastify's own errors (body parsing, content type, size) carry a 4xx statusCode.

@@ -22,7 +22,9 @@ function workflowSource() {
   const bundle = resolve(ROOT, 'workflow-bundle.js');
   if (existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
   return {
-    workflowsPath: resolve(ROOT, 'temporal/workflows/index'),
+    workflowsPath: ['index.ts', 'index.js']
+      .map((file) => resolve(ROOT, 'temporal/workflows', file))
+      .find((file) => existsSync(file)),
     bundlerOptions: { webpackConfigHook: withWorkflowAliases },
   };
 }

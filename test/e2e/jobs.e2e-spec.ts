@@ -1,0 +1,173 @@
+import { Webhook } from 'standardwebhooks';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+
+/**
+ * The walking skeleton end to end (issue #2): real PostgreSQL, a real Temporal dev server, the
+ * API over HTTP and webhooks delivered to a real receiver on loopback.
+ */
+describe('jobs end to end', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    receiver = await WebhookReceiver.start();
+    api = apiClient(stack.baseUrl, stack.apiKey);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  async function createJob(body: Record<string, unknown> = {}) {
+    const response = await api('POST', '/api/v1/jobs', {
+      name: 'every two seconds',
+      schedule: { expr: 'every 2 seconds' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/hook` } },
+      ...body,
+    });
+    expect(response.status).toBe(201);
+    return response.body;
+  }
+
+  describe('POST /api/v1/jobs', () => {
+    it('should deliver a signed webhook at every occurrence and record succeeded runs', async () => {
+      const job = await createJob();
+      expect(job.signing_secret).toMatch(/^whsec_/);
+      expect(job.version).toBe(1);
+      expect(job.state).toBe('active');
+
+      await waitFor(() => receiver.forJob(job.id).length >= 3, 20_000);
+      const verifier = new Webhook(job.signing_secret);
+      for (const request of receiver.forJob(job.id).slice(0, 3)) {
+        const payload = verifier.verify(request.body, {
+          'webhook-id': request.headers['webhook-id'] as string,
+          'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+          'webhook-signature': request.headers['webhook-signature'] as string,
+        }) as Record<string, unknown>;
+        expect(payload).toMatchObject({ job_id: job.id, job_name: 'every two seconds', attempt: 0 });
+        expect(request.headers['idempotency-key']).toBe(payload.run_id);
+        expect(request.headers['webhook-id']).toBe(payload.run_id);
+        expect(request.headers['svc-attempt']).toBe('0');
+        expect(request.headers['svc-job-id']).toBe(job.id);
+        expect(Date.parse(request.headers['svc-scheduled-at'] as string)).toBe(Date.parse(payload.scheduled_at as string));
+        expect(request.headers['content-type']).toBe('application/json');
+        expect(request.headers['user-agent']).toMatch(/^svc-scheduler\//);
+      }
+
+      const runs = await waitFor(async () => {
+        const page = await api('GET', `/api/v1/jobs/${job.id}/runs`);
+        const done = page.body.data.filter((r: { status: string }) => r.status === 'succeeded');
+        return done.length >= 3 ? page.body.data : null;
+      });
+      const gaps = runs
+        .map((r: { scheduled_at: string }) => Date.parse(r.scheduled_at))
+        .sort((a: number, b: number) => a - b)
+        .slice(1)
+        .map((t: number, i: number, all: number[]) => (i === 0 ? null : t - all[i - 1]))
+        .filter((g: number | null) => g !== null);
+      for (const gap of gaps) expect(gap).toBe(2000);
+
+      const run = runs.find((r: { status: string }) => r.status === 'succeeded');
+      expect(run.trigger).toBe('schedule');
+      expect(run.attempts).toBe(1);
+      const detail = await api('GET', `/api/v1/runs/${run.id}`);
+      expect(detail.status).toBe(200);
+      expect(detail.body.attempts).toHaveLength(1);
+      expect(detail.body.attempts[0]).toMatchObject({ n: 0, outcome: 'success', status_code: 200 });
+      expect(detail.body.attempts[0].request_summary).toContain(`POST ${receiver.url}/hook`);
+
+      await api('DELETE', `/api/v1/jobs/${job.id}`);
+    });
+  });
+
+  describe('pause, resume, PATCH, DELETE and trigger', () => {
+    it('should stop deliveries on pause and restart them on resume', async () => {
+      const job = await createJob({ name: 'pausable' });
+      await waitFor(() => receiver.forJob(job.id).length >= 1);
+
+      const paused = await api('POST', `/api/v1/jobs/${job.id}/pause`);
+      expect(paused.status).toBe(200);
+      expect(paused.body.state).toBe('paused');
+      expect(paused.body.next_run_at).toBeNull();
+      await sleep(1_000); // let an occurrence already in flight land
+      const atPause = receiver.forJob(job.id).length;
+      await sleep(5_000);
+      expect(receiver.forJob(job.id).length).toBe(atPause);
+
+      const again = await api('POST', `/api/v1/jobs/${job.id}/pause`);
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('conflict');
+
+      const resumed = await api('POST', `/api/v1/jobs/${job.id}/resume`);
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.state).toBe('active');
+      await waitFor(() => receiver.forJob(job.id).length >= atPause + 2);
+      await api('DELETE', `/api/v1/jobs/${job.id}`);
+    });
+
+    it('should bump version and change the cadence on PATCH', async () => {
+      const job = await createJob({ name: 'patchable' });
+      await waitFor(() => receiver.forJob(job.id).length >= 1);
+      const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { expr: 'every 3 seconds' } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.version).toBe(2);
+      expect(patched.body.schedule.expr).toBe('every 3 seconds');
+      const since = Date.now();
+
+      await waitFor(async () => {
+        const page = await api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
+        return page.body.data.filter((r: { job_version: number }) => r.job_version === 2).length >= 3;
+      }, 25_000);
+      const page = await api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
+      const v2 = page.body.data
+        .filter((r: { job_version: number }) => r.job_version === 2)
+        .map((r: { scheduled_at: string }) => Date.parse(r.scheduled_at))
+        .sort((a: number, b: number) => a - b);
+      for (let i = 1; i < v2.length; i++) expect(v2[i] - v2[i - 1]).toBe(3000);
+      // Nothing of the old version was scheduled after the update.
+      const oldAfter = page.body.data.filter(
+        (r: { job_version: number; scheduled_at: string }) => r.job_version === 1 && Date.parse(r.scheduled_at) > since,
+      );
+      expect(oldAfter).toHaveLength(0);
+      await api('DELETE', `/api/v1/jobs/${job.id}`);
+    });
+
+    it('should stop deliveries on DELETE and keep the run history', async () => {
+      const job = await createJob({ name: 'deletable' });
+      await waitFor(() => receiver.forJob(job.id).length >= 1);
+      const deleted = await api('DELETE', `/api/v1/jobs/${job.id}`);
+      expect(deleted.status).toBe(204);
+      await sleep(1_000);
+      const atDelete = receiver.forJob(job.id).length;
+      await sleep(4_000);
+      expect(receiver.forJob(job.id).length).toBe(atDelete);
+      expect((await api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
+      const history = await api('GET', `/api/v1/runs?job_id=${job.id}`);
+      expect(history.body.data.length).toBeGreaterThanOrEqual(1);
+    });
+
+    it('should deliver once at once on trigger without changing the schedule', async () => {
+      const job = await createJob({ name: 'manual', schedule: { expr: '0 0 0 1 1 ? 2031' } });
+      const triggered = await api('POST', `/api/v1/jobs/${job.id}/trigger`);
+      expect(triggered.status).toBe(202);
+      expect(triggered.body.run_id).toMatch(/^run_/);
+      await waitFor(() => receiver.forJob(job.id).length >= 1, 15_000);
+      const request = receiver.forJob(job.id)[0];
+      expect(request.headers['webhook-id']).toBe(triggered.body.run_id);
+      const run = await waitFor(async () => {
+        const r = await api('GET', `/api/v1/runs/${triggered.body.run_id}`);
+        return r.body?.status === 'succeeded' ? r.body : null;
+      });
+      expect(run.trigger).toBe('manual');
+      await sleep(2_000);
+      expect(receiver.forJob(job.id)).toHaveLength(1);
+      const after = await api('GET', `/api/v1/jobs/${job.id}`);
+      expect(after.body.next_run_at).toBe('2031-01-01T00:00:00.000Z');
+      await api('DELETE', `/api/v1/jobs/${job.id}`);
+    });
+  });
+});

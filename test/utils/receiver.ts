@@ -1,0 +1,75 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  at: number;
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export type Responder = (request: ReceivedRequest) => { status: number; body?: string; headers?: Record<string, string> };
+
+/** A real HTTP webhook receiver on 127.0.0.1 that records every request with its raw body. */
+export class WebhookReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private responder: Responder = () => ({ status: 200, body: 'ok' });
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<WebhookReceiver> {
+    let receiver: WebhookReceiver | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const request: ReceivedRequest = {
+          at: Date.now(),
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
+        receiver!.requests.push(request);
+        const answer = receiver!.responder(request);
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end(answer.body ?? '');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}`);
+    return receiver;
+  }
+
+  respondWith(responder: Responder): void {
+    this.responder = responder;
+  }
+
+  forJob(jobId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.headers['svc-job-id'] === jobId);
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes (bounded wait, no timed assertion). */
+export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await probe();
+  while (!last) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(everyMs);
+    last = await probe();
+  }
+  return last;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,151 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type AppConfig, buildConfig } from '@svc/common';
+import { createDataSource } from '@svc/persistence';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../apps/api/src/app';
+import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { createTestDatabase } from './database';
+
+export function temporalAddress(): string {
+  return process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+}
+
+/** Config for one test file: its own database and its own task queue on the shared dev server. */
+export function testConfig(databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
+  const taskQueue = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  return buildConfig(
+    { scheduler: { reconcile_interval: '1h' }, ...overrides },
+    { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' },
+  );
+}
+
+let runtimeInstalled = false;
+/** Temporal's worker logs at INFO by default; tests only want warnings. */
+function quietTemporalRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed by another suite in this process
+  }
+}
+
+export interface Stack {
+  config: AppConfig;
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
+  dataSource: DataSource;
+  app: NestFastifyApplication;
+  /** Another workspace's key, for isolation checks. */
+  newWorkspaceKey(slug: string): Promise<{ apiKey: string; workspaceId: string }>;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  /** Starts the worker as a separate OS process (the built dist/), so a test can SIGKILL it. */
+  spawnWorker(): Promise<ChildProcess>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Assembles the real system for a test file: a fresh migrated PostgreSQL database, the API on an
+ * ephemeral loopback port and a Temporal worker on the shared dev server.
+ */
+export async function startStack(options: { worker?: boolean; config?: Record<string, unknown> } = {}): Promise<Stack> {
+  const db = await createTestDatabase();
+  const config = testConfig(db.url, options.config);
+  const dataSource = await createDataSource(db.url).initialize();
+  const boot = await bootstrap(dataSource, { slug: 'acme', plan: config.default_plan });
+  const app = await createApp({ config, logLevels: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  let worker: INestApplicationContext | null = null;
+  const children: ChildProcess[] = [];
+
+  const stack: Stack = {
+    config,
+    baseUrl,
+    apiKey: boot.apiKey,
+    workspaceId: boot.workspaceId,
+    dataSource,
+    app,
+    async newWorkspaceKey(slug) {
+      const other = await bootstrap(dataSource, { slug, plan: config.default_plan });
+      return { apiKey: other.apiKey, workspaceId: other.workspaceId };
+    },
+    async startWorker() {
+      quietTemporalRuntime();
+      worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: ['error'] });
+      await worker.init();
+    },
+    async stopWorker() {
+      if (worker) await worker.close();
+      worker = null;
+    },
+    async spawnWorker() {
+      const child = spawn(process.execPath, [resolve(__dirname, '../../dist/apps/worker/src/main.js')], {
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          TEMPORAL_ADDRESS: config.temporal.address,
+          TEMPORAL_TASK_QUEUE: config.temporal.task_queue,
+          SCHEDULER_RECONCILE_INTERVAL: '1h',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      await new Promise<void>((ready, fail) => {
+        let output = '';
+        const timer = setTimeout(() => fail(new Error(`worker did not start: ${output}`)), 30_000);
+        const onOutput = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('polling task queue')) {
+            clearTimeout(timer);
+            ready();
+          }
+        };
+        child.stdout!.on('data', onOutput);
+        child.stderr!.on('data', onOutput);
+        child.once('exit', (code) => fail(new Error(`worker exited with ${code}: ${output}`)));
+      });
+      return child;
+    },
+    async stop() {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      await stack.stopWorker();
+      await app.close();
+      await dataSource.destroy();
+      await db.drop();
+    },
+  };
+  if (options.worker !== false) await stack.startWorker();
+  return stack;
+}
+
+/** A small JSON client for the API under test. */
+export function apiClient(baseUrl: string, apiKey?: string) {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
+  };
+}
