@@ -199,3 +199,34 @@ describe('case, abbreviations and ordinals', () => {
     expect(ok(natural(expr)).canonical).toBe(canonical);
   });
 });
+
+describe('through the public dispatcher (compileSchedule / validateSchedule)', () => {
+  // imported lazily so this file also documents the end-to-end path
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { compileSchedule, validateSchedule } = require('../src') as typeof import('../src');
+
+  test('auto detects natural; `N times` counts fires after the reference', () => {
+    const r = compileSchedule({ expr: 'every 2 seconds 3 times', reference: REF });
+    expect(r.ok && r.kindDetected).toBe('natural');
+    const s = ok(r);
+    expect(fires(s, 10)).toEqual(['2026-11-30T10:17:25Z', '2026-11-30T10:17:27Z', '2026-11-30T10:17:29Z']);
+  });
+
+  test('input count with the reference as anchor: the reference itself is not an occurrence', () => {
+    const s = ok(compileSchedule({ expr: 'every 5 minutes', reference: new Date('2026-11-30T10:00:00Z'), count: 2 }));
+    expect(fires(s, 10, new Date('2026-11-30T09:00:00Z'))).toEqual(['2026-11-30T10:05:00Z', '2026-11-30T10:10:00Z']);
+  });
+
+  test('validate: a natural schedule below the minimum gap, and a one-off exempt from it', () => {
+    const v = validateSchedule({ expr: 'every 2 seconds', reference: REF }, { minIntervalMs: 60_000 });
+    expect(v.valid).toBe(false);
+    expect(v.errors.map((e) => e.kind)).toContain('min_interval');
+    expect(validateSchedule({ expr: 'in 20 minutes', reference: REF }, { minIntervalMs: 60_000 }).valid).toBe(true);
+  });
+
+  test('validate: a natural error comes back structured', () => {
+    const v = validateSchedule({ expr: 'every mondy at 9', reference: REF });
+    expect(v).toMatchObject({ valid: false, kindDetected: 'natural' });
+    expect(v.errors[0]).toMatchObject({ kind: 'unknown_word', position: 6, length: 5, suggestion: 'monday' });
+  });
+});

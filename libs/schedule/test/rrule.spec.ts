@@ -148,3 +148,37 @@ describe('differential: same fire times as the rrule package in UTC', () => {
     expect(fires(s, 60)).toEqual(expected);
   });
 });
+
+describe('budget', () => {
+  test('a rule that almost never matches returns the budget error instead of hanging', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { compileSchedule, createStepBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
+    const s = ok(compileSchedule({ expr: 'RRULE:FREQ=SECONDLY;INTERVAL=86399;BYHOUR=3;BYMINUTE=7;BYSECOND=11', reference: REF }));
+    expect(() => s.next(REF, 5, createStepBudget(1_000))).toThrow(ScheduleBudgetError);
+  });
+
+  test('a rule that can never fire returns no fire times quickly', () => {
+    const s = ok(rrule('FREQ=MONTHLY;INTERVAL=2;BYMONTH=2;BYMONTHDAY=1', 'UTC', new Date('2027-01-15T00:00:00Z')));
+    expect(s.next(REF, 5)).toEqual([]);
+    expect(ok(rrule('FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=31')).next(REF, 5)).toEqual([]);
+  });
+});
+
+describe('performance', () => {
+  test.each([
+    ['FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0', 'Europe/Berlin'],
+    ['FREQ=MINUTELY;INTERVAL=5', 'America/New_York'],
+    ['FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0', 'Australia/Sydney'],
+  ])('100 occurrences of %s: a few ms at most, even under jest (plain node: 0.1-0.4 ms)', (expr, zone) => {
+    const s = ok(rrule(expr, zone));
+    const run = (): void => {
+      for (let i = 0; i < 50; i++) s.next(new Date(REF.getTime() + i * 86_400_000), 100);
+    };
+    run(); // warm the zone table and the JIT
+    run();
+    const t0 = performance.now();
+    run();
+    // generous bound: jest's VM context and concurrent test runs on 2 cores inflate timings ~5x
+    expect((performance.now() - t0) / 50).toBeLessThan(5);
+  });
+});

@@ -29,8 +29,18 @@ export interface RecurrenceOptions {
   anchor: Date;
   startsAt?: Date | null;
   endsAt?: Date | null;
-  /** Occurrence limit counted from the first occurrence at or after `startsAt`. */
+  /**
+   * Occurrence limit. The series it counts starts at `startsAt` (inclusive), else strictly after
+   * `reference` (the dispatcher's definition, so applying both is idempotent).
+   */
   count?: number | null;
+  reference?: Date | null;
+  /**
+   * The anchor is the reference instant (no DTSTART, no startsAt): the anchor itself is not an
+   * occurrence, so `every 5 minutes` fires at reference + k·5 min for k ≥ 1 and `3 times` means
+   * three fires after the reference.
+   */
+  anchorExclusive?: boolean;
 }
 
 const SUB_DAILY_MS = { HOURLY: HOUR_MS, MINUTELY: 60_000, SECONDLY: 1000 } as const;
@@ -43,6 +53,7 @@ export class Recurrence {
   private readonly endLimit: number;
   private readonly startLimit: number;
   private readonly inputCount: number | null;
+  private readonly anchorExclusive: boolean;
   private readonly never: boolean;
   // normalized BY* sets
   private readonly months: Set<number> | null;
@@ -57,6 +68,9 @@ export class Recurrence {
   /** Sorted seconds-of-day (date-level frequencies). */
   private readonly times: number[];
   private readonly hourSet: Set<number> | null;
+  private readonly sortedMonths: number[] | null;
+  /** Wall-clock fields of DTSTART. */
+  private readonly dtF: ReturnType<typeof fieldsOf>;
   private readonly minuteSet: Set<number> | null;
   private readonly secondSet: Set<number> | null;
 
@@ -76,8 +90,13 @@ export class Recurrence {
     }
     const until = rule.until ? ('floating' in rule.until ? z.toInstant(rule.until.floating) : rule.until.instant) : Infinity;
     this.endLimit = Math.min(until, opts.endsAt ? opts.endsAt.getTime() : Infinity);
-    this.startLimit = opts.startsAt ? opts.startsAt.getTime() : -Infinity;
     this.inputCount = opts.count ?? null;
+    this.startLimit = opts.startsAt
+      ? opts.startsAt.getTime()
+      : this.inputCount !== null && opts.reference
+        ? opts.reference.getTime() + 1
+        : -Infinity;
+    this.anchorExclusive = !rule.dtstart && !!opts.anchorExclusive;
 
     const f = fieldsOf(this.dtFl);
     const r = rule;
@@ -94,6 +113,8 @@ export class Recurrence {
       byDay = [{ day: f.wd, n: 0 }];
     }
     this.months = byMonth ? new Set(byMonth) : null;
+    this.sortedMonths = byMonth ? [...new Set(byMonth)].sort((p, q) => p - q) : null;
+    this.dtF = f;
     this.weekNos = r.byWeekNo;
     this.yearDays = r.byYearDay;
     this.monthDays = byMonthDay;
@@ -139,6 +160,11 @@ export class Recurrence {
   /** Does day `dn` pass the date-level BY* filters? */
   private dayMatches(dn: number): boolean {
     const [y, m, d] = civilFromDays(dn);
+    return this.dayMatchesCivil(dn, y, m, d);
+  }
+
+  /** `dayMatches` when the caller already knows the civil date of `dn`. */
+  private dayMatchesCivil(dn: number, y: number, m: number, d: number): boolean {
     if (this.months && !this.months.has(m)) return false;
     if (this.monthDays) {
       const dim = daysInMonth(y, m);
@@ -198,7 +224,7 @@ export class Recurrence {
   /** First day number and last day number (inclusive) of date-level period `k`, or null if out of horizon. */
   private periodDays(k: number): [number, number] {
     const r = this.rule;
-    const f = fieldsOf(this.dtFl);
+    const f = this.dtF;
     switch (r.freq) {
       case 'DAILY': {
         const dn = f.dayNum + k * r.interval;
@@ -225,7 +251,7 @@ export class Recurrence {
   /** Period index whose period contains floating time `fl` (rounded down; may be negative). */
   private periodIndexOf(fl: number): number {
     const r = this.rule;
-    const f = fieldsOf(this.dtFl);
+    const f = this.dtF;
     const g = fieldsOf(fl);
     switch (r.freq) {
       case 'DAILY':
@@ -249,13 +275,16 @@ export class Recurrence {
     const days: number[] = [];
     if (this.rule.freq === 'YEARLY' && this.months && !this.weekNos && !this.yearDays) {
       const [y] = civilFromDays(a);
-      for (const m of [...this.months].sort((p, q) => p - q)) {
+      for (const m of this.sortedMonths!) {
         const s = daysFromCivil(y, m, 1);
         const e = s + daysInMonth(y, m);
-        for (let dn = s; dn < e; dn++) if (this.dayMatches(dn)) days.push(dn);
+        for (let dn = s; dn < e; dn++) if (this.dayMatchesCivil(dn, y, m, dn - s + 1)) days.push(dn);
       }
     } else if (this.rule.freq === 'MONTHLY' && this.months && !this.months.has(civilFromDays(a)[1])) {
       // BYMONTH limits MONTHLY: nothing in this month
+    } else if (this.rule.freq === 'MONTHLY') {
+      const [y, m] = civilFromDays(a);
+      for (let dn = a; dn <= b; dn++) if (this.dayMatchesCivil(dn, y, m, dn - a + 1)) days.push(dn);
     } else {
       for (let dn = a; dn <= b; dn++) {
         if ((dn & 63) === 0) budget.check();
@@ -341,7 +370,7 @@ export class Recurrence {
           continue;
         }
         for (const t of this.subDailyCandidates(start)) {
-          if (t < this.dtInstant) continue;
+          if (t < this.dtInstant || (this.anchorExclusive && t === this.dtInstant)) continue;
           rawIndex++;
           if (this.rule.count !== null && rawIndex > this.rule.count) return res;
           if (!emit(t)) return res;
@@ -391,7 +420,7 @@ export class Recurrence {
         }
       }
       for (const fl of this.dateCandidates(k, budget)) {
-        if (fl < this.dtFl) continue;
+        if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) continue;
         rawIndex++;
         if (this.rule.count !== null && rawIndex > this.rule.count) {
           pending.sort((p, q) => p - q);

@@ -19,7 +19,9 @@ export interface RuleScheduleOptions {
 /**
  * `next()` expands `rule` in `timezone`. A rule without DTSTART is anchored at `startsAt`, else at
  * `reference` (so `every 5 minutes` fires at anchor + k·5 min, `every 2 weeks` counts weeks from the
- * anchor's week). Input bounds apply on top of the rule's own COUNT/UNTIL.
+ * anchor's week). When anchored at the reference, the reference itself is not an occurrence.
+ * Input bounds apply on top of the rule's own COUNT/UNTIL, with the same series definition as the
+ * dispatcher's `withBounds` (so applying them twice changes nothing).
  */
 export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
   const rec = new Recurrence(o.rule, {
@@ -28,6 +30,8 @@ export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
     startsAt: o.startsAt ?? null,
     endsAt: o.endsAt ?? null,
     count: o.count ?? null,
+    reference: o.reference,
+    anchorExclusive: !o.startsAt,
   });
   return {
     kind: o.kind,
