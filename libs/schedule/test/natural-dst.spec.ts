@@ -9,7 +9,9 @@ import { fires, natural, ok, rrule } from './natural-helpers';
 /** Fire times as `UTC instant | local wall time with offset`. */
 function walk(expr: string, zone: string, after: string, n: number): string[] {
   const s = ok(natural(expr, zone, new Date(after)));
-  return fires(s, n, new Date(after)).map((t) => `${t} | ${DateTime.fromISO(t, { zone }).toFormat('yyyy-MM-dd HH:mm ZZ')}`);
+  return fires(s, n, new Date(after)).map(
+    (t) => `${t} | ${DateTime.fromISO(t, { zone }).toFormat('yyyy-MM-dd HH:mm ZZ')}`,
+  );
 }
 
 describe('spring forward: a nonexistent wall time moves forward by the gap', () => {
@@ -57,7 +59,11 @@ describe('spring forward: a nonexistent wall time moves forward by the gap', () 
 
   test('the RRULE kind follows the same policy', () => {
     const s = ok(rrule('DTSTART;TZID=America/New_York:20260307T023000\nRRULE:FREQ=DAILY;COUNT=3'));
-    expect(fires(s, 5, new Date('2026-01-01T00:00:00Z'))).toEqual(['2026-03-07T07:30:00Z', '2026-03-08T07:30:00Z', '2026-03-09T06:30:00Z']);
+    expect(fires(s, 5, new Date('2026-01-01T00:00:00Z'))).toEqual([
+      '2026-03-07T07:30:00Z',
+      '2026-03-08T07:30:00Z',
+      '2026-03-09T06:30:00Z',
+    ]);
   });
 });
 
@@ -167,22 +173,46 @@ describe('leap days', () => {
   test('the last day of february follows leap years', () => {
     const s = ok(natural('last day of every month', 'UTC'));
     const feb = fires(s, 40, new Date('2027-01-01T00:00:00Z')).filter((t) => t.slice(5, 7) === '02');
-    expect(feb).toEqual(['2027-02-28T00:00:00Z', '2028-02-29T00:00:00Z', '2029-02-28T00:00:00Z', '2030-02-28T00:00:00Z']);
+    expect(feb).toEqual([
+      '2027-02-28T00:00:00Z',
+      '2028-02-29T00:00:00Z',
+      '2029-02-28T00:00:00Z',
+      '2030-02-28T00:00:00Z',
+    ]);
   });
 });
 
 describe('month ends', () => {
   test('last day of every month', () => {
     const s = ok(natural('last day of every month at 23:59', 'America/New_York', new Date('2026-12-01T12:00:00Z')));
-    expect(s.next(new Date('2026-12-01T12:00:00Z'), 12).map((d) => DateTime.fromJSDate(d, { zone: 'America/New_York' }).toFormat('MM-dd HH:mm'))).toEqual([
-      '12-31 23:59', '01-31 23:59', '02-28 23:59', '03-31 23:59', '04-30 23:59', '05-31 23:59',
-      '06-30 23:59', '07-31 23:59', '08-31 23:59', '09-30 23:59', '10-31 23:59', '11-30 23:59',
+    expect(
+      s
+        .next(new Date('2026-12-01T12:00:00Z'), 12)
+        .map((d) => DateTime.fromJSDate(d, { zone: 'America/New_York' }).toFormat('MM-dd HH:mm')),
+    ).toEqual([
+      '12-31 23:59',
+      '01-31 23:59',
+      '02-28 23:59',
+      '03-31 23:59',
+      '04-30 23:59',
+      '05-31 23:59',
+      '06-30 23:59',
+      '07-31 23:59',
+      '08-31 23:59',
+      '09-30 23:59',
+      '10-31 23:59',
+      '11-30 23:59',
     ]);
   });
 
   test('the 31st skips months without one (RFC 5545)', () => {
     const s = ok(natural('every month on the 31st', 'UTC'));
-    expect(fires(s, 4, new Date('2027-01-01T00:00:00Z'))).toEqual(['2027-01-31T00:00:00Z', '2027-03-31T00:00:00Z', '2027-05-31T00:00:00Z', '2027-07-31T00:00:00Z']);
+    expect(fires(s, 4, new Date('2027-01-01T00:00:00Z'))).toEqual([
+      '2027-01-31T00:00:00Z',
+      '2027-03-31T00:00:00Z',
+      '2027-05-31T00:00:00Z',
+      '2027-07-31T00:00:00Z',
+    ]);
   });
 });
 
@@ -197,7 +227,11 @@ describe('year rollovers', () => {
 
   test('every 2 weeks across a year with 53 ISO weeks', () => {
     const s = ok(natural('every 2 weeks on monday at 9am starting 2026-12-14', 'UTC'));
-    expect(fires(s, 3, new Date('2026-12-01T00:00:00Z'))).toEqual(['2026-12-14T09:00:00Z', '2026-12-28T09:00:00Z', '2027-01-11T09:00:00Z']);
+    expect(fires(s, 3, new Date('2026-12-01T00:00:00Z'))).toEqual([
+      '2026-12-14T09:00:00Z',
+      '2026-12-28T09:00:00Z',
+      '2027-01-11T09:00:00Z',
+    ]);
   });
 
   test('every last friday from December into January', () => {
@@ -210,7 +244,7 @@ describe('year rollovers', () => {
     expect(fires(s, 2, new Date('2026-06-01T00:00:00Z'))).toEqual(['2027-01-01T10:00:00Z', '2028-01-01T10:00:00Z']);
   });
 
-  test('one-off tomorrow on New Year\'s Eve', () => {
+  test("one-off tomorrow on New Year's Eve", () => {
     const s = ok(natural('tomorrow at 9am', 'Asia/Tokyo', new Date('2026-12-31T05:00:00Z')));
     expect(fires(s, 2, new Date('2026-12-31T05:00:00Z'))).toEqual(['2027-01-01T00:00:00Z']);
   });

@@ -10,7 +10,13 @@ describe('byte positions', () => {
     const expr = 'every mönday at 25:00';
     const e = errs(natural(expr));
     expect(e).toEqual([
-      { kind: 'unknown_word', position: 6, length: byteLen('mönday'), message: 'unknown word "mönday"; did you mean "monday"?', suggestion: 'monday' },
+      {
+        kind: 'unknown_word',
+        position: 6,
+        length: byteLen('mönday'),
+        message: 'unknown word "mönday"; did you mean "monday"?',
+        suggestion: 'monday',
+      },
       expect.objectContaining({ kind: 'out_of_range', position: bytePos(expr, '25:00'), length: 5 }),
     ]);
     expect(e[1]!.position).toBe(17); // 16 characters, but ö is 2 bytes
@@ -49,11 +55,20 @@ describe('suggestions from what the user probably meant', () => {
     ['every weekdya at 9', 'weekdya', 'weekday'],
   ])('%s: %s → %s', (expr, word, suggestion) => {
     const e = errs(natural(expr));
-    expect(e).toEqual([expect.objectContaining({ kind: 'unknown_word', position: bytePos(expr, word), length: byteLen(word), suggestion })]);
+    expect(e).toEqual([
+      expect.objectContaining({
+        kind: 'unknown_word',
+        position: bytePos(expr, word),
+        length: byteLen(word),
+        suggestion,
+      }),
+    ]);
   });
 
   test('a word nothing resembles gets no suggestion', () => {
-    expect(errs(natural('banana'))).toEqual([expect.objectContaining({ kind: 'unknown_word', position: 0, length: 6, suggestion: null })]);
+    expect(errs(natural('banana'))).toEqual([
+      expect.objectContaining({ kind: 'unknown_word', position: 0, length: 6, suggestion: null }),
+    ]);
   });
 
   describe('intervals must fit the next larger unit', () => {
@@ -86,11 +101,19 @@ describe('suggestions from what the user probably meant', () => {
   });
 
   test('a window without an interval suggests one', () => {
-    expect(errs(natural('between 9am and 5pm'))[0]).toMatchObject({ kind: 'incomplete', suggestion: 'every 15 minutes between 9am and 5pm' });
+    expect(errs(natural('between 9am and 5pm'))[0]).toMatchObject({
+      kind: 'incomplete',
+      suggestion: 'every 15 minutes between 9am and 5pm',
+    });
   });
 
   test('days beyond the month', () => {
-    expect(errs(natural('every month on the 32nd'))[0]).toMatchObject({ kind: 'out_of_range', position: 19, length: 2, suggestion: 'last day' });
+    expect(errs(natural('every month on the 32nd'))[0]).toMatchObject({
+      kind: 'out_of_range',
+      position: 19,
+      length: 2,
+      suggestion: 'last day',
+    });
     expect(errs(natural('every year on feb 30'))[0]).toMatchObject({ kind: 'out_of_range', position: 18, length: 2 });
     expect(errs(natural('every year on feb 30'))[0]!.message).toBe('February has 29 days at most; got 30');
     expect(errs(natural('on the 31st of february'))[0]).toMatchObject({ kind: 'never_fires' });
@@ -145,7 +168,12 @@ describe('conflicts and incomplete input', () => {
   test('a suggestion, when followed, compiles', () => {
     for (const expr of ['every 61 minutes', 'every mondy at 9', 'between 9am and 5pm', 'every 24 hours']) {
       const e = errs(natural(expr))[0]!;
-      const fixed = e.kind === 'unknown_word' ? expr.replace(/mondy/, e.suggestion!) : e.kind === 'incomplete' ? e.suggestion! : e.suggestion!;
+      const fixed =
+        e.kind === 'unknown_word'
+          ? expr.replace(/mondy/, e.suggestion!)
+          : e.kind === 'incomplete'
+            ? e.suggestion!
+            : e.suggestion!;
       expect(natural(fixed).ok).toBe(true);
     }
     expect(ok(natural('every hour')).canonical).toBe('FREQ=HOURLY');

@@ -18,12 +18,22 @@ export function ctxFor(input: ScheduleInput): GrammarContext {
   };
 }
 
-export function natural(expr: string, timezone = 'UTC', reference = REF, extra: Partial<ScheduleInput> = {}): CompileResult {
+export function natural(
+  expr: string,
+  timezone = 'UTC',
+  reference = REF,
+  extra: Partial<ScheduleInput> = {},
+): CompileResult {
   const input: ScheduleInput = { expr, timezone, reference, ...extra };
   return compileNatural(input, ctxFor(input));
 }
 
-export function rrule(expr: string, timezone = 'UTC', reference = REF, extra: Partial<ScheduleInput> = {}): CompileResult {
+export function rrule(
+  expr: string,
+  timezone = 'UTC',
+  reference = REF,
+  extra: Partial<ScheduleInput> = {},
+): CompileResult {
   const input: ScheduleInput = { expr, timezone, reference, ...extra };
   return compileRrule(input, ctxFor(input));
 }

@@ -59,13 +59,41 @@ describe('lines and DTSTART', () => {
 
 describe('rule parts', () => {
   test.each([
-    ['FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=17;BYMINUTE=0;BYSECOND=0', 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0;BYSETPOS=-1', ['2026-11-30T17:00:00Z', '2026-12-31T17:00:00Z', '2027-01-29T17:00:00Z']],
-    ['FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0', 'FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0', ['2027-05-17T08:00:00Z', '2028-05-15T08:00:00Z']],
-    ['FREQ=YEARLY;BYYEARDAY=1,100,-1;BYHOUR=6;BYMINUTE=0;BYSECOND=0', 'FREQ=YEARLY;BYYEARDAY=1,100,-1;BYHOUR=6;BYMINUTE=0;BYSECOND=0', ['2026-12-31T06:00:00Z', '2027-01-01T06:00:00Z', '2027-04-10T06:00:00Z']],
-    ['FREQ=MINUTELY;INTERVAL=15;BYHOUR=9,10;BYDAY=MO', 'FREQ=MINUTELY;INTERVAL=15;BYDAY=MO;BYHOUR=9,10', ['2026-11-30T10:32:23Z', '2026-11-30T10:47:23Z', '2026-12-07T09:02:23Z']],
-    ['FREQ=HOURLY;BYMINUTE=0,30;BYSECOND=0', 'FREQ=HOURLY;BYMINUTE=0,30;BYSECOND=0', ['2026-11-30T10:30:00Z', '2026-11-30T11:00:00Z']],
-    ['freq=weekly;wkst=su;interval=2;byday=su,mo;byhour=7;byminute=0;bysecond=0', 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,SU;BYHOUR=7;BYMINUTE=0;BYSECOND=0;WKST=SU', ['2026-12-13T07:00:00Z', '2026-12-14T07:00:00Z']],
-    ['FREQ=DAILY;UNTIL=20261202;BYHOUR=12;BYMINUTE=0;BYSECOND=0', 'FREQ=DAILY;BYHOUR=12;BYMINUTE=0;BYSECOND=0;UNTIL=20261202T235959', ['2026-11-30T12:00:00Z', '2026-12-01T12:00:00Z', '2026-12-02T12:00:00Z']],
+    [
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=17;BYMINUTE=0;BYSECOND=0',
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0;BYSETPOS=-1',
+      ['2026-11-30T17:00:00Z', '2026-12-31T17:00:00Z', '2027-01-29T17:00:00Z'],
+    ],
+    [
+      'FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      'FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      ['2027-05-17T08:00:00Z', '2028-05-15T08:00:00Z'],
+    ],
+    [
+      'FREQ=YEARLY;BYYEARDAY=1,100,-1;BYHOUR=6;BYMINUTE=0;BYSECOND=0',
+      'FREQ=YEARLY;BYYEARDAY=1,100,-1;BYHOUR=6;BYMINUTE=0;BYSECOND=0',
+      ['2026-12-31T06:00:00Z', '2027-01-01T06:00:00Z', '2027-04-10T06:00:00Z'],
+    ],
+    [
+      'FREQ=MINUTELY;INTERVAL=15;BYHOUR=9,10;BYDAY=MO',
+      'FREQ=MINUTELY;INTERVAL=15;BYDAY=MO;BYHOUR=9,10',
+      ['2026-11-30T10:32:23Z', '2026-11-30T10:47:23Z', '2026-12-07T09:02:23Z'],
+    ],
+    [
+      'FREQ=HOURLY;BYMINUTE=0,30;BYSECOND=0',
+      'FREQ=HOURLY;BYMINUTE=0,30;BYSECOND=0',
+      ['2026-11-30T10:30:00Z', '2026-11-30T11:00:00Z'],
+    ],
+    [
+      'freq=weekly;wkst=su;interval=2;byday=su,mo;byhour=7;byminute=0;bysecond=0',
+      'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,SU;BYHOUR=7;BYMINUTE=0;BYSECOND=0;WKST=SU',
+      ['2026-12-13T07:00:00Z', '2026-12-14T07:00:00Z'],
+    ],
+    [
+      'FREQ=DAILY;UNTIL=20261202;BYHOUR=12;BYMINUTE=0;BYSECOND=0',
+      'FREQ=DAILY;BYHOUR=12;BYMINUTE=0;BYSECOND=0;UNTIL=20261202T235959',
+      ['2026-11-30T12:00:00Z', '2026-12-01T12:00:00Z', '2026-12-02T12:00:00Z'],
+    ],
   ])('%s', (expr, canonical, next) => {
     const s = ok(rrule(expr));
     expect(s.canonical).toBe(canonical);
@@ -112,8 +140,16 @@ describe('validation errors (positions in UTF-8 bytes)', () => {
   });
 
   test('bad dates and unsupported lines', () => {
-    expect(errs(rrule('DTSTART:20260230T090000\nRRULE:FREQ=DAILY'))[0]).toMatchObject({ kind: 'out_of_range', position: 8, length: 15 });
-    expect(errs(rrule('RRULE:FREQ=DAILY\nEXDATE:20261204T090000'))[0]).toMatchObject({ kind: 'unsupported', position: 17, length: 6 });
+    expect(errs(rrule('DTSTART:20260230T090000\nRRULE:FREQ=DAILY'))[0]).toMatchObject({
+      kind: 'out_of_range',
+      position: 8,
+      length: 15,
+    });
+    expect(errs(rrule('RRULE:FREQ=DAILY\nEXDATE:20261204T090000'))[0]).toMatchObject({
+      kind: 'unsupported',
+      position: 17,
+      length: 6,
+    });
   });
 });
 
@@ -153,7 +189,9 @@ describe('budget', () => {
   test('a rule that almost never matches returns the budget error instead of hanging', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { compileSchedule, createStepBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
-    const s = ok(compileSchedule({ expr: 'RRULE:FREQ=SECONDLY;INTERVAL=86399;BYHOUR=3;BYMINUTE=7;BYSECOND=11', reference: REF }));
+    const s = ok(
+      compileSchedule({ expr: 'RRULE:FREQ=SECONDLY;INTERVAL=86399;BYHOUR=3;BYMINUTE=7;BYSECOND=11', reference: REF }),
+    );
     expect(() => s.next(REF, 5, createStepBudget(1_000))).toThrow(ScheduleBudgetError);
   });
 

@@ -60,7 +60,16 @@ export function fieldsOf(fl: number): Fields {
   const dayNum = Math.floor(fl / DAY_MS);
   const [y, m, d] = civilFromDays(dayNum);
   const sod = Math.floor((fl - dayNum * DAY_MS) / 1000);
-  return { y, m, d, h: Math.floor(sod / 3600), mi: Math.floor(sod / 60) % 60, s: sod % 60, wd: weekday(dayNum), dayNum };
+  return {
+    y,
+    m,
+    d,
+    h: Math.floor(sod / 3600),
+    mi: Math.floor(sod / 60) % 60,
+    s: sod % 60,
+    wd: weekday(dayNum),
+    dayNum,
+  };
 }
 
 /** RFC 5545 week number of `dayNum` within year `y` (week 1 = first week with ≥ 4 days in `y`; weeks start on `wkst`). */

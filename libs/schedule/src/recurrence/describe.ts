@@ -3,8 +3,29 @@ import { fieldsOf } from './calendar';
 import type { Rule, TimePoint } from './rule';
 
 const WEEKDAY = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const MONTH = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const ORD_WORD: Record<number, string> = { 1: 'first', 2: 'second', 3: 'third', 4: 'fourth', 5: 'fifth', [-1]: 'last', [-2]: 'second to last' };
+const MONTH = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const ORD_WORD: Record<number, string> = {
+  1: 'first',
+  2: 'second',
+  3: 'third',
+  4: 'fourth',
+  5: 'fifth',
+  [-1]: 'last',
+  [-2]: 'second to last',
+};
 
 export function joinList(items: string[]): string {
   if (items.length <= 1) return items.join('');
@@ -74,7 +95,9 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
   const times = x.times ?? grid(r);
   const plainDays = r.byDay?.filter((d) => d.n === 0).map((d) => d.day) ?? [];
   const nth = r.byDay?.filter((d) => d.n !== 0) ?? [];
-  const monthFilter = r.byMonth ? ` in ${joinList([...r.byMonth].sort((a, b) => a - b).map((m) => MONTH[m - 1]!))}` : '';
+  const monthFilter = r.byMonth
+    ? ` in ${joinList([...r.byMonth].sort((a, b) => a - b).map((m) => MONTH[m - 1]!))}`
+    : '';
   const mdays = r.byMonthDay ? joinList(sortSigned(r.byMonthDay).map(monthDayPhrase)) : '';
   let text: string;
   const sub = { HOURLY: 'hour', MINUTELY: 'minute', SECONDLY: 'second' } as Record<string, string>;
@@ -88,7 +111,8 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
     const u = sub[r.freq]!;
     text = n === 1 ? `Every ${u}` : `Every ${n} ${u}s`;
     const lim: string[] = [];
-    if (r.freq === 'HOURLY' && r.byMinute && !(r.byMinute.length === 1 && (r.bySecond ?? [0]).every((s) => s === 0))) lim.push(`at minute ${joinList(r.byMinute.map(String))}`);
+    if (r.freq === 'HOURLY' && r.byMinute && !(r.byMinute.length === 1 && (r.bySecond ?? [0]).every((s) => s === 0)))
+      lim.push(`at minute ${joinList(r.byMinute.map(String))}`);
     if (r.byHour) lim.push(`during hour ${joinList(r.byHour.map(pad))}`);
     if (plainDays.length) lim.push(`on ${describeWeekdays(plainDays, true)}`);
     if (mdays) lim.push(`on ${mdays} of the month`);
@@ -99,13 +123,15 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
   switch (r.freq) {
     case 'DAILY': {
       text = n === 1 ? 'Every day' : `Every ${n} days`;
-      if (plainDays.length) text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `${text} on ${describeWeekdays(plainDays, true)}`;
+      if (plainDays.length)
+        text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `${text} on ${describeWeekdays(plainDays, true)}`;
       if (mdays) text += ` on ${mdays} of the month`;
       text += monthFilter;
       break;
     }
     case 'WEEKLY': {
-      if (plainDays.length) text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `Every ${n} weeks on ${describeWeekdays(plainDays)}`;
+      if (plainDays.length)
+        text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `Every ${n} weeks on ${describeWeekdays(plainDays)}`;
       else text = n === 1 ? 'Every week' : `Every ${n} weeks`;
       text += monthFilter;
       break;
@@ -119,7 +145,11 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
         text = `On ${mdays} of ${every}`;
         if (plainDays.length) text += ` when it is a ${describeWeekdays(plainDays)}`;
       } else {
-        const parts = [...(mdays ? [mdays] : []), ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`), ...(plainDays.length ? [`every ${describeWeekdays(plainDays)}`] : [])];
+        const parts = [
+          ...(mdays ? [mdays] : []),
+          ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`),
+          ...(plainDays.length ? [`every ${describeWeekdays(plainDays)}`] : []),
+        ];
         text = `${n === 1 ? 'Monthly' : `Every ${n} months`} on ${joinList(parts)}`;
       }
       text += monthFilter;
@@ -131,7 +161,11 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
       if (months.length === 1 && r.byMonthDay?.length === 1 && r.byMonthDay[0]! > 0 && !r.byDay) {
         text = `${every} on ${MONTH[months[0]! - 1]} ${r.byMonthDay[0]}`;
       } else {
-        const parts = [...(mdays ? [mdays] : []), ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`), ...(plainDays.length ? [`${r.byWeekNo ? '' : 'every '}${describeWeekdays(plainDays)}`] : [])];
+        const parts = [
+          ...(mdays ? [mdays] : []),
+          ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`),
+          ...(plainDays.length ? [`${r.byWeekNo ? '' : 'every '}${describeWeekdays(plainDays)}`] : []),
+        ];
         if (r.byYearDay) parts.push(`day ${joinList(r.byYearDay.map(String))} of the year`);
         if (r.byWeekNo) parts.push(`in week ${joinList(r.byWeekNo.map(String))}`);
         const of = months.length ? ` of ${joinList(months.map((m) => MONTH[m - 1]!))}` : '';
@@ -153,7 +187,8 @@ function bounds(r: Rule): string {
 function grid(r: Rule): number[] {
   if (!r.byHour && !r.byMinute && !r.bySecond) return [];
   const out: number[] = [];
-  for (const h of r.byHour ?? [0]) for (const m of r.byMinute ?? [0]) for (const s of r.bySecond ?? [0]) out.push(h * 3600 + m * 60 + s);
+  for (const h of r.byHour ?? [0])
+    for (const m of r.byMinute ?? [0]) for (const s of r.bySecond ?? [0]) out.push(h * 3600 + m * 60 + s);
   return out.sort((a, b) => a - b);
 }
 

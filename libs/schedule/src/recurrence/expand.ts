@@ -12,7 +12,17 @@
  * Sub-daily frequencies step in elapsed time (see `rule.ts`).
  */
 import type { Budget } from '../types';
-import { DAY_MS, civilFromDays, daysFromCivil, daysInMonth, fieldsOf, isLeap, weekNo, weeksInYear, weekday } from './calendar';
+import {
+  DAY_MS,
+  civilFromDays,
+  daysFromCivil,
+  daysInMonth,
+  fieldsOf,
+  isLeap,
+  weekNo,
+  weeksInYear,
+  weekday,
+} from './calendar';
 import type { Rule, TimePoint } from './rule';
 import { ZoneOffsets } from './zone';
 
@@ -88,7 +98,11 @@ export class Recurrence {
       this.dtInstant = dt.instant;
       this.dtFl = z.toFloating(dt.instant);
     }
-    const until = rule.until ? ('floating' in rule.until ? z.toInstant(rule.until.floating) : rule.until.instant) : Infinity;
+    const until = rule.until
+      ? 'floating' in rule.until
+        ? z.toInstant(rule.until.floating)
+        : rule.until.instant
+      : Infinity;
     this.endLimit = Math.min(until, opts.endsAt ? opts.endsAt.getTime() : Infinity);
     this.inputCount = opts.count ?? null;
     this.startLimit = opts.startsAt
@@ -130,7 +144,8 @@ export class Recurrence {
     this.seconds = uniq(r.bySecond ?? [f.s]);
     const times: number[] = [];
     if (dateLevel) {
-      for (const h of this.hours) for (const m of this.minutes) for (const s of this.seconds) times.push(h * 3600 + m * 60 + s);
+      for (const h of this.hours)
+        for (const m of this.minutes) for (const s of this.seconds) times.push(h * 3600 + m * 60 + s);
     }
     this.times = times;
     // limits for sub-daily frequencies (their own and smaller units expand instead)
@@ -349,7 +364,8 @@ export class Recurrence {
       const step = unit * this.rule.interval;
       // period 0 starts at DTSTART truncated to its local unit
       const f = fieldsOf(this.dtFl);
-      const trunc = this.rule.freq === 'HOURLY' ? (f.mi * 60 + f.s) * 1000 : this.rule.freq === 'MINUTELY' ? f.s * 1000 : 0;
+      const trunc =
+        this.rule.freq === 'HOURLY' ? (f.mi * 60 + f.s) * 1000 : this.rule.freq === 'MINUTELY' ? f.s * 1000 : 0;
       const p0 = this.dtInstant - trunc;
       let k = limitedCount ? 0 : Math.max(0, Math.floor((lowest - p0) / step) - 1);
       const subHorizon = Math.min(HORIZON_FL, Math.max(lowest, this.dtInstant) + CYCLE_MS);
@@ -359,13 +375,17 @@ export class Recurrence {
         if (start > this.endLimit || start > subHorizon) return res;
         // skip whole days (or hours) that the date/hour limits reject
         const pf = fieldsOf(this.zone.toFloating(start));
-        if (step < DAY_MS && !this.dayMatches(pf.dayNum) && !this.dayMatches(fieldsOf(this.zone.toFloating(start + unit - 1)).dayNum)) {
+        if (
+          step < DAY_MS &&
+          !this.dayMatches(pf.dayNum) &&
+          !this.dayMatches(fieldsOf(this.zone.toFloating(start + unit - 1)).dayNum)
+        ) {
           const nextDay = this.zone.toInstant((pf.dayNum + 1) * DAY_MS);
           k = Math.max(k + 1, Math.floor((nextDay - p0) / step));
           continue;
         }
         if (this.hourSet && this.rule.freq !== 'HOURLY' && !this.hourSet.has(pf.h) && step < HOUR_MS) {
-          const nextHour = start + (HOUR_MS - ((pf.mi * 60 + pf.s) * 1000));
+          const nextHour = start + (HOUR_MS - (pf.mi * 60 + pf.s) * 1000);
           k = Math.max(k + 1, Math.floor((nextHour - p0) / step));
           continue;
         }
@@ -393,7 +413,8 @@ export class Recurrence {
       const [a] = this.periodDays(k);
       const startFl = a * DAY_MS;
       // everything already produced that precedes any instant the coming periods can reach is final
-      const lb = pending.length || this.endLimit !== Infinity ? startFl - this.zone.maxOffsetNear(startFl) * 60_000 : -Infinity;
+      const lb =
+        pending.length || this.endLimit !== Infinity ? startFl - this.zone.maxOffsetNear(startFl) * 60_000 : -Infinity;
       if (pending.length) {
         pending.sort((p, q) => p - q);
         let i = 0;

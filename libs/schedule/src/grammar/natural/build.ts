@@ -29,7 +29,12 @@ export interface Built {
 
 const UNIT_SEC = { second: 1, minute: 60, hour: 3600 } as const;
 
-export function buildNatural(expr: string, spec: Spec, zone: string, reference: Date): { built: Built | null; errors: ScheduleError[] } {
+export function buildNatural(
+  expr: string,
+  spec: Spec,
+  zone: string,
+  reference: Date,
+): { built: Built | null; errors: ScheduleError[] } {
   const errors: ScheduleError[] = [];
   const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
     errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
@@ -51,7 +56,12 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
       [spec.until, spec.until?.span, 'an end date'],
     ];
     for (const [v, span, what] of clash) {
-      if (v && span) err(span, 'conflict', `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`);
+      if (v && span)
+        err(
+          span,
+          'conflict',
+          `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`,
+        );
     }
     if (spec.times.length > 1) err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
     const time = spec.times[0];
@@ -87,7 +97,10 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
     rule.count = 1;
     rule.dtstart = { instant };
     const local = formatDate({ floating: z.toFloating(instant) });
-    return { built: { rule, oneOff: true, description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}` }, errors };
+    return {
+      built: { rule, oneOff: true, description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}` },
+      errors,
+    };
   }
 
   if (spec.starting?.relDays !== undefined) {
@@ -99,16 +112,33 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
   const iv = spec.interval;
   const subDaily = !!iv && iv.unit in UNIT_SEC;
   if (spec.window && !subDaily) {
-    err(spec.window.span, 'incomplete', 'a time window needs a repetition in seconds, minutes or hours, e.g. `every 15 minutes between 9am and 5pm`', `every 15 minutes ${expr.slice(spec.window.span.start, spec.window.span.end)}`);
+    err(
+      spec.window.span,
+      'incomplete',
+      'a time window needs a repetition in seconds, minutes or hours, e.g. `every 15 minutes between 9am and 5pm`',
+      `every 15 minutes ${expr.slice(spec.window.span.start, spec.window.span.end)}`,
+    );
   }
   if (subDaily && spec.times.length) {
-    err(spec.times[0]!.span, 'conflict', `"${expr.slice(iv!.span.start, iv!.span.end)}" already sets the times; remove the time or use a window (\`between 9am and 5pm\`)`);
+    err(
+      spec.times[0]!.span,
+      'conflict',
+      `"${expr.slice(iv!.span.start, iv!.span.end)}" already sets the times; remove the time or use a window (\`between 9am and 5pm\`)`,
+    );
   }
   if (subDaily && spec.nthWeekdays) {
-    err(spec.nthWeekdays.span, 'conflict', 'weekdays of the month (`first monday`) cannot be combined with an interval in seconds, minutes or hours');
+    err(
+      spec.nthWeekdays.span,
+      'conflict',
+      'weekdays of the month (`first monday`) cannot be combined with an interval in seconds, minutes or hours',
+    );
   }
   if (spec.monthDays && spec.nthWeekdays) {
-    err(spec.nthWeekdays.span, 'conflict', 'days of the month and weekdays of the month (`first monday`) cannot be combined; make two schedules');
+    err(
+      spec.nthWeekdays.span,
+      'conflict',
+      'days of the month and weekdays of the month (`first monday`) cannot be combined; make two schedules',
+    );
   }
   if (spec.monthDays && spec.weekdays && !subDaily && !spec.nthWeekdays) {
     // RFC 5545: both limit each other (`friday the 13th`): allowed.
@@ -117,14 +147,36 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
   const monthly = iv?.unit === 'month' || !!spec.monthDays || !!spec.nthWeekdays || !!spec.monthly;
   if (iv && (iv.unit === 'day' || iv.unit === 'week') && (spec.monthDays || spec.nthWeekdays || spec.yearDate)) {
     const span = (spec.monthDays ?? spec.nthWeekdays)?.span ?? spec.yearDate!;
-    err(span, 'conflict', `"${expr.slice(iv.span.start, iv.span.end)}" cannot be combined with days of the month; use \`every month on …\``);
+    err(
+      span,
+      'conflict',
+      `"${expr.slice(iv.span.start, iv.span.end)}" cannot be combined with days of the month; use \`every month on …\``,
+    );
   }
-  if (iv?.unit === 'month' && spec.yearDate) err(spec.yearDate, 'conflict', 'a date in the year (`march 15`) repeats every year, not every month; use `every year on march 15`');
-  if (spec.nthWeekdays && iv?.unit === 'week') err(spec.nthWeekdays.span, 'conflict', '`first`/`last` weekdays are counted within a month; use `every month on the first monday`');
-  if (spec.starting && spec.until && spec.until.fl < spec.starting.fl) err(spec.until.span, 'out_of_range', 'the end date is before the start date');
+  if (iv?.unit === 'month' && spec.yearDate)
+    err(
+      spec.yearDate,
+      'conflict',
+      'a date in the year (`march 15`) repeats every year, not every month; use `every year on march 15`',
+    );
+  if (spec.nthWeekdays && iv?.unit === 'week')
+    err(
+      spec.nthWeekdays.span,
+      'conflict',
+      '`first`/`last` weekdays are counted within a month; use `every month on the first monday`',
+    );
+  if (spec.starting && spec.until && spec.until.fl < spec.starting.fl)
+    err(spec.until.span, 'out_of_range', 'the end date is before the start date');
   if (spec.monthDays && spec.months) {
-    const possible = spec.months.months.some((m) => spec.monthDays!.days.some((d) => d === -1 || d <= daysInMonth(2000, m)));
-    if (!possible) err(spec.monthDays.span, 'never_fires', `this never fires: ${spec.months.months.map((m) => MONTHS[m - 1]).join(', ')} never has that day`);
+    const possible = spec.months.months.some((m) =>
+      spec.monthDays!.days.some((d) => d === -1 || d <= daysInMonth(2000, m)),
+    );
+    if (!possible)
+      err(
+        spec.monthDays.span,
+        'never_fires',
+        `this never fires: ${spec.months.months.map((m) => MONTHS[m - 1]).join(', ')} never has that day`,
+      );
   }
   if (errors.length) return { built: null, errors };
 
@@ -169,7 +221,12 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
       times = [];
       for (let t = from; t < end; t += step) times.push(t % 86_400);
       times.sort((a, b) => a - b);
-      extras.window = { step: iv!.n === 1 ? iv!.unit : `${iv!.n} ${iv!.unit}s`, from, to, last: (from + Math.floor((end - 1 - from) / step) * step) % 86_400 };
+      extras.window = {
+        step: iv!.n === 1 ? iv!.unit : `${iv!.n} ${iv!.unit}s`,
+        from,
+        to,
+        last: (from + Math.floor((end - 1 - from) / step) * step) % 86_400,
+      };
     } else times = spec.times.map((t) => t.sec).sort((a, b) => a - b);
     if (!times.length) times = [0];
     const g = gridOf(times);
@@ -188,7 +245,11 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
         const pos: number[] = [];
         for (let d = 0; d < perPeriod; d++) for (const p of g.positions) pos.push(d * size + p);
         rule.bySetPos = pos;
-      } else if ((rule.freq === 'MONTHLY' || rule.freq === 'YEARLY') && rule.interval === 1 && !rule.byDay?.some((d) => d.n !== 0)) {
+      } else if (
+        (rule.freq === 'MONTHLY' || rule.freq === 'YEARLY') &&
+        rule.interval === 1 &&
+        !rule.byDay?.some((d) => d.n !== 0)
+      ) {
         if (rule.freq === 'YEARLY' && !rule.byMonth && !rule.byMonthDay) {
           const f = fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime()));
           rule.byMonth = [f.m];
@@ -200,7 +261,11 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
         rule.bySetPos = g.positions;
       } else {
         const span = spec.times[1]?.span ?? spec.window?.span ?? { start: 0, end: expr.length };
-        err(span, 'unsupported', `several times that differ in their minutes (${times.slice(0, 3).map(clock).join(', ')}) cannot be combined with this day pattern; use times that share their minutes (8:00 and 20:00) or make two schedules`);
+        err(
+          span,
+          'unsupported',
+          `several times that differ in their minutes (${times.slice(0, 3).map(clock).join(', ')}) cannot be combined with this day pattern; use times that share their minutes (8:00 and 20:00) or make two schedules`,
+        );
         return { built: null, errors };
       }
     }
@@ -209,18 +274,37 @@ export function buildNatural(expr: string, spec: Spec, zone: string, reference: 
   return { built: { rule, oneOff: false, description }, errors };
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /**
  * Smallest BYHOUR × BYMINUTE × BYSECOND grid containing `times`; `positions` (1-based, for
  * BYSETPOS within one day) when the grid has extra entries.
  */
-export function gridOf(times: number[]): { hours: number[]; minutes: number[]; seconds: number[]; positions: number[] | null } {
+export function gridOf(times: number[]): {
+  hours: number[];
+  minutes: number[];
+  seconds: number[];
+  positions: number[] | null;
+} {
   const uniq = (v: number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
   const hours = uniq(times.map((t) => Math.floor(t / 3600)));
   const minutes = uniq(times.map((t) => Math.floor(t / 60) % 60));
   const seconds = uniq(times.map((t) => t % 60));
-  if (hours.length * minutes.length * seconds.length === times.length) return { hours, minutes, seconds, positions: null };
+  if (hours.length * minutes.length * seconds.length === times.length)
+    return { hours, minutes, seconds, positions: null };
   const grid: number[] = [];
   for (const h of hours) for (const m of minutes) for (const s of seconds) grid.push(h * 3600 + m * 60 + s);
   const want = new Set(times);
@@ -240,13 +324,33 @@ function daysPerPeriod(r: Rule): number | null {
       return r.byMonth ? null : r.byDay ? new Set(r.byDay.map((d) => d.day)).size : 1;
     case 'MONTHLY': {
       if (r.byMonth) return null;
-      if (r.byDay && !r.byMonthDay && r.byDay.length === 1 && Math.abs(r.byDay[0]!.n) >= 1 && Math.abs(r.byDay[0]!.n) <= 4) return 1;
-      if (!r.byDay && r.byMonthDay && r.byMonthDay.every((d) => (d >= 1 && d <= 28) || d === -1) && r.byMonthDay.length === 1) return 1;
+      if (
+        r.byDay &&
+        !r.byMonthDay &&
+        r.byDay.length === 1 &&
+        Math.abs(r.byDay[0]!.n) >= 1 &&
+        Math.abs(r.byDay[0]!.n) <= 4
+      )
+        return 1;
+      if (
+        !r.byDay &&
+        r.byMonthDay &&
+        r.byMonthDay.every((d) => (d >= 1 && d <= 28) || d === -1) &&
+        r.byMonthDay.length === 1
+      )
+        return 1;
       if (!r.byDay && !r.byMonthDay) return null;
       return null;
     }
     default:
-      if (r.byMonth?.length === 1 && r.byMonthDay?.length === 1 && !r.byDay && r.byMonthDay[0]! >= 1 && r.byMonthDay[0]! <= 28) return 1;
+      if (
+        r.byMonth?.length === 1 &&
+        r.byMonthDay?.length === 1 &&
+        !r.byDay &&
+        r.byMonthDay[0]! >= 1 &&
+        r.byMonthDay[0]! <= 28
+      )
+        return 1;
       return null;
   }
 }

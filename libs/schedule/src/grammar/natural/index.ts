@@ -16,7 +16,19 @@ export function compileNatural(input: ScheduleInput, ctx: GrammarContext): Compi
   const reference = ctx.reference ?? input.reference;
   const { spec, errors } = parseNatural(input.expr, ctx.budget);
   if (input.expr.trim() === '') {
-    return { ok: false, kindDetected: 'natural', errors: [{ kind: 'empty', position: 0, length: 0, message: 'the schedule is empty; try `every day at 9am`', suggestion: 'every day at 9am' }] };
+    return {
+      ok: false,
+      kindDetected: 'natural',
+      errors: [
+        {
+          kind: 'empty',
+          position: 0,
+          length: 0,
+          message: 'the schedule is empty; try `every day at 9am`',
+          suggestion: 'every day at 9am',
+        },
+      ],
+    };
   }
   const { built, errors: semantic } = buildNatural(input.expr, spec, timezone, reference);
   const all = [...errors, ...semantic];

@@ -69,7 +69,8 @@ export function tokenize(s: string): Tok[] {
         mi: hasTime ? +m[5]! : 0,
         s: m[6] !== undefined ? +m[6] : 0,
       });
-    } else if ((m = at(TIME, s, i))) push('time', m[0].length, { h: +m[1]!, mi: +m[2]!, s: m[3] !== undefined ? +m[3] : 0 });
+    } else if ((m = at(TIME, s, i)))
+      push('time', m[0].length, { h: +m[1]!, mi: +m[2]!, s: m[3] !== undefined ? +m[3] : 0 });
     else if ((m = at(NUM, s, i))) push('num', m[0].length, { n: m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0] });
     else if ((m = at(WORD, s, i))) push('word', m[0].length);
     else if ((m = at(PUNCT, s, i))) push('punct', 1);

@@ -8,7 +8,17 @@ import type { Budget, ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
 import type { Tok } from './lexer';
 import { tokenize } from './lexer';
-import { ADVERBS, MONTHS, ORDINAL_SUFFIXES, ORDINAL_WORDS, UNITS, VOCABULARY, WEEKDAYS, WEEKDAY_PLURALS, isKnownWord } from './vocab';
+import {
+  ADVERBS,
+  MONTHS,
+  ORDINAL_SUFFIXES,
+  ORDINAL_WORDS,
+  UNITS,
+  VOCABULARY,
+  WEEKDAYS,
+  WEEKDAY_PLURALS,
+  isKnownWord,
+} from './vocab';
 import type { Unit } from './vocab';
 
 export interface Span {
@@ -133,7 +143,12 @@ class Parser {
     const kept: Tok[] = [];
     for (const t of this.toks) {
       if (t.kind === 'other') {
-        this.err(t, t, 'unexpected_character', `unexpected "${t.text}": use words, numbers, times like 09:30 and dates like 2026-12-04`);
+        this.err(
+          t,
+          t,
+          'unexpected_character',
+          `unexpected "${t.text}": use words, numbers, times like 09:30 and dates like 2026-12-04`,
+        );
         continue;
       }
       if (t.kind !== 'word' || isKnownWord(t.low)) {
@@ -141,7 +156,13 @@ class Parser {
         continue;
       }
       const s = suggest(t.low, VOCABULARY);
-      this.err(t, t, 'unknown_word', s ? `unknown word "${t.text}"; did you mean "${s}"?` : `unknown word "${t.text}"`, s);
+      this.err(
+        t,
+        t,
+        'unknown_word',
+        s ? `unknown word "${t.text}"; did you mean "${s}"?` : `unknown word "${t.text}"`,
+        s,
+      );
       kept.push(s ? { ...t, low: s } : { ...t, bad: true });
     }
     this.toks.splice(0, this.toks.length, ...kept);
@@ -150,7 +171,8 @@ class Parser {
   private unexpected(t: Tok): void {
     const what = t.kind === 'num' ? `number ${t.text}` : `"${t.text}"`;
     let hint = '';
-    if (t.kind === 'num') hint = ': a number must be followed by a unit (`5 minutes`), `times`, `am`/`pm`, or come after `at`';
+    if (t.kind === 'num')
+      hint = ': a number must be followed by a unit (`5 minutes`), `times`, `am`/`pm`, or come after `at`';
     else if (t.low === 'at') hint = ': `at` must be followed by a time (`at 9:30`, `at noon`) or a date';
     else if (t.low === 'and' || t.low === ',') hint = '';
     this.err(t, t, 'unexpected_token', `unexpected ${what} here${hint}`);
@@ -204,10 +226,18 @@ class Parser {
       if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
       return true;
     }
-    if (w === 'the' || (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) || (ORDINAL_WORDS[w] !== undefined && !this.isTimeStart())) {
+    if (
+      w === 'the' ||
+      (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) ||
+      (ORDINAL_WORDS[w] !== undefined && !this.isTimeStart())
+    ) {
       return this.dayList(t);
     }
-    if (WEEKDAY_PLURALS[w] !== undefined || ['weekdays', 'weekends', 'workdays'].includes(w) || WEEKDAYS[w] !== undefined) {
+    if (
+      WEEKDAY_PLURALS[w] !== undefined ||
+      ['weekdays', 'weekends', 'workdays'].includes(w) ||
+      WEEKDAYS[w] !== undefined
+    ) {
       return this.weekdayList(t);
     }
     if (MONTHS[w] !== undefined) return this.monthDate(t);
@@ -233,7 +263,12 @@ class Parser {
       return true;
     }
     if (!t) {
-      this.err(start, start, 'incomplete', '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`');
+      this.err(
+        start,
+        start,
+        'incomplete',
+        '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`',
+      );
       return true;
     }
     if (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) return this.dayList(start);
@@ -243,7 +278,13 @@ class Parser {
       const u = UNITS[this.low()];
       if (!u) {
         const nt = this.tok();
-        this.err(t, nt ?? t, 'expected_unit', `expected a unit after "${t.text}": seconds, minutes, hours, days, weeks, months or years`, null);
+        this.err(
+          t,
+          nt ?? t,
+          'expected_unit',
+          `expected a unit after "${t.text}": seconds, minutes, hours, days, weeks, months or years`,
+          null,
+        );
         if (nt && nt.kind !== 'num') this.i++;
         return true;
       }
@@ -266,12 +307,21 @@ class Parser {
       if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n: 1, unit: u, span };
       return true;
     }
-    if (this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays') || WEEKDAYS[this.low()] !== undefined || WEEKDAY_PLURALS[this.low()] !== undefined) {
+    if (
+      this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays') ||
+      WEEKDAYS[this.low()] !== undefined ||
+      WEEKDAY_PLURALS[this.low()] !== undefined
+    ) {
       return this.weekdayList(start);
     }
     if (ORDINAL_WORDS[this.low()] !== undefined) return this.dayList(start);
     if (MONTHS[this.low()] !== undefined) return this.monthDate(start);
-    this.err(start, t, 'incomplete', '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`');
+    this.err(
+      start,
+      t,
+      'incomplete',
+      '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`',
+    );
     return true;
   }
 
@@ -281,7 +331,11 @@ class Parser {
 
   /** `every 61 minutes` → `every hour`: sub-day intervals must fit in the next larger unit. */
   private checkInterval(n: number, u: Unit, span: Span, unitTok: Tok): void {
-    const limits: Partial<Record<Unit, [number, Unit, number]>> = { second: [59, 'minute', 60], minute: [59, 'hour', 60], hour: [23, 'day', 24] };
+    const limits: Partial<Record<Unit, [number, Unit, number]>> = {
+      second: [59, 'minute', 60],
+      minute: [59, 'hour', 60],
+      hour: [23, 'day', 24],
+    };
     const lim = limits[u];
     if (!lim || n <= lim[0]) {
       if (n > 1000) this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
@@ -289,9 +343,23 @@ class Parser {
     }
     const [max, bigger, factor] = lim;
     const q = Math.max(1, Math.round(n / factor));
-    const sug = n % factor === 0 ? (n === factor ? `every ${bigger}` : `every ${n / factor} ${bigger}s`) : q === 1 ? `every ${bigger}` : `every ${q} ${bigger}s`;
-    const exact = n % factor === 0 ? `; ${n} ${u}s is ${n === factor ? `one ${bigger}` : `${n / factor} ${bigger}s`}` : '';
-    this.err(span, span, 'out_of_range', `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`, sug);
+    const sug =
+      n % factor === 0
+        ? n === factor
+          ? `every ${bigger}`
+          : `every ${n / factor} ${bigger}s`
+        : q === 1
+          ? `every ${bigger}`
+          : `every ${q} ${bigger}s`;
+    const exact =
+      n % factor === 0 ? `; ${n} ${u}s is ${n === factor ? `one ${bigger}` : `${n / factor} ${bigger}s`}` : '';
+    this.err(
+      span,
+      span,
+      'out_of_range',
+      `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`,
+      sug,
+    );
   }
 
   /** `on weekdays`, `on monday and thursday`, `on the 1st`, `on the first monday`, `on march 15`, `on 2026-12-01`. */
@@ -368,7 +436,13 @@ class Parser {
       const span = this.spanFrom(start);
       const day = dTok.n!;
       if (day < 1 || day > daysInMonth(2000, month)) {
-        this.err(dTok, dTok, 'out_of_range', `${capital(mTok.low.length > 3 ? mTok.low : monthName(month))} has ${daysInMonth(2000, month)} days at most; got ${day}`, null);
+        this.err(
+          dTok,
+          dTok,
+          'out_of_range',
+          `${capital(mTok.low.length > 3 ? mTok.low : monthName(month))} has ${daysInMonth(2000, month)} days at most; got ${day}`,
+          null,
+        );
         return true;
       }
       this.setMonths([month], span);
@@ -386,7 +460,10 @@ class Parser {
   private addMonthDays(days: number[], span: Span): void {
     if (this.spec.monthDays) {
       this.spec.monthDays.days.push(...days);
-      this.spec.monthDays.span = { start: Math.min(this.spec.monthDays.span.start, span.start), end: Math.max(this.spec.monthDays.span.end, span.end) };
+      this.spec.monthDays.span = {
+        start: Math.min(this.spec.monthDays.span.start, span.start),
+        end: Math.max(this.spec.monthDays.span.end, span.end),
+      };
     } else this.spec.monthDays = { days, span };
   }
 
@@ -418,17 +495,30 @@ class Parser {
       const wd = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()];
       if (wd !== undefined) {
         this.i++;
-        if (n < -5 || n === 0 || n > 5) this.err(t, this.toks[this.i - 1]!, 'out_of_range', `a month has at most 5 of each weekday; got the ${n}th`, null);
+        if (n < -5 || n === 0 || n > 5)
+          this.err(
+            t,
+            this.toks[this.i - 1]!,
+            'out_of_range',
+            `a month has at most 5 of each weekday; got the ${n}th`,
+            null,
+          );
         else nth.push({ n, day: wd });
       } else {
         this.accept('day');
         if (n === -1 || (n >= 1 && n <= 31)) days.push(n);
         else {
-          this.err(t, t, 'out_of_range', `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`, n > 31 ? 'last day' : null);
+          this.err(
+            t,
+            t,
+            'out_of_range',
+            `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`,
+            n > 31 ? 'last day' : null,
+          );
         }
         void isNumeric;
       }
-      if ((this.is('and', ',', '&')) && this.startsDayItem(1)) {
+      if (this.is('and', ',', '&') && this.startsDayItem(1)) {
         this.i++;
         continue;
       }
@@ -436,7 +526,12 @@ class Parser {
     }
     if (!any) {
       const t = this.tok() ?? start;
-      this.err(start, t, 'incomplete', 'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)');
+      this.err(
+        start,
+        t,
+        'incomplete',
+        'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)',
+      );
       if (this.tok() && this.i < this.toks.length && this.low() !== 'at') this.i++;
       return true;
     }
@@ -490,7 +585,10 @@ class Parser {
       } else if (WEEKDAYS[w] !== undefined || WEEKDAY_PLURALS[w] !== undefined) {
         const a = WEEKDAYS[w] ?? WEEKDAY_PLURALS[w]!;
         this.i++;
-        if ((this.is('-', 'to', 'through')) && (WEEKDAYS[this.low(1)] !== undefined || WEEKDAY_PLURALS[this.low(1)] !== undefined)) {
+        if (
+          this.is('-', 'to', 'through') &&
+          (WEEKDAYS[this.low(1)] !== undefined || WEEKDAY_PLURALS[this.low(1)] !== undefined)
+        ) {
           this.i++;
           const b = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()]!;
           this.i++;
@@ -509,7 +607,12 @@ class Parser {
     }
     if (!any) {
       const t = this.tok() ?? start;
-      this.err(start, t, 'incomplete', 'expected a day: a weekday name (`monday`), `weekdays`, `weekends`, a day of the month (`the 1st`) or a date');
+      this.err(
+        start,
+        t,
+        'incomplete',
+        'expected a day: a weekday name (`monday`), `weekdays`, `weekends`, a day of the month (`the 1st`) or a date',
+      );
       if (this.tok() && this.low() !== 'at') this.i++;
       return true;
     }
@@ -524,7 +627,11 @@ class Parser {
 
   private startsWeekday(k: number): boolean {
     const l = this.low(k);
-    return WEEKDAYS[l] !== undefined || WEEKDAY_PLURALS[l] !== undefined || ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays'].includes(l);
+    return (
+      WEEKDAYS[l] !== undefined ||
+      WEEKDAY_PLURALS[l] !== undefined ||
+      ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays'].includes(l)
+    );
   }
 
   /** `at 9:30`, `at 8am and 8pm`, `at noon`, `at 2026-12-01 09:00`. */
@@ -534,11 +641,18 @@ class Parser {
     const t = this.tok();
     if (t && t.kind === 'date') {
       const d = this.date();
-      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
+      if (d)
+        this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
       return true;
     }
     if (!t || !this.isTimeStart(true)) {
-      this.err(start, t ?? start, 'expected_time', '`at` must be followed by a time, e.g. `at 9:30`, `at 5pm`, `at noon`', null);
+      this.err(
+        start,
+        t ?? start,
+        'expected_time',
+        '`at` must be followed by a time, e.g. `at 9:30`, `at 5pm`, `at noon`',
+        null,
+      );
       if (t && !this.is('and', ',') && t.kind !== 'word') this.i++;
       return true;
     }
@@ -550,7 +664,8 @@ class Parser {
     for (;;) {
       const tm = this.time(afterAt);
       if (tm && tm.sec !== null) {
-        if (this.spec.times.some((x) => x.sec === tm.sec)) this.err(tm.span, tm.span, 'conflict', 'this time is listed twice');
+        if (this.spec.times.some((x) => x.sec === tm.sec))
+          this.err(tm.span, tm.span, 'conflict', 'this time is listed twice');
         else this.spec.times.push({ sec: tm.sec, span: tm.span });
       }
       if (this.is('and', ',', '&') && this.isTimeStartAt(1, afterAt)) {
@@ -604,13 +719,25 @@ class Parser {
     let bad = false;
     if (mer) {
       if (h < 1 || h > 12) {
-        this.err(span, span, 'out_of_range', `with ${mer} the hour goes from 1 to 12; ${TIME_RANGE}`, h <= 23 ? pad2(h) + ':' + pad2(mi) : null);
+        this.err(
+          span,
+          span,
+          'out_of_range',
+          `with ${mer} the hour goes from 1 to 12; ${TIME_RANGE}`,
+          h <= 23 ? pad2(h) + ':' + pad2(mi) : null,
+        );
         return { sec: null, span };
       }
       h = (h % 12) + (mer === 'pm' ? 12 : 0);
     }
     if (h > 23 || (h === 24 && (mi > 0 || s > 0))) {
-      this.err(span, span, 'out_of_range', `hour ${h} is out of range: ${TIME_RANGE}`, h === 24 && mi === 0 ? 'midnight' : null);
+      this.err(
+        span,
+        span,
+        'out_of_range',
+        `hour ${h} is out of range: ${TIME_RANGE}`,
+        h === 24 && mi === 0 ? 'midnight' : null,
+      );
       bad = true;
     }
     if (mi > 59) {
@@ -632,7 +759,12 @@ class Parser {
     const a = this.time(true);
     if (!a) {
       const t = this.tok() ?? start;
-      this.err(start, t, 'expected_time', `\`${start.text}\` must be followed by a time window, e.g. \`between 9am and 5pm\``);
+      this.err(
+        start,
+        t,
+        'expected_time',
+        `\`${start.text}\` must be followed by a time window, e.g. \`between 9am and 5pm\``,
+      );
       return true;
     }
     if (!this.accept('and', 'to', '-', 'until', 'till', '&')) {
@@ -670,11 +802,17 @@ class Parser {
         sec = this.time(true)?.sec ?? 0;
       }
       const span = this.spanFrom(start);
-      if (!this.dup(this.spec.starting, span, 'the start')) this.spec.starting = { fl: sec * 1000, span, relDays: t.low === 'tomorrow' ? 1 : 0 };
+      if (!this.dup(this.spec.starting, span, 'the start'))
+        this.spec.starting = { fl: sec * 1000, span, relDays: t.low === 'tomorrow' ? 1 : 0 };
       return true;
     }
     if (!t || t.kind !== 'date') {
-      this.err(start, t ?? start, 'expected_date', `\`${start.text}\` must be followed by a date like 2026-12-04 (optionally with a time: 2026-12-04 09:00)`);
+      this.err(
+        start,
+        t ?? start,
+        'expected_date',
+        `\`${start.text}\` must be followed by a date like 2026-12-04 (optionally with a time: 2026-12-04 09:00)`,
+      );
       if (t && t.kind !== 'word') this.i++;
       return true;
     }
@@ -707,7 +845,13 @@ class Parser {
       this.err(t, t, 'out_of_range', `month ${mo} is out of range: months go from 01 to 12`);
       bad = true;
     } else if (d < 1 || d > daysInMonth(y, mo)) {
-      this.err(t, t, 'out_of_range', `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`, `${y}-${pad2(mo)}-${pad2(daysInMonth(y, mo))}`);
+      this.err(
+        t,
+        t,
+        'out_of_range',
+        `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`,
+        `${y}-${pad2(mo)}-${pad2(daysInMonth(y, mo))}`,
+      );
       bad = true;
     }
     if (t.hasTime && (t.h! > 23 || t.mi! > 59 || t.s! > 59)) {
@@ -752,7 +896,12 @@ class Parser {
     } else if (this.is('a', 'an')) this.i++;
     const u = UNITS[this.low()];
     if (!u) {
-      this.err(start, this.tok() ?? start, 'expected_unit', '`in` must be followed by a duration (`in 20 minutes`) or a month (`in march`)');
+      this.err(
+        start,
+        this.tok() ?? start,
+        'expected_unit',
+        '`in` must be followed by a duration (`in 20 minutes`) or a month (`in march`)',
+      );
       if (this.tok() && this.tok()!.kind !== 'word') this.i++;
       return true;
     }
@@ -770,7 +919,20 @@ class Parser {
 function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }
-const MONTH_FULL = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_FULL = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 function monthName(m: number): string {
   return MONTH_FULL[m - 1]!;
 }

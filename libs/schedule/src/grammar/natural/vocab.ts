@@ -3,7 +3,15 @@
 export const WEEKDAYS: Record<string, number> = {};
 export const WEEKDAY_PLURALS: Record<string, number> = {};
 const DAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const DAY_ABBR: string[][] = [['mon'], ['tue', 'tues'], ['wed', 'weds'], ['thu', 'thur', 'thurs'], ['fri'], ['sat'], ['sun']];
+const DAY_ABBR: string[][] = [
+  ['mon'],
+  ['tue', 'tues'],
+  ['wed', 'weds'],
+  ['thu', 'thur', 'thurs'],
+  ['fri'],
+  ['sat'],
+  ['sun'],
+];
 DAY_NAMES.forEach((name, i) => {
   WEEKDAYS[name] = i;
   WEEKDAY_PLURALS[`${name}s`] = i;
@@ -11,8 +19,34 @@ DAY_NAMES.forEach((name, i) => {
 });
 
 export const MONTHS: Record<string, number> = {};
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const MONTH_ABBR: string[][] = [['jan'], ['feb'], ['mar'], ['apr'], [], ['jun'], ['jul'], ['aug'], ['sep', 'sept'], ['oct'], ['nov'], ['dec']];
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const MONTH_ABBR: string[][] = [
+  ['jan'],
+  ['feb'],
+  ['mar'],
+  ['apr'],
+  [],
+  ['jun'],
+  ['jul'],
+  ['aug'],
+  ['sep', 'sept'],
+  ['oct'],
+  ['nov'],
+  ['dec'],
+];
 MONTH_NAMES.forEach((name, i) => {
   MONTHS[name] = i + 1;
   for (const a of MONTH_ABBR[i]!) MONTHS[a] = i + 1;
@@ -20,18 +54,36 @@ MONTH_NAMES.forEach((name, i) => {
 
 export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year';
 export const UNITS: Record<string, Unit> = {
-  second: 'second', seconds: 'second', sec: 'second', secs: 'second',
-  minute: 'minute', minutes: 'minute', min: 'minute', mins: 'minute',
-  hour: 'hour', hours: 'hour', hr: 'hour', hrs: 'hour',
-  day: 'day', days: 'day',
-  week: 'week', weeks: 'week',
-  month: 'month', months: 'month',
-  year: 'year', years: 'year',
+  second: 'second',
+  seconds: 'second',
+  sec: 'second',
+  secs: 'second',
+  minute: 'minute',
+  minutes: 'minute',
+  min: 'minute',
+  mins: 'minute',
+  hour: 'hour',
+  hours: 'hour',
+  hr: 'hour',
+  hrs: 'hour',
+  day: 'day',
+  days: 'day',
+  week: 'week',
+  weeks: 'week',
+  month: 'month',
+  months: 'month',
+  year: 'year',
+  years: 'year',
 };
 
 /** `hourly` … `yearly`. */
 export const ADVERBS: Record<string, Unit> = {
-  hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annually: 'year',
+  hourly: 'hour',
+  daily: 'day',
+  weekly: 'week',
+  monthly: 'month',
+  yearly: 'year',
+  annually: 'year',
 };
 
 export const ORDINAL_WORDS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, last: -1 };
@@ -39,20 +91,91 @@ export const ORDINAL_SUFFIXES = new Set(['st', 'nd', 'rd', 'th']);
 
 /** Words with a meaning; everything else is an unknown word (with a spelling suggestion). */
 export const KEYWORDS = [
-  'every', 'each', 'other', 'at', 'on', 'in', 'of', 'the', 'and', 'between', 'from', 'to', 'until', 'till', 'through',
-  'starting', 'start', 'starts', 'beginning', 'begins', 'ending', 'ends', 'end', 'times', 'time', 'for',
-  'noon', 'midday', 'midnight', 'am', 'pm', "o'clock", 'oclock', 'tomorrow', 'today',
-  'weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays',
-  'first', 'second', 'third', 'fourth', 'fifth', 'last', 'st', 'nd', 'rd', 'th', 'a', 'an', 'then',
+  'every',
+  'each',
+  'other',
+  'at',
+  'on',
+  'in',
+  'of',
+  'the',
+  'and',
+  'between',
+  'from',
+  'to',
+  'until',
+  'till',
+  'through',
+  'starting',
+  'start',
+  'starts',
+  'beginning',
+  'begins',
+  'ending',
+  'ends',
+  'end',
+  'times',
+  'time',
+  'for',
+  'noon',
+  'midday',
+  'midnight',
+  'am',
+  'pm',
+  "o'clock",
+  'oclock',
+  'tomorrow',
+  'today',
+  'weekday',
+  'weekdays',
+  'weekend',
+  'weekends',
+  'workday',
+  'workdays',
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'last',
+  'st',
+  'nd',
+  'rd',
+  'th',
+  'a',
+  'an',
+  'then',
 ];
 
 /** Suggestion vocabulary, preferred spellings first (ties keep this order). */
 export const VOCABULARY: string[] = [
   ...DAY_NAMES,
   ...MONTH_NAMES,
-  'every', 'minutes', 'minute', 'hours', 'hour', 'seconds', 'second', 'days', 'day', 'weeks', 'week', 'months', 'month',
-  'years', 'year', 'weekdays', 'weekday', 'weekends', 'weekend', ...Object.keys(ADVERBS), ...KEYWORDS,
-  ...Object.keys(WEEKDAY_PLURALS), ...Object.keys(UNITS), ...Object.keys(WEEKDAYS), ...Object.keys(MONTHS),
+  'every',
+  'minutes',
+  'minute',
+  'hours',
+  'hour',
+  'seconds',
+  'second',
+  'days',
+  'day',
+  'weeks',
+  'week',
+  'months',
+  'month',
+  'years',
+  'year',
+  'weekdays',
+  'weekday',
+  'weekends',
+  'weekend',
+  ...Object.keys(ADVERBS),
+  ...KEYWORDS,
+  ...Object.keys(WEEKDAY_PLURALS),
+  ...Object.keys(UNITS),
+  ...Object.keys(WEEKDAYS),
+  ...Object.keys(MONTHS),
 ];
 
 const KNOWN = new Set(VOCABULARY);

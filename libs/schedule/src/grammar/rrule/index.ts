@@ -38,9 +38,19 @@ export function compileRrule(input: ScheduleInput, ctx: GrammarContext): Compile
   const given = ctx.timezone ?? input.timezone ?? 'UTC';
   if (tzid && given !== 'UTC' && given !== tzid) {
     const i = input.expr.indexOf(tzid);
-    errors.push(errorAt(input.expr, i, i + tzid.length, 'timezone_conflict', `DTSTART's TZID (${tzid}) differs from the schedule's timezone (${given}); make them equal or drop one`, given));
+    errors.push(
+      errorAt(
+        input.expr,
+        i,
+        i + tzid.length,
+        'timezone_conflict',
+        `DTSTART's TZID (${tzid}) differs from the schedule's timezone (${given}); make them equal or drop one`,
+        given,
+      ),
+    );
   }
-  if (!rule || errors.length) return { ok: false, kindDetected: 'rrule', errors: errors.sort((a, b) => a.position - b.position) };
+  if (!rule || errors.length)
+    return { ok: false, kindDetected: 'rrule', errors: errors.sort((a, b) => a.position - b.position) };
   ctx.budget.check();
   const timezone = tzid ?? given;
   const schedule = ruleSchedule({

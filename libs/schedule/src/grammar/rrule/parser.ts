@@ -18,7 +18,23 @@ export interface RruleParse {
   errors: ScheduleError[];
 }
 
-const PART_NAMES = ['FREQ', 'INTERVAL', 'COUNT', 'UNTIL', 'BYSECOND', 'BYMINUTE', 'BYHOUR', 'BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYMONTH', 'BYSETPOS', 'WKST', 'DTSTART'];
+const PART_NAMES = [
+  'FREQ',
+  'INTERVAL',
+  'COUNT',
+  'UNTIL',
+  'BYSECOND',
+  'BYMINUTE',
+  'BYHOUR',
+  'BYDAY',
+  'BYMONTHDAY',
+  'BYYEARDAY',
+  'BYWEEKNO',
+  'BYMONTH',
+  'BYSETPOS',
+  'WKST',
+  'DTSTART',
+];
 const LIST_RANGES: Record<string, [number, number, boolean, string]> = {
   // name: [min, max, negative allowed, what]
   BYSECOND: [0, 59, false, 'seconds go from 0 to 59'],
@@ -44,7 +60,12 @@ export function parseRrule(expr: string): RruleParse {
   const parseDate = (text: string, start: number, what: string): TimePoint | null => {
     const m = DATE_RE.exec(text);
     if (!m) {
-      err(start, start + text.length, 'invalid_value', `${what} must look like 20261204T090000, 20261204T080000Z or 20261204`);
+      err(
+        start,
+        start + text.length,
+        'invalid_value',
+        `${what} must look like 20261204T090000, 20261204T080000Z or 20261204`,
+      );
       return null;
     }
     const [y, mo, d] = [+m[1]!, +m[2]!, +m[3]!];
@@ -71,20 +92,33 @@ export function parseRrule(expr: string): RruleParse {
     if (upper.startsWith('DTSTART')) {
       const colon = text.indexOf(':');
       if (colon < 0) {
-        err(at, at + text.length, 'invalid_value', 'DTSTART needs a value: `DTSTART:20261204T090000` or `DTSTART;TZID=Europe/Berlin:20261204T090000`');
+        err(
+          at,
+          at + text.length,
+          'invalid_value',
+          'DTSTART needs a value: `DTSTART:20261204T090000` or `DTSTART;TZID=Europe/Berlin:20261204T090000`',
+        );
         continue;
       }
       const params = text.slice(7, colon);
       if (params) {
         const m = /^;TZID=(.+)$/i.exec(params);
-        if (!m) err(at + 7, at + colon, 'invalid_value', 'the only DTSTART parameter supported is TZID (`DTSTART;TZID=Europe/Berlin:…`)');
-        else if (!ZoneOffsets.isValid(m[1]!)) err(at + 13, at + colon, 'unknown_timezone', `unknown time zone "${m[1]}"`);
+        if (!m)
+          err(
+            at + 7,
+            at + colon,
+            'invalid_value',
+            'the only DTSTART parameter supported is TZID (`DTSTART;TZID=Europe/Berlin:…`)',
+          );
+        else if (!ZoneOffsets.isValid(m[1]!))
+          err(at + 13, at + colon, 'unknown_timezone', `unknown time zone "${m[1]}"`);
         else tzid = m[1]!;
       }
       if (dtstart) err(at, at + text.length, 'conflict', 'DTSTART is given twice');
       const value = text.slice(colon + 1);
       const p = parseDate(value, at + colon + 1, 'DTSTART');
-      if (p && tzid && 'instant' in p) err(at + colon + 1, at + text.length, 'conflict', 'a DTSTART with TZID must not end in Z');
+      if (p && tzid && 'instant' in p)
+        err(at + colon + 1, at + text.length, 'conflict', 'a DTSTART with TZID must not end in Z');
       else if (p) dtstart = p;
       continue;
     }
@@ -100,10 +134,17 @@ export function parseRrule(expr: string): RruleParse {
     }
     const name = /^[A-Za-z-]+/.exec(text)?.[0] ?? text;
     const sug = suggest(name.toUpperCase(), ['RRULE', 'DTSTART']);
-    err(at, at + name.length, 'unsupported', `unsupported line "${name}": give an RRULE line and optionally a DTSTART line (EXDATE, RDATE and EXRULE are not supported)`, sug);
+    err(
+      at,
+      at + name.length,
+      'unsupported',
+      `unsupported line "${name}": give an RRULE line and optionally a DTSTART line (EXDATE, RDATE and EXRULE are not supported)`,
+      sug,
+    );
   }
   if (!ruleText) {
-    if (!errors.length) err(0, expr.length, 'incomplete', 'an RRULE is required, e.g. `RRULE:FREQ=DAILY;BYHOUR=9;BYMINUTE=0`');
+    if (!errors.length)
+      err(0, expr.length, 'incomplete', 'an RRULE is required, e.g. `RRULE:FREQ=DAILY;BYHOUR=9;BYMINUTE=0`');
     return { rule: null, tzid, errors };
   }
 
@@ -115,7 +156,8 @@ export function parseRrule(expr: string): RruleParse {
     const start = off;
     off += part.length + 1;
     if (!part.trim()) {
-      if (part.length || off - 1 < ruleText.offset + ruleText.text.length) err(start, start + part.length, 'invalid_value', 'empty rule part (two `;` in a row?)');
+      if (part.length || off - 1 < ruleText.offset + ruleText.text.length)
+        err(start, start + part.length, 'invalid_value', 'empty rule part (two `;` in a row?)');
       continue;
     }
     const eq = part.indexOf('=');
@@ -126,7 +168,13 @@ export function parseRrule(expr: string): RruleParse {
     }
     if (!PART_NAMES.includes(name)) {
       const s = suggest(name, PART_NAMES);
-      err(start, start + eq, 'unknown_part', s ? `unknown rule part "${part.slice(0, eq)}"; did you mean ${s}?` : `unknown rule part "${part.slice(0, eq)}"`, s);
+      err(
+        start,
+        start + eq,
+        'unknown_part',
+        s ? `unknown rule part "${part.slice(0, eq)}"; did you mean ${s}?` : `unknown rule part "${part.slice(0, eq)}"`,
+        s,
+      );
       continue;
     }
     if (seen.has(name)) {
@@ -134,12 +182,21 @@ export function parseRrule(expr: string): RruleParse {
       continue;
     }
     seen.set(name, [start, start + part.length]);
-    values[name] = { v: part.slice(eq + 1).trim(), at: start + eq + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length) };
+    values[name] = {
+      v: part.slice(eq + 1).trim(),
+      at: start + eq + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length),
+    };
   }
 
   const freqV = values.FREQ;
   let freq: Freq | null = null;
-  if (!freqV) err(ruleText.offset, ruleText.offset + ruleText.text.length, 'incomplete', 'FREQ is required (SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY)');
+  if (!freqV)
+    err(
+      ruleText.offset,
+      ruleText.offset + ruleText.text.length,
+      'incomplete',
+      'FREQ is required (SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY)',
+    );
   else if (!FREQS.includes(freqV.v.toUpperCase() as Freq)) {
     const s = suggest(freqV.v.toUpperCase(), FREQS);
     err(freqV.at, freqV.at + freqV.v.length, 'invalid_value', `FREQ must be one of ${FREQS.join(', ')}`, s);
@@ -163,7 +220,12 @@ export function parseRrule(expr: string): RruleParse {
     const out: number[] = [];
     let p = x.at;
     for (const item of x.v.split(',')) {
-      const ok = /^[+-]?\d{1,3}$/.test(item) && Math.abs(+item) >= min && Math.abs(+item) <= max && (neg || +item >= 0) && (min > 0 ? +item !== 0 : true);
+      const ok =
+        /^[+-]?\d{1,3}$/.test(item) &&
+        Math.abs(+item) >= min &&
+        Math.abs(+item) <= max &&
+        (neg || +item >= 0) &&
+        (min > 0 ? +item !== 0 : true);
       if (!ok) err(p, p + item.length, 'out_of_range', `${name} value "${item}" is out of range: ${what}`);
       else out.push(+item);
       p += item.length + 1;
@@ -180,9 +242,22 @@ export function parseRrule(expr: string): RruleParse {
       const n = m?.[1] ? +m[1] : 0;
       if (!m || day < 0) {
         const s = suggest(item.replace(/^[+-]?\d+/, '').toUpperCase(), WEEKDAY_CODES);
-        err(p, p + item.length, 'invalid_value', `BYDAY value "${item}" must be a weekday code MO, TU, WE, TH, FR, SA or SU, optionally with an ordinal (1MO, -1FR)`, s ? item.replace(/[A-Za-z]+$/, s) : null);
+        err(
+          p,
+          p + item.length,
+          'invalid_value',
+          `BYDAY value "${item}" must be a weekday code MO, TU, WE, TH, FR, SA or SU, optionally with an ordinal (1MO, -1FR)`,
+          s ? item.replace(/[A-Za-z]+$/, s) : null,
+        );
       } else if (n !== 0 && (Math.abs(n) > 53 || (freq !== 'MONTHLY' && freq !== 'YEARLY'))) {
-        err(p, p + item.length, 'invalid_value', Math.abs(n) > 53 ? `BYDAY ordinal ${n} is out of range` : `an ordinal weekday (${item}) needs FREQ=MONTHLY or FREQ=YEARLY`);
+        err(
+          p,
+          p + item.length,
+          'invalid_value',
+          Math.abs(n) > 53
+            ? `BYDAY ordinal ${n} is out of range`
+            : `an ordinal weekday (${item}) needs FREQ=MONTHLY or FREQ=YEARLY`,
+        );
       } else if (n !== 0 && freq === 'MONTHLY' && Math.abs(n) > 5) {
         err(p, p + item.length, 'out_of_range', `a month has at most 5 of each weekday; got ${item}`);
       } else out.push({ day, n });
@@ -198,7 +273,8 @@ export function parseRrule(expr: string): RruleParse {
   }
   if (values.UNTIL) rule.until = parseDate(values.UNTIL.v, values.UNTIL.at, 'UNTIL');
   if (values.DTSTART) {
-    if (dtstart) err(values.DTSTART.at, values.DTSTART.at + values.DTSTART.v.length, 'conflict', 'DTSTART is given twice');
+    if (dtstart)
+      err(values.DTSTART.at, values.DTSTART.at + values.DTSTART.v.length, 'conflict', 'DTSTART is given twice');
     else dtstart = parseDate(values.DTSTART.v, values.DTSTART.at, 'DTSTART');
   }
   rule.dtstart = dtstart;
@@ -208,12 +284,28 @@ export function parseRrule(expr: string): RruleParse {
 
   // RFC 5545 combination rules
   const span = (name: string): [number, number] => seen.get(name) ?? [0, expr.length];
-  if (values.COUNT && values.UNTIL) err(...span('UNTIL'), 'conflict', 'COUNT and UNTIL cannot both be given (RFC 5545)');
+  if (values.COUNT && values.UNTIL)
+    err(...span('UNTIL'), 'conflict', 'COUNT and UNTIL cannot both be given (RFC 5545)');
   if (freq) {
-    if (rule.byWeekNo && freq !== 'YEARLY') err(...span('BYWEEKNO'), 'conflict', 'BYWEEKNO is only allowed with FREQ=YEARLY');
-    if (rule.byYearDay && (freq === 'DAILY' || freq === 'WEEKLY' || freq === 'MONTHLY')) err(...span('BYYEARDAY'), 'conflict', `BYYEARDAY is not allowed with FREQ=${freq}`);
-    if (rule.byMonthDay && freq === 'WEEKLY') err(...span('BYMONTHDAY'), 'conflict', 'BYMONTHDAY is not allowed with FREQ=WEEKLY');
-    if (rule.bySetPos && !(rule.byMonth || rule.byWeekNo || rule.byYearDay || rule.byMonthDay || rule.byDay || rule.byHour || rule.byMinute || rule.bySecond)) {
+    if (rule.byWeekNo && freq !== 'YEARLY')
+      err(...span('BYWEEKNO'), 'conflict', 'BYWEEKNO is only allowed with FREQ=YEARLY');
+    if (rule.byYearDay && (freq === 'DAILY' || freq === 'WEEKLY' || freq === 'MONTHLY'))
+      err(...span('BYYEARDAY'), 'conflict', `BYYEARDAY is not allowed with FREQ=${freq}`);
+    if (rule.byMonthDay && freq === 'WEEKLY')
+      err(...span('BYMONTHDAY'), 'conflict', 'BYMONTHDAY is not allowed with FREQ=WEEKLY');
+    if (
+      rule.bySetPos &&
+      !(
+        rule.byMonth ||
+        rule.byWeekNo ||
+        rule.byYearDay ||
+        rule.byMonthDay ||
+        rule.byDay ||
+        rule.byHour ||
+        rule.byMinute ||
+        rule.bySecond
+      )
+    ) {
       err(...span('BYSETPOS'), 'conflict', 'BYSETPOS needs another BY rule part to select from');
     }
   }
