@@ -1,0 +1,226 @@
+import { generateApiKey } from '@svc/common/api-keys';
+import { ApiKeysRepository } from '@svc/persistence';
+import { setWorkspaceSuspended } from '../../apps/cli/src/commands/workspace';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/** API basics every endpoint relies on (issue #2): auth, scopes, envelope, isolation, paging. */
+describe('API basics', () => {
+  let stack: Stack;
+  let api: ReturnType<typeof apiClient>;
+  const webhook = { kind: 'webhook', config: { url: 'http://127.0.0.1:9/unused' } };
+  const jobBody = (name: string) => ({ name, schedule: { expr: '0 0 12 ? * MON' }, sink: webhook });
+
+  beforeAll(async () => {
+    stack = await startStack();
+    api = apiClient(stack.baseUrl, stack.apiKey);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  async function keyWithScopes(scopes: string[]): Promise<{ key: string; id: string }> {
+    const generated = generateApiKey();
+    const row = await new ApiKeysRepository(stack.dataSource).create(stack.workspaceId, {
+      name: `scoped ${scopes.join(',')}`,
+      prefix: generated.prefix,
+      keyHash: generated.hash,
+      scopes,
+    });
+    return { key: generated.key, id: row.id };
+  }
+
+  describe('authentication', () => {
+    it('should answer 401 in the envelope without a key, with a bad key and with a revoked key', async () => {
+      const anonymous = apiClient(stack.baseUrl);
+      const missing = await anonymous('GET', '/api/v1/jobs');
+      expect(missing.status).toBe(401);
+      expect(missing.body.error.code).toBe('unauthorized');
+      const wrong = await apiClient(stack.baseUrl, 'sjs_notAKey0000000000000000000000000000000')('GET', '/api/v1/jobs');
+      expect(wrong.status).toBe(401);
+
+      const { key, id } = await keyWithScopes(['*']);
+      expect((await apiClient(stack.baseUrl, key)('GET', '/api/v1/jobs')).status).toBe(200);
+      await new ApiKeysRepository(stack.dataSource).revoke(stack.workspaceId, id);
+      const revoked = await apiClient(stack.baseUrl, key)('GET', '/api/v1/jobs');
+      expect(revoked.status).toBe(401);
+      expect(revoked.body.error.code).toBe('unauthorized');
+    });
+
+    it('should answer 403 forbidden outside the key scopes and allow jobs:read with jobs:write', async () => {
+      const runsOnly = apiClient(stack.baseUrl, (await keyWithScopes(['runs:read'])).key);
+      const denied = await runsOnly('GET', '/api/v1/jobs');
+      expect(denied.status).toBe(403);
+      expect(denied.body.error.code).toBe('forbidden');
+      expect((await runsOnly('GET', '/api/v1/runs')).status).toBe(200);
+
+      const writer = apiClient(stack.baseUrl, (await keyWithScopes(['jobs:write'])).key);
+      const created = await writer('POST', '/api/v1/jobs', jobBody('by writer'));
+      expect(created.status).toBe(201);
+      expect((await writer('GET', `/api/v1/jobs/${created.body.id}`)).status).toBe(200);
+      expect((await writer('GET', '/api/v1/runs')).status).toBe(403);
+    });
+  });
+
+  describe('workspace isolation', () => {
+    it('should answer 404 for another workspace job and never show its data', async () => {
+      const mine = await api('POST', '/api/v1/jobs', jobBody('secret project'));
+      const other = await stack.newWorkspaceKey('other-co');
+      const theirs = apiClient(stack.baseUrl, other.apiKey);
+      for (const [method, path] of [
+        ['GET', `/api/v1/jobs/${mine.body.id}`],
+        ['PATCH', `/api/v1/jobs/${mine.body.id}`],
+        ['DELETE', `/api/v1/jobs/${mine.body.id}`],
+        ['POST', `/api/v1/jobs/${mine.body.id}/pause`],
+        ['POST', `/api/v1/jobs/${mine.body.id}/trigger`],
+        ['GET', `/api/v1/jobs/${mine.body.id}/runs`],
+      ]) {
+        const response = await theirs(method, path, method === 'PATCH' ? { name: 'stolen' } : undefined);
+        expect(response.status).toBe(404);
+        expect(response.body.error.code).toBe('not_found');
+        expect(JSON.stringify(response.body)).not.toContain('secret project');
+      }
+      const list = await theirs('GET', '/api/v1/jobs');
+      expect(list.body.data).toEqual([]);
+      expect((await api('GET', `/api/v1/jobs/${mine.body.id}`)).body.name).toBe('secret project');
+    });
+  });
+
+  describe('errors', () => {
+    it('should answer 400 validation_failed with fields for bad input and write nothing', async () => {
+      const before = (await api('GET', '/api/v1/jobs?limit=200')).body.data.length;
+      const bad = await api('POST', '/api/v1/jobs', {
+        name: '',
+        schedule: { expr: 'every day at 9am' },
+        sink: webhook,
+        timeout: '10m',
+        retry: { max_attempts: 0 },
+        surprise: true,
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('validation_failed');
+      expect(Object.keys(bad.body.error.fields)).toEqual(
+        expect.arrayContaining(['name', 'timeout', 'retry.max_attempts', 'surprise']),
+      );
+      const badSchedule = await api('POST', '/api/v1/jobs', { ...jobBody('x'), schedule: { expr: 'every mondy at 9' } });
+      expect(badSchedule.status).toBe(400);
+      expect(badSchedule.body.error.fields['schedule.expr']).toBeDefined();
+      expect(badSchedule.body.error.errors[0]).toMatchObject({ position: 6, length: 5 });
+      const badUrl = await api('POST', '/api/v1/jobs', { ...jobBody('x'), sink: { kind: 'webhook', config: { url: 'ftp://x' } } });
+      expect(badUrl.status).toBe(400);
+      expect(badUrl.body.error.fields['sink.config.url']).toBeDefined();
+      const reserved = await api('POST', '/api/v1/jobs', {
+        ...jobBody('x'),
+        sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/', headers: { 'webhook-signature': 'x' } } },
+      });
+      expect(reserved.status).toBe(400);
+      const command = await api('POST', '/api/v1/jobs', { ...jobBody('x'), sink: { kind: 'command', config: { argv: ['true'] } } });
+      expect(command.status).toBe(400);
+      expect(command.body.error.fields['sink.kind']).toContain('disabled');
+      const malformed = await api('POST', '/api/v1/jobs', '{"name": ');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error.code).toBe('validation_failed');
+      expect((await api('GET', '/api/v1/jobs?limit=200')).body.data.length).toBe(before);
+    });
+
+    it('should answer 409 conflict for transitions from the wrong state', async () => {
+      const job = await api('POST', '/api/v1/jobs', jobBody('states'));
+      for (const action of ['resume', 'enable']) {
+        const response = await api('POST', `/api/v1/jobs/${job.body.id}/${action}`);
+        expect(response.status).toBe(409);
+        expect(response.body.error.code).toBe('conflict');
+      }
+    });
+
+    it('should answer 404 in the envelope for unknown routes and ids, with X-Request-ID', async () => {
+      const route = await api('GET', '/api/v1/nothing-here');
+      expect(route.status).toBe(404);
+      expect(route.body.error.code).toBe('not_found');
+      expect(route.headers.get('x-request-id')).toBeTruthy();
+      expect((await api('GET', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(404);
+      expect((await api('GET', '/api/v1/jobs/not-an-id')).status).toBe(404);
+      expect((await api('GET', '/api/v1/runs/run_01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(404);
+      const echoed = await api('GET', '/healthz', undefined, { 'x-request-id': 'req-abc-123' });
+      expect(echoed.headers.get('x-request-id')).toBe('req-abc-123');
+    });
+
+    it('should refuse bodies over 1 MiB with the envelope', async () => {
+      const huge = await api('POST', '/api/v1/jobs', { ...jobBody('big'), description: 'x'.repeat(1_100_000) });
+      expect(huge.status).toBe(400);
+      expect(huge.body.error.code).toBe('validation_failed');
+    });
+
+    it('should answer 403 workspace_suspended to mutations and allow reads', async () => {
+      const other = await stack.newWorkspaceKey('sleepy');
+      const client = apiClient(stack.baseUrl, other.apiKey);
+      await setWorkspaceSuspended(stack.dataSource, 'sleepy', true);
+      const write = await client('POST', '/api/v1/jobs', jobBody('nope'));
+      expect(write.status).toBe(403);
+      expect(write.body.error.code).toBe('workspace_suspended');
+      expect((await client('GET', '/api/v1/jobs')).status).toBe(200);
+      await setWorkspaceSuspended(stack.dataSource, 'sleepy', false);
+      expect((await client('POST', '/api/v1/jobs', jobBody('yes'))).status).toBe(201);
+    });
+  });
+
+  describe('pagination', () => {
+    it('should page with opaque cursors, stable while rows are inserted', async () => {
+      const other = await stack.newWorkspaceKey('pager');
+      const client = apiClient(stack.baseUrl, other.apiKey);
+      for (let i = 0; i < 5; i++) await client('POST', '/api/v1/jobs', jobBody(`job ${i}`));
+      const first = await client('GET', '/api/v1/jobs?limit=2');
+      expect(first.body.data.map((j: { name: string }) => j.name)).toEqual(['job 4', 'job 3']);
+      await client('POST', '/api/v1/jobs', jobBody('job 5'));
+      const second = await client('GET', `/api/v1/jobs?limit=2&cursor=${first.body.next_cursor}`);
+      expect(second.body.data.map((j: { name: string }) => j.name)).toEqual(['job 2', 'job 1']);
+      const third = await client('GET', `/api/v1/jobs?limit=2&cursor=${second.body.next_cursor}`);
+      expect(third.body.data.map((j: { name: string }) => j.name)).toEqual(['job 0']);
+      expect(third.body.next_cursor).toBeNull();
+      expect((await client('GET', '/api/v1/jobs?limit=201')).status).toBe(400);
+      expect((await client('GET', '/api/v1/jobs?cursor=garbage')).status).toBe(400);
+      expect((await client('GET', '/api/v1/jobs?q=JOB%203')).body.data).toHaveLength(1);
+    });
+  });
+
+  describe('job object', () => {
+    it('should fill server defaults, show next_runs and stats_24h on GET and the secret only once', async () => {
+      const created = await api('POST', '/api/v1/jobs', { ...jobBody('defaults'), tags: ['a', 'b'] });
+      expect(created.body).toMatchObject({
+        retry: { max_attempts: 3, backoff: 'exponential', initial_interval: '10s', max_interval: '10m', multiplier: 2, jitter: 0.2 },
+        timeout: '30s',
+        misfire_policy: 'fire_once',
+        overlap_policy: 'allow',
+        state: 'active',
+        consecutive_failures: 0,
+        version: 1,
+        schedule: { kind: 'quartz', canonical: '0 0 12 ? * MON', timezone: 'UTC' },
+      });
+      const got = await api('GET', `/api/v1/jobs/${created.body.id}`);
+      expect(got.body.signing_secret).toBeUndefined();
+      expect(got.body.next_runs).toHaveLength(5);
+      expect(got.body.next_run_at).toBe(got.body.next_runs[0]);
+      expect(got.body.stats_24h).toEqual({ runs: 0, succeeded: 0, failed: 0, sla_breached: 0, p95_start_lag_ms: null });
+      const byTag = await api('GET', '/api/v1/jobs?tag=b');
+      expect(byTag.body.data.map((j: { id: string }) => j.id)).toContain(created.body.id);
+      const listed = await api('GET', '/api/v1/jobs');
+      expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+    });
+  });
+
+  describe('public endpoints', () => {
+    it('should serve healthz, readyz, version and features without auth', async () => {
+      const anonymous = apiClient(stack.baseUrl);
+      expect((await anonymous('GET', '/healthz')).status).toBe(200);
+      const ready = await anonymous('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ dispatcher: 'active', queue: true, database_writable: true, sqlite_writable: true });
+      expect((await anonymous('GET', '/version')).body).toMatchObject({ edition: 'oss' });
+      const features = await anonymous('GET', '/api/v1/features');
+      expect(features.body).toEqual({
+        public_url: expect.any(String),
+        auth: { providers: [], dev_login: false },
+        sinks: { webhook: true, command: false },
+      });
+    });
+  });
+});
