@@ -1,0 +1,96 @@
+/**
+ * In-memory fixed-window rate limiter (spec → Limits: "60 requests per minute per peer IP").
+ *
+ * - A key's window opens at its first request and lasts `windowMs`; at most `limit` requests are
+ *   allowed in it. The next request after the window closed opens a new one (the behaviour of
+ *   @fastify/rate-limit's default store, whose headers clients already know).
+ * - Rejected requests do not extend the window, so `Retry-After` is always honest.
+ * - Memory is bounded: expired windows are swept at most once per `windowMs`, and when `maxKeys`
+ *   live windows exist the oldest one is evicted (an address spray can only reset the oldest
+ *   buckets, never grow the map without bound).
+ * - Per process: with several API replicas each enforces its own budget. No clock reads except
+ *   the injected `now` (tests pass a fake one).
+ */
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The configured number of requests per window (`RateLimit-Limit`). */
+  limit: number;
+  /** Requests left in the current window after this one (`RateLimit-Remaining`). */
+  remaining: number;
+  /** Milliseconds until the current window closes (`RateLimit-Reset`, `Retry-After`). */
+  resetMs: number;
+}
+
+export interface RateLimiterOptions {
+  /** Requests per window; must be a positive integer. */
+  limit: number;
+  /** Window length in ms (default one minute). */
+  windowMs?: number;
+  /** Clock in ms (default `Date.now`). */
+  now?: () => number;
+  /** Upper bound on tracked keys (default 100 000). */
+  maxKeys?: number;
+}
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+export class FixedWindowRateLimiter {
+  readonly limit: number;
+  readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly maxKeys: number;
+  private readonly windows = new Map<string, Window>();
+  private nextSweepAt: number;
+
+  constructor(options: RateLimiterOptions) {
+    if (!Number.isInteger(options.limit) || options.limit < 1) {
+      throw new RangeError(`rate limit must be a positive integer, got ${options.limit}`);
+    }
+    this.limit = options.limit;
+    this.windowMs = options.windowMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+    this.maxKeys = options.maxKeys ?? 100_000;
+    this.nextSweepAt = this.now() + this.windowMs;
+  }
+
+  /** Counts one request for `key` and says whether it is allowed. */
+  hit(key: string): RateLimitDecision {
+    const now = this.now();
+    if (now >= this.nextSweepAt) this.sweep(now);
+    let window = this.windows.get(key);
+    if (window && window.resetAt <= now) {
+      this.windows.delete(key);
+      window = undefined;
+    }
+    if (!window) {
+      if (this.windows.size >= this.maxKeys) this.evictOldest(now);
+      window = { count: 0, resetAt: now + this.windowMs };
+      this.windows.set(key, window);
+    }
+    const allowed = window.count < this.limit;
+    if (allowed) window.count++;
+    return { allowed, limit: this.limit, remaining: this.limit - window.count, resetMs: window.resetAt - now };
+  }
+
+  /** Number of keys with a window in memory (for tests and metrics). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    this.nextSweepAt = now + this.windowMs;
+  }
+
+  private evictOldest(now: number): void {
+    this.sweep(now);
+    if (this.windows.size < this.maxKeys) return;
+    // Map iteration order is insertion order: the first key has the oldest window.
+    const oldest = this.windows.keys().next();
+    if (!oldest.done) this.windows.delete(oldest.value);
+  }
+}
