@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type AppConfig, ValidationFailedError } from '@svc/common';
+import {
+  BUDGET_EXCEEDED_MESSAGE,
+  createBudget,
+  DEFAULT_BUDGET_MS,
+  detectKind,
+  errorAt,
+  isBudgetError,
+  type ScheduleError,
+  type ScheduleInput,
+  validateSchedule,
+} from '@svc/schedule';
+import { APP_CONFIG } from '../config/config.module';
+import { DEFAULT_PREVIEW_COUNT, type PreviewScheduleDto, type ValidateScheduleDto } from './dto/schedule-request.dto';
+import type { PreviewScheduleResponseDto, ValidateScheduleResponseDto } from './dto/schedule-response.dto';
+import { toPreviewResponse, toScheduleErrorResponse, toValidateResponse } from './schedules.mapper';
+
+/** The budget's clock: monotonic, sub-millisecond (spec → Limits: 100 ms cooperative deadline). */
+const monotonicMs = (): number => performance.now();
+
+/**
+ * The public schedule endpoints (spec → Schedules). Every request runs under one 100 ms
+ * cooperative budget (compile, never-fires and minimum-gap sampling, then the preview), so a
+ * pathological expression returns `schedule computation budget exceeded` instead of blocking the
+ * event loop. The minimum gap is the default plan's `min_interval` (these requests have no
+ * workspace, hence no plan of their own).
+ */
+@Injectable()
+export class SchedulesService {
+  private readonly minIntervalMs: number;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.minIntervalMs = config.plans[config.default_plan]?.min_interval_ms ?? 0;
+  }
+
+  /** `POST /schedules/validate`: bad schedules are an answer (`valid: false`), not an error. */
+  validate(body: ValidateScheduleDto, now: Date = new Date()): ValidateScheduleResponseDto {
+    const input = this.input(body, now);
+    const result = validateSchedule(input, {
+      minIntervalMs: this.minIntervalMs,
+      now: monotonicMs,
+      budgetMs: DEFAULT_BUDGET_MS,
+    });
+    return toValidateResponse(result, result.kindDetected ?? detectKind(input.expr));
+  }
+
+  /**
+   * `POST /schedules/preview`: the next `count` fire times strictly after `after` (default now),
+   * which is also the reference instant. A bad schedule is `400 validation_failed` with the
+   * structured `errors`.
+   */
+  preview(body: PreviewScheduleDto, now: Date = new Date()): PreviewScheduleResponseDto {
+    const reference = body.after ? new Date(body.after) : now;
+    const input = this.input(body, reference);
+    const budget = createBudget(DEFAULT_BUDGET_MS, monotonicMs);
+    const result = validateSchedule(input, { minIntervalMs: this.minIntervalMs, budget, now: monotonicMs });
+    if (!result.valid || !result.schedule) throw invalidSchedule(result.errors);
+    try {
+      const next = result.schedule.next(reference, body.count ?? DEFAULT_PREVIEW_COUNT, budget);
+      return toPreviewResponse(result.schedule, next);
+    } catch (e) {
+      if (!isBudgetError(e)) throw e;
+      throw invalidSchedule([errorAt(input.expr, 0, input.expr.length, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)]);
+    }
+  }
+
+  private input(body: ValidateScheduleDto, reference: Date): ScheduleInput {
+    return { expr: body.expr, kind: body.kind ?? 'auto', timezone: body.timezone ?? 'UTC', reference };
+  }
+}
+
+/** `400 validation_failed`: `fields` names the input (`timezone` or `expr`), `errors` explains. */
+function invalidSchedule(errors: ScheduleError[]): ValidationFailedError {
+  const fields: Record<string, string> = {};
+  const zone = errors.filter((e) => e.kind === 'unknown_timezone');
+  const expr = errors.filter((e) => e.kind !== 'unknown_timezone');
+  if (zone.length) fields.timezone = zone.map((e) => e.message).join('; ');
+  if (expr.length) fields.expr = expr.map((e) => e.message).join('; ');
+  return new ValidationFailedError(fields, 'Invalid schedule', errors.map(toScheduleErrorResponse));
+}
