@@ -15,6 +15,9 @@ async function main() {
     password: 'postgres',
     port: Number(port),
     persistent: true,
+    // PostgreSQL refuses to run as root; as root the library runs it as (and if needed creates)
+    // a `postgres` user that owns the data folder.
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
     onLog: () => {},
   });
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();

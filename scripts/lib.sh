@@ -34,10 +34,11 @@ free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
 
-wait_for_port() { # host port seconds
+wait_for_port() { # host port seconds [pid that must stay alive]
   local deadline=$((SECONDS + $3))
   until (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; do
     [ $SECONDS -ge $deadline ] && return 1
+    if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then return 1; fi
     sleep 0.3
   done
 }

@@ -44,7 +44,7 @@ else
   log "starting embedded PostgreSQL on 127.0.0.1:$port"
   node scripts/embedded-postgres.js "$RUN_DIR/pg" "$port" >"$RUN_DIR/pg.log" 2>&1 &
   PG_PID=$!
-  wait_for_port 127.0.0.1 "$port" 90 || fail_setup "embedded PostgreSQL did not start"
+  wait_for_port 127.0.0.1 "$port" 90 "$PG_PID" || fail_setup "embedded PostgreSQL did not start"
   export TEST_PG_ADMIN_URL="postgres://postgres:postgres@127.0.0.1:$port/postgres"
 fi
 export TEST_RUN_ID="r$$"
