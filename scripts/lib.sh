@@ -65,3 +65,14 @@ start_temporal_dev() {
 postgres_reachable() { # url
   node -e 'const {Client}=require("pg");const c=new Client({connectionString:process.argv[1],connectionTimeoutMillis:2000});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))' "$1" 2>/dev/null
 }
+
+# Best effort: a compose front end so the docker-compose.yml check can run (no engine needed).
+ensure_compose_cli() {
+  docker compose version >/dev/null 2>&1 && return 0
+  command -v docker-compose >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Debian's docker-compose for the compose file check"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose) >/dev/null 2>&1 ||
+      log "docker-compose could not be installed; the compose check will be skipped"
+  fi
+}

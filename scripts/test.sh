@@ -23,6 +23,7 @@ trap 'exit 130' INT TERM
 fail_setup() { log "$1"; echo "0 passed, 1 failed"; exit 1; }
 
 ensure_node_modules || fail_setup "npm ci failed"
+ensure_compose_cli
 log "building (tsc)"
 npm run --silent build >&2 || fail_setup "build failed"
 

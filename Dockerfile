@@ -1,0 +1,17 @@
+# One image for the api, the worker and the operator CLI (`svc`).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN ln -s /app/dist/apps/cli/src/main.js /usr/local/bin/svc && chmod +x /app/dist/apps/cli/src/main.js
+USER node
+CMD ["node", "dist/apps/api/src/main.js"]
