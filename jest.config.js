@@ -17,7 +17,9 @@ const moduleNameMapper = {
   '^@svc/workflows$': '<rootDir>/temporal/workflows',
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
 };
-const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+// Recording histories talks to a live server and rewrites fixtures: only on request.
+const testPathIgnorePatterns = process.env.RECORD_HISTORIES ? ['/node_modules/'] : ['/node_modules/', 'record-histories'];
+const common = { transform, moduleNameMapper, testPathIgnorePatterns, testEnvironment: 'node', rootDir: __dirname };
 module.exports = {
   testTimeout: 60_000,
   projects: [
