@@ -39,7 +39,8 @@ export class JobScheduleValidator {
         count: input.count ?? null,
         reference: anchor,
       },
-      { minIntervalMs },
+      // The spec's 100 ms cooperative budget, measured on the monotonic clock.
+      { minIntervalMs, now: () => performance.now() },
     );
     if (!result.valid || !result.schedule) {
       const gap = result.errors.find((e) => e.kind === 'min_interval');
