@@ -34,7 +34,7 @@ function IsRealCalendarDate(options?: ValidationOptions) {
       validator: {
         validate(value: unknown) {
           if (typeof value !== 'string') return false;
-          const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(value);
+          const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/i.exec(value);
           if (!m) return false;
           const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
           const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
