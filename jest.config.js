@@ -18,7 +18,9 @@ const moduleNameMapper = {
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
 };
 // Recording histories talks to a live server and rewrites fixtures: only on request.
-const testPathIgnorePatterns = process.env.RECORD_HISTORIES ? ['/node_modules/'] : ['/node_modules/', 'record-histories'];
+const testPathIgnorePatterns = process.env.RECORD_HISTORIES
+  ? ['/node_modules/']
+  : ['/node_modules/', 'record-histories'];
 const common = { transform, moduleNameMapper, testPathIgnorePatterns, testEnvironment: 'node', rootDir: __dirname };
 module.exports = {
   testTimeout: 60_000,

@@ -122,13 +122,17 @@ function inProcess(fn: () => unknown, ms = 3_000): { ops: number; meanUs: number
       errors++;
     }
   };
-  for (let i = 0; i < 500; i++) call();
+  for (let i = 0; i < 500; i++) {
+    call();
+  }
   errors = 0;
   let n = 0;
   const start = performance.now();
   let now = start;
   while (now - start < ms) {
-    for (let i = 0; i < 20; i++) call();
+    for (let i = 0; i < 20; i++) {
+      call();
+    }
     n += 20;
     now = performance.now();
   }

@@ -15,12 +15,16 @@ const N = 100;
 const TZ = process.argv[2] ?? 'UTC';
 
 function opsPerSec(fn: () => void, ms = 700): number {
-  for (let i = 0; i < 50; i++) fn(); // warm-up
+  for (let i = 0; i < 50; i++) {
+    fn();
+  } // warm-up
   let ops = 0;
   const start = performance.now();
   let now = start;
   while (now - start < ms) {
-    for (let i = 0; i < 20; i++) fn();
+    for (let i = 0; i < 20; i++) {
+      fn();
+    }
     ops += 20;
     now = performance.now();
   }
@@ -30,7 +34,9 @@ function opsPerSec(fn: () => void, ms = 700): number {
 const rows: Array<Record<string, string>> = [];
 for (const expr of EXPRS) {
   const r = compileSchedule({ expr, kind: 'cron', timezone: TZ, reference: AFTER });
-  if (!r.ok) throw new Error(expr);
+  if (!r.ok) {
+    throw new Error(expr);
+  }
   const ours = r.schedule;
   const croner = new Cron(expr, { timezone: TZ, paused: true });
   const oursOps = opsPerSec(() => ours.next(AFTER, N, UNLIMITED_BUDGET));
@@ -47,12 +53,16 @@ for (const expr of EXPRS) {
     : cronerTz;
   const cpOps = opsPerSec(() => {
     const it = CronExpressionParser.parse(expr, { currentDate: AFTER, tz: TZ });
-    for (let i = 0; i < N; i++) it.next();
+    for (let i = 0; i < N; i++) {
+      it.next();
+    }
   });
   // sanity: same first and last fire time
   const a = ours.next(AFTER, N, UNLIMITED_BUDGET);
   const b = croner.nextRuns(N, AFTER);
-  if (a[N - 1].getTime() !== b[N - 1].getTime()) throw new Error(`mismatch for ${expr}`);
+  if (a[N - 1].getTime() !== b[N - 1].getTime()) {
+    throw new Error(`mismatch for ${expr}`);
+  }
   const best = Math.max(cronerOps, cpOps);
   rows.push({
     expr,

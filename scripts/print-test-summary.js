@@ -2,6 +2,8 @@
 // Reads jest's --json output and prints the plain closing line `N passed, N failed`.
 const fs = require('node:fs');
 const file = process.argv[2];
+// Passed as 0/1 by scripts/test.sh: the code gate (`npm run check`) counts as one test.
+const gateFailed = Number(process.argv[3] ?? 0) === 1;
 let result;
 try {
   result = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -11,7 +13,8 @@ try {
 }
 // A suite that fails to load counts as one failure even though it ran no test.
 const brokenSuites = result.testResults.filter((s) => s.status === 'failed' && s.assertionResults.length === 0).length;
-const failed = result.numFailedTests + brokenSuites;
+const failed = result.numFailedTests + brokenSuites + (gateFailed ? 1 : 0);
+const passed = result.numPassedTests + (process.argv[3] === '0' ? 1 : 0);
 const skipped = result.numPendingTests + result.numTodoTests;
-console.log(`${result.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || result.numPassedTests === 0 ? 1 : 0);

@@ -25,7 +25,16 @@ fail_setup() { log "$1"; echo "0 passed, 1 failed"; exit 1; }
 ensure_node_modules || fail_setup "npm ci failed"
 ensure_compose_cli
 log "building (tsc)"
-npm run --silent build >&2 || fail_setup "build failed"
+npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { cat "$RUN_DIR/build.log" >&2; fail_setup "build failed"; }
+
+# The code gate (prettier, eslint with zero warnings, tsc) counts as one test.
+GATE_FAILED=0
+log "checking format, lint and types (npm run check)"
+if ! npm run --silent check >"$RUN_DIR/check.log" 2>&1; then
+  cat "$RUN_DIR/check.log" >&2
+  log "npm run check failed"
+  GATE_FAILED=1
+fi
 
 if [ -n "${TEMPORAL_ADDRESS:-}" ]; then
   export TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS"
@@ -53,5 +62,5 @@ export TEST_RUN_ID="r$$"
 log "running tests"
 npx jest --ci --json --outputFile="$RUN_DIR/jest.json" "$@"
 status=$?
-node scripts/print-test-summary.js "$RUN_DIR/jest.json" || status=1
+node scripts/print-test-summary.js "$RUN_DIR/jest.json" "$GATE_FAILED" || status=1
 exit $status

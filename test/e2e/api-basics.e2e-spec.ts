@@ -102,11 +102,17 @@ describe('API basics', () => {
       expect(Object.keys(bad.body.error.fields)).toEqual(
         expect.arrayContaining(['name', 'timeout', 'retry.max_attempts', 'surprise']),
       );
-      const badSchedule = await api('POST', '/api/v1/jobs', { ...jobBody('x'), schedule: { expr: 'every mondy at 9' } });
+      const badSchedule = await api('POST', '/api/v1/jobs', {
+        ...jobBody('x'),
+        schedule: { expr: 'every mondy at 9' },
+      });
       expect(badSchedule.status).toBe(400);
       expect(badSchedule.body.error.fields['schedule.expr']).toBeDefined();
       expect(badSchedule.body.error.errors[0]).toMatchObject({ position: 6, length: 5 });
-      const badUrl = await api('POST', '/api/v1/jobs', { ...jobBody('x'), sink: { kind: 'webhook', config: { url: 'ftp://x' } } });
+      const badUrl = await api('POST', '/api/v1/jobs', {
+        ...jobBody('x'),
+        sink: { kind: 'webhook', config: { url: 'ftp://x' } },
+      });
       expect(badUrl.status).toBe(400);
       expect(badUrl.body.error.fields['sink.config.url']).toBeDefined();
       const reserved = await api('POST', '/api/v1/jobs', {
@@ -114,7 +120,10 @@ describe('API basics', () => {
         sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/', headers: { 'webhook-signature': 'x' } } },
       });
       expect(reserved.status).toBe(400);
-      const command = await api('POST', '/api/v1/jobs', { ...jobBody('x'), sink: { kind: 'command', config: { argv: ['true'] } } });
+      const command = await api('POST', '/api/v1/jobs', {
+        ...jobBody('x'),
+        sink: { kind: 'command', config: { argv: ['true'] } },
+      });
       expect(command.status).toBe(400);
       expect(command.body.error.fields['sink.kind']).toContain('disabled');
       const malformed = await api('POST', '/api/v1/jobs', '{"name": ');
@@ -167,7 +176,9 @@ describe('API basics', () => {
     it('should page with opaque cursors, stable while rows are inserted', async () => {
       const other = await stack.newWorkspaceKey('pager');
       const client = apiClient(stack.baseUrl, other.apiKey);
-      for (let i = 0; i < 5; i++) await client('POST', '/api/v1/jobs', jobBody(`job ${i}`));
+      for (let i = 0; i < 5; i++) {
+        await client('POST', '/api/v1/jobs', jobBody(`job ${i}`));
+      }
       const first = await client('GET', '/api/v1/jobs?limit=2');
       expect(first.body.data.map((j: { name: string }) => j.name)).toEqual(['job 4', 'job 3']);
       await client('POST', '/api/v1/jobs', jobBody('job 5'));
@@ -186,7 +197,14 @@ describe('API basics', () => {
     it('should fill server defaults, show next_runs and stats_24h on GET and the secret only once', async () => {
       const created = await api('POST', '/api/v1/jobs', { ...jobBody('defaults'), tags: ['a', 'b'] });
       expect(created.body).toMatchObject({
-        retry: { max_attempts: 3, backoff: 'exponential', initial_interval: '10s', max_interval: '10m', multiplier: 2, jitter: 0.2 },
+        retry: {
+          max_attempts: 3,
+          backoff: 'exponential',
+          initial_interval: '10s',
+          max_interval: '10m',
+          multiplier: 2,
+          jitter: 0.2,
+        },
         timeout: '30s',
         misfire_policy: 'fire_once',
         overlap_policy: 'allow',
@@ -213,7 +231,12 @@ describe('API basics', () => {
       expect((await anonymous('GET', '/healthz')).status).toBe(200);
       const ready = await anonymous('GET', '/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body).toMatchObject({ dispatcher: 'active', queue: true, database_writable: true, sqlite_writable: true });
+      expect(ready.body).toMatchObject({
+        dispatcher: 'active',
+        queue: true,
+        database_writable: true,
+        sqlite_writable: true,
+      });
       expect((await anonymous('GET', '/version')).body).toMatchObject({ edition: 'oss' });
       const features = await anonymous('GET', '/api/v1/features');
       expect(features.body).toEqual({

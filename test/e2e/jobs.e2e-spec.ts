@@ -53,7 +53,9 @@ describe('jobs end to end', () => {
         expect(request.headers['webhook-id']).toBe(payload.run_id);
         expect(request.headers['svc-attempt']).toBe('0');
         expect(request.headers['svc-job-id']).toBe(job.id);
-        expect(Date.parse(request.headers['svc-scheduled-at'] as string)).toBe(Date.parse(payload.scheduled_at as string));
+        expect(Date.parse(request.headers['svc-scheduled-at'] as string)).toBe(
+          Date.parse(payload.scheduled_at as string),
+        );
         expect(request.headers['content-type']).toBe('application/json');
         expect(request.headers['user-agent']).toMatch(/^svc-scheduler\//);
       }
@@ -69,7 +71,9 @@ describe('jobs end to end', () => {
         .slice(1)
         .map((t: number, i: number, all: number[]) => (i === 0 ? null : t - all[i - 1]))
         .filter((g: number | null) => g !== null);
-      for (const gap of gaps) expect(gap).toBe(2000);
+      for (const gap of gaps) {
+        expect(gap).toBe(2000);
+      }
 
       const run = runs.find((r: { status: string }) => r.status === 'succeeded');
       expect(run.trigger).toBe('schedule');
@@ -127,7 +131,9 @@ describe('jobs end to end', () => {
         .filter((r: { job_version: number }) => r.job_version === 2)
         .map((r: { scheduled_at: string }) => Date.parse(r.scheduled_at))
         .sort((a: number, b: number) => a - b);
-      for (let i = 1; i < v2.length; i++) expect(v2[i] - v2[i - 1]).toBe(3000);
+      for (let i = 1; i < v2.length; i++) {
+        expect(v2[i] - v2[i - 1]).toBe(3000);
+      }
       // Nothing of the old version was scheduled after the update.
       const oldAfter = page.body.data.filter(
         (r: { job_version: number; scheduled_at: string }) => r.job_version === 1 && Date.parse(r.scheduled_at) > since,

@@ -35,7 +35,9 @@ describe('plan limits', () => {
   it('should refuse a job beyond the plan job count', async () => {
     const listed = await api('GET', '/api/v1/jobs');
     for (let i = listed.body.data.length; i < 2; i++) {
-      expect((await api('POST', '/api/v1/jobs', { name: `j${i}`, schedule: { expr: 'hourly' }, sink })).status).toBe(201);
+      expect((await api('POST', '/api/v1/jobs', { name: `j${i}`, schedule: { expr: 'hourly' }, sink })).status).toBe(
+        201,
+      );
     }
     const third = await api('POST', '/api/v1/jobs', { name: 'third', schedule: { expr: 'hourly' }, sink });
     expect(third.status).toBe(403);
@@ -46,7 +48,11 @@ describe('plan limits', () => {
     const never = await api('POST', '/api/v1/jobs', { name: 'never', schedule: { expr: '0 0 0 30 2 ?' }, sink });
     expect(never.status).toBe(400);
     expect(never.body.error.errors[0].kind).toBe('never_fires');
-    const zone = await api('POST', '/api/v1/jobs', { name: 'zone', schedule: { expr: 'hourly', timezone: 'Mars/Olympus' }, sink });
+    const zone = await api('POST', '/api/v1/jobs', {
+      name: 'zone',
+      schedule: { expr: 'hourly', timezone: 'Mars/Olympus' },
+      sink,
+    });
     expect(zone.status).toBe(400);
     expect(zone.body.error.fields['schedule.timezone']).toBeDefined();
   });

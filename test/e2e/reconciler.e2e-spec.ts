@@ -53,6 +53,9 @@ describe('job ⇄ workflow reconciler', () => {
     await waitFor(() => receiver.forJob(job.id).length >= before + 2, 30_000);
     const described = await client.workflow.getHandle(job.id).describe();
     expect(described.status.name).toBe('RUNNING');
-    await waitFor(async () => (await client.workflow.getHandle(orphan.id).describe()).status.name === 'COMPLETED', 20_000);
+    await waitFor(
+      async () => (await client.workflow.getHandle(orphan.id).describe()).status.name === 'COMPLETED',
+      20_000,
+    );
   });
 });

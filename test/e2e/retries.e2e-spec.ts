@@ -17,9 +17,15 @@ describe('delivery retries', () => {
       const path = request.url;
       const n = (seen.get(path) ?? 0) + 1;
       seen.set(path, n);
-      if (path.startsWith('/flaky')) return n <= 2 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' };
-      if (path.startsWith('/throttled')) return n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 };
-      if (path.startsWith('/missing')) return { status: 404, body: 'no such hook' };
+      if (path.startsWith('/flaky')) {
+        return n <= 2 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' };
+      }
+      if (path.startsWith('/throttled')) {
+        return n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 };
+      }
+      if (path.startsWith('/missing')) {
+        return { status: 404, body: 'no such hook' };
+      }
       return { status: 200 };
     });
   });
@@ -53,7 +59,9 @@ describe('delivery retries', () => {
     const { run_id: runId } = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body;
     const run = await finishedRun(runId);
     expect(run.status).toBe('succeeded');
-    expect(run.attempts.map((a: { n: number; outcome: string; status_code: number }) => [a.n, a.outcome, a.status_code])).toEqual([
+    expect(
+      run.attempts.map((a: { n: number; outcome: string; status_code: number }) => [a.n, a.outcome, a.status_code]),
+    ).toEqual([
       [0, 'retryable', 503],
       [1, 'retryable', 503],
       [2, 'success', 200],
@@ -93,7 +101,10 @@ describe('delivery retries', () => {
     expect(first.attempts).toHaveLength(1);
     expect(first.attempts[0]).toMatchObject({ outcome: 'fatal', status_code: 404, response_body: 'no such hook' });
     expect(first.last_error).toContain('404');
-    expect((await api('GET', `/api/v1/jobs/${job.id}`)).body).toMatchObject({ consecutive_failures: 1, state: 'active' });
+    expect((await api('GET', `/api/v1/jobs/${job.id}`)).body).toMatchObject({
+      consecutive_failures: 1,
+      state: 'active',
+    });
 
     await finishedRun((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
     const disabled = await waitFor(async () => {
@@ -101,7 +112,10 @@ describe('delivery retries', () => {
       return current.state === 'disabled' ? current : null;
     });
     expect(disabled.disabled_reason).toBe('auto_disabled: 2 consecutive failed runs');
-    const audit = await stack.dataSource.query(`SELECT actor, action FROM audit_log WHERE target = $1 AND action = 'job.auto_disable'`, [job.id]);
+    const audit = await stack.dataSource.query(
+      `SELECT actor, action FROM audit_log WHERE target = $1 AND action = 'job.auto_disable'`,
+      [job.id],
+    );
     expect(audit).toEqual([{ actor: 'system', action: 'job.auto_disable' }]);
     expect((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).status).toBe(409);
 

@@ -159,7 +159,9 @@ describe('schedule endpoints', () => {
       expect(next).toHaveLength(10);
       expect(Date.parse(next[0])).toBeGreaterThan(before);
       expect(Date.parse(next[0]) - before).toBeLessThanOrEqual(5 * 60_000 + 1_000);
-      for (let i = 1; i < next.length; i++) expect(Date.parse(next[i]) - Date.parse(next[i - 1])).toBe(5 * 60_000);
+      for (let i = 1; i < next.length; i++) {
+        expect(Date.parse(next[i]) - Date.parse(next[i - 1])).toBe(5 * 60_000);
+      }
       expect(next.every((t) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t))).toBe(true);
     });
 
@@ -312,7 +314,9 @@ describe('schedule endpoints', () => {
         );
         req.on('error', reject);
         req.write('{"expr":"');
-        for (let i = 0; i < 20; i++) req.write('x'.repeat(1024));
+        for (let i = 0; i < 20; i++) {
+          req.write('x'.repeat(1024));
+        }
         req.end('"}');
       });
       expect(status).toBe(400);
@@ -370,7 +374,9 @@ describe('schedule endpoints', () => {
       return apiClient((await app.getUrl()).replace('[::1]', '127.0.0.1'));
     }
     afterAll(async () => {
-      for (const app of apps) await app.close();
+      for (const app of apps) {
+        await app.close();
+      }
     });
 
     it('should allow 5 requests a minute per peer IP with RateLimit-* headers, then 429 rate_limited with Retry-After', async () => {

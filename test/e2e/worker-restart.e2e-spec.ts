@@ -45,12 +45,14 @@ describe('worker crash and restart', () => {
     await api('POST', `/api/v1/jobs/${jobId}/pause`);
 
     // Every occurrence from the first to the last delivered one has exactly one run.
-    const scheduled = [...new Set(receiver.forJob(jobId).map((r) => Date.parse(r.headers['svc-scheduled-at'] as string)))].sort(
-      (a, b) => a - b,
-    );
+    const scheduled = [
+      ...new Set(receiver.forJob(jobId).map((r) => Date.parse(r.headers['svc-scheduled-at'] as string))),
+    ].sort((a, b) => a - b);
     const lost: number[] = [];
     for (let t = scheduled[0]; t <= scheduled[scheduled.length - 1]; t += 2_000) {
-      if (!scheduled.includes(t)) lost.push(t);
+      if (!scheduled.includes(t)) {
+        lost.push(t);
+      }
     }
     expect(lost).toEqual([]);
     expect(scheduled.filter((t) => t > killedAt && t < restartedAt).length).toBeGreaterThanOrEqual(3);
@@ -60,8 +62,10 @@ describe('worker crash and restart', () => {
       const all = page.body.data as Array<{ status: string; scheduled_at: string }>;
       return all.every((r) => r.status === 'succeeded') ? all : null;
     }, 30_000);
-    const runTimes = runs.map((r) => Date.parse(r.scheduled_at));
-    for (const t of scheduled) expect(runTimes).toContain(t);
+    const runTimes = runs!.map((r) => Date.parse(r.scheduled_at));
+    for (const t of scheduled) {
+      expect(runTimes).toContain(t);
+    }
     expect(new Set(runTimes).size).toBe(runTimes.length);
   });
 });

@@ -9,7 +9,11 @@ export interface ReceivedRequest {
   body: string;
 }
 
-export type Responder = (request: ReceivedRequest) => { status: number; body?: string; headers?: Record<string, string> };
+export type Responder = (request: ReceivedRequest) => {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+};
 
 /** A real HTTP webhook receiver on 127.0.0.1 that records every request with its raw body. */
 export class WebhookReceiver {
@@ -21,7 +25,7 @@ export class WebhookReceiver {
   ) {}
 
   static async start(): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
+    const holder: { receiver?: WebhookReceiver } = {};
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -33,16 +37,16 @@ export class WebhookReceiver {
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
         };
-        receiver!.requests.push(request);
-        const answer = receiver!.responder(request);
+        holder.receiver!.requests.push(request);
+        const answer = holder.receiver!.responder(request);
         res.writeHead(answer.status, answer.headers ?? {});
         res.end(answer.body ?? '');
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}`);
-    return receiver;
+    holder.receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}`);
+    return holder.receiver;
   }
 
   respondWith(responder: Responder): void {
@@ -63,7 +67,9 @@ export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 20_000
   const deadline = Date.now() + timeoutMs;
   let last: T = await probe();
   while (!last) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      throw new Error(`condition not met within ${timeoutMs} ms`);
+    }
     await sleep(everyMs);
     last = await probe();
   }

@@ -28,7 +28,9 @@ export function testConfig(databaseUrl: string, overrides: Record<string, unknow
 let runtimeInstalled = false;
 /** Temporal's worker logs at INFO by default; tests only want warnings. */
 function quietTemporalRuntime(): void {
-  if (runtimeInstalled) return;
+  if (runtimeInstalled) {
+    return;
+  }
   runtimeInstalled = true;
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -85,7 +87,9 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
       await worker.init();
     },
     async stopWorker() {
-      if (worker) await worker.close();
+      if (worker) {
+        await worker.close();
+      }
       worker = null;
     },
     async spawnWorker() {
@@ -117,14 +121,20 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
       return child;
     },
     async stop() {
-      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      for (const child of children) {
+        if (child.exitCode === null) {
+          child.kill('SIGKILL');
+        }
+      }
       await stack.stopWorker();
       await app.close();
       await dataSource.destroy();
       await db.drop();
     },
   };
-  if (options.worker !== false) await stack.startWorker();
+  if (options.worker !== false) {
+    await stack.startWorker();
+  }
   return stack;
 }
 

@@ -36,7 +36,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   });
   fastify.setErrorHandler((err, request, reply) => {
     const { status, body } = toErrorResponse(err);
-    if (status >= 500) new Logger('Fastify').error({ err, request_id: request.id });
+    if (status >= 500) {
+      new Logger('Fastify').error({ err, request_id: request.id });
+    }
     void reply.status(status).send({ error: body });
   });
 

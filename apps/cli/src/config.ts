@@ -12,7 +12,9 @@ export interface CliConfig {
 
 export function loadCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   const databaseUrl = env.DATABASE_URL?.trim();
-  if (!databaseUrl) throw new CliError('DATABASE_URL is not set');
+  if (!databaseUrl) {
+    throw new CliError('DATABASE_URL is not set');
+  }
   const plan = env.PLAN?.trim() || 'self_hosted';
   return { databaseUrl, plan, debug: isDebug(env) };
 }

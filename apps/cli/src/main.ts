@@ -32,9 +32,13 @@ export async function run(argv: string[], io: CliIo = defaultIo): Promise<number
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode; // usage errors: commander printed them
+    if (err instanceof CommanderError) {
+      return err.exitCode;
+    } // usage errors: commander printed them
     io.err(`error: ${oneLine(err)}\n`);
-    if (!(err instanceof CliError) && isDebug(io.env) && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+    if (!(err instanceof CliError) && isDebug(io.env) && err instanceof Error && err.stack) {
+      io.err(`${err.stack}\n`);
+    }
     return 1;
   }
 }
@@ -51,8 +55,12 @@ function buildProgram(io: CliIo): Command {
     .description('apply pending database migrations')
     .action(async () => {
       const ran = await withDataSource(io, (ds) => migrate(ds));
-      if (ran.length === 0) io.out('no pending migrations\n');
-      for (const name of ran) io.out(`applied ${name}\n`);
+      if (ran.length === 0) {
+        io.out('no pending migrations\n');
+      }
+      for (const name of ran) {
+        io.out(`applied ${name}\n`);
+      }
     });
 
   program

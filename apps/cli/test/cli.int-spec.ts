@@ -35,7 +35,9 @@ describe('svc (operator CLI)', () => {
   });
 
   afterAll(async () => {
-    if (ds?.isInitialized) await ds.destroy();
+    if (ds?.isInitialized) {
+      await ds.destroy();
+    }
     await db?.drop();
   });
 

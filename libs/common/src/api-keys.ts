@@ -41,9 +41,13 @@ function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {
-      if (byte >= 248) continue;
+      if (byte >= 248) {
+        continue;
+      }
       out += BASE62[byte % 62];
-      if (out.length === length) break;
+      if (out.length === length) {
+        break;
+      }
     }
   }
   return out;

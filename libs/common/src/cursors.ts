@@ -7,13 +7,20 @@ export function encodeCursor(key: Record<string, string | number>): string {
 }
 
 /** Decodes a cursor; null when it is malformed (callers answer 400 with field `cursor`). */
-export function decodeCursor<T extends Record<string, string | number>>(cursor: string, keys: Array<keyof T>): T | null {
+export function decodeCursor<T extends Record<string, string | number>>(
+  cursor: string,
+  keys: Array<keyof T>,
+): T | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof value !== 'object' || value === null) return null;
+    if (typeof value !== 'object' || value === null) {
+      return null;
+    }
     for (const key of keys) {
       const part = (value as Record<string, unknown>)[key as string];
-      if (typeof part !== 'string' && typeof part !== 'number') return null;
+      if (typeof part !== 'string' && typeof part !== 'number') {
+        return null;
+      }
     }
     return value as T;
   } catch {

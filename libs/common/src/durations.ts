@@ -13,7 +13,9 @@ const PART = /(\d+)(ms|d|h|m|s)/y;
 
 /** Parses a duration string into milliseconds; null when it is not a valid duration. */
 export function parseDuration(text: string): number | null {
-  if (typeof text !== 'string' || text.length === 0 || text.length > 64) return null;
+  if (typeof text !== 'string' || text.length === 0 || text.length > 64) {
+    return null;
+  }
   let total = 0;
   let lastRank = -1;
   PART.lastIndex = 0;
@@ -21,9 +23,13 @@ export function parseDuration(text: string): number | null {
   while (index < text.length) {
     PART.lastIndex = index;
     const match = PART.exec(text);
-    if (!match) return null;
+    if (!match) {
+      return null;
+    }
     const rank = UNITS.findIndex(([unit]) => unit === match[2]);
-    if (rank <= lastRank) return null;
+    if (rank <= lastRank) {
+      return null;
+    }
     lastRank = rank;
     total += Number(match[1]) * UNITS[rank][1];
     index = PART.lastIndex;
@@ -33,7 +39,9 @@ export function parseDuration(text: string): number | null {
 
 /** Formats milliseconds in the normalized form (`90000` → `1m30s`, `0` → `0s`). */
 export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
+  if (ms === 0) {
+    return '0s';
+  }
   let rest = Math.round(ms);
   let out = '';
   for (const [unit, size] of UNITS) {

@@ -25,7 +25,9 @@ export function ulid(timeMs: number, random: () => number = Math.random): string
     t = Math.floor(t / 32);
   }
   let rand = '';
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[Math.floor(random() * 32) % 32];
+  for (let i = 0; i < 16; i++) {
+    rand += CROCKFORD[Math.floor(random() * 32) % 32];
+  }
   return time + rand;
 }
 

@@ -46,7 +46,9 @@ export interface ComputeRetryDelayInput {
  */
 export function computeRetryDelayMs(input: ComputeRetryDelayInput): number {
   const { attemptIndex: n, policy, retryAfterMs, random } = input;
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError('attemptIndex must be a non-negative integer');
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError('attemptIndex must be a non-negative integer');
+  }
   const max = Math.max(0, policy.maxIntervalMs);
   const initial = Math.max(0, policy.initialIntervalMs);
   let base: number;
@@ -61,7 +63,9 @@ export function computeRetryDelayMs(input: ComputeRetryDelayInput): number {
       base = initial;
       break;
   }
-  if (!Number.isFinite(base) || base > max) base = max;
+  if (!Number.isFinite(base) || base > max) {
+    base = max;
+  }
   const jitter = Math.min(1, Math.max(0, policy.jitter));
   const jittered = base * (1 + jitter * (2 * random() - 1));
   let delay = Math.min(max, Math.max(0, jittered));

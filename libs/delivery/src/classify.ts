@@ -27,7 +27,9 @@ export interface ClassifiableResult {
 }
 
 function matchesStatus(entry: RetryOnEntry | number, status: number): boolean {
-  if (typeof entry === 'number') return entry === status;
+  if (typeof entry === 'number') {
+    return entry === status;
+  }
   const m = /^([1-5])xx$/.exec(entry);
   return m !== null && Math.floor(status / 100) === Number(m[1]);
 }
@@ -55,10 +57,14 @@ export function classifyResponse(result: ClassifiableResult, policy: ClassifyPol
         return 'fatal';
     }
   }
-  if (statusCode === null) return 'fatal';
+  if (statusCode === null) {
+    return 'fatal';
+  }
   const success =
     policy.successCodes === '2xx' ? statusCode >= 200 && statusCode < 300 : policy.successCodes.includes(statusCode);
-  if (success) return 'success';
+  if (success) {
+    return 'success';
+  }
   if (policy.retryOn.some((e) => e !== 'network' && e !== 'timeout' && matchesStatus(e, statusCode))) {
     return 'retryable';
   }
@@ -70,17 +76,25 @@ export function classifyResponse(result: ClassifiableResult, policy: ClassifyPol
  * in ms from `nowMs` (0 for a date in the past), or null when the value is missing or invalid.
  */
 export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
-  if (value === null || value === undefined) return null;
+  if (value === null || value === undefined) {
+    return null;
+  }
   const text = value.trim();
-  if (text === '') return null;
+  if (text === '') {
+    return null;
+  }
   if (/^\d+$/.test(text)) {
     const seconds = Number(text);
     return Number.isSafeInteger(seconds) ? seconds * 1000 : null;
   }
   // HTTP dates always name a weekday/month; this excludes bare numbers like "1.5" or "-3".
-  if (!/[A-Za-z]/.test(text)) return null;
+  if (!/[A-Za-z]/.test(text)) {
+    return null;
+  }
   const at = Date.parse(text);
-  if (Number.isNaN(at)) return null;
+  if (Number.isNaN(at)) {
+    return null;
+  }
   return Math.max(0, at - nowMs);
 }
 
@@ -92,6 +106,8 @@ export function getRetryAfterMs(
   result: { statusCode: number | null; headers: Readonly<Record<string, string>> },
   nowMs: number,
 ): number | null {
-  if (result.statusCode !== 429 && result.statusCode !== 503) return null;
+  if (result.statusCode !== 429 && result.statusCode !== 503) {
+    return null;
+  }
   return parseRetryAfter(result.headers['retry-after'], nowMs);
 }

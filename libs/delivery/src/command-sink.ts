@@ -128,7 +128,9 @@ export function runCommand(opts: RunCommandOptions): Promise<CommandResult> {
     };
 
     const finish = (partial: Pick<CommandResult, 'outcome'> & Partial<CommandResult>) => {
-      if (finished) return;
+      if (finished) {
+        return;
+      }
       finished = true;
       clearTimeout(timer);
       resolve({
@@ -170,15 +172,21 @@ export function runCommand(opts: RunCommandOptions): Promise<CommandResult> {
 
     const killGroup = () => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        if (child.pid !== undefined) {
+          process.kill(-child.pid, 'SIGKILL');
+        }
       } catch {
         child.kill('SIGKILL'); // group already gone, or no group: kill the child itself
       }
     };
 
     const timer = setTimeout(() => {
-      if (finished) return;
-      if (exitCode === null && exitSignal === null) timedOut = true;
+      if (finished) {
+        return;
+      }
+      if (exitCode === null && exitSignal === null) {
+        timedOut = true;
+      }
       killGroup();
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -196,7 +204,9 @@ export function runCommand(opts: RunCommandOptions): Promise<CommandResult> {
     }, opts.timeoutMs);
 
     const outcomeForExit = (): Pick<CommandResult, 'outcome'> & Partial<CommandResult> => {
-      if (exitCode === 0) return { outcome: 'success' };
+      if (exitCode === 0) {
+        return { outcome: 'success' };
+      }
       if (exitCode !== null) {
         return {
           outcome: retryCodes.includes(exitCode) ? 'retryable' : 'fatal',

@@ -48,7 +48,9 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  */
 export function isReservedHeader(name: string): boolean {
   const lower = name.trim().toLowerCase();
-  if (RESERVED_EXACT.has(lower)) return true;
+  if (RESERVED_EXACT.has(lower)) {
+    return true;
+  }
   return RESERVED_PREFIXES.some((p) => lower.startsWith(p));
 }
 
@@ -79,7 +81,9 @@ export function validateCustomHeaders(
   basePath = 'sink.config.headers',
 ): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (!headers) return errors;
+  if (!headers) {
+    return errors;
+  }
   const names = Object.keys(headers);
   if (names.length > MAX_CUSTOM_HEADERS) {
     errors[basePath] = `at most ${MAX_CUSTOM_HEADERS} custom headers are allowed`;
@@ -88,11 +92,17 @@ export function validateCustomHeaders(
   for (const name of names) {
     const path = `${basePath}.${name}`;
     const value = headers[name];
-    if (!isValidHeaderName(name)) errors[path] = 'invalid header name';
-    else if (isReservedHeader(name)) errors[path] = `header "${name}" is reserved and cannot be set`;
-    else if (seen.has(name.toLowerCase())) errors[path] = `header "${name}" is given more than once`;
-    else if (typeof value !== 'string') errors[path] = 'header value must be a string';
-    else if (!isValidHeaderValue(value)) errors[path] = 'header value must not contain control characters';
+    if (!isValidHeaderName(name)) {
+      errors[path] = 'invalid header name';
+    } else if (isReservedHeader(name)) {
+      errors[path] = `header "${name}" is reserved and cannot be set`;
+    } else if (seen.has(name.toLowerCase())) {
+      errors[path] = `header "${name}" is given more than once`;
+    } else if (typeof value !== 'string') {
+      errors[path] = 'header value must be a string';
+    } else if (!isValidHeaderValue(value)) {
+      errors[path] = 'header value must not contain control characters';
+    }
     seen.add(name.toLowerCase());
   }
   return errors;

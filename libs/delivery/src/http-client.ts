@@ -107,7 +107,9 @@ export function summarizeRequest(method: string, url: string, body: string | Uin
 }
 
 function bodyLength(body: string | Uint8Array | undefined): number {
-  if (body === undefined) return 0;
+  if (body === undefined) {
+    return 0;
+  }
   return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
 }
 
@@ -128,15 +130,20 @@ function guardedLookup(rules: NetworkRules, resolve: Resolver) {
         }
         for (const a of addresses) {
           const res = checkAddress(a.address, rules);
-          if (!res.ok) throw new DestinationNotAllowedError(res.reason);
+          if (!res.ok) {
+            throw new DestinationNotAllowedError(res.reason);
+          }
         }
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
         if (usable.length === 0) {
           throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
         }
-        if (options.all) callback(null, usable);
-        else callback(null, usable[0].address, usable[0].family);
+        if (options.all) {
+          callback(null, usable);
+        } else {
+          callback(null, usable[0].address, usable[0].family);
+        }
       })
       .catch((err: NodeJS.ErrnoException) => callback(err));
   };
@@ -175,7 +182,9 @@ function classifyError(
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
+    if (value === undefined) {
+      continue;
+    }
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
@@ -183,13 +192,21 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 
 function withoutCustomHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (isReservedHeader(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (isReservedHeader(name)) {
+      out[name] = value;
+    }
+  }
   return out;
 }
 
 function withoutHeader(headers: Record<string, string>, lowerName: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== lowerName) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== lowerName) {
+      out[name] = value;
+    }
+  }
   return out;
 }
 
@@ -307,7 +324,9 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
             kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid redirect: ${hop.reason}`,
           );
         }
-        if (next.origin !== url.origin) headers = withoutCustomHeaders(headers);
+        if (next.origin !== url.origin) {
+          headers = withoutCustomHeaders(headers);
+        }
         if (res.statusCode === 303 && method !== 'HEAD') {
           method = 'GET';
           body = undefined;

@@ -55,13 +55,19 @@ export function normalizeAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   } catch {
     return null;
   }
-  if (addr.kind() === 'ipv4') return addr;
+  if (addr.kind() === 'ipv4') {
+    return addr;
+  }
   const v6 = addr as ipaddr.IPv6;
   const range = v6.range();
   const p = v6.parts;
   const embedded = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') return embedded(p[6], p[7]);
-  if (range === '6to4') return embedded(p[1], p[2]);
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {
+    return embedded(p[6], p[7]);
+  }
+  if (range === '6to4') {
+    return embedded(p[1], p[2]);
+  }
   // IPv4-compatible ::a.b.c.d (deprecated, RFC 4291 2.5.5.1); excludes :: and ::1 themselves.
   if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0 && p[6] !== 0) {
     return embedded(p[6], p[7]);
@@ -79,8 +85,12 @@ export function normalizeAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
  */
 export function checkAddress(ip: string, rules: NetworkRules): CheckResult {
   const addr = normalizeAddress(ip);
-  if (!addr) return { ok: false, reason: `not an IP address: ${ip}` };
-  if (!restrictsAddresses(rules)) return { ok: true };
+  if (!addr) {
+    return { ok: false, reason: `not an IP address: ${ip}` };
+  }
+  if (!restrictsAddresses(rules)) {
+    return { ok: true };
+  }
   const range = addr.range();
   if (range !== 'unicast') {
     return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: ${addr.toString()} is ${describeRange(range)}` };
@@ -118,7 +128,9 @@ function isLocalhostName(hostname: string): boolean {
 
 /** The port a URL connects to: explicit, or the scheme default. */
 export function effectivePort(url: URL): number {
-  if (url.port) return Number(url.port);
+  if (url.port) {
+    return Number(url.port);
+  }
   return url.protocol === 'https:' ? 443 : 80;
 }
 
@@ -134,7 +146,9 @@ export function checkUrlStatic(url: string | URL, rules: NetworkRules): UrlCheck
   if (url instanceof URL) {
     parsed = url;
   } else {
-    if (/\{\{/.test(url)) return { ok: false, reason: 'templates are not allowed in the URL' };
+    if (/\{\{/.test(url)) {
+      return { ok: false, reason: 'templates are not allowed in the URL' };
+    }
     try {
       parsed = new URL(url);
     } catch {
@@ -144,7 +158,9 @@ export function checkUrlStatic(url: string | URL, rules: NetworkRules): UrlCheck
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return { ok: false, reason: 'scheme must be http or https' };
   }
-  if (!parsed.hostname) return { ok: false, reason: 'URL must have a host' };
+  if (!parsed.hostname) {
+    return { ok: false, reason: 'URL must have a host' };
+  }
   if (restrictsPorts(rules) && !HOSTED_ALLOWED_PORTS.includes(effectivePort(parsed))) {
     return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: only ports 80 and 443 are allowed` };
   }
@@ -155,7 +171,9 @@ export function checkUrlStatic(url: string | URL, rules: NetworkRules): UrlCheck
     const literal = literalAddress(parsed);
     if (literal !== null) {
       const res = checkAddress(literal, rules);
-      if (!res.ok) return res;
+      if (!res.ok) {
+        return res;
+      }
     }
   }
   return { ok: true, url: parsed };

@@ -93,7 +93,9 @@ export interface WebhookHeadersInput {
 export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.customHeaders ?? {})) {
-    if (!isReservedHeader(name)) headers[name] = value;
+    if (!isReservedHeader(name)) {
+      headers[name] = value;
+    }
   }
   Object.assign(headers, {
     'Content-Type': 'application/json',

@@ -28,7 +28,9 @@ export function generateSigningSecret(): string {
 
 /** True when `secret` has the `whsec_` prefix and a non-empty base64 key after it. */
 export function isValidSigningSecret(secret: string): boolean {
-  if (!secret.startsWith(SIGNING_SECRET_PREFIX)) return false;
+  if (!secret.startsWith(SIGNING_SECRET_PREFIX)) {
+    return false;
+  }
   const b64 = secret.slice(SIGNING_SECRET_PREFIX.length);
   return b64.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(b64) && Buffer.from(b64, 'base64').length > 0;
 }
@@ -41,7 +43,9 @@ export function isValidSigningSecret(secret: string): boolean {
 export function signingKeyFromSecret(secret: string): Buffer {
   const b64 = secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : secret;
   const key = Buffer.from(b64, 'base64');
-  if (key.length === 0) throw new Error('signing secret decodes to an empty key');
+  if (key.length === 0) {
+    throw new Error('signing secret decodes to an empty key');
+  }
   return key;
 }
 
@@ -66,7 +70,9 @@ export interface SignWebhookInput {
  */
 export function signWebhook(input: SignWebhookInput): string {
   const { msgId, timestampSec, body, secrets } = input;
-  if (secrets.length === 0) throw new Error('signWebhook needs at least one secret');
+  if (secrets.length === 0) {
+    throw new Error('signWebhook needs at least one secret');
+  }
   if (!Number.isSafeInteger(timestampSec) || timestampSec < 0) {
     throw new Error('signWebhook: timestampSec must be whole Unix seconds');
   }

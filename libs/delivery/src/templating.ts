@@ -39,10 +39,14 @@ export interface TemplateReference {
 }
 
 function classifyExpression(expr: string): Pick<TemplateReference, 'kind' | 'name'> {
-  if ((TEMPLATE_VARIABLES as readonly string[]).includes(expr)) return { kind: 'variable', name: expr };
+  if ((TEMPLATE_VARIABLES as readonly string[]).includes(expr)) {
+    return { kind: 'variable', name: expr };
+  }
   if (expr.startsWith('secret.')) {
     const name = expr.slice('secret.'.length);
-    if (SECRET_NAME_PATTERN.test(name)) return { kind: 'secret', name };
+    if (SECRET_NAME_PATTERN.test(name)) {
+      return { kind: 'secret', name };
+    }
   }
   return { kind: 'unknown', name: expr };
 }
@@ -98,12 +102,18 @@ export function validateTemplates(
         messages.push(`unknown secret "${ref.name}"`);
       }
     }
-    if (messages.length > 0) errors[path] = [...new Set(messages)].join('; ');
+    if (messages.length > 0) {
+      errors[path] = [...new Set(messages)].join('; ');
+    }
   };
   for (const [name, value] of Object.entries(config.headers ?? {})) {
-    if (typeof value === 'string') check(`${base}.headers.${name}`, value);
+    if (typeof value === 'string') {
+      check(`${base}.headers.${name}`, value);
+    }
   }
-  if (typeof config.body === 'string') check(`${base}.body`, config.body);
+  if (typeof config.body === 'string') {
+    check(`${base}.body`, config.body);
+  }
   return errors;
 }
 
@@ -112,7 +122,11 @@ export function collectSecretNames(config: TemplatableConfig): string[] {
   const names = new Set<string>();
   const texts = [...Object.values(config.headers ?? {}), ...(typeof config.body === 'string' ? [config.body] : [])];
   for (const text of texts) {
-    for (const ref of findTemplateReferences(text)) if (ref.kind === 'secret') names.add(ref.name);
+    for (const ref of findTemplateReferences(text)) {
+      if (ref.kind === 'secret') {
+        names.add(ref.name);
+      }
+    }
   }
   return [...names].sort();
 }
@@ -171,10 +185,14 @@ export function renderTemplate(text: string, ctx: TemplateContext): string {
             : undefined;
   return text.replace(REFERENCE, (raw: string, expr: string) => {
     const ref = classifyExpression(expr);
-    if (ref.kind === 'variable') return variableValue(ref.name as TemplateVariable, ctx);
+    if (ref.kind === 'variable') {
+      return variableValue(ref.name as TemplateVariable, ctx);
+    }
     if (ref.kind === 'secret') {
       const value = lookup(ref.name);
-      if (value === undefined) throw new TemplateRenderError(`unknown secret "${ref.name}"`, `secret.${ref.name}`);
+      if (value === undefined) {
+        throw new TemplateRenderError(`unknown secret "${ref.name}"`, `secret.${ref.name}`);
+      }
       return value;
     }
     throw new TemplateRenderError(`unknown template variable "${raw}"`, expr);
@@ -187,6 +205,8 @@ export function renderHeaders(
   ctx: TemplateContext,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) out[name] = renderTemplate(value, ctx);
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    out[name] = renderTemplate(value, ctx);
+  }
   return out;
 }

@@ -122,7 +122,9 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
     version: input.version,
     customHeaders,
   });
-  if (method === 'GET') delete headers['Content-Type'];
+  if (method === 'GET') {
+    delete headers['Content-Type'];
+  }
 
   const result = await deliverHttp({
     url: config.url,

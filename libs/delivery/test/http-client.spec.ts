@@ -192,7 +192,9 @@ describe('deliverHttp against a loopback receiver', () => {
           res.statusCode = 303;
           res.setHeader('Location', '/see-other');
           res.end();
-        } else res.end('done');
+        } else {
+          res.end('done');
+        }
       });
       const r = await send('/start', { followRedirects: true });
       expect(r.statusCode).toBe(200);
@@ -210,7 +212,9 @@ describe('deliverHttp against a loopback receiver', () => {
           res.statusCode = 308;
           res.setHeader('Location', '/start');
           res.end();
-        } else res.end('done');
+        } else {
+          res.end('done');
+        }
       });
       const r = await send('/same', {
         followRedirects: true,
@@ -248,7 +252,9 @@ describe('deliverHttp against a loopback receiver', () => {
 
     it('should re-check the resolved addresses of every hop', async () => {
       rx.setHandler((req, res) => {
-        if (req.path === '/x') return void res.end('arrived');
+        if (req.path === '/x') {
+          return void res.end('arrived');
+        }
         res.statusCode = 302;
         res.setHeader('Location', `http://internal.test:${rx.port}/x`);
         res.end();

@@ -41,7 +41,9 @@ describe('network rules (spec: Limits → Network rules)', () => {
     ])('should refuse %s (%s)', (ip) => {
       const res = checkAddress(ip, hosted);
       expect(res.ok).toBe(false);
-      if (!res.ok) expect(res.reason).toMatch(/^destination not allowed/);
+      if (!res.ok) {
+        expect(res.reason).toMatch(/^destination not allowed/);
+      }
     });
 
     it.each([
@@ -62,8 +64,9 @@ describe('network rules (spec: Limits → Network rules)', () => {
 
   describe('checkAddress on self-hosted servers', () => {
     it('should allow everything by default', () => {
-      for (const ip of ['127.0.0.1', '10.0.0.1', '::1', '169.254.169.254'])
+      for (const ip of ['127.0.0.1', '10.0.0.1', '::1', '169.254.169.254']) {
         expect(checkAddress(ip, selfHosted).ok).toBe(true);
+      }
     });
 
     it('should apply the address rules when allow_private_networks is false', () => {
@@ -107,7 +110,9 @@ describe('network rules (spec: Limits → Network rules)', () => {
     ])('should refuse %s in hosted mode', (url, reason) => {
       const res = checkUrlStatic(url, hosted);
       expect(res.ok).toBe(false);
-      if (!res.ok) expect(res.reason).toMatch(reason);
+      if (!res.ok) {
+        expect(res.reason).toMatch(reason);
+      }
     });
 
     it('should allow any port and private literals on self-hosted servers', () => {

@@ -56,7 +56,9 @@ export async function startReceiver(handler: Handler = (_req, res) => res.end('o
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
+        for (const s of sockets) {
+          s.destroy();
+        }
         server.close(() => resolve());
       }),
   };

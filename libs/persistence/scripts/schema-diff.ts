@@ -8,15 +8,20 @@ import { createDataSource } from '../src/data-source';
 
 async function main(): Promise<void> {
   const url = process.argv[2];
-  if (!url) throw new Error('usage: schema-diff.ts <database-url>');
+  if (!url) {
+    throw new Error('usage: schema-diff.ts <database-url>');
+  }
   const ds = createDataSource(url);
   await ds.initialize();
   try {
     await ds.runMigrations();
     const sql = await ds.driver.createSchemaBuilder().log();
-    for (const q of sql.upQueries)
+    for (const q of sql.upQueries) {
       process.stdout.write(`UP   ${q.query}${q.parameters?.length ? ` -- ${JSON.stringify(q.parameters)}` : ''}\n`);
-    for (const q of sql.downQueries.reverse()) process.stdout.write(`DOWN ${q.query}\n`);
+    }
+    for (const q of sql.downQueries.reverse()) {
+      process.stdout.write(`DOWN ${q.query}\n`);
+    }
   } finally {
     await ds.destroy();
   }

@@ -15,7 +15,9 @@ describe('migrations', () => {
   });
 
   afterAll(async () => {
-    if (ds?.isInitialized) await ds.destroy();
+    if (ds?.isInitialized) {
+      await ds.destroy();
+    }
     await db?.drop();
   });
 
@@ -48,7 +50,9 @@ describe('migrations', () => {
   });
 
   it('should revert every migration and leave no table behind', async () => {
-    for (let i = 0; i < ALL_MIGRATIONS.length; i++) await ds.undoLastMigration();
+    for (let i = 0; i < ALL_MIGRATIONS.length; i++) {
+      await ds.undoLastMigration();
+    }
     const tables: { tablename: string }[] = await ds.query(
       `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
     );

@@ -20,7 +20,9 @@ describe('repositories', () => {
   });
 
   afterAll(async () => {
-    if (ds?.isInitialized) await ds.destroy();
+    if (ds?.isInitialized) {
+      await ds.destroy();
+    }
     await db?.drop();
   });
 

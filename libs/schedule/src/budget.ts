@@ -34,8 +34,12 @@ export function createBudget(ms: number, now: () => number, sampleEvery = 64): B
   let n = 0;
   return {
     check(): void {
-      if (++n % sampleEvery !== 0) return;
-      if (now() > deadline) throw new ScheduleBudgetError();
+      if (++n % sampleEvery !== 0) {
+        return;
+      }
+      if (now() > deadline) {
+        throw new ScheduleBudgetError();
+      }
     },
   };
 }
@@ -48,7 +52,9 @@ export function createStepBudget(steps: number = DEFAULT_BUDGET_STEPS): Budget {
   let left = steps;
   return {
     check(): void {
-      if (--left < 0) throw new ScheduleBudgetError();
+      if (--left < 0) {
+        throw new ScheduleBudgetError();
+      }
     },
   };
 }

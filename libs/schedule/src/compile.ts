@@ -40,7 +40,9 @@ export interface CompileOptions {
 
 /** Makes a fresh budget according to the options (time budget with a clock, else step budget). */
 export function budgetFor(opts: CompileOptions | undefined): Budget {
-  if (opts?.now) return createBudget(opts.budgetMs ?? DEFAULT_BUDGET_MS, opts.now);
+  if (opts?.now) {
+    return createBudget(opts.budgetMs ?? DEFAULT_BUDGET_MS, opts.now);
+  }
   return createStepBudget();
 }
 
@@ -58,13 +60,19 @@ const CRON_TOKEN = /^(?:[\d*?/,#-]|L|W|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|N
  */
 export function detectKind(expr: string): ScheduleKind {
   const s = expr.trim();
-  if (looksLikeRrule(s)) return 'rrule';
-  if (CRON_MACROS.test(s)) return 'cron';
+  if (looksLikeRrule(s)) {
+    return 'rrule';
+  }
+  if (CRON_MACROS.test(s)) {
+    return 'cron';
+  }
   const toks = tokenize(s).map((t) => t.text);
   const cronLike =
     (toks.length >= 3 && NUMERIC_FIELD.test(toks[0]) && toks.every((t) => CRON_TOKEN.test(t))) ||
     (toks.length >= 5 && toks.length <= 7 && NUMERIC_FIELD.test(toks[0]) && NUMERIC_FIELD.test(toks[1]));
-  if (cronLike) return toks.length >= 6 ? 'quartz' : 'cron';
+  if (cronLike) {
+    return toks.length >= 6 ? 'quartz' : 'cron';
+  }
   return 'natural';
 }
 
@@ -110,10 +118,13 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
   if (utf8Length(expr) > MAX_EXPR_BYTES) {
     return fail(kind, [errorAt(expr, 0, 0, 'too_long', `the expression is longer than ${MAX_EXPR_BYTES} bytes`)]);
   }
-  if (expr.trim() === '') return fail(kind, [errorAt(expr, 0, expr.length, 'empty', 'the expression is empty')]);
+  if (expr.trim() === '') {
+    return fail(kind, [errorAt(expr, 0, expr.length, 'empty', 'the expression is empty')]);
+  }
 
   const errors: ScheduleError[] = [];
-  const timezone = input.timezone == null || input.timezone === '' ? 'UTC' : input.timezone;
+  const timezone =
+    input.timezone === null || input.timezone === undefined || input.timezone === '' ? 'UTC' : input.timezone;
   if (!isValidTimeZone(timezone)) {
     errors.push({
       kind: 'unknown_timezone',
@@ -188,11 +199,17 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
         result = compileNatural(normalized, ctx);
     }
   } catch (e) {
-    if (isBudgetError(e)) return fail(kind, [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)]);
+    if (isBudgetError(e)) {
+      return fail(kind, [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)]);
+    }
     throw e;
   }
-  if (!result.ok) return fail(result.kindDetected ?? kind, [...errors, ...result.errors]);
-  if (errors.length) return fail(result.kindDetected, errors);
+  if (!result.ok) {
+    return fail(result.kindDetected ?? kind, [...errors, ...result.errors]);
+  }
+  if (errors.length) {
+    return fail(result.kindDetected, errors);
+  }
   return { ok: true, kindDetected: result.kindDetected, schedule: withBounds(result.schedule, ctx, opts) };
 }
 
@@ -213,12 +230,18 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
       const b = budget ?? budgetFor(opts);
       const want = Math.max(0, Math.floor(n));
       const out: Date[] = [];
-      if (want === 0) return out;
+      if (want === 0) {
+        return out;
+      }
       if (count === null) {
         let t = after.getTime();
-        if (start !== null && t < start - 1) t = start - 1;
+        if (start !== null && t < start - 1) {
+          t = start - 1;
+        }
         for (const d of s.next(new Date(t), want, b)) {
-          if (end !== null && d.getTime() > end) break;
+          if (end !== null && d.getTime() > end) {
+            break;
+          }
           out.push(d);
         }
         return out;
@@ -230,16 +253,24 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
       while (seen < count && out.length < want) {
         b.check();
         const batch = s.next(new Date(t), Math.min(count - seen, 100), b);
-        if (batch.length === 0) break;
+        if (batch.length === 0) {
+          break;
+        }
         for (const d of batch) {
           const ms = d.getTime();
           seen++;
-          if (end !== null && ms > end) return out;
+          if (end !== null && ms > end) {
+            return out;
+          }
           if (ms > afterMs) {
             out.push(d);
-            if (out.length >= want) return out;
+            if (out.length >= want) {
+              return out;
+            }
           }
-          if (seen >= count) return out;
+          if (seen >= count) {
+            return out;
+          }
         }
         t = batch[batch.length - 1].getTime();
       }

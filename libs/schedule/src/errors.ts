@@ -17,9 +17,11 @@ export function utf8Offset(s: string, index: number): number {
   let bytes = 0;
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    if (c < 0x80) {
+      bytes += 1;
+    } else if (c < 0x800) {
+      bytes += 2;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
         bytes += 4;
@@ -27,7 +29,9 @@ export function utf8Offset(s: string, index: number): number {
         continue;
       }
       bytes += 3; // lone high surrogate: encoded as U+FFFD (3 bytes) by TextEncoder
-    } else bytes += 3;
+    } else {
+      bytes += 3;
+    }
   }
   return bytes;
 }
@@ -77,19 +81,27 @@ export function wholeExpressionError(
 export function levenshtein(a: string, b: string): number {
   const x = Array.from(a);
   const y = Array.from(b);
-  if (x.length === 0) return y.length;
-  if (y.length === 0) return x.length;
+  if (x.length === 0) {
+    return y.length;
+  }
+  if (y.length === 0) {
+    return x.length;
+  }
   const rows: number[][] = [];
   for (let i = 0; i <= x.length; i++) {
     rows.push(new Array<number>(y.length + 1).fill(0));
     rows[i][0] = i;
   }
-  for (let j = 0; j <= y.length; j++) rows[0][j] = j;
+  for (let j = 0; j <= y.length; j++) {
+    rows[0][j] = j;
+  }
   for (let i = 1; i <= x.length; i++) {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let v = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) v = Math.min(v, rows[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) {
+        v = Math.min(v, rows[i - 2][j - 2] + 1);
+      }
       rows[i][j] = v;
     }
   }
@@ -105,23 +117,31 @@ export function levenshtein(a: string, b: string): number {
  */
 export function suggest(word: string, vocabulary: readonly string[], maxDistance?: number): string | null {
   const w = word.toLowerCase();
-  if (w.length === 0) return null;
+  if (w.length === 0) {
+    return null;
+  }
   const limit = maxDistance ?? (w.length <= 4 ? 1 : w.length <= 8 ? 2 : 3);
   let best: string | null = null;
   let bestDist = Infinity;
   for (const entry of vocabulary) {
     const e = entry.toLowerCase();
-    if (e === w) return entry;
+    if (e === w) {
+      return entry;
+    }
     const d = levenshtein(w, e);
     if (d < bestDist) {
       bestDist = d;
       best = entry;
     }
   }
-  if (best !== null && bestDist <= limit && bestDist < w.length) return best;
+  if (best !== null && bestDist <= limit && bestDist < w.length) {
+    return best;
+  }
   if (w.length >= 3) {
     const prefixed = vocabulary.filter((v) => v.toLowerCase().startsWith(w));
-    if (prefixed.length === 1) return prefixed[0];
+    if (prefixed.length === 1) {
+      return prefixed[0];
+    }
   }
   return null;
 }

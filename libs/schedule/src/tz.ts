@@ -54,10 +54,25 @@ const UTC_NAMES = new Set([
  * Intl happens to accept are allowed only if Intl accepts them; `Mars/Base` is not.
  */
 export function isValidTimeZone(name: string): boolean {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 64) return false;
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
-  return IANAZone.isValidZone(name);
+  if (typeof name !== 'string' || name.length === 0 || name.length > 64) {
+    return false;
+  }
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) {
+    return false;
+  }
+  // luxon builds a new Intl.DateTimeFormat per check (~200 µs); zone validity never changes at run time.
+  let valid = ZONE_VALIDITY.get(name);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(name);
+    if (ZONE_VALIDITY.size < MAX_CACHED_ZONES) {
+      ZONE_VALIDITY.set(name, valid);
+    }
+  }
+  return valid;
 }
+
+const MAX_CACHED_ZONES = 2_000;
+const ZONE_VALIDITY = new Map<string, boolean>();
 
 /** Offset lookup for one zone with a bucket cache (luxon's Intl lookup costs ~10 µs). */
 export class ZoneOffsets {
@@ -75,7 +90,9 @@ export class ZoneOffsets {
 
   /** UTC offset in milliseconds at `instant` (ms since epoch). */
   offset(instant: number): number {
-    if (this.zone === null) return 0;
+    if (this.zone === null) {
+      return 0;
+    }
     // Level 1: whole UTC days with a constant offset; level 2: 15-minute buckets inside days that
     // contain a transition; level 3: a direct lookup for the bucket holding the transition.
     const day = Math.floor(instant / DAY_MS);
@@ -84,13 +101,17 @@ export class ZoneOffsets {
       e = this.span(day * DAY_MS, DAY_MS);
       this.put(day, e);
     }
-    if (!Number.isNaN(e)) return e;
+    if (!Number.isNaN(e)) {
+      return e;
+    }
     const k = Math.floor(instant / BUCKET_MS);
     const key = -1 - k; // negative keys for buckets (day keys are >= 0 after 1970; negative days are rare)
     let b = this.fine.get(key);
     if (b === undefined) {
       b = this.span(k * BUCKET_MS, BUCKET_MS);
-      if (this.fine.size >= MAX_CACHE) this.fine.clear();
+      if (this.fine.size >= MAX_CACHE) {
+        this.fine.clear();
+      }
       this.fine.set(key, b);
     }
     return Number.isNaN(b) ? Math.round((this.zone as IANAZone).offset(instant) * 60_000) : b;
@@ -106,7 +127,9 @@ export class ZoneOffsets {
   }
 
   private put(k: number, v: number): void {
-    if (this.cache.size >= MAX_CACHE) this.cache.clear();
+    if (this.cache.size >= MAX_CACHE) {
+      this.cache.clear();
+    }
     this.cache.set(k, v);
   }
 }
@@ -118,7 +141,9 @@ export function zoneOffsets(name: string): ZoneOffsets {
   let z = zones.get(name);
   if (z === undefined) {
     z = new ZoneOffsets(name);
-    if (zones.size > 1000) zones.clear();
+    if (zones.size > 1000) {
+      zones.clear();
+    }
     zones.set(name, z);
   }
   return z;
@@ -139,12 +164,16 @@ export interface WallResolution {
 
 /** Classifies a wall time in `zone`: unique, inside a DST gap, or repeated (overlap). */
 export function classifyWall(zone: ZoneOffsets, wall: number): WallResolution {
-  if (zone.isUtc) return { kind: 'unique', instants: [wall] };
+  if (zone.isUtc) {
+    return { kind: 'unique', instants: [wall] };
+  }
   const before = zone.offset(wall - DAY_MS);
   const after = zone.offset(wall + DAY_MS);
   if (before === after) {
     const o = zone.offset(wall - before);
-    if (o === before) return { kind: 'unique', instants: [wall - before] };
+    if (o === before) {
+      return { kind: 'unique', instants: [wall - before] };
+    }
     // A transition in between that reverts within the window: fall back to direct probing.
     const o2 = zone.offset(wall - o);
     return { kind: 'unique', instants: [wall - o2] };
@@ -153,9 +182,15 @@ export function classifyWall(zone: ZoneOffsets, wall: number): WallResolution {
   const t2 = wall - after;
   const v1 = zone.offset(t1) === before;
   const v2 = zone.offset(t2) === after;
-  if (v1 && v2 && t1 !== t2) return { kind: 'overlap', instants: t1 < t2 ? [t1, t2] : [t2, t1] };
-  if (v1) return { kind: 'unique', instants: [t1] };
-  if (v2) return { kind: 'unique', instants: [t2] };
+  if (v1 && v2 && t1 !== t2) {
+    return { kind: 'overlap', instants: t1 < t2 ? [t1, t2] : [t2, t1] };
+  }
+  if (v1) {
+    return { kind: 'unique', instants: [t1] };
+  }
+  if (v2) {
+    return { kind: 'unique', instants: [t2] };
+  }
   // gap: interpret with the offset in force before the transition => shifted forward by the gap
   return { kind: 'gap', instants: [], shifted: wall - before };
 }
@@ -166,7 +201,9 @@ export function classifyWall(zone: ZoneOffsets, wall: number): WallResolution {
  * @param wall wall time in ms (module doc encoding)
  */
 export function wallToInstant(zone: ZoneOffsets, wall: number, policy: DstPolicy): number | null {
-  if (zone.isUtc) return wall;
+  if (zone.isUtc) {
+    return wall;
+  }
   const r = classifyWall(zone, wall);
   switch (r.kind) {
     case 'unique':

@@ -64,7 +64,9 @@ function fmtDuration(ms: number): string {
 export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {}): ValidationResult {
   const budget = opts.budget ?? budgetFor(opts);
   const compiled = compileSchedule(input, { ...opts, budget });
-  if (!compiled.ok) return { valid: false, kindDetected: compiled.kindDetected, errors: compiled.errors };
+  if (!compiled.ok) {
+    return { valid: false, kindDetected: compiled.kindDetected, errors: compiled.errors };
+  }
   const s = compiled.schedule;
   const expr = input.expr;
   const errors: ScheduleError[] = [];
@@ -103,14 +105,18 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
       }
     }
   } catch (e) {
-    if (!isBudgetError(e)) throw e;
+    if (!isBudgetError(e)) {
+      throw e;
+    }
     return {
       valid: false,
       kindDetected: compiled.kindDetected,
       errors: [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)],
     };
   }
-  if (errors.length) return { valid: false, kindDetected: compiled.kindDetected, errors };
+  if (errors.length) {
+    return { valid: false, kindDetected: compiled.kindDetected, errors };
+  }
   return {
     valid: true,
     kindDetected: compiled.kindDetected,

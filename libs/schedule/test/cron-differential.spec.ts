@@ -61,7 +61,9 @@ const AFTER = new Date('2026-02-27T13:37:00Z');
 
 function ours(expr: string, tz: string, after = AFTER): string[] {
   const r = compileSchedule({ expr, kind: 'cron', timezone: tz, reference: after });
-  if (!r.ok) throw new Error(`${expr}: ${r.errors[0].message}`);
+  if (!r.ok) {
+    throw new Error(`${expr}: ${r.errors[0].message}`);
+  }
   return r.schedule.next(after, N, UNLIMITED_BUDGET).map((d) => d.toISOString());
 }
 function croner(expr: string, tz: string, after = AFTER, domAndDow = false): string[] {
@@ -89,9 +91,13 @@ function classify(expr: string): 'vixie-star' | 'cron-parser-dup-sunday' | null 
   const f = expr.split(' ');
   const vixieAnd = f[2].startsWith('*') || f[4].startsWith('*');
   const libsAnd = f[2] === '*' || f[4] === '*';
-  if (vixieAnd !== libsAnd) return 'vixie-star';
+  if (vixieAnd !== libsAnd) {
+    return 'vixie-star';
+  }
   const dow = f[4].split(',');
-  if (dow.length > 1 && dow.includes('0') && dow.includes('7')) return 'cron-parser-dup-sunday';
+  if (dow.length > 1 && dow.includes('0') && dow.includes('7')) {
+    return 'cron-parser-dup-sunday';
+  }
   return null;
 }
 
@@ -123,7 +129,9 @@ describe('cron differential: UTC', () => {
     expect(a.length).toBeGreaterThan(10);
     for (const r of a) {
       expect(r.o).toEqual(croner(r.expr, 'UTC', AFTER, true));
-      if (r.cp !== 'rejected') expect(r.cr).toEqual(r.cp);
+      if (r.cp !== 'rejected') {
+        expect(r.cr).toEqual(r.cp);
+      }
     }
   });
 
@@ -163,7 +171,9 @@ describe('cron differential: America/New_York (DST)', () => {
   it('agrees with croner and cron-parser everywhere except in the transition hours (class C) and classes A/B', () => {
     const bad: string[] = [];
     for (const expr of EXPRS.slice(0, 150)) {
-      if (classify(expr) !== null) continue;
+      if (classify(expr) !== null) {
+        continue;
+      }
       const o = ours(expr, TZ, after).filter(outsideTransition);
       const cr = croner(expr, TZ, after).filter(outsideTransition);
       const cpAll = cronParser(expr, TZ, after);
@@ -172,8 +182,9 @@ describe('cron differential: America/New_York (DST)', () => {
       if (
         JSON.stringify(o.slice(0, k)) !== JSON.stringify(cr.slice(0, k)) ||
         (cp !== 'rejected' && JSON.stringify(o.slice(0, k)) !== JSON.stringify(cp.slice(0, k)))
-      )
+      ) {
         bad.push(expr);
+      }
     }
     expect(bad).toEqual([]);
   });

@@ -9,7 +9,9 @@ describe('cron: detection and canonical form', () => {
     for (const expr of ['*/5 * * * *', '@daily', '0 9 * * MON-FRI']) {
       const r = compileSchedule({ expr, reference: REF });
       expect(r.ok && r.kindDetected).toBe('cron');
-      if (r.ok) expect(r.schedule.canonical).toBe(expr);
+      if (r.ok) {
+        expect(r.schedule.canonical).toBe(expr);
+      }
     }
   });
   it('describes in English', () => {

@@ -25,7 +25,9 @@ const local = (iso: string, tz: string): string => {
 };
 const yearOf = (expr: string, tz: string, kind: 'quartz' | 'cron'): string[] => {
   const r = compileSchedule({ expr, kind, timezone: tz, reference: new Date('2026-01-01T00:00:00Z') });
-  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  if (!r.ok) {
+    throw new Error(JSON.stringify(r.errors));
+  }
   return r.schedule
     .next(new Date('2025-12-30T00:00:00Z'), 400, UNLIMITED_BUDGET)
     .map((d) => d.toISOString())
@@ -62,7 +64,9 @@ describe('tz: wall time resolution', () => {
   });
   it('Asia/Kolkata (no DST, +05:30) never has gaps or overlaps', () => {
     const z = zoneOffsets('Asia/Kolkata');
-    for (let d = 0; d < 365; d++) expect(classifyWall(z, wallFromFields(2026, 1, 1 + d, 2, 30)).kind).toBe('unique');
+    for (let d = 0; d < 365; d++) {
+      expect(classifyWall(z, wallFromFields(2026, 1, 1 + d, 2, 30)).kind).toBe('unique');
+    }
   });
 });
 
@@ -139,7 +143,9 @@ describe('dst: Pacific/Chatham (+12:45/+13:45, gap 02:45-03:45)', () => {
   });
   it('cron every 15 minutes across the gap has no duplicates and no backwards steps', () => {
     const c = fires('*/15 * * * *', '2026-09-26T13:30:00Z', 8, 'Pacific/Chatham');
-    for (let i = 1; i < c.length; i++) expect(c[i] > c[i - 1]).toBe(true);
+    for (let i = 1; i < c.length; i++) {
+      expect(c[i] > c[i - 1]).toBe(true);
+    }
   });
 });
 

@@ -28,7 +28,9 @@ describe('errors: UTF-8 byte positions', () => {
     const s = 'aé€𝄞中🙂z';
     for (let i = 0; i <= s.length; i++) {
       // only at code point boundaries
-      if (i > 0 && i < s.length && /[\udc00-\udfff]/.test(s[i])) continue;
+      if (i > 0 && i < s.length && /[\udc00-\udfff]/.test(s[i])) {
+        continue;
+      }
       expect(utf8Offset(s, i)).toBe(bytes(s.slice(0, i)));
     }
     expect(utf8Length(s)).toBe(bytes(s));
@@ -62,7 +64,9 @@ describe('errors: suggestions', () => {
   it('unknown time zones suggest the IANA name', () => {
     const r = compileSchedule({ expr: '0 0 12 * * ?', timezone: 'Europe/Berln', reference: REF });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors[0]).toMatchObject({ kind: 'unknown_timezone', suggestion: 'Europe/Berlin' });
+    if (!r.ok) {
+      expect(r.errors[0]).toMatchObject({ kind: 'unknown_timezone', suggestion: 'Europe/Berlin' });
+    }
   });
   it('0 0 12 * * * offers the fixed Quartz expression', () => {
     expect(errorsOf('0 0 12 * * *')[0].suggestion).toBe('0 0 12 * * ?');
@@ -76,7 +80,9 @@ describe('errors: several at once', () => {
   it('reports independent field errors together, plus a bad time zone', () => {
     const r = compileSchedule({ expr: '0 61 25 * * ?', timezone: 'Mars/Base', reference: REF });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors.map((e) => e.kind).sort()).toEqual(['out_of_range', 'out_of_range', 'unknown_timezone']);
+    if (!r.ok) {
+      expect(r.errors.map((e) => e.kind).sort()).toEqual(['out_of_range', 'out_of_range', 'unknown_timezone']);
+    }
   });
   it('rejects an expression over 4096 bytes', () => {
     expect(errorsOf('0 '.repeat(2100))[0].kind).toBe('too_long');

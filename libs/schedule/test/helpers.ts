@@ -5,7 +5,9 @@ export const REF = new Date('2026-01-01T00:00:00Z');
 /** Compiles or fails the test with the errors. */
 export function compiled(expr: string, timezone = 'UTC', extra: Partial<ScheduleInput> = {}): CompiledSchedule {
   const r = compileSchedule({ expr, timezone, reference: REF, ...extra });
-  if (!r.ok) throw new Error(`expected ${expr} to compile: ${JSON.stringify(r.errors)}`);
+  if (!r.ok) {
+    throw new Error(`expected ${expr} to compile: ${JSON.stringify(r.errors)}`);
+  }
   return r.schedule;
 }
 
@@ -25,6 +27,8 @@ export function fires(
 /** Errors of an expression that must not compile. */
 export function errorsOf(expr: string, extra: Partial<ScheduleInput> = {}) {
   const r = compileSchedule({ expr, reference: REF, ...extra });
-  if (r.ok) throw new Error(`expected ${expr} to be rejected`);
+  if (r.ok) {
+    throw new Error(`expected ${expr} to be rejected`);
+  }
   return r.errors;
 }

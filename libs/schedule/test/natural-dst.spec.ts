@@ -121,7 +121,9 @@ describe('sub-day intervals are elapsed time across DST', () => {
   ])('%s in %s', (expr, zone, ref, gap) => {
     const s = ok(natural(expr, zone, new Date(ref)));
     const t = s.next(new Date(ref), 12).map((d) => d.getTime());
-    for (let i = 1; i < t.length; i++) expect(t[i]! - t[i - 1]!).toBe(gap);
+    for (let i = 1; i < t.length; i++) {
+      expect(t[i]! - t[i - 1]!).toBe(gap);
+    }
     expect(t[0]! - new Date(ref).getTime()).toBe(gap);
   });
 });
@@ -138,7 +140,9 @@ describe('a year of days', () => {
     expect(all).toHaveLength(365);
     expect(all[0]!.toISODate()).toBe('2026-01-01');
     expect(all[364]!.toISODate()).toBe('2026-12-31');
-    for (const d of all) expect(d.toFormat('HH:mm')).toBe(d.toISODate() === gapDay ? '03:30' : '02:30');
+    for (const d of all) {
+      expect(d.toFormat('HH:mm')).toBe(d.toISODate() === gapDay ? '03:30' : '02:30');
+    }
   });
 
   test('a zone without DST (Asia/Tokyo): the same UTC time all year', () => {

@@ -39,12 +39,16 @@ export function rrule(
 }
 
 export function ok(r: CompileResult): CompiledSchedule {
-  if (!r.ok) throw new Error(`expected a schedule, got errors: ${JSON.stringify(r.errors)}`);
+  if (!r.ok) {
+    throw new Error(`expected a schedule, got errors: ${JSON.stringify(r.errors)}`);
+  }
   return r.schedule;
 }
 
 export function errs(r: CompileResult): ScheduleError[] {
-  if (r.ok) throw new Error(`expected errors, got ${r.schedule.canonical}`);
+  if (r.ok) {
+    throw new Error(`expected errors, got ${r.schedule.canonical}`);
+  }
   return r.errors;
 }
 

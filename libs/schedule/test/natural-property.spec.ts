@@ -36,10 +36,13 @@ function wallToInstant(zone: string, y: number, mo: number, d: number, h: number
   for (const o of offs) {
     const c = naive - o * 60_000;
     const w = DateTime.fromMillis(c, { zone });
-    if (w.year === y && w.month === mo && w.day === d && w.hour === h && w.minute === mi && w.second === s)
+    if (w.year === y && w.month === mo && w.day === d && w.hour === h && w.minute === mi && w.second === s) {
       valid.push(c);
+    }
   }
-  if (valid.length) return Math.min(...valid);
+  if (valid.length) {
+    return Math.min(...valid);
+  }
   // nonexistent: luxon pushes forward by the gap
   return DateTime.fromObject({ year: y, month: mo, day: d, hour: h, minute: mi, second: s }, { zone }).toMillis();
 }
@@ -80,8 +83,12 @@ const ORD = ['first', 'second', 'third', 'fourth', 'last'];
 function fmtTime(min: number, style: number): string {
   const h = Math.floor(min / 60);
   const m = min % 60;
-  if (style === 0 || (m !== 0 && style === 2)) return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
-  if (min === 720 && style === 3) return 'noon';
+  if (style === 0 || (m !== 0 && style === 2)) {
+    return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
+  }
+  if (min === 720 && style === 3) {
+    return 'noon';
+  }
   const h12 = h % 12 === 0 ? 12 : h % 12;
   return `${h12}${m ? `:${String(m).padStart(2, '0')}` : ''}${style === 1 ? ' ' : ''}${h < 12 ? 'am' : 'pm'}`;
 }
@@ -158,7 +165,9 @@ const dayShapeArb: fc.Arbitrary<Shape> = fc.oneof(
     .map(([step, from, len, wk]) => {
       const to = Math.min(24, from + len);
       const times: number[] = [];
-      for (let t = from * 60; t < to * 60; t += step) times.push(t);
+      for (let t = from * 60; t < to * 60; t += step) {
+        times.push(t);
+      }
       const unit = step === 60 ? 'every hour' : `every ${step} minutes`;
       return {
         kind: 'days' as const,
@@ -191,10 +200,13 @@ function invariants(s: CompiledSchedule, after: Date): number[] {
   const t = s.next(after, N).map((d) => d.getTime());
   expect(t.length).toBe(N);
   expect(t[0]!).toBeGreaterThan(after.getTime());
-  for (let i = 1; i < t.length; i++) expect(t[i]!).toBeGreaterThan(t[i - 1]!);
+  for (let i = 1; i < t.length; i++) {
+    expect(t[i]!).toBeGreaterThan(t[i - 1]!);
+  }
   // continuation: next(after = t_k) is the rest of the same sequence
-  for (const k of [0, 7, 13])
+  for (const k of [0, 7, 13]) {
     expect(s.next(new Date(t[k]!), N - k - 1).map((d) => d.getTime())).toEqual(t.slice(k + 1));
+  }
   return t;
 }
 
@@ -211,7 +223,9 @@ function oracleDays(shape: DayShape, zone: string, anchor: Date, after: number, 
         // DTSTART (the anchor) bounds the series: wall times before the anchor's wall time do not fire
         const wall = Date.UTC(d.year, d.month - 1, d.day, Math.floor(m / 60), m % 60);
         const anchorWall = Date.UTC(a.year, a.month - 1, a.day, a.hour, a.minute, a.second);
-        if (wall >= anchorWall && t > after && t <= until) out.add(t);
+        if (wall >= anchorWall && t > after && t <= until) {
+          out.add(t);
+        }
       }
     }
     d = d.plus({ days: 1 });
@@ -247,9 +261,15 @@ describe('natural schedules', () => {
           const r0 = Math.floor(ref.getTime() / 1000) * 1000;
           for (const x of t) {
             expect((x - r0) % sh.stepMs).toBe(0);
-            if (sh.weekdays) expect(sh.weekdays).toContain(DateTime.fromMillis(x, { zone }).weekday);
+            if (sh.weekdays) {
+              expect(sh.weekdays).toContain(DateTime.fromMillis(x, { zone }).weekday);
+            }
           }
-          if (!sh.weekdays) for (let i = 1; i < t.length; i++) expect(t[i]! - t[i - 1]!).toBe(sh.stepMs);
+          if (!sh.weekdays) {
+            for (let i = 1; i < t.length; i++) {
+              expect(t[i]! - t[i - 1]!).toBe(sh.stepMs);
+            }
+          }
         },
       ),
       { numRuns: 200 },
@@ -284,9 +304,15 @@ const rruleArb = fc
   .map((r) => {
     const codes = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
     const parts = [`FREQ=${r.freq}`];
-    if (r.interval > 1) parts.push(`INTERVAL=${r.interval}`);
-    if (r.byMonth) parts.push(`BYMONTH=${r.byMonth.join(',')}`);
-    if (r.byMonthDay && r.freq !== 'WEEKLY') parts.push(`BYMONTHDAY=${r.byMonthDay.join(',')}`);
+    if (r.interval > 1) {
+      parts.push(`INTERVAL=${r.interval}`);
+    }
+    if (r.byMonth) {
+      parts.push(`BYMONTH=${r.byMonth.join(',')}`);
+    }
+    if (r.byMonthDay && r.freq !== 'WEEKLY') {
+      parts.push(`BYMONTHDAY=${r.byMonthDay.join(',')}`);
+    }
     if (r.byDay) {
       const ordinal =
         r.nth !== undefined && (r.freq === 'MONTHLY' || (r.freq === 'YEARLY' && r.byMonth)) && !r.byMonthDay;
@@ -295,7 +321,9 @@ const rruleArb = fc
     // sorted: rrule.js applies BYSETPOS to unsorted BYMINUTE/BYHOUR lists in list order (its bug, not RFC 5545)
     const asc = (v: number[]): string => [...v].sort((x, y) => x - y).join(',');
     parts.push(`BYHOUR=${asc(r.byHour)}`, `BYMINUTE=${asc(r.byMinute)}`, 'BYSECOND=0');
-    if (r.setPos !== undefined && (r.freq === 'MONTHLY' || r.freq === 'WEEKLY')) parts.push(`BYSETPOS=${r.setPos}`);
+    if (r.setPos !== undefined && (r.freq === 'MONTHLY' || r.freq === 'WEEKLY')) {
+      parts.push(`BYSETPOS=${r.setPos}`);
+    }
     return parts.join(';');
   });
 
@@ -312,8 +340,12 @@ describe('RRULE schedules', () => {
           const s = ok(rrule(`DTSTART;TZID=${zone}:${dt}\nRRULE:${rule}`, zone));
           const after = new Date(start.toMillis() - 1000);
           const got = s.next(after, N).map((d) => d.getTime());
-          for (let i = 1; i < got.length; i++) expect(got[i]!).toBeGreaterThan(got[i - 1]!);
-          if (got.length >= 10) expect(s.next(new Date(got[4]!), 5).map((d) => d.getTime())).toEqual(got.slice(5, 10));
+          for (let i = 1; i < got.length; i++) {
+            expect(got[i]!).toBeGreaterThan(got[i - 1]!);
+          }
+          if (got.length >= 10) {
+            expect(s.next(new Date(got[4]!), 5).map((d) => d.getTime())).toEqual(got.slice(5, 10));
+          }
           // oracle: rrule.js in "UTC" = floating wall time
           const floatingStart = new Date(Date.UTC(start.year, start.month - 1, start.day, start.hour, start.minute));
           const theirs = rrulestr(`DTSTART:${dt}Z\nRRULE:${rule}`);

@@ -613,7 +613,7 @@ describe('case, abbreviations and ordinals', () => {
 
 describe('through the public dispatcher (compileSchedule / validateSchedule)', () => {
   // imported lazily so this file also documents the end-to-end path
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+
   const { compileSchedule, validateSchedule } = require('../src') as typeof import('../src');
 
   test('auto detects natural; `N times` counts fires after the reference', () => {

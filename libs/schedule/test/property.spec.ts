@@ -44,10 +44,16 @@ function localFields(t: Date, tz: string) {
 }
 const weekdayOf = (y: number, m: number, d: number): number => new Date(Date.UTC(y, m - 1, d)).getUTCDay();
 function nearestWeekday(y: number, m: number, day: number, last: number): number {
-  if (day > last) return -1;
+  if (day > last) {
+    return -1;
+  }
   const w = weekdayOf(y, m, day);
-  if (w === 6) return day === 1 ? 3 : day - 1;
-  if (w === 0) return day === last ? day - 2 : day + 1;
+  if (w === 6) {
+    return day === 1 ? 3 : day - 1;
+  }
+  if (w === 0) {
+    return day === last ? day - 2 : day + 1;
+  }
   return day;
 }
 
@@ -128,14 +134,17 @@ function check(
   shiftedOk: (t: Date) => boolean,
 ): void {
   const r = compileSchedule({ expr, kind, timezone: tz, reference: after });
-  if (!r.ok) throw new Error(`${expr}: ${JSON.stringify(r.errors)}`);
+  if (!r.ok) {
+    throw new Error(`${expr}: ${JSON.stringify(r.errors)}`);
+  }
   const seq = r.schedule.next(after, 25, UNLIMITED_BUDGET);
   let prev = after.getTime();
   for (const t of seq) {
     expect(t.getTime()).toBeGreaterThan(prev);
     prev = t.getTime();
-    if (!matches(t) && !shiftedOk(t))
+    if (!matches(t) && !shiftedOk(t)) {
       throw new Error(`${expr} (${tz}) fired at ${t.toISOString()} which does not match`);
+    }
   }
   if (seq.length > 1) {
     const i = k % (seq.length - 1);

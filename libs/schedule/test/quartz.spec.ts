@@ -6,7 +6,6 @@
 import { compileSchedule, UNLIMITED_BUDGET } from '@svc/schedule';
 import { errorsOf, fires, REF } from './helpers';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const oracle = require('./fixtures/quartz-oracle.json') as {
   cases: Array<{ expr: string; zone: string; after: number; n: number; fires?: number[]; error?: string }>;
 };
@@ -21,7 +20,9 @@ describe('quartz: fields and detection', () => {
   it('canonical is the expression unchanged and a description is English', () => {
     const r = compileSchedule({ expr: '0 15 10 ? * MON-FRI', timezone: 'Europe/Berlin', reference: REF });
     expect(r.ok).toBe(true);
-    if (!r.ok) return;
+    if (!r.ok) {
+      return;
+    }
     expect(r.schedule.canonical).toBe('0 15 10 ? * MON-FRI');
     expect(r.schedule.description).toBe('At 10:15 every weekday (Europe/Berlin)');
   });
@@ -188,12 +189,15 @@ describe('quartz: equal to Quartz 2.5.2 CronExpression (oracle fixtures)', () =>
     for (const c of oracle.cases) {
       const r = compileSchedule({ expr: c.expr, kind: 'quartz', timezone: c.zone, reference: ref });
       if (!r.ok) {
-        if (!c.error) mismatches.push(`${c.expr}: rejected (${r.errors[0].message})`);
+        if (!c.error) {
+          mismatches.push(`${c.expr}: rejected (${r.errors[0].message})`);
+        }
         continue;
       }
       const got = r.schedule.next(new Date(c.after), c.n, UNLIMITED_BUDGET).map((d) => d.getTime());
-      if (JSON.stringify(got) !== JSON.stringify(c.fires))
+      if (JSON.stringify(got) !== JSON.stringify(c.fires)) {
         mismatches.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}`);
+      }
     }
     expect(mismatches).toEqual([]);
   });

@@ -176,7 +176,9 @@ describe('differential: same fire times as the rrule package in UTC', () => {
     let t = REF;
     for (let i = 0; i < 60; i++) {
       const n = theirs.after(t, false);
-      if (!n) break;
+      if (!n) {
+        break;
+      }
       expected.push(n.toISOString().replace('.000Z', 'Z'));
       t = n;
     }
@@ -187,7 +189,6 @@ describe('differential: same fire times as the rrule package in UTC', () => {
 
 describe('budget', () => {
   test('a rule that almost never matches returns the budget error instead of hanging', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { compileSchedule, createStepBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
     const s = ok(
       compileSchedule({ expr: 'RRULE:FREQ=SECONDLY;INTERVAL=86399;BYHOUR=3;BYMINUTE=7;BYSECOND=11', reference: REF }),
@@ -210,7 +211,9 @@ describe('performance', () => {
   ])('100 occurrences of %s: a few ms at most, even under jest (plain node: 0.1-0.4 ms)', (expr, zone) => {
     const s = ok(rrule(expr, zone));
     const run = (): void => {
-      for (let i = 0; i < 50; i++) s.next(new Date(REF.getTime() + i * 86_400_000), 100);
+      for (let i = 0; i < 50; i++) {
+        s.next(new Date(REF.getTime() + i * 86_400_000), 100);
+      }
     };
     run(); // warm the zone table and the JIT
     run();

@@ -82,7 +82,7 @@ describe('validate: budget', () => {
     );
     // compile itself does little work; next() with the same budget throws the typed error
     expect(r.ok).toBe(true);
-    if (r.ok)
+    if (r.ok) {
       expect(() =>
         r.schedule.next(
           REF,
@@ -90,12 +90,15 @@ describe('validate: budget', () => {
           createBudget(0, () => (t += 10), 1),
         ),
       ).toThrow('schedule computation budget exceeded');
+    }
   });
   it('with a real clock, the default 100 ms budget bounds a huge request', () => {
     const started = performance.now();
     const r = compileSchedule({ expr: '* * * * * ?', reference: REF }, { now: () => performance.now() });
     expect(r.ok).toBe(true);
-    if (r.ok) expect(() => r.schedule.next(REF, 10_000_000)).toThrow('schedule computation budget exceeded');
+    if (r.ok) {
+      expect(() => r.schedule.next(REF, 10_000_000)).toThrow('schedule computation budget exceeded');
+    }
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
@@ -110,7 +113,9 @@ describe('validate: bounds apply to every kind', () => {
         endsAt: new Date('2026-01-02T03:00:00Z'),
       });
       expect(r.ok).toBe(true);
-      if (!r.ok) continue;
+      if (!r.ok) {
+        continue;
+      }
       expect(r.schedule.next(REF, 10).map((d) => d.toISOString())).toEqual([
         '2026-01-02T00:00:00.000Z',
         '2026-01-02T01:00:00.000Z',
@@ -118,7 +123,9 @@ describe('validate: bounds apply to every kind', () => {
         '2026-01-02T03:00:00.000Z',
       ]);
       const c = compileSchedule({ expr, reference: REF, count: 3 });
-      if (!c.ok) throw new Error('compile');
+      if (!c.ok) {
+        throw new Error('compile');
+      }
       expect(c.schedule.next(REF, 10)).toHaveLength(3);
       // continuing after the second occurrence yields only the third
       const all = c.schedule.next(REF, 10);

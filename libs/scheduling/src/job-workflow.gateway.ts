@@ -47,7 +47,9 @@ export class JobWorkflowGateway {
     try {
       await this.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobDeletedSignal);
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      if (!(err instanceof WorkflowNotFoundError)) {
+        throw err;
+      }
     }
   }
 
@@ -66,7 +68,9 @@ export class JobWorkflowGateway {
     try {
       await this.client.workflow.getHandle(runId).cancel();
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      if (!(err instanceof WorkflowNotFoundError)) {
+        throw err;
+      }
     }
   }
 }

@@ -14,20 +14,35 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 
 /** Maps anything thrown to the spec's envelope and status (style.md rule 7). */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
-  if (err instanceof DomainError) return { status: err.status, body: err.body };
+  if (err instanceof DomainError) {
+    return { status: err.status, body: err.body };
+  }
   if (err instanceof HttpException) {
     const status = err.getStatus();
-    if (status === 404) return { status, body: { code: 'not_found', message: 'Route not found' } };
-    if (status === 413) return { status, body: { code: 'validation_failed', message: 'Request body too large', fields: { body: 'too large' } } };
+    if (status === 404) {
+      return { status, body: { code: 'not_found', message: 'Route not found' } };
+    }
+    if (status === 413) {
+      return {
+        status,
+        body: { code: 'validation_failed', message: 'Request body too large', fields: { body: 'too large' } },
+      };
+    }
     const code = STATUS_CODES[status];
     // Nest raises 400 for bodies it cannot parse; name the input like every validation error.
-    if (code === 'validation_failed') return { status, body: { code, message: 'Malformed request body', fields: { body: err.message } } };
-    if (code) return { status, body: { code, message: err.message } };
+    if (code === 'validation_failed') {
+      return { status, body: { code, message: 'Malformed request body', fields: { body: err.message } } };
+    }
+    if (code) {
+      return { status, body: { code, message: err.message } };
+    }
   }
   // Fastify's own errors (body parsing, content type, size) carry a 4xx statusCode.
   const fastifyError = err as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    if (fastifyError.statusCode === 429) return { status: 429, body: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After' } };
+    if (fastifyError.statusCode === 429) {
+      return { status: 429, body: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After' } };
+    }
     const message =
       fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
         ? 'Request body too large'

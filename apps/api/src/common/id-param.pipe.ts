@@ -9,7 +9,9 @@ export class IdParamPipe implements PipeTransform<string, string> {
     private readonly what: string,
   ) {}
   transform(value: string): string {
-    if (!isId(this.kind, value)) throw new NotFoundError(this.what);
+    if (!isId(this.kind, value)) {
+      throw new NotFoundError(this.what);
+    }
     return value;
   }
 }

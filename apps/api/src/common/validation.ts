@@ -12,7 +12,9 @@ export function validationErrorsToFields(errors: ValidationError[], prefix = '')
       );
       fields[path] = messages[0];
     }
-    if (error.children?.length) Object.assign(fields, validationErrorsToFields(error.children, path));
+    if (error.children?.length) {
+      Object.assign(fields, validationErrorsToFields(error.children, path));
+    }
   }
   return fields;
 }

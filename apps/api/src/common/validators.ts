@@ -14,7 +14,9 @@ export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?:
       },
       validator: {
         validate(value: unknown) {
-          if (typeof value !== 'string') return false;
+          if (typeof value !== 'string') {
+            return false;
+          }
           const ms = parseDuration(value);
           return ms !== null && ms >= minMs && ms <= maxMs;
         },

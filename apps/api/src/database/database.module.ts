@@ -23,7 +23,9 @@ class DataSourceLifecycle implements OnApplicationShutdown {
       const logger = new Logger('Database');
       logger.warn('PostgreSQL unreachable at start-up; retrying in the background');
       this.retry = setInterval(() => {
-        if (this.dataSource.isInitialized) return clearInterval(this.retry);
+        if (this.dataSource.isInitialized) {
+          return clearInterval(this.retry);
+        }
         this.dataSource.initialize().then(
           () => clearInterval(this.retry),
           () => undefined,
@@ -34,7 +36,9 @@ class DataSourceLifecycle implements OnApplicationShutdown {
   }
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.retry);
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    if (this.dataSource.isInitialized) {
+      await this.dataSource.destroy();
+    }
   }
 }
 

@@ -56,19 +56,22 @@ export class HealthService {
   }
 
   private async databaseWritable(): Promise<boolean> {
-    if (!this.dataSource.isInitialized) return false;
+    if (!this.dataSource.isInitialized) {
+      return false;
+    }
     try {
-      const rows = await withTimeout(
-        this.dataSource.query('SELECT pg_is_in_recovery() AS recovery'),
-        CHECK_TIMEOUT_MS,
-      );
+      const rows = await withTimeout(this.dataSource.query('SELECT pg_is_in_recovery() AS recovery'), CHECK_TIMEOUT_MS);
       return (rows as Array<{ recovery: boolean }>)[0]?.recovery === false;
     } catch {
       return false;
     }
   }
 
-  private async taskQueue(): Promise<{ queue: boolean; dispatcher: Readiness['dispatcher']; heartbeat: string | null }> {
+  private async taskQueue(): Promise<{
+    queue: boolean;
+    dispatcher: Readiness['dispatcher'];
+    heartbeat: string | null;
+  }> {
     try {
       const response = await withTimeout(
         this.connection.workflowService.describeTaskQueue({
@@ -84,7 +87,11 @@ export class HealthService {
         last = Math.max(last, seconds * 1000);
       }
       const active = last > 0 && Date.now() - last < POLLER_STALE_MS;
-      return { queue: true, dispatcher: active ? 'active' : 'stopped', heartbeat: last ? new Date(last).toISOString() : null };
+      return {
+        queue: true,
+        dispatcher: active ? 'active' : 'stopped',
+        heartbeat: last ? new Date(last).toISOString() : null,
+      };
     } catch {
       return { queue: false, dispatcher: 'stopped', heartbeat: null };
     }

@@ -15,7 +15,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** A partial `retry` merged over a base policy (the defaults on create, the stored one on PATCH). */
 export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined): StoredRetryPolicy {
-  if (!patch) return base;
+  if (!patch) {
+    return base;
+  }
   return {
     max_attempts: patch.max_attempts ?? base.max_attempts,
     backoff: patch.backoff ?? base.backoff,

@@ -53,9 +53,13 @@ export class JobScheduleValidator {
       }
       const timezoneError = result.errors.find((e) => e.kind === 'unknown_timezone');
       const fields: Record<string, string> = {};
-      if (timezoneError) fields['schedule.timezone'] = timezoneError.message;
+      if (timezoneError) {
+        fields['schedule.timezone'] = timezoneError.message;
+      }
       const exprErrors = result.errors.filter((e) => e.kind !== 'unknown_timezone' && e.kind !== 'min_interval');
-      if (exprErrors.length > 0) fields['schedule.expr'] = exprErrors.map((e) => e.message).join('; ');
+      if (exprErrors.length > 0) {
+        fields['schedule.expr'] = exprErrors.map((e) => e.message).join('; ');
+      }
       throw new ValidationFailedError(fields, 'Invalid schedule', result.errors);
     }
     const compiled = result.schedule;

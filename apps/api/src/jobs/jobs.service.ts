@@ -106,7 +106,9 @@ export class JobsService {
     let beforeId: string | undefined;
     if (query.cursor) {
       const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
-      if (!cursor) throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      if (!cursor) {
+        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      }
       beforeId = cursor.id;
     }
     const rows = await this.jobs.list(auth.workspaceId, { ...query, beforeId, limit: limit + 1 });
@@ -132,9 +134,15 @@ export class JobsService {
     const updated = await this.dataSource.transaction(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
       const changed: string[] = [];
-      if (dto.name !== undefined) job.name = dto.name;
-      if (dto.description !== undefined) job.description = dto.description;
-      if (dto.tags !== undefined) job.tags = dto.tags;
+      if (dto.name !== undefined) {
+        job.name = dto.name;
+      }
+      if (dto.description !== undefined) {
+        job.description = dto.description;
+      }
+      if (dto.tags !== undefined) {
+        job.tags = dto.tags;
+      }
       if (dto.schedule !== undefined) {
         const merged = {
           expr: dto.schedule.expr ?? job.scheduleExpr,
@@ -152,13 +160,27 @@ export class JobsService {
         }
         job.sinkConfig = this.sinks.validate(dto.sink) as JobEntity['sinkConfig'];
       }
-      if (dto.retry !== undefined) job.retry = this.checkRetry(mergeRetry(job.retry, dto.retry));
-      if (dto.timeout !== undefined) job.timeoutMs = parseDuration(dto.timeout)!;
-      if (dto.sla_threshold !== undefined) job.slaThresholdMs = dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null;
-      if (dto.misfire_policy !== undefined) job.misfirePolicy = dto.misfire_policy;
-      if (dto.overlap_policy !== undefined) job.overlapPolicy = dto.overlap_policy;
-      if (dto.auto_disable_threshold !== undefined) job.autoDisableThreshold = dto.auto_disable_threshold;
-      for (const key of Object.keys(dto)) changed.push(key);
+      if (dto.retry !== undefined) {
+        job.retry = this.checkRetry(mergeRetry(job.retry, dto.retry));
+      }
+      if (dto.timeout !== undefined) {
+        job.timeoutMs = parseDuration(dto.timeout)!;
+      }
+      if (dto.sla_threshold !== undefined) {
+        job.slaThresholdMs = dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null;
+      }
+      if (dto.misfire_policy !== undefined) {
+        job.misfirePolicy = dto.misfire_policy;
+      }
+      if (dto.overlap_policy !== undefined) {
+        job.overlapPolicy = dto.overlap_policy;
+      }
+      if (dto.auto_disable_threshold !== undefined) {
+        job.autoDisableThreshold = dto.auto_disable_threshold;
+      }
+      for (const key of Object.keys(dto)) {
+        changed.push(key);
+      }
       job.version += 1;
       job.revision += 1;
       // A completed job whose new schedule has future occurrences becomes active again.
@@ -190,7 +212,9 @@ export class JobsService {
     // The job stops at once; in-flight runs are cancelled (decisions.md → Run transitions).
     try {
       await this.gateway.deleteJob(id);
-      for (const run of await this.runs.listInFlightForJob(auth.workspaceId, id)) await this.gateway.cancelRun(run.id);
+      for (const run of await this.runs.listInFlightForJob(auth.workspaceId, id)) {
+        await this.gateway.cancelRun(run.id);
+      }
     } catch (err) {
       this.logger.warn(`job ${id} deleted; its workflow will be stopped by the reconciler (${(err as Error).message})`);
     }
@@ -242,7 +266,12 @@ export class JobsService {
       this.logger.warn(`trigger of ${job.id} failed: ${(err as Error).message}`);
       throw new UnavailableError('The scheduler is unavailable; retry');
     }
-    await this.audit.insert(auth.workspaceId, { actor: auth.actor, action: 'job.trigger', target: job.id, details: { run_id: runId } });
+    await this.audit.insert(auth.workspaceId, {
+      actor: auth.actor,
+      action: 'job.trigger',
+      target: job.id,
+      details: { run_id: runId },
+    });
     return { run_id: runId };
   }
 
@@ -255,7 +284,9 @@ export class JobsService {
   ): Promise<JobResponse> {
     const updated = await this.dataSource.transaction(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
-      if (job.state !== from) throw new ConflictError(`Job is ${job.state}; ${action.split('.')[1]} needs a ${from} job`);
+      if (job.state !== from) {
+        throw new ConflictError(`Job is ${job.state}; ${action.split('.')[1]} needs a ${from} job`);
+      }
       job.state = to;
       job.revision += 1;
       if (action === 'job.enable') {
@@ -284,9 +315,13 @@ export class JobsService {
 
   /** Upcoming fire times of an active job, from `now`; none for other states. */
   private nextRuns(job: JobEntity, now: Date, count: number): Date[] {
-    if (job.state !== 'active') return [];
+    if (job.state !== 'active') {
+      return [];
+    }
     const result = compileJobSchedule(toJobSnapshot(job, this.config).schedule);
-    if (!result.ok) return [];
+    if (!result.ok) {
+      return [];
+    }
     try {
       return result.schedule.next(now, count);
     } catch {
@@ -308,13 +343,17 @@ export class JobsService {
 
   private async require(workspaceId: string, id: string): Promise<JobEntity> {
     const job = await this.jobs.getById(workspaceId, id);
-    if (!job) throw new NotFoundError('Job');
+    if (!job) {
+      throw new NotFoundError('Job');
+    }
     return job;
   }
 
   private async requireForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {
     const job = await this.jobs.getForUpdate(workspaceId, id, manager);
-    if (!job) throw new NotFoundError('Job');
+    if (!job) {
+      throw new NotFoundError('Job');
+    }
     return job;
   }
 }

@@ -18,7 +18,9 @@ export class SinkValidator {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   validate(sink: SinkDto): Record<string, unknown> {
-    if (sink.kind === 'command') return this.validateCommand(sink.config);
+    if (sink.kind === 'command') {
+      return this.validateCommand(sink.config);
+    }
     return this.validateWebhook(sink.config);
   }
 
@@ -33,12 +35,17 @@ export class SinkValidator {
         mode: this.config.mode,
         allowPrivateNetworks: this.config.sinks.webhook.allow_private_networks,
       });
-      if (!check.ok) fields['sink.config.url'] = check.reason;
+      if (!check.ok) {
+        fields['sink.config.url'] = check.reason;
+      }
     }
     if (dto.headers && !fields['sink.config.headers']) {
       const invalidValue = Object.entries(dto.headers).find(([, v]) => typeof v !== 'string');
-      if (invalidValue) fields[`sink.config.headers.${invalidValue[0]}`] = 'must be a string';
-      else Object.assign(fields, validateCustomHeaders(dto.headers));
+      if (invalidValue) {
+        fields[`sink.config.headers.${invalidValue[0]}`] = 'must be a string';
+      } else {
+        Object.assign(fields, validateCustomHeaders(dto.headers));
+      }
     }
     if (dto.success_codes !== undefined && dto.success_codes !== '2xx') {
       const codes = dto.success_codes as unknown;
@@ -46,7 +53,9 @@ export class SinkValidator {
         Array.isArray(codes) &&
         codes.length > 0 &&
         codes.every((c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599);
-      if (!ok) fields['sink.config.success_codes'] = 'must be "2xx" or a non-empty list of status codes (100-599)';
+      if (!ok) {
+        fields['sink.config.success_codes'] = 'must be "2xx" or a non-empty list of status codes (100-599)';
+      }
     }
     if (dto.retry_on !== undefined && !fields['sink.config.retry_on']) {
       const bad = dto.retry_on.find(
@@ -55,10 +64,13 @@ export class SinkValidator {
           !(typeof entry === 'number' && Number.isInteger(entry) && entry >= 100 && entry <= 599),
       );
       if (bad !== undefined) {
-        fields['sink.config.retry_on'] = `unknown entry ${JSON.stringify(bad)}; use status classes (5xx), codes, network, timeout`;
+        fields['sink.config.retry_on'] =
+          `unknown entry ${JSON.stringify(bad)}; use status classes (5xx), codes, network, timeout`;
       }
     }
-    if (Object.keys(fields).length > 0) throw new ValidationFailedError(fields);
+    if (Object.keys(fields).length > 0) {
+      throw new ValidationFailedError(fields);
+    }
     return {
       url: dto.url,
       method: dto.method ?? 'POST',
@@ -79,8 +91,12 @@ export class SinkValidator {
       validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }),
       'sink.config',
     );
-    if (!fields['sink.config.argv'] && dto.argv.length === 0) fields['sink.config.argv'] = 'must not be empty';
-    if (Object.keys(fields).length > 0) throw new ValidationFailedError(fields);
+    if (!fields['sink.config.argv'] && dto.argv.length === 0) {
+      fields['sink.config.argv'] = 'must not be empty';
+    }
+    if (Object.keys(fields).length > 0) {
+      throw new ValidationFailedError(fields);
+    }
     return {
       argv: dto.argv,
       ...(dto.env ? { env: dto.env } : {}),

@@ -26,7 +26,9 @@ export class RunsService {
     const job = await this.jobs.getById(auth.workspaceId, jobId);
     if (!job) {
       const any = await this.runs.list(auth.workspaceId, { jobId, limit: 1 });
-      if (any.length === 0) throw new NotFoundError('Job');
+      if (any.length === 0) {
+        throw new NotFoundError('Job');
+      }
     }
     return this.list(auth, { ...query, job_id: jobId });
   }
@@ -36,10 +38,14 @@ export class RunsService {
     let after: { scheduledAt: Date; id: string } | undefined;
     if (query.cursor) {
       const cursor = decodeCursor<{ at: string; id: string }>(query.cursor, ['at', 'id']);
-      if (!cursor || Number.isNaN(Date.parse(cursor.at))) throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      if (!cursor || Number.isNaN(Date.parse(cursor.at))) {
+        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      }
       after = { scheduledAt: new Date(cursor.at), id: cursor.id };
     }
-    if (query.job_id !== undefined && !isId('job', query.job_id)) return { data: [], next_cursor: null };
+    if (query.job_id !== undefined && !isId('job', query.job_id)) {
+      return { data: [], next_cursor: null };
+    }
     const rows = await this.runs.list(auth.workspaceId, {
       jobId: query.job_id,
       status: query.status,
@@ -61,7 +67,9 @@ export class RunsService {
 
   async get(auth: AuthContext, id: string): Promise<RunResponse> {
     const run = await this.runs.getById(auth.workspaceId, id);
-    if (!run) throw new NotFoundError('Run');
+    if (!run) {
+      throw new NotFoundError('Run');
+    }
     return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, id));
   }
 }

@@ -51,7 +51,9 @@ describe('FixedWindowRateLimiter', () => {
     it('should sweep expired windows once a window has passed', () => {
       const clock = fakeClock();
       const limiter = new FixedWindowRateLimiter({ limit: 5, windowMs: 1_000, now: clock.now });
-      for (let i = 0; i < 50; i++) limiter.hit(`k${i}`);
+      for (let i = 0; i < 50; i++) {
+        limiter.hit(`k${i}`);
+      }
       expect(limiter.size).toBe(50);
       clock.advance(1_000);
       limiter.hit('fresh');

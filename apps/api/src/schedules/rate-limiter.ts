@@ -60,19 +60,25 @@ export class FixedWindowRateLimiter {
   /** Counts one request for `key` and says whether it is allowed. */
   hit(key: string): RateLimitDecision {
     const now = this.now();
-    if (now >= this.nextSweepAt) this.sweep(now);
+    if (now >= this.nextSweepAt) {
+      this.sweep(now);
+    }
     let window = this.windows.get(key);
     if (window && window.resetAt <= now) {
       this.windows.delete(key);
       window = undefined;
     }
     if (!window) {
-      if (this.windows.size >= this.maxKeys) this.evictOldest(now);
+      if (this.windows.size >= this.maxKeys) {
+        this.evictOldest(now);
+      }
       window = { count: 0, resetAt: now + this.windowMs };
       this.windows.set(key, window);
     }
     const allowed = window.count < this.limit;
-    if (allowed) window.count++;
+    if (allowed) {
+      window.count++;
+    }
     return { allowed, limit: this.limit, remaining: this.limit - window.count, resetMs: window.resetAt - now };
   }
 
@@ -82,15 +88,23 @@ export class FixedWindowRateLimiter {
   }
 
   private sweep(now: number): void {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    for (const [key, window] of this.windows) {
+      if (window.resetAt <= now) {
+        this.windows.delete(key);
+      }
+    }
     this.nextSweepAt = now + this.windowMs;
   }
 
   private evictOldest(now: number): void {
     this.sweep(now);
-    if (this.windows.size < this.maxKeys) return;
+    if (this.windows.size < this.maxKeys) {
+      return;
+    }
     // Map iteration order is insertion order: the first key has the oldest window.
     const oldest = this.windows.keys().next();
-    if (!oldest.done) this.windows.delete(oldest.value);
+    if (!oldest.done) {
+      this.windows.delete(oldest.value);
+    }
   }
 }

@@ -48,7 +48,9 @@ class ByteLimit extends Transform {
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.receivedEncodedLength += chunk.length;
-    if (this.receivedEncodedLength > this.limit) return callback(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (this.receivedEncodedLength > this.limit) {
+      return callback(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    }
     callback(null, chunk);
   }
 }
@@ -71,7 +73,9 @@ export function registerScheduleEndpointHooks(fastify: FastifyInstance, options:
   const { limiter, trustProxy } = options;
 
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-    if (!isScheduleEndpoint(request)) return done();
+    if (!isScheduleEndpoint(request)) {
+      return done();
+    }
     if (limiter) {
       const decision = limiter.hit(rateLimitKey(request, trustProxy));
       const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
@@ -84,12 +88,16 @@ export function registerScheduleEndpointHooks(fastify: FastifyInstance, options:
       }
     }
     const length = Number(request.headers['content-length']);
-    if (Number.isFinite(length) && length > bodyLimit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (Number.isFinite(length) && length > bodyLimit) {
+      return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    }
     done();
   });
 
   fastify.addHook('preParsing', (request: FastifyRequest, _reply: FastifyReply, payload, done) => {
-    if (!isScheduleEndpoint(request)) return done(null, payload);
+    if (!isScheduleEndpoint(request)) {
+      return done(null, payload);
+    }
     const counted = new ByteLimit(bodyLimit);
     // pipe() rather than pipeline(): on overflow the request must stay open for the 400 reply.
     payload.on('error', (err) => counted.destroy(err));
@@ -107,7 +115,9 @@ export class ScheduleEndpointHooks implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    if (!fastify || typeof fastify.addHook !== 'function') return; // no HTTP server (application context)
+    if (!fastify || typeof fastify.addHook !== 'function') {
+      return;
+    } // no HTTP server (application context)
     const perMinute = this.config.limits.schedule_rate_limit_per_minute;
     registerScheduleEndpointHooks(fastify, {
       limiter: perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null,

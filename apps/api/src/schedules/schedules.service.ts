@@ -55,12 +55,16 @@ export class SchedulesService {
     const input = this.input(body, reference);
     const budget = createBudget(DEFAULT_BUDGET_MS, monotonicMs);
     const result = validateSchedule(input, { minIntervalMs: this.minIntervalMs, budget, now: monotonicMs });
-    if (!result.valid || !result.schedule) throw invalidSchedule(result.errors);
+    if (!result.valid || !result.schedule) {
+      throw invalidSchedule(result.errors);
+    }
     try {
       const next = result.schedule.next(reference, body.count ?? DEFAULT_PREVIEW_COUNT, budget);
       return toPreviewResponse(result.schedule, next);
     } catch (e) {
-      if (!isBudgetError(e)) throw e;
+      if (!isBudgetError(e)) {
+        throw e;
+      }
       throw invalidSchedule([errorAt(input.expr, 0, input.expr.length, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)]);
     }
   }
@@ -75,7 +79,11 @@ function invalidSchedule(errors: ScheduleError[]): ValidationFailedError {
   const fields: Record<string, string> = {};
   const zone = errors.filter((e) => e.kind === 'unknown_timezone');
   const expr = errors.filter((e) => e.kind !== 'unknown_timezone');
-  if (zone.length) fields.timezone = zone.map((e) => e.message).join('; ');
-  if (expr.length) fields.expr = expr.map((e) => e.message).join('; ');
+  if (zone.length) {
+    fields.timezone = zone.map((e) => e.message).join('; ');
+  }
+  if (expr.length) {
+    fields.expr = expr.map((e) => e.message).join('; ');
+  }
   return new ValidationFailedError(fields, 'Invalid schedule', errors.map(toScheduleErrorResponse));
 }

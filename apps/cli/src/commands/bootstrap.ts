@@ -26,7 +26,9 @@ export const BOOTSTRAP_KEY_NAME = 'bootstrap';
  */
 export async function bootstrap(dataSource: DataSource, input: BootstrapInput): Promise<BootstrapResult> {
   assertSlug(input.slug);
-  if (!input.plan) throw new CliError('plan must not be empty');
+  if (!input.plan) {
+    throw new CliError('plan must not be empty');
+  }
   const workspaces = new WorkspacesRepository(dataSource);
   const apiKeys = new ApiKeysRepository(dataSource);
   const audit = new AuditRepository(dataSource);

@@ -23,11 +23,17 @@ export async function setWorkspaceSuspended(
   const audit = new AuditRepository(dataSource);
   return dataSource.transaction(async (manager) => {
     const before = await workspaces.findBySlugForUpdate(slug, manager);
-    if (!before) throw new CliError(`workspace not found: ${slug}`);
+    if (!before) {
+      throw new CliError(`workspace not found: ${slug}`);
+    }
     const wasSuspended = before.suspendedAt !== null;
-    if (wasSuspended === suspended) return { workspaceId: before.id, suspended, changed: false };
+    if (wasSuspended === suspended) {
+      return { workspaceId: before.id, suspended, changed: false };
+    }
     const after = await workspaces.setSuspended(slug, suspended, new Date(), manager);
-    if (!after) throw new CliError(`workspace not found: ${slug}`);
+    if (!after) {
+      throw new CliError(`workspace not found: ${slug}`);
+    }
     await audit.insert(
       after.id,
       {

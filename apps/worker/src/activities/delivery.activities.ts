@@ -35,10 +35,16 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps): DeliveryAc
       const context = Context.current();
       const n = context.info.attempt - 1;
       const run = await runs.findByIdUnscoped(runId);
-      if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} not found`, 'RunGone');
-      if (run.status !== 'running' && run.status !== 'deferred') return { statusCode: null };
+      if (!run) {
+        throw ApplicationFailure.nonRetryable(`run ${runId} not found`, 'RunGone');
+      }
+      if (run.status !== 'running' && run.status !== 'deferred') {
+        return { statusCode: null };
+      }
       const job = await jobs.findByIdUnscoped(run.jobId);
-      if (!job) throw ApplicationFailure.nonRetryable('job deleted', 'RunGone');
+      if (!job) {
+        throw ApplicationFailure.nonRetryable('job deleted', 'RunGone');
+      }
       const webhook = job.sinkConfig as unknown as WebhookSinkConfig;
       const firedAt = clock();
       const signingSecrets = (await jobs.getSigningSecrets(job.workspaceId, job.id))
@@ -76,8 +82,12 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps): DeliveryAc
         requestSummary: result.requestSummary,
         responseBody: result.outcome !== 'success' || config.runs.store_success_bodies ? result.body : null,
       });
-      if (result.outcome === 'success') return { statusCode: result.statusCode };
-      if (result.outcome === 'fatal') throw ApplicationFailure.nonRetryable(error ?? 'fatal response', 'FatalDelivery');
+      if (result.outcome === 'success') {
+        return { statusCode: result.statusCode };
+      }
+      if (result.outcome === 'fatal') {
+        throw ApplicationFailure.nonRetryable(error ?? 'fatal response', 'FatalDelivery');
+      }
       if (n + 1 >= job.retry.max_attempts) {
         throw ApplicationFailure.nonRetryable(`${error} (after ${n + 1} attempts)`, 'AttemptsExhausted');
       }
@@ -104,6 +114,8 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps): DeliveryAc
 }
 
 function attemptError(result: WebhookAttemptResult): string {
-  if (result.error) return result.error;
+  if (result.error) {
+    return result.error;
+  }
   return result.statusCode === null ? 'no response' : `HTTP ${result.statusCode}`;
 }

@@ -23,14 +23,20 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const { dataSource, jobs, runs, audit, gateway, config, clock } = deps;
 
   async function decideSkip(input: RunWorkflowInput, job: JobEntity): Promise<string | null> {
-    if (input.skipReason) return input.skipReason;
+    if (input.skipReason) {
+      return input.skipReason;
+    }
     const workspace = await dataSource.manager.findOne(WorkspaceEntity, { where: { id: job.workspaceId } });
-    if (workspace?.suspendedAt) return 'workspace_suspended';
+    if (workspace?.suspendedAt) {
+      return 'workspace_suspended';
+    }
     if (input.trigger === 'schedule') {
       const plan = config.plans[workspace?.plan ?? ''] ?? config.plans[config.default_plan];
       if (plan.max_runs_per_month_per_workspace > 0 && plan.over_quota_policy === 'block') {
         const used = await runs.monthlyUsage(job.workspaceId, input.scheduledAt.slice(0, 7));
-        if (used >= plan.max_runs_per_month_per_workspace) return 'quota_exceeded';
+        if (used >= plan.max_runs_per_month_per_workspace) {
+          return 'quota_exceeded';
+        }
       }
       if (job.overlapPolicy === 'skip' && (await runs.hasInFlightRun(job.workspaceId, job.id, input.runId))) {
         return 'previous_run_in_progress';
@@ -43,7 +49,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     async claimRun(input: RunWorkflowInput): Promise<ClaimResult> {
       const existing = await runs.findByIdUnscoped(input.runId);
       const job = await jobs.findByIdUnscoped(input.jobId);
-      if (!existing && !job) return { action: 'done', status: 'cancelled' };
+      if (!existing && !job) {
+        return { action: 'done', status: 'cancelled' };
+      }
       let status = existing?.status;
       if (!existing && job) {
         const now = clock();
@@ -67,12 +75,18 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         status = run.status;
         if (!skipReason && job.overlapPolicy === 'cancel_previous') {
           for (const other of await runs.listInFlightForJob(job.workspaceId, job.id)) {
-            if (other.id !== input.runId) await gateway.cancelRun(other.id);
+            if (other.id !== input.runId) {
+              await gateway.cancelRun(other.id);
+            }
           }
         }
       }
-      if (status !== 'running' && status !== 'deferred') return { action: 'done', status: status ?? 'cancelled' };
-      if (!job) return { action: 'done', status: 'cancelled' };
+      if (status !== 'running' && status !== 'deferred') {
+        return { action: 'done', status: status ?? 'cancelled' };
+      }
+      if (!job) {
+        return { action: 'done', status: 'cancelled' };
+      }
       return {
         action: 'deliver',
         timeoutMs: job.timeoutMs,
@@ -87,7 +101,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
 
     async finishRun(input: FinishRunInput): Promise<void> {
       const run = await runs.findByIdUnscoped(input.runId);
-      if (!run) return;
+      if (!run) {
+        return;
+      }
       const job = await jobs.findByIdUnscoped(run.jobId);
       const slaThresholdMs = job?.slaThresholdMs ?? config.scheduler.default_sla_threshold_ms;
       const finished = await runs.finishRun(input.runId, {
@@ -96,7 +112,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         lastError: input.error ?? null,
         slaThresholdMs,
       });
-      if (!finished || !job || input.status === 'cancelled') return;
+      if (!finished || !job || input.status === 'cancelled') {
+        return;
+      }
       const disabled = await dataSource.transaction(async (manager) => {
         const locked = await manager
           .getRepository(JobEntity)
@@ -104,13 +122,20 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           .setLock('pessimistic_write')
           .where('job.id = :id', { id: job.id })
           .getOne();
-        if (!locked) return null;
+        if (!locked) {
+          return null;
+        }
         locked.lastRunAt = finished.scheduledAt;
         locked.lastRunStatus = finished.status;
         locked.consecutiveFailures = input.status === 'failed' ? locked.consecutiveFailures + 1 : 0;
         const threshold = locked.autoDisableThreshold ?? config.scheduler.default_auto_disable_threshold;
         let autoDisabled = false;
-        if (input.status === 'failed' && threshold > 0 && locked.consecutiveFailures >= threshold && locked.state === 'active') {
+        if (
+          input.status === 'failed' &&
+          threshold > 0 &&
+          locked.consecutiveFailures >= threshold &&
+          locked.state === 'active'
+        ) {
           locked.state = 'disabled';
           locked.disabledReason = `auto_disabled: ${locked.consecutiveFailures} consecutive failed runs`;
           locked.revision += 1;
@@ -132,7 +157,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         }
         return null;
       });
-      if (disabled) await gateway.upsertJob(toJobSnapshot(disabled, config));
+      if (disabled) {
+        await gateway.upsertJob(toJobSnapshot(disabled, config));
+      }
     },
 
     async markJobCompleted({ jobId, revision }): Promise<void> {

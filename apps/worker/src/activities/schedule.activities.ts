@@ -24,7 +24,15 @@ export function createScheduleActivities(): ScheduleActivities {
 export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
   const compiled = compileJobSchedule(input.schedule);
   if (!compiled.ok) {
-    return { onTime: [], missed: [], missedTotal: 0, next: null, scannedUntil: input.after, ended: false, error: compiled.errors[0]?.message ?? 'invalid schedule' };
+    return {
+      onTime: [],
+      missed: [],
+      missedTotal: 0,
+      next: null,
+      scannedUntil: input.after,
+      ended: false,
+      error: compiled.errors[0]?.message ?? 'invalid schedule',
+    };
   }
   const now = Date.parse(input.now);
   const cutoff = now - input.misfireThresholdMs;
@@ -41,12 +49,21 @@ export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
     for (const at of chunk) {
       const t = at.getTime();
       if (t > now) {
-        return { onTime, missed, missedTotal, next: at.toISOString(), scannedUntil: lastOr(onTime, missed, input), ended: false };
+        return {
+          onTime,
+          missed,
+          missedTotal,
+          next: at.toISOString(),
+          scannedUntil: lastOr(onTime, missed, input),
+          ended: false,
+        };
       }
       if (t <= cutoff) {
         missedTotal += 1;
         missed.push(at.toISOString());
-        if (missed.length > input.maxCatchUp) missed.shift();
+        if (missed.length > input.maxCatchUp) {
+          missed.shift();
+        }
       } else {
         onTime.push(at.toISOString());
       }
@@ -58,8 +75,12 @@ export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
 }
 
 function lastOr(onTime: string[], missed: string[], input: PlanOccurrencesInput): string {
-  if (onTime.length > 0) return onTime[onTime.length - 1];
-  if (missed.length > 0) return missed[missed.length - 1];
+  if (onTime.length > 0) {
+    return onTime[onTime.length - 1];
+  }
+  if (missed.length > 0) {
+    return missed[missed.length - 1];
+  }
   return input.after;
 }
 

@@ -31,7 +31,9 @@ export async function reconcileJobWorkflows(deps: {
       await gateway.upsertJob(toJobSnapshot(job, config));
       report.upserted += 1;
     }
-    if (page.length < PAGE) break;
+    if (page.length < PAGE) {
+      break;
+    }
     afterId = page[page.length - 1].id;
   }
   const query = `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.temporal.task_queue}'`;

@@ -20,7 +20,9 @@ const ROOT = resolve(__dirname, '../../../..');
  */
 function workflowSource() {
   const bundle = resolve(ROOT, 'workflow-bundle.js');
-  if (existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
+  if (existsSync(bundle)) {
+    return { workflowBundle: { codePath: bundle } };
+  }
   return {
     workflowsPath: ['index.ts', 'index.js']
       .map((file) => resolve(ROOT, 'temporal/workflows', file))
@@ -100,7 +102,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reconcileTimer);
-    if (this.worker && this.worker.getState() === 'RUNNING') this.worker.shutdown();
+    if (this.worker && this.worker.getState() === 'RUNNING') {
+      this.worker.shutdown();
+    }
     await this.running;
     await this.nativeConnection?.close().catch(() => undefined);
     await this.clientConnection?.close().catch(() => undefined);

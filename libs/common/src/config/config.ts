@@ -85,7 +85,9 @@ function setPath(target: Raw, path: string, value: unknown): void {
   const parts = path.split('.');
   let node = target;
   for (const part of parts.slice(0, -1)) {
-    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
+    if (typeof node[part] !== 'object' || node[part] === null) {
+      node[part] = {};
+    }
     node = node[part] as Raw;
   }
   node[parts[parts.length - 1]] = value;
@@ -94,7 +96,9 @@ function setPath(target: Raw, path: string, value: unknown): void {
 function getPath(source: Raw, path: string): unknown {
   let node: unknown = source;
   for (const part of path.split('.')) {
-    if (typeof node !== 'object' || node === null) return undefined;
+    if (typeof node !== 'object' || node === null) {
+      return undefined;
+    }
     node = (node as Raw)[part];
   }
   return node;
@@ -108,12 +112,16 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   const raw: Raw = structuredClone(file ?? {});
   for (const [name, path] of ENV_OVERRIDES) {
     const value = env[name];
-    if (value !== undefined && value !== '') setPath(raw, path, value);
+    if (value !== undefined && value !== '') {
+      setPath(raw, path, value);
+    }
   }
   const problems: string[] = [];
   const str = (path: string, fallback: string): string => {
     const v = getPath(raw, path);
-    if (v === undefined || v === null) return fallback;
+    if (v === undefined || v === null) {
+      return fallback;
+    }
     if (typeof v !== 'string' && typeof v !== 'number') {
       problems.push(`${path}: expected a string`);
       return fallback;
@@ -122,7 +130,9 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   };
   const int = (path: string, fallback: number, min = 0): number => {
     const v = getPath(raw, path);
-    if (v === undefined || v === null) return fallback;
+    if (v === undefined || v === null) {
+      return fallback;
+    }
     const n = typeof v === 'number' ? v : Number(v);
     if (!Number.isInteger(n) || n < min) {
       problems.push(`${path}: expected an integer >= ${min}`);
@@ -132,16 +142,26 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   };
   const bool = (path: string, fallback: boolean): boolean => {
     const v = getPath(raw, path);
-    if (v === undefined || v === null) return fallback;
-    if (typeof v === 'boolean') return v;
-    if (v === 'true' || v === '1') return true;
-    if (v === 'false' || v === '0') return false;
+    if (v === undefined || v === null) {
+      return fallback;
+    }
+    if (typeof v === 'boolean') {
+      return v;
+    }
+    if (v === 'true' || v === '1') {
+      return true;
+    }
+    if (v === 'false' || v === '0') {
+      return false;
+    }
     problems.push(`${path}: expected true or false`);
     return fallback;
   };
   const duration = (path: string, fallback: number): number => {
     const v = getPath(raw, path);
-    if (v === undefined || v === null) return fallback;
+    if (v === undefined || v === null) {
+      return fallback;
+    }
     const ms = typeof v === 'string' ? parseDuration(v) : null;
     if (ms === null) {
       problems.push(`${path}: expected a duration such as 30s or 1h30m`);
@@ -172,16 +192,24 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
           `plans.${name}.max_runs_per_month_per_workspace`,
           base.max_runs_per_month_per_workspace,
         ),
-        over_quota_policy: oneOf(`plans.${name}.over_quota_policy`, ['block', 'allow'] as const, base.over_quota_policy),
+        over_quota_policy: oneOf(
+          `plans.${name}.over_quota_policy`,
+          ['block', 'allow'] as const,
+          base.over_quota_policy,
+        ),
       };
     }
   }
   const defaultPlan = str('default_plan', mode === 'hosted' ? 'free' : 'self_hosted');
-  if (!plans[defaultPlan]) problems.push(`default_plan: unknown plan ${defaultPlan}`);
+  if (!plans[defaultPlan]) {
+    problems.push(`default_plan: unknown plan ${defaultPlan}`);
+  }
   // `limits.min_interval` overrides the minimum gap of every plan (handy for operators and tests).
   if (getPath(raw, 'limits.min_interval') !== undefined) {
     const minInterval = duration('limits.min_interval', 1_000);
-    for (const name of Object.keys(plans)) plans[name] = { ...plans[name], min_interval_ms: minInterval };
+    for (const name of Object.keys(plans)) {
+      plans[name] = { ...plans[name], min_interval_ms: minInterval };
+    }
   }
   const apiRate = int('limits.api_rate_limit_per_minute', 600);
 
@@ -220,6 +248,8 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     runs: { store_success_bodies: bool('runs.store_success_bodies', false) },
     auth: { dev_login: bool('auth.dev_login', false), providers: [] },
   };
-  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) {
+    throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
   return config;
 }

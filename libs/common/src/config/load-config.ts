@@ -9,7 +9,9 @@ let cached: AppConfig | null = null;
  * (optional) plus environment overrides, validated once and cached.
  */
 export function loadConfig(): AppConfig {
-  if (cached) return cached;
+  if (cached) {
+    return cached;
+  }
   const path = process.env.SVC_CONFIG;
   const file = path ? (parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
   cached = buildConfig(file ?? {}, process.env);

@@ -61,7 +61,10 @@ export class LimitExceededError extends DomainError {
 
 export class WorkspaceSuspendedError extends DomainError {
   constructor() {
-    super(403, { code: 'workspace_suspended', message: 'This workspace is suspended; reads are allowed, changes are not' });
+    super(403, {
+      code: 'workspace_suspended',
+      message: 'This workspace is suspended; reads are allowed, changes are not',
+    });
   }
 }
 
@@ -79,7 +82,10 @@ export class ConflictError extends DomainError {
 
 export class IdempotencyConflictError extends DomainError {
   constructor() {
-    super(409, { code: 'idempotency_conflict', message: 'Idempotency-Key was already used with a different request body' });
+    super(409, {
+      code: 'idempotency_conflict',
+      message: 'Idempotency-Key was already used with a different request body',
+    });
   }
 }
 

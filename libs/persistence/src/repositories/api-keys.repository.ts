@@ -36,7 +36,9 @@ export class ApiKeysRepository {
       .where('key.key_hash = :keyHash', { keyHash })
       .andWhere('key.revoked_at IS NULL')
       .getOne();
-    if (!key?.workspace) return null;
+    if (!key?.workspace) {
+      return null;
+    }
     const { workspace, ...rest } = key;
     return { key: Object.assign(new ApiKeyEntity(), rest), workspace };
   }

@@ -47,15 +47,21 @@ export class JobsRepository {
 
   async list(workspaceId: string, filter: JobListFilter): Promise<JobEntity[]> {
     const query = this.repo().createQueryBuilder('job').where('job.workspaceId = :workspaceId', { workspaceId });
-    if (filter.state) query.andWhere('job.state = :state', { state: filter.state });
-    if (filter.tag) query.andWhere('job.tags @> ARRAY[:tag]::text[]', { tag: filter.tag });
+    if (filter.state) {
+      query.andWhere('job.state = :state', { state: filter.state });
+    }
+    if (filter.tag) {
+      query.andWhere('job.tags @> ARRAY[:tag]::text[]', { tag: filter.tag });
+    }
     if (filter.q) {
       const pattern = `%${escapeLike(filter.q)}%`;
       query.andWhere(
         new Brackets((b) => b.where('job.name ILIKE :pattern', { pattern }).orWhere('job.description ILIKE :pattern')),
       );
     }
-    if (filter.beforeId) query.andWhere('job.id < :beforeId', { beforeId: filter.beforeId });
+    if (filter.beforeId) {
+      query.andWhere('job.id < :beforeId', { beforeId: filter.beforeId });
+    }
     return query.orderBy('job.id', 'DESC').take(filter.limit).getMany();
   }
 
@@ -81,7 +87,9 @@ export class JobsRepository {
     const query = this.repo()
       .createQueryBuilder('job')
       .where('job.state IN (:...states)', { states: ['active', 'paused', 'disabled'] });
-    if (afterId) query.andWhere('job.id > :afterId', { afterId });
+    if (afterId) {
+      query.andWhere('job.id > :afterId', { afterId });
+    }
     return query.orderBy('job.id', 'ASC').take(limit).getMany();
   }
 

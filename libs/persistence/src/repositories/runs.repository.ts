@@ -58,12 +58,24 @@ export class RunsRepository {
       .getRepository(RunEntity)
       .createQueryBuilder('run')
       .where('run.workspaceId = :workspaceId', { workspaceId });
-    if (filter.jobId) query.andWhere('run.jobId = :jobId', { jobId: filter.jobId });
-    if (filter.status) query.andWhere('run.status = :status', { status: filter.status });
-    if (filter.trigger) query.andWhere('run.trigger = :trigger', { trigger: filter.trigger });
-    if (filter.slaBreached) query.andWhere('run.slaBreached = true');
-    if (filter.from) query.andWhere('run.scheduledAt >= :from', { from: filter.from });
-    if (filter.to) query.andWhere('run.scheduledAt < :to', { to: filter.to });
+    if (filter.jobId) {
+      query.andWhere('run.jobId = :jobId', { jobId: filter.jobId });
+    }
+    if (filter.status) {
+      query.andWhere('run.status = :status', { status: filter.status });
+    }
+    if (filter.trigger) {
+      query.andWhere('run.trigger = :trigger', { trigger: filter.trigger });
+    }
+    if (filter.slaBreached) {
+      query.andWhere('run.slaBreached = true');
+    }
+    if (filter.from) {
+      query.andWhere('run.scheduledAt >= :from', { from: filter.from });
+    }
+    if (filter.to) {
+      query.andWhere('run.scheduledAt < :to', { to: filter.to });
+    }
     if (filter.tag) {
       query.andWhere(
         'run.jobId IN (SELECT j.id FROM jobs j WHERE j.workspace_id = :workspaceId AND j.tags @> ARRAY[:tag]::text[])',
@@ -133,13 +145,7 @@ export class RunsRepository {
    */
   async insertIfAbsent(run: Partial<RunEntity> & { id: string; workspaceId: string }, countUsage: boolean) {
     return this.dataSource.transaction(async (manager) => {
-      const result = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(RunEntity)
-        .values(run)
-        .orIgnore()
-        .execute();
+      const result = await manager.createQueryBuilder().insert().into(RunEntity).values(run).orIgnore().execute();
       const inserted = (result.raw as unknown[]).length > 0;
       if (inserted && countUsage) {
         const month = (run.scheduledAt ?? new Date()).toISOString().slice(0, 7);
@@ -217,7 +223,13 @@ export class RunsRepository {
    */
   async finishRun(
     runId: string,
-    change: { status: RunStatus; finishedAt: Date; lastError?: string | null; skipReason?: string | null; slaThresholdMs?: number },
+    change: {
+      status: RunStatus;
+      finishedAt: Date;
+      lastError?: string | null;
+      skipReason?: string | null;
+      slaThresholdMs?: number;
+    },
   ): Promise<RunEntity | null> {
     const rows: Array<{ id: string }> = await this.manager.query(
       `UPDATE runs SET status = $2, finished_at = $3,
@@ -227,9 +239,18 @@ export class RunsRepository {
               updated_at = now()
         WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
         RETURNING id`,
-      [runId, change.status, change.finishedAt, change.lastError ?? null, change.skipReason ?? null, change.slaThresholdMs ?? null],
+      [
+        runId,
+        change.status,
+        change.finishedAt,
+        change.lastError ?? null,
+        change.skipReason ?? null,
+        change.slaThresholdMs ?? null,
+      ],
     );
-    if (rows.length === 0) return null;
+    if (rows.length === 0) {
+      return null;
+    }
     return this.manager.findOne(RunEntity, { where: { id: runId } });
   }
 }

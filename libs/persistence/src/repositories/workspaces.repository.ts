@@ -71,8 +71,11 @@ export class WorkspacesRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<WorkspaceEntity | null> {
     const qb = manager.createQueryBuilder().update(WorkspaceEntity).where('slug = :slug', { slug });
-    if (suspended) qb.set({ suspendedAt: () => 'COALESCE(suspended_at, :at)' }).setParameter('at', at);
-    else qb.set({ suspendedAt: null });
+    if (suspended) {
+      qb.set({ suspendedAt: () => 'COALESCE(suspended_at, :at)' }).setParameter('at', at);
+    } else {
+      qb.set({ suspendedAt: null });
+    }
     await qb.execute();
     return manager.findOneBy(WorkspaceEntity, { slug });
   }

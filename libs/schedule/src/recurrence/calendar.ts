@@ -78,7 +78,9 @@ export function weekNo(dayNum: number, y: number, wkst: number): number {
   const jan1wd = weekday(jan1);
   // start of week 1
   let w1 = jan1 - ((jan1wd - wkst + 7) % 7);
-  if (jan1 - w1 >= 4) w1 += 7;
+  if (jan1 - w1 >= 4) {
+    w1 += 7;
+  }
   return Math.floor((dayNum - w1) / 7) + 1;
 }
 
@@ -87,8 +89,12 @@ export function weeksInYear(y: number, wkst: number): number {
   const jan1 = daysFromCivil(y, 1, 1);
   const next = daysFromCivil(y + 1, 1, 1);
   let w1 = jan1 - ((weekday(jan1) - wkst + 7) % 7);
-  if (jan1 - w1 >= 4) w1 += 7;
+  if (jan1 - w1 >= 4) {
+    w1 += 7;
+  }
   let n1 = next - ((weekday(next) - wkst + 7) % 7);
-  if (next - n1 >= 4) n1 += 7;
+  if (next - n1 >= 4) {
+    n1 += 7;
+  }
   return (n1 - w1) / 7;
 }

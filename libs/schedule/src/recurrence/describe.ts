@@ -28,7 +28,9 @@ const ORD_WORD: Record<number, string> = {
 };
 
 export function joinList(items: string[]): string {
-  if (items.length <= 1) return items.join('');
+  if (items.length <= 1) {
+    return items.join('');
+  }
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
@@ -48,22 +50,34 @@ export function clock(sec: number): string {
 }
 
 export function describeTimes(times: number[]): string {
-  if (times.length <= 6) return `at ${joinList(times.map(clock))}`;
+  if (times.length <= 6) {
+    return `at ${joinList(times.map(clock))}`;
+  }
   return `at ${clock(times[0]!)}, ${clock(times[1]!)}, … ${clock(times[times.length - 1]!)} (${times.length} times a day)`;
 }
 
 /** `weekday`, `weekend day`, `Monday and Thursday`. */
 export function describeWeekdays(days: number[], plural = false): string {
   const d = [...new Set(days)].sort((a, b) => a - b).join(',');
-  if (d === '0,1,2,3,4') return plural ? 'weekdays' : 'weekday';
-  if (d === '5,6') return plural ? 'weekends' : 'weekend day';
-  if (d === '0,1,2,3,4,5,6') return plural ? 'every day' : 'day';
+  if (d === '0,1,2,3,4') {
+    return plural ? 'weekdays' : 'weekday';
+  }
+  if (d === '5,6') {
+    return plural ? 'weekends' : 'weekend day';
+  }
+  if (d === '0,1,2,3,4,5,6') {
+    return plural ? 'every day' : 'day';
+  }
   return joinList(days.map((x) => WEEKDAY[x]!));
 }
 
 function monthDayPhrase(v: number): string {
-  if (v === -1) return 'the last day';
-  if (v < 0) return `the ${ordinal(-v)} to last day`;
+  if (v === -1) {
+    return 'the last day';
+  }
+  if (v < 0) {
+    return `the ${ordinal(-v)} to last day`;
+  }
   return `the ${ordinal(v)}`;
 }
 
@@ -77,8 +91,12 @@ export function formatDate(p: TimePoint, endOfDay = false): string {
   const date = `${f.y}-${pad(f.m)}-${pad(f.d)}`;
   const sec = f.h * 3600 + f.mi * 60 + f.s;
   const z = 'instant' in p ? ' UTC' : '';
-  if (sec === 0 && !z) return date;
-  if (endOfDay && sec === 86399 && !z) return date;
+  if (sec === 0 && !z) {
+    return date;
+  }
+  if (endOfDay && sec === 86399 && !z) {
+    return date;
+  }
   return `${date} ${clock(sec)}${z}`;
 }
 
@@ -103,19 +121,30 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
   const sub = { HOURLY: 'hour', MINUTELY: 'minute', SECONDLY: 'second' } as Record<string, string>;
   if (x.window) {
     text = `Every ${x.window.step} between ${clock(x.window.from)} and ${clock(x.window.to)} (last at ${clock(x.window.last)})`;
-    if (plainDays.length) text += ` on ${describeWeekdays(plainDays, true)}`;
-    if (mdays) text += ` on ${mdays} of the month`;
+    if (plainDays.length) {
+      text += ` on ${describeWeekdays(plainDays, true)}`;
+    }
+    if (mdays) {
+      text += ` on ${mdays} of the month`;
+    }
     return text + monthFilter + bounds(r);
   }
   if (sub[r.freq]) {
     const u = sub[r.freq]!;
     text = n === 1 ? `Every ${u}` : `Every ${n} ${u}s`;
     const lim: string[] = [];
-    if (r.freq === 'HOURLY' && r.byMinute && !(r.byMinute.length === 1 && (r.bySecond ?? [0]).every((s) => s === 0)))
+    if (r.freq === 'HOURLY' && r.byMinute && !(r.byMinute.length === 1 && (r.bySecond ?? [0]).every((s) => s === 0))) {
       lim.push(`at minute ${joinList(r.byMinute.map(String))}`);
-    if (r.byHour) lim.push(`during hour ${joinList(r.byHour.map(pad))}`);
-    if (plainDays.length) lim.push(`on ${describeWeekdays(plainDays, true)}`);
-    if (mdays) lim.push(`on ${mdays} of the month`);
+    }
+    if (r.byHour) {
+      lim.push(`during hour ${joinList(r.byHour.map(pad))}`);
+    }
+    if (plainDays.length) {
+      lim.push(`on ${describeWeekdays(plainDays, true)}`);
+    }
+    if (mdays) {
+      lim.push(`on ${mdays} of the month`);
+    }
     text += (lim.length ? ` ${lim.join(' ')}` : '') + monthFilter;
     return text + bounds(r);
   }
@@ -123,16 +152,21 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
   switch (r.freq) {
     case 'DAILY': {
       text = n === 1 ? 'Every day' : `Every ${n} days`;
-      if (plainDays.length)
+      if (plainDays.length) {
         text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `${text} on ${describeWeekdays(plainDays, true)}`;
-      if (mdays) text += ` on ${mdays} of the month`;
+      }
+      if (mdays) {
+        text += ` on ${mdays} of the month`;
+      }
       text += monthFilter;
       break;
     }
     case 'WEEKLY': {
-      if (plainDays.length)
+      if (plainDays.length) {
         text = n === 1 ? `Every ${describeWeekdays(plainDays)}` : `Every ${n} weeks on ${describeWeekdays(plainDays)}`;
-      else text = n === 1 ? 'Every week' : `Every ${n} weeks`;
+      } else {
+        text = n === 1 ? 'Every week' : `Every ${n} weeks`;
+      }
       text += monthFilter;
       break;
     }
@@ -143,7 +177,9 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
         text = n === 1 ? `Every ${list} of the month` : `The ${list} of ${every}`;
       } else if (mdays && !nth.length) {
         text = `On ${mdays} of ${every}`;
-        if (plainDays.length) text += ` when it is a ${describeWeekdays(plainDays)}`;
+        if (plainDays.length) {
+          text += ` when it is a ${describeWeekdays(plainDays)}`;
+        }
       } else {
         const parts = [
           ...(mdays ? [mdays] : []),
@@ -166,8 +202,12 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
           ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`),
           ...(plainDays.length ? [`${r.byWeekNo ? '' : 'every '}${describeWeekdays(plainDays)}`] : []),
         ];
-        if (r.byYearDay) parts.push(`day ${joinList(r.byYearDay.map(String))} of the year`);
-        if (r.byWeekNo) parts.push(`in week ${joinList(r.byWeekNo.map(String))}`);
+        if (r.byYearDay) {
+          parts.push(`day ${joinList(r.byYearDay.map(String))} of the year`);
+        }
+        if (r.byWeekNo) {
+          parts.push(`in week ${joinList(r.byWeekNo.map(String))}`);
+        }
         const of = months.length ? ` of ${joinList(months.map((m) => MONTH[m - 1]!))}` : '';
         text = parts.length ? `${every} on ${joinList(parts)}${of}` : `${every}${of ? ` in${of.slice(3)}` : ''}`;
       }
@@ -178,17 +218,30 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
 
 function bounds(r: Rule): string {
   let s = '';
-  if (r.dtstart && !(r.count === 1)) s += `, starting ${formatDate(r.dtstart)}`;
-  if (r.until) s += `, until ${formatDate(r.until, true)}`;
-  if (r.count !== null && r.count !== 1) s += `, ${r.count} times`;
+  if (r.dtstart && !(r.count === 1)) {
+    s += `, starting ${formatDate(r.dtstart)}`;
+  }
+  if (r.until) {
+    s += `, until ${formatDate(r.until, true)}`;
+  }
+  if (r.count !== null && r.count !== 1) {
+    s += `, ${r.count} times`;
+  }
   return s;
 }
 
 function grid(r: Rule): number[] {
-  if (!r.byHour && !r.byMinute && !r.bySecond) return [];
+  if (!r.byHour && !r.byMinute && !r.bySecond) {
+    return [];
+  }
   const out: number[] = [];
-  for (const h of r.byHour ?? [0])
-    for (const m of r.byMinute ?? [0]) for (const s of r.bySecond ?? [0]) out.push(h * 3600 + m * 60 + s);
+  for (const h of r.byHour ?? [0]) {
+    for (const m of r.byMinute ?? [0]) {
+      for (const s of r.bySecond ?? [0]) {
+        out.push(h * 3600 + m * 60 + s);
+      }
+    }
+  }
   return out.sort((a, b) => a - b);
 }
 

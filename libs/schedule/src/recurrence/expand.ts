@@ -119,7 +119,9 @@ export class Recurrence {
     let byMonthDay = r.byMonthDay;
     let byDay = r.byDay;
     if (r.freq === 'YEARLY' && !r.byWeekNo && !r.byYearDay && !byMonthDay && !byDay) {
-      if (!byMonth) byMonth = [f.m];
+      if (!byMonth) {
+        byMonth = [f.m];
+      }
       byMonthDay = [f.d];
     } else if (r.freq === 'MONTHLY' && !byMonthDay && !byDay) {
       byMonthDay = [f.d];
@@ -144,8 +146,13 @@ export class Recurrence {
     this.seconds = uniq(r.bySecond ?? [f.s]);
     const times: number[] = [];
     if (dateLevel) {
-      for (const h of this.hours)
-        for (const m of this.minutes) for (const s of this.seconds) times.push(h * 3600 + m * 60 + s);
+      for (const h of this.hours) {
+        for (const m of this.minutes) {
+          for (const s of this.seconds) {
+            times.push(h * 3600 + m * 60 + s);
+          }
+        }
+      }
     }
     this.times = times;
     // limits for sub-daily frequencies (their own and smaller units expand instead)
@@ -157,14 +164,24 @@ export class Recurrence {
 
   /** Static impossibility: every allowed month lacks every listed month day (e.g. February 30). */
   private neverFires(): boolean {
-    if (this.rule.count === 0 || this.inputCount === 0) return true;
+    if (this.rule.count === 0 || this.inputCount === 0) {
+      return true;
+    }
     if (this.months && this.rule.freq === 'MONTHLY' && this.rule.interval > 1) {
       const m0 = fieldsOf(this.dtFl).m - 1;
       let reachable = false;
-      for (let k = 0; k < 12; k++) if (this.months.has(((m0 + k * this.rule.interval) % 12) + 1)) reachable = true;
-      if (!reachable) return true;
+      for (let k = 0; k < 12; k++) {
+        if (this.months.has(((m0 + k * this.rule.interval) % 12) + 1)) {
+          reachable = true;
+        }
+      }
+      if (!reachable) {
+        return true;
+      }
     }
-    if (!this.monthDays) return false;
+    if (!this.monthDays) {
+      return false;
+    }
     const months = this.months ? [...this.months] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
     return !months.some((m) => {
       const dim = m === 2 ? 29 : daysInMonth(2001, m);
@@ -180,34 +197,58 @@ export class Recurrence {
 
   /** `dayMatches` when the caller already knows the civil date of `dn`. */
   private dayMatchesCivil(dn: number, y: number, m: number, d: number): boolean {
-    if (this.months && !this.months.has(m)) return false;
+    if (this.months && !this.months.has(m)) {
+      return false;
+    }
     if (this.monthDays) {
       const dim = daysInMonth(y, m);
       let ok = false;
-      for (const md of this.monthDays) if (md === d || md === d - dim - 1) ok = true;
-      if (!ok) return false;
+      for (const md of this.monthDays) {
+        if (md === d || md === d - dim - 1) {
+          ok = true;
+        }
+      }
+      if (!ok) {
+        return false;
+      }
     }
     if (this.yearDays) {
       const yd = dn - daysFromCivil(y, 1, 1) + 1;
       const diy = isLeap(y) ? 366 : 365;
       let ok = false;
-      for (const v of this.yearDays) if (v === yd || v === yd - diy - 1) ok = true;
-      if (!ok) return false;
+      for (const v of this.yearDays) {
+        if (v === yd || v === yd - diy - 1) {
+          ok = true;
+        }
+      }
+      if (!ok) {
+        return false;
+      }
     }
     if (this.weekNos) {
       const wn = weekNo(dn, y, this.rule.wkst);
       let ok = false;
       if (wn >= 1) {
         const total = weeksInYear(y, this.rule.wkst);
-        for (const v of this.weekNos) if (v === wn || v === wn - total - 1) ok = true;
+        for (const v of this.weekNos) {
+          if (v === wn || v === wn - total - 1) {
+            ok = true;
+          }
+        }
       }
-      if (!ok) return false;
+      if (!ok) {
+        return false;
+      }
     }
     if (this.plainDays) {
       const wd = weekday(dn);
-      if (this.plainDays.has(wd)) return true;
+      if (this.plainDays.has(wd)) {
+        return true;
+      }
       for (const o of this.ordDays!) {
-        if (o.day !== wd) continue;
+        if (o.day !== wd) {
+          continue;
+        }
         let idx: number;
         let total: number;
         if (this.rule.freq === 'MONTHLY' || (this.rule.freq === 'YEARLY' && this.months)) {
@@ -219,7 +260,9 @@ export class Recurrence {
         }
         const nth = Math.floor((idx - 1) / 7) + 1;
         const nthLast = -(Math.floor((total - idx) / 7) + 1);
-        if (o.n === nth || o.n === nthLast) return true;
+        if (o.n === nth || o.n === nthLast) {
+          return true;
+        }
       }
       return false;
     }
@@ -227,11 +270,15 @@ export class Recurrence {
   }
 
   private static applySetPos(list: number[], setPos: number[] | null): number[] {
-    if (!setPos || list.length === 0) return list;
+    if (!setPos || list.length === 0) {
+      return list;
+    }
     const out = new Set<number>();
     for (const p of setPos) {
       const i = p > 0 ? p - 1 : list.length + p;
-      if (i >= 0 && i < list.length) out.add(list[i]!);
+      if (i >= 0 && i < list.length) {
+        out.add(list[i]!);
+      }
     }
     return [...out].sort((a, b) => a - b);
   }
@@ -293,21 +340,37 @@ export class Recurrence {
       for (const m of this.sortedMonths!) {
         const s = daysFromCivil(y, m, 1);
         const e = s + daysInMonth(y, m);
-        for (let dn = s; dn < e; dn++) if (this.dayMatchesCivil(dn, y, m, dn - s + 1)) days.push(dn);
+        for (let dn = s; dn < e; dn++) {
+          if (this.dayMatchesCivil(dn, y, m, dn - s + 1)) {
+            days.push(dn);
+          }
+        }
       }
     } else if (this.rule.freq === 'MONTHLY' && this.months && !this.months.has(civilFromDays(a)[1])) {
       // BYMONTH limits MONTHLY: nothing in this month
     } else if (this.rule.freq === 'MONTHLY') {
       const [y, m] = civilFromDays(a);
-      for (let dn = a; dn <= b; dn++) if (this.dayMatchesCivil(dn, y, m, dn - a + 1)) days.push(dn);
+      for (let dn = a; dn <= b; dn++) {
+        if (this.dayMatchesCivil(dn, y, m, dn - a + 1)) {
+          days.push(dn);
+        }
+      }
     } else {
       for (let dn = a; dn <= b; dn++) {
-        if ((dn & 63) === 0) budget.check();
-        if (this.dayMatches(dn)) days.push(dn);
+        if ((dn & 63) === 0) {
+          budget.check();
+        }
+        if (this.dayMatches(dn)) {
+          days.push(dn);
+        }
       }
     }
     const out: number[] = [];
-    for (const dn of days) for (const t of this.times) out.push(dn * DAY_MS + t * 1000);
+    for (const dn of days) {
+      for (const t of this.times) {
+        out.push(dn * DAY_MS + t * 1000);
+      }
+    }
     return Recurrence.applySetPos(out, this.rule.bySetPos);
   }
 
@@ -317,18 +380,34 @@ export class Recurrence {
     const out: number[] = [];
     const offsets: number[] = [];
     if (r.freq === 'HOURLY') {
-      for (const m of this.minutes) for (const s of this.seconds) offsets.push((m * 60 + s) * 1000);
+      for (const m of this.minutes) {
+        for (const s of this.seconds) {
+          offsets.push((m * 60 + s) * 1000);
+        }
+      }
     } else if (r.freq === 'MINUTELY') {
-      for (const s of this.seconds) offsets.push(s * 1000);
-    } else offsets.push(0);
+      for (const s of this.seconds) {
+        offsets.push(s * 1000);
+      }
+    } else {
+      offsets.push(0);
+    }
     for (const off of offsets) {
       const t = start + off;
       const fl = this.zone.toFloating(t);
       const f = fieldsOf(fl);
-      if (!this.dayMatches(f.dayNum)) continue;
-      if (this.hourSet && !this.hourSet.has(f.h)) continue;
-      if (this.minuteSet && !this.minuteSet.has(f.mi)) continue;
-      if (this.secondSet && !this.secondSet.has(f.s)) continue;
+      if (!this.dayMatches(f.dayNum)) {
+        continue;
+      }
+      if (this.hourSet && !this.hourSet.has(f.h)) {
+        continue;
+      }
+      if (this.minuteSet && !this.minuteSet.has(f.mi)) {
+        continue;
+      }
+      if (this.secondSet && !this.secondSet.has(f.s)) {
+        continue;
+      }
       out.push(t);
     }
     return Recurrence.applySetPos(out, r.bySetPos);
@@ -340,7 +419,9 @@ export class Recurrence {
    */
   next(after: Date, n: number, budget: Budget = NO_BUDGET): Date[] {
     const res: Date[] = [];
-    if (n <= 0 || this.never) return res;
+    if (n <= 0 || this.never) {
+      return res;
+    }
     const afterMs = after.getTime();
     const limitedCount = this.rule.count !== null || this.inputCount !== null;
     let rawIndex = 0; // occurrences produced in rule order (for COUNT)
@@ -349,13 +430,23 @@ export class Recurrence {
     const lowest = Math.max(afterMs, this.startLimit - 1);
     const emit = (t: number): boolean => {
       // returns false when the series is finished
-      if (t <= last) return true;
-      if (t > this.endLimit) return false;
+      if (t <= last) {
+        return true;
+      }
+      if (t > this.endLimit) {
+        return false;
+      }
       last = t;
-      if (t < this.startLimit) return true;
+      if (t < this.startLimit) {
+        return true;
+      }
       seriesIndex++;
-      if (this.inputCount !== null && seriesIndex > this.inputCount) return false;
-      if (t > afterMs) res.push(new Date(t));
+      if (this.inputCount !== null && seriesIndex > this.inputCount) {
+        return false;
+      }
+      if (t > afterMs) {
+        res.push(new Date(t));
+      }
       return res.length < n;
     };
 
@@ -370,9 +461,13 @@ export class Recurrence {
       let k = limitedCount ? 0 : Math.max(0, Math.floor((lowest - p0) / step) - 1);
       const subHorizon = Math.min(HORIZON_FL, Math.max(lowest, this.dtInstant) + CYCLE_MS);
       for (let iter = 0; ; iter++) {
-        if ((iter & 15) === 0) budget.check();
+        if ((iter & 15) === 0) {
+          budget.check();
+        }
         const start = p0 + k * step;
-        if (start > this.endLimit || start > subHorizon) return res;
+        if (start > this.endLimit || start > subHorizon) {
+          return res;
+        }
         // skip whole days (or hours) that the date/hour limits reject
         const pf = fieldsOf(this.zone.toFloating(start));
         if (
@@ -390,10 +485,16 @@ export class Recurrence {
           continue;
         }
         for (const t of this.subDailyCandidates(start)) {
-          if (t < this.dtInstant || (this.anchorExclusive && t === this.dtInstant)) continue;
+          if (t < this.dtInstant || (this.anchorExclusive && t === this.dtInstant)) {
+            continue;
+          }
           rawIndex++;
-          if (this.rule.count !== null && rawIndex > this.rule.count) return res;
-          if (!emit(t)) return res;
+          if (this.rule.count !== null && rawIndex > this.rule.count) {
+            return res;
+          }
+          if (!emit(t)) {
+            return res;
+          }
         }
         k++;
       }
@@ -419,14 +520,20 @@ export class Recurrence {
         pending.sort((p, q) => p - q);
         let i = 0;
         while (i < pending.length && pending[i]! < lb) {
-          if (!emit(pending[i]!)) return res;
+          if (!emit(pending[i]!)) {
+            return res;
+          }
           i++;
         }
         pending.splice(0, i);
       }
       if (startFl > horizon || lb > this.endLimit) {
         pending.sort((p, q) => p - q);
-        for (const t of pending) if (!emit(t)) return res;
+        for (const t of pending) {
+          if (!emit(t)) {
+            return res;
+          }
+        }
         return res;
       }
       if ((this.rule.freq === 'DAILY' || this.rule.freq === 'WEEKLY') && this.months) {
@@ -441,11 +548,17 @@ export class Recurrence {
         }
       }
       for (const fl of this.dateCandidates(k, budget)) {
-        if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) continue;
+        if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) {
+          continue;
+        }
         rawIndex++;
         if (this.rule.count !== null && rawIndex > this.rule.count) {
           pending.sort((p, q) => p - q);
-          for (const t of pending) if (!emit(t)) return res;
+          for (const t of pending) {
+            if (!emit(t)) {
+              return res;
+            }
+          }
           return res;
         }
         // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)

@@ -94,9 +94,13 @@ function formatDay(w: WeekdayNum): string {
  */
 export function formatRule(r: Rule): string {
   const parts: string[] = [`FREQ=${r.freq}`];
-  if (r.interval !== 1) parts.push(`INTERVAL=${r.interval}`);
+  if (r.interval !== 1) {
+    parts.push(`INTERVAL=${r.interval}`);
+  }
   const list = (name: string, v: number[] | null): void => {
-    if (v && v.length) parts.push(`${name}=${sortSigned(v).join(',')}`);
+    if (v && v.length) {
+      parts.push(`${name}=${sortSigned(v).join(',')}`);
+    }
   };
   list('BYMONTH', r.byMonth);
   list('BYWEEKNO', r.byWeekNo);
@@ -110,10 +114,18 @@ export function formatRule(r: Rule): string {
   list('BYMINUTE', r.byMinute);
   list('BYSECOND', r.bySecond);
   list('BYSETPOS', r.bySetPos);
-  if (r.wkst !== 0) parts.push(`WKST=${WEEKDAY_CODES[r.wkst]}`);
-  if (r.count !== null) parts.push(`COUNT=${r.count}`);
-  if (r.until) parts.push(`UNTIL=${formatTimePoint(r.until)}`);
-  if (r.dtstart) parts.push(`DTSTART=${formatTimePoint(r.dtstart)}`);
+  if (r.wkst !== 0) {
+    parts.push(`WKST=${WEEKDAY_CODES[r.wkst]}`);
+  }
+  if (r.count !== null) {
+    parts.push(`COUNT=${r.count}`);
+  }
+  if (r.until) {
+    parts.push(`UNTIL=${formatTimePoint(r.until)}`);
+  }
+  if (r.dtstart) {
+    parts.push(`DTSTART=${formatTimePoint(r.dtstart)}`);
+  }
   return parts.join(';');
 }
 

@@ -34,7 +34,9 @@ export class ZoneOffsets {
       this.zone = null;
     } else {
       this.zone = IANAZone.create(name);
-      if (!this.zone.isValid) throw new RangeError(`unknown time zone: ${name}`);
+      if (!this.zone.isValid) {
+        throw new RangeError(`unknown time zone: ${name}`);
+      }
       this.fixed = null;
     }
   }
@@ -46,7 +48,9 @@ export class ZoneOffsets {
     let z = ZoneOffsets.cache.get(name);
     if (!z) {
       z = new ZoneOffsets(name);
-      if (ZoneOffsets.cache.size > 512) ZoneOffsets.cache.clear();
+      if (ZoneOffsets.cache.size > 512) {
+        ZoneOffsets.cache.clear();
+      }
       ZoneOffsets.cache.set(name, z);
     }
     return z;
@@ -64,7 +68,9 @@ export class ZoneOffsets {
 
   /** Offset in minutes at `instant`. */
   offset(instant: number): number {
-    if (this.fixed !== null) return this.fixed;
+    if (this.fixed !== null) {
+      return this.fixed;
+    }
     const b = Math.floor(instant / BUCKET);
     let segs = this.buckets.get(b);
     if (!segs) {
@@ -73,7 +79,9 @@ export class ZoneOffsets {
     }
     let o = segs[0]!.offset;
     for (let i = 1; i < segs.length; i++) {
-      if (segs[i]!.from > instant) break;
+      if (segs[i]!.from > instant) {
+        break;
+      }
       o = segs[i]!.offset;
     }
     return o;
@@ -97,10 +105,15 @@ export class ZoneOffsets {
         let hi = t;
         while (hi - lo > 1000) {
           const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
-          if (this.raw(mid) === prevO) lo = mid;
-          else hi = mid;
+          if (this.raw(mid) === prevO) {
+            lo = mid;
+          } else {
+            hi = mid;
+          }
         }
-        if (i < 52 || hi < start + BUCKET) segs.push({ from: hi, offset: o });
+        if (i < 52 || hi < start + BUCKET) {
+          segs.push({ from: hi, offset: o });
+        }
       }
       prevT = t;
       prevO = o;
@@ -120,19 +133,27 @@ export class ZoneOffsets {
    * its first instance (the earlier instant).
    */
   toInstant(floating: number): number {
-    if (this.fixed !== null) return floating - this.fixed * 60_000;
+    if (this.fixed !== null) {
+      return floating - this.fixed * 60_000;
+    }
     const oPre = this.offset(floating - DAY);
     const oPost = this.offset(floating + DAY);
     if (oPre === oPost) {
       const t = floating - oPre * 60_000;
-      if (this.offset(t) === oPre) return t;
+      if (this.offset(t) === oPre) {
+        return t;
+      }
     }
     let best: number | null = null;
     for (const o of oPre === oPost ? [oPre] : [oPre, oPost]) {
       const t = floating - o * 60_000;
-      if (this.offset(t) === o && (best === null || t < best)) best = t;
+      if (this.offset(t) === o && (best === null || t < best)) {
+        best = t;
+      }
     }
-    if (best !== null) return best;
+    if (best !== null) {
+      return best;
+    }
     return floating - oPre * 60_000;
   }
 

@@ -155,8 +155,11 @@ for (const expr of exprs) {
   cases.push({ expr, zone: pick(ZONES), after: pick(AFTERS), n: 40 });
 }
 // every hand-written expression in every DST-relevant zone around its transitions
-for (const expr of [...exprs].slice(0, 44))
-  for (const zone of ZONES) cases.push({ expr, zone, after: pick(AFTERS), n: 25 });
+for (const expr of [...exprs].slice(0, 44)) {
+  for (const zone of ZONES) {
+    cases.push({ expr, zone, after: pick(AFTERS), n: 25 });
+  }
+}
 
 const input = cases.map((c) => `${c.expr}\t${c.zone}\t${c.after}\t${c.n}`).join('\n') + '\n';
 const out = execFileSync('java', ['-cp', join(dir, 'out'), 'Oracle'], { input, maxBuffer: 1 << 28 })
@@ -165,7 +168,9 @@ const out = execFileSync('java', ['-cp', join(dir, 'out'), 'Oracle'], { input, m
   .split('\n');
 const fixtures = cases.map((c, i) => {
   const line = out[i];
-  if (line.startsWith('ERR')) return { ...c, error: line.slice(4) };
+  if (line.startsWith('ERR')) {
+    return { ...c, error: line.slice(4) };
+  }
   const body = line.slice(3);
   return { ...c, fires: body === '' ? [] : body.split(',').map(Number) };
 });

@@ -27,12 +27,18 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+      return true;
+    }
     const request = context.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
-    if (!this.dataSource.isInitialized) throw new UnavailableError('Database unavailable; retry');
+    if (!match) {
+      throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
+    }
+    if (!this.dataSource.isInitialized) {
+      throw new UnavailableError('Database unavailable; retry');
+    }
 
     const row = await this.dataSource
       .getRepository(ApiKeyEntity)
@@ -41,7 +47,9 @@ export class ApiKeyGuard implements CanActivate {
       .where('key.keyHash = :hash', { hash: hashApiKey(match[1]) })
       .andWhere('key.revokedAt IS NULL')
       .getOne();
-    if (!row) throw new UnauthorizedError('Invalid or revoked API key');
+    if (!row) {
+      throw new UnauthorizedError('Invalid or revoked API key');
+    }
     const workspace = (row as ApiKeyEntity & { workspace: WorkspaceEntity }).workspace;
 
     const auth: AuthContext = {
@@ -55,15 +63,21 @@ export class ApiKeyGuard implements CanActivate {
     this.touch(row.id);
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? ['*'];
-    if (!hasScope(auth.scopes, required)) throw new ForbiddenError(`This key lacks the scope ${required.join(' or ')}`);
-    if (auth.suspended && MUTATING.has(request.method)) throw new WorkspaceSuspendedError();
+    if (!hasScope(auth.scopes, required)) {
+      throw new ForbiddenError(`This key lacks the scope ${required.join(' or ')}`);
+    }
+    if (auth.suspended && MUTATING.has(request.method)) {
+      throw new WorkspaceSuspendedError();
+    }
     return true;
   }
 
   /** last_used_at is informational: write it at most once a minute per key, off the hot path. */
   private touch(keyId: string): void {
     const now = Date.now();
-    if ((this.lastTouched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) return;
+    if ((this.lastTouched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) {
+      return;
+    }
     this.lastTouched.set(keyId, now);
     void this.dataSource
       .getRepository(ApiKeyEntity)
@@ -73,7 +87,9 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 export function hasScope(granted: string[], required: Scope[]): boolean {
-  if (granted.includes('*')) return true;
+  if (granted.includes('*')) {
+    return true;
+  }
   const effective = new Set(granted.flatMap((s) => [s, ...(IMPLIED[s] ?? [])]));
   return required.some((scope) => scope !== '*' && effective.has(scope));
 }

@@ -33,9 +33,13 @@ function IsRealCalendarDate(options?: ValidationOptions) {
       options: { message: 'must be an RFC 3339 timestamp, e.g. 2026-12-01T09:00:00Z', ...options },
       validator: {
         validate(value: unknown) {
-          if (typeof value !== 'string') return false;
+          if (typeof value !== 'string') {
+            return false;
+          }
           const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/i.exec(value);
-          if (!m) return false;
+          if (!m) {
+            return false;
+          }
           const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
           const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
           return (

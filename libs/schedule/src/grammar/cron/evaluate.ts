@@ -34,9 +34,17 @@ export class CronMatcher {
     fillNext(this.nextHour, f.hours, 24);
     fillNext(this.nextMonth, f.months, 13);
     let dm = 0;
-    for (let d = 1; d <= 31; d++) if (f.dom[d]) dm |= 1 << d;
+    for (let d = 1; d <= 31; d++) {
+      if (f.dom[d]) {
+        dm |= 1 << d;
+      }
+    }
     let wm = 0;
-    for (let d = 0; d < 7; d++) if (f.dow[d]) wm |= 1 << d;
+    for (let d = 0; d < 7; d++) {
+      if (f.dow[d]) {
+        wm |= 1 << d;
+      }
+    }
     this.domMask = dm;
     this.dowMask = wm;
     this.andDays = f.domStar || f.dowStar;
@@ -66,9 +74,9 @@ export class CronMatcher {
    * or -1 if none within MAX_YEARS.
    */
   nextWall(wall: number, budget: Budget): number {
-    let min0 = Math.ceil(wall / MIN_MS);
-    let days = Math.floor(min0 / 1440);
-    let rest = min0 - days * 1440;
+    const min0 = Math.ceil(wall / MIN_MS);
+    const days = Math.floor(min0 / 1440);
+    const rest = min0 - days * 1440;
     let h = Math.floor(rest / 60);
     let mi = rest - h * 60;
     const civ = civilFromDays(days);
@@ -86,9 +94,13 @@ export class CronMatcher {
         if (nm === NONE) {
           y++;
           mo = nextMonth[1];
-          if (y > yLimit) return -1;
+          if (y > yLimit) {
+            return -1;
+          }
           budget.check();
-        } else mo = nm;
+        } else {
+          mo = nm;
+        }
         d = 1;
         h = 0;
         mi = 0;
@@ -103,7 +115,9 @@ export class CronMatcher {
           // hour
           let nh = nextHour[h];
           if (nh !== NONE) {
-            if (nh !== h) mi = 0;
+            if (nh !== h) {
+              mi = 0;
+            }
             let nm = nextMin[mi];
             if (nm === NONE) {
               nh = nextHour[nh + 1];
@@ -122,13 +136,17 @@ export class CronMatcher {
         h = 0;
         mi = 0;
       }
-      if (found) return (base + d - 1) * DAY_MS + h * HOUR_MS + mi * MIN_MS;
+      if (found) {
+        return (base + d - 1) * DAY_MS + h * HOUR_MS + mi * MIN_MS;
+      }
       // next month
       mo++;
       if (mo > 12) {
         mo = 1;
         y++;
-        if (y > yLimit) return -1;
+        if (y > yLimit) {
+          return -1;
+        }
       }
       d = 1;
       h = 0;
@@ -142,7 +160,9 @@ export class CronMatcher {
    * policy; see the module doc. Fire times are whole minutes.
    */
   nextAfter(after: number, zone: ZoneOffsets, budget: Budget): number {
-    if (zone.isUtc) return this.nextWall(Math.floor(after / MIN_MS) * MIN_MS + MIN_MS, budget);
+    if (zone.isUtc) {
+      return this.nextWall(Math.floor(after / MIN_MS) * MIN_MS + MIN_MS, budget);
+    }
     const o = zone.offset(after);
     const oBack = zone.offset(after - 3 * HOUR_MS);
     // After a spring-forward, wall times just before `wall(after)` may still resolve (shifted)
@@ -163,7 +183,9 @@ export class CronMatcher {
         oMax = Math.max(oMax, zone.offset(best), zone.offset(best + 3 * HOUR_MS));
       }
       // any later wall time w' resolves to >= w' - oMax
-      if (best !== -1 && w + MIN_MS - oMax >= best) break;
+      if (best !== -1 && w + MIN_MS - oMax >= best) {
+        break;
+      }
       w = this.nextWall(w + MIN_MS, budget);
     }
     return best;
@@ -174,7 +196,9 @@ function fillNext(table: Uint8Array, allowed: boolean[], size: number): void {
   let next = NONE;
   table[size] = NONE;
   for (let i = size - 1; i >= 0; i--) {
-    if (allowed[i]) next = i;
+    if (allowed[i]) {
+      next = i;
+    }
     table[i] = next;
   }
 }

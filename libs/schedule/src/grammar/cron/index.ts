@@ -15,7 +15,11 @@ export { CronMatcher } from './evaluate';
 
 const values = (a: boolean[], lo: number, hi: number): number[] => {
   const out: number[] = [];
-  for (let i = lo; i <= hi; i++) if (a[i]) out.push(i);
+  for (let i = lo; i <= hi; i++) {
+    if (a[i]) {
+      out.push(i);
+    }
+  }
   return out;
 };
 
@@ -28,16 +32,22 @@ export function describeCron(f: CronFields, timezone: string): string {
   const dowAll = dow.length === 7;
   const domText = `on the ${joinList(dom.map(ordinalNumber))} of the month`;
   let days: string;
-  if (domAll && dowAll) days = 'every day';
-  else if (f.domStar || f.dowStar) {
+  if (domAll && dowAll) {
+    days = 'every day';
+  } else if (f.domStar || f.dowStar) {
     // AND rule
-    if (domAll) days = describeWeekdays(dow);
-    else if (dowAll) days = domText;
-    else
+    if (domAll) {
+      days = describeWeekdays(dow);
+    } else if (dowAll) {
+      days = domText;
+    } else {
       days = `${domText} if it is ${describeWeekdays(dow)
         .replace(/^on /, 'a ')
         .replace(/^every /, 'a ')}`;
-  } else days = `${domText} and ${describeWeekdays(dow)}`;
+    }
+  } else {
+    days = `${domText} and ${describeWeekdays(dow)}`;
+  }
   const months = describeMonths(values(f.months, 1, 12));
   const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');
   return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
@@ -46,7 +56,9 @@ export function describeCron(f: CronFields, timezone: string): string {
 /** Compiles a 5-field cron expression (or macro). `next()` is unbounded; the dispatcher applies bounds. */
 export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileResult {
   const parsed = parseCron(input.expr);
-  if (!parsed.ok) return { ok: false, kindDetected: 'cron', errors: parsed.errors };
+  if (!parsed.ok) {
+    return { ok: false, kindDetected: 'cron', errors: parsed.errors };
+  }
   const matcher = new CronMatcher(parsed.fields);
   const zone = zoneOffsets(ctx.timezone);
   const schedule: CompiledSchedule = {
@@ -61,7 +73,9 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
       let t = after.getTime();
       while (out.length < count) {
         const n = matcher.nextAfter(t, zone, b);
-        if (n === -1) break;
+        if (n === -1) {
+          break;
+        }
         out.push(new Date(n));
         t = n;
       }

@@ -130,14 +130,22 @@ function parseFields(
     try {
       sets.push(parseField(expr, toks[type], type));
     } catch (e) {
-      if (!(e instanceof FieldError)) throw e;
+      if (!(e instanceof FieldError)) {
+        throw e;
+      }
       errors.push(macroOf ? { ...e.error, position: 0, length: 0 } : e.error);
       sets.push([]);
     }
   }
-  if (errors.length) return { ok: false, errors };
+  if (errors.length) {
+    return { ok: false, errors };
+  }
   const dow = new Array<boolean>(7).fill(false);
-  for (let i = 0; i <= 7; i++) if (sets[4][i]) dow[i % 7] = true;
+  for (let i = 0; i <= 7; i++) {
+    if (sets[4][i]) {
+      dow[i % 7] = true;
+    }
+  }
   return {
     ok: true,
     fields: {
@@ -164,11 +172,13 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
     const fail = (kind: string, message: string, suggestion: string | null = null, s = it.start, e = it.end): never => {
       throw new FieldError(errorAt(expr, s, e, kind, message, suggestion));
     };
-    if (raw === '') fail('syntax', `empty item in the ${name} list`, null, tok.start, tok.end);
+    if (raw === '') {
+      fail('syntax', `empty item in the ${name} list`, null, tok.start, tok.end);
+    }
     const value = (s: string, offset: number): number => {
       if (/^\d+$/.test(s)) {
         const v = parseInt(s, 10);
-        if (v < LO[type] || v > HI[type])
+        if (v < LO[type] || v > HI[type]) {
           fail(
             'out_of_range',
             `${name} value ${s} is out of range ${LO[type]}-${HI[type]}`,
@@ -176,12 +186,15 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
             it.start + offset,
             it.start + offset + s.length,
           );
+        }
         return v;
       }
       const vocab = type === 3 ? MONTHS : type === 4 ? DAYS : null;
       if (vocab) {
         const i = vocab.indexOf(s);
-        if (i >= 0) return type === 3 ? i + 1 : i;
+        if (i >= 0) {
+          return type === 3 ? i + 1 : i;
+        }
         const full = (type === 3 ? FULL_MONTHS : FULL_DAYS).indexOf(s);
         const guess =
           full >= 0
@@ -208,21 +221,23 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
       );
     };
     const t = it.text;
-    if (t === '?' && (type === 2 || type === 4))
+    if (t === '?' && (type === 2 || type === 4)) {
       fail(
         'syntax',
         "5-field cron has no '?': write '*' (or use a 6-field Quartz expression)",
         `${expr.slice(0, it.start)}*${expr.slice(it.end)}`.trim(),
       );
-    if (/[LW#]/.test(t) && /^[\dLW#-]+$/.test(t) && (type === 2 || type === 4))
+    }
+    if (/[LW#]/.test(t) && /^[\dLW#-]+$/.test(t) && (type === 2 || type === 4)) {
       fail(
         'unsupported',
         `'${raw}' (L, W, #) is Quartz syntax; classic cron does not support it. Use a 6-field Quartz expression`,
       );
+    }
     const m = /^(\*|([0-9A-Z]+)(?:-([0-9A-Z]+))?)(?:\/(\d+))?$/.exec(t);
     if (!m) {
       const prefix = /^(\*|[0-9A-Z]+(-[0-9A-Z]+)?)(\/\d+)?/.exec(t);
-      if (prefix && prefix[0].length < t.length)
+      if (prefix && prefix[0].length < t.length) {
         fail(
           'syntax',
           `unexpected '${raw.slice(prefix[0].length)}' after '${raw.slice(0, prefix[0].length)}' in the ${name} field`,
@@ -230,6 +245,7 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
           it.start + prefix[0].length,
           it.end,
         );
+      }
       fail('syntax', `'${raw}' is not a valid ${name} value`);
     }
     let lo: number;
@@ -241,7 +257,9 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
       lo = value(m![2], 0);
       hi =
         m![3] !== undefined ? value(m![3], m![2].length + 1) : m![4] !== undefined ? (type === 4 ? 6 : HI[type]) : lo;
-      if (hi < lo) fail('out_of_range', `the range ${raw.split('/')[0]} ends before it starts`, null);
+      if (hi < lo) {
+        fail('out_of_range', `the range ${raw.split('/')[0]} ends before it starts`, null);
+      }
     }
     let step = 1;
     if (m![4] !== undefined) {
@@ -258,7 +276,9 @@ function parseField(expr: string, tok: Token, type: number): boolean[] {
         );
       }
     }
-    for (let v = lo; v <= hi; v += step) set[v] = true;
+    for (let v = lo; v <= hi; v += step) {
+      set[v] = true;
+    }
   }
   return set;
 }

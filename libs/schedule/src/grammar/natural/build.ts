@@ -56,19 +56,24 @@ export function buildNatural(
       [spec.until, spec.until?.span, 'an end date'],
     ];
     for (const [v, span, what] of clash) {
-      if (v && span)
+      if (v && span) {
         err(
           span,
           'conflict',
           `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`,
         );
+      }
     }
-    if (spec.times.length > 1) err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
+    if (spec.times.length > 1) {
+      err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
+    }
     const time = spec.times[0];
     if (time && ((o.kind === 'date' && o.hasTime) || (o.kind === 'in' && o.unit in UNIT_SEC))) {
       err(time.span, 'conflict', `the time is already given by "${expr.slice(o.span.start, o.span.end)}"`);
     }
-    if (errors.length) return { built: null, errors };
+    if (errors.length) {
+      return { built: null, errors };
+    }
     const ref = Math.floor(reference.getTime() / 1000) * 1000;
     let instant: number;
     if (o.kind === 'in' && o.unit in UNIT_SEC) {
@@ -78,8 +83,9 @@ export function buildNatural(
       if (o.kind === 'in') {
         const f = fieldsOf(z.toFloating(ref));
         let { y, m, d } = f;
-        if (o.unit === 'day' || o.unit === 'week') d += o.n * (o.unit === 'week' ? 7 : 1);
-        else {
+        if (o.unit === 'day' || o.unit === 'week') {
+          d += o.n * (o.unit === 'week' ? 7 : 1);
+        } else {
           const months = o.unit === 'month' ? o.n : 12 * o.n;
           const mi = y * 12 + m - 1 + months;
           y = Math.floor(mi / 12);
@@ -90,7 +96,9 @@ export function buildNatural(
       } else if (o.kind === 'day') {
         const f = fieldsOf(z.toFloating(ref));
         fl = (f.dayNum + o.offset) * DAY_MS + (time ? time.sec : 0) * 1000;
-      } else fl = o.fl + (time ? time.sec * 1000 : 0);
+      } else {
+        fl = o.fl + (time ? time.sec * 1000 : 0);
+      }
       instant = z.toInstant(fl);
     }
     const rule = emptyRule('DAILY');
@@ -153,51 +161,66 @@ export function buildNatural(
       `"${expr.slice(iv.span.start, iv.span.end)}" cannot be combined with days of the month; use \`every month on …\``,
     );
   }
-  if (iv?.unit === 'month' && spec.yearDate)
+  if (iv?.unit === 'month' && spec.yearDate) {
     err(
       spec.yearDate,
       'conflict',
       'a date in the year (`march 15`) repeats every year, not every month; use `every year on march 15`',
     );
-  if (spec.nthWeekdays && iv?.unit === 'week')
+  }
+  if (spec.nthWeekdays && iv?.unit === 'week') {
     err(
       spec.nthWeekdays.span,
       'conflict',
       '`first`/`last` weekdays are counted within a month; use `every month on the first monday`',
     );
-  if (spec.starting && spec.until && spec.until.fl < spec.starting.fl)
+  }
+  if (spec.starting && spec.until && spec.until.fl < spec.starting.fl) {
     err(spec.until.span, 'out_of_range', 'the end date is before the start date');
+  }
   if (spec.monthDays && spec.months) {
     const possible = spec.months.months.some((m) =>
       spec.monthDays!.days.some((d) => d === -1 || d <= daysInMonth(2000, m)),
     );
-    if (!possible)
+    if (!possible) {
       err(
         spec.monthDays.span,
         'never_fires',
         `this never fires: ${spec.months.months.map((m) => MONTHS[m - 1]).join(', ')} never has that day`,
       );
+    }
   }
-  if (errors.length) return { built: null, errors };
+  if (errors.length) {
+    return { built: null, errors };
+  }
 
   let freq: Freq;
   let interval = 1;
   if (subDaily && !spec.window) {
     freq = iv!.unit === 'second' ? 'SECONDLY' : iv!.unit === 'minute' ? 'MINUTELY' : 'HOURLY';
     interval = iv!.n;
-  } else if (subDaily) freq = 'DAILY';
-  else if (yearly) {
+  } else if (subDaily) {
+    freq = 'DAILY';
+  } else if (yearly) {
     freq = 'YEARLY';
-    if (iv?.unit === 'year') interval = iv.n;
+    if (iv?.unit === 'year') {
+      interval = iv.n;
+    }
   } else if (monthly) {
     freq = 'MONTHLY';
-    if (iv?.unit === 'month') interval = iv.n;
+    if (iv?.unit === 'month') {
+      interval = iv.n;
+    }
   } else if (iv?.unit === 'week' || (spec.weekdays && iv?.unit !== 'day')) {
     freq = 'WEEKLY';
-    if (iv?.unit === 'week') interval = iv.n;
+    if (iv?.unit === 'week') {
+      interval = iv.n;
+    }
   } else {
     freq = 'DAILY';
-    if (iv?.unit === 'day') interval = iv.n;
+    if (iv?.unit === 'day') {
+      interval = iv.n;
+    }
   }
   const rule = emptyRule(freq);
   rule.interval = interval;
@@ -205,11 +228,21 @@ export function buildNatural(
     rule.byDay = [...(spec.weekdays?.days.map((day) => ({ day, n: 0 })) ?? []), ...(spec.nthWeekdays?.list ?? [])];
     rule.byDay = rule.byDay.filter((w, i, a) => a.findIndex((v) => v.day === w.day && v.n === w.n) === i);
   }
-  if (spec.monthDays) rule.byMonthDay = [...new Set(spec.monthDays.days)];
-  if (spec.months) rule.byMonth = [...new Set(spec.months.months)].sort((a, b) => a - b);
-  if (spec.starting) rule.dtstart = { floating: spec.starting.fl };
-  if (spec.until) rule.until = { floating: spec.until.hasTime ? spec.until.fl : spec.until.fl + DAY_MS - 1000 };
-  if (spec.count) rule.count = spec.count.n;
+  if (spec.monthDays) {
+    rule.byMonthDay = [...new Set(spec.monthDays.days)];
+  }
+  if (spec.months) {
+    rule.byMonth = [...new Set(spec.months.months)].sort((a, b) => a - b);
+  }
+  if (spec.starting) {
+    rule.dtstart = { floating: spec.starting.fl };
+  }
+  if (spec.until) {
+    rule.until = { floating: spec.until.hasTime ? spec.until.fl : spec.until.fl + DAY_MS - 1000 };
+  }
+  if (spec.count) {
+    rule.count = spec.count.n;
+  }
 
   const extras: DescribeExtras = {};
   if (!subDaily || spec.window) {
@@ -219,7 +252,9 @@ export function buildNatural(
       const { from, to } = spec.window;
       const end = to > from ? to : to + 86_400;
       times = [];
-      for (let t = from; t < end; t += step) times.push(t % 86_400);
+      for (let t = from; t < end; t += step) {
+        times.push(t % 86_400);
+      }
       times.sort((a, b) => a - b);
       extras.window = {
         step: iv!.n === 1 ? iv!.unit : `${iv!.n} ${iv!.unit}s`,
@@ -227,8 +262,12 @@ export function buildNatural(
         to,
         last: (from + Math.floor((end - 1 - from) / step) * step) % 86_400,
       };
-    } else times = spec.times.map((t) => t.sec).sort((a, b) => a - b);
-    if (!times.length) times = [0];
+    } else {
+      times = spec.times.map((t) => t.sec).sort((a, b) => a - b);
+    }
+    if (!times.length) {
+      times = [0];
+    }
     const g = gridOf(times);
     rule.byHour = g.hours;
     rule.byMinute = g.minutes;
@@ -236,14 +275,19 @@ export function buildNatural(
     if (g.positions) {
       extras.times = times;
       const perPeriod = daysPerPeriod(rule);
-      if (perPeriod === 1) rule.bySetPos = g.positions;
-      else if (rule.freq === 'WEEKLY' && rule.interval === 1 && rule.byDay?.every((d) => d.n === 0)) {
+      if (perPeriod === 1) {
+        rule.bySetPos = g.positions;
+      } else if (rule.freq === 'WEEKLY' && rule.interval === 1 && rule.byDay?.every((d) => d.n === 0)) {
         rule.freq = 'DAILY';
         rule.bySetPos = g.positions;
       } else if (perPeriod !== null) {
         const size = g.hours.length * g.minutes.length * g.seconds.length;
         const pos: number[] = [];
-        for (let d = 0; d < perPeriod; d++) for (const p of g.positions) pos.push(d * size + p);
+        for (let d = 0; d < perPeriod; d++) {
+          for (const p of g.positions) {
+            pos.push(d * size + p);
+          }
+        }
         rule.bySetPos = pos;
       } else if (
         (rule.freq === 'MONTHLY' || rule.freq === 'YEARLY') &&
@@ -303,14 +347,23 @@ export function gridOf(times: number[]): {
   const hours = uniq(times.map((t) => Math.floor(t / 3600)));
   const minutes = uniq(times.map((t) => Math.floor(t / 60) % 60));
   const seconds = uniq(times.map((t) => t % 60));
-  if (hours.length * minutes.length * seconds.length === times.length)
+  if (hours.length * minutes.length * seconds.length === times.length) {
     return { hours, minutes, seconds, positions: null };
+  }
   const grid: number[] = [];
-  for (const h of hours) for (const m of minutes) for (const s of seconds) grid.push(h * 3600 + m * 60 + s);
+  for (const h of hours) {
+    for (const m of minutes) {
+      for (const s of seconds) {
+        grid.push(h * 3600 + m * 60 + s);
+      }
+    }
+  }
   const want = new Set(times);
   const positions: number[] = [];
   grid.forEach((t, i) => {
-    if (want.has(t)) positions.push(i + 1);
+    if (want.has(t)) {
+      positions.push(i + 1);
+    }
   });
   return { hours, minutes, seconds, positions };
 }
@@ -323,23 +376,29 @@ function daysPerPeriod(r: Rule): number | null {
     case 'WEEKLY':
       return r.byMonth ? null : r.byDay ? new Set(r.byDay.map((d) => d.day)).size : 1;
     case 'MONTHLY': {
-      if (r.byMonth) return null;
+      if (r.byMonth) {
+        return null;
+      }
       if (
         r.byDay &&
         !r.byMonthDay &&
         r.byDay.length === 1 &&
         Math.abs(r.byDay[0]!.n) >= 1 &&
         Math.abs(r.byDay[0]!.n) <= 4
-      )
+      ) {
         return 1;
+      }
       if (
         !r.byDay &&
         r.byMonthDay &&
         r.byMonthDay.every((d) => (d >= 1 && d <= 28) || d === -1) &&
         r.byMonthDay.length === 1
-      )
+      ) {
         return 1;
-      if (!r.byDay && !r.byMonthDay) return null;
+      }
+      if (!r.byDay && !r.byMonthDay) {
+        return null;
+      }
       return null;
     }
     default:
@@ -349,8 +408,9 @@ function daysPerPeriod(r: Rule): number | null {
         !r.byDay &&
         r.byMonthDay[0]! >= 1 &&
         r.byMonthDay[0]! <= 28
-      )
+      ) {
         return 1;
+      }
       return null;
   }
 }

@@ -57,8 +57,9 @@ export function tokenize(s: string): Tok[] {
       out.push({ kind, text, low: text.toLowerCase(), start, end: start + len, ...extra });
       i = start + len;
     };
-    if ((m = at(AMPM, s, i))) push('word', m[0].length, { low: `${m[1]!.toLowerCase()}m` });
-    else if ((m = at(DATE, s, i))) {
+    if ((m = at(AMPM, s, i))) {
+      push('word', m[0].length, { low: `${m[1]!.toLowerCase()}m` });
+    } else if ((m = at(DATE, s, i))) {
       const hasTime = m[4] !== undefined;
       push('date', m[0].length, {
         y: +m[1]!,
@@ -69,13 +70,19 @@ export function tokenize(s: string): Tok[] {
         mi: hasTime ? +m[5]! : 0,
         s: m[6] !== undefined ? +m[6] : 0,
       });
-    } else if ((m = at(TIME, s, i)))
+    } else if ((m = at(TIME, s, i))) {
       push('time', m[0].length, { h: +m[1]!, mi: +m[2]!, s: m[3] !== undefined ? +m[3] : 0 });
-    else if ((m = at(NUM, s, i))) push('num', m[0].length, { n: m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0] });
-    else if ((m = at(WORD, s, i))) push('word', m[0].length);
-    else if ((m = at(PUNCT, s, i))) push('punct', 1);
-    else if ((m = at(OTHER, s, i))) push('other', m[0].length);
-    else push('other', 1);
+    } else if ((m = at(NUM, s, i))) {
+      push('num', m[0].length, { n: m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0] });
+    } else if ((m = at(WORD, s, i))) {
+      push('word', m[0].length);
+    } else if ((m = at(PUNCT, s, i))) {
+      push('punct', 1);
+    } else if ((m = at(OTHER, s, i))) {
+      push('other', m[0].length);
+    } else {
+      push('other', 1);
+    }
   }
   return out;
 }

@@ -171,10 +171,13 @@ class Parser {
   private unexpected(t: Tok): void {
     const what = t.kind === 'num' ? `number ${t.text}` : `"${t.text}"`;
     let hint = '';
-    if (t.kind === 'num')
+    if (t.kind === 'num') {
       hint = ': a number must be followed by a unit (`5 minutes`), `times`, `am`/`pm`, or come after `at`';
-    else if (t.low === 'at') hint = ': `at` must be followed by a time (`at 9:30`, `at noon`) or a date';
-    else if (t.low === 'and' || t.low === ',') hint = '';
+    } else if (t.low === 'at') {
+      hint = ': `at` must be followed by a time (`at 9:30`, `at noon`) or a date';
+    } else if (t.low === 'and' || t.low === ',') {
+      hint = '';
+    }
     this.err(t, t, 'unexpected_token', `unexpected ${what} here${hint}`);
   }
 
@@ -191,20 +194,38 @@ class Parser {
       this.i++;
       return true;
     }
-    if (w === 'every' || w === 'each') return this.every();
+    if (w === 'every' || w === 'each') {
+      return this.every();
+    }
     if (ADVERBS[w]) {
       this.i++;
       const span = this.spanFrom(t);
-      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n: 1, unit: ADVERBS[w]!, span };
+      if (!this.dup(this.spec.interval, span, 'the repetition')) {
+        this.spec.interval = { n: 1, unit: ADVERBS[w]!, span };
+      }
       return true;
     }
-    if (w === 'on') return this.on();
-    if (w === 'of') return this.of();
-    if (w === 'at') return this.at();
-    if (w === 'between' || w === 'from') return this.between();
-    if (['starting', 'start', 'starts', 'beginning', 'begins'].includes(w)) return this.bound('starting');
-    if (['until', 'till', 'through', 'ending', 'ends', 'end'].includes(w)) return this.bound('until');
-    if (w === 'in') return this.in();
+    if (w === 'on') {
+      return this.on();
+    }
+    if (w === 'of') {
+      return this.of();
+    }
+    if (w === 'at') {
+      return this.at();
+    }
+    if (w === 'between' || w === 'from') {
+      return this.between();
+    }
+    if (['starting', 'start', 'starts', 'beginning', 'begins'].includes(w)) {
+      return this.bound('starting');
+    }
+    if (['until', 'till', 'through', 'ending', 'ends', 'end'].includes(w)) {
+      return this.bound('until');
+    }
+    if (w === 'in') {
+      return this.in();
+    }
     if (w === 'for' && this.tok(1)?.kind === 'num' && ['times', 'time'].includes(this.low(2))) {
       this.i++;
       return this.clause();
@@ -217,13 +238,18 @@ class Parser {
     if (t.kind === 'num' && ['times', 'time'].includes(this.low(1))) {
       this.i += 2;
       const span = this.spanFrom(t);
-      if (t.n! < 1) this.err(span, span, 'out_of_range', 'the number of times must be at least 1');
-      else if (!this.dup(this.spec.count, span, 'the number of times')) this.spec.count = { n: t.n!, span };
+      if (t.n! < 1) {
+        this.err(span, span, 'out_of_range', 'the number of times must be at least 1');
+      } else if (!this.dup(this.spec.count, span, 'the number of times')) {
+        this.spec.count = { n: t.n!, span };
+      }
       return true;
     }
     if (t.kind === 'date') {
       const d = this.date();
-      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      if (d) {
+        this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      }
       return true;
     }
     if (
@@ -240,7 +266,9 @@ class Parser {
     ) {
       return this.weekdayList(t);
     }
-    if (MONTHS[w] !== undefined) return this.monthDate(t);
+    if (MONTHS[w] !== undefined) {
+      return this.monthDate(t);
+    }
     if (this.isTimeStart()) {
       this.timeList();
       return true;
@@ -249,7 +277,9 @@ class Parser {
   }
 
   private setOneOff(o: OneOff): void {
-    if (!this.dup(this.spec.oneOff, o.span, 'the date')) this.spec.oneOff = o;
+    if (!this.dup(this.spec.oneOff, o.span, 'the date')) {
+      this.spec.oneOff = o;
+    }
   }
 
   /** `every [N|other] unit`, `every weekday`, `every monday and thursday`, `every first monday`, `every 15th`, `every march 15`. */
@@ -271,7 +301,9 @@ class Parser {
       );
       return true;
     }
-    if (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) return this.dayList(start);
+    if (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) {
+      return this.dayList(start);
+    }
     if (t.kind === 'num' || this.is('other')) {
       n = t.kind === 'num' ? t.n! : 2;
       this.i++;
@@ -285,7 +317,9 @@ class Parser {
           `expected a unit after "${t.text}": seconds, minutes, hours, days, weeks, months or years`,
           null,
         );
-        if (nt && nt.kind !== 'num') this.i++;
+        if (nt && nt.kind !== 'num') {
+          this.i++;
+        }
         return true;
       }
       const unitTok = this.tok()!;
@@ -296,7 +330,9 @@ class Parser {
         return true;
       }
       this.checkInterval(n, u, { start: t.start, end: unitTok.end }, unitTok);
-      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n, unit: u, span };
+      if (!this.dup(this.spec.interval, span, 'the repetition')) {
+        this.spec.interval = { n, unit: u, span };
+      }
       return true;
     }
     const u = UNITS[this.low()];
@@ -304,7 +340,9 @@ class Parser {
       this.i++;
       const span = this.spanFrom(start);
       // `every weekend day`, `every day`
-      if (!this.dup(this.spec.interval, span, 'the repetition')) this.spec.interval = { n: 1, unit: u, span };
+      if (!this.dup(this.spec.interval, span, 'the repetition')) {
+        this.spec.interval = { n: 1, unit: u, span };
+      }
       return true;
     }
     if (
@@ -314,8 +352,12 @@ class Parser {
     ) {
       return this.weekdayList(start);
     }
-    if (ORDINAL_WORDS[this.low()] !== undefined) return this.dayList(start);
-    if (MONTHS[this.low()] !== undefined) return this.monthDate(start);
+    if (ORDINAL_WORDS[this.low()] !== undefined) {
+      return this.dayList(start);
+    }
+    if (MONTHS[this.low()] !== undefined) {
+      return this.monthDate(start);
+    }
     this.err(
       start,
       t,
@@ -330,7 +372,7 @@ class Parser {
   }
 
   /** `every 61 minutes` → `every hour`: sub-day intervals must fit in the next larger unit. */
-  private checkInterval(n: number, u: Unit, span: Span, unitTok: Tok): void {
+  private checkInterval(n: number, u: Unit, span: Span, _unitTok: Tok): void {
     const limits: Partial<Record<Unit, [number, Unit, number]>> = {
       second: [59, 'minute', 60],
       minute: [59, 'hour', 60],
@@ -338,7 +380,9 @@ class Parser {
     };
     const lim = limits[u];
     if (!lim || n <= lim[0]) {
-      if (n > 1000) this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
+      if (n > 1000) {
+        this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
+      }
       return;
     }
     const [max, bigger, factor] = lim;
@@ -377,11 +421,17 @@ class Parser {
     }
     if (t.kind === 'date') {
       const d = this.date();
-      if (d) this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      if (d) {
+        this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
+      }
       return true;
     }
-    if (this.is('the') || t.kind === 'num' || ORDINAL_WORDS[this.low()] !== undefined) return this.dayList(start);
-    if (MONTHS[this.low()] !== undefined) return this.monthDate(start);
+    if (this.is('the') || t.kind === 'num' || ORDINAL_WORDS[this.low()] !== undefined) {
+      return this.dayList(start);
+    }
+    if (MONTHS[this.low()] !== undefined) {
+      return this.monthDate(start);
+    }
     return this.weekdayList(start);
   }
 
@@ -410,7 +460,9 @@ class Parser {
   }
 
   private setMonths(months: number[], span: Span): void {
-    if (!this.dup(this.spec.months, span, 'the month')) this.spec.months = { months, span };
+    if (!this.dup(this.spec.months, span, 'the month')) {
+      this.spec.months = { months, span };
+    }
   }
 
   private monthList(): number[] {
@@ -418,8 +470,11 @@ class Parser {
     while (MONTHS[this.low()] !== undefined) {
       out.push(MONTHS[this.low()]!);
       this.i++;
-      if ((this.is('and', ',') || this.is('&')) && MONTHS[this.low(1)] !== undefined) this.i++;
-      else break;
+      if ((this.is('and', ',') || this.is('&')) && MONTHS[this.low(1)] !== undefined) {
+        this.i++;
+      } else {
+        break;
+      }
     }
     return out;
   }
@@ -432,7 +487,9 @@ class Parser {
     const dTok = this.tok();
     if (dTok && dTok.kind === 'num') {
       this.i++;
-      if (ORDINAL_SUFFIXES.has(this.low())) this.i++;
+      if (ORDINAL_SUFFIXES.has(this.low())) {
+        this.i++;
+      }
       const span = this.spanFrom(start);
       const day = dTok.n!;
       if (day < 1 || day > daysInMonth(2000, month)) {
@@ -464,7 +521,9 @@ class Parser {
         start: Math.min(this.spec.monthDays.span.start, span.start),
         end: Math.max(this.spec.monthDays.span.end, span.end),
       };
-    } else this.spec.monthDays = { days, span };
+    } else {
+      this.spec.monthDays = { days, span };
+    }
   }
 
   /**
@@ -479,23 +538,29 @@ class Parser {
       this.budget.check();
       this.accept('the');
       const t = this.tok();
-      if (!t) break;
+      if (!t) {
+        break;
+      }
       let n: number | null = null;
       let isNumeric = false;
       if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || any || this.toks[this.i - 1]?.low === 'the')) {
         n = t.n!;
         isNumeric = true;
         this.i++;
-        if (ORDINAL_SUFFIXES.has(this.low())) this.i++;
+        if (ORDINAL_SUFFIXES.has(this.low())) {
+          this.i++;
+        }
       } else if (ORDINAL_WORDS[this.low()] !== undefined) {
         n = ORDINAL_WORDS[this.low()]!;
         this.i++;
-      } else break;
+      } else {
+        break;
+      }
       any = true;
       const wd = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()];
       if (wd !== undefined) {
         this.i++;
-        if (n < -5 || n === 0 || n > 5)
+        if (n < -5 || n === 0 || n > 5) {
           this.err(
             t,
             this.toks[this.i - 1]!,
@@ -503,11 +568,14 @@ class Parser {
             `a month has at most 5 of each weekday; got the ${n}th`,
             null,
           );
-        else nth.push({ n, day: wd });
+        } else {
+          nth.push({ n, day: wd });
+        }
       } else {
         this.accept('day');
-        if (n === -1 || (n >= 1 && n <= 31)) days.push(n);
-        else {
+        if (n === -1 || (n >= 1 && n <= 31)) {
+          days.push(n);
+        } else {
           this.err(
             t,
             t,
@@ -532,18 +600,26 @@ class Parser {
         'incomplete',
         'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)',
       );
-      if (this.tok() && this.i < this.toks.length && this.low() !== 'at') this.i++;
+      if (this.tok() && this.i < this.toks.length && this.low() !== 'at') {
+        this.i++;
+      }
       return true;
     }
     const span = this.spanFrom(start);
-    if (days.length) this.addMonthDays(days, span);
+    if (days.length) {
+      this.addMonthDays(days, span);
+    }
     if (nth.length) {
-      if (this.spec.nthWeekdays) this.spec.nthWeekdays.list.push(...nth);
-      else this.spec.nthWeekdays = { list: nth, span };
+      if (this.spec.nthWeekdays) {
+        this.spec.nthWeekdays.list.push(...nth);
+      } else {
+        this.spec.nthWeekdays = { list: nth, span };
+      }
     }
     // `of every month`, `of the month`, `of march`
-    if (this.is('of')) this.of();
-    else if (MONTHS[this.low()] !== undefined && days.length) {
+    if (this.is('of')) {
+      this.of();
+    } else if (MONTHS[this.low()] !== undefined && days.length) {
       // `the 15th march`
       const months = this.monthList();
       this.setMonths(months, this.spanFrom(start));
@@ -554,11 +630,17 @@ class Parser {
 
   private startsDayItem(k: number): boolean {
     const t = this.tok(k);
-    if (!t) return false;
+    if (!t) {
+      return false;
+    }
     const l = this.low(k) === 'the' ? this.low(k + 1) : this.low(k);
     const tt = this.low(k) === 'the' ? this.tok(k + 1) : t;
-    if (!tt) return false;
-    if (ORDINAL_WORDS[l] !== undefined) return true;
+    if (!tt) {
+      return false;
+    }
+    if (ORDINAL_WORDS[l] !== undefined) {
+      return true;
+    }
     if (tt.kind === 'num') {
       const nextLow = this.low(k + (this.low(k) === 'the' ? 2 : 1));
       return ORDINAL_SUFFIXES.has(nextLow) || !['am', 'pm', "o'clock", 'oclock', 'times', 'time'].includes(nextLow);
@@ -574,7 +656,9 @@ class Parser {
       this.budget.check();
       const w = this.low();
       const t = this.tok();
-      if (!t) break;
+      if (!t) {
+        break;
+      }
       if (['weekday', 'weekdays', 'workday', 'workdays'].includes(w)) {
         [0, 1, 2, 3, 4].forEach((d) => days.add(d));
         this.i++;
@@ -594,10 +678,16 @@ class Parser {
           this.i++;
           for (let d = a; ; d = (d + 1) % 7) {
             days.add(d);
-            if (d === b) break;
+            if (d === b) {
+              break;
+            }
           }
-        } else days.add(a);
-      } else break;
+        } else {
+          days.add(a);
+        }
+      } else {
+        break;
+      }
       any = true;
       if (this.is('and', ',', '&') && this.startsWeekday(1)) {
         this.i++;
@@ -613,15 +703,23 @@ class Parser {
         'incomplete',
         'expected a day: a weekday name (`monday`), `weekdays`, `weekends`, a day of the month (`the 1st`) or a date',
       );
-      if (this.tok() && this.low() !== 'at') this.i++;
+      if (this.tok() && this.low() !== 'at') {
+        this.i++;
+      }
       return true;
     }
     const span = this.spanFrom(start);
     const list = [...days].sort((a, b) => a - b);
     if (this.spec.weekdays) {
-      for (const d of list) if (!this.spec.weekdays.days.includes(d)) this.spec.weekdays.days.push(d);
+      for (const d of list) {
+        if (!this.spec.weekdays.days.includes(d)) {
+          this.spec.weekdays.days.push(d);
+        }
+      }
       this.spec.weekdays.days.sort((a, b) => a - b);
-    } else this.spec.weekdays = { days: list, span };
+    } else {
+      this.spec.weekdays = { days: list, span };
+    }
     return true;
   }
 
@@ -641,8 +739,9 @@ class Parser {
     const t = this.tok();
     if (t && t.kind === 'date') {
       const d = this.date();
-      if (d)
+      if (d) {
         this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
+      }
       return true;
     }
     if (!t || !this.isTimeStart(true)) {
@@ -653,7 +752,9 @@ class Parser {
         '`at` must be followed by a time, e.g. `at 9:30`, `at 5pm`, `at noon`',
         null,
       );
-      if (t && !this.is('and', ',') && t.kind !== 'word') this.i++;
+      if (t && !this.is('and', ',') && t.kind !== 'word') {
+        this.i++;
+      }
       return true;
     }
     this.timeList(true);
@@ -664,9 +765,11 @@ class Parser {
     for (;;) {
       const tm = this.time(afterAt);
       if (tm && tm.sec !== null) {
-        if (this.spec.times.some((x) => x.sec === tm.sec))
+        if (this.spec.times.some((x) => x.sec === tm.sec)) {
           this.err(tm.span, tm.span, 'conflict', 'this time is listed twice');
-        else this.spec.times.push({ sec: tm.sec, span: tm.span });
+        } else {
+          this.spec.times.push({ sec: tm.sec, span: tm.span });
+        }
       }
       if (this.is('and', ',', '&') && this.isTimeStartAt(1, afterAt)) {
         this.i++;
@@ -683,12 +786,20 @@ class Parser {
   /** Is token k the start of a time? Bare numbers count only after `at` (`lenient`) or with am/pm/o'clock. */
   private isTimeStartAt(k: number, lenient: boolean): boolean {
     const t = this.tok(k);
-    if (!t) return false;
-    if (t.kind === 'time') return true;
-    if (t.kind === 'word') return ['noon', 'midday', 'midnight'].includes(t.low);
+    if (!t) {
+      return false;
+    }
+    if (t.kind === 'time') {
+      return true;
+    }
+    if (t.kind === 'word') {
+      return ['noon', 'midday', 'midnight'].includes(t.low);
+    }
     if (t.kind === 'num') {
       const next = this.low(k + 1);
-      if (['am', 'pm', "o'clock", 'oclock'].includes(next)) return true;
+      if (['am', 'pm', "o'clock", 'oclock'].includes(next)) {
+        return true;
+      }
       return lenient && !UNITS[next] && !ORDINAL_SUFFIXES.has(next) && next !== 'times' && next !== 'time';
     }
     return false;
@@ -697,7 +808,9 @@ class Parser {
   /** One time of day; `sec` null when it was out of range (an error was reported). */
   private time(lenient = false): { sec: number | null; span: Span } | null {
     const t = this.tok();
-    if (!t || !this.isTimeStart(lenient)) return null;
+    if (!t || !this.isTimeStart(lenient)) {
+      return null;
+    }
     this.i++;
     if (t.kind === 'word') {
       return { sec: t.low === 'midnight' ? 0 : 12 * 3600, span: { start: t.start, end: t.end } };
@@ -709,12 +822,16 @@ class Parser {
       h = t.h!;
       mi = t.mi!;
       s = t.s!;
-    } else h = t.n!;
+    } else {
+      h = t.n!;
+    }
     let mer: string | null = null;
     if (this.is('am', 'pm')) {
       mer = this.low();
       this.i++;
-    } else if (this.is("o'clock", 'oclock')) this.i++;
+    } else if (this.is("o'clock", 'oclock')) {
+      this.i++;
+    }
     const span = this.spanFrom(t);
     let bad = false;
     if (mer) {
@@ -754,7 +871,9 @@ class Parser {
   /** `between 9am and 5pm`, `from 9:00 to 17:00`; `from 2026-12-04` is a start bound. */
   private between(): boolean {
     const start = this.tok()!;
-    if (start.low === 'from' && this.tok(1)?.kind === 'date') return this.bound('starting');
+    if (start.low === 'from' && this.tok(1)?.kind === 'date') {
+      return this.bound('starting');
+    }
     this.i++;
     const a = this.time(true);
     if (!a) {
@@ -779,12 +898,16 @@ class Parser {
       return true;
     }
     const span = this.spanFrom(start);
-    if (a.sec === null || b.sec === null) return true;
+    if (a.sec === null || b.sec === null) {
+      return true;
+    }
     if (a.sec === b.sec) {
       this.err(span, span, 'invalid_window', 'the window starts and ends at the same time');
       return true;
     }
-    if (!this.dup(this.spec.window, span, 'the time window')) this.spec.window = { from: a.sec, to: b.sec, span };
+    if (!this.dup(this.spec.window, span, 'the time window')) {
+      this.spec.window = { from: a.sec, to: b.sec, span };
+    }
     return true;
   }
 
@@ -802,8 +925,9 @@ class Parser {
         sec = this.time(true)?.sec ?? 0;
       }
       const span = this.spanFrom(start);
-      if (!this.dup(this.spec.starting, span, 'the start'))
+      if (!this.dup(this.spec.starting, span, 'the start')) {
         this.spec.starting = { fl: sec * 1000, span, relDays: t.low === 'tomorrow' ? 1 : 0 };
+      }
       return true;
     }
     if (!t || t.kind !== 'date') {
@@ -813,11 +937,15 @@ class Parser {
         'expected_date',
         `\`${start.text}\` must be followed by a date like 2026-12-04 (optionally with a time: 2026-12-04 09:00)`,
       );
-      if (t && t.kind !== 'word') this.i++;
+      if (t && t.kind !== 'word') {
+        this.i++;
+      }
       return true;
     }
     const d = this.date();
-    if (!d) return true;
+    if (!d) {
+      return true;
+    }
     let fl = d.fl;
     let hasTime = d.hasTime;
     if (!hasTime && this.is('at') && this.isTimeStartAt(1, true)) {
@@ -830,8 +958,12 @@ class Parser {
     }
     const span = this.spanFrom(start);
     if (which === 'starting') {
-      if (!this.dup(this.spec.starting, span, 'the start')) this.spec.starting = { fl, span };
-    } else if (!this.dup(this.spec.until, span, 'the end')) this.spec.until = { fl, hasTime, span };
+      if (!this.dup(this.spec.starting, span, 'the start')) {
+        this.spec.starting = { fl, span };
+      }
+    } else if (!this.dup(this.spec.until, span, 'the end')) {
+      this.spec.until = { fl, hasTime, span };
+    }
     return true;
   }
 
@@ -858,7 +990,9 @@ class Parser {
       this.err(t, t, 'out_of_range', `time out of range: ${TIME_RANGE}`);
       bad = true;
     }
-    if (bad) return null;
+    if (bad) {
+      return null;
+    }
     let fl = floating(y, mo, d, t.h, t.mi, t.s);
     let hasTime = !!t.hasTime;
     if (!hasTime && this.is('at') && this.isTimeStartAt(1, true)) {
@@ -868,7 +1002,9 @@ class Parser {
       if (tm && tm.sec !== null) {
         fl += tm.sec * 1000;
         hasTime = true;
-      } else if (!tm) this.i = save;
+      } else if (!tm) {
+        this.i = save;
+      }
     } else if (!hasTime && this.isTimeStart()) {
       const tm = this.time();
       if (tm && tm.sec !== null) {
@@ -893,7 +1029,9 @@ class Parser {
     if (t && t.kind === 'num') {
       n = t.n!;
       this.i++;
-    } else if (this.is('a', 'an')) this.i++;
+    } else if (this.is('a', 'an')) {
+      this.i++;
+    }
     const u = UNITS[this.low()];
     if (!u) {
       this.err(
@@ -902,7 +1040,9 @@ class Parser {
         'expected_unit',
         '`in` must be followed by a duration (`in 20 minutes`) or a month (`in march`)',
       );
-      if (this.tok() && this.tok()!.kind !== 'word') this.i++;
+      if (this.tok() && this.tok()!.kind !== 'word') {
+        this.i++;
+      }
       return true;
     }
     this.i++;

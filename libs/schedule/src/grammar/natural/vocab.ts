@@ -15,7 +15,9 @@ const DAY_ABBR: string[][] = [
 DAY_NAMES.forEach((name, i) => {
   WEEKDAYS[name] = i;
   WEEKDAY_PLURALS[`${name}s`] = i;
-  for (const a of DAY_ABBR[i]!) WEEKDAYS[a] = i;
+  for (const a of DAY_ABBR[i]!) {
+    WEEKDAYS[a] = i;
+  }
 });
 
 export const MONTHS: Record<string, number> = {};
@@ -49,7 +51,9 @@ const MONTH_ABBR: string[][] = [
 ];
 MONTH_NAMES.forEach((name, i) => {
   MONTHS[name] = i + 1;
-  for (const a of MONTH_ABBR[i]!) MONTHS[a] = i + 1;
+  for (const a of MONTH_ABBR[i]!) {
+    MONTHS[a] = i + 1;
+  }
 });
 
 export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year';

@@ -28,8 +28,9 @@ export function describeQuartz(q: QuartzFields, timezone: string): string {
     const plain = dom.filter((d) => d < LAST_DAY_OFFSET_START);
     const parts: string[] = [];
     const mons = clean(q.months);
-    if (plain.length === 31) parts.push('every day');
-    else if (mons.length === 1 && plain.length === dom.length && q.nearestWeekdays.length === 0) {
+    if (plain.length === 31) {
+      parts.push('every day');
+    } else if (mons.length === 1 && plain.length === dom.length && q.nearestWeekdays.length === 0) {
       const monthName = [
         'January',
         'February',
@@ -47,21 +48,31 @@ export function describeQuartz(q: QuartzFields, timezone: string): string {
       const years = q.years ? ` ${joinList(q.years.map(String))}` : '';
       const text = `${describeTimeOfDay(clean(q.seconds), clean(q.minutes), clean(q.hours))} on ${joinList(plain.map((d) => `${monthName} ${d}`))}${years}`;
       return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
-    } else if (plain.length) parts.push(`on the ${joinList(plain.map(ordinalNumber))} of the month`);
-    for (const d of dom.filter((x) => x >= LAST_DAY_OFFSET_START)) parts.push(`on ${lastDayPhrase(d)}`);
+    } else if (plain.length) {
+      parts.push(`on the ${joinList(plain.map(ordinalNumber))} of the month`);
+    }
+    for (const d of dom.filter((x) => x >= LAST_DAY_OFFSET_START)) {
+      parts.push(`on ${lastDayPhrase(d)}`);
+    }
     for (const w of q.nearestWeekdays) {
-      if (w >= LAST_DAY_OFFSET_START)
+      if (w >= LAST_DAY_OFFSET_START) {
         parts.push(
           w === LAST_DAY_OFFSET_END ? 'on the last weekday of the month' : `on the weekday nearest ${lastDayPhrase(w)}`,
         );
-      else parts.push(`on the weekday nearest the ${ordinalNumber(w)} of the month`);
+      } else {
+        parts.push(`on the weekday nearest the ${ordinalNumber(w)} of the month`);
+      }
     }
     days = joinList(parts);
   } else {
     const dow = clean(q.daysOfWeek).map((d) => d - 1);
-    if (q.lastDayOfWeek) days = `on the last ${WEEKDAY_NAMES[dow[0]]} of the month`;
-    else if (q.nthDayOfWeek) days = `on the ${ordinalWord(q.nthDayOfWeek)} ${WEEKDAY_NAMES[dow[0]]} of the month`;
-    else days = describeWeekdays(dow);
+    if (q.lastDayOfWeek) {
+      days = `on the last ${WEEKDAY_NAMES[dow[0]]} of the month`;
+    } else if (q.nthDayOfWeek) {
+      days = `on the ${ordinalWord(q.nthDayOfWeek)} ${WEEKDAY_NAMES[dow[0]]} of the month`;
+    } else {
+      days = describeWeekdays(dow);
+    }
   }
   const months = describeMonths(clean(q.months));
   const years = q.years ? `in ${joinList(q.years.map(String))}` : '';

@@ -59,7 +59,9 @@ class JavaCalendar {
   }
 
   private complete(): void {
-    if (!this.dirty) return;
+    if (!this.dirty) {
+      return;
+    }
     const wall = wallFromFields(this.year, this.month + 1, this.day, this.hour, this.minute, this.second);
     this.time = wallToInstant(this.zone, wall, 'lenient') as number;
     this.fill();
@@ -126,13 +128,19 @@ class JavaCalendar {
 
 /** Smallest element >= v of a sorted array, or undefined (TreeSet.tailSet(v).first()). */
 function ceil(arr: number[], v: number): number | undefined {
-  for (let i = 0; i < arr.length; i++) if (arr[i] >= v) return arr[i];
+  for (let i = 0; i < arr.length; i++) {
+    if (arr[i] >= v) {
+      return arr[i];
+    }
+  }
   return undefined;
 }
 
 /** Port of the private `findSmallestDay` (2.5.2, quirks included). */
 function findSmallestDay(day: number, mon: number, year: number, set: number[]): number | undefined {
-  if (set.length === 0) return undefined;
+  if (set.length === 0) {
+    return undefined;
+  }
   const lastDay = daysInMonth(year, mon);
   const c = ceil(set, LAST_DAY_OFFSET_END - (lastDay - day));
   const smallestDay = c === undefined ? Number.MAX_SAFE_INTEGER : c - LAST_DAY_OFFSET_START + 1;
@@ -143,8 +151,12 @@ function findSmallestDay(day: number, mon: number, year: number, set: number[]):
       break;
     }
   }
-  if (first !== undefined && first < smallestDay && first <= lastDay) return first;
-  if (smallestDay === Number.MAX_SAFE_INTEGER) return undefined;
+  if (first !== undefined && first < smallestDay && first <= lastDay) {
+    return first;
+  }
+  if (smallestDay === Number.MAX_SAFE_INTEGER) {
+    return undefined;
+  }
   return smallestDay + lastDay - LAST_DAY_OFFSET_START + 1;
 }
 
@@ -171,20 +183,25 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
   const dayOfWSpec = !daysOfWeek.includes(NO_SPEC);
   const setCalendarHour = (hour: number): void => {
     cl.setHour(hour);
-    if (cl.getHour() !== hour && hour !== 24) cl.setHour(hour + 1);
+    if (cl.getHour() !== hour && hour !== 24) {
+      cl.setHour(hour + 1);
+    }
   };
 
   for (;;) {
     ctx.budget.check();
-    if (cl.getYear() > 2999) return null;
+    if (cl.getYear() > 2999) {
+      return null;
+    }
 
     let sec = cl.getSecond();
     let min = cl.getMinute();
 
     // second
     let st = ceil(seconds, sec);
-    if (st !== undefined) sec = st;
-    else {
+    if (st !== undefined) {
+      sec = st;
+    } else {
       sec = seconds[0];
       min++;
       cl.setMinute(min);
@@ -250,12 +267,19 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         day = smallestDayForWeekday;
         const ldom = daysInMonth(year, mon);
         const dow = weekdayOfDays(Math.floor(wallFromFields(year, mon, day) / DAY_MS)) + 1;
-        if (dow === 7 && day === 1) day += 2;
-        else if (dow === 7) day -= 1;
-        else if (dow === 1 && day === ldom) day -= 2;
-        else if (dow === 1) day += 1;
+        if (dow === 7 && day === 1) {
+          day += 2;
+        } else if (dow === 7) {
+          day -= 1;
+        } else if (dow === 1 && day === ldom) {
+          day -= 2;
+        } else if (dow === 1) {
+          day += 1;
+        }
         const nTime = wallToInstant(ctx.zone, wallFromFields(year, mon, day, hr, min, sec), 'lenient') as number;
-        if (nTime < afterTime) day = -1;
+        if (nTime < afterTime) {
+          day = -1;
+        }
       }
       let needAdvance = false;
       if (smallestDay !== undefined) {
@@ -281,8 +305,12 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         const dow = daysOfWeek[0];
         const cDow = cl.getDayOfWeek();
         let daysToAdd = 0;
-        if (cDow < dow) daysToAdd = dow - cDow;
-        if (cDow > dow) daysToAdd = dow + (7 - cDow);
+        if (cDow < dow) {
+          daysToAdd = dow - cDow;
+        }
+        if (cDow > dow) {
+          daysToAdd = dow + (7 - cDow);
+        }
         const lDay = daysInMonth(cl.getYear(), mon);
         if (day + daysToAdd > lDay) {
           cl.setSecond(0);
@@ -292,7 +320,9 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
           cl.setMonth(mon);
           continue;
         }
-        while (day + daysToAdd + 7 <= lDay) daysToAdd += 7;
+        while (day + daysToAdd + 7 <= lDay) {
+          daysToAdd += 7;
+        }
         day += daysToAdd;
         if (daysToAdd > 0) {
           cl.setSecond(0);
@@ -306,12 +336,17 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         const dow = daysOfWeek[0];
         const cDow = cl.getDayOfWeek();
         let daysToAdd = 0;
-        if (cDow < dow) daysToAdd = dow - cDow;
-        else if (cDow > dow) daysToAdd = dow + (7 - cDow);
+        if (cDow < dow) {
+          daysToAdd = dow - cDow;
+        } else if (cDow > dow) {
+          daysToAdd = dow + (7 - cDow);
+        }
         const dayShifted = daysToAdd > 0;
         day += daysToAdd;
         let weekOfMonth = Math.floor(day / 7);
-        if (day % 7 > 0) weekOfMonth++;
+        if (day % 7 > 0) {
+          weekOfMonth++;
+        }
         daysToAdd = (q.nthDayOfWeek - weekOfMonth) * 7;
         day += daysToAdd;
         if (daysToAdd < 0 || day > daysInMonth(cl.getYear(), mon)) {
@@ -333,10 +368,16 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         const cDow = cl.getDayOfWeek();
         let dow = daysOfWeek[0];
         const s2 = ceil(daysOfWeek, cDow);
-        if (s2 !== undefined) dow = s2;
+        if (s2 !== undefined) {
+          dow = s2;
+        }
         let daysToAdd = 0;
-        if (cDow < dow) daysToAdd = dow - cDow;
-        if (cDow > dow) daysToAdd = dow + (7 - cDow);
+        if (cDow < dow) {
+          daysToAdd = dow - cDow;
+        }
+        if (cDow > dow) {
+          daysToAdd = dow + (7 - cDow);
+        }
         const lDay = daysInMonth(cl.getYear(), mon);
         if (day + daysToAdd > lDay) {
           cl.setSecond(0);
@@ -363,7 +404,9 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
     let year = cl.getYear();
     t = -1;
 
-    if (year > ctx.maxYear) return null;
+    if (year > ctx.maxYear) {
+      return null;
+    }
 
     // month
     st = ceil(months, mon);
@@ -390,11 +433,15 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
 
     // year
     if (years === null) {
-      if (year < 1970 || year > ctx.maxYear) return null; // pre-1970 is outside Quartz's range
+      if (year < 1970 || year > ctx.maxYear) {
+        return null;
+      } // pre-1970 is outside Quartz's range
       t = year;
     } else {
       const y2 = ceil(years, year);
-      if (y2 === undefined) return null;
+      if (y2 === undefined) {
+        return null;
+      }
       t = year;
       year = y2;
     }

@@ -21,7 +21,9 @@ export { quartzTimeAfter } from './evaluate';
  */
 export function compileQuartz(input: ScheduleInput, ctx: GrammarContext): CompileResult {
   const parsed = parseQuartz(input.expr);
-  if (!parsed.ok) return { ok: false, kindDetected: 'quartz', errors: parsed.errors };
+  if (!parsed.ok) {
+    return { ok: false, kindDetected: 'quartz', errors: parsed.errors };
+  }
   return { ok: true, kindDetected: 'quartz', schedule: quartzSchedule(parsed.fields, input.expr.trim(), ctx) };
 }
 
@@ -40,7 +42,9 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
       let t = after.getTime();
       while (out.length < count) {
         const n = quartzTimeAfter(q, t, { zone, maxYear, budget: b });
-        if (n === null) break;
+        if (n === null) {
+          break;
+        }
         out.push(new Date(n));
         t = n;
       }

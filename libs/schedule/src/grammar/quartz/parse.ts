@@ -82,7 +82,9 @@ export function tokenize(expr: string): Token[] {
   const out: Token[] = [];
   const re = /[^ \t\r\n]+/g;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(expr)) !== null) out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
+  while ((m = re.exec(expr)) !== null) {
+    out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
+  }
   return out;
 }
 
@@ -131,8 +133,11 @@ export function parseQuartz(expr: string): Result {
     try {
       parseField(expr, toks[type], type as F, sets[type], nearest, f);
     } catch (e) {
-      if (e instanceof FieldError) errors.push(e.error);
-      else throw e;
+      if (e instanceof FieldError) {
+        errors.push(e.error);
+      } else {
+        throw e;
+      }
     }
   }
   if (errors.length === 0) {
@@ -173,7 +178,9 @@ export function parseQuartz(expr: string): Result {
       }
     }
   }
-  if (errors.length) return { ok: false, errors };
+  if (errors.length) {
+    return { ok: false, errors };
+  }
   const sorted = (s: Set<number>): number[] => [...s].sort((a, b) => a - b);
   f.seconds = sorted(sets[F.SECOND]);
   f.minutes = sorted(sets[F.MINUTE]);
@@ -206,13 +213,20 @@ function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest
   };
   if (items.length > 1) {
     for (const it of items) {
-      if (it.text === '') fail(tok, 'syntax', `empty item in the ${FIELD_NAMES[type]} list`);
-      if (it.text === '?') fail(it, 'syntax', "'?' must stand alone in its field, not inside a list");
+      if (it.text === '') {
+        fail(tok, 'syntax', `empty item in the ${FIELD_NAMES[type]} list`);
+      }
+      if (it.text === '?') {
+        fail(it, 'syntax', "'?' must stand alone in its field, not inside a list");
+      }
     }
-    if (type === F.DAY_OF_WEEK && items.some((it) => /L|#/.test(it.text)))
+    if (type === F.DAY_OF_WEEK && items.some((it) => /L|#/.test(it.text))) {
       fail(tok, 'unsupported', "Quartz cannot combine 'L' or '#' with other day-of-week values in a list");
+    }
   }
-  for (const it of items) parseItem(expr, it, type, set, nearest, f, fail);
+  for (const it of items) {
+    parseItem(expr, it, type, set, nearest, f, fail);
+  }
 }
 
 type Fail = (it: Token, kind: string, message: string, suggestion?: string | null, s?: number, e?: number) => never;
@@ -228,16 +242,19 @@ function parseItem(
 ): void {
   const t = it.text;
   const name = FIELD_NAMES[type];
-  if (t === '') fail(it, 'syntax', `the ${name} field is empty`);
+  if (t === '') {
+    fail(it, 'syntax', `the ${name} field is empty`);
+  }
   if (t === '?') {
-    if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK)
+    if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK) {
       fail(it, 'syntax', "'?' can only be used in the day-of-month or day-of-week field");
+    }
     set.add(NO_SPEC);
     return;
   }
   const num = (s: string, offset: number, lo = MIN[type], hi = MAX[type]): number => {
     const v = parseInt(s, 10);
-    if (v < lo || v > hi)
+    if (v < lo || v > hi) {
       fail(
         it,
         'out_of_range',
@@ -246,12 +263,13 @@ function parseItem(
         it.start + offset,
         it.start + offset + s.length,
       );
+    }
     return v;
   };
   const step = (s: string, offset: number): number => {
     const v = parseInt(s, 10);
     const maxStep = [59, 59, 23, 31, 12, 7, 999][type];
-    if (v < 1 || v > maxStep)
+    if (v < 1 || v > maxStep) {
       fail(
         it,
         'out_of_range',
@@ -260,6 +278,7 @@ function parseItem(
         it.start + offset,
         it.start + offset + s.length,
       );
+    }
     return v;
   };
   let m: RegExpExecArray | null;
@@ -272,7 +291,9 @@ function parseItem(
     addToSet(set, type, ALL_SPEC, -1, step(m[1], 2));
     return;
   }
-  if ((m = /^\/(\d+)$/.exec(t))) fail(it, 'syntax', `a step needs a start: write */${m[1]}`, `*/${m[1]}`);
+  if ((m = /^\/(\d+)$/.exec(t))) {
+    fail(it, 'syntax', `a step needs a start: write */${m[1]}`, `*/${m[1]}`);
+  }
   if ((m = /^(\d+)$/.exec(t))) {
     addToSet(set, type, num(m[1], 0), -1, -1);
     return;
@@ -280,7 +301,9 @@ function parseItem(
   if ((m = /^(\d+)-(\d+)(?:\/(\d+))?$/.exec(t))) {
     const a = num(m[1], 0);
     const b = num(m[2], m[1].length + 1);
-    if (type === F.YEAR && b < a) fail(it, 'out_of_range', `year range ${t} ends before it starts`);
+    if (type === F.YEAR && b < a) {
+      fail(it, 'out_of_range', `year range ${t} ends before it starts`);
+    }
     const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2) : 1;
     addToSet(set, type, a, b, s);
     return;
@@ -295,7 +318,7 @@ function parseItem(
       let dom = LAST_DAY_OFFSET_END;
       if (m[1] !== undefined) {
         const off = parseInt(m[1], 10);
-        if (off > MAX_LAST_DAY_OFFSET)
+        if (off > MAX_LAST_DAY_OFFSET) {
           fail(
             it,
             'out_of_range',
@@ -304,6 +327,7 @@ function parseItem(
             it.start + 2,
             it.start + 2 + m[1].length,
           );
+        }
         dom -= off;
       }
       (m[2] ? nearest : set).add(dom);
@@ -313,8 +337,9 @@ function parseItem(
       nearest.add(num(m[1], 0));
       return;
     }
-    if (/^\d+-\d+W$/.test(t))
+    if (/^\d+-\d+W$/.test(t)) {
       fail(it, 'syntax', "'W' applies to a single day of the month (e.g. 15W), not to a range", null);
+    }
   }
   // --- day-of-week specials ---
   if (type === F.DAY_OF_WEEK) {
@@ -323,9 +348,13 @@ function parseItem(
       return;
     }
     const dayVal = (s: string, offset: number): number => {
-      if (/^\d+$/.test(s)) return num(s, offset);
+      if (/^\d+$/.test(s)) {
+        return num(s, offset);
+      }
       const i = DAYS.indexOf(s);
-      if (i < 0) unknownName(s, offset);
+      if (i < 0) {
+        unknownName(s, offset);
+      }
       return i + 1;
     };
     const unknownName = (s: string, offset: number): never => {
@@ -352,27 +381,35 @@ function parseItem(
     if ((m = /^(\d+|[A-Z]+)#(\d+)$/.exec(t))) {
       const d = dayVal(m[1], 0);
       const n = parseInt(m[2], 10);
-      if (n < 1 || n > 5)
+      if (n < 1 || n > 5) {
         fail(it, 'out_of_range', "a number between 1 and 5 must follow '#'", null, it.start + m[1].length + 1, it.end);
+      }
       set.add(d);
       f.nthDayOfWeek = n;
       return;
     }
     if ((m = /^([A-Z]+)(?:-([A-Z]+))?$/.exec(t))) {
       const a = dayVal(m[1], 0);
-      if (m[2] === undefined) addToSet(set, type, a, -1, -1);
-      else addToSet(set, type, a, dayVal(m[2], m[1].length + 1), 1);
+      if (m[2] === undefined) {
+        addToSet(set, type, a, -1, -1);
+      } else {
+        addToSet(set, type, a, dayVal(m[2], m[1].length + 1), 1);
+      }
       return;
     }
-    if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t))
+    if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) {
       fail(it, 'syntax', 'Quartz ignores a step after day names; use numbers (1 = Sunday), e.g. 2-6/2', null);
+    }
   }
-  if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK && /^(\d*L|L-\d*W?|LW)$/.test(t))
+  if (type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK && /^(\d*L|L-\d*W?|LW)$/.test(t)) {
     fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
+  }
   if (type === F.MONTH && (m = /^([A-Z]+)(?:-([A-Z]+))?$/.exec(t))) {
     const mon = (s: string, offset: number): number => {
       const i = MONTHS.indexOf(s);
-      if (i >= 0) return i + 1;
+      if (i >= 0) {
+        return i + 1;
+      }
       const full = FULL_MONTHS.indexOf(s);
       const guess =
         full >= 0
@@ -389,19 +426,26 @@ function parseItem(
       );
     };
     const a = mon(m[1], 0);
-    if (m[2] === undefined) addToSet(set, type, a, -1, -1);
-    else addToSet(set, type, a, mon(m[2], m[1].length + 1), 1);
+    if (m[2] === undefined) {
+      addToSet(set, type, a, -1, -1);
+    } else {
+      addToSet(set, type, a, mon(m[2], m[1].length + 1), 1);
+    }
     return;
   }
-  if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t))
+  if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) {
     fail(it, 'syntax', 'Quartz ignores a step after month names; use numbers, e.g. 1-12/3', null);
+  }
   // --- errors that teach ---
-  if (t.includes('L') && type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK)
+  if (t.includes('L') && type !== F.DAY_OF_MONTH && type !== F.DAY_OF_WEEK) {
     fail(it, 'syntax', `'L' (last) is only valid in the day-of-month and day-of-week fields, not in the ${name} field`);
-  if (t.includes('W') && /\d/.test(t) && type !== F.DAY_OF_MONTH)
+  }
+  if (t.includes('W') && /\d/.test(t) && type !== F.DAY_OF_MONTH) {
     fail(it, 'syntax', `'W' (nearest weekday) is only valid in the day-of-month field`);
-  if (t.includes('#') && type !== F.DAY_OF_WEEK)
+  }
+  if (t.includes('#') && type !== F.DAY_OF_WEEK) {
     fail(it, 'syntax', `'#' (nth weekday) is only valid in the day-of-week field`);
+  }
   if (/^[A-Z]+$/.test(t)) {
     const vocab = type === F.MONTH ? MONTHS : type === F.DAY_OF_WEEK ? DAYS : [];
     fail(it, 'unknown_word', `'${it.text}' is not valid in the ${name} field`, vocab.length ? suggest(t, vocab) : null);
@@ -436,18 +480,25 @@ function addToSet(set: Set<number>, type: F, val: number, end: number, incr: num
   }
   const lo = [0, 0, 0, 1, 1, 1, 1970][type];
   const hi = [59, 59, 23, 31, 12, 7, 2999][type];
-  if (stopAt === -1) stopAt = hi;
-  if (startAt === -1 || startAt === ALL_SPEC) startAt = lo;
+  if (stopAt === -1) {
+    stopAt = hi;
+  }
+  if (startAt === -1 || startAt === ALL_SPEC) {
+    startAt = lo;
+  }
   let max = -1;
   if (stopAt < startAt) {
     max = [60, 60, 24, 31, 12, 7, -1][type];
     stopAt += max;
   }
   for (let i = startAt; i <= stopAt; i += incr) {
-    if (max === -1) set.add(i);
-    else {
+    if (max === -1) {
+      set.add(i);
+    } else {
       let i2 = i % max;
-      if (i2 === 0 && (type === F.MONTH || type === F.DAY_OF_WEEK || type === F.DAY_OF_MONTH)) i2 = max;
+      if (i2 === 0 && (type === F.MONTH || type === F.DAY_OF_WEEK || type === F.DAY_OF_MONTH)) {
+        i2 = max;
+      }
       set.add(i2);
     }
   }

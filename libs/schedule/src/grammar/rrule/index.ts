@@ -22,7 +22,9 @@ import type { Rule } from '../../recurrence/rule';
 /** `Once at 2026-12-01 09:00` for a COUNT=1 rule with a DTSTART. */
 function once(rule: Rule, timezone: string): string {
   const first = new Recurrence(rule, { zone: timezone, anchor: new Date(0) }).next(new Date(-8.64e15), 1)[0];
-  if (!first) return describeRule(rule);
+  if (!first) {
+    return describeRule(rule);
+  }
   const local = formatDate({ floating: ZoneOffsets.of(timezone).toFloating(first.getTime()) });
   return `Once at ${local.includes(' ') ? local : `${local} 00:00`}`;
 }
@@ -49,8 +51,9 @@ export function compileRrule(input: ScheduleInput, ctx: GrammarContext): Compile
       ),
     );
   }
-  if (!rule || errors.length)
+  if (!rule || errors.length) {
     return { ok: false, kindDetected: 'rrule', errors: errors.sort((a, b) => a.position - b.position) };
+  }
   ctx.budget.check();
   const timezone = tzid ?? given;
   const schedule = ruleSchedule({

@@ -86,7 +86,9 @@ export function parseRrule(expr: string): RruleParse {
     const line = rawLine.replace(/\r$/, '');
     const lead = line.length - line.trimStart().length;
     const text = line.trim();
-    if (!text) continue;
+    if (!text) {
+      continue;
+    }
     const at = lineStart + lead;
     const upper = text.toUpperCase();
     if (upper.startsWith('DTSTART')) {
@@ -103,33 +105,45 @@ export function parseRrule(expr: string): RruleParse {
       const params = text.slice(7, colon);
       if (params) {
         const m = /^;TZID=(.+)$/i.exec(params);
-        if (!m)
+        if (!m) {
           err(
             at + 7,
             at + colon,
             'invalid_value',
             'the only DTSTART parameter supported is TZID (`DTSTART;TZID=Europe/Berlin:…`)',
           );
-        else if (!ZoneOffsets.isValid(m[1]!))
+        } else if (!ZoneOffsets.isValid(m[1]!)) {
           err(at + 13, at + colon, 'unknown_timezone', `unknown time zone "${m[1]}"`);
-        else tzid = m[1]!;
+        } else {
+          tzid = m[1]!;
+        }
       }
-      if (dtstart) err(at, at + text.length, 'conflict', 'DTSTART is given twice');
+      if (dtstart) {
+        err(at, at + text.length, 'conflict', 'DTSTART is given twice');
+      }
       const value = text.slice(colon + 1);
       const p = parseDate(value, at + colon + 1, 'DTSTART');
-      if (p && tzid && 'instant' in p)
+      if (p && tzid && 'instant' in p) {
         err(at + colon + 1, at + text.length, 'conflict', 'a DTSTART with TZID must not end in Z');
-      else if (p) dtstart = p;
+      } else if (p) {
+        dtstart = p;
+      }
       continue;
     }
     if (upper.startsWith('RRULE:')) {
-      if (ruleText) err(at, at + text.length, 'unsupported', 'only one RRULE is supported');
-      else ruleText = { text: text.slice(6), offset: at + 6 };
+      if (ruleText) {
+        err(at, at + text.length, 'unsupported', 'only one RRULE is supported');
+      } else {
+        ruleText = { text: text.slice(6), offset: at + 6 };
+      }
       continue;
     }
     if (upper.startsWith('FREQ=') || /^[A-Z]+=/i.test(text)) {
-      if (ruleText) err(at, at + text.length, 'unsupported', 'only one RRULE is supported');
-      else ruleText = { text, offset: at };
+      if (ruleText) {
+        err(at, at + text.length, 'unsupported', 'only one RRULE is supported');
+      } else {
+        ruleText = { text, offset: at };
+      }
       continue;
     }
     const name = /^[A-Za-z-]+/.exec(text)?.[0] ?? text;
@@ -143,8 +157,9 @@ export function parseRrule(expr: string): RruleParse {
     );
   }
   if (!ruleText) {
-    if (!errors.length)
+    if (!errors.length) {
       err(0, expr.length, 'incomplete', 'an RRULE is required, e.g. `RRULE:FREQ=DAILY;BYHOUR=9;BYMINUTE=0`');
+    }
     return { rule: null, tzid, errors };
   }
 
@@ -156,8 +171,9 @@ export function parseRrule(expr: string): RruleParse {
     const start = off;
     off += part.length + 1;
     if (!part.trim()) {
-      if (part.length || off - 1 < ruleText.offset + ruleText.text.length)
+      if (part.length || off - 1 < ruleText.offset + ruleText.text.length) {
         err(start, start + part.length, 'invalid_value', 'empty rule part (two `;` in a row?)');
+      }
       continue;
     }
     const eq = part.indexOf('=');
@@ -190,22 +206,26 @@ export function parseRrule(expr: string): RruleParse {
 
   const freqV = values.FREQ;
   let freq: Freq | null = null;
-  if (!freqV)
+  if (!freqV) {
     err(
       ruleText.offset,
       ruleText.offset + ruleText.text.length,
       'incomplete',
       'FREQ is required (SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY)',
     );
-  else if (!FREQS.includes(freqV.v.toUpperCase() as Freq)) {
+  } else if (!FREQS.includes(freqV.v.toUpperCase() as Freq)) {
     const s = suggest(freqV.v.toUpperCase(), FREQS);
     err(freqV.at, freqV.at + freqV.v.length, 'invalid_value', `FREQ must be one of ${FREQS.join(', ')}`, s);
-  } else freq = freqV.v.toUpperCase() as Freq;
+  } else {
+    freq = freqV.v.toUpperCase() as Freq;
+  }
   const rule = emptyRule(freq ?? 'DAILY');
 
   const int = (name: string, min: number, max: number): number | null => {
     const x = values[name];
-    if (!x) return null;
+    if (!x) {
+      return null;
+    }
     if (!/^\d+$/.test(x.v) || +x.v < min || +x.v > max) {
       err(x.at, x.at + x.v.length, 'out_of_range', `${name} must be a whole number from ${min} to ${max}`);
       return null;
@@ -216,7 +236,9 @@ export function parseRrule(expr: string): RruleParse {
   rule.count = int('COUNT', 1, 1_000_000);
   for (const [name, [min, max, neg, what]] of Object.entries(LIST_RANGES)) {
     const x = values[name];
-    if (!x) continue;
+    if (!x) {
+      continue;
+    }
     const out: number[] = [];
     let p = x.at;
     for (const item of x.v.split(',')) {
@@ -226,8 +248,11 @@ export function parseRrule(expr: string): RruleParse {
         Math.abs(+item) <= max &&
         (neg || +item >= 0) &&
         (min > 0 ? +item !== 0 : true);
-      if (!ok) err(p, p + item.length, 'out_of_range', `${name} value "${item}" is out of range: ${what}`);
-      else out.push(+item);
+      if (!ok) {
+        err(p, p + item.length, 'out_of_range', `${name} value "${item}" is out of range: ${what}`);
+      } else {
+        out.push(+item);
+      }
       p += item.length + 1;
     }
     (rule as unknown as Record<string, number[] | null>)[camel(name)] = out.length ? out : null;
@@ -260,7 +285,9 @@ export function parseRrule(expr: string): RruleParse {
         );
       } else if (n !== 0 && freq === 'MONTHLY' && Math.abs(n) > 5) {
         err(p, p + item.length, 'out_of_range', `a month has at most 5 of each weekday; got ${item}`);
-      } else out.push({ day, n });
+      } else {
+        out.push({ day, n });
+      }
       p += item.length + 1;
     }
     rule.byDay = out.length ? out : null;
@@ -268,14 +295,21 @@ export function parseRrule(expr: string): RruleParse {
   if (values.WKST) {
     const x = values.WKST;
     const d = WEEKDAY_CODES.indexOf(x.v.toUpperCase() as (typeof WEEKDAY_CODES)[number]);
-    if (d < 0) err(x.at, x.at + x.v.length, 'invalid_value', 'WKST must be a weekday code (MO … SU)');
-    else rule.wkst = d;
+    if (d < 0) {
+      err(x.at, x.at + x.v.length, 'invalid_value', 'WKST must be a weekday code (MO … SU)');
+    } else {
+      rule.wkst = d;
+    }
   }
-  if (values.UNTIL) rule.until = parseDate(values.UNTIL.v, values.UNTIL.at, 'UNTIL');
+  if (values.UNTIL) {
+    rule.until = parseDate(values.UNTIL.v, values.UNTIL.at, 'UNTIL');
+  }
   if (values.DTSTART) {
-    if (dtstart)
+    if (dtstart) {
       err(values.DTSTART.at, values.DTSTART.at + values.DTSTART.v.length, 'conflict', 'DTSTART is given twice');
-    else dtstart = parseDate(values.DTSTART.v, values.DTSTART.at, 'DTSTART');
+    } else {
+      dtstart = parseDate(values.DTSTART.v, values.DTSTART.at, 'DTSTART');
+    }
   }
   rule.dtstart = dtstart;
   if (rule.until && 'floating' in rule.until && values.UNTIL && !/T/i.test(values.UNTIL.v)) {
@@ -284,15 +318,19 @@ export function parseRrule(expr: string): RruleParse {
 
   // RFC 5545 combination rules
   const span = (name: string): [number, number] => seen.get(name) ?? [0, expr.length];
-  if (values.COUNT && values.UNTIL)
+  if (values.COUNT && values.UNTIL) {
     err(...span('UNTIL'), 'conflict', 'COUNT and UNTIL cannot both be given (RFC 5545)');
+  }
   if (freq) {
-    if (rule.byWeekNo && freq !== 'YEARLY')
+    if (rule.byWeekNo && freq !== 'YEARLY') {
       err(...span('BYWEEKNO'), 'conflict', 'BYWEEKNO is only allowed with FREQ=YEARLY');
-    if (rule.byYearDay && (freq === 'DAILY' || freq === 'WEEKLY' || freq === 'MONTHLY'))
+    }
+    if (rule.byYearDay && (freq === 'DAILY' || freq === 'WEEKLY' || freq === 'MONTHLY')) {
       err(...span('BYYEARDAY'), 'conflict', `BYYEARDAY is not allowed with FREQ=${freq}`);
-    if (rule.byMonthDay && freq === 'WEEKLY')
+    }
+    if (rule.byMonthDay && freq === 'WEEKLY') {
       err(...span('BYMONTHDAY'), 'conflict', 'BYMONTHDAY is not allowed with FREQ=WEEKLY');
+    }
     if (
       rule.bySetPos &&
       !(
@@ -312,7 +350,9 @@ export function parseRrule(expr: string): RruleParse {
   if (rule.until && rule.dtstart && 'floating' in rule.until === 'floating' in rule.dtstart) {
     const u = 'floating' in rule.until ? rule.until.floating : rule.until.instant;
     const d = 'floating' in rule.dtstart ? rule.dtstart.floating : rule.dtstart.instant;
-    if (u < d) err(...span('UNTIL'), 'never_fires', 'UNTIL is before DTSTART: this rule never fires');
+    if (u < d) {
+      err(...span('UNTIL'), 'never_fires', 'UNTIL is before DTSTART: this rule never fires');
+    }
   }
   return { rule: errors.length ? null : rule, tzid, errors };
 }
