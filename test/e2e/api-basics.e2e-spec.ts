@@ -247,3 +247,51 @@ describe('API basics', () => {
     });
   });
 });
+
+describe('Idempotency-Key', () => {
+  let stack: Stack;
+  let api: ReturnType<typeof apiClient>;
+  const body = (name: string) => ({
+    name,
+    schedule: { expr: '0 0 12 ? * MON' },
+    sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/unused' } },
+  });
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    api = apiClient(stack.baseUrl, stack.apiKey);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('should replay the first response for the same key and body, and refuse another body', async () => {
+    const first = await api('POST', '/api/v1/jobs', body('once'), { 'idempotency-key': 'create-once-1' });
+    expect(first.status).toBe(201);
+    const again = await api('POST', '/api/v1/jobs', body('once'), { 'idempotency-key': 'create-once-1' });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    const other = await api('POST', '/api/v1/jobs', body('different'), { 'idempotency-key': 'create-once-1' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    const listed = await api('GET', '/api/v1/jobs?q=once');
+    expect(listed.body.data).toHaveLength(1);
+  });
+
+  it('should create one resource for concurrent duplicates', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => api('POST', '/api/v1/jobs', body('concurrent'), { 'idempotency-key': 'race-1' })),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
+    expect((await api('GET', '/api/v1/jobs?q=concurrent')).body.data).toHaveLength(1);
+  });
+
+  it('should let a key be reused after a failed first request', async () => {
+    const bad = await api('POST', '/api/v1/jobs', { ...body('x'), name: '' }, { 'idempotency-key': 'fails-first' });
+    expect(bad.status).toBe(400);
+    const good = await api('POST', '/api/v1/jobs', body('after failure'), { 'idempotency-key': 'fails-first' });
+    expect(good.status).toBe(201);
+  });
+});

@@ -133,8 +133,8 @@ describe('schedule endpoints', () => {
 
     it.each([
       ['an unknown field', { expr: 'daily', after: '2026-01-01T00:00:00Z' }, { after: 'unknown field' }],
-      ['a missing expr', { timezone: 'UTC' }, { expr: 'must be a string' }],
-      ['a non-string expr', { expr: 5 }, { expr: 'must be a string' }],
+      ['a missing expr', { timezone: 'UTC' }, { expr: 'is required' }],
+      ['a non-string expr', { expr: 5 }, { expr: 'must be string' }],
       ['an expr over 4096 bytes', { expr: 'é'.repeat(2049) }, { expr: 'must be at most 4096 bytes' }],
       ['an unknown kind', { expr: 'daily', kind: 'crontab' }, { kind: expect.stringContaining('must be one of') }],
     ])('should refuse %s with 400 validation_failed', async (_, body, fields) => {
@@ -352,8 +352,8 @@ describe('schedule endpoints', () => {
     ])('should refuse %s as the body with 400 validation_failed', async (_, raw) => {
       const response = await api('POST', '/api/v1/schedules/validate', raw);
       expect(response.status).toBe(400);
-      // not an object, so it has no `expr` either: the envelope names the required field
-      expect(response.body.error).toMatchObject({ code: 'validation_failed', fields: { expr: 'must be a string' } });
+      // not an object: the envelope names the body itself
+      expect(response.body.error).toMatchObject({ code: 'validation_failed', fields: { body: 'must be object' } });
     });
 
     it('should not limit the rate when schedule_rate_limit_per_minute is 0', async () => {

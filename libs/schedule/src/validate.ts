@@ -28,6 +28,11 @@ export interface ValidationResult {
   errors: ScheduleError[];
   /** The compiled schedule when valid. */
   schedule?: CompiledSchedule;
+  /**
+   * The fire times sampled after the reference while validating (ascending; the first 101 when
+   * the minimum gap was checked), so a preview need not compute them again.
+   */
+  sample?: Date[];
 }
 
 function fmtDuration(ms: number): string {
@@ -70,10 +75,12 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
   const s = compiled.schedule;
   const expr = input.expr;
   const errors: ScheduleError[] = [];
+  let sample: Date[] = [];
   try {
     const ref = input.reference.getTime();
     const horizon = opts.horizon ?? DEFAULT_HORIZON_MS;
     const first = s.next(input.reference, 1, budget);
+    sample = first;
     if (first.length === 0) {
       errors.push(
         wholeExpressionError(expr, 'never_fires', 'this schedule never fires after the reference time', null),
@@ -89,6 +96,7 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
       );
     } else if (!s.oneOff && (opts.minIntervalMs ?? 0) > 0) {
       const fires = [first[0], ...s.next(first[0], SAMPLED_GAPS, budget)];
+      sample = fires;
       for (let i = 1; i < fires.length; i++) {
         const gap = fires[i].getTime() - fires[i - 1].getTime();
         if (gap < (opts.minIntervalMs as number)) {
@@ -124,5 +132,6 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
     description: s.description,
     errors,
     schedule: s,
+    sample,
   };
 }

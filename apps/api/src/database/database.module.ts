@@ -4,6 +4,7 @@ import {
   ApiKeysRepository,
   AuditRepository,
   createDataSource,
+  IdempotencyRepository,
   JobsRepository,
   RunsRepository,
   WorkspacesRepository,
@@ -12,7 +13,14 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 
 const RETRY_MS = 2_000;
-const REPOSITORIES = [JobsRepository, RunsRepository, AuditRepository, WorkspacesRepository, ApiKeysRepository];
+const REPOSITORIES = [
+  JobsRepository,
+  RunsRepository,
+  AuditRepository,
+  WorkspacesRepository,
+  ApiKeysRepository,
+  IdempotencyRepository,
+];
 
 @Injectable()
 class DataSourceLifecycle implements OnApplicationShutdown {

@@ -1,17 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
 import { JobIdPipe } from '../common/id-param.pipe';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
 import { JobsService } from './jobs.service';
 
 @Controller('api/v1/jobs')
 export class JobsController {
-  constructor(private readonly jobs: JobsService) {}
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   @Post()
   @Scopes('jobs:write')
-  create(@Auth() auth: AuthContext, @Body() body: CreateJobDto) {
-    return this.jobs.create(auth, body);
+  create(@Auth() auth: AuthContext, @Body() body: CreateJobDto, @Headers('idempotency-key') key?: string) {
+    return this.idempotency.execute(auth, 'POST /api/v1/jobs', key, body, () => this.jobs.create(auth, body));
   }
 
   @Get()
@@ -63,7 +67,9 @@ export class JobsController {
   @Post(':id/trigger')
   @HttpCode(202)
   @Scopes('jobs:write')
-  trigger(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
-    return this.jobs.trigger(auth, id);
+  trigger(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Headers('idempotency-key') key?: string) {
+    return this.idempotency.execute(auth, `POST /api/v1/jobs/${id}/trigger`, key, {}, () =>
+      this.jobs.trigger(auth, id),
+    );
   }
 }

@@ -1,17 +1,14 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { type AppConfig, RateLimitedError } from '@svc/common';
+import { RateLimitedError } from '@svc/common';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
-import { APP_CONFIG } from '../config/config.module';
 import { FixedWindowRateLimiter } from './rate-limiter';
 
 /** Spec → Limits: "Request body, schedule endpoints: 16 KiB". */
 export const SCHEDULE_BODY_LIMIT = 16 * 1024;
 
 /**
- * Fastify route config that marks the unauthenticated schedule endpoints; set on the handlers with
- * `@RouteConfig(SCHEDULE_ENDPOINT)`. The hooks below only act on routes that carry it.
+ * Fastify route config that marks the unauthenticated schedule endpoints (schedule.routes.ts).
+ * The hooks below only act on routes that carry it.
  */
 export const SCHEDULE_ENDPOINT = { scheduleEndpoint: true } as const;
 
@@ -103,25 +100,4 @@ export function registerScheduleEndpointHooks(fastify: FastifyInstance, options:
     payload.on('error', (err) => counted.destroy(err));
     done(null, payload.pipe(counted));
   });
-}
-
-/** Wires the hooks into the API's Fastify instance at module init (before `listen`). */
-@Injectable()
-export class ScheduleEndpointHooks implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    if (!fastify || typeof fastify.addHook !== 'function') {
-      return;
-    } // no HTTP server (application context)
-    const perMinute = this.config.limits.schedule_rate_limit_per_minute;
-    registerScheduleEndpointHooks(fastify, {
-      limiter: perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null,
-      trustProxy: this.config.http.trust_proxy,
-    });
-  }
 }

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ScheduleEndpointHooks } from './schedule-endpoint.hooks';
-import { SchedulesController } from './schedules.controller';
+import { ScheduleRoutes } from './schedule.routes';
 import { SchedulesService } from './schedules.service';
 
 /**
  * `POST /api/v1/schedules/validate` and `/preview` (issue #3). Needs only `APP_CONFIG` (from the
- * global ConfigModule) and, for its Fastify hooks, the HTTP adapter: no database, no Temporal.
+ * global ConfigModule) and the HTTP adapter: no database, no Temporal.
  */
-@Module({ controllers: [SchedulesController], providers: [SchedulesService, ScheduleEndpointHooks] })
+@Module({ providers: [SchedulesService, ScheduleRoutes] })
 export class SchedulesModule {}

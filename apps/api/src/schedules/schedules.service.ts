@@ -12,7 +12,7 @@ import {
   validateSchedule,
 } from '@svc/schedule';
 import { APP_CONFIG } from '../config/config.module';
-import { DEFAULT_PREVIEW_COUNT, type PreviewScheduleDto, type ValidateScheduleDto } from './dto/schedule-request.dto';
+import { DEFAULT_PREVIEW_COUNT, type PreviewScheduleBody, type ValidateScheduleBody } from './schedule-request.schema';
 import type { PreviewScheduleResponseDto, ValidateScheduleResponseDto } from './dto/schedule-response.dto';
 import { toPreviewResponse, toScheduleErrorResponse, toValidateResponse } from './schedules.mapper';
 
@@ -35,7 +35,7 @@ export class SchedulesService {
   }
 
   /** `POST /schedules/validate`: bad schedules are an answer (`valid: false`), not an error. */
-  validate(body: ValidateScheduleDto, now: Date = new Date()): ValidateScheduleResponseDto {
+  validate(body: ValidateScheduleBody, now: Date = new Date()): ValidateScheduleResponseDto {
     const input = this.input(body, now);
     const result = validateSchedule(input, {
       minIntervalMs: this.minIntervalMs,
@@ -50,7 +50,7 @@ export class SchedulesService {
    * which is also the reference instant. A bad schedule is `400 validation_failed` with the
    * structured `errors`.
    */
-  preview(body: PreviewScheduleDto, now: Date = new Date()): PreviewScheduleResponseDto {
+  preview(body: PreviewScheduleBody, now: Date = new Date()): PreviewScheduleResponseDto {
     const reference = body.after ? new Date(body.after) : now;
     const input = this.input(body, reference);
     const budget = createBudget(DEFAULT_BUDGET_MS, monotonicMs);
@@ -59,7 +59,10 @@ export class SchedulesService {
       throw invalidSchedule(result.errors);
     }
     try {
-      const next = result.schedule.next(reference, body.count ?? DEFAULT_PREVIEW_COUNT, budget);
+      const count = body.count ?? DEFAULT_PREVIEW_COUNT;
+      // Validation already sampled the first fire times after the reference; reuse them.
+      const sampled = result.sample ?? [];
+      const next = sampled.length >= count ? sampled.slice(0, count) : result.schedule.next(reference, count, budget);
       return toPreviewResponse(result.schedule, next);
     } catch (e) {
       if (!isBudgetError(e)) {
@@ -69,7 +72,7 @@ export class SchedulesService {
     }
   }
 
-  private input(body: ValidateScheduleDto, reference: Date): ScheduleInput {
+  private input(body: ValidateScheduleBody, reference: Date): ScheduleInput {
     return { expr: body.expr, kind: body.kind ?? 'auto', timezone: body.timezone ?? 'UTC', reference };
   }
 }

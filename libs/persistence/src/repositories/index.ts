@@ -3,3 +3,4 @@ export * from './api-keys.repository';
 export * from './audit.repository';
 export * from './jobs.repository';
 export * from './runs.repository';
+export * from './idempotency.repository';

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError, IdempotencyConflictError, ValidationFailedError } from '@svc/common';
+import { IdempotencyRepository, type JsonValue } from '@svc/persistence';
+import { createHash } from 'node:crypto';
+import type { AuthContext } from '../auth/auth.decorators';
+
+const WINDOW_MS = 24 * 3_600_000;
+const WAIT_FOR_FIRST_MS = 10_000;
+const POLL_MS = 100;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Canonical JSON (sorted keys) so the same body with another key order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map(canonical).join(',')}]`;
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * `Idempotency-Key` on create endpoints (decisions.md → Idempotency): the same key and body within
+ * 24 h replays the first successful response; another body is `409 idempotency_conflict`;
+ * concurrent duplicates create one resource (the claim is a primary-key insert). A request that
+ * fails releases its claim, so a retry runs again.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(private readonly records: IdempotencyRepository) {}
+
+  async execute<T>(
+    auth: AuthContext,
+    scope: string,
+    key: string | undefined,
+    body: unknown,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    if (key === undefined) {
+      return run();
+    }
+    if (!KEY_PATTERN.test(key)) {
+      throw new ValidationFailedError({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
+    }
+    const hash = createHash('sha256').update(canonical(body)).digest('hex');
+    await this.records.releaseIfOlder(auth.workspaceId, scope, key, new Date(Date.now() - WINDOW_MS));
+    if (await this.records.claim(auth.workspaceId, scope, key, hash)) {
+      try {
+        const result = await run();
+        await this.records.complete(auth.workspaceId, scope, key, 200, result as unknown as JsonValue);
+        return result;
+      } catch (err) {
+        await this.records.release(auth.workspaceId, scope, key);
+        throw err;
+      }
+    }
+    return this.replay(auth, scope, key, hash);
+  }
+
+  /** Waits (bounded) for the first request with this key to finish, then answers as it did. */
+  private async replay<T>(auth: AuthContext, scope: string, key: string, hash: string): Promise<T> {
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const record = await this.records.find(auth.workspaceId, scope, key);
+      if (!record) {
+        throw new ConflictError('The first request with this Idempotency-Key failed; retry it');
+      }
+      if (record.requestHash !== hash) {
+        throw new IdempotencyConflictError();
+      }
+      if (record.statusCode !== null) {
+        return record.responseBody as T;
+      }
+      if (Date.now() > deadline) {
+        throw new ConflictError('A request with this Idempotency-Key is still in progress');
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { AppConfig } from '@svc/common';
+import type { FastifyInstance } from 'fastify';
+import { APP_CONFIG } from '../config/config.module';
+import { FixedWindowRateLimiter } from './rate-limiter';
+import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT } from './schedule-endpoint.hooks';
+import { parsePreviewBody, parseValidateBody } from './schedule-request.schema';
+import { SchedulesService } from './schedules.service';
+
+/**
+ * `POST /api/v1/schedules/validate` and `/preview`, registered as plain Fastify routes rather than
+ * a Nest controller: they are public, hot and stateless, and Nest's per-request pipeline
+ * (guards, class-transformer, class-validator) costs about half of a bare route's throughput
+ * (docs/benchmarks.md). Bodies are checked by compiled JSON schemas (schedule-request.schema.ts);
+ * errors still go through the API's single error handler, so the envelope is the same.
+ */
+@Injectable()
+export class ScheduleRoutes implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly schedules: SchedulesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (!fastify || typeof fastify.addHook !== 'function') {
+      return; // no HTTP server (application context)
+    }
+    const perMinute = this.config.limits.schedule_rate_limit_per_minute;
+    registerScheduleEndpointHooks(fastify, {
+      limiter: perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null,
+      trustProxy: this.config.http.trust_proxy,
+    });
+    const options = { bodyLimit: SCHEDULE_BODY_LIMIT, config: SCHEDULE_ENDPOINT };
+    fastify.post('/api/v1/schedules/validate', options, async (request) =>
+      this.schedules.validate(parseValidateBody(request.body)),
+    );
+    fastify.post('/api/v1/schedules/preview', options, async (request) =>
+      this.schedules.preview(parsePreviewBody(request.body)),
+    );
+  }
+}
