@@ -222,6 +222,11 @@ describe('API basics', () => {
       expect(byTag.body.data.map((j: { id: string }) => j.id)).toContain(created.body.id);
       const listed = await api('GET', '/api/v1/jobs');
       expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+      // Updates and state changes keep the signing secret (it is never selected with the row).
+      await api('PATCH', `/api/v1/jobs/${created.body.id}`, { description: 'changed' });
+      await api('POST', `/api/v1/jobs/${created.body.id}/pause`);
+      const [row] = await stack.dataSource.query('SELECT signing_secrets FROM jobs WHERE id = $1', [created.body.id]);
+      expect(row.signing_secrets).toEqual([{ secret: created.body.signing_secret, expires_at: null }]);
     });
   });
 
@@ -293,5 +298,36 @@ describe('Idempotency-Key', () => {
     expect(bad.status).toBe(400);
     const good = await api('POST', '/api/v1/jobs', body('after failure'), { 'idempotency-key': 'fails-first' });
     expect(good.status).toBe(201);
+  });
+});
+
+describe('API rate limit per key', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, config: { limits: { api_rate_limit_per_minute: 5 } } });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('should answer 429 rate_limited with RateLimit-* headers past the limit, per key', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const statuses: number[] = [];
+    let last: { status: number; body: any; headers: Headers } | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await api('GET', '/api/v1/jobs');
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(last!.body.error.code).toBe('rate_limited');
+    expect(last!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(last!.headers.get('ratelimit-limit')).toBe('5');
+    expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+    const other = await stack.newWorkspaceKey('other-limits');
+    const fresh = await apiClient(stack.baseUrl, other.apiKey)('GET', '/api/v1/jobs');
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('ratelimit-remaining')).toBe('4');
   });
 });

@@ -421,7 +421,7 @@ describe('schedule endpoints', () => {
     });
 
     it('should default to 60 requests a minute', async () => {
-      const defaults = await startApi({});
+      const defaults = await startApi({ limits: {} });
       const response = await defaults('POST', '/api/v1/schedules/validate', { expr: 'daily' });
       expect(response.headers.get('ratelimit-limit')).toBe('60');
       expect(response.headers.get('ratelimit-remaining')).toBe('59');

@@ -20,7 +20,8 @@ export function temporalAddress(): string {
 export function testConfig(databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
   const taskQueue = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   return buildConfig(
-    { scheduler: { reconcile_interval: '1h' }, ...overrides },
+    // Tests poll the API quickly; the per-key limit is exercised by its own test.
+    { scheduler: { reconcile_interval: '1h' }, limits: { api_rate_limit_per_minute: 0 }, ...overrides },
     { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' },
   );
 }

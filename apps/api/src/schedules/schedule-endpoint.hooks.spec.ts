@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../common/error.filter';
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { FixedWindowRateLimiter } from '../common/rate-limiter';
 import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT } from './schedule-endpoint.hooks';
 
 /**

@@ -1,7 +1,7 @@
 import { RateLimitedError } from '@svc/common';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { FixedWindowRateLimiter } from '../common/rate-limiter';
 
 /** Spec → Limits: "Request body, schedule endpoints: 16 KiB". */
 export const SCHEDULE_BODY_LIMIT = 16 * 1024;

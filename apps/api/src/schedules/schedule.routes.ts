@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
 import type { FastifyInstance } from 'fastify';
 import { APP_CONFIG } from '../config/config.module';
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { FixedWindowRateLimiter } from '../common/rate-limiter';
 import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT } from './schedule-endpoint.hooks';
 import { parsePreviewBody, parseValidateBody } from './schedule-request.schema';
 import { SchedulesService } from './schedules.service';

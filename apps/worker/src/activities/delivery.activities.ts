@@ -41,13 +41,13 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps): DeliveryAc
       if (run.status !== 'running' && run.status !== 'deferred') {
         return { statusCode: null };
       }
-      const job = await jobs.findByIdUnscoped(run.jobId);
+      const job = await jobs.findWithSecretsUnscoped(run.jobId);
       if (!job) {
         throw ApplicationFailure.nonRetryable('job deleted', 'RunGone');
       }
       const webhook = job.sinkConfig as unknown as WebhookSinkConfig;
       const firedAt = clock();
-      const signingSecrets = (await jobs.getSigningSecrets(job.workspaceId, job.id))
+      const signingSecrets = job.signingSecrets
         .filter((s) => !s.expires_at || Date.parse(s.expires_at) > firedAt.getTime())
         .map((s) => s.secret);
 

@@ -36,15 +36,6 @@ export class JobsRepository {
       .getOne();
   }
 
-  async getSigningSecrets(workspaceId: string, id: string): Promise<JobEntity['signingSecrets']> {
-    const row = await this.repo()
-      .createQueryBuilder('job')
-      .addSelect('job.signingSecrets')
-      .where('job.workspaceId = :workspaceId AND job.id = :id', { workspaceId, id })
-      .getOne();
-    return row?.signingSecrets ?? [];
-  }
-
   async list(workspaceId: string, filter: JobListFilter): Promise<JobEntity[]> {
     const query = this.repo().createQueryBuilder('job').where('job.workspaceId = :workspaceId', { workspaceId });
     if (filter.state) {
@@ -96,5 +87,10 @@ export class JobsRepository {
   /** Looks a job up by id alone; for worker activities that already hold a trusted id. */
   async findByIdUnscoped(id: string, manager?: EntityManager): Promise<JobEntity | null> {
     return this.repo(manager).findOne({ where: { id } });
+  }
+
+  /** The same, with the signing secrets in the same read (delivery must not see a half-deleted job). */
+  async findWithSecretsUnscoped(id: string): Promise<JobEntity | null> {
+    return this.repo().createQueryBuilder('job').addSelect('job.signingSecrets').where('job.id = :id', { id }).getOne();
   }
 }

@@ -1,10 +1,19 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ForbiddenError, UnauthorizedError, UnavailableError, WorkspaceSuspendedError } from '@svc/common';
+import {
+  type AppConfig,
+  ForbiddenError,
+  RateLimitedError,
+  UnauthorizedError,
+  UnavailableError,
+  WorkspaceSuspendedError,
+} from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
 import { ApiKeyEntity, WorkspaceEntity } from '@svc/persistence';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import { FixedWindowRateLimiter } from '../rate-limiter';
 import { AuthContext, PUBLIC_ROUTE, REQUIRED_SCOPES, Scope } from './auth.decorators';
 
 /** `jobs:write` implies `jobs:read` (decisions.md → Scopes). */
@@ -19,11 +28,17 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   private readonly lastTouched = new Map<string, number>();
+  /** `limits.api_rate_limit_per_minute` per key (spec → Limits); null when 0 (off). */
+  private readonly limiter: FixedWindowRateLimiter | null;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly dataSource: DataSource,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    const perMinute = config.limits.api_rate_limit_per_minute;
+    this.limiter = perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -61,6 +76,7 @@ export class ApiKeyGuard implements CanActivate {
     };
     request.auth = auth;
     this.touch(row.id);
+    this.applyRateLimit(row.id, context.switchToHttp().getResponse<FastifyReply>());
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? ['*'];
     if (!hasScope(auth.scopes, required)) {
@@ -70,6 +86,21 @@ export class ApiKeyGuard implements CanActivate {
       throw new WorkspaceSuspendedError();
     }
     return true;
+  }
+
+  private applyRateLimit(keyId: string, reply: FastifyReply): void {
+    if (!this.limiter) {
+      return;
+    }
+    const decision = this.limiter.hit(`key:${keyId}`);
+    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+    void reply.header('RateLimit-Limit', decision.limit);
+    void reply.header('RateLimit-Remaining', decision.remaining);
+    void reply.header('RateLimit-Reset', resetSeconds);
+    if (!decision.allowed) {
+      void reply.header('Retry-After', resetSeconds);
+      throw new RateLimitedError();
+    }
   }
 
   /** last_used_at is informational: write it at most once a minute per key, off the hot path. */
