@@ -331,3 +331,43 @@ describe('API rate limit per key', () => {
     expect(fresh.headers.get('ratelimit-remaining')).toBe('4');
   });
 });
+
+describe('GET /readyz when dependencies are down', () => {
+  it('should answer 503 with the breakdown when Temporal, the worker or PostgreSQL is missing', async () => {
+    const { buildConfig } = await import('@svc/common');
+    const { createApp } = await import('../../apps/api/src/app');
+    const config = buildConfig(
+      {},
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1', PORT: '0' },
+    );
+    const app = await createApp({ config, logLevels: [] });
+    await app.listen(0, '127.0.0.1');
+    try {
+      const response = await apiClient((await app.getUrl()).replace('[::1]', '127.0.0.1'))('GET', '/readyz');
+      expect(response.status).toBe(503);
+      expect(response.body).toMatchObject({
+        status: 'unavailable',
+        dispatcher: 'stopped',
+        queue: false,
+        database_writable: false,
+        sqlite_writable: false,
+        writer_backpressure: false,
+      });
+      const live = await apiClient((await app.getUrl()).replace('[::1]', '127.0.0.1'))('GET', '/healthz');
+      expect(live.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('should report a stopped dispatcher while no worker polls the task queue', async () => {
+    const stack = await startStack({ worker: false });
+    try {
+      const response = await apiClient(stack.baseUrl)('GET', '/readyz');
+      expect(response.status).toBe(503);
+      expect(response.body).toMatchObject({ dispatcher: 'stopped', queue: true, database_writable: true });
+    } finally {
+      await stack.stop();
+    }
+  });
+});
