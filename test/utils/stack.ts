@@ -101,6 +101,7 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
           TEMPORAL_ADDRESS: config.temporal.address,
           TEMPORAL_TASK_QUEUE: config.temporal.task_queue,
           SCHEDULER_RECONCILE_INTERVAL: '1h',
+          SCHEDULER_MISFIRE_THRESHOLD: `${config.scheduler.misfire_threshold_ms}ms`,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,0 +1,77 @@
+import { apiClient, startStack, type Stack } from '../utils/stack';
+import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+
+/**
+ * Misfire policies (decisions.md → misfire_policy): occurrences dispatched later than
+ * `scheduler.misfire_threshold` (2 s here) after a worker outage collapse into one run
+ * (`fire_once`) or one skipped run with `skip_reason = misfire` (`skip`).
+ */
+describe('misfire policies after a worker outage', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      worker: false,
+      config: { scheduler: { reconcile_interval: '1h', misfire_threshold: '2s' } },
+    });
+    receiver = await WebhookReceiver.start();
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  function maxGap(times: number[]): number {
+    const sorted = [...times].sort((a, b) => a - b);
+    return Math.max(...sorted.slice(1).map((t, i) => t - sorted[i]));
+  }
+
+  it('should collapse missed occurrences into one run (fire_once) or one skipped run (skip)', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const first = await stack.spawnWorker();
+    const create = async (name: string, policy: string) =>
+      (
+        await api('POST', '/api/v1/jobs', {
+          name,
+          schedule: { expr: 'every 1 second' },
+          misfire_policy: policy,
+          sink: { kind: 'webhook', config: { url: `${receiver.url}/${name}` } },
+        })
+      ).body;
+    const once = await create('once', 'fire_once');
+    const skip = await create('skip', 'skip');
+    await waitFor(() => receiver.forJob(once.id).length >= 2 && receiver.forJob(skip.id).length >= 2);
+
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    await sleep(8_000);
+    const restartedAt = Date.now();
+    await stack.spawnWorker();
+    await waitFor(() => receiver.forJob(once.id).some((r) => r.at > restartedAt + 2_000), 30_000);
+    await waitFor(() => receiver.forJob(skip.id).some((r) => r.at > restartedAt + 2_000), 30_000);
+    await api('POST', `/api/v1/jobs/${once.id}/pause`);
+    await api('POST', `/api/v1/jobs/${skip.id}/pause`);
+
+    const runsOf = async (jobId: string) =>
+      (await api('GET', `/api/v1/jobs/${jobId}/runs?limit=200`)).body.data as Array<{
+        scheduled_at: string;
+        status: string;
+        skip_reason?: string;
+      }>;
+    const onceRuns = await runsOf(once.id);
+    const skipRuns = await runsOf(skip.id);
+
+    // Seconds of the outage older than the threshold produced no run of their own.
+    expect(maxGap(onceRuns.map((r) => Date.parse(r.scheduled_at)))).toBeGreaterThanOrEqual(3_000);
+    expect(onceRuns.filter((r) => r.status === 'skipped')).toEqual([]);
+
+    const skipped = skipRuns.filter((r) => r.status === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0].skip_reason).toBe('misfire');
+    const delivered = receiver.forJob(skip.id).map((r) => Date.parse(r.headers['svc-scheduled-at'] as string));
+    expect(delivered).not.toContain(Date.parse(skipped[0].scheduled_at));
+    expect(maxGap(delivered)).toBeGreaterThanOrEqual(3_000);
+  });
+});
