@@ -42,7 +42,10 @@ export interface RunRetryPlan {
 }
 
 export type ClaimResult =
-  { action: 'deliver'; timeoutMs: number; retry: RunRetryPlan } | { action: 'done'; status: string };
+  | { action: 'deliver'; timeoutMs: number; retry: RunRetryPlan }
+  /** overlap_policy `queue`: wait for the job's in-flight run to end, then deliver. */
+  | { action: 'wait'; timeoutMs: number; retry: RunRetryPlan }
+  | { action: 'done'; status: string };
 
 export interface FinishRunInput {
   runId: string;
@@ -54,6 +57,8 @@ export interface RunActivities {
   claimRun(input: RunWorkflowInput): Promise<ClaimResult>;
   finishRun(input: FinishRunInput): Promise<void>;
   markJobCompleted(input: { jobId: string; revision: number }): Promise<void>;
+  /** Resolves once no other run of the job is in flight, then marks this one running. */
+  awaitTurn(input: { runId: string }): Promise<void>;
 }
 
 export interface DeliveryActivities {

@@ -13,6 +13,13 @@ const runs = proxyActivities<RunActivities>({
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
 
+/** A queued run waits as long as the run before it takes; the heartbeat notices a lost worker. */
+const queue = proxyActivities<RunActivities>({
+  startToCloseTimeout: '24h',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+
 /** Error types the delivery activity raises that must not be retried. */
 export const NON_RETRYABLE_DELIVERY_ERRORS = ['FatalDelivery', 'AttemptsExhausted', 'RunGone'];
 const HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -26,6 +33,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   const claim = await runs.claimRun(input);
   if (claim.action === 'done') {
     return claim.status;
+  }
+  if (claim.action === 'wait') {
+    await queue.awaitTurn({ runId: input.runId });
   }
 
   const delivery = proxyActivities<DeliveryActivities>({

@@ -13,6 +13,8 @@ export type Responder = (request: ReceivedRequest) => {
   status: number;
   body?: string;
   headers?: Record<string, string>;
+  /** Answer this much later (a slow receiver). */
+  delayMs?: number;
 };
 
 /** A real HTTP webhook receiver on 127.0.0.1 that records every request with its raw body. */
@@ -39,8 +41,15 @@ export class WebhookReceiver {
         };
         holder.receiver!.requests.push(request);
         const answer = holder.receiver!.responder(request);
-        res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? '');
+        const send = () => {
+          res.writeHead(answer.status, answer.headers ?? {});
+          res.end(answer.body ?? '');
+        };
+        if (answer.delayMs) {
+          setTimeout(send, answer.delayMs);
+        } else {
+          send();
+        }
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

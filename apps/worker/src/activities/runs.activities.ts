@@ -3,7 +3,10 @@ import { AuditRepository, JobEntity, JobsRepository, RunsRepository, WorkspaceEn
 import { type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
 import type { ClaimResult, FinishRunInput, RunActivities } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
+
+const QUEUE_POLL_MS = 500;
 
 export interface RunActivityDeps {
   dataSource: DataSource;
@@ -41,6 +44,10 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if (job.overlapPolicy === 'skip' && (await runs.hasInFlightRun(job.workspaceId, job.id, input.runId))) {
         return 'previous_run_in_progress';
       }
+      // `queue` keeps at most one waiting occurrence; further ones are skipped.
+      if (job.overlapPolicy === 'queue' && (await runs.hasWaitingRun(job.workspaceId, job.id, input.runId))) {
+        return 'previous_run_in_progress';
+      }
     }
     return null;
   }
@@ -56,6 +63,11 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if (!existing && job) {
         const now = clock();
         const skipReason = await decideSkip(input, job);
+        const waits =
+          !skipReason &&
+          input.trigger === 'schedule' &&
+          job.overlapPolicy === 'queue' &&
+          (await runs.hasInFlightRun(job.workspaceId, job.id, input.runId));
         const { run } = await runs.insertIfAbsent(
           {
             id: input.runId,
@@ -64,7 +76,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
             jobVersion: input.jobVersion,
             scheduledAt: new Date(input.scheduledAt),
             trigger: input.trigger,
-            status: skipReason ? 'skipped' : 'running',
+            // A queued run waits as `deferred` with no attempt yet (decisions.md → overlap_policy).
+            status: skipReason ? 'skipped' : waits ? 'deferred' : 'running',
             claimedAt: now,
             finishedAt: skipReason ? now : null,
             skipReason: (skipReason as never) ?? null,
@@ -87,8 +100,10 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if (!job) {
         return { action: 'done', status: 'cancelled' };
       }
+      const stored = await runs.findByIdUnscoped(input.runId);
+      const waiting = stored?.status === 'deferred' && stored.attemptsCount === 0 && stored.nextAttemptAt === null;
       return {
-        action: 'deliver',
+        action: waiting ? 'wait' : 'deliver',
         timeoutMs: job.timeoutMs,
         retry: {
           maxAttempts: job.retry.max_attempts,
@@ -159,6 +174,22 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       });
       if (disabled) {
         await gateway.upsertJob(toJobSnapshot(disabled, config));
+      }
+    },
+
+    async awaitTurn({ runId }): Promise<void> {
+      const context = Context.current();
+      for (;;) {
+        const run = await runs.findByIdUnscoped(runId);
+        if (!run || run.status !== 'deferred') {
+          return;
+        }
+        if (!(await runs.hasOlderInFlightRun(run))) {
+          await runs.markRunning(runId);
+          return;
+        }
+        context.heartbeat();
+        await context.sleep(QUEUE_POLL_MS);
       }
     },
 

@@ -114,6 +114,33 @@ export class RunsRepository {
     return count > 0;
   }
 
+  /** A queued run (overlap_policy `queue`): deferred, never attempted, not scheduled for a retry. */
+  async hasWaitingRun(workspaceId: string, jobId: string, excludeRunId: string): Promise<boolean> {
+    const rows: unknown[] = await this.manager.query(
+      `SELECT 1 FROM runs WHERE workspace_id = $1 AND job_id = $2 AND id <> $3
+          AND status = 'deferred' AND attempts_count = 0 AND next_attempt_at IS NULL LIMIT 1`,
+      [workspaceId, jobId, excludeRunId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether a run of the same job claimed before `run` is still running or deferred. */
+  async hasOlderInFlightRun(run: RunEntity): Promise<boolean> {
+    const rows: unknown[] = await this.manager.query(
+      `SELECT 1 FROM runs WHERE workspace_id = $1 AND job_id = $2 AND id <> $3
+          AND status IN ('running', 'deferred') AND (claimed_at, id) < ($4, $3) LIMIT 1`,
+      [run.workspaceId, run.jobId, run.id, run.claimedAt],
+    );
+    return rows.length > 0;
+  }
+
+  async markRunning(runId: string): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'deferred'`,
+      [runId],
+    );
+  }
+
   async stats(workspaceId: string, jobId: string, since: Date) {
     const rows: Array<Record<string, string | null>> = await this.manager.query(
       `SELECT count(*) AS runs,
