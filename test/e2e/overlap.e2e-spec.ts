@@ -51,12 +51,16 @@ describe('overlap policies', () => {
     const skipped = runs.filter((r) => r.status === 'skipped');
     expect(skipped.length).toBeGreaterThanOrEqual(2);
     expect(new Set(skipped.map((r) => r.skip_reason))).toEqual(new Set(['previous_run_in_progress']));
-    for (const gap of arrivalGaps(jobId)) expect(gap).toBeGreaterThanOrEqual(2_400);
+    for (const gap of arrivalGaps(jobId)) {
+      expect(gap).toBeGreaterThanOrEqual(2_400);
+    }
   });
 
   it('queue: keeps one waiting occurrence, delivers it after the previous run and skips the rest', async () => {
     const { jobId, runs } = await runFor('queue', (page) => page.filter((r) => r.status === 'succeeded').length >= 3);
-    for (const gap of arrivalGaps(jobId)) expect(gap).toBeGreaterThanOrEqual(2_400);
+    for (const gap of arrivalGaps(jobId)) {
+      expect(gap).toBeGreaterThanOrEqual(2_400);
+    }
     expect(runs.filter((r) => r.skip_reason === 'previous_run_in_progress').length).toBeGreaterThanOrEqual(1);
     // A queued run started well after its occurrence: it waited for the one before it.
     const waited = runs.filter(
