@@ -97,4 +97,27 @@ describe('record workflow histories', () => {
     await save(failedRun, 'runWorkflow-retries-exhausted');
     await save(fatalRun, 'runWorkflow-fatal');
   });
+
+  it('records a run that waited in the queue (overlap_policy queue)', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    receiver.respondWith(() => ({ status: 200, delayMs: 2_500 }));
+    const job = (
+      await api('POST', '/api/v1/jobs', {
+        name: 'queued history',
+        schedule: { expr: 'every 1 second' },
+        overlap_policy: 'queue',
+        sink: { kind: 'webhook', config: { url: `${receiver.url}/queued` } },
+      })
+    ).body;
+    const waited = await waitFor(async () => {
+      const runs = (await api('GET', `/api/v1/jobs/${job.id}/runs?status=succeeded&limit=200`)).body.data as Array<{
+        id: string;
+        scheduled_at: string;
+        started_at: string;
+      }>;
+      return runs.find((r) => Date.parse(r.started_at) - Date.parse(r.scheduled_at) > 1_000)?.id ?? null;
+    }, 30_000);
+    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await save(waited, 'runWorkflow-queued');
+  });
 });
