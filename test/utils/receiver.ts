@@ -72,7 +72,11 @@ export class WebhookReceiver {
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes (bounded wait, no timed assertion). */
-export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  timeoutMs = 20_000,
+  everyMs = 200,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: T = await probe();
   while (!last) {
@@ -82,7 +86,7 @@ export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 20_000
     await sleep(everyMs);
     last = await probe();
   }
-  return last;
+  return last as NonNullable<T>;
 }
 
 export function sleep(ms: number): Promise<void> {

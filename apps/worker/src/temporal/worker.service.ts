@@ -51,6 +51,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private nativeConnection?: NativeConnection;
   private clientConnection?: Connection;
   private reconcileTimer?: NodeJS.Timeout;
+  /** The reconcile pass in progress, awaited on shutdown so no client call outlives the connection. */
+  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
@@ -95,13 +97,17 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
         this.logger.warn(`reconcile failed: ${(err as Error).message}`);
       }
     };
-    void reconcile();
-    this.reconcileTimer = setInterval(() => void reconcile(), this.config.scheduler.reconcile_interval_ms);
+    const startReconcile = () => {
+      this.reconciling = this.reconciling.then(reconcile);
+    };
+    startReconcile();
+    this.reconcileTimer = setInterval(startReconcile, this.config.scheduler.reconcile_interval_ms);
     this.reconcileTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reconcileTimer);
+    await this.reconciling;
     if (this.worker && this.worker.getState() === 'RUNNING') {
       this.worker.shutdown();
     }
