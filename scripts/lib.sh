@@ -8,8 +8,11 @@ log() { printf '[svc] %s\n' "$*" >&2; }
 # Installs dependencies when node_modules is missing or older than the lockfile.
 ensure_node_modules() {
   if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
-    log "installing dependencies (npm ci)"
-    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    log "installing dependencies from package-lock.json"
+    # npm 11 writes lockfiles without the other platforms' optional packages (@swc/core-darwin-*),
+    # and `npm ci` then refuses them as out of sync; `npm install` installs the same locked tree.
+    (cd "$ROOT" && { npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null ||
+      npm install --no-audit --no-fund --loglevel=error; }) >&2
   fi
 }
 
