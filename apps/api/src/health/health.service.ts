@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { Connection } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
-import { TEMPORAL_CONNECTION } from '../temporal/temporal.module';
+import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
 
 const CHECK_TIMEOUT_MS = 2_000;
 /** A worker whose last poll is older than this is not dispatching. */
@@ -33,15 +33,24 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * queue answer, heartbeat = the worker's last poll, *_writable = PostgreSQL accepts writes.
  */
 @Injectable()
-export class HealthService {
+export class HealthService implements BeforeApplicationShutdown {
+  /** Checks in flight; the Temporal connection must not close under them (its retries would throw). */
+  private readonly pending = new Set<Promise<unknown>>();
+
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(TEMPORAL_CONNECTION) private readonly connection: Connection,
+    @Inject(TEMPORAL_PROBE_CONNECTION) private readonly connection: Connection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
   async readiness(): Promise<Readiness> {
-    const [databaseWritable, temporal] = await Promise.all([this.databaseWritable(), this.taskQueue()]);
+    const check = Promise.all([this.databaseWritable(), this.taskQueue()]);
+    this.pending.add(check);
+    const [databaseWritable, temporal] = await check.finally(() => this.pending.delete(check));
     const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active';
     return {
       ready,
@@ -73,13 +82,16 @@ export class HealthService {
     heartbeat: string | null;
   }> {
     try {
+      // The deadline ends the call and the client's own retries; the timeout guards connecting.
       const response = await withTimeout(
-        this.connection.workflowService.describeTaskQueue({
-          namespace: this.config.temporal.namespace,
-          taskQueue: { name: this.config.temporal.task_queue },
-          taskQueueType: 1, // WORKFLOW
-        }),
-        CHECK_TIMEOUT_MS,
+        this.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
+          this.connection.workflowService.describeTaskQueue({
+            namespace: this.config.temporal.namespace,
+            taskQueue: { name: this.config.temporal.task_queue },
+            taskQueueType: 1, // WORKFLOW
+          }),
+        ),
+        CHECK_TIMEOUT_MS + 1_000,
       );
       let last = 0;
       for (const poller of response.pollers ?? []) {

@@ -6,12 +6,18 @@ import { APP_CONFIG } from '../config/config.module';
 
 export const TEMPORAL_CONNECTION = Symbol('TEMPORAL_CONNECTION');
 export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
+/** A second connection for /readyz probes: no retry interceptor, so a probe never outlives its deadline. */
+export const TEMPORAL_PROBE_CONNECTION = Symbol('TEMPORAL_PROBE_CONNECTION');
 
 @Injectable()
 class TemporalConnectionCloser implements OnApplicationShutdown {
-  constructor(@Inject(TEMPORAL_CONNECTION) private readonly connection: Connection) {}
+  constructor(
+    @Inject(TEMPORAL_CONNECTION) private readonly connection: Connection,
+    @Inject(TEMPORAL_PROBE_CONNECTION) private readonly probe: Connection,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
     await this.connection.close().catch(() => undefined);
+    await this.probe.close().catch(() => undefined);
   }
 }
 
@@ -28,6 +34,11 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
       useFactory: (config: AppConfig) => Connection.lazy({ address: config.temporal.address }),
     },
     {
+      provide: TEMPORAL_PROBE_CONNECTION,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => Connection.lazy({ address: config.temporal.address, interceptors: [] }),
+    },
+    {
       provide: TEMPORAL_CLIENT,
       inject: [TEMPORAL_CONNECTION, APP_CONFIG],
       useFactory: (connection: Connection, config: AppConfig) =>
@@ -40,6 +51,6 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
     },
     TemporalConnectionCloser,
   ],
-  exports: [TEMPORAL_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway],
+  exports: [TEMPORAL_CONNECTION, TEMPORAL_PROBE_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway],
 })
 export class TemporalModule {}
