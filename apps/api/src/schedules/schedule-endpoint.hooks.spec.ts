@@ -5,7 +5,8 @@ import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT }
 
 /**
  * The hooks on a bare Fastify instance (no Nest, no sockets: `inject`), with the API's error
- * handler, so body-limit and rate-limit behaviour is pinned down without the assembled app.
+ * handler and the routes' own 16 KiB `bodyLimit`, so body-limit and rate-limit behaviour is
+ * pinned down without the assembled app.
  */
 async function build(options: { limit?: number; trustProxy?: boolean; now?: () => number } = {}) {
   const fastify = Fastify({ bodyLimit: 1024 * 1024, trustProxy: options.trustProxy ?? false });
@@ -16,7 +17,7 @@ async function build(options: { limit?: number; trustProxy?: boolean; now?: () =
   const limiter = options.limit ? new FixedWindowRateLimiter({ limit: options.limit, now: options.now }) : null;
   registerScheduleEndpointHooks(fastify, { limiter, trustProxy: options.trustProxy ?? false });
   const echo = async (request: { body: unknown }) => ({ size: JSON.stringify(request.body).length });
-  fastify.post('/limited', { config: SCHEDULE_ENDPOINT }, echo);
+  fastify.post('/limited', { config: SCHEDULE_ENDPOINT, bodyLimit: SCHEDULE_BODY_LIMIT }, echo);
   fastify.post('/other', echo);
   await fastify.ready();
   return fastify;

@@ -1,6 +1,5 @@
 import { RateLimitedError } from '@svc/common';
-import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FixedWindowRateLimiter } from '../common/rate-limiter';
 
 /** Spec → Limits: "Request body, schedule endpoints: 16 KiB". */
@@ -17,7 +16,6 @@ export interface ScheduleEndpointHookOptions {
   limiter: FixedWindowRateLimiter | null;
   /** `http.trust_proxy`: only then does `X-Forwarded-For` decide the client address. */
   trustProxy: boolean;
-  bodyLimit?: number;
 }
 
 function isScheduleEndpoint(request: FastifyRequest): boolean {
@@ -37,36 +35,15 @@ export function rateLimitKey(request: FastifyRequest, trustProxy: boolean): stri
   return mapped ? mapped[1] : address.toLowerCase();
 }
 
-/** Counts the body bytes as they stream in and fails once they pass `limit` (chunked uploads). */
-class ByteLimit extends Transform {
-  receivedEncodedLength = 0;
-  constructor(private readonly limit: number) {
-    super();
-  }
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.receivedEncodedLength += chunk.length;
-    if (this.receivedEncodedLength > this.limit) {
-      return callback(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-    }
-    callback(null, chunk);
-  }
-}
-
 /**
- * Registers, on the Fastify instance, what Nest cannot express per route:
- *
- * - `onRequest`: the per-IP rate limit (before the body is read, so malformed and oversized
- *   requests count too) with `RateLimit-Limit`/`-Remaining`/`-Reset` on every response and
- *   `429 rate_limited` + `Retry-After` past the limit; then a `Content-Length` above the body
- *   limit is refused without reading the body.
- * - `preParsing`: bodies without a length (chunked) are counted while they stream.
- *
- * Oversized bodies end as Fastify's `FST_ERR_CTP_BODY_TOO_LARGE`, which the error filter maps to
- * `400 validation_failed` with `fields.body`. Must be called before the instance is ready
- * (hooks are attached to routes at `preReady`).
+ * Registers the per-IP rate limit of the schedule endpoints as an `onRequest` hook (before the
+ * body is read, so malformed and oversized requests count too): `RateLimit-Limit`/`-Remaining`/
+ * `-Reset` on every response and `429 rate_limited` + `Retry-After` past the limit. The 16 KiB
+ * body limit is the routes' own Fastify `bodyLimit` (schedule.routes.ts), which counts streamed
+ * bytes as well; oversized bodies end as `FST_ERR_CTP_BODY_TOO_LARGE`, mapped by the error handler
+ * to `400 validation_failed` with `fields.body`. Call before the instance is ready.
  */
 export function registerScheduleEndpointHooks(fastify: FastifyInstance, options: ScheduleEndpointHookOptions): void {
-  const bodyLimit = options.bodyLimit ?? SCHEDULE_BODY_LIMIT;
   const { limiter, trustProxy } = options;
 
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
@@ -84,20 +61,6 @@ export function registerScheduleEndpointHooks(fastify: FastifyInstance, options:
         return done(new RateLimitedError());
       }
     }
-    const length = Number(request.headers['content-length']);
-    if (Number.isFinite(length) && length > bodyLimit) {
-      return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-    }
     done();
-  });
-
-  fastify.addHook('preParsing', (request: FastifyRequest, _reply: FastifyReply, payload, done) => {
-    if (!isScheduleEndpoint(request)) {
-      return done(null, payload);
-    }
-    const counted = new ByteLimit(bodyLimit);
-    // pipe() rather than pipeline(): on overflow the request must stay open for the 400 reply.
-    payload.on('error', (err) => counted.destroy(err));
-    done(null, payload.pipe(counted));
   });
 }
