@@ -10,6 +10,7 @@
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { tokenize, type Token } from '../quartz/parse';
+import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
 
 export interface CronFields {
   /** Bit i set = minute i allowed (0-59), as two 30-bit halves for speed: lo = 0-29, hi = 30-59. */
@@ -30,23 +31,6 @@ export interface CronFields {
 export const CRON_FIELD_NAMES = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'];
 const LO = [0, 0, 1, 1, 0];
 const HI = [59, 23, 31, 12, 7];
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-const FULL_MONTHS = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-];
-const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 export const MACROS: Record<string, string> = {
   '@yearly': '0 0 1 1 *',

@@ -14,6 +14,7 @@
  */
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
+import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
 
 export const ALL_SPEC = 99;
 export const NO_SPEC = 98;
@@ -34,23 +35,6 @@ export const enum F {
 export const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week', 'year'];
 const MIN = [0, 0, 0, 1, 1, 1, 1970];
 const MAX = [59, 59, 23, 31, 12, 7, 2999];
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-const FULL_MONTHS = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-];
-const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 /** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
 export interface QuartzFields {
