@@ -2,37 +2,9 @@
 
 export const DAY_MS = 86_400_000;
 
-/** Day number of y-m-d (m 1..12). Howard Hinnant's `days_from_civil`. */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/** [year, month 1..12, day] of a day number. */
-export function civilFromDays(z: number): [number, number, number] {
-  z += 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const y = yoe + era * 400;
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [m <= 2 ? y + 1 : y, m, d];
-}
-
-export function isLeap(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-export function daysInMonth(y: number, m: number): number {
-  return m === 2 ? (isLeap(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
-}
+// Civil-date arithmetic is shared with the Quartz and cron evaluators (one implementation, in tz.ts).
+export { civilFromDays, daysFromCivil, daysInMonth, isLeapYear as isLeap } from '../tz';
+import { civilFromDays, daysFromCivil } from '../tz';
 
 /** Weekday of a day number, 0 = Monday … 6 = Sunday. */
 export function weekday(dayNum: number): number {
