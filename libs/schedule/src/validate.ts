@@ -5,7 +5,8 @@
 import { BUDGET_EXCEEDED_MESSAGE, isBudgetError } from './budget';
 import { budgetFor, compileSchedule, type CompileOptions } from './compile';
 import { wholeExpressionError } from './errors';
-import type { CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
+import { toIsoUtc } from './tz';
+import type { Budget, CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
 
 /** Default horizon: a schedule whose first fire time is further than this is `never_fires`. */
 export const DEFAULT_HORIZON_MS = 10 * 366 * 86_400_000;
@@ -17,6 +18,11 @@ export interface ValidateOptions extends CompileOptions {
   minIntervalMs?: number;
   /** Horizon in ms after `input.reference` (default ~10 years). */
   horizon?: number;
+  /**
+   * When valid, `sample` holds at least this many fire times after the reference (fewer only if
+   * the series ends): a preview's `count`, read from the same source as the checks.
+   */
+  sampleCount?: number;
 }
 
 export interface ValidationResult {
@@ -29,10 +35,10 @@ export interface ValidationResult {
   /** The compiled schedule when valid. */
   schedule?: CompiledSchedule;
   /**
-   * The fire times sampled after the reference while validating (ascending; the first 101 when
-   * the minimum gap was checked), so a preview need not compute them again.
+   * The fire times sampled after the reference while validating, as epoch milliseconds (ascending;
+   * the first 101 when the minimum gap was checked), so a preview need not compute them again.
    */
-  sample?: Date[];
+  sample?: number[];
 }
 
 function fmtDuration(ms: number): string {
@@ -73,38 +79,63 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
     return { valid: false, kindDetected: compiled.kindDetected, errors: compiled.errors };
   }
   const s = compiled.schedule;
+  return checkFireTimes(input, compiled.kindDetected, s, opts, fireTimesOf(s, budget));
+}
+
+/**
+ * Fire times strictly after `after`, ascending, at most `n`, all as epoch milliseconds (a
+ * schedule's `next` or a cache of it).
+ */
+export type FireTimeSource = (after: number, n: number) => number[];
+
+/** A schedule's own fire times as a source, computed under `budget`. */
+export function fireTimesOf(s: CompiledSchedule, budget: Budget): FireTimeSource {
+  return (after, n) => s.next(new Date(after), n, budget).map((d) => d.getTime());
+}
+
+/**
+ * The checks of `validateSchedule` after a successful compile (never fires, horizon, minimum
+ * gap), reading fire times from `fires`; budget errors become `budget_exceeded`.
+ */
+export function checkFireTimes(
+  input: ScheduleInput,
+  kindDetected: ScheduleKind,
+  s: CompiledSchedule,
+  opts: ValidateOptions,
+  fires: FireTimeSource,
+): ValidationResult {
   const expr = input.expr;
   const errors: ScheduleError[] = [];
-  let sample: Date[] = [];
+  let sample: number[] = [];
   try {
     const ref = input.reference.getTime();
     const horizon = opts.horizon ?? DEFAULT_HORIZON_MS;
-    const first = s.next(input.reference, 1, budget);
+    const first = fires(ref, 1);
     sample = first;
     if (first.length === 0) {
       errors.push(
         wholeExpressionError(expr, 'never_fires', 'this schedule never fires after the reference time', null),
       );
-    } else if (first[0].getTime() - ref > horizon) {
+    } else if (first[0] - ref > horizon) {
       errors.push(
         wholeExpressionError(
           expr,
           'never_fires',
-          `this schedule first fires on ${first[0].toISOString().slice(0, 10)}, more than ${Math.round(horizon / (365.25 * 86_400_000))} years away`,
+          `this schedule first fires on ${toIsoUtc(first[0]).slice(0, 10)}, more than ${Math.round(horizon / (365.25 * 86_400_000))} years away`,
           null,
         ),
       );
-    } else if (!s.oneOff && (opts.minIntervalMs ?? 0) > 0) {
-      const fires = [first[0], ...s.next(first[0], SAMPLED_GAPS, budget)];
-      sample = fires;
-      for (let i = 1; i < fires.length; i++) {
-        const gap = fires[i].getTime() - fires[i - 1].getTime();
+    } else if (!s.oneOff && (opts.minIntervalMs ?? 0) > (s.minGapLowerBoundMs ?? 0)) {
+      const sampled = [first[0], ...fires(first[0], SAMPLED_GAPS)];
+      sample = sampled;
+      for (let i = 1; i < sampled.length; i++) {
+        const gap = sampled[i] - sampled[i - 1];
         if (gap < (opts.minIntervalMs as number)) {
           errors.push(
             wholeExpressionError(
               expr,
               'min_interval',
-              `this schedule fires ${fmtDuration(gap)} apart (${fires[i - 1].toISOString()} and ${fires[i].toISOString()}); the minimum interval is ${fmtDuration(opts.minIntervalMs as number)}`,
+              `this schedule fires ${fmtDuration(gap)} apart (${toIsoUtc(sampled[i - 1])} and ${toIsoUtc(sampled[i])}); the minimum interval is ${fmtDuration(opts.minIntervalMs as number)}`,
               null,
             ),
           );
@@ -112,22 +143,26 @@ export function validateSchedule(input: ScheduleInput, opts: ValidateOptions = {
         }
       }
     }
+    const wanted = opts.sampleCount ?? 0;
+    if (errors.length === 0 && sample.length < wanted) {
+      sample = fires(ref, wanted);
+    }
   } catch (e) {
     if (!isBudgetError(e)) {
       throw e;
     }
     return {
       valid: false,
-      kindDetected: compiled.kindDetected,
+      kindDetected,
       errors: [wholeExpressionError(expr, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)],
     };
   }
   if (errors.length) {
-    return { valid: false, kindDetected: compiled.kindDetected, errors };
+    return { valid: false, kindDetected, errors };
   }
   return {
     valid: true,
-    kindDetected: compiled.kindDetected,
+    kindDetected,
     canonical: s.canonical,
     description: s.description,
     errors,

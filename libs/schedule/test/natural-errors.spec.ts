@@ -179,3 +179,35 @@ describe('conflicts and incomplete input', () => {
     expect(ok(natural('every hour')).canonical).toBe('FREQ=HOURLY');
   });
 });
+
+describe('next and fractions of an hour', () => {
+  test('`next` without a weekday says what it needs', () => {
+    const expr = 'next week at 9am';
+    expect(errs(natural(expr))).toEqual([
+      {
+        kind: 'incomplete',
+        position: 0,
+        length: bytePos(expr, 'week') + 4,
+        message: '`next` must be followed by a day of the week, e.g. `next friday at 9am`',
+        suggestion: null,
+      },
+    ]);
+  });
+
+  test('`every half` without `hour` offers `every half hour`', () => {
+    const expr = 'every half';
+    expect(errs(natural(expr))).toEqual([
+      {
+        kind: 'expected_unit',
+        position: bytePos(expr, 'half'),
+        length: 4,
+        message: 'expected "hour" after "half", e.g. `every half hour`',
+        suggestion: 'every half hour',
+      },
+    ]);
+  });
+
+  test('`next friday` cannot be combined with a repetition', () => {
+    expect(errs(natural('next friday every day'))).toEqual([expect.objectContaining({ kind: 'conflict' })]);
+  });
+});

@@ -45,6 +45,27 @@ describe('intervals', () => {
       ],
       ['every minute', 'FREQ=MINUTELY', 'Every minute (UTC)', 'UTC', ['2026-11-30T10:18:23Z']],
       [
+        'every half hour',
+        'FREQ=MINUTELY;INTERVAL=30',
+        'Every 30 minutes (UTC)',
+        'UTC',
+        ['2026-11-30T10:47:23Z', '2026-11-30T11:17:23Z'],
+      ],
+      [
+        'every half an hour',
+        'FREQ=MINUTELY;INTERVAL=30',
+        'Every 30 minutes (UTC)',
+        'UTC',
+        ['2026-11-30T10:47:23Z', '2026-11-30T11:17:23Z'],
+      ],
+      [
+        'Every Quarter of an Hour',
+        'FREQ=MINUTELY;INTERVAL=15',
+        'Every 15 minutes (UTC)',
+        'UTC',
+        ['2026-11-30T10:32:23Z', '2026-11-30T10:47:23Z'],
+      ],
+      [
         'every 2 hours',
         'FREQ=HOURLY;INTERVAL=2',
         'Every 2 hours (Asia/Kolkata)',
@@ -579,6 +600,36 @@ describe('one-offs are evaluated against the reference in the zone', () => {
       'FREQ=DAILY;COUNT=1;DTSTART=20261130T170000Z',
       'Once at 2026-11-30 17:00 (UTC)',
       '2026-11-30T17:00:00Z',
+    ],
+    // REF is a Monday: `next monday` is a week later, never the same day
+    [
+      'next monday',
+      'UTC',
+      'FREQ=DAILY;COUNT=1;DTSTART=20261207T000000Z',
+      'Once at 2026-12-07 00:00 (UTC)',
+      '2026-12-07T00:00:00Z',
+    ],
+    [
+      'next friday at 9am',
+      'Europe/Berlin',
+      'FREQ=DAILY;COUNT=1;DTSTART=20261204T080000Z',
+      'Once at 2026-12-04 09:00 (Europe/Berlin)',
+      '2026-12-04T08:00:00Z',
+    ],
+    [
+      'next tue at 5:30 p.m.',
+      'America/New_York',
+      'FREQ=DAILY;COUNT=1;DTSTART=20261201T223000Z',
+      'Once at 2026-12-01 17:30 (America/New_York)',
+      '2026-12-01T22:30:00Z',
+    ],
+    // already Tuesday 2026-12-01 in Kiritimati (+14): its next Monday is the 7th there
+    [
+      'next monday',
+      'Pacific/Kiritimati',
+      'FREQ=DAILY;COUNT=1;DTSTART=20261206T100000Z',
+      'Once at 2026-12-07 00:00 (Pacific/Kiritimati)',
+      '2026-12-06T10:00:00Z',
     ],
     [
       'in 3 days at noon',

@@ -52,6 +52,15 @@ describe('validate: minimum gap', () => {
       errors: [],
     });
   });
+  it('skips sampling when the time fields prove every gap long enough, and still samples sampleCount', () => {
+    const input = { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin', reference: REF };
+    const skipped = validateSchedule(input, { minIntervalMs: 60_000 });
+    expect(skipped.valid).toBe(true);
+    expect(skipped.sample).toHaveLength(1); // no 101-point sample needed: a day less 3 h >= 1 minute
+    const previewed = validateSchedule(input, { minIntervalMs: 60_000, sampleCount: 10 });
+    const expected = compileSchedule(input);
+    expect(previewed.sample).toEqual(expected.ok ? expected.schedule.next(REF, 10).map((d) => d.getTime()) : null);
+  });
   it('one-off schedules have no minimum-gap error (count = 1)', () => {
     const v = validateSchedule({ expr: '* * * * * ?', reference: REF, count: 1 }, { minIntervalMs: 3_600_000 });
     expect(v.valid).toBe(true);

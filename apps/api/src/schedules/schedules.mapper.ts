@@ -1,4 +1,10 @@
-import type { CompiledSchedule, ScheduleError, ScheduleKind, ValidationResult } from '@svc/schedule';
+import {
+  toIsoUtc,
+  type CompiledSchedule,
+  type ScheduleError,
+  type ScheduleKind,
+  type ValidationResult,
+} from '@svc/schedule';
 import type {
   PreviewScheduleResponseDto,
   ScheduleErrorDto,
@@ -29,12 +35,13 @@ export function toValidateResponse(result: ValidationResult, kindDetected: Sched
   return response;
 }
 
-export function toPreviewResponse(schedule: CompiledSchedule, next: Date[]): PreviewScheduleResponseDto {
+/** `next`: fire times as epoch milliseconds. */
+export function toPreviewResponse(schedule: CompiledSchedule, next: number[]): PreviewScheduleResponseDto {
   return {
     kind_detected: schedule.kind,
     canonical: schedule.canonical,
     description: schedule.description,
     timezone: schedule.timezone,
-    next: next.map((d) => d.toISOString()),
+    next: next.map(toIsoUtc),
   };
 }

@@ -1,15 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppConfig, ValidationFailedError } from '@svc/common';
 import {
-  BUDGET_EXCEEDED_MESSAGE,
-  createBudget,
   DEFAULT_BUDGET_MS,
   detectKind,
-  errorAt,
-  isBudgetError,
   type ScheduleError,
   type ScheduleInput,
-  validateSchedule,
+  ScheduleValidationCache,
 } from '@svc/schedule';
 import { APP_CONFIG } from '../config/config.module';
 import { DEFAULT_PREVIEW_COUNT, type PreviewScheduleBody, type ValidateScheduleBody } from './schedule-request.schema';
@@ -29,6 +25,8 @@ const monotonicMs = (): number => performance.now();
 @Injectable()
 export class SchedulesService {
   private readonly minIntervalMs: number;
+  /** Exact reuse of compiled schedules and their upcoming fire times (libs/schedule/src/validate-cache.ts). */
+  private readonly cache = new ScheduleValidationCache();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.minIntervalMs = config.plans[config.default_plan]?.min_interval_ms ?? 0;
@@ -37,7 +35,7 @@ export class SchedulesService {
   /** `POST /schedules/validate`: bad schedules are an answer (`valid: false`), not an error. */
   validate(body: ValidateScheduleBody, now: Date = new Date()): ValidateScheduleResponseDto {
     const input = this.input(body, now);
-    const result = validateSchedule(input, {
+    const result = this.cache.validate(input, {
       minIntervalMs: this.minIntervalMs,
       now: monotonicMs,
       budgetMs: DEFAULT_BUDGET_MS,
@@ -53,23 +51,17 @@ export class SchedulesService {
   preview(body: PreviewScheduleBody, now: Date = new Date()): PreviewScheduleResponseDto {
     const reference = body.after ? new Date(body.after) : now;
     const input = this.input(body, reference);
-    const budget = createBudget(DEFAULT_BUDGET_MS, monotonicMs);
-    const result = validateSchedule(input, { minIntervalMs: this.minIntervalMs, budget, now: monotonicMs });
+    const count = body.count ?? DEFAULT_PREVIEW_COUNT;
+    const result = this.cache.validate(input, {
+      minIntervalMs: this.minIntervalMs,
+      now: monotonicMs,
+      budgetMs: DEFAULT_BUDGET_MS,
+      sampleCount: count, // the fire times come from the same (cached) source as the checks
+    });
     if (!result.valid || !result.schedule) {
       throw invalidSchedule(result.errors);
     }
-    try {
-      const count = body.count ?? DEFAULT_PREVIEW_COUNT;
-      // Validation already sampled the first fire times after the reference; reuse them.
-      const sampled = result.sample ?? [];
-      const next = sampled.length >= count ? sampled.slice(0, count) : result.schedule.next(reference, count, budget);
-      return toPreviewResponse(result.schedule, next);
-    } catch (e) {
-      if (!isBudgetError(e)) {
-        throw e;
-      }
-      throw invalidSchedule([errorAt(input.expr, 0, input.expr.length, 'budget_exceeded', BUDGET_EXCEEDED_MESSAGE)]);
-    }
+    return toPreviewResponse(result.schedule, (result.sample ?? []).slice(0, count));
   }
 
   private input(body: ValidateScheduleBody, reference: Date): ScheduleInput {

@@ -135,3 +135,31 @@ function sortSigned(v: number[]): number[] {
   const neg = v.filter((x) => x < 0).sort((a, b) => a - b);
   return [...pos, ...neg];
 }
+
+/**
+ * True when the rule's occurrences do not depend on the anchor a caller supplies in place of a
+ * missing DTSTART (the reference instant), so fire times computed after one reference stay valid
+ * for a later one (validate-cache.ts). Conservative: with no DTSTART, only interval-1 date-level
+ * rules without COUNT whose every RFC 5545 DTSTART-derived default (time of day, weekday, day of
+ * month) is given explicitly; sub-daily rules step from the anchor and never qualify.
+ */
+export function isAnchorIndependent(r: Rule): boolean {
+  if (r.dtstart !== null) {
+    return true;
+  }
+  if (r.count !== null || r.interval !== 1 || r.byHour === null || r.byMinute === null || r.bySecond === null) {
+    return false;
+  }
+  switch (r.freq) {
+    case 'DAILY':
+      return true;
+    case 'WEEKLY':
+      return r.byDay !== null;
+    case 'MONTHLY':
+      return r.byMonthDay !== null || r.byDay !== null;
+    case 'YEARLY':
+      return r.byMonthDay !== null || r.byDay !== null || r.byYearDay !== null;
+    default:
+      return false;
+  }
+}

@@ -1,7 +1,9 @@
 /** Wraps a `Rule` into the public `CompiledSchedule`. */
 import type { Budget, CompiledSchedule, ScheduleKind } from '../types';
 import { Recurrence } from './expand';
-import type { Rule } from './rule';
+import { fieldGapLowerBound } from '../min-gap';
+import { zoneOffsets } from '../tz';
+import { isAnchorIndependent, type Rule } from './rule';
 
 export interface RuleScheduleOptions {
   kind: ScheduleKind;
@@ -10,6 +12,8 @@ export interface RuleScheduleOptions {
   description: string;
   timezone: string;
   oneOff: boolean;
+  /** False when the grammar resolved something against the reference (a relative date, a default day). */
+  referenceFree: boolean;
   reference: Date;
   startsAt?: Date | null;
   endsAt?: Date | null;
@@ -39,6 +43,23 @@ export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
     description: o.description,
     timezone: o.timezone,
     oneOff: o.oneOff,
+    // Input bounds: a count without startsAt counts from the reference.
+    minGapLowerBoundMs: ruleGapLowerBound(o.rule, o.timezone),
+    referenceFree: o.referenceFree && isAnchorIndependent(o.rule) && !((o.count ?? null) !== null && !o.startsAt),
     next: (after: Date, count: number, budget?: Budget): Date[] => rec.next(after, count, budget),
   };
+}
+
+/**
+ * The field-based gap bound (min-gap.ts) for date-level rules whose times of day are all explicit
+ * (every rule the natural grammar builds for days, weeks, months and years): each occurrence's
+ * wall time is in BYHOUR x BYMINUTE x BYSECOND, or was shifted forward out of a DST gap, which the
+ * bound's offset-change allowance covers. Sub-daily rules step in elapsed time: no bound.
+ */
+function ruleGapLowerBound(r: Rule, timezone: string): number | undefined {
+  const dateLevel = r.freq === 'YEARLY' || r.freq === 'MONTHLY' || r.freq === 'WEEKLY' || r.freq === 'DAILY';
+  if (!dateLevel || r.byHour === null || r.byMinute === null || r.bySecond === null) {
+    return undefined;
+  }
+  return fieldGapLowerBound(r.bySecond, r.byMinute, r.byHour, zoneOffsets(timezone).isUtc);
 }

@@ -8,7 +8,7 @@
  * time repeated by a fall-back fires once, at its first instance.
  */
 import type { Budget } from '../../types';
-import { civilFromDays, classifyWall, daysFromCivil, daysInMonth, type ZoneOffsets } from '../../tz';
+import { civilFromDays, daysFromCivil, daysInMonth, wallToInstant, type ZoneOffsets } from '../../tz';
 import type { CronFields } from './parse';
 
 const DAY_MS = 86_400_000;
@@ -176,8 +176,7 @@ export class CronMatcher {
     let oMax = Math.max(o, oBack);
     while (w !== -1) {
       budget.check();
-      const r = classifyWall(zone, w);
-      const t = r.kind === 'gap' ? (r.shifted as number) : r.instants[0];
+      const t = wallToInstant(zone, w, 'rfc5545') as number; // never null under rfc5545
       if (t > after && (best === -1 || t < best)) {
         best = t;
         oMax = Math.max(oMax, zone.offset(best), zone.offset(best + 3 * HOUR_MS));

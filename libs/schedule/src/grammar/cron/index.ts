@@ -5,6 +5,7 @@
 import { zoneOffsets } from '../../tz';
 import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../../types';
 import type { GrammarContext } from '../context';
+import { allowedValues, fieldGapLowerBound } from '../../min-gap';
 import { describeMonths, describeTimeOfDay, describeWeekdays, joinList, ordinalNumber } from '../describe';
 import { CronMatcher } from './evaluate';
 import { parseCron, type CronFields } from './parse';
@@ -67,6 +68,13 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
     description: describeCron(parsed.fields, ctx.timezone),
     timezone: ctx.timezone,
     oneOff: false,
+    referenceFree: true,
+    minGapLowerBoundMs: fieldGapLowerBound(
+      [0],
+      allowedValues(parsed.fields.minutes),
+      allowedValues(parsed.fields.hours),
+      zone.isUtc,
+    ),
     next(after: Date, count: number, budget?: Budget): Date[] {
       const b = budget ?? ctx.budget;
       const out: Date[] = [];

@@ -25,6 +25,8 @@ export interface Built {
   rule: Rule;
   oneOff: boolean;
   description: string;
+  /** True when the rule was resolved against the reference instant (one-offs, `starting tomorrow`, a default day). */
+  usesReference: boolean;
 }
 
 const UNIT_SEC = { second: 1, minute: 60, hour: 3600 } as const;
@@ -93,9 +95,10 @@ export function buildNatural(
           d = Math.min(d, daysInMonth(y, m));
         }
         fl = floating(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
-      } else if (o.kind === 'day') {
+      } else if (o.kind === 'day' || o.kind === 'next') {
         const f = fieldsOf(z.toFloating(ref));
-        fl = (f.dayNum + o.offset) * DAY_MS + (time ? time.sec : 0) * 1000;
+        const offset = o.kind === 'day' ? o.offset : (o.weekday - f.wd + 7) % 7 || 7;
+        fl = (f.dayNum + offset) * DAY_MS + (time ? time.sec : 0) * 1000;
       } else {
         fl = o.fl + (time ? time.sec * 1000 : 0);
       }
@@ -106,12 +109,19 @@ export function buildNatural(
     rule.dtstart = { instant };
     const local = formatDate({ floating: z.toFloating(instant) });
     return {
-      built: { rule, oneOff: true, description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}` },
+      built: {
+        rule,
+        oneOff: true,
+        usesReference: true,
+        description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}`,
+      },
       errors,
     };
   }
 
+  let usesReference = false;
   if (spec.starting?.relDays !== undefined) {
+    usesReference = true;
     const day = fieldsOf(z.toFloating(reference.getTime())).dayNum + spec.starting.relDays;
     spec.starting = { ...spec.starting, fl: day * DAY_MS + spec.starting.fl, relDays: undefined };
   }
@@ -294,6 +304,7 @@ export function buildNatural(
         rule.interval === 1 &&
         !rule.byDay?.some((d) => d.n !== 0)
       ) {
+        usesReference ||= !spec.starting;
         if (rule.freq === 'YEARLY' && !rule.byMonth && !rule.byMonthDay) {
           const f = fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime()));
           rule.byMonth = [f.m];
@@ -315,7 +326,7 @@ export function buildNatural(
     }
   }
   const description = describeRule(rule, extras);
-  return { built: { rule, oneOff: false, description }, errors };
+  return { built: { rule, oneOff: false, usesReference, description }, errors };
 }
 
 const MONTHS = [

@@ -43,6 +43,7 @@ export function compileNatural(input: ScheduleInput, ctx: GrammarContext): Compi
     description: `${built.description} (${timezone})`,
     timezone,
     oneOff: built.oneOff,
+    referenceFree: !built.usesReference,
     reference,
     startsAt: input.startsAt ?? ctx.startsAt ?? null,
     endsAt: input.endsAt ?? ctx.endsAt ?? null,

@@ -33,7 +33,9 @@ export interface TimeOfDay {
 export type OneOff =
   | { kind: 'in'; n: number; unit: Unit; span: Span }
   | { kind: 'date'; fl: number; hasTime: boolean; span: Span }
-  | { kind: 'day'; offset: number; span: Span };
+  | { kind: 'day'; offset: number; span: Span }
+  /** `next friday`: the first such weekday after the reference's date (never the same day). */
+  | { kind: 'next'; weekday: number; span: Span };
 
 export interface Spec {
   interval: { n: number; unit: Unit; span: Span } | null;
@@ -230,6 +232,9 @@ class Parser {
       this.i++;
       return this.clause();
     }
+    if (w === 'next') {
+      return this.next();
+    }
     if (w === 'tomorrow' || w === 'today') {
       this.i++;
       this.setOneOff({ kind: 'day', offset: w === 'tomorrow' ? 1 : 0, span: this.spanFrom(t) });
@@ -274,6 +279,24 @@ class Parser {
       return true;
     }
     return false;
+  }
+
+  /** `next monday`: a one-off on the first such weekday after the reference's date. */
+  private next(): boolean {
+    const start = this.tok()!;
+    this.i++;
+    const day = WEEKDAYS[this.low()];
+    if (day === undefined) {
+      const t = this.tok() ?? start;
+      this.err(start, t, 'incomplete', '`next` must be followed by a day of the week, e.g. `next friday at 9am`');
+      if (this.tok() && !this.isTimeStart() && this.low() !== 'at') {
+        this.i++;
+      }
+      return true;
+    }
+    this.i++;
+    this.setOneOff({ kind: 'next', weekday: day, span: this.spanFrom(start) });
+    return true;
   }
 
   private setOneOff(o: OneOff): void {
@@ -335,6 +358,9 @@ class Parser {
       }
       return true;
     }
+    if (this.is('half', 'quarter')) {
+      return this.fractionOfHour(start);
+    }
     const u = UNITS[this.low()];
     if (u && !(u === 'second' && this.isWeekdayAt(1))) {
       this.i++;
@@ -364,6 +390,31 @@ class Parser {
       'incomplete',
       '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`',
     );
+    return true;
+  }
+
+  /** `every half hour`, `every half an hour`, `every quarter hour`, `every quarter of an hour`. */
+  private fractionOfHour(start: Tok): boolean {
+    const fraction = this.tok()!;
+    const minutes = fraction.low === 'half' ? 30 : 15;
+    this.i++;
+    this.accept('of');
+    this.accept('an', 'a');
+    if (!this.accept('hour')) {
+      const t = this.tok() ?? fraction;
+      this.err(
+        fraction,
+        t,
+        'expected_unit',
+        `expected "hour" after "${fraction.text}", e.g. \`every ${fraction.low} hour\``,
+        `every ${fraction.low} hour`,
+      );
+      return true;
+    }
+    const span = this.spanFrom(start);
+    if (!this.dup(this.spec.interval, span, 'the repetition')) {
+      this.spec.interval = { n: minutes, unit: 'minute', span };
+    }
     return true;
   }
 

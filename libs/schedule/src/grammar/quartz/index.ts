@@ -6,6 +6,7 @@
 import { zoneOffsets } from '../../tz';
 import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../../types';
 import type { GrammarContext } from '../context';
+import { fieldGapLowerBound } from '../../min-gap';
 import { describeQuartz } from './describe';
 import { quartzTimeAfter } from './evaluate';
 import { parseQuartz, type QuartzFields } from './parse';
@@ -36,6 +37,8 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
     description: describeQuartz(q, ctx.timezone),
     timezone: ctx.timezone,
     oneOff: false,
+    referenceFree: true,
+    minGapLowerBoundMs: fieldGapLowerBound(q.seconds, q.minutes, q.hours, zone.isUtc),
     next(after: Date, count: number, budget?: Budget): Date[] {
       const b = budget ?? ctx.budget;
       const out: Date[] = [];

@@ -63,6 +63,7 @@ export function compileRrule(input: ScheduleInput, ctx: GrammarContext): Compile
     description: `${rule.count === 1 && rule.dtstart ? once(rule, timezone) : describeRule(rule)} (${timezone})`,
     timezone,
     oneOff: rule.count === 1,
+    referenceFree: true,
     reference: ctx.reference ?? input.reference,
     startsAt: input.startsAt ?? ctx.startsAt ?? null,
     endsAt: input.endsAt ?? ctx.endsAt ?? null,

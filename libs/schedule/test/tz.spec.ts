@@ -1,0 +1,22 @@
+import fc from 'fast-check';
+import { toIsoUtc } from '@svc/schedule';
+
+describe('toIsoUtc', () => {
+  it('should format every instant exactly as Date#toISOString', () => {
+    const yearsZeroTo9999 = fc.integer({ min: Date.UTC(0, 0, 1) - 1000, max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) });
+    const anyDateValue = fc.integer({ min: -8.64e15, max: 8.64e15 });
+    fc.assert(
+      fc.property(fc.oneof(yearsZeroTo9999, anyDateValue), (ms) => {
+        expect(toIsoUtc(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it.each([0, -1, 951_782_400_000, 1_795_420_800_000, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(0, 0, 1)])(
+    'should format %d like the built-in',
+    (ms) => {
+      expect(toIsoUtc(ms)).toBe(new Date(ms).toISOString());
+    },
+  );
+});
