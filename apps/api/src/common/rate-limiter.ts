@@ -108,3 +108,20 @@ export class FixedWindowRateLimiter {
     }
   }
 }
+
+/**
+ * Writes a decision's `RateLimit-Limit`, `-Remaining` and `-Reset` headers, plus `Retry-After`
+ * when the request is refused (seconds, at least 1), on any reply with a `header` method.
+ */
+export function writeRateLimitHeaders(
+  reply: { header(name: string, value: number): unknown },
+  decision: RateLimitDecision,
+): void {
+  const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+  reply.header('RateLimit-Limit', decision.limit);
+  reply.header('RateLimit-Remaining', decision.remaining);
+  reply.header('RateLimit-Reset', resetSeconds);
+  if (!decision.allowed) {
+    reply.header('Retry-After', resetSeconds);
+  }
+}

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../common/error.filter';
 import { FixedWindowRateLimiter } from '../common/rate-limiter';
-import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT } from './schedule-endpoint.hooks';
+import { SCHEDULE_BODY_LIMIT, scheduleRouteOptions } from './schedule-endpoint.hooks';
 
 /**
  * The hooks on a bare Fastify instance (no Nest, no sockets: `inject`), with the API's error
@@ -15,9 +15,8 @@ async function build(options: { limit?: number; trustProxy?: boolean; now?: () =
     void reply.status(status).send({ error: body });
   });
   const limiter = options.limit ? new FixedWindowRateLimiter({ limit: options.limit, now: options.now }) : null;
-  registerScheduleEndpointHooks(fastify, { limiter, trustProxy: options.trustProxy ?? false });
   const echo = async (request: { body: unknown }) => ({ size: JSON.stringify(request.body).length });
-  fastify.post('/limited', { config: SCHEDULE_ENDPOINT, bodyLimit: SCHEDULE_BODY_LIMIT }, echo);
+  fastify.post('/limited', scheduleRouteOptions({ limiter, trustProxy: options.trustProxy ?? false }), echo);
   fastify.post('/other', echo);
   await fastify.ready();
   return fastify;

@@ -4,8 +4,9 @@ import type { AppConfig } from '@svc/common';
 import type { FastifyInstance } from 'fastify';
 import { APP_CONFIG } from '../config/config.module';
 import { FixedWindowRateLimiter } from '../common/rate-limiter';
-import { registerScheduleEndpointHooks, SCHEDULE_BODY_LIMIT, SCHEDULE_ENDPOINT } from './schedule-endpoint.hooks';
+import { scheduleRouteOptions } from './schedule-endpoint.hooks';
 import { parsePreviewBody, parseValidateBody } from './schedule-request.schema';
+import { PREVIEW_RESPONSE_SCHEMA, VALIDATE_RESPONSE_SCHEMA } from './schedule-response.schema';
 import { SchedulesService } from './schedules.service';
 
 /**
@@ -29,15 +30,16 @@ export class ScheduleRoutes implements OnModuleInit {
       return; // no HTTP server (application context)
     }
     const perMinute = this.config.limits.schedule_rate_limit_per_minute;
-    registerScheduleEndpointHooks(fastify, {
+    const options = scheduleRouteOptions({
       limiter: perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null,
       trustProxy: this.config.http.trust_proxy,
     });
-    const options = { bodyLimit: SCHEDULE_BODY_LIMIT, config: SCHEDULE_ENDPOINT };
-    fastify.post('/api/v1/schedules/validate', options, async (request) =>
+    const validateOptions = { ...options, schema: { response: { 200: VALIDATE_RESPONSE_SCHEMA } } };
+    const previewOptions = { ...options, schema: { response: { 200: PREVIEW_RESPONSE_SCHEMA } } };
+    fastify.post('/api/v1/schedules/validate', validateOptions, async (request) =>
       this.schedules.validate(parseValidateBody(request.body)),
     );
-    fastify.post('/api/v1/schedules/preview', options, async (request) =>
+    fastify.post('/api/v1/schedules/preview', previewOptions, async (request) =>
       this.schedules.preview(parsePreviewBody(request.body)),
     );
   }

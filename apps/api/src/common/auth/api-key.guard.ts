@@ -13,7 +13,7 @@ import { ApiKeyEntity, WorkspaceEntity } from '@svc/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
-import { FixedWindowRateLimiter } from '../rate-limiter';
+import { FixedWindowRateLimiter, writeRateLimitHeaders } from '../rate-limiter';
 import { AuthContext, PUBLIC_ROUTE, REQUIRED_SCOPES, Scope } from './auth.decorators';
 
 /** `jobs:write` implies `jobs:read` (decisions.md → Scopes). */
@@ -93,12 +93,8 @@ export class ApiKeyGuard implements CanActivate {
       return;
     }
     const decision = this.limiter.hit(`key:${keyId}`);
-    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-    void reply.header('RateLimit-Limit', decision.limit);
-    void reply.header('RateLimit-Remaining', decision.remaining);
-    void reply.header('RateLimit-Reset', resetSeconds);
+    writeRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
-      void reply.header('Retry-After', resetSeconds);
       throw new RateLimitedError();
     }
   }
