@@ -1,10 +1,10 @@
 /**
  * HTTP benchmark of the public schedule endpoints (issue #3 → "Done when"). Not a test.
- * Run: node -r @swc-node/register bench/schedule-endpoints.ts [seconds=10] [connections=10]
+ * Run: node -r @swc-node/register bench/schedule-endpoints.ts [seconds=5] [connections=10] [rounds=3]
  *
- * In one process: the API's SchedulesModule in a Nest + Fastify app configured like `createApp`
- * (same adapter options, X-Request-ID hook, error handler, error filter and global ValidationPipe;
- * rate limit off), and a bare Fastify route that parses the same JSON body and returns a constant,
+ * In one process: the API's SchedulesModule in a Nest + Fastify app on the API's own Fastify
+ * adapter (`createFastifyAdapter`: options, X-Request-ID hook, error handler) with its error filter
+ * and global ValidationPipe (rate limit off), and a bare Fastify route that parses the same JSON body and returns a constant,
  * as the ceiling. autocannon drives each target on 127.0.0.1 from a worker thread, so the load
  * generator does not share the servers' event loop (it still shares the machine's cores).
  *
@@ -14,14 +14,15 @@
 import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildConfig } from '@svc/common';
 import autocannon from 'autocannon';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import Fastify from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
-import { ErrorFilter, toErrorResponse } from '../apps/api/src/common/error.filter';
+import { join } from 'node:path';
+import { createFastifyAdapter } from '../apps/api/src/app';
+import { ErrorFilter } from '../apps/api/src/common/error.filter';
 import { createValidationPipe } from '../apps/api/src/common/validation';
 import { ConfigModule } from '../apps/api/src/config/config.module';
 import { SchedulesModule } from '../apps/api/src/schedules/schedules.module';
@@ -59,9 +60,9 @@ class NoopController {
   }
 }
 
-const DURATION_S = Number(process.argv[2] ?? 10);
+const DURATION_S = Number(process.argv[2] ?? 5);
 const CONNECTIONS = Number(process.argv[3] ?? 10);
-const ONE_MIB = 1024 * 1024;
+const ROUNDS = Number(process.argv[4] ?? 3);
 
 async function startSchedulesApi(): Promise<{ url: string; service: SchedulesService; close: () => Promise<void> }> {
   const config = buildConfig(
@@ -70,20 +71,7 @@ async function startSchedulesApi(): Promise<{ url: string; service: SchedulesSer
   );
   @Module({ imports: [ConfigModule.forRoot(config), SchedulesModule], controllers: [NoopController] })
   class BenchModule {}
-  const adapter = new FastifyAdapter({
-    bodyLimit: ONE_MIB,
-    trustProxy: false,
-    requestIdHeader: false,
-    genReqId: () => randomUUID(),
-  });
-  const fastify = adapter.getInstance();
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('X-Request-ID', request.id);
-  });
-  fastify.setErrorHandler((err, _request, reply) => {
-    const { status, body } = toErrorResponse(err);
-    void reply.status(status).send({ error: body });
-  });
+  const adapter = createFastifyAdapter(false);
   const app = await NestFactory.create<NestFastifyApplication>(BenchModule, adapter, { logger: ['error'] });
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(createValidationPipe());
@@ -96,14 +84,21 @@ async function startSchedulesApi(): Promise<{ url: string; service: SchedulesSer
 }
 
 async function startBare(): Promise<{ url: string; close: () => Promise<void> }> {
-  const fastify = Fastify({ bodyLimit: ONE_MIB });
+  const fastify = Fastify({ bodyLimit: 1024 * 1024 }); // the API's limit
   fastify.post('/bare', async () => ({ ok: true }));
   const address = await fastify.listen({ port: 0, host: '127.0.0.1' });
   return { url: address, close: () => fastify.close() };
 }
 
-interface Row {
-  target: string;
+interface Target {
+  name: string;
+  url: string;
+  body: unknown;
+  /** A file exporting an autocannon `setupRequest` that varies the body per request. */
+  setupRequest?: string;
+}
+
+interface Sample {
   rps: number;
   p50: number;
   p99: number;
@@ -111,18 +106,18 @@ interface Row {
   errors: number;
 }
 
-async function load(target: string, url: string, body: unknown): Promise<Row> {
+async function load(target: Target, duration: number): Promise<Sample> {
   const result = await autocannon({
-    url,
+    url: target.url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    body: JSON.stringify(target.body),
+    requests: target.setupRequest ? [{ setupRequest: target.setupRequest }] : undefined,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration,
     workers: 1,
   });
   return {
-    target,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -130,6 +125,12 @@ async function load(target: string, url: string, body: unknown): Promise<Row> {
     errors: result.errors + result.timeouts,
   };
 }
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 /**
  * Calls per second of the service method alone (no HTTP): the ceiling the schedule work sets.
@@ -164,46 +165,41 @@ function inProcess(fn: () => unknown, ms = 3_000): { ops: number; meanUs: number
 async function main(): Promise<void> {
   const api = await startSchedulesApi();
   const bare = await startBare();
-  const cases: Array<[string, string, unknown]> = [
-    ['bare Fastify route', `${bare.url}/bare`, { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin', count: 10 }],
-    [
-      'Nest + ValidationPipe, no schedule work',
-      `${api.url}/bench/noop`,
-      { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin', count: 10 },
-    ],
-    ['validate (cron)', `${api.url}/api/v1/schedules/validate`, { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin' }],
-    [
-      'preview (cron, count 10)',
-      `${api.url}/api/v1/schedules/preview`,
-      { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin', count: 10 },
-    ],
-    [
-      'validate (natural)',
-      `${api.url}/api/v1/schedules/validate`,
-      { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' },
-    ],
-    [
-      'preview (natural, count 10)',
-      `${api.url}/api/v1/schedules/preview`,
-      { expr: 'every weekday at 9am', timezone: 'Europe/Berlin', count: 10 },
-    ],
+  const cron = { expr: '0 9 * * 1-5', timezone: 'Europe/Berlin' };
+  const natural = { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' };
+  const targets: Target[] = [
+    { name: 'bare Fastify route', url: `${bare.url}/bare`, body: { ...cron, count: 10 } },
+    { name: 'Nest + ValidationPipe, no schedule work', url: `${api.url}/bench/noop`, body: { ...cron, count: 10 } },
+    { name: 'validate (cron)', url: `${api.url}/api/v1/schedules/validate`, body: cron },
+    { name: 'preview (cron, count 10)', url: `${api.url}/api/v1/schedules/preview`, body: { ...cron, count: 10 } },
+    { name: 'validate (natural)', url: `${api.url}/api/v1/schedules/validate`, body: natural },
+    {
+      name: 'preview (natural, count 10)',
+      url: `${api.url}/api/v1/schedules/preview`,
+      body: { ...natural, count: 10 },
+    },
+    {
+      name: 'preview (cron, count 10), a new expression every request',
+      url: `${api.url}/api/v1/schedules/preview`,
+      body: { ...cron, count: 10 },
+      setupRequest: join(__dirname, 'distinct-cron-body.js'),
+    },
   ];
   // a warm-up pass so the first measured target does not pay for JIT compilation
-  for (const [, url, body] of cases) {
-    await autocannon({
-      url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      connections: CONNECTIONS,
-      duration: 2,
-    });
+  for (const target of targets) {
+    await load(target, 2);
   }
-  const rows: Row[] = [];
-  for (const [target, url, body] of cases) {
-    rows.push(await load(target, url, body));
-    process.stderr.write(`done: ${target}\n`);
+  // Rounds interleave the targets, so a machine that gets busier or quieter during the run moves
+  // the bare route and the schedule routes alike; ratios are taken within a round.
+  const samples = targets.map(() => [] as Sample[]);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [k, target] of targets.entries()) {
+      samples[k].push(await load(target, DURATION_S));
+    }
+    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
   }
+  const ratio = (k: number): number => median(samples[k].map((s, round) => s.rps / samples[0][round].rps));
+  let distinct = 0; // as bench/distinct-cron-body.js: more expressions than the cache holds
   const services: Array<[string, () => unknown]> = [
     ['validate (cron)', () => api.service.validate({ expr: '0 9 * * 1-5', timezone: 'Europe/Berlin' })],
     [
@@ -215,20 +211,29 @@ async function main(): Promise<void> {
       'preview (natural, count 10)',
       () => api.service.preview({ expr: 'every weekday at 9am', timezone: 'Europe/Berlin', count: 10 }),
     ],
+    [
+      'preview (cron, count 10), a new expression every call',
+      () => {
+        const minuteOfDay = distinct++ % 1440;
+        const expr = `${minuteOfDay % 60} ${Math.floor(minuteOfDay / 60)} * * 1-5`;
+        return api.service.preview({ expr, timezone: 'Europe/Berlin', count: 10 });
+      },
+    ],
   ];
   const serviceRows = services.map(([name, fn]) => ({ name, ...inProcess(fn) }));
   await api.close();
   await bare.close();
 
-  const bareRps = rows[0].rps;
   console.log(
-    `Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}); autocannon ${CONNECTIONS} connections, ${DURATION_S} s per target, 1 worker thread\n`,
+    `Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}); autocannon ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, 1 worker thread; medians over rounds\n`,
   );
   console.log('| target | req/s | p50 ms | p99 ms | vs bare | non-2xx | errors |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const r of rows) {
+  for (const [k, target] of targets.entries()) {
+    const s = samples[k];
+    const sum = (f: (x: Sample) => number): number => s.reduce((a, x) => a + f(x), 0);
     console.log(
-      `| ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${((100 * r.rps) / bareRps).toFixed(0)}% | ${r.non2xx} | ${r.errors} |`,
+      `| ${target.name} | ${Math.round(median(s.map((x) => x.rps)))} | ${median(s.map((x) => x.p50))} | ${median(s.map((x) => x.p99))} | ${(100 * ratio(k)).toFixed(0)}% | ${sum((x) => x.non2xx)} | ${sum((x) => x.errors)} |`,
     );
   }
   console.log('\nSchedulesService alone, in process (no HTTP, one thread):\n');
@@ -237,8 +242,11 @@ async function main(): Promise<void> {
   for (const r of serviceRows) {
     console.log(`| ${r.name} | ${Math.round(r.ops)} | ${Math.round(r.meanUs)} | ${r.errors} |`);
   }
-  const previewRatio = rows.find((r) => r.target.startsWith('preview (cron'))!.rps / bareRps;
-  console.log(`\npreview / bare = ${(100 * previewRatio).toFixed(1)}% (goal >= 50%)`);
+  const per = (name: string): string => `${(100 * ratio(targets.findIndex((t) => t.name === name))).toFixed(1)}%`;
+  console.log(`\npreview / bare (median of per-round ratios) = ${per('preview (cron, count 10)')} (goal >= 50%)`);
+  console.log(
+    `preview / bare with a new expression every request = ${per('preview (cron, count 10), a new expression every request')}`,
+  );
 }
 
 main().catch((err) => {
