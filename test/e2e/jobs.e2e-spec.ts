@@ -22,6 +22,9 @@ describe('jobs end to end', () => {
     await receiver?.stop();
   });
 
+  const scheduledAt = (r: { headers: Record<string, unknown> }): number =>
+    Date.parse(r.headers['svc-scheduled-at'] as string);
+
   async function createJob(body: Record<string, unknown> = {}) {
     const response = await api('POST', '/api/v1/jobs', {
       name: 'every two seconds',
@@ -97,10 +100,10 @@ describe('jobs end to end', () => {
       expect(paused.status).toBe(200);
       expect(paused.body.state).toBe('paused');
       expect(paused.body.next_run_at).toBeNull();
-      await sleep(1_000); // let an occurrence already in flight land
-      const atPause = receiver.forJob(job.id).length;
+      // Pause stops new occurrences; one already in flight may still land, so judge by schedule time.
+      const pausedAt = Date.now();
       await sleep(5_000);
-      expect(receiver.forJob(job.id).length).toBe(atPause);
+      expect(receiver.forJob(job.id).filter((r) => scheduledAt(r) > pausedAt)).toEqual([]);
 
       const again = await api('POST', `/api/v1/jobs/${job.id}/pause`);
       expect(again.status).toBe(409);
@@ -109,7 +112,8 @@ describe('jobs end to end', () => {
       const resumed = await api('POST', `/api/v1/jobs/${job.id}/resume`);
       expect(resumed.status).toBe(200);
       expect(resumed.body.state).toBe('active');
-      await waitFor(() => receiver.forJob(job.id).length >= atPause + 2);
+      const resumedAt = Date.now();
+      await waitFor(() => receiver.forJob(job.id).filter((r) => scheduledAt(r) > resumedAt).length >= 2);
       await api('DELETE', `/api/v1/jobs/${job.id}`);
     });
 
@@ -147,10 +151,9 @@ describe('jobs end to end', () => {
       await waitFor(() => receiver.forJob(job.id).length >= 1);
       const deleted = await api('DELETE', `/api/v1/jobs/${job.id}`);
       expect(deleted.status).toBe(204);
-      await sleep(1_000);
-      const atDelete = receiver.forJob(job.id).length;
-      await sleep(4_000);
-      expect(receiver.forJob(job.id).length).toBe(atDelete);
+      const deletedAt = Date.now();
+      await sleep(5_000);
+      expect(receiver.forJob(job.id).filter((r) => scheduledAt(r) > deletedAt)).toEqual([]);
       expect((await api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
       const history = await api('GET', `/api/v1/runs?job_id=${job.id}`);
       expect(history.body.data.length).toBeGreaterThanOrEqual(1);
