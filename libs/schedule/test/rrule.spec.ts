@@ -170,6 +170,9 @@ describe('differential: same fire times as the rrule package in UTC', () => {
     'FREQ=WEEKLY;BYDAY=MO,WE,FR;BYHOUR=8,20;BYMINUTE=0,30;BYSECOND=0;BYSETPOS=1,-1',
     'FREQ=DAILY;BYMONTHDAY=13;BYDAY=FR;BYHOUR=0;BYMINUTE=0;BYSECOND=0',
     'FREQ=MONTHLY;INTERVAL=5;BYMONTHDAY=10;BYHOUR=1;BYMINUTE=2;BYSECOND=3',
+    // BYSETPOS positions inside a day x time-of-day product, from both ends and past its size
+    'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=9,17;BYMINUTE=0,30;BYSECOND=0,45;BYSETPOS=1,3,8,9,-1,-3,-9',
+    'FREQ=YEARLY;BYMONTH=2,6;BYMONTHDAY=1,-1;BYHOUR=0,12;BYMINUTE=5;BYSECOND=0;BYSETPOS=2,-2',
   ])('%s', (rule) => {
     const theirs = rrulestr(`${dt}\nRRULE:${rule}`);
     const expected: string[] = [];
@@ -187,6 +190,14 @@ describe('differential: same fire times as the rrule package in UTC', () => {
   });
 });
 
+test('a BYSETPOS beyond the size of the set selects nothing (RFC 5545; the rrule package wraps -300 to 17:00 on the 1st)', () => {
+  const base = `DTSTART:20261130T101723Z\nRRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=9,17;BYMINUTE=0,30;BYSECOND=0,45`;
+  const inRange = fires(ok(rrule(`${base};BYSETPOS=1,-1`)), 40);
+  expect(inRange).toHaveLength(40);
+  // a month holds at most 31 x 8 = 248 candidates
+  expect(fires(ok(rrule(`${base};BYSETPOS=1,-1,300,-300`)), 40)).toEqual(inRange);
+});
+
 describe('budget', () => {
   test('a rule that almost never matches returns the budget error instead of hanging', () => {
     const { compileSchedule, createStepBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
@@ -194,6 +205,41 @@ describe('budget', () => {
       compileSchedule({ expr: 'RRULE:FREQ=SECONDLY;INTERVAL=86399;BYHOUR=3;BYMINUTE=7;BYSECOND=11', reference: REF }),
     );
     expect(() => s.next(REF, 5, createStepBudget(1_000))).toThrow(ScheduleBudgetError);
+  });
+
+  const EVERY_SECOND = `BYHOUR=${seq(24)};BYMINUTE=${seq(60)};BYSECOND=${seq(60)}`;
+
+  test('BYSETPOS over every second of a year picks by position without building the 31.5 million candidates', () => {
+    const { createBudget } = require('../src') as typeof import('../src');
+    // a clock that advances 1 ms per reading: the 100 ms budget allows ~6,400 checks
+    let t = 0;
+    const s = ok(rrule(`FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${EVERY_SECOND};BYSETPOS=1,-1`));
+    const got = s
+      .next(
+        REF,
+        4,
+        createBudget(100, () => t++),
+      )
+      .map((d) => d.toISOString());
+    expect(got).toEqual([
+      '2026-12-31T23:59:59.000Z',
+      '2027-01-01T00:00:00.000Z',
+      '2027-12-31T23:59:59.000Z',
+      '2028-01-01T00:00:00.000Z',
+    ]);
+  });
+
+  test('a period of every second of a year checks the budget while it is expanded', () => {
+    const { createBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
+    let t = 0;
+    const s = ok(rrule(`FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${EVERY_SECOND}`));
+    expect(() =>
+      s.next(
+        REF,
+        101,
+        createBudget(100, () => t++),
+      ),
+    ).toThrow(ScheduleBudgetError);
   });
 
   test('a rule that can never fire returns no fire times quickly', () => {
@@ -223,3 +269,7 @@ describe('performance', () => {
     expect((performance.now() - t0) / 50).toBeLessThan(5);
   });
 });
+
+function seq(n: number): string {
+  return Array.from({ length: n }, (_, i) => i).join(',');
+}

@@ -270,14 +270,19 @@ export class Recurrence {
   }
 
   private static applySetPos(list: number[], setPos: number[] | null): number[] {
-    if (!setPos || list.length === 0) {
-      return list;
-    }
+    return setPos && list.length > 0 ? Recurrence.pickSetPos(list.length, (i) => list[i]!, setPos) : list;
+  }
+
+  /**
+   * BYSETPOS over a period's `total` candidates, read by index (`at(i)`, ascending in `i`), so a
+   * period of every second of a year is never built just to keep its last one.
+   */
+  private static pickSetPos(total: number, at: (i: number) => number, setPos: number[]): number[] {
     const out = new Set<number>();
     for (const p of setPos) {
-      const i = p > 0 ? p - 1 : list.length + p;
-      if (i >= 0 && i < list.length) {
-        out.add(list[i]!);
+      const i = p > 0 ? p - 1 : total + p;
+      if (i >= 0 && i < total) {
+        out.add(at(i));
       }
     }
     return [...out].sort((a, b) => a - b);
@@ -365,13 +370,22 @@ export class Recurrence {
         }
       }
     }
+    const times = this.times;
+    if (this.rule.bySetPos) {
+      const at = (i: number): number => days[Math.floor(i / times.length)]! * DAY_MS + times[i % times.length]! * 1000;
+      return Recurrence.pickSetPos(days.length * times.length, at, this.rule.bySetPos);
+    }
+    // a period can hold every second of a year (31.6 million candidates): check the budget as it grows
     const out: number[] = [];
     for (const dn of days) {
-      for (const t of this.times) {
+      for (const t of times) {
+        if ((out.length & 1023) === 1023) {
+          budget.check();
+        }
         out.push(dn * DAY_MS + t * 1000);
       }
     }
-    return Recurrence.applySetPos(out, this.rule.bySetPos);
+    return out;
   }
 
   /** Candidates (instants, ascending, after BYSETPOS) of sub-daily period starting at instant `start`. */
