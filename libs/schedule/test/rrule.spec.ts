@@ -229,15 +229,78 @@ describe('budget', () => {
     ]);
   });
 
-  test('a period of every second of a year checks the budget while it is expanded', () => {
+  test.each([
+    ['UTC', REF],
+    // across the spring-forward gap: 02:00-02:59 local do not exist
+    ['Europe/Berlin', new Date('2027-03-28T00:59:00Z')],
+    // across the fall-back overlap: 01:00-01:59 local happen twice
+    ['America/New_York', new Date('2026-11-01T05:59:00Z')],
+  ])(
+    'every second of every day of the year (%s) yields the same fire times as a daily rule, within the budget',
+    (zone, after) => {
+      const { createBudget } = require('../src') as typeof import('../src');
+      // a clock that advances 1 ms per reading: walking the year up to `after` would spend the budget
+      let t = 0;
+      const dense = ok(rrule(`FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${EVERY_SECOND}`, zone, after));
+      const got = dense.next(
+        after,
+        7_200,
+        createBudget(100, () => t++),
+      );
+      expect(got).toEqual(ok(rrule(`FREQ=DAILY;${EVERY_SECOND}`, zone, after)).next(after, 7_200));
+      const seconds = got.map((d) => d.getTime() / 1000);
+      expect(seconds.every((x, i) => i === 0 || x > seconds[i - 1]!)).toBe(true);
+      if (zone === 'America/New_York') {
+        // a repeated wall time fires once, at its first instance (RFC 5545): the EST pass of 01:xx is skipped
+        expect(got.map((d) => d.toISOString())).toContain('2026-11-01T05:59:59.000Z');
+        expect(
+          got.some(
+            (d) =>
+              d.getTime() >= Date.parse('2026-11-01T06:00:00Z') && d.getTime() < Date.parse('2026-11-01T07:00:00Z'),
+          ),
+        ).toBe(false);
+        expect(got.map((d) => d.toISOString())).toContain('2026-11-01T07:00:00.000Z');
+      } else {
+        expect(seconds.every((x, i) => i === 0 || x === seconds[i - 1]! + 1)).toBe(true);
+      }
+    },
+  );
+
+  test('every second of a year with a COUNT from 1900 walks only to its count and never fires again', () => {
+    const { createBudget } = require('../src') as typeof import('../src');
+    let t = 0;
+    const s = ok(
+      rrule(`DTSTART:19000101T000000Z\nRRULE:FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${EVERY_SECOND};COUNT=1000000`),
+    );
+    // its last fire time is 1900-01-12T13:46:39Z
+    expect(
+      s.next(
+        new Date('1900-01-12T13:46:38Z'),
+        5,
+        createBudget(100, () => t++),
+      ),
+    ).toEqual([new Date('1900-01-12T13:46:39Z')]);
+    expect(
+      s.next(
+        REF,
+        1,
+        createBudget(100, () => t++),
+      ),
+    ).toEqual([]);
+  });
+
+  test('an HOURLY rule with 3,600 candidates per period that can never fire returns the budget error', () => {
     const { createBudget, ScheduleBudgetError } = require('../src') as typeof import('../src');
     let t = 0;
-    const s = ok(rrule(`FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${EVERY_SECOND}`));
+    // periods start at even hours, BYHOUR=1 is odd: only scanning to the horizon could prove it never fires
+    const s = ok(
+      rrule(`DTSTART:20260101T000000Z\nRRULE:FREQ=HOURLY;INTERVAL=2;BYHOUR=1;BYMINUTE=${seq(60)};BYSECOND=${seq(60)}`),
+    );
     expect(() =>
       s.next(
         REF,
-        101,
-        createBudget(100, () => t++),
+        1,
+        createBudget(100, () => (t += 10)),
       ),
     ).toThrow(ScheduleBudgetError);
   });

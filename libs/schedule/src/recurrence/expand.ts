@@ -55,6 +55,27 @@ export interface RecurrenceOptions {
 
 const SUB_DAILY_MS = { HOURLY: HOUR_MS, MINUTELY: 60_000, SECONDLY: 1000 } as const;
 
+/** Ascending floating times, read by index. */
+interface CandidateList {
+  readonly length: number;
+  at(i: number): number;
+}
+
+/** Index of the first candidate at or after `fl` (binary search), `length` if none. */
+function firstIndexAtOrAfter(list: CandidateList, fl: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list.at(mid) < fl) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 export class Recurrence {
   readonly zone: ZoneOffsets;
   /** DTSTART as floating wall time and as instant. */
@@ -75,6 +96,7 @@ export class Recurrence {
   private readonly hours: number[];
   private readonly minutes: number[];
   private readonly seconds: number[];
+  private offsetsCache: number[] | null = null;
   /** Sorted seconds-of-day (date-level frequencies). */
   private readonly times: number[];
   private readonly hourSet: Set<number> | null;
@@ -336,8 +358,11 @@ export class Recurrence {
     }
   }
 
-  /** Candidates (floating, ascending, after BYSETPOS) of date-level period `k`. */
-  private dateCandidates(k: number, budget: Budget): number[] {
+  /**
+   * Candidates (floating, ascending, after BYSETPOS) of date-level period `k`, read by index: a
+   * period can hold every second of a year (31.6 million candidates), which is never built.
+   */
+  private dateCandidates(k: number, budget: Budget): CandidateList {
     const [a, b] = this.periodDays(k);
     const days: number[] = [];
     if (this.rule.freq === 'YEARLY' && this.months && !this.weekNos && !this.yearDays) {
@@ -371,43 +396,51 @@ export class Recurrence {
       }
     }
     const times = this.times;
-    if (this.rule.bySetPos) {
-      const at = (i: number): number => days[Math.floor(i / times.length)]! * DAY_MS + times[i % times.length]! * 1000;
-      return Recurrence.pickSetPos(days.length * times.length, at, this.rule.bySetPos);
+    const product: CandidateList = {
+      length: days.length * times.length,
+      at: (i) => days[Math.floor(i / times.length)]! * DAY_MS + times[i % times.length]! * 1000,
+    };
+    if (!this.rule.bySetPos) {
+      return product;
     }
-    // a period can hold every second of a year (31.6 million candidates): check the budget as it grows
-    const out: number[] = [];
-    for (const dn of days) {
-      for (const t of times) {
-        if ((out.length & 1023) === 1023) {
-          budget.check();
-        }
-        out.push(dn * DAY_MS + t * 1000);
-      }
-    }
-    return out;
+    const picked = Recurrence.pickSetPos(product.length, product.at, this.rule.bySetPos);
+    return { length: picked.length, at: (i) => picked[i]! };
   }
 
-  /** Candidates (instants, ascending, after BYSETPOS) of sub-daily period starting at instant `start`. */
-  private subDailyCandidates(start: number): number[] {
-    const r = this.rule;
-    const out: number[] = [];
+  /** Offsets (ms) of a sub-daily period's candidates from its start, ascending; built once. */
+  private subDailyOffsets(): number[] {
+    if (this.offsetsCache) {
+      return this.offsetsCache;
+    }
     const offsets: number[] = [];
-    if (r.freq === 'HOURLY') {
+    if (this.rule.freq === 'HOURLY') {
       for (const m of this.minutes) {
         for (const s of this.seconds) {
           offsets.push((m * 60 + s) * 1000);
         }
       }
-    } else if (r.freq === 'MINUTELY') {
+    } else if (this.rule.freq === 'MINUTELY') {
       for (const s of this.seconds) {
         offsets.push(s * 1000);
       }
     } else {
       offsets.push(0);
     }
-    for (const off of offsets) {
-      const t = start + off;
+    this.offsetsCache = offsets;
+    return offsets;
+  }
+
+  /** Candidates (instants, ascending, after BYSETPOS) of sub-daily period starting at instant `start`. */
+  private subDailyCandidates(start: number, budget: Budget): number[] {
+    const r = this.rule;
+    const out: number[] = [];
+    const offsets = this.subDailyOffsets();
+    for (let i = 0; i < offsets.length; i++) {
+      // an HOURLY period can hold 3,600 candidates
+      if ((i & 255) === 255) {
+        budget.check();
+      }
+      const t = start + offsets[i]!;
       const fl = this.zone.toFloating(t);
       const f = fieldsOf(fl);
       if (!this.dayMatches(f.dayNum)) {
@@ -498,7 +531,7 @@ export class Recurrence {
           k = Math.max(k + 1, Math.floor((nextHour - p0) / step));
           continue;
         }
-        for (const t of this.subDailyCandidates(start)) {
+        for (const t of this.subDailyCandidates(start, budget)) {
           if (t < this.dtInstant || (this.anchorExclusive && t === this.dtInstant)) {
             continue;
           }
@@ -516,11 +549,26 @@ export class Recurrence {
 
     // date-level frequencies
     let k = 0;
+    const target = this.zone.toFloating(lowest) - 2 * DAY_MS;
     if (!limitedCount) {
-      const target = this.zone.toFloating(lowest) - 2 * DAY_MS;
       k = Math.max(0, this.periodIndexOf(target));
     }
     const pending: number[] = [];
+    /** Emits, in order, the pending fire times before `lb`; false once the series is finished. */
+    const flushBefore = (lb: number): boolean => {
+      pending.sort((p, q) => p - q);
+      let i = 0;
+      while (i < pending.length && pending[i]! < lb) {
+        if (!emit(pending[i]!)) {
+          return false;
+        }
+        i++;
+      }
+      pending.splice(0, i);
+      return true;
+    };
+    /** Lowest instant any candidate at or after floating `fl` can have. */
+    const instantFloor = (fl: number): number => fl - this.zone.maxOffsetNear(fl) * 60_000;
     // a rule that has not fired within a Gregorian cycle (400 years) of where we start never will
     const horizon = Math.min(HORIZON_FL, Math.max(this.zone.toFloating(lowest), this.dtFl) + CYCLE_MS);
     for (let iter = 0; ; iter++) {
@@ -528,26 +576,11 @@ export class Recurrence {
       const [a] = this.periodDays(k);
       const startFl = a * DAY_MS;
       // everything already produced that precedes any instant the coming periods can reach is final
-      const lb =
-        pending.length || this.endLimit !== Infinity ? startFl - this.zone.maxOffsetNear(startFl) * 60_000 : -Infinity;
-      if (pending.length) {
-        pending.sort((p, q) => p - q);
-        let i = 0;
-        while (i < pending.length && pending[i]! < lb) {
-          if (!emit(pending[i]!)) {
-            return res;
-          }
-          i++;
-        }
-        pending.splice(0, i);
+      if ((pending.length || this.endLimit !== Infinity) && !flushBefore(instantFloor(startFl))) {
+        return res;
       }
-      if (startFl > horizon || lb > this.endLimit) {
-        pending.sort((p, q) => p - q);
-        for (const t of pending) {
-          if (!emit(t)) {
-            return res;
-          }
-        }
+      if (startFl > horizon || instantFloor(startFl) > this.endLimit) {
+        flushBefore(Infinity);
         return res;
       }
       if ((this.rule.freq === 'DAILY' || this.rule.freq === 'WEEKLY') && this.months) {
@@ -561,18 +594,24 @@ export class Recurrence {
           continue;
         }
       }
-      for (const fl of this.dateCandidates(k, budget)) {
+      const candidates = this.dateCandidates(k, budget);
+      // without a count to keep, candidates that end well before `lowest` are skipped, not walked
+      let i = limitedCount ? 0 : firstIndexAtOrAfter(candidates, target);
+      for (; i < candidates.length; i++) {
+        const fl = candidates.at(i);
+        if ((i & 1023) === 1023) {
+          budget.check();
+          // a dense period is emitted as it goes instead of piling up
+          if (!flushBefore(instantFloor(fl))) {
+            return res;
+          }
+        }
         if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) {
           continue;
         }
         rawIndex++;
         if (this.rule.count !== null && rawIndex > this.rule.count) {
-          pending.sort((p, q) => p - q);
-          for (const t of pending) {
-            if (!emit(t)) {
-              return res;
-            }
-          }
+          flushBefore(Infinity);
           return res;
         }
         // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
