@@ -1,5 +1,6 @@
 /**
- * next-100-occurrences per second: our cron engine vs croner vs cron-parser (issue #3 bench).
+ * next-100-occurrences per second: our cron engine vs croner vs cron-parser (issue #3 bench), and
+ * our RRULE engine vs the `rrule` package (in UTC, where its time-zone handling does not matter).
  * Not a test. Run: node -r @swc-node/register bench/schedule-next.ts
  * Each op computes the next 100 fire times after a fixed instant, in UTC, for one expression.
  * Parsing is done once outside the timed loop for all three (each library's normal usage for
@@ -7,6 +8,7 @@
  */
 import { Cron } from 'croner';
 import { CronExpressionParser } from 'cron-parser';
+import { rrulestr } from 'rrule';
 import { compileSchedule, UNLIMITED_BUDGET } from '@svc/schedule';
 
 const EXPRS = ['*/5 * * * *', '0 9 * * 1-5', '30 2 1 * *', '0 0 * * 0', '15,45 * * * *'];
@@ -76,3 +78,42 @@ for (const expr of EXPRS) {
 }
 console.log(`next-${N}-occurrences per second, zone ${TZ}, node ${process.version}`);
 console.table(rows);
+
+const RRULES = [
+  'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
+  'FREQ=MINUTELY;INTERVAL=5',
+  'FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0',
+  'FREQ=YEARLY;BYMONTH=3,9;BYDAY=1SU;BYHOUR=6;BYMINUTE=0;BYSECOND=0',
+];
+// DTSTART at AFTER: the rrule package iterates from DTSTART on every call, so a past one would
+// measure that rather than the expansion
+const DTSTART = 'DTSTART:20260301T101700Z';
+const rruleRows: Array<Record<string, string>> = [];
+for (const rule of RRULES) {
+  const r = compileSchedule({ expr: `${DTSTART}\nRRULE:${rule}`, kind: 'rrule', timezone: 'UTC', reference: AFTER });
+  if (!r.ok) {
+    throw new Error(rule);
+  }
+  const ours = r.schedule;
+  const theirs = rrulestr(`${DTSTART}\nRRULE:${rule}`);
+  const theirNext = (): Date[] =>
+    theirs
+      .all((_, i) => i <= N)
+      .filter((d) => d > AFTER)
+      .slice(0, N);
+  const a = ours.next(AFTER, N, UNLIMITED_BUDGET);
+  const b = theirNext();
+  if (a.length !== N || a[N - 1].getTime() !== b[N - 1]?.getTime()) {
+    throw new Error(`mismatch for ${rule}`);
+  }
+  const oursOps = opsPerSec(() => ours.next(AFTER, N, UNLIMITED_BUDGET));
+  const theirOps = opsPerSec(theirNext);
+  rruleRows.push({
+    rule,
+    ours: oursOps.toFixed(0),
+    rrule: theirOps.toFixed(0),
+    'ours/rrule': (oursOps / theirOps).toFixed(1),
+  });
+}
+console.log(`RRULE next-${N}-occurrences per second, UTC (the rrule package's all(), DTSTART at the start instant)`);
+console.table(rruleRows);
