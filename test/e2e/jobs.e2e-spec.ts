@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { apiClient, startStack, type Stack } from '../utils/stack';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
 
 /**
  * The walking skeleton end to end (issue #2): real PostgreSQL, a real Temporal dev server, the
@@ -21,9 +21,6 @@ describe('jobs end to end', () => {
     await stack?.stop();
     await receiver?.stop();
   });
-
-  const scheduledAt = (r: { headers: Record<string, unknown> }): number =>
-    Date.parse(r.headers['svc-scheduled-at'] as string);
 
   async function createJob(body: Record<string, unknown> = {}) {
     const response = await api('POST', '/api/v1/jobs', {
@@ -56,9 +53,7 @@ describe('jobs end to end', () => {
         expect(request.headers['webhook-id']).toBe(payload.run_id);
         expect(request.headers['svc-attempt']).toBe('0');
         expect(request.headers['svc-job-id']).toBe(job.id);
-        expect(Date.parse(request.headers['svc-scheduled-at'] as string)).toBe(
-          Date.parse(payload.scheduled_at as string),
-        );
+        expect(scheduledAtOf(request)).toBe(Date.parse(payload.scheduled_at as string));
         expect(request.headers['content-type']).toBe('application/json');
         expect(request.headers['user-agent']).toMatch(/^svc-scheduler\//);
       }
@@ -103,7 +98,7 @@ describe('jobs end to end', () => {
       // Pause stops new occurrences; one already in flight may still land, so judge by schedule time.
       const pausedAt = Date.now();
       await sleep(5_000);
-      expect(receiver.forJob(job.id).filter((r) => scheduledAt(r) > pausedAt)).toEqual([]);
+      expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > pausedAt)).toEqual([]);
 
       const again = await api('POST', `/api/v1/jobs/${job.id}/pause`);
       expect(again.status).toBe(409);
@@ -113,7 +108,7 @@ describe('jobs end to end', () => {
       expect(resumed.status).toBe(200);
       expect(resumed.body.state).toBe('active');
       const resumedAt = Date.now();
-      await waitFor(() => receiver.forJob(job.id).filter((r) => scheduledAt(r) > resumedAt).length >= 2);
+      await waitFor(() => receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > resumedAt).length >= 2);
       await api('DELETE', `/api/v1/jobs/${job.id}`);
     });
 
@@ -153,7 +148,7 @@ describe('jobs end to end', () => {
       expect(deleted.status).toBe(204);
       const deletedAt = Date.now();
       await sleep(5_000);
-      expect(receiver.forJob(job.id).filter((r) => scheduledAt(r) > deletedAt)).toEqual([]);
+      expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > deletedAt)).toEqual([]);
       expect((await api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
       const history = await api('GET', `/api/v1/runs?job_id=${job.id}`);
       expect(history.body.data.length).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,5 @@
 import { apiClient, startStack, type Stack } from '../utils/stack';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
 
 /**
  * Misfire policies (decisions.md → misfire_policy): occurrences dispatched later than
@@ -59,7 +59,7 @@ describe('misfire policies after a worker outage', () => {
     // for the skipped run's row: its child workflow records it concurrently with the on-time runs'
     // deliveries, so on a busy machine it can land after them.
     const scheduledAfterRestart = (jobId: string) =>
-      receiver.forJob(jobId).some((r) => Date.parse(r.headers['svc-scheduled-at'] as string) > restartedAt + 2_000);
+      receiver.forJob(jobId).some((r) => scheduledAtOf(r) > restartedAt + 2_000);
     await waitFor(() => scheduledAfterRestart(once.id) && scheduledAfterRestart(skip.id), 30_000);
     await waitFor(async () => (await runsOf(skip.id)).some((r) => r.status === 'skipped'), 30_000);
     await api('POST', `/api/v1/jobs/${once.id}/pause`);
@@ -75,7 +75,7 @@ describe('misfire policies after a worker outage', () => {
     const skipped = skipRuns.filter((r) => r.status === 'skipped');
     expect(skipped).toHaveLength(1);
     expect(skipped[0].skip_reason).toBe('misfire');
-    const delivered = receiver.forJob(skip.id).map((r) => Date.parse(r.headers['svc-scheduled-at'] as string));
+    const delivered = receiver.forJob(skip.id).map(scheduledAtOf);
     expect(delivered).not.toContain(Date.parse(skipped[0].scheduled_at));
     expect(maxGap(delivered)).toBeGreaterThanOrEqual(3_000);
   });

@@ -1,5 +1,5 @@
 import { apiClient, startStack, type Stack } from '../utils/stack';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
 
 /**
  * Durability (issue #2): the worker runs as its own OS process (the built dist/) and is killed
@@ -43,13 +43,11 @@ describe('worker crash and restart', () => {
     const restartedAt = Date.now();
     // Wait for an occurrence *scheduled* after the restart (not merely delivered after it: on a busy
     // machine the downtime's backlog can still be arriving), so the downtime lies inside the range.
-    const scheduledAt = (r: { headers: Record<string, unknown> }): number =>
-      Date.parse(r.headers['svc-scheduled-at'] as string);
-    await waitFor(() => receiver.forJob(jobId).some((r) => scheduledAt(r) > restartedAt + 2_000), 30_000);
+    await waitFor(() => receiver.forJob(jobId).some((r) => scheduledAtOf(r) > restartedAt + 2_000), 30_000);
     await api('POST', `/api/v1/jobs/${jobId}/pause`);
 
     // Every occurrence from the first to the last delivered one has exactly one run.
-    const scheduled = [...new Set(receiver.forJob(jobId).map(scheduledAt))].sort((a, b) => a - b);
+    const scheduled = [...new Set(receiver.forJob(jobId).map(scheduledAtOf))].sort((a, b) => a - b);
     const lost: number[] = [];
     for (let t = scheduled[0]; t <= scheduled[scheduled.length - 1]; t += 2_000) {
       if (!scheduled.includes(t)) {

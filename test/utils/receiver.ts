@@ -71,6 +71,11 @@ export class WebhookReceiver {
   }
 }
 
+/** The occurrence a delivery belongs to (its `svc-scheduled-at` header), epoch ms. */
+export function scheduledAtOf(request: ReceivedRequest): number {
+  return Date.parse(request.headers['svc-scheduled-at'] as string);
+}
+
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes (bounded wait, no timed assertion). */
 export async function waitFor<T>(
   probe: () => Promise<T> | T,

@@ -77,15 +77,16 @@ describe('ScheduleValidationCache', () => {
     );
   });
 
+  const every5MinutesBerlin = (t: number): ScheduleInput => ({
+    expr: '*/5 * * * *',
+    timezone: 'Europe/Berlin',
+    reference: new Date(t),
+  });
+
   it('should keep a window across many references (a hot expression) and stay exact', () => {
     const cache = new ScheduleValidationCache();
-    const input = (t: number): ScheduleInput => ({
-      expr: '*/5 * * * *',
-      timezone: 'Europe/Berlin',
-      reference: new Date(t),
-    });
     for (let t = T0; t < T0 + 2 * 86_400_000; t += 37_000) {
-      expect(observable(input(t), true, cache)).toEqual(observable(input(t), false, cache));
+      expect(observable(every5MinutesBerlin(t), true, cache)).toEqual(observable(every5MinutesBerlin(t), false, cache));
     }
     expect(cache.size).toBe(1);
   });
@@ -101,12 +102,7 @@ describe('ScheduleValidationCache', () => {
 
   it('should not answer from a window for an earlier reference', () => {
     const cache = new ScheduleValidationCache();
-    const input = (t: number): ScheduleInput => ({
-      expr: '*/5 * * * *',
-      timezone: 'Europe/Berlin',
-      reference: new Date(t),
-    });
-    const validate = (t: number) => cache.validate(input(t), { minIntervalMs: MIN_INTERVAL_MS });
+    const validate = (t: number) => cache.validate(every5MinutesBerlin(t), { minIntervalMs: MIN_INTERVAL_MS });
     validate(T0);
     validate(T0); // kept from here on
     expect(cache.size).toBe(1);
