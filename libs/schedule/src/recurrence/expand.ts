@@ -96,7 +96,8 @@ export class Recurrence {
   private readonly hours: number[];
   private readonly minutes: number[];
   private readonly seconds: number[];
-  private offsetsCache: number[] | null = null;
+  /** Offsets (ms) of a sub-daily period's candidates from its start, ascending. */
+  private readonly subDailyOffsets: number[];
   /** Sorted seconds-of-day (date-level frequencies). */
   private readonly times: number[];
   private readonly hourSet: Set<number> | null;
@@ -177,6 +178,21 @@ export class Recurrence {
       }
     }
     this.times = times;
+    const offsets: number[] = [];
+    if (r.freq === 'HOURLY') {
+      for (const m of this.minutes) {
+        for (const s of this.seconds) {
+          offsets.push((m * 60 + s) * 1000);
+        }
+      }
+    } else if (r.freq === 'MINUTELY') {
+      for (const s of this.seconds) {
+        offsets.push(s * 1000);
+      }
+    } else {
+      offsets.push(0);
+    }
+    this.subDailyOffsets = offsets;
     // limits for sub-daily frequencies (their own and smaller units expand instead)
     this.hourSet = !dateLevel && r.byHour ? new Set(r.byHour) : null;
     this.minuteSet = (r.freq === 'MINUTELY' || r.freq === 'SECONDLY') && r.byMinute ? new Set(r.byMinute) : null;
@@ -407,34 +423,11 @@ export class Recurrence {
     return { length: picked.length, at: (i) => picked[i]! };
   }
 
-  /** Offsets (ms) of a sub-daily period's candidates from its start, ascending; built once. */
-  private subDailyOffsets(): number[] {
-    if (this.offsetsCache) {
-      return this.offsetsCache;
-    }
-    const offsets: number[] = [];
-    if (this.rule.freq === 'HOURLY') {
-      for (const m of this.minutes) {
-        for (const s of this.seconds) {
-          offsets.push((m * 60 + s) * 1000);
-        }
-      }
-    } else if (this.rule.freq === 'MINUTELY') {
-      for (const s of this.seconds) {
-        offsets.push(s * 1000);
-      }
-    } else {
-      offsets.push(0);
-    }
-    this.offsetsCache = offsets;
-    return offsets;
-  }
-
   /** Candidates (instants, ascending, after BYSETPOS) of sub-daily period starting at instant `start`. */
   private subDailyCandidates(start: number, budget: Budget): number[] {
     const r = this.rule;
     const out: number[] = [];
-    const offsets = this.subDailyOffsets();
+    const offsets = this.subDailyOffsets;
     for (let i = 0; i < offsets.length; i++) {
       // an HOURLY period can hold 3,600 candidates
       if ((i & 255) === 255) {
