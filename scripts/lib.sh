@@ -51,7 +51,7 @@ wait_for_port() { # host port seconds [pid that must stay alive]
 start_temporal_dev() {
   local cli; cli="$(ensure_temporal_cli)"
   local args=(server start-dev --ip 127.0.0.1 --port "$1" --log-level warn "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"
-    --dynamic-config-value frontend.enableUpdateWorkflowExecution=true)
+    --dynamic-config-value frontend.enableUpdateWorkflowExecution=true --dynamic-config-value system.enableEagerWorkflowStart=true)
   if [ -n "$2" ]; then args+=(--ui-port "$2" --ui-disable-news-fetch); else args+=(--headless); fi
   if [ -n "$3" ]; then args+=(--db-filename "$3"); fi
   "$cli" "${args[@]}" >"$4" 2>&1 &

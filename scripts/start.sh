@@ -46,6 +46,17 @@ fi
 node scripts/ensure-database.js "$DATABASE_URL" || exit 1
 node dist/apps/cli/src/main.js migrate >&2 || exit 1
 
+# Workspace secrets are encrypted at rest under one key (README → Configuration): generated on the
+# first start into the data folder, then reused, so stored secrets stay readable across restarts.
+if [ -z "${SECRETS_ENCRYPTION_KEY:-}" ] && [ -z "${SECRETS_ENCRYPTION_KEY_FILE:-}" ]; then
+  SECRETS_KEY_FILE="$DATA_DIR/secrets.key"
+  if [ ! -s "$SECRETS_KEY_FILE" ]; then
+    (umask 077 && node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))' >"$SECRETS_KEY_FILE") || exit 1
+    log "generated the secrets encryption key into $SECRETS_KEY_FILE (back it up with the database)"
+  fi
+  export SECRETS_ENCRYPTION_KEY_FILE="$SECRETS_KEY_FILE"
+fi
+
 export PORT="${PORT:-3000}" HOST="${HOST:-127.0.0.1}"
 [ -n "$UI_URL" ] && export TEMPORAL_UI_URL="$UI_URL"
 node dist/apps/worker/src/main.js >"$DATA_DIR/logs/worker.log" 2>&1 &

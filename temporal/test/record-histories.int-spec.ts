@@ -12,6 +12,8 @@ import { apiClient, startStack, temporalAddress, type Stack } from '../../test/u
 import { sleep, waitFor, WebhookReceiver } from '../../test/utils/receiver';
 
 const STAMP = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+/** Which workflow path recorded the files (v2: one attempt activity, runs opened by the job workflow). */
+const PATH = 'v2';
 
 describe('record workflow histories', () => {
   let stack: Stack;
@@ -45,7 +47,7 @@ describe('record workflow histories', () => {
         maxBuffer: 64 * 1024 * 1024,
       },
     );
-    writeFileSync(resolve(__dirname, 'histories', `${name}-${STAMP}.json`), json);
+    writeFileSync(resolve(__dirname, 'histories', `${name}-${PATH}-${STAMP}.json`), json);
   }
 
   it('records job and run workflows through their main paths', async () => {
@@ -121,5 +123,6 @@ describe('record workflow histories', () => {
     }, 30_000);
     await api('DELETE', `/api/v1/jobs/${job.id}`);
     await save(waited, 'runWorkflow-queued');
+    await save(job.id, 'jobWorkflow-queue-overlap-delete');
   });
 });

@@ -34,18 +34,63 @@ export interface ScheduleActivities {
   planOccurrences(input: PlanOccurrencesInput): Promise<OccurrencePlan>;
 }
 
-export interface RunRetryPlan {
-  maxAttempts: number;
-  initialIntervalMs: number;
-  maxIntervalMs: number;
-  multiplier: number;
+/** What the job workflow's rules need to know about the workspace when occurrences are due. */
+export interface WorkspaceGate {
+  suspended: boolean;
+  /** Monthly cap that blocks scheduled runs, or null when there is none (or the policy is `allow`). */
+  blockingQuota: { limit: number; used: number } | null;
 }
 
-export type ClaimResult =
-  | { action: 'deliver'; timeoutMs: number; retry: RunRetryPlan }
-  /** overlap_policy `queue`: wait for the job's in-flight run to end, then deliver. */
-  | { action: 'wait'; timeoutMs: number; retry: RunRetryPlan }
-  | { action: 'done'; status: string };
+export type SkipReason = 'misfire' | 'workspace_suspended' | 'quota_exceeded' | 'previous_run_in_progress';
+
+/** One occurrence as the job workflow decided it. */
+export interface OccurrenceDecision {
+  runId: string;
+  scheduledAt: string;
+  /** `start`: record and start its run workflow; `queue`: record as waiting; `skip`: record skipped. */
+  action: 'start' | 'queue' | 'skip';
+  skipReason?: SkipReason;
+}
+
+export interface OpenRunsInput {
+  jobId: string;
+  workspaceId: string;
+  jobVersion: number;
+  decisions: OccurrenceDecision[];
+  /** Run workflows started for `start` decisions signal their end to the job workflow. */
+  notifyJob: boolean;
+}
+
+export interface StartQueuedRunInput {
+  jobId: string;
+  workspaceId: string;
+  jobVersion: number;
+  run: { runId: string; scheduledAt: string };
+  /** The workflow clock when the run it waited for ended (ISO). */
+  releasedAt: string;
+}
+
+export interface JobActivities {
+  /** Reads what the occurrence rules need: suspension and the blocking monthly cap. */
+  readWorkspaceGate(input: { workspaceId: string; month: string }): Promise<WorkspaceGate>;
+  /**
+   * Records one run row per decision (skipped ones terminal, the rest `running`, or `deferred` while
+   * queued) and starts the run workflows of `start` decisions. Idempotent by run id.
+   */
+  openRuns(input: OpenRunsInput): Promise<void>;
+  /** Starts the run workflow of a queued occurrence once the run it waited for has ended. */
+  startQueuedRun(input: StartQueuedRunInput): Promise<void>;
+  /** Cancels runs (overlap_policy `cancel_previous`, job deleted): their workflows and waiting rows. */
+  cancelRuns(input: { runIds: string[] }): Promise<void>;
+  /** The job's current snapshot (or null when it is gone), for executions carried from older code. */
+  loadJobSnapshot(input: { jobId: string }): Promise<JobSnapshot | null>;
+  /** Marks an active job `completed` when its schedule has no further occurrence. */
+  markJobCompleted(input: { jobId: string; revision: number }): Promise<void>;
+}
+
+export interface RunAttemptResult {
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+}
 
 export interface FinishRunInput {
   runId: string;
@@ -54,16 +99,12 @@ export interface FinishRunInput {
 }
 
 export interface RunActivities {
-  claimRun(input: RunWorkflowInput): Promise<ClaimResult>;
+  /**
+   * One delivery attempt in one step: claims the run (misfire check on the first attempt), records
+   * the attempt, sends, classifies, and closes the run when the outcome is final. Retryable
+   * outcomes throw with the next-retry delay; the run's own attempt counter decides exhaustion.
+   */
+  runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult>;
+  /** Closes a run that ended outside an attempt (cancelled, or failed by an infrastructure error). */
   finishRun(input: FinishRunInput): Promise<void>;
-  markJobCompleted(input: { jobId: string; revision: number }): Promise<void>;
-  /** Resolves once no other run of the job is in flight, then marks this one running. */
-  awaitTurn(input: { runId: string }): Promise<void>;
 }
-
-export interface DeliveryActivities {
-  /** One delivery attempt; the attempt number is Temporal's activity attempt − 1. */
-  deliverAttempt(input: { runId: string }): Promise<{ statusCode: number | null }>;
-}
-
-export type { JobSnapshot };

@@ -33,13 +33,35 @@ export interface JobSnapshot {
   schedule: ScheduleSnapshot;
   misfirePolicy: MisfirePolicy;
   misfireThresholdMs: number;
+  /**
+   * Decided by the job workflow when an occurrence is due. Absent only in snapshots written
+   * before the one-activity path; the workflow then reloads the snapshot (see jobWorkflow).
+   */
+  overlapPolicy?: OverlapPolicy;
+}
+
+/**
+ * Patch ids that separate executions begun by the code before the one-activity occurrence path
+ * (temporal/workflows/legacy) from those begun by the current code. An execution whose first
+ * workflow task ran the older code has no marker and replays through the legacy functions.
+ */
+export const JOB_PATH_PATCH = 'job-occurrence-path-v2';
+export const RUN_PATH_PATCH = 'run-one-attempt-v2';
+
+/** A run the job workflow started and waits to hear the end of (overlap policies other than allow). */
+export interface TrackedRun {
+  runId: string;
+  scheduledAt: string;
 }
 
 export interface JobWorkflowInput {
   snapshot: JobSnapshot;
   /** Carried across continue-as-new: occurrences at or before this instant are done. */
   after?: string;
-  firedCount?: number;
+  /** Carried across continue-as-new: runs in flight, whose end the workflow is told by signal. */
+  inFlight?: TrackedRun[];
+  /** Carried across continue-as-new: the one occurrence waiting (overlap_policy `queue`). */
+  queued?: TrackedRun | null;
 }
 
 export interface RunWorkflowInput {
@@ -50,13 +72,27 @@ export interface RunWorkflowInput {
   /** ISO instant of the occurrence (nominal time). */
   scheduledAt: string;
   trigger: RunTrigger;
-  /** Set when the run is recorded as skipped without delivery (misfire policies). */
-  skipReason?: 'misfire';
+  /**
+   * When the occurrence was released to run (ISO): its scheduled time, or the end of the run it
+   * waited for (overlap_policy `queue`). Lateness is measured from here.
+   */
+  releasedAt?: string;
+  /** Signal `runFinished` to the job workflow at the end (it tracks runs for its overlap policy). */
+  notifyJob?: boolean;
   retryOf?: string;
+  /** Only in inputs written by the older job workflow: the run is recorded skipped (misfire). */
+  skipReason?: 'misfire';
 }
 
 export const jobChangedSignal = defineSignal<[JobSnapshot]>('jobChanged');
 export const jobDeletedSignal = defineSignal<[]>('jobDeleted');
+/** A tracked run ended (any terminal status); sent by the run workflow. */
+export const runFinishedSignal = defineSignal<[string]>('runFinished');
+
+/** Memo of a job workflow: the revision it runs on, so the reconciler can find drift by listing. */
+export interface JobWorkflowMemo {
+  revision: number;
+}
 
 export const JOB_WORKFLOW = 'jobWorkflow';
 export const RUN_WORKFLOW = 'runWorkflow';

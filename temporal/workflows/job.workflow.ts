@@ -1,33 +1,36 @@
 import {
   condition,
   continueAsNew,
-  ParentClosePolicy,
-  proxyActivities,
+  patched,
   proxyLocalActivities,
   setHandler,
-  startChild,
+  upsertMemo,
   workflowInfo,
-  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { newId } from '@svc/common/ids';
-import type { RunActivities, ScheduleActivities } from './activity-types';
+import type { JobActivities, ScheduleActivities } from './activity-types';
 import {
   jobChangedSignal,
   jobDeletedSignal,
-  RUN_WORKFLOW,
+  runFinishedSignal,
+  JOB_PATH_PATCH,
   type JobSnapshot,
   type JobWorkflowInput,
-  type RunWorkflowInput,
+  type JobWorkflowMemo,
+  type TrackedRun,
 } from './definitions';
-import { runSearchAttributes } from './search-attributes';
+import { legacyJobWorkflow } from './legacy/job.workflow.v1';
+import { decideOccurrences } from './occurrence-rules';
 
+// Local activities: no task queue round trip, and their results are recorded in history so
+// replay never re-reads the database or the host's time-zone data.
 const { planOccurrences } = proxyLocalActivities<ScheduleActivities>({
   startToCloseTimeout: '10s',
   retry: { maximumInterval: '30s' },
 });
-const { markJobCompleted } = proxyActivities<RunActivities>({
+const jobs = proxyLocalActivities<JobActivities>({
   startToCloseTimeout: '30s',
-  retry: { maximumInterval: '30s' },
+  retry: { initialInterval: '200ms', maximumInterval: '30s' },
 });
 
 /** fire_all delivers at most this many missed occurrences per catch-up (decisions.md). */
@@ -35,13 +38,21 @@ const MAX_CATCH_UP = 100;
 const HISTORY_LIMIT = 4_000;
 
 /**
- * One per job (workflow id = job id). Owns timing: computes the next occurrence from its snapshot
- * of the job, sleeps on a timer, and starts one run workflow per occurrence. Snapshots arrive by
- * signal (PATCH, pause, resume, enable, auto-disable); deletion ends it.
+ * One per job (workflow id = job id). Owns timing and the occurrence rules: computes the next
+ * occurrence from its snapshot of the job, sleeps on a timer, decides each due occurrence
+ * (misfire, suspension, quota, overlap) and records and starts its run in one local activity.
+ * Snapshots arrive by signal (PATCH, pause, resume, enable, auto-disable); deletion ends it.
+ * Runs are not child workflows: the job workflow is not woken when they start or end, except
+ * for overlap policies that need it, where the run signals `runFinished`.
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
+  if (!patched(JOB_PATH_PATCH)) {
+    return legacyJobWorkflow(input, (carried) => continueAsNew<typeof jobWorkflow>(carried));
+  }
   let snapshot = input.snapshot;
   let after = input.after ?? nowIso();
+  let inFlight: TrackedRun[] = input.inFlight ?? [];
+  let queued: TrackedRun | null = input.queued ?? null;
   let pending: JobSnapshot | null = null;
   let deleted = false;
 
@@ -53,18 +64,46 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   setHandler(jobDeletedSignal, () => {
     deleted = true;
   });
-  const changed = () => deleted || pending !== null;
+  setHandler(runFinishedSignal, (runId) => {
+    inFlight = inFlight.filter((run) => run.runId !== runId);
+  });
+  const releasable = () => queued !== null && inFlight.length === 0;
+  const changed = () => deleted || pending !== null || releasable();
+
+  if (snapshot.overlapPolicy === undefined) {
+    // Carried over from an execution of the older code: its snapshot predates the overlap field.
+    const current = await jobs.loadJobSnapshot({ jobId: snapshot.jobId });
+    if (current === null) {
+      return;
+    }
+    snapshot = current;
+  }
+  upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
 
   while (!deleted) {
     if (pending !== null) {
       const previous: JobSnapshot = snapshot;
       snapshot = pending;
       pending = null;
+      upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
       // A new version drops queued occurrences and recomputes from now (spec: PATCH); occurrences
       // while paused or disabled never exist (decisions.md → misfire_policy).
       if (snapshot.version !== previous.version || (snapshot.state === 'active' && previous.state !== 'active')) {
         after = nowIso();
       }
+      if (snapshot.version !== previous.version && queued !== null) {
+        // A queued occurrence of the old version is dropped, not delivered with the new config.
+        const dropped = queued;
+        queued = null;
+        await jobs.cancelRuns({ runIds: [dropped.runId] });
+      }
+      continue;
+    }
+    if (releasable() && queued !== null) {
+      const run = queued;
+      queued = null;
+      inFlight = [run];
+      await jobs.startQueuedRun({ ...jobRef(snapshot), run, releasedAt: nowIso() });
       continue;
     }
     if (snapshot.state !== 'active') {
@@ -83,62 +122,66 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (plan.missed.length > 0 || plan.onTime.length > 0) {
-      await dispatch(snapshot, plan.missed, plan.onTime);
-      after = plan.scannedUntil;
-      continue;
+      await fire(snapshot, { missed: plan.missed, onTime: plan.onTime });
+      if (plan.next === null && !plan.ended) {
+        // The scan stopped at its budget inside a long backlog: plan the rest now.
+        after = plan.scannedUntil;
+        continue;
+      }
     }
+    // The plan already holds the next occurrence after the ones just fired: sleep until it
+    // without asking again (one local activity per occurrence saved).
     after = plan.scannedUntil;
     if (plan.next === null) {
       if (plan.ended) {
-        await markJobCompleted({ jobId: snapshot.jobId, revision: snapshot.revision });
+        await jobs.markJobCompleted({ jobId: snapshot.jobId, revision: snapshot.revision });
         await condition(changed);
       }
       continue;
     }
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_LIMIT) {
-      await continueAsNew<typeof jobWorkflow>({ snapshot: pending ?? snapshot, after });
+      await continueAsNew<typeof jobWorkflow>({
+        snapshot: pending ?? snapshot,
+        after,
+        inFlight,
+        queued,
+      });
     }
     await condition(changed, Math.max(1, Date.parse(plan.next) - Date.now()));
   }
-}
+  // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
+  if (queued !== null) {
+    await jobs.cancelRuns({ runIds: [queued.runId] });
+  }
 
-/** Starts the runs of due occurrences, applying the misfire policy to missed ones. */
-async function dispatch(snapshot: JobSnapshot, missed: string[], onTime: string[]): Promise<void> {
-  if (missed.length > 0) {
-    const latest = missed[missed.length - 1];
-    if (snapshot.misfirePolicy === 'fire_all') {
-      for (const at of missed) {
-        await startRun(snapshot, at);
-      }
-    } else if (snapshot.misfirePolicy === 'skip') {
-      await startRun(snapshot, latest, 'misfire');
-    } else {
-      await startRun(snapshot, latest);
+  /** Applies the occurrence rules to the due occurrences and opens their runs. */
+  async function fire(current: JobSnapshot, due: { missed: string[]; onTime: string[] }): Promise<void> {
+    const overlapPolicy = current.overlapPolicy ?? 'allow';
+    const gate = await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) });
+    const outcome = decideOccurrences({
+      due,
+      misfirePolicy: current.misfirePolicy,
+      overlapPolicy,
+      gate,
+      state: { inFlight, queued },
+      newRunId,
+    });
+    inFlight = outcome.state.inFlight;
+    queued = outcome.state.queued;
+    await jobs.openRuns({ ...jobRef(current), decisions: outcome.decisions, notifyJob: overlapPolicy !== 'allow' });
+    if (outcome.cancel.length > 0) {
+      await jobs.cancelRuns({ runIds: outcome.cancel });
     }
   }
-  for (const at of onTime) {
-    await startRun(snapshot, at);
-  }
 }
 
-async function startRun(snapshot: JobSnapshot, scheduledAt: string, skipReason?: 'misfire'): Promise<void> {
-  const input: RunWorkflowInput = {
-    runId: newId('run', Date.now()),
-    jobId: snapshot.jobId,
-    workspaceId: snapshot.workspaceId,
-    jobVersion: snapshot.version,
-    scheduledAt,
-    trigger: 'schedule',
-    ...(skipReason ? { skipReason } : {}),
-  };
-  await startChild(RUN_WORKFLOW, {
-    workflowId: input.runId,
-    args: [input],
-    // Runs outlive the job workflow's continue-as-new; deletion cancels them explicitly.
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: runSearchAttributes(input),
-  });
+function jobRef(snapshot: JobSnapshot) {
+  return { jobId: snapshot.jobId, workspaceId: snapshot.workspaceId, jobVersion: snapshot.version };
+}
+
+/** Run ids from the workflow's deterministic clock and random source (replay-safe). */
+function newRunId(): string {
+  return newId('run', Date.now());
 }
 
 function nowIso(): string {

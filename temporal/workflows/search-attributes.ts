@@ -6,7 +6,9 @@ export const WORKSPACE_ID_KEY = defineSearchAttributeKey(SEARCH_ATTRIBUTES.works
 export const TRIGGER_KEY = defineSearchAttributeKey(SEARCH_ATTRIBUTES.trigger, SearchAttributeType.KEYWORD);
 
 /** Search attributes of a run workflow, so the Temporal Web UI can filter runs by job and workspace. */
-export function runSearchAttributes(input: RunWorkflowInput): TypedSearchAttributes {
+export function runSearchAttributes(
+  input: Pick<RunWorkflowInput, 'jobId' | 'workspaceId' | 'trigger'>,
+): TypedSearchAttributes {
   return new TypedSearchAttributes([
     { key: JOB_ID_KEY, value: input.jobId },
     { key: WORKSPACE_ID_KEY, value: input.workspaceId },

@@ -1,7 +1,7 @@
 import { generateApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository } from '@svc/persistence';
 import { setWorkspaceSuspended } from '../../apps/cli/src/commands/workspace';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { apiClient, startStack, type Stack, TEST_SECRETS_ENCRYPTION_KEY } from '../utils/stack';
 
 /** API basics every endpoint relies on (issue #2): auth, scopes, envelope, isolation, paging. */
 describe('API basics', () => {
@@ -338,7 +338,12 @@ describe('GET /readyz when dependencies are down', () => {
     const { createApp } = await import('../../apps/api/src/app');
     const config = buildConfig(
       {},
-      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1', PORT: '0' },
+      {
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        PORT: '0',
+        SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY,
+      },
     );
     const app = await createApp({ config, logLevels: [] });
     await app.listen(0, '127.0.0.1');

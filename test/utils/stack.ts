@@ -16,12 +16,20 @@ export function temporalAddress(): string {
   return process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 }
 
+/** The secrets key of test stacks (a fixed, public test value: never use it anywhere else). */
+export const TEST_SECRETS_ENCRYPTION_KEY = Buffer.from('svc test secrets key, 32 bytes!!').toString('base64');
+
 /** Config for one test file: its own database and its own task queue on the shared dev server. */
 export function testConfig(databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
   const taskQueue = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   return buildConfig(
     // Tests poll the API quickly; the per-key limit is exercised by its own test.
-    { scheduler: { reconcile_interval: '1h' }, limits: { api_rate_limit_per_minute: 0 }, ...overrides },
+    {
+      scheduler: { reconcile_interval: '1h' },
+      limits: { api_rate_limit_per_minute: 0 },
+      secrets: { encryption_key: TEST_SECRETS_ENCRYPTION_KEY },
+      ...overrides,
+    },
     { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' },
   );
 }
@@ -102,6 +110,7 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
           TEMPORAL_TASK_QUEUE: config.temporal.task_queue,
           SCHEDULER_RECONCILE_INTERVAL: '1h',
           SCHEDULER_MISFIRE_THRESHOLD: `${config.scheduler.misfire_threshold_ms}ms`,
+          SECRETS_ENCRYPTION_KEY: config.secrets.encryption_key ?? '',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

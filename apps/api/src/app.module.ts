@@ -1,14 +1,22 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditLogModule } from './audit-log/audit-log.module';
+import { ApiRateLimitHook } from './common/api-rate-limit.hook';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
+import { MeModule } from './me/me.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulesModule } from './schedules/schedules.module';
+import { SecretsModule } from './secrets/secrets.module';
+import { StatsModule } from './stats/stats.module';
 import { TemporalModule } from './temporal/temporal.module';
+import { UsageModule } from './usage/usage.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Module({})
 export class AppModule {
@@ -23,8 +31,15 @@ export class AppModule {
         SchedulesModule,
         JobsModule,
         RunsModule,
+        MeModule,
+        WorkspacesModule,
+        ApiKeysModule,
+        SecretsModule,
+        AuditLogModule,
+        UsageModule,
+        StatsModule,
       ],
-      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],
     };
   }
 }

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { AppConfig } from '@svc/common';
+import { type AppConfig, loadConfig } from '@svc/common';
+import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
@@ -52,8 +53,11 @@ export function createFastifyAdapter(trustProxy: boolean): FastifyAdapter {
  * ephemeral port). Every response carries X-Request-ID; every error uses the envelope.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
-  const adapter = createFastifyAdapter(options.config?.http.trust_proxy ?? false);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options.config), adapter, {
+  const config = options.config ?? loadConfig();
+  // Fail before assembling anything, with the key's own message: secrets cannot work without it.
+  secretsCipherFromConfig(config);
+  const adapter = createFastifyAdapter(config.http.trust_proxy);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logLevels ?? ['error', 'warn', 'log'],
     bufferLogs: false,
   });

@@ -6,7 +6,11 @@ export function encodeCursor(key: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
-/** Decodes a cursor; null when it is malformed (callers answer 400 with field `cursor`). */
+/**
+ * Decodes a cursor; null when it is malformed (callers answer 400 with field `cursor`): not
+ * base64url JSON of an object, a key missing, a part neither a string nor a finite number, or a
+ * string holding a NUL character (PostgreSQL text cannot hold one: it would end as a 500).
+ */
 export function decodeCursor<T extends Record<string, string | number>>(
   cursor: string,
   keys: Array<keyof T>,
@@ -18,7 +22,9 @@ export function decodeCursor<T extends Record<string, string | number>>(
     }
     for (const key of keys) {
       const part = (value as Record<string, unknown>)[key as string];
-      if (typeof part !== 'string' && typeof part !== 'number') {
+      const valid =
+        (typeof part === 'string' && !part.includes('\u0000')) || (typeof part === 'number' && Number.isFinite(part));
+      if (!valid) {
         return null;
       }
     }

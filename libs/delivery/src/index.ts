@@ -8,3 +8,4 @@ export * from './backoff';
 export * from './templating';
 export * from './command-sink';
 export * from './webhook-attempt';
+export * from './sink-attempt';

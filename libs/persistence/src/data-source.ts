@@ -16,6 +16,7 @@ import {
   WorkspaceEntity,
 } from './entities';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-InitialSchema';
+import { RunStatsIndexAuditRetention1795382633773 } from './migrations/1795382633773-RunStatsIndexAuditRetention';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -34,7 +35,7 @@ export const ALL_ENTITIES = [
 ];
 
 /** In order. Listed explicitly (no globs) so the same list works from sources and from dist. */
-export const ALL_MIGRATIONS = [InitialSchema1763769600000];
+export const ALL_MIGRATIONS = [InitialSchema1763769600000, RunStatsIndexAuditRetention1795382633773];
 
 /** Table recording applied migrations. */
 export const MIGRATIONS_TABLE = 'typeorm_migrations';

@@ -1,3 +1,5 @@
 export * from './job-snapshot';
 export * from './job-workflow.gateway';
 export * from './job-schedule';
+export * from './job-lifecycle';
+export * from './audit-retention';

@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
-import type { JobSnapshot, MisfirePolicy } from '@svc/workflows/definitions';
+import type { JobSnapshot, MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
 
 /** What the job workflow is told about a job: timing only, never sink config or secrets. */
 export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
@@ -21,5 +21,6 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     },
     misfirePolicy: job.misfirePolicy as MisfirePolicy,
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
+    overlapPolicy: job.overlapPolicy as OverlapPolicy,
   };
 }

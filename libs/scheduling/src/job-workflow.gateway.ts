@@ -1,4 +1,4 @@
-import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import {
   JOB_WORKFLOW,
@@ -53,14 +53,26 @@ export class JobWorkflowGateway {
     }
   }
 
-  /** Starts one run workflow (id = run id) for a manual trigger or retry. */
-  async startRun(input: RunWorkflowInput): Promise<void> {
-    await this.client.workflow.start(RUN_WORKFLOW, {
-      workflowId: input.runId,
-      taskQueue: this.taskQueue,
-      args: [input],
-      typedSearchAttributes: runSearchAttributes(input),
-    });
+  /**
+   * Starts one run workflow (id = run id). Idempotent: a run whose workflow already exists is
+   * left alone, so a retried caller never starts an occurrence twice. With `eager`, a worker that
+   * shares this client's connection takes the first workflow task straight from the start call.
+   */
+  async startRun(input: RunWorkflowInput, options: { eager?: boolean } = {}): Promise<void> {
+    try {
+      await this.client.workflow.start(RUN_WORKFLOW, {
+        workflowId: input.runId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: runSearchAttributes(input),
+        ...(options.eager ? { requestEagerStart: true } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+        throw err;
+      }
+    }
   }
 
   /** Requests cancellation of a run workflow (job deleted); gone already is fine. */

@@ -18,3 +18,5 @@ export class IdParamPipe implements PipeTransform<string, string> {
 
 export const JobIdPipe = new IdParamPipe('job', 'Job');
 export const RunIdPipe = new IdParamPipe('run', 'Run');
+export const ApiKeyIdPipe = new IdParamPipe('apiKey', 'API key');
+export const WorkspaceIdPipe = new IdParamPipe('workspace', 'Workspace');

@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
 
 /** Flattens class-validator errors into the envelope's `fields`: input path → message. */
@@ -19,9 +19,63 @@ export function validationErrorsToFields(errors: ValidationError[], prefix = '')
   return fields;
 }
 
-/** The global pipe (style.md rule 4): strict whitelist, transform, errors as our envelope. */
+/**
+ * The input path of the first string containing a NUL character (`\u0000`), or null. PostgreSQL
+ * text cannot store NUL, so such input would otherwise end as a 500 at the first write or query.
+ */
+export function findNulString(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? path : null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (key.includes('\u0000')) {
+        return path ? `${path}.${key}` : key;
+      }
+      const found = findNulString(child, path ? `${path}.${key}` : key);
+      if (found !== null) {
+        return found;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The global pipe (style.md rule 4): strict whitelist, transform, errors as our envelope; strings
+ * with NUL characters anywhere in a body, query or path parameter are `400 validation_failed`.
+ */
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // class-validator checks a primitive, an array or a missing body as an empty object, so a
+    // DTO whose fields are all optional (PATCH) would accept `[]`, `"x"` or `null`.
+    if (metadata.type === 'body' && isDtoClass(metadata.metatype) && !isPlainObject(value)) {
+      throw new ValidationFailedError({ body: 'must be a JSON object' });
+    }
+    if (metadata.type !== 'custom') {
+      const path = findNulString(value);
+      if (path !== null) {
+        throw new ValidationFailedError({
+          [path || metadata.data || metadata.type]: 'must not contain NUL characters',
+        });
+      }
+    }
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
+}
+
+const NOT_DTOS: unknown[] = [String, Number, Boolean, Array, Object];
+
+function isDtoClass(metatype: unknown): boolean {
+  return typeof metatype === 'function' && !NOT_DTOS.includes(metatype);
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

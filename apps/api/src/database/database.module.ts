@@ -7,6 +7,8 @@ import {
   IdempotencyRepository,
   JobsRepository,
   RunsRepository,
+  SecretsRepository,
+  StatsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -20,6 +22,8 @@ const REPOSITORIES = [
   WorkspacesRepository,
   ApiKeysRepository,
   IdempotencyRepository,
+  SecretsRepository,
+  StatsRepository,
 ];
 
 @Injectable()

@@ -15,8 +15,8 @@ import {
   ValidationFailedError,
 } from '@svc/common';
 import { generateSigningSecret } from '@svc/delivery';
-import { AuditRepository, JobEntity, JobsRepository, RunsRepository, WorkspaceEntity } from '@svc/persistence';
-import { compileJobSchedule, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { AuditRepository, JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
+import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
@@ -24,6 +24,7 @@ import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
 import { JobScheduleValidator, ValidatedSchedule } from './job-schedule.validator';
 import { JobResponse, toJobResponse } from './jobs.mapper';
+import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
 
 const NEXT_RUNS_ON_GET = 5;
@@ -40,8 +41,10 @@ export class JobsService {
     private readonly runs: RunsRepository,
     private readonly audit: AuditRepository,
     private readonly gateway: JobWorkflowGateway,
+    private readonly lifecycle: JobLifecycle,
     private readonly schedules: JobScheduleValidator,
     private readonly sinks: SinkValidator,
+    private readonly templates: SinkTemplateChecker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -77,6 +80,7 @@ export class JobsService {
     });
 
     const saved = await this.dataSource.transaction(async (manager) => {
+      await this.templates.check(auth.workspaceId, job.sinkKind, sinkConfig, manager);
       if (plan.max_jobs_per_workspace > 0) {
         // Serialize creates per workspace so two concurrent requests cannot both pass the cap.
         await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [auth.workspaceId]);
@@ -158,7 +162,9 @@ export class JobsService {
         if (dto.sink.kind !== job.sinkKind) {
           throw new ValidationFailedError({ 'sink.kind': 'a job cannot change its sink kind; create a new job' });
         }
-        job.sinkConfig = this.sinks.validate(dto.sink) as JobEntity['sinkConfig'];
+        const sinkConfig = this.sinks.validate(dto.sink);
+        await this.templates.check(auth.workspaceId, job.sinkKind, sinkConfig, manager);
+        job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
       }
       if (dto.retry !== undefined) {
         job.retry = this.checkRetry(mergeRetry(job.retry, dto.retry));
@@ -211,10 +217,8 @@ export class JobsService {
     });
     // The job stops at once; in-flight runs are cancelled (decisions.md → Run transitions).
     try {
-      await this.gateway.deleteJob(id);
-      for (const run of await this.runs.listInFlightForJob(auth.workspaceId, id)) {
-        await this.gateway.cancelRun(run.id);
-      }
+      const inFlight = await this.runs.listInFlightForJob(auth.workspaceId, id);
+      await Promise.all([this.gateway.deleteJob(id), ...inFlight.map((run) => this.gateway.cancelRun(run.id))]);
     } catch (err) {
       this.logger.warn(`job ${id} deleted; its workflow will be stopped by the reconciler (${(err as Error).message})`);
     }
@@ -232,38 +236,41 @@ export class JobsService {
     return this.transition(auth, id, 'disabled', 'active', 'job.enable');
   }
 
-  /** Manual run: starts at once, the schedule is unaffected (spec: Job states). */
+  /**
+   * Manual run: starts at once, the schedule is unaffected (spec: Job states). The run row is
+   * written before the workflow starts, so `GET /runs/{run_id}` answers as soon as this returns.
+   */
   async trigger(auth: AuthContext, id: string): Promise<{ run_id: string }> {
     const job = await this.require(auth.workspaceId, id);
     if (job.state !== 'active' && job.state !== 'paused') {
       throw new ConflictError(`Cannot trigger a ${job.state} job; only active or paused jobs can be triggered`);
     }
-    const plan = await this.planOf(auth.workspaceId);
-    if (plan.max_runs_per_month_per_workspace > 0 && plan.over_quota_policy === 'block') {
-      const now = new Date();
-      const used = await this.runs.monthlyUsage(auth.workspaceId, now.toISOString().slice(0, 7));
-      if (used >= plan.max_runs_per_month_per_workspace) {
-        throw new LimitExceededError(
-          'max_runs_per_month_per_workspace',
-          plan.max_runs_per_month_per_workspace,
-          'The monthly run limit of this workspace is reached',
-          429,
-        );
-      }
-    }
     const now = new Date();
+    const quota = await this.lifecycle.blockingQuota(auth.workspaceId, now.toISOString().slice(0, 7));
+    if (quota && quota.used >= quota.limit) {
+      throw new LimitExceededError(
+        'max_runs_per_month_per_workspace',
+        quota.limit,
+        'The monthly run limit of this workspace is reached',
+        429,
+      );
+    }
     const runId = newId('run', now.getTime());
+    const run = {
+      runId,
+      jobId: job.id,
+      workspaceId: job.workspaceId,
+      jobVersion: job.version,
+      scheduledAt: now.toISOString(),
+      trigger: 'manual' as const,
+    };
+    await this.runs.openRuns([{ ...run, id: runId, status: 'running' }], now);
     try {
-      await this.gateway.startRun({
-        runId,
-        jobId: job.id,
-        workspaceId: job.workspaceId,
-        jobVersion: job.version,
-        scheduledAt: now.toISOString(),
-        trigger: 'manual',
-      });
+      await this.gateway.startRun(run);
     } catch (err) {
       this.logger.warn(`trigger of ${job.id} failed: ${(err as Error).message}`);
+      // Nothing will deliver it: the row is removed again rather than left running forever.
+      await this.runs.deleteUnstarted(auth.workspaceId, runId);
       throw new UnavailableError('The scheduler is unavailable; retry');
     }
     await this.audit.insert(auth.workspaceId, {
@@ -282,35 +289,13 @@ export class JobsService {
     to: JobEntity['state'],
     action: string,
   ): Promise<JobResponse> {
-    const updated = await this.dataSource.transaction(async (manager) => {
-      const job = await this.requireForUpdate(auth.workspaceId, id, manager);
-      if (job.state !== from) {
-        throw new ConflictError(`Job is ${job.state}; ${action.split('.')[1]} needs a ${from} job`);
-      }
-      job.state = to;
-      job.revision += 1;
-      if (action === 'job.enable') {
-        job.consecutiveFailures = 0;
-        job.disabledReason = null;
-      }
-      await this.jobs.save(job, manager);
-      await this.audit.insert(auth.workspaceId, { actor: auth.actor, action, target: job.id, details: {} }, manager);
-      return (await this.jobs.getById(auth.workspaceId, id, manager))!;
-    });
-    await this.syncWorkflow(updated);
+    const updated = await this.lifecycle.transition(auth.workspaceId, id, { from, to, action, actor: auth.actor });
     return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, new Date(), 1)[0] ?? null });
   }
 
-  /**
-   * Tells the job's workflow about the new row. PostgreSQL is the system of record: if Temporal is
-   * briefly unreachable the change stands and the reconciler delivers it.
-   */
+  /** Tells the job's workflow about the new row; the reconciler repairs a signal that failed. */
   private async syncWorkflow(job: JobEntity): Promise<void> {
-    try {
-      await this.gateway.upsertJob(toJobSnapshot(job, this.config));
-    } catch (err) {
-      this.logger.warn(`workflow of ${job.id} not updated yet; the reconciler will (${(err as Error).message})`);
-    }
+    await this.lifecycle.syncWorkflow(job);
   }
 
   /** Upcoming fire times of an active job, from `now`; none for other states. */
@@ -336,9 +321,8 @@ export class JobsService {
     return retry;
   }
 
-  private async planOf(workspaceId: string): Promise<PlanLimits> {
-    const workspace = await this.dataSource.manager.findOne(WorkspaceEntity, { where: { id: workspaceId } });
-    return this.config.plans[workspace?.plan ?? ''] ?? this.config.plans[this.config.default_plan];
+  private planOf(workspaceId: string): Promise<PlanLimits> {
+    return this.lifecycle.planOf(workspaceId);
   }
 
   private async require(workspaceId: string, id: string): Promise<JobEntity> {

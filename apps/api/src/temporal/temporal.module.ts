@@ -1,6 +1,8 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { JobWorkflowGateway } from '@svc/scheduling';
+import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
 
@@ -49,8 +51,41 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
       inject: [TEMPORAL_CLIENT, APP_CONFIG],
       useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
     },
+    {
+      provide: JobLifecycle,
+      inject: [
+        DataSource,
+        JobsRepository,
+        RunsRepository,
+        AuditRepository,
+        WorkspacesRepository,
+        JobWorkflowGateway,
+        APP_CONFIG,
+      ],
+      useFactory: (
+        dataSource: DataSource,
+        jobs: JobsRepository,
+        runs: RunsRepository,
+        audit: AuditRepository,
+        workspaces: WorkspacesRepository,
+        gateway: JobWorkflowGateway,
+        config: AppConfig,
+      ) => {
+        const logger = new Logger('JobLifecycle');
+        return new JobLifecycle({
+          dataSource,
+          jobs,
+          runs,
+          audit,
+          workspaces,
+          gateway,
+          config,
+          warn: (message) => logger.warn(message),
+        });
+      },
+    },
     TemporalConnectionCloser,
   ],
-  exports: [TEMPORAL_CONNECTION, TEMPORAL_PROBE_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway],
+  exports: [TEMPORAL_CONNECTION, TEMPORAL_PROBE_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway, JobLifecycle],
 })
 export class TemporalModule {}

@@ -1,12 +1,11 @@
+import { isWorkspaceSlug } from '@svc/common/workspace-slug';
 import { CliError } from '../errors';
 
 export const SYSTEM_ACTOR = 'system';
 
-/** Lowercase letters, digits and inner hyphens, 1..63 characters. */
-const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
+/** Lowercase letters, digits and inner hyphens, 1..63 characters (same rule as the API). */
 export function assertSlug(slug: string): void {
-  if (!SLUG_PATTERN.test(slug)) {
+  if (!isWorkspaceSlug(slug)) {
     throw new CliError(`invalid workspace slug "${slug}": use a-z, 0-9 and inner hyphens, at most 63 characters`);
   }
 }

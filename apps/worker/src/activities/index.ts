@@ -1,14 +1,29 @@
-import { createDeliveryActivities, type DeliveryActivityDeps } from './delivery.activities';
-import { createRunActivities, type RunActivityDeps } from './runs.activities';
+import type { AppConfig } from '@svc/common';
+import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import type { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { createJobActivities } from './job.activities';
+import { createLegacyActivities } from './legacy.activities';
+import { createRunActivities } from './run.activities';
 import { createScheduleActivities } from './schedule.activities';
 
-export type ActivityDeps = RunActivityDeps & DeliveryActivityDeps;
+export interface ActivityDeps {
+  jobs: JobsRepository;
+  runs: RunsRepository;
+  workspaces: WorkspacesRepository;
+  lifecycle: JobLifecycle;
+  gateway: JobWorkflowGateway;
+  config: AppConfig;
+  clock: () => Date;
+  random: () => number;
+}
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
 export function createActivities(deps: ActivityDeps) {
+  const run = createRunActivities(deps);
   return {
     ...createScheduleActivities(),
-    ...createRunActivities(deps),
-    ...createDeliveryActivities(deps),
+    ...createJobActivities(deps),
+    ...run,
+    ...createLegacyActivities({ ...deps, current: run }),
   };
 }

@@ -1,48 +1,79 @@
 import type { AppConfig } from '@svc/common';
 import type { JobsRepository } from '@svc/persistence';
 import { type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
-import { JOB_WORKFLOW } from '@svc/workflows/definitions';
+import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflows/definitions';
 import type { Client } from '@temporalio/client';
 
-const PAGE = 200;
+const PAGE = 1_000;
+const DEFAULT_CONCURRENCY = 16;
 
 export interface ReconcileReport {
+  /** Job rows examined. */
+  checked: number;
+  /** Workflows started or sent the row's snapshot (missing, or behind the row's revision). */
   upserted: number;
+  /** Workflows stopped because their job is gone or completed. */
   stopped: number;
 }
 
 /**
- * Makes every active, paused or disabled job have its workflow, carrying the row's current
- * snapshot, and stops job workflows whose job no longer exists (architecture.md → How data moves 1).
- * Idempotent: a workflow ignores a snapshot whose revision it has already seen.
+ * Repairs drift between job rows and job workflows, and only drift (architecture.md → How data
+ * moves 1): one visibility listing gives every running job workflow with the revision in its
+ * memo; a job whose workflow is missing or behind gets its snapshot (signal-with-start), a
+ * workflow whose job is gone or completed is stopped. Jobs in sync cost no Temporal call and add
+ * no history event. Calls run with bounded concurrency.
  */
 export async function reconcileJobWorkflows(deps: {
   jobs: JobsRepository;
   gateway: JobWorkflowGateway;
   client: Client;
   config: AppConfig;
+  concurrency?: number;
 }): Promise<ReconcileReport> {
   const { jobs, gateway, client, config } = deps;
-  const report: ReconcileReport = { upserted: 0, stopped: 0 };
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const report: ReconcileReport = { checked: 0, upserted: 0, stopped: 0 };
+
+  const running = new Map<string, number | null>();
+  const query = `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.temporal.task_queue}'`;
+  for await (const execution of client.workflow.list({ query })) {
+    const revision = (execution.memo as Partial<JobWorkflowMemo> | undefined)?.revision;
+    running.set(execution.workflowId, typeof revision === 'number' ? revision : null);
+  }
+
   let afterId: string | null = null;
   for (;;) {
     const page = await jobs.listAllWithWorkflows(afterId, PAGE);
-    for (const job of page) {
-      await gateway.upsertJob(toJobSnapshot(job, config));
-      report.upserted += 1;
-    }
+    report.checked += page.length;
+    const drifted = page.filter((job) => {
+      const revision = running.get(job.id);
+      running.delete(job.id);
+      return revision === undefined || revision === null || revision < job.revision;
+    });
+    await forEachBounded(drifted, concurrency, (job) => gateway.upsertJob(toJobSnapshot(job, config)));
+    report.upserted += drifted.length;
     if (page.length < PAGE) {
       break;
     }
     afterId = page[page.length - 1].id;
   }
-  const query = `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.temporal.task_queue}'`;
-  for await (const execution of client.workflow.list({ query })) {
-    const job = await jobs.findByIdUnscoped(execution.workflowId);
-    if (!job || job.state === 'completed') {
-      await gateway.deleteJob(execution.workflowId);
-      report.stopped += 1;
-    }
-  }
+
+  // What is left runs without an active, paused or disabled job; a job created since the listing
+  // started is excluded by looking the ids up again.
+  const orphans = [...running.keys()];
+  const stillLive = new Set(await jobs.findIdsWithWorkflows(orphans));
+  const stale = orphans.filter((id) => !stillLive.has(id));
+  await forEachBounded(stale, concurrency, (id) => gateway.deleteJob(id));
+  report.stopped = stale.length;
   return report;
+}
+
+async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      await fn(items[next++]);
+    }
+  });
+  await Promise.all(lanes);
 }

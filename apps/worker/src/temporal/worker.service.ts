@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { AuditRepository, JobsRepository, RunsRepository } from '@svc/persistence';
-import { JobWorkflowGateway } from '@svc/scheduling';
+import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
@@ -65,13 +65,31 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.clientConnection = await Connection.connect({ address });
     const client = new Client({ connection: this.clientConnection, namespace });
     const gateway = new JobWorkflowGateway(client, task_queue);
+    // Runs are started from the worker's own connection, so the server can hand their first
+    // workflow task straight back to this worker (eager workflow start) instead of a poll.
+    const eagerGateway = new JobWorkflowGateway(
+      new Client({ connection: this.nativeConnection, namespace }),
+      task_queue,
+    );
     const jobs = new JobsRepository(this.dataSource);
-    const activities = createActivities({
+    const runs = new RunsRepository(this.dataSource);
+    const workspaces = new WorkspacesRepository(this.dataSource);
+    const lifecycle = new JobLifecycle({
       dataSource: this.dataSource,
       jobs,
-      runs: new RunsRepository(this.dataSource),
+      runs,
       audit: new AuditRepository(this.dataSource),
+      workspaces,
       gateway,
+      config: this.config,
+      warn: (message) => this.logger.warn(message),
+    });
+    const activities = createActivities({
+      jobs,
+      runs,
+      workspaces,
+      lifecycle,
+      gateway: eagerGateway,
       config: this.config,
       clock: () => new Date(),
       random: Math.random,
@@ -81,6 +99,12 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       namespace,
       taskQueue: task_queue,
       activities,
+      // Sized for many short tasks: an occurrence is one workflow task of the job, two of the run
+      // and one attempt activity that mostly waits on the network (docs/benchmarks.md).
+      maxConcurrentActivityTaskExecutions: this.config.worker.max_concurrent_activities,
+      maxConcurrentWorkflowTaskExecutions: this.config.worker.max_concurrent_workflow_tasks,
+      maxConcurrentLocalActivityExecutions: this.config.worker.max_concurrent_workflow_tasks,
+      maxCachedWorkflows: 5_000,
       ...workflowSource(),
     });
     this.running = this.worker.run().catch((err: unknown) => {
@@ -92,7 +116,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const reconcile = async () => {
       try {
         const report = await reconcileJobWorkflows({ jobs, gateway, client, config: this.config });
-        this.logger.log(`reconciled: ${report.upserted} job workflows ensured, ${report.stopped} stopped`);
+        this.logger.log(
+          `reconciled ${report.checked} jobs: ${report.upserted} workflows started or updated, ${report.stopped} stopped`,
+        );
       } catch (err) {
         this.logger.warn(`reconcile failed: ${(err as Error).message}`);
       }

@@ -46,4 +46,40 @@ describe('buildConfig', () => {
     expect(config.plans.self_hosted.min_interval_ms).toBe(300_000);
     expect(config.plans.free.min_interval_ms).toBe(300_000);
   });
+
+  describe('secrets.encryption_key', () => {
+    const hex = 'ab'.repeat(32);
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+
+    it('should be null by default and read SECRETS_ENCRYPTION_KEY over the file', () => {
+      expect(buildConfig({}, {}).secrets.encryption_key).toBeNull();
+      expect(buildConfig({ secrets: { encryption_key: hex } }, {}).secrets.encryption_key).toBe(hex);
+      expect(
+        buildConfig({ secrets: { encryption_key: hex } }, { SECRETS_ENCRYPTION_KEY: b64 }).secrets.encryption_key,
+      ).toBe(b64);
+    });
+
+    it('should refuse a key that is not 32 bytes in hex or base64, without repeating it', () => {
+      let message = '';
+      try {
+        buildConfig({}, { SECRETS_ENCRYPTION_KEY: 'my-password-123' });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain('secrets.encryption_key: expected 32 bytes');
+      expect(message).not.toContain('my-password-123');
+    });
+  });
+
+  describe('audit.retention', () => {
+    it('should default to 30 days and accept a duration from AUDIT_RETENTION', () => {
+      expect(buildConfig({}, {}).audit.retention_ms).toBe(30 * 86_400_000);
+      expect(buildConfig({}, { AUDIT_RETENTION: '90d' }).audit.retention_ms).toBe(90 * 86_400_000);
+    });
+
+    it('should refuse a retention shorter than an hour or not a duration', () => {
+      expect(() => buildConfig({ audit: { retention: '10m' } }, {})).toThrow(/audit\.retention: expected at least 1h/);
+      expect(() => buildConfig({ audit: { retention: 'forever' } }, {})).toThrow(/audit\.retention/);
+    });
+  });
 });

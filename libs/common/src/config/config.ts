@@ -28,12 +28,21 @@ export interface AppConfig {
     default_auto_disable_threshold: number;
     reconcile_interval_ms: number;
   };
+  /** Slots of the Temporal worker: concurrent attempt activities and workflow tasks. */
+  worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number };
   sinks: { webhook: { allow_private_networks: boolean }; command: { enabled: boolean } };
   limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number };
   plans: Record<string, PlanLimits>;
   default_plan: string;
   runs: { store_success_bodies: boolean };
   auth: { dev_login: boolean; providers: string[] };
+  /**
+   * `encryption_key`: 32 bytes (base64 or hex) under which workspace secrets are encrypted at
+   * rest; null when unset (the API refuses to start then, see `secretsCipherFromConfig`).
+   */
+  secrets: { encryption_key: string | null };
+  /** How long audit entries are kept (spec → Limits: 30 days by default). */
+  audit: { retention_ms: number };
 }
 
 export const DEFAULT_PLANS: Record<string, PlanLimits> = {
@@ -69,6 +78,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
   ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
+  ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
+  ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
   ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
@@ -76,6 +87,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
   ['DEFAULT_PLAN', 'default_plan'],
   ['AUTH_DEV_LOGIN', 'auth.dev_login'],
+  ['SECRETS_ENCRYPTION_KEY', 'secrets.encryption_key'],
+  ['AUDIT_RETENTION', 'audit.retention'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
   ['SVC_BUILD_DATE', 'build_date'],
@@ -212,6 +225,15 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     }
   }
   const apiRate = int('limits.api_rate_limit_per_minute', 600);
+  // Format only (32 bytes as hex or base64); the message never repeats the value.
+  const secretsKey = str('secrets.encryption_key', '').trim();
+  if (secretsKey && !/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)$/.test(secretsKey)) {
+    problems.push('secrets.encryption_key: expected 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)');
+  }
+  const auditRetention = duration('audit.retention', 30 * 86_400_000);
+  if (auditRetention < 3_600_000) {
+    problems.push('audit.retention: expected at least 1h');
+  }
 
   const config: AppConfig = {
     mode,
@@ -235,6 +257,10 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       default_auto_disable_threshold: int('scheduler.default_auto_disable_threshold', 10),
       reconcile_interval_ms: duration('scheduler.reconcile_interval', 300_000),
     },
+    worker: {
+      max_concurrent_activities: int('worker.max_concurrent_activities', 200),
+      max_concurrent_workflow_tasks: int('worker.max_concurrent_workflow_tasks', 100),
+    },
     sinks: {
       webhook: { allow_private_networks: bool('sinks.webhook.allow_private_networks', mode !== 'hosted') },
       command: { enabled: bool('sinks.command.enabled', false) },
@@ -247,6 +273,8 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     default_plan: defaultPlan,
     runs: { store_success_bodies: bool('runs.store_success_bodies', false) },
     auth: { dev_login: bool('auth.dev_login', false), providers: [] },
+    secrets: { encryption_key: secretsKey || null },
+    audit: { retention_ms: auditRetention },
   };
   if (problems.length > 0) {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -14,8 +14,28 @@ export function loadConfig(): AppConfig {
   }
   const path = process.env.SVC_CONFIG;
   const file = path ? (parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-  cached = buildConfig(file ?? {}, process.env);
+  cached = buildConfig(file ?? {}, withKeyFile(process.env));
   return cached;
+}
+
+/**
+ * `SECRETS_ENCRYPTION_KEY_FILE` names a file holding the key (Docker secrets, the data folder of
+ * `npm start`); `SECRETS_ENCRYPTION_KEY` itself wins when both are set.
+ */
+function withKeyFile(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const keyFile = env.SECRETS_ENCRYPTION_KEY_FILE;
+  if (!keyFile || env.SECRETS_ENCRYPTION_KEY) {
+    return env;
+  }
+  let key: string;
+  try {
+    key = readFileSync(keyFile, 'utf8').trim();
+  } catch (err) {
+    throw new Error(
+      `Invalid configuration:\n  SECRETS_ENCRYPTION_KEY_FILE: cannot read ${keyFile} (${(err as Error).message})`,
+    );
+  }
+  return { ...env, SECRETS_ENCRYPTION_KEY: key };
 }
 
 /** Tests change the environment between apps; this drops the cached config. */

@@ -12,6 +12,8 @@ import { WorkspaceEntity } from './workspace.entity';
 @Entity({ name: 'audit_log' })
 @Index('idx_audit_log_workspace_created', { synchronize: false })
 @Index('idx_audit_log_workspace_action_created', { synchronize: false })
+// Retention: `AuditRepository.deleteOlderThan` finds expired entries of every workspace.
+@Index('idx_audit_log_created_at', ['createdAt'])
 export class AuditLogEntity {
   /** `aud_<ulid>` */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_audit_log' })

@@ -1,5 +1,5 @@
 import { newId } from '@svc/common/ids';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 import { WorkspaceEntity } from '../entities/workspace.entity';
 
@@ -64,6 +64,23 @@ export class ApiKeysRepository {
 
   findById(workspaceId: string, id: string): Promise<ApiKeyEntity | null> {
     return this.dataSource.manager.findOneBy(ApiKeyEntity, { workspaceId, id });
+  }
+
+  /** Like `findById`, locking the row (`FOR UPDATE`) until the surrounding transaction ends. */
+  findByIdForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<ApiKeyEntity | null> {
+    return manager.findOne(ApiKeyEntity, { where: { workspaceId, id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * One page of the workspace's keys, revoked ones included, newest first (`id` descending, on
+   * `idx_api_keys_workspace_id`), starting strictly before `beforeId` when given.
+   */
+  listPage(workspaceId: string, page: { beforeId?: string; limit: number }): Promise<ApiKeyEntity[]> {
+    return this.dataSource.manager.find(ApiKeyEntity, {
+      where: { workspaceId, ...(page.beforeId ? { id: LessThan(page.beforeId) } : {}) },
+      order: { id: 'DESC' },
+      take: page.limit,
+    });
   }
 
   /** Every key of the workspace, revoked ones included, oldest first. */

@@ -13,6 +13,32 @@ export interface AuditEntryInput {
   details?: JsonObject;
 }
 
+export interface AuditListFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+  /** Inclusive lower bound on `created_at`. */
+  from?: Date;
+  /** Exclusive upper bound on `created_at`. */
+  to?: Date;
+  /**
+   * Keyset: strictly after this (created_at DESC, id DESC) position. `at` is the previous
+   * page's `cursorAt`, microsecond-exact, so entries sharing a millisecond are never skipped.
+   */
+  after?: { at: string; id: string };
+  limit: number;
+}
+
+/** A listed entry with its exact position for the next page's keyset. */
+export interface AuditListRow {
+  entry: AuditLogEntity;
+  /** `created_at` in UTC with microseconds (`2026-01-02T03:04:05.123456Z`). */
+  cursorAt: string;
+}
+
+/** Deletes per statement in `deleteOlderThan`: keeps each transaction and its locks short. */
+export const AUDIT_PURGE_BATCH = 5_000;
+
 /** Writes audit entries. Pass the transaction's manager so the entry commits with the change. */
 export class AuditRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -32,5 +58,66 @@ export class AuditRepository {
     });
     await manager.insert(AuditLogEntity, row);
     return manager.findOneByOrFail(AuditLogEntity, { workspaceId, id: row.id });
+  }
+
+  /**
+   * Entries of the workspace, newest first (ties by id), filtered by exact `action`, `actor`,
+   * `target` and a `created_at` range; on `idx_audit_log_workspace_created` or, with `action`,
+   * `idx_audit_log_workspace_action_created`.
+   */
+  async list(workspaceId: string, filter: AuditListFilter): Promise<AuditListRow[]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(AuditLogEntity, 'audit')
+      .addSelect(`to_char(audit.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'cursor_at')
+      .where('audit.workspace_id = :workspaceId', { workspaceId });
+    if (filter.action !== undefined) {
+      query.andWhere('audit.action = :action', { action: filter.action });
+    }
+    if (filter.actor !== undefined) {
+      query.andWhere('audit.actor = :actor', { actor: filter.actor });
+    }
+    if (filter.target !== undefined) {
+      query.andWhere('audit.target = :target', { target: filter.target });
+    }
+    if (filter.from) {
+      query.andWhere('audit.created_at >= :from', { from: filter.from });
+    }
+    if (filter.to) {
+      query.andWhere('audit.created_at < :to', { to: filter.to });
+    }
+    if (filter.after) {
+      query.andWhere('(audit.created_at, audit.id) < (CAST(:afterAt AS timestamptz), :afterId)', {
+        afterAt: filter.after.at,
+        afterId: filter.after.id,
+      });
+    }
+    const { entities, raw } = await query
+      .orderBy('audit.created_at', 'DESC')
+      .addOrderBy('audit.id', 'DESC')
+      .limit(filter.limit)
+      .getRawAndEntities<{ cursor_at: string }>();
+    return entities.map((entry, i) => ({ entry, cursorAt: raw[i].cursor_at }));
+  }
+
+  /**
+   * Retention (spec → Limits: audit entries are kept 30 days by default): deletes every entry of
+   * every workspace created before `cutoff`, `batchSize` rows per statement, on
+   * `idx_audit_log_created_at`. Returns how many were deleted. Safe to run from several processes
+   * at once (a row is deleted once; the others find nothing).
+   */
+  async deleteOlderThan(cutoff: Date, batchSize = AUDIT_PURGE_BATCH): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const result: unknown = await this.dataSource.manager.query(
+        `DELETE FROM audit_log WHERE id IN (
+           SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [cutoff, batchSize],
+      );
+      const deleted = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+      total += deleted;
+      if (deleted < batchSize) {
+        return total;
+      }
+    }
   }
 }

@@ -4,3 +4,5 @@ export * from './audit.repository';
 export * from './jobs.repository';
 export * from './runs.repository';
 export * from './idempotency.repository';
+export * from './secrets.repository';
+export * from './stats.repository';

@@ -1,5 +1,6 @@
 import { Brackets, DataSource, EntityManager } from 'typeorm';
 import { JobEntity, type JobState } from '../entities/job.entity';
+import { returnedRows } from './query-result';
 
 export interface JobListFilter {
   state?: JobState;
@@ -84,6 +85,18 @@ export class JobsRepository {
     return query.orderBy('job.id', 'ASC').take(limit).getMany();
   }
 
+  /** Which of `ids` are jobs that should have a running workflow (active, paused or disabled). */
+  async findIdsWithWorkflows(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM jobs WHERE id = ANY($1) AND state IN ('active', 'paused', 'disabled')`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Looks a job up by id alone; for worker activities that already hold a trusted id. */
   async findByIdUnscoped(id: string, manager?: EntityManager): Promise<JobEntity | null> {
     return this.repo(manager).findOne({ where: { id } });
@@ -92,5 +105,68 @@ export class JobsRepository {
   /** The same, with the signing secrets in the same read (delivery must not see a half-deleted job). */
   async findWithSecretsUnscoped(id: string): Promise<JobEntity | null> {
     return this.repo().createQueryBuilder('job').addSelect('job.signingSecrets').where('job.id = :id', { id }).getOne();
+  }
+
+  /**
+   * Folds a finished run into the job row: `last_run_*`, and the failure streak (+1 on `failed`,
+   * reset on `succeeded`). Returns the new streak and state, or null when the job is gone.
+   */
+  async recordRunOutcome(
+    id: string,
+    run: { scheduledAt: Date; status: 'succeeded' | 'failed' },
+    manager: EntityManager,
+  ): Promise<{ consecutiveFailures: number; state: JobState; autoDisableThreshold: number | null } | null> {
+    const rows = returnedRows<{ consecutive_failures: number; state: JobState; auto_disable_threshold: number | null }>(
+      await manager.query(
+        `UPDATE jobs SET last_run_at = $2, last_run_status = $3, updated_at = now(),
+                consecutive_failures = CASE WHEN $3 = 'failed' THEN consecutive_failures + 1 ELSE 0 END
+          WHERE id = $1
+          RETURNING consecutive_failures, state, auto_disable_threshold`,
+        [id, run.scheduledAt, run.status],
+      ),
+    );
+    const row = rows[0];
+    return row
+      ? {
+          consecutiveFailures: row.consecutive_failures,
+          state: row.state,
+          autoDisableThreshold: row.auto_disable_threshold,
+        }
+      : null;
+  }
+
+  /**
+   * Moves the job from `from` to `to` bumping its revision (and its version when the config
+   * changed), when it is still in `from` (and at `revision`, when given). Returns the updated row
+   * or null when the condition no longer holds.
+   */
+  async transitionState(
+    id: string,
+    change: {
+      from: JobState;
+      to: JobState;
+      revision?: number;
+      disabledReason?: string | null;
+      resetFailures?: boolean;
+    },
+    manager: EntityManager,
+  ): Promise<JobEntity | null> {
+    const result: unknown = await manager.query(
+      `UPDATE jobs SET state = $3, revision = revision + 1, updated_at = now(),
+              disabled_reason = CASE WHEN $5 THEN $6 ELSE disabled_reason END,
+              consecutive_failures = CASE WHEN $7 THEN 0 ELSE consecutive_failures END
+        WHERE id = $1 AND state = $2 AND ($4::int IS NULL OR revision = $4)
+        RETURNING id`,
+      [
+        id,
+        change.from,
+        change.to,
+        change.revision ?? null,
+        change.disabledReason !== undefined,
+        change.disabledReason ?? null,
+        change.resetFailures ?? false,
+      ],
+    );
+    return returnedRows(result).length > 0 ? this.findByIdUnscoped(id, manager) : null;
   }
 }

@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
 import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
+import { returnedRows } from './query-result';
 
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
 
@@ -134,6 +135,23 @@ export class RunsRepository {
     return rows.length > 0;
   }
 
+  /** Removes a run row whose workflow never started (a trigger that failed to reach Temporal). */
+  async deleteUnstarted(workspaceId: string, id: string): Promise<void> {
+    await this.manager.query(
+      `DELETE FROM runs WHERE workspace_id = $1 AND id = $2 AND attempts_count = 0 AND started_at IS NULL`,
+      [workspaceId, id],
+    );
+  }
+
+  /** Cancels a run still waiting its turn (overlap_policy `queue`); one that started is left alone. */
+  async cancelWaitingRun(runId: string, at: Date): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'cancelled', finished_at = $2, updated_at = now()
+        WHERE id = $1 AND status = 'deferred' AND attempts_count = 0 AND next_attempt_at IS NULL`,
+      [runId, at],
+    );
+  }
+
   async markRunning(runId: string): Promise<void> {
     await this.manager.query(
       `UPDATE runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'deferred'`,
@@ -216,8 +234,18 @@ export class RunsRepository {
     });
   }
 
-  async finishAttempt(runId: string, n: number, finish: AttemptFinish): Promise<void> {
+  /** Closes attempts a crash left open as `retryable` / `interrupted`. */
+  async closeInterruptedAttempts(runId: string, at: Date): Promise<void> {
     await this.manager.query(
+      `UPDATE attempts SET finished_at = $2, outcome = 'retryable', error = 'interrupted',
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($2 - started_at)) * 1000)::int)
+        WHERE run_id = $1 AND finished_at IS NULL`,
+      [runId, at],
+    );
+  }
+
+  async finishAttempt(runId: string, n: number, finish: AttemptFinish, manager = this.manager): Promise<void> {
+    await manager.query(
       `UPDATE attempts SET finished_at = $3, duration_ms = $4, outcome = $5, status_code = $6, error = $7,
               response_body = $8, request_summary = $9
         WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
@@ -236,12 +264,25 @@ export class RunsRepository {
   }
 
   /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */
-  async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null): Promise<void> {
-    await this.manager.query(
+  async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null, manager = this.manager): Promise<void> {
+    await manager.query(
       `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3, updated_at = now()
         WHERE id = $1 AND status IN ('running', 'deferred')`,
       [runId, nextAttemptAt, lastError],
     );
+  }
+
+  /** A retryable attempt with attempts left: the attempt closed and the run `deferred`, together. */
+  async deferAfterAttempt(
+    runId: string,
+    attempt: { n: number; finish: AttemptFinish },
+    nextAttemptAt: Date,
+    lastError: string | null,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.finishAttempt(runId, attempt.n, attempt.finish, manager);
+      await this.deferRun(runId, nextAttemptAt, lastError, manager);
+    });
   }
 
   /**
@@ -257,8 +298,9 @@ export class RunsRepository {
       skipReason?: string | null;
       slaThresholdMs?: number;
     },
+    manager = this.manager,
   ): Promise<RunEntity | null> {
-    const rows: Array<{ id: string }> = await this.manager.query(
+    const result: unknown = await manager.query(
       `UPDATE runs SET status = $2, finished_at = $3,
               last_error = COALESCE($4, last_error), skip_reason = $5, next_attempt_at = NULL,
               e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
@@ -275,9 +317,83 @@ export class RunsRepository {
         change.slaThresholdMs ?? null,
       ],
     );
-    if (rows.length === 0) {
+    if (returnedRows(result).length === 0) {
       return null;
     }
-    return this.manager.findOne(RunEntity, { where: { id: runId } });
+    return manager.findOne(RunEntity, { where: { id: runId } });
   }
+
+  /**
+   * Writes the rows of due occurrences in one statement (existing ids are left alone) and counts
+   * the inserted ones that will deliver in the monthly usage, in the same transaction.
+   */
+  async openRuns(rows: OpenRunRow[], claimedAt: Date): Promise<void> {
+    if (rows.length === 0) {
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      const inserted: Array<{ workspace_id: string; month: string; status: string }> = await manager.query(
+        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
+                           claimed_at, finished_at, retry_of)
+         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
+                $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
+           FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
+                scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status`,
+        [claimedAt, JSON.stringify(rows.map(toOpenRunRecord))],
+      );
+      const counted = new Map<string, { workspaceId: string; month: string; runs: number }>();
+      for (const row of inserted.filter((r) => r.status !== 'skipped')) {
+        const key = `${row.workspace_id}/${row.month}`;
+        const entry = counted.get(key) ?? { workspaceId: row.workspace_id, month: row.month, runs: 0 };
+        entry.runs += 1;
+        counted.set(key, entry);
+      }
+      for (const { workspaceId, month, runs } of counted.values()) {
+        await manager.query(
+          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, $3)
+           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + $3`,
+          [workspaceId, month, runs],
+        );
+      }
+    });
+  }
+
+  /** Runs of the job whose rows were opened for a later occurrence than `run` (misfire fire_once). */
+  async hasLaterScheduledRun(run: RunEntity): Promise<boolean> {
+    const rows: unknown[] = await this.manager.query(
+      `SELECT 1 FROM runs WHERE workspace_id = $1 AND job_id = $2 AND trigger = 'schedule' AND scheduled_at > $3 LIMIT 1`,
+      [run.workspaceId, run.jobId, run.scheduledAt],
+    );
+    return rows.length > 0;
+  }
+}
+
+/** A run row written when its occurrence is due (or by the API on a manual trigger). */
+export interface OpenRunRow {
+  id: string;
+  workspaceId: string;
+  jobId: string;
+  jobVersion: number;
+  scheduledAt: Date | string;
+  trigger: RunTrigger;
+  /** `running` (about to start), `deferred` (waiting its turn) or `skipped`. */
+  status: Extract<RunStatus, 'running' | 'deferred' | 'skipped'>;
+  skipReason?: string | null;
+  retryOf?: string | null;
+}
+
+function toOpenRunRecord(row: OpenRunRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    job_id: row.jobId,
+    job_version: row.jobVersion,
+    scheduled_at: new Date(row.scheduledAt).toISOString(),
+    trigger: row.trigger,
+    status: row.status,
+    skip_reason: row.skipReason ?? null,
+    retry_of: row.retryOf ?? null,
+  };
 }

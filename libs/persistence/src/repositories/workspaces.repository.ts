@@ -23,6 +23,26 @@ export class WorkspacesRepository {
     return manager.findOneBy(WorkspaceEntity, { slug });
   }
 
+  /** Like `findById`, locking the row (`FOR UPDATE`) until the surrounding transaction ends. */
+  findByIdForUpdate(id: string, manager: EntityManager): Promise<WorkspaceEntity | null> {
+    return manager.findOne(WorkspaceEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * Changes a workspace's name and/or slug and returns the row. A slug another workspace has
+   * raises the unique violation `uq_workspaces_slug` (callers map it to their error).
+   */
+  async updateProfile(
+    id: string,
+    changes: { name?: string; slug?: string },
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<WorkspaceEntity> {
+    if (changes.name !== undefined || changes.slug !== undefined) {
+      await manager.update(WorkspaceEntity, { id }, changes);
+    }
+    return manager.findOneByOrFail(WorkspaceEntity, { id });
+  }
+
   /** Like `findBySlug`, locking the row (`FOR UPDATE`) until the surrounding transaction ends. */
   findBySlugForUpdate(slug: string, manager: EntityManager): Promise<WorkspaceEntity | null> {
     return manager.findOne(WorkspaceEntity, { where: { slug }, lock: { mode: 'pessimistic_write' } });

@@ -1,44 +1,44 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import {
-  type AppConfig,
-  ForbiddenError,
-  RateLimitedError,
-  UnauthorizedError,
-  UnavailableError,
-  WorkspaceSuspendedError,
-} from '@svc/common';
+import { ForbiddenError, UnauthorizedError, UnavailableError, WorkspaceSuspendedError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
-import { ApiKeyEntity, WorkspaceEntity } from '@svc/persistence';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from '@svc/persistence';
+import type { FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../../config/config.module';
-import { FixedWindowRateLimiter, writeRateLimitHeaders } from '../rate-limiter';
-import { AuthContext, PUBLIC_ROUTE, REQUIRED_SCOPES, Scope } from './auth.decorators';
+import {
+  ANY_KEY,
+  type AuthContext,
+  bearerToken,
+  PUBLIC_ROUTE,
+  REQUIRED_SCOPES,
+  type Scope,
+  type ScopeRequirement,
+} from './auth.decorators';
 
 /** `jobs:write` implies `jobs:read` (decisions.md → Scopes). */
-const IMPLIED: Record<string, string[]> = { 'jobs:write': ['jobs:read'] };
-const TOUCH_EVERY_MS = 60_000;
+const IMPLIED: Partial<Record<string, Scope[]>> = { 'jobs:write': ['jobs:read'] };
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * `Authorization: Bearer <key>` → workspace context. Keys are looked up by SHA-256 hash on every
- * request, so a revoked key stops working at once.
+ * `Authorization: Bearer <key>` → workspace context, then the route's scope requirement and the
+ * workspace's suspension.
+ *
+ * - Keys are looked up by SHA-256 hash on every request, with no cache, so a revoked key stops
+ *   working on the very next request (spec → Authentication 6).
+ * - A route must declare `@Scopes(…)` or `@AnyKey()`; one that declares neither is refused for
+ *   every key (fail closed), and `route-table.spec.ts` catches it before it ships.
+ * - The rate limit and its headers are applied earlier, in `ApiRateLimitHook`, so that every
+ *   response of an authenticated route carries them (401s included).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  private readonly lastTouched = new Map<string, number>();
-  /** `limits.api_rate_limit_per_minute` per key (spec → Limits); null when 0 (off). */
-  private readonly limiter: FixedWindowRateLimiter | null;
+  private readonly logger = new Logger(ApiKeyGuard.name);
 
   constructor(
     private readonly reflector: Reflector,
     private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    const perMinute = config.limits.api_rate_limit_per_minute;
-    this.limiter = perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null;
-  }
+    private readonly apiKeys: ApiKeysRepository,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -46,41 +46,35 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) {
       throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
     }
     if (!this.dataSource.isInitialized) {
       throw new UnavailableError('Database unavailable; retry');
     }
-
-    const row = await this.dataSource
-      .getRepository(ApiKeyEntity)
-      .createQueryBuilder('key')
-      .innerJoinAndMapOne('key.workspace', WorkspaceEntity, 'ws', 'ws.id = key.workspaceId')
-      .where('key.keyHash = :hash', { hash: hashApiKey(match[1]) })
-      .andWhere('key.revokedAt IS NULL')
-      .getOne();
-    if (!row) {
+    const active = await this.apiKeys.findActiveByHash(hashApiKey(token));
+    if (!active) {
       throw new UnauthorizedError('Invalid or revoked API key');
     }
-    const workspace = (row as ApiKeyEntity & { workspace: WorkspaceEntity }).workspace;
-
+    const { key, workspace } = active;
     const auth: AuthContext = {
-      workspaceId: row.workspaceId,
-      keyId: row.id,
-      scopes: row.scopes,
+      workspaceId: key.workspaceId,
+      keyId: key.id,
+      scopes: key.scopes,
       suspended: workspace.suspendedAt !== null,
-      actor: `key:${row.id}`,
+      actor: `key:${key.id}`,
     };
     request.auth = auth;
-    this.touch(row.id);
-    this.applyRateLimit(row.id, context.switchToHttp().getResponse<FastifyReply>());
+    this.touch(key.id, key.lastUsedAt);
 
-    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? ['*'];
+    const required = this.reflector.getAllAndOverride<ScopeRequirement | undefined>(REQUIRED_SCOPES, targets);
+    if (required === undefined) {
+      this.logger.error(`${request.method} ${request.routeOptions.url} declares no scope; refused`);
+      throw new ForbiddenError('This route declares no scope; no key may call it');
+    }
     if (!hasScope(auth.scopes, required)) {
-      throw new ForbiddenError(`This key lacks the scope ${required.join(' or ')}`);
+      throw new ForbiddenError(`This key lacks the scope ${(required as Scope[]).join(' or ')}`);
     }
     if (auth.suspended && MUTATING.has(request.method)) {
       throw new WorkspaceSuspendedError();
@@ -88,33 +82,22 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private applyRateLimit(keyId: string, reply: FastifyReply): void {
-    if (!this.limiter) {
+  /**
+   * `last_used_at` is informational: written off the request path, and only when the stored time
+   * is older than the repository's resolution (which re-checks in SQL across API processes).
+   */
+  private touch(keyId: string, lastUsedAt: Date | null): void {
+    const now = new Date();
+    if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) {
       return;
     }
-    const decision = this.limiter.hit(`key:${keyId}`);
-    writeRateLimitHeaders(reply, decision);
-    if (!decision.allowed) {
-      throw new RateLimitedError();
-    }
-  }
-
-  /** last_used_at is informational: write it at most once a minute per key, off the hot path. */
-  private touch(keyId: string): void {
-    const now = Date.now();
-    if ((this.lastTouched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) {
-      return;
-    }
-    this.lastTouched.set(keyId, now);
-    void this.dataSource
-      .getRepository(ApiKeyEntity)
-      .update({ id: keyId }, { lastUsedAt: new Date(now) })
-      .catch(() => undefined);
+    void this.apiKeys.touchLastUsed(keyId, now).catch(() => undefined);
   }
 }
 
-export function hasScope(granted: string[], required: Scope[]): boolean {
-  if (granted.includes('*')) {
+/** Whether a key with `granted` scopes may call a route requiring `required`. */
+export function hasScope(granted: readonly string[], required: ScopeRequirement): boolean {
+  if (required === ANY_KEY || granted.includes('*')) {
     return true;
   }
   const effective = new Set(granted.flatMap((s) => [s, ...(IMPLIED[s] ?? [])]));

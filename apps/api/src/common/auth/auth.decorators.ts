@@ -1,6 +1,16 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 
-export type Scope = '*' | 'jobs:read' | 'jobs:write' | 'runs:read';
+/** The key scopes of the spec (Authentication → 3). */
+export const SCOPES = ['*', 'jobs:read', 'jobs:write', 'runs:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a route asks of a key: one of the listed scopes (`*` always suffices), or `any_key` for
+ * the few routes any valid key may call (decisions.md → Scopes: `/me`, `/usage`,
+ * `/stats/overview` and the key's own workspace).
+ */
+export type ScopeRequirement = readonly Scope[] | typeof ANY_KEY;
+export const ANY_KEY = 'any_key';
 
 /** What a request is authenticated as; set by ApiKeyGuard. */
 export interface AuthContext {
@@ -19,12 +29,31 @@ export const REQUIRED_SCOPES = 'svc:scopes';
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
 /**
- * Scopes that allow the route (any one suffices; `*` always does). Routes without the
- * decorator need `*` (decisions.md → Scopes).
+ * Scopes that allow the route (any one suffices; `*` always does; `jobs:write` implies
+ * `jobs:read`). Every authenticated route must declare `@Scopes(…)` or `@AnyKey()`: the guard
+ * refuses a route that declares neither (fail closed), and `route-table.spec.ts` fails the build
+ * before such a route ships. Routes only full-access keys may call declare `@Scopes('*')`.
  */
-export const Scopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
+export const Scopes = (...scopes: [Scope, ...Scope[]]) => SetMetadata(REQUIRED_SCOPES, scopes);
+
+/** Any valid key of the workspace, whatever its scopes (decisions.md → Scopes). */
+export const AnyKey = () => SetMetadata(REQUIRED_SCOPES, ANY_KEY);
 
 /** The authenticated workspace context of the request. */
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
+});
+
+/** `Authorization: Bearer <token>` → the token, else null. */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match ? match[1] : null;
+}
+
+/**
+ * The credential the request was made with (the API key as sent). Only for deriving a key that
+ * seals a one-time secret to its caller (api-keys idempotent replay); never store or log it.
+ */
+export const Credential = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+  return bearerToken(ctx.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers.authorization) ?? '';
 });

@@ -24,6 +24,15 @@ function canonical(value: unknown): string {
 }
 
 /**
+ * How a response is kept for replay when it must not be stored as sent (a one-time secret such as
+ * a new API key is sealed to its caller; see caller-seal.ts). Default: stored as is.
+ */
+export interface ReplayCodec<T> {
+  store(result: T): JsonValue;
+  replay(stored: JsonValue): T;
+}
+
+/**
  * `Idempotency-Key` on create endpoints (decisions.md → Idempotency): the same key and body within
  * 24 h replays the first successful response; another body is `409 idempotency_conflict`;
  * concurrent duplicates create one resource (the claim is a primary-key insert). A request that
@@ -39,6 +48,7 @@ export class IdempotencyService {
     key: string | undefined,
     body: unknown,
     run: () => Promise<T>,
+    codec?: ReplayCodec<T>,
   ): Promise<T> {
     if (key === undefined) {
       return run();
@@ -51,18 +61,20 @@ export class IdempotencyService {
     if (await this.records.claim(auth.workspaceId, scope, key, hash)) {
       try {
         const result = await run();
-        await this.records.complete(auth.workspaceId, scope, key, 200, result as unknown as JsonValue);
+        const stored = codec ? codec.store(result) : (result as unknown as JsonValue);
+        await this.records.complete(auth.workspaceId, scope, key, 200, stored);
         return result;
       } catch (err) {
         await this.records.release(auth.workspaceId, scope, key);
         throw err;
       }
     }
-    return this.replay(auth, scope, key, hash);
+    const stored = await this.replay(auth, scope, key, hash);
+    return codec ? codec.replay(stored) : (stored as T);
   }
 
   /** Waits (bounded) for the first request with this key to finish, then answers as it did. */
-  private async replay<T>(auth: AuthContext, scope: string, key: string, hash: string): Promise<T> {
+  private async replay(auth: AuthContext, scope: string, key: string, hash: string): Promise<JsonValue> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const record = await this.records.find(auth.workspaceId, scope, key);
@@ -73,7 +85,7 @@ export class IdempotencyService {
         throw new IdempotencyConflictError();
       }
       if (record.statusCode !== null) {
-        return record.responseBody as T;
+        return record.responseBody as JsonValue;
       }
       if (Date.now() > deadline) {
         throw new ConflictError('A request with this Idempotency-Key is still in progress');

@@ -1,0 +1,38 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Auth, type AuthContext, Credential, Scopes } from '../common/auth/auth.decorators';
+import { ApiKeyIdPipe } from '../common/id-param.pipe';
+import { ApiKeysService } from './api-keys.service';
+import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
+
+/** Keys need a full-access key (decisions.md → Scopes). */
+@Controller('api/v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  /** Keys of the workspace, newest first, revoked ones included; prefix only, never the key. */
+  @Get()
+  @Scopes('*')
+  list(@Auth() auth: AuthContext, @Query() query: ListApiKeysQueryDto) {
+    return this.keys.list(auth, query);
+  }
+
+  /** `201` with the full `key`, shown this once. `Idempotency-Key` replays the same key to its caller. */
+  @Post()
+  @Scopes('*')
+  create(
+    @Auth() auth: AuthContext,
+    @Body() body: CreateApiKeyDto,
+    @Credential() credential: string,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
+    return this.keys.create(auth, body, { idempotencyKey, credential });
+  }
+
+  /** `204`; the key stops working on the very next request. Revoking a revoked key is a no-op. */
+  @Delete(':id')
+  @HttpCode(204)
+  @Scopes('*')
+  async revoke(@Auth() auth: AuthContext, @Param('id', ApiKeyIdPipe) id: string): Promise<void> {
+    await this.keys.revoke(auth, id);
+  }
+}

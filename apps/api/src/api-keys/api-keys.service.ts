@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import {
+  decodeCursor,
+  encodeCursor,
+  NotFoundError,
+  type Page,
+  PAGE_LIMIT_DEFAULT,
+  ValidationFailedError,
+} from '@svc/common';
+import { generateApiKey } from '@svc/common/api-keys';
+import { ApiKeysRepository, AuditRepository, type JsonValue } from '@svc/persistence';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { openForCaller, sealToCaller } from '../common/idempotency/caller-seal';
+import { IdempotencyService, type ReplayCodec } from '../common/idempotency/idempotency.service';
+import {
+  type ApiKeyResponse,
+  type CreatedApiKeyResponse,
+  toApiKeyResponse,
+  toCreatedApiKeyResponse,
+} from './api-keys.mapper';
+import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
+
+const CREATE_SCOPE = 'POST /api/v1/api-keys';
+
+export interface CreateApiKeyRequest {
+  /** `Idempotency-Key`, when sent. */
+  idempotencyKey?: string;
+  /** The caller's own credential: seals the new key in the replay record (caller-seal.ts). */
+  credential: string;
+}
+
+/**
+ * API keys of the workspace (spec → API key, Authentication; decisions.md → API key format,
+ * Idempotency, Audit actions). The full key exists only in the create response; the database
+ * holds its SHA-256 (and, for an idempotent replay, the key sealed to its creator).
+ */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
+    private readonly audit: AuditRepository,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  async list(auth: AuthContext, query: ListApiKeysQueryDto): Promise<Page<ApiKeyResponse>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    let beforeId: string | undefined;
+    if (query.cursor !== undefined) {
+      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
+      if (!cursor) {
+        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      }
+      beforeId = String(cursor.id);
+    }
+    const rows = await this.keys.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map(toApiKeyResponse),
+      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+    };
+  }
+
+  create(auth: AuthContext, dto: CreateApiKeyDto, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    const { idempotencyKey, credential } = request;
+    return this.idempotency.execute(
+      auth,
+      CREATE_SCOPE,
+      idempotencyKey,
+      dto,
+      () => this.insert(auth, dto),
+      idempotencyKey === undefined ? undefined : sealedReplay(credential, `${auth.workspaceId}\n${idempotencyKey}`),
+    );
+  }
+
+  /** Revokes a key: effective on the very next request (the guard never caches keys). Idempotent. */
+  async revoke(auth: AuthContext, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const key = await this.keys.findByIdForUpdate(auth.workspaceId, id, manager);
+      if (!key) {
+        throw new NotFoundError('API key');
+      }
+      if (key.revokedAt !== null) {
+        return;
+      }
+      await this.keys.revoke(auth.workspaceId, id, new Date(), manager);
+      await this.audit.insert(
+        auth.workspaceId,
+        { actor: auth.actor, action: 'api_key.revoke', target: id, details: { name: key.name, prefix: key.prefix } },
+        manager,
+      );
+    });
+  }
+
+  private async insert(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+    const generated = generateApiKey();
+    const scopes = dto.scopes ?? ['*'];
+    const row = await this.dataSource.transaction(async (manager) => {
+      const created = await this.keys.create(
+        auth.workspaceId,
+        { name: dto.name, prefix: generated.prefix, keyHash: generated.hash, scopes },
+        manager,
+      );
+      await this.audit.insert(
+        auth.workspaceId,
+        {
+          actor: auth.actor,
+          action: 'api_key.create',
+          target: created.id,
+          details: { name: created.name, prefix: created.prefix, scopes: created.scopes },
+        },
+        manager,
+      );
+      return created;
+    });
+    return toCreatedApiKeyResponse(row, generated.key);
+  }
+}
+
+/** The replay record keeps the response with `key` sealed to the caller's credential. */
+function sealedReplay(credential: string, context: string): ReplayCodec<CreatedApiKeyResponse> {
+  return {
+    store: (created) => ({ ...created, key: sealToCaller(created.key, credential, context) }),
+    replay: (stored: JsonValue) => {
+      const record = stored as unknown as CreatedApiKeyResponse;
+      return { ...record, key: openForCaller(record.key, credential, context) };
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { AuditLogService } from './audit-log.service';
+import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
+
+/** The workspace's audit log; full-access keys only (decisions.md → Scopes). */
+@Controller('api/v1/audit-log')
+export class AuditLogController {
+  constructor(private readonly auditLog: AuditLogService) {}
+
+  /** Entries newest first (ties by id), filtered by `action`, `actor`, `target`, `from`, `to`. */
+  @Get()
+  @Scopes('*')
+  list(@Auth() auth: AuthContext, @Query() query: ListAuditLogQueryDto) {
+    return this.auditLog.list(auth, query);
+  }
+}

@@ -1,0 +1,49 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsTimestamp } from '../../common/validators';
+
+/**
+ * `GET /api/v1/audit-log` (decisions.md → Audit actions: `action`, `actor`, `target`, `from`,
+ * `to`, `limit`, `cursor`). Filters match exactly; `from` is inclusive and `to` exclusive on
+ * `created_at`.
+ */
+export class ListAuditLogQueryDto {
+  /** An action such as `job.create` or `secret.delete`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  @Matches(/^[a-z_]+(\.[a-z_]+)*$/, { message: 'must be an action such as job.create' })
+  action?: string;
+
+  /** `key:<id>`, `user:<id>` or `system`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  actor?: string;
+
+  /** What the entry is about: a job, run, key or workspace id, or a secret's name. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  target?: string;
+
+  @IsOptional()
+  @IsTimestamp()
+  from?: string;
+
+  @IsOptional()
+  @IsTimestamp()
+  to?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

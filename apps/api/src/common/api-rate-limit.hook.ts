@@ -1,0 +1,75 @@
+import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
+import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { type AppConfig, RateLimitedError } from '@svc/common';
+import { hashApiKey } from '@svc/common/api-keys';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG } from '../config/config.module';
+import { rateLimitKey } from '../schedules/schedule-endpoint.hooks';
+import { bearerToken } from './auth/auth.decorators';
+import { routesOfController } from './auth/route-table';
+import { FixedWindowRateLimiter, writeRateLimitHeaders } from './rate-limiter';
+
+const API_PREFIX = '/api/v1/';
+
+/**
+ * `limits.api_rate_limit_per_minute` (spec → Limits) on the authenticated API, as a Fastify
+ * `onRequest` hook rather than in the guard, so that every response of an authenticated route
+ * carries `RateLimit-Limit`/`-Remaining`/`-Reset`: also the ones the guard never sees (malformed
+ * JSON, oversized bodies, unknown routes under `/api/v1`, a database that is down) and 401s.
+ *
+ * - Which routes: every Nest route that is not `@Public()`, plus unmatched paths under
+ *   `/api/v1/`. Public routes (health, features) carry no headers; the schedule endpoints have
+ *   their own per-IP limiter (schedule-endpoint.hooks.ts).
+ * - Bucket: the SHA-256 of the presented bearer token (the stored key hash, so one bucket per
+ *   key without a database read; refused requests never reach the key lookup), or the peer
+ *   address when no bearer token is sent.
+ */
+@Injectable()
+export class ApiRateLimitHook implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly modules: ModulesContainer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    const perMinute = this.config.limits.api_rate_limit_per_minute;
+    if (!fastify || typeof fastify.addHook !== 'function' || perMinute <= 0) {
+      return;
+    }
+    const limiter = new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 });
+    const authenticated = this.authenticatedRoutes();
+    const trustProxy = this.config.http.trust_proxy;
+
+    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+      const template = request.routeOptions.url;
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const limited =
+        template === undefined ? request.url.startsWith(API_PREFIX) : authenticated.has(`${method} ${template}`);
+      if (!limited) {
+        return done();
+      }
+      const token = bearerToken(request.headers.authorization);
+      const bucket = token ? `key:${hashApiKey(token)}` : `ip:${rateLimitKey(request, trustProxy)}`;
+      const decision = limiter.hit(bucket);
+      writeRateLimitHeaders(reply, decision);
+      done(decision.allowed ? undefined : new RateLimitedError());
+    });
+  }
+
+  /** `METHOD /path/:param` of every non-public Nest route (what ApiKeyGuard protects). */
+  private authenticatedRoutes(): Set<string> {
+    const routes = new Set<string>();
+    for (const module of this.modules.values()) {
+      for (const wrapper of module.controllers.values()) {
+        for (const route of routesOfController(wrapper.metatype as Type)) {
+          if (!route.public) {
+            routes.add(`${route.method} ${route.path}`);
+          }
+        }
+      }
+    }
+    return routes;
+  }
+}

@@ -1,0 +1,154 @@
+import { Controller, Delete, Get, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError } from '@svc/common';
+import { hashApiKey } from '@svc/common/api-keys';
+import type { ActiveApiKey, ApiKeysRepository } from '@svc/persistence';
+import type { DataSource } from 'typeorm';
+import { hasScope, ApiKeyGuard } from './api-key.guard';
+import { AnyKey, type AuthContext, Public, Scopes } from './auth.decorators';
+
+@Controller('things')
+class ThingsController {
+  @Get()
+  @Scopes('jobs:read')
+  read() {}
+
+  @Delete(':id')
+  @Scopes('jobs:write')
+  remove() {}
+
+  @Get('me')
+  @AnyKey()
+  me() {}
+
+  @Get('admin')
+  @Scopes('*')
+  admin() {}
+
+  @Get('forgotten')
+  forgotten() {}
+
+  @Get('open')
+  @Public()
+  open() {}
+}
+
+const KEY = 'sjs_test';
+
+function guardWith(active: { scopes: string[]; suspended?: boolean } | null) {
+  const touched: string[] = [];
+  const repository = {
+    findActiveByHash: jest.fn(async (hash: string): Promise<ActiveApiKey | null> => {
+      if (!active || hash !== hashApiKey(KEY)) {
+        return null;
+      }
+      return {
+        key: { id: 'key_1', workspaceId: 'ws_1', scopes: active.scopes, lastUsedAt: null },
+        workspace: { id: 'ws_1', suspendedAt: active.suspended ? new Date() : null },
+      } as unknown as ActiveApiKey;
+    }),
+    touchLastUsed: jest.fn(async (id: string) => {
+      touched.push(id);
+    }),
+  };
+  const guard = new ApiKeyGuard(
+    new Reflector(),
+    { isInitialized: true } as DataSource,
+    repository as unknown as ApiKeysRepository,
+  );
+  return { guard, repository, touched };
+}
+
+function call(guard: ApiKeyGuard, handler: keyof ThingsController, method = 'GET', authorization = `Bearer ${KEY}`) {
+  const request: { method: string; headers: Record<string, string>; routeOptions: object; auth?: AuthContext } = {
+    method,
+    headers: authorization ? { authorization } : {},
+    routeOptions: { url: `/things/${handler}` },
+  };
+  const context = {
+    getHandler: () => ThingsController.prototype[handler],
+    getClass: () => ThingsController,
+    switchToHttp: () => ({ getRequest: () => request }),
+  } as unknown as ExecutionContext;
+  return guard.canActivate(context).then(
+    (allowed) => ({ allowed, code: null as string | null, request }),
+    (err: unknown) => {
+      if (err instanceof DomainError) {
+        return { allowed: false, code: err.body.code as string | null, request };
+      }
+      throw err;
+    },
+  );
+}
+
+describe('ApiKeyGuard', () => {
+  it('should let public routes through without a key', async () => {
+    const { guard, repository } = guardWith(null);
+    expect((await call(guard, 'open', 'GET', '')).allowed).toBe(true);
+    expect(repository.findActiveByHash).not.toHaveBeenCalled();
+  });
+
+  it('should answer unauthorized without a bearer key and for unknown or revoked keys', async () => {
+    expect((await call(guardWith({ scopes: ['*'] }).guard, 'read', 'GET', '')).code).toBe('unauthorized');
+    expect((await call(guardWith({ scopes: ['*'] }).guard, 'read', 'GET', 'Basic abc')).code).toBe('unauthorized');
+    expect((await call(guardWith(null).guard, 'read')).code).toBe('unauthorized');
+  });
+
+  it('should look the key up on every request (no cache window) and set the auth context', async () => {
+    const { guard, repository } = guardWith({ scopes: ['jobs:read'] });
+    const first = await call(guard, 'read');
+    await call(guard, 'read');
+    expect(repository.findActiveByHash).toHaveBeenCalledTimes(2);
+    expect(first.request.auth).toEqual({
+      workspaceId: 'ws_1',
+      keyId: 'key_1',
+      scopes: ['jobs:read'],
+      suspended: false,
+      actor: 'key:key_1',
+    });
+    expect(repository.touchLastUsed).toHaveBeenCalledWith('key_1', expect.any(Date));
+  });
+
+  it('should refuse a route that declares no scope, even to a full-access key (fail closed)', async () => {
+    expect((await call(guardWith({ scopes: ['*'] }).guard, 'forgotten')).code).toBe('forbidden');
+  });
+
+  it('should apply the scope matrix', async () => {
+    const cases: Array<[string[], keyof ThingsController, boolean]> = [
+      [['*'], 'admin', true],
+      [['jobs:write'], 'admin', false],
+      [['jobs:read'], 'read', true],
+      [['jobs:write'], 'read', true],
+      [['runs:read'], 'read', false],
+      [['jobs:read'], 'remove', false],
+      [['runs:read'], 'me', true],
+    ];
+    for (const [scopes, handler, allowed] of cases) {
+      const result = await call(guardWith({ scopes }).guard, handler, handler === 'remove' ? 'DELETE' : 'GET');
+      expect({ scopes, handler, allowed: result.allowed, code: result.code }).toEqual({
+        scopes,
+        handler,
+        allowed,
+        code: allowed ? null : 'forbidden',
+      });
+    }
+  });
+
+  it('should refuse mutations of a suspended workspace and allow its reads', async () => {
+    const { guard } = guardWith({ scopes: ['*'], suspended: true });
+    expect((await call(guard, 'remove', 'DELETE')).code).toBe('workspace_suspended');
+    expect((await call(guard, 'read')).allowed).toBe(true);
+  });
+});
+
+describe('hasScope', () => {
+  it('should treat * as everything, jobs:write as implying jobs:read, and any_key as any key', () => {
+    expect(hasScope(['*'], ['*'])).toBe(true);
+    expect(hasScope(['jobs:write'], ['*'])).toBe(false);
+    expect(hasScope(['jobs:write'], ['jobs:read'])).toBe(true);
+    expect(hasScope(['jobs:read'], ['jobs:write'])).toBe(false);
+    expect(hasScope(['runs:read', 'jobs:read'], ['runs:read'])).toBe(true);
+    expect(hasScope([], 'any_key')).toBe(true);
+    expect(hasScope([], ['jobs:read'])).toBe(false);
+  });
+});

@@ -1,0 +1,82 @@
+import { Controller, Get, Post } from '@nestjs/common';
+import { AppModule } from '../../app.module';
+import { AnyKey, Public, Scopes } from './auth.decorators';
+import { routesOfController, routesOfModule } from './route-table';
+
+describe('route table', () => {
+  describe('every route of the API', () => {
+    const routes = routesOfModule(AppModule.forRoot());
+
+    it('should find the API routes by walking the module metadata', () => {
+      expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
+        expect.arrayContaining(['GET /api/v1/jobs', 'POST /api/v1/jobs/:id/trigger', 'GET /api/v1/runs/:id']),
+      );
+    });
+
+    // Adding a route forces a decision (decisions.md → Scopes): @Public(), @Scopes(…) or @AnyKey().
+    it('should declare a scope requirement on every authenticated route', () => {
+      const undeclared = routes.filter((r) => !r.public && r.requirement === undefined);
+      expect(undeclared.map((r) => `${r.method} ${r.path} (${r.handler})`)).toEqual([]);
+    });
+
+    it('should have no route both public and scoped', () => {
+      const both = routes.filter((r) => r.public && r.requirement !== undefined);
+      expect(both.map((r) => `${r.method} ${r.path} (${r.handler})`)).toEqual([]);
+    });
+  });
+
+  describe('routesOfController', () => {
+    @Scopes('jobs:read')
+    @Controller('api/v1/things')
+    class ThingsController {
+      @Get()
+      list() {}
+
+      @Post(':id/poke')
+      @Scopes('jobs:write')
+      poke() {}
+
+      @Get('mine')
+      @AnyKey()
+      mine() {}
+    }
+
+    @Public()
+    @Controller()
+    class OpenController {
+      @Get('ping')
+      ping() {}
+
+      notARoute() {}
+    }
+
+    it('should compose paths and apply handler metadata over the class', () => {
+      expect(routesOfController(ThingsController)).toEqual([
+        {
+          method: 'GET',
+          path: '/api/v1/things',
+          public: false,
+          requirement: ['jobs:read'],
+          handler: 'ThingsController.list',
+        },
+        {
+          method: 'POST',
+          path: '/api/v1/things/:id/poke',
+          public: false,
+          requirement: ['jobs:write'],
+          handler: 'ThingsController.poke',
+        },
+        {
+          method: 'GET',
+          path: '/api/v1/things/mine',
+          public: false,
+          requirement: 'any_key',
+          handler: 'ThingsController.mine',
+        },
+      ]);
+      expect(routesOfController(OpenController)).toEqual([
+        { method: 'GET', path: '/ping', public: true, requirement: undefined, handler: 'OpenController.ping' },
+      ]);
+    });
+  });
+});

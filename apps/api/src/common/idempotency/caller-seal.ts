@@ -1,0 +1,46 @@
+import { ConflictError } from '@svc/common';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+const VERSION = 'sealed.v1.';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * Seals a one-time secret (a new API key) inside an idempotency record so that only the caller
+ * who created it can replay it: AES-256-GCM under a key derived (HKDF-SHA256) from the caller's
+ * own credential, which the server never stores. The database therefore never holds a usable
+ * key, not even for the 24 h replay window (spec → Authentication 2: "only a hash is stored").
+ * `context` (workspace and Idempotency-Key) is bound as associated data.
+ */
+export function sealToCaller(secret: string, credential: string, context: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', deriveKey(credential, context), iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return VERSION + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+}
+
+/**
+ * Opens what `sealToCaller` sealed. Another credential (say, another key of the same workspace
+ * replaying the same Idempotency-Key) cannot open it: `409 conflict`, and nothing is revealed.
+ */
+export function openForCaller(sealed: string, credential: string, context: string): string {
+  try {
+    if (!sealed.startsWith(VERSION)) {
+      throw new Error('unknown seal');
+    }
+    const raw = Buffer.from(sealed.slice(VERSION.length), 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', deriveKey(credential, context), raw.subarray(0, IV_BYTES));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new ConflictError(
+      'This Idempotency-Key created a one-time secret that only the credential which created it can replay',
+    );
+  }
+}
+
+function deriveKey(credential: string, context: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', credential, 'svc idempotent replay', context, 32));
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { MeController } from './me.controller';
+import { MeService } from './me.service';
+
+/** `GET /api/v1/me` (issue #8). */
+@Module({ controllers: [MeController], providers: [MeService] })
+export class MeModule {}

@@ -1,0 +1,28 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { MaxBytes } from '../../common/validators';
+import { SECRET_VALUE_MAX_BYTES } from '../secret-limits';
+
+/** `PUT /api/v1/secrets/{name}`: the value, write-only (decisions.md → Secrets: up to 8 KiB). */
+export class PutSecretDto {
+  /** The secret's value: 1 byte to 8 KiB of UTF-8. Stored encrypted; never returned or logged. */
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxBytes(SECRET_VALUE_MAX_BYTES)
+  value: string;
+}
+
+/** `GET /api/v1/secrets`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
+export class ListSecretsQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

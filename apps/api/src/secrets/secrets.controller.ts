@@ -1,0 +1,41 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
+import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe';
+import { SecretsService } from './secrets.service';
+
+/** Workspace secrets for `{{secret.NAME}}` templates; full-access keys only (decisions.md → Scopes). */
+@Controller('api/v1/secrets')
+export class SecretsController {
+  constructor(private readonly secrets: SecretsService) {}
+
+  /** Names with `created_at` and `updated_at`, by name; never a value. */
+  @Get()
+  @Scopes('*')
+  list(@Auth() auth: AuthContext, @Query() query: ListSecretsQueryDto) {
+    return this.secrets.list(auth, query);
+  }
+
+  /** `201` when created, `200` when replaced; body `{name, created_at, updated_at}`. */
+  @Put(':name')
+  @Scopes('*')
+  async put(
+    @Auth() auth: AuthContext,
+    @Param('name', SecretNameToWritePipe) name: string,
+    @Body() body: PutSecretDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { created, secret } = await this.secrets.put(auth, name, body);
+    void reply.status(created ? 201 : 200);
+    return secret;
+  }
+
+  /** `204`; `409 conflict` naming the jobs while any job's sink references it. */
+  @Delete(':name')
+  @HttpCode(204)
+  @Scopes('*')
+  async remove(@Auth() auth: AuthContext, @Param('name', SecretNameToFindPipe) name: string): Promise<void> {
+    await this.secrets.remove(auth, name);
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ConflictError,
+  decodeCursor,
+  encodeCursor,
+  LimitExceededError,
+  NotFoundError,
+  type Page,
+  PAGE_LIMIT_DEFAULT,
+  ValidationFailedError,
+} from '@svc/common';
+import { SecretsCipher } from '@svc/common/secrets-crypto';
+import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
+import { AuditRepository, type SecretReferenceCandidate, SecretsRepository } from '@svc/persistence';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
+import { MAX_SECRETS_LIMIT_NAME, MAX_SECRETS_PER_WORKSPACE, SECRET_NAME_PATTERN } from './secret-limits';
+import { type SecretResponse, toSecretResponse } from './secrets.mapper';
+
+/** Jobs named in a 409 before "and N more". */
+const JOBS_NAMED_IN_CONFLICT = 10;
+
+/**
+ * Workspace secrets (spec → Secret; decisions.md → Secrets). Values are encrypted before they
+ * reach the database and appear in no response, audit entry, error or log line; audit entries
+ * carry the name only.
+ */
+@Injectable()
+export class SecretsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly secrets: SecretsRepository,
+    private readonly audit: AuditRepository,
+    private readonly cipher: SecretsCipher,
+  ) {}
+
+  async list(auth: AuthContext, query: ListSecretsQueryDto): Promise<Page<SecretResponse>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    let afterName: string | undefined;
+    if (query.cursor !== undefined) {
+      const cursor = decodeCursor<{ name: string }>(query.cursor, ['name']);
+      if (!cursor || typeof cursor.name !== 'string' || !SECRET_NAME_PATTERN.test(cursor.name)) {
+        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+      }
+      afterName = cursor.name;
+    }
+    const rows = await this.secrets.listPage(auth.workspaceId, { afterName, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map(toSecretResponse),
+      next_cursor: rows.length > limit ? encodeCursor({ name: page[page.length - 1].name }) : null,
+    };
+  }
+
+  /**
+   * Creates or replaces a secret, with its `secret.update` audit entry in the same transaction.
+   * Writes of one workspace are serialized, so the 100-secret cap holds under concurrent creates.
+   */
+  async put(auth: AuthContext, name: string, dto: PutSecretDto): Promise<{ created: boolean; secret: SecretResponse }> {
+    const { workspaceId } = auth;
+    const encrypted = this.cipher.encrypt(dto.value, { workspaceId, name });
+    return this.dataSource.transaction(async (manager) => {
+      await this.secrets.lockWorkspace(workspaceId, manager);
+      const existing = await this.secrets.findForUpdate(workspaceId, name, manager);
+      let stored;
+      if (existing) {
+        stored = await this.secrets.replaceValue(workspaceId, name, encrypted, manager);
+      } else {
+        const count = await this.secrets.countInWorkspace(workspaceId, manager);
+        if (count >= MAX_SECRETS_PER_WORKSPACE) {
+          throw new LimitExceededError(
+            MAX_SECRETS_LIMIT_NAME,
+            MAX_SECRETS_PER_WORKSPACE,
+            `A workspace holds at most ${MAX_SECRETS_PER_WORKSPACE} secrets; delete one first`,
+          );
+        }
+        stored = await this.secrets.insert(workspaceId, name, encrypted, manager);
+      }
+      await this.audit.insert(
+        workspaceId,
+        { actor: auth.actor, action: 'secret.update', target: name, details: { created: !existing } },
+        manager,
+      );
+      return { created: !existing, secret: toSecretResponse(stored!) };
+    });
+  }
+
+  /**
+   * Deletes a secret unless a job's webhook headers or body reference it (`409 conflict` naming
+   * the jobs): deleting it would make every delivery of those jobs fail. The secret row is locked
+   * first; job writes that reference a secret lock it too (`SinkTemplateChecker`), so a job saved
+   * concurrently is either seen here or sees the secret gone.
+   */
+  async remove(auth: AuthContext, name: string): Promise<void> {
+    const { workspaceId } = auth;
+    await this.dataSource.transaction(async (manager) => {
+      const existing = await this.secrets.findForUpdate(workspaceId, name, manager);
+      if (!existing) {
+        throw new NotFoundError('Secret');
+      }
+      const candidates = await this.secrets.findReferenceCandidates(workspaceId, name, manager);
+      const users = candidates.filter((job) => collectSecretNames(job.sinkConfig as TemplatableConfig).includes(name));
+      if (users.length > 0) {
+        throw new ConflictError(
+          `Secret ${name} is used by ${describeJobs(users)}; remove {{secret.${name}}} from ` +
+            `${users.length === 1 ? 'that job' : 'those jobs'} (or delete ${users.length === 1 ? 'it' : 'them'}) first`,
+        );
+      }
+      await this.secrets.delete(workspaceId, name, manager);
+      await this.audit.insert(
+        workspaceId,
+        { actor: auth.actor, action: 'secret.delete', target: name, details: {} },
+        manager,
+      );
+    });
+  }
+}
+
+function describeJobs(jobs: SecretReferenceCandidate[]): string {
+  const named = jobs.slice(0, JOBS_NAMED_IN_CONFLICT).map((job) => `${job.id} (${JSON.stringify(job.name)})`);
+  const more = jobs.length - named.length;
+  const list = more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
+  return `${jobs.length === 1 ? 'job' : `${jobs.length} jobs:`} ${list}`;
+}

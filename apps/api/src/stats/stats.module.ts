@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { StatsController } from './stats.controller';
+import { StatsService } from './stats.service';
+
+/** `GET /api/v1/stats/overview` (issue #8). */
+@Module({
+  controllers: [StatsController],
+  providers: [StatsService],
+})
+export class StatsModule {}

@@ -1,0 +1,15 @@
+import { Controller, Get } from '@nestjs/common';
+import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
+import { UsageService } from './usage.service';
+
+@Controller('api/v1/usage')
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  /** This UTC month's run count against the plan's limit; any valid key (decisions.md → Scopes). */
+  @Get()
+  @AnyKey()
+  get(@Auth() auth: AuthContext) {
+    return this.usage.get(auth);
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError, ValidationFailedError } from '@svc/common';
+import { AuditRepository, type JsonObject, WorkspacesRepository } from '@svc/persistence';
+import { DataSource, QueryFailedError } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
+import { toWorkspaceResponse, type WorkspaceResponse } from './workspaces.mapper';
+
+const SLUG_CONSTRAINT = 'uq_workspaces_slug';
+
+/** The caller's own workspace; any other id answers 404 like an unknown one (spec → Workspace). */
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly audit: AuditRepository,
+  ) {}
+
+  async get(auth: AuthContext, id: string): Promise<WorkspaceResponse> {
+    const workspace = id === auth.workspaceId ? await this.workspaces.findById(id) : null;
+    if (!workspace) {
+      throw new NotFoundError('Workspace');
+    }
+    return toWorkspaceResponse(workspace);
+  }
+
+  /**
+   * Renames and/or re-slugs the workspace with its `workspace.update` audit entry in one
+   * transaction. A slug another workspace holds is `400 validation_failed` on `slug` (decided by
+   * the unique index, so two concurrent requests cannot both take it). No change → no entry.
+   */
+  async update(auth: AuthContext, id: string, dto: UpdateWorkspaceDto): Promise<WorkspaceResponse> {
+    if (id !== auth.workspaceId) {
+      throw new NotFoundError('Workspace');
+    }
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const before = await this.workspaces.findByIdForUpdate(id, manager);
+        if (!before) {
+          throw new NotFoundError('Workspace');
+        }
+        const changes: { name?: string; slug?: string } = {};
+        const details: JsonObject = {};
+        for (const field of ['name', 'slug'] as const) {
+          const value = dto[field];
+          if (value !== undefined && value !== before[field]) {
+            changes[field] = value;
+            details[field] = { from: before[field], to: value };
+          }
+        }
+        if (Object.keys(changes).length === 0) {
+          return toWorkspaceResponse(before);
+        }
+        const after = await this.workspaces.updateProfile(id, changes, manager);
+        await this.audit.insert(
+          id,
+          { actor: auth.actor, action: 'workspace.update', target: id, details: { changes: details } },
+          manager,
+        );
+        return toWorkspaceResponse(after);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, SLUG_CONSTRAINT)) {
+        throw new ValidationFailedError({ slug: 'is already taken by another workspace' });
+      }
+      throw err;
+    }
+  }
+}
+
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const driverError =
+    err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}

@@ -1,0 +1,266 @@
+import { newId } from '@svc/common/ids';
+import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
+import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
+import { RUN_WORKFLOW, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';
+import { createJobActivities } from './job.activities';
+
+/**
+ * The job workflow's local activities over a real database, starting and cancelling real run
+ * workflows on the shared Temporal dev server (a task queue no worker polls, so they stay where the
+ * activity left them; terminated at the end).
+ */
+describe('job activities', () => {
+  let h: ActivityHarness;
+  let activities: JobActivities;
+  const env = () => new MockActivityEnvironment();
+
+  beforeAll(async () => {
+    h = await startActivityHarness();
+    activities = createJobActivities({
+      jobs: h.jobs,
+      runs: h.runs,
+      workspaces: h.workspaces,
+      lifecycle: h.lifecycle,
+      gateway: h.gateway,
+      config: h.config,
+      clock: () => new Date(),
+    });
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  const run = (id: string) => h.ds.manager.findOneBy(RunEntity, { id });
+  const month = () => new Date().toISOString().slice(0, 7);
+  const usage = async (workspaceId: string) =>
+    (await h.ds.manager.findOneBy(UsageCounterEntity, { workspaceId, month: month() }))?.runs ?? 0;
+  const at = (secondsAgo: number) => new Date(Math.floor(Date.now() / 1_000 - secondsAgo) * 1_000).toISOString();
+
+  function decision(action: OccurrenceDecision['action'], scheduledAt: string, skipReason?: string) {
+    const d: OccurrenceDecision = { runId: newId('run'), scheduledAt, action };
+    if (skipReason) {
+      d.skipReason = skipReason as OccurrenceDecision['skipReason'];
+    }
+    if (action !== 'skip') {
+      h.started.add(d.runId);
+    }
+    return d;
+  }
+
+  function openRunsInput(job: JobEntity, decisions: OccurrenceDecision[], notifyJob = true): OpenRunsInput {
+    return { jobId: job.id, workspaceId: job.workspaceId, jobVersion: job.version, decisions, notifyJob };
+  }
+
+  /** The input a run workflow was started with, read back from its first history event. */
+  async function startedWith(runId: string): Promise<RunWorkflowInput> {
+    const history = await h.client.workflow.getHandle(runId).fetchHistory();
+    const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    return JSON.parse(Buffer.from(payload.data!).toString('utf8')) as RunWorkflowInput;
+  }
+
+  /** How many times a workflow was started and asked to cancel, from its history. */
+  async function historyOf(workflowId: string): Promise<{ starts: number; cancelRequests: number }> {
+    const events = (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    return {
+      starts: events.filter((e) => e.workflowExecutionStartedEventAttributes).length,
+      cancelRequests: events.filter((e) => e.workflowExecutionCancelRequestedEventAttributes).length,
+    };
+  }
+
+  describe('openRuns', () => {
+    it('should write one row per decision, start the runs to start, and repeat nothing when re-executed', async () => {
+      const job = await h.insertJob({ overlapPolicy: 'queue' });
+      const start = decision('start', at(2));
+      const queue = decision('queue', at(1));
+      const skip = decision('skip', at(0), 'previous_run_in_progress');
+      const input = openRunsInput(job, [start, queue, skip]);
+      const before = await usage(job.workspaceId);
+
+      await env().run(activities.openRuns, input);
+
+      expect(await run(start.runId)).toMatchObject({
+        status: 'running',
+        trigger: 'schedule',
+        jobVersion: 1,
+        attemptsCount: 0,
+        startedAt: null,
+        finishedAt: null,
+        skipReason: null,
+      });
+      expect((await run(start.runId))!.claimedAt).not.toBeNull();
+      expect(await run(queue.runId)).toMatchObject({ status: 'deferred', attemptsCount: 0, nextAttemptAt: null });
+      const skipped = await run(skip.runId);
+      expect(skipped).toMatchObject({ status: 'skipped', skipReason: 'previous_run_in_progress' });
+      expect(skipped!.finishedAt).not.toBeNull();
+      // The started and the queued occurrence count against the month; the skipped one does not.
+      expect(await usage(job.workspaceId)).toBe(before + 2);
+
+      const started = await h.client.workflow.getHandle(start.runId).describe();
+      expect(started).toMatchObject({ type: RUN_WORKFLOW, taskQueue: h.taskQueue });
+      expect(started.status.name).toBe('RUNNING');
+      expect(started.searchAttributes[SEARCH_ATTRIBUTES.jobId]).toEqual([job.id]);
+      expect(await startedWith(start.runId)).toEqual({
+        runId: start.runId,
+        jobId: job.id,
+        workspaceId: job.workspaceId,
+        jobVersion: 1,
+        scheduledAt: start.scheduledAt,
+        trigger: 'schedule',
+        notifyJob: true,
+      });
+      // A queued occurrence has no workflow until it is released; a skipped one never has.
+      for (const id of [queue.runId, skip.runId]) {
+        await expect(h.client.workflow.getHandle(id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      }
+
+      // At-least-once: the same local activity again writes, counts and starts nothing more.
+      await env().run(activities.openRuns, input);
+      expect(await h.ds.manager.countBy(RunEntity, { jobId: job.id })).toBe(3);
+      expect(await usage(job.workspaceId)).toBe(before + 2);
+      expect(await historyOf(start.runId)).toEqual({ starts: 1, cancelRequests: 0 });
+    });
+
+    it('should start runs that do not signal the job under overlap_policy allow', async () => {
+      const job = await h.insertJob();
+      const start = decision('start', at(0));
+      await env().run(activities.openRuns, openRunsInput(job, [start], false));
+      expect((await startedWith(start.runId)).notifyJob).toBe(false);
+    });
+  });
+
+  describe('startQueuedRun', () => {
+    it('should mark the waiting run running and start its workflow with its release time', async () => {
+      const job = await h.insertJob({ overlapPolicy: 'queue' });
+      const queued = decision('queue', at(5));
+      await env().run(activities.openRuns, openRunsInput(job, [queued]));
+      const releasedAt = new Date().toISOString();
+
+      await env().run(activities.startQueuedRun, {
+        jobId: job.id,
+        workspaceId: job.workspaceId,
+        jobVersion: job.version,
+        run: { runId: queued.runId, scheduledAt: queued.scheduledAt },
+        releasedAt,
+      });
+
+      expect(await run(queued.runId)).toMatchObject({ status: 'running', attemptsCount: 0 });
+      expect(await startedWith(queued.runId)).toMatchObject({
+        runId: queued.runId,
+        scheduledAt: queued.scheduledAt,
+        releasedAt,
+        notifyJob: true,
+      });
+    });
+  });
+
+  describe('readWorkspaceGate', () => {
+    it('should report no suspension and no blocking quota on a plan without a monthly cap', async () => {
+      expect(h.config.plans[h.config.default_plan].over_quota_policy).toBe('allow');
+      await expect(
+        env().run(activities.readWorkspaceGate, { workspaceId: h.workspaceId, month: month() }),
+      ).resolves.toEqual({ suspended: false, blockingQuota: null });
+    });
+
+    it('should report a suspended workspace', async () => {
+      const slug = `suspended-${Math.random().toString(36).slice(2, 8)}`;
+      const ws = await h.workspaces.create({ name: 'Suspended', slug, plan: h.config.default_plan });
+      await h.workspaces.setSuspended(slug, true);
+      await expect(env().run(activities.readWorkspaceGate, { workspaceId: ws.id, month: month() })).resolves.toEqual({
+        suspended: true,
+        blockingQuota: null,
+      });
+    });
+
+    it("should report the blocking monthly cap with the month's use", async () => {
+      const { plans } = h.config;
+      expect(plans.free).toMatchObject({ over_quota_policy: 'block', max_runs_per_month_per_workspace: 10_000 });
+      const slug = `capped-${Math.random().toString(36).slice(2, 8)}`;
+      const ws = await h.workspaces.create({ name: 'Capped', slug, plan: 'free' });
+      const job = await h.insertJob({ workspaceId: ws.id });
+      await env().run(activities.openRuns, openRunsInput(job, [decision('queue', at(1)), decision('queue', at(0))]));
+
+      await expect(env().run(activities.readWorkspaceGate, { workspaceId: ws.id, month: month() })).resolves.toEqual({
+        suspended: false,
+        blockingQuota: { limit: 10_000, used: 2 },
+      });
+      await expect(env().run(activities.readWorkspaceGate, { workspaceId: ws.id, month: '2001-01' })).resolves.toEqual({
+        suspended: false,
+        blockingQuota: { limit: 10_000, used: 0 },
+      });
+    });
+  });
+
+  describe('cancelRuns', () => {
+    it('should close a waiting run, ask a started run to cancel and leave a retrying one to its workflow', async () => {
+      const job = await h.insertJob({ overlapPolicy: 'cancel_previous' });
+      const started = decision('start', at(3));
+      const waiting = decision('queue', at(2));
+      const retrying = decision('start', at(1));
+      await env().run(activities.openRuns, openRunsInput(job, [started, waiting, retrying]));
+      // The retrying run made an attempt and waits for the next one (deferred with next_attempt_at).
+      await h.runs.startAttempt((await run(retrying.runId))!, 0, new Date(), 'POST /');
+      await h.runs.deferRun(retrying.runId, new Date(Date.now() + 60_000), 'HTTP 503');
+
+      await env().run(activities.cancelRuns, { runIds: [started.runId, waiting.runId, retrying.runId, newId('run')] });
+
+      const cancelled = await run(waiting.runId);
+      expect(cancelled).toMatchObject({ status: 'cancelled' });
+      expect(cancelled!.finishedAt).not.toBeNull();
+      // Started runs end through their own workflow (finishRun 'cancelled'): the request is recorded.
+      expect(await run(started.runId)).toMatchObject({ status: 'running' });
+      expect(await historyOf(started.runId)).toEqual({ starts: 1, cancelRequests: 1 });
+      expect(await run(retrying.runId)).toMatchObject({ status: 'deferred', attemptsCount: 1 });
+      expect(await historyOf(retrying.runId)).toEqual({ starts: 1, cancelRequests: 1 });
+    });
+  });
+
+  describe('markJobCompleted', () => {
+    const audit = (target: string) => h.ds.manager.findBy(AuditLogEntity, { target, action: 'job.complete' });
+
+    it('should move an active job to completed, bump its revision and audit it as the system', async () => {
+      const job = await h.insertJob({ revision: 4 });
+      await env().run(activities.markJobCompleted, { jobId: job.id, revision: 4 });
+
+      expect(await h.jobs.findByIdUnscoped(job.id)).toMatchObject({ state: 'completed', revision: 5 });
+      expect(await audit(job.id)).toEqual([
+        expect.objectContaining({ actor: 'system', action: 'job.complete', workspaceId: job.workspaceId }),
+      ]);
+      // Again (at-least-once): nothing changes, nothing more is audited.
+      await env().run(activities.markJobCompleted, { jobId: job.id, revision: 4 });
+      expect(await h.jobs.findByIdUnscoped(job.id)).toMatchObject({ state: 'completed', revision: 5 });
+      expect(await audit(job.id)).toHaveLength(1);
+    });
+
+    it('should leave a job that changed since (another revision) or is not active', async () => {
+      const changed = await h.insertJob({ revision: 3 });
+      await env().run(activities.markJobCompleted, { jobId: changed.id, revision: 2 });
+      expect(await h.jobs.findByIdUnscoped(changed.id)).toMatchObject({ state: 'active', revision: 3 });
+      const paused = await h.insertJob({ state: 'paused' });
+      await env().run(activities.markJobCompleted, { jobId: paused.id, revision: 1 });
+      expect(await h.jobs.findByIdUnscoped(paused.id)).toMatchObject({ state: 'paused', revision: 1 });
+      expect([...(await audit(changed.id)), ...(await audit(paused.id))]).toEqual([]);
+    });
+  });
+
+  describe('loadJobSnapshot', () => {
+    it("should return the job's current snapshot, or null when it is gone", async () => {
+      const job = await h.insertJob({ overlapPolicy: 'skip', misfirePolicy: 'fire_all', revision: 7, version: 2 });
+      await expect(env().run(activities.loadJobSnapshot, { jobId: job.id })).resolves.toMatchObject({
+        jobId: job.id,
+        workspaceId: job.workspaceId,
+        revision: 7,
+        version: 2,
+        state: 'active',
+        overlapPolicy: 'skip',
+        misfirePolicy: 'fire_all',
+        misfireThresholdMs: h.config.scheduler.misfire_threshold_ms,
+        schedule: expect.objectContaining({ expr: job.scheduleExpr, timezone: 'UTC' }),
+      });
+      await expect(env().run(activities.loadJobSnapshot, { jobId: newId('job') })).resolves.toBeNull();
+    });
+  });
+});

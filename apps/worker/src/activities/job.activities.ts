@@ -1,0 +1,91 @@
+import type { AppConfig } from '@svc/common';
+import type { JobsRepository, OpenRunRow, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
+import type { RunWorkflowInput } from '@svc/workflows/definitions';
+
+export interface JobActivityDeps {
+  jobs: JobsRepository;
+  runs: RunsRepository;
+  workspaces: WorkspacesRepository;
+  lifecycle: JobLifecycle;
+  /** Starts runs eagerly: its client shares the worker's connection. */
+  gateway: JobWorkflowGateway;
+  config: AppConfig;
+  clock: () => Date;
+}
+
+/**
+ * I/O for the job workflow, run as local activities inside its workflow task: reading the facts
+ * its rules need, writing run rows and starting run workflows. Each is idempotent by run id, so
+ * a local activity retried after a crash repeats nothing.
+ */
+export function createJobActivities(deps: JobActivityDeps): JobActivities {
+  const { jobs, runs, workspaces, lifecycle, gateway, config, clock } = deps;
+
+  function runInput(job: OpenRunsInput | StartQueuedRunInput, runId: string, scheduledAt: string): RunWorkflowInput {
+    return {
+      runId,
+      jobId: job.jobId,
+      workspaceId: job.workspaceId,
+      jobVersion: job.jobVersion,
+      scheduledAt,
+      trigger: 'schedule',
+    };
+  }
+
+  return {
+    async readWorkspaceGate({ workspaceId, month }) {
+      const workspace = await workspaces.findById(workspaceId);
+      return {
+        suspended: Boolean(workspace?.suspendedAt),
+        blockingQuota: await lifecycle.blockingQuota(workspaceId, month),
+      };
+    },
+
+    async openRuns(input) {
+      const rows: OpenRunRow[] = input.decisions.map((d) => ({
+        id: d.runId,
+        workspaceId: input.workspaceId,
+        jobId: input.jobId,
+        jobVersion: input.jobVersion,
+        scheduledAt: d.scheduledAt,
+        trigger: 'schedule',
+        status: d.action === 'skip' ? 'skipped' : d.action === 'queue' ? 'deferred' : 'running',
+        skipReason: d.skipReason ?? null,
+      }));
+      await runs.openRuns(rows, clock());
+      for (const decision of input.decisions.filter((d) => d.action === 'start')) {
+        await gateway.startRun(
+          { ...runInput(input, decision.runId, decision.scheduledAt), notifyJob: input.notifyJob },
+          { eager: true },
+        );
+      }
+    },
+
+    async startQueuedRun(input) {
+      await runs.markRunning(input.run.runId);
+      await gateway.startRun(
+        { ...runInput(input, input.run.runId, input.run.scheduledAt), releasedAt: input.releasedAt, notifyJob: true },
+        { eager: true },
+      );
+    },
+
+    async cancelRuns({ runIds }) {
+      for (const runId of runIds) {
+        await gateway.cancelRun(runId);
+        // A queued run has no workflow yet; its row is closed here.
+        await runs.cancelWaitingRun(runId, clock());
+      }
+    },
+
+    async loadJobSnapshot({ jobId }) {
+      const job = await jobs.findByIdUnscoped(jobId);
+      return job ? toJobSnapshot(job, config) : null;
+    },
+
+    async markJobCompleted({ jobId, revision }) {
+      await lifecycle.markCompleted(jobId, revision);
+    },
+  };
+}

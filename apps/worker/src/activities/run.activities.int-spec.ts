@@ -1,0 +1,298 @@
+import { newId } from '@svc/common/ids';
+import { AttemptEntity, JobEntity, RunEntity } from '@svc/persistence';
+import type { RunActivities } from '@svc/workflows/activity-types';
+import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { type ActivityHarness, startActivityHarness, TEST_RETRY } from '../../test/activity-harness';
+import { createRunActivities } from './run.activities';
+
+/**
+ * The attempt activity over a real database and a real loopback receiver, in Temporal's mock
+ * activity context: claim, misfire rule, attempt rows, classification, closing and deferring.
+ */
+describe('run activities', () => {
+  let h: ActivityHarness;
+  let activities: RunActivities;
+
+  beforeAll(async () => {
+    h = await startActivityHarness();
+    activities = createRunActivities({
+      jobs: h.jobs,
+      runs: h.runs,
+      lifecycle: h.lifecycle,
+      config: h.config,
+      clock: () => new Date(),
+      random: () => 0.5,
+    });
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  function inputOf(row: { id: string; jobId: string; workspaceId: string; scheduledAt: string | Date }) {
+    return {
+      runId: row.id,
+      jobId: row.jobId,
+      workspaceId: row.workspaceId,
+      jobVersion: 1,
+      scheduledAt: new Date(row.scheduledAt).toISOString(),
+      trigger: 'schedule',
+    } satisfies RunWorkflowInput;
+  }
+
+  /** Temporal's mock activity context; its logger is quiet (retryable outcomes log a warning). */
+  const environment = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+
+  function attempt(input: RunWorkflowInput) {
+    return environment().run(activities.runAttempt, input);
+  }
+
+  /** The failure `runAttempt` throws for a retryable outcome (and null when it did not throw). */
+  async function retryFailure(input: RunWorkflowInput): Promise<ApplicationFailure> {
+    const err = await attempt(input).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    return err as ApplicationFailure;
+  }
+
+  const run = (id: string) => h.ds.manager.findOneByOrFail(RunEntity, { id });
+  const attemptsOf = (runId: string) => h.ds.manager.find(AttemptEntity, { where: { runId }, order: { n: 'ASC' } });
+  const jobRow = (id: string) => h.ds.manager.findOneByOrFail(JobEntity, { id });
+  const requestsTo = (path: string) => h.receiver.requests.filter((r) => r.url === path);
+
+  it('should deliver, record the attempt and close the run and the job on success', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ok-1` } });
+    const row = await h.openRun(job);
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+
+    const closed = await run(row.id);
+    expect(closed).toMatchObject({ status: 'succeeded', attemptsCount: 1, nextAttemptAt: null, lastError: null });
+    expect(closed.startedAt).not.toBeNull();
+    expect(closed.finishedAt).not.toBeNull();
+    const [only, ...rest] = await attemptsOf(row.id);
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ n: 0, outcome: 'success', statusCode: 200, error: null, responseBody: null });
+    expect(only.finishedAt).not.toBeNull();
+    expect(only.requestSummary).toContain('/ok-1');
+    expect(await jobRow(job.id)).toMatchObject({ lastRunStatus: 'succeeded', consecutiveFailures: 0 });
+    const [request] = requestsTo('/ok-1');
+    expect(request.headers['webhook-id']).toBe(row.id);
+    expect(request.headers['svc-attempt']).toBe('0');
+
+    // A re-executed activity (at-least-once) finds the run closed and sends nothing.
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+    expect(requestsTo('/ok-1')).toHaveLength(1);
+  });
+
+  it('should fail the run at once on a fatal response and add one to the failure streak', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/missing` }, consecutiveFailures: 2 });
+    const row = await h.openRun(job);
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+
+    expect(await run(row.id)).toMatchObject({ status: 'failed', attemptsCount: 1, lastError: 'HTTP 404' });
+    expect(await attemptsOf(row.id)).toEqual([
+      expect.objectContaining({ n: 0, outcome: 'fatal', statusCode: 404, responseBody: 'no such hook' }),
+    ]);
+    expect(await jobRow(job.id)).toMatchObject({ lastRunStatus: 'failed', consecutiveFailures: 3, state: 'active' });
+  });
+
+  it('should defer the run and throw with the next-retry delay on a retryable outcome with attempts left', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/busy` } });
+    const row = await h.openRun(job);
+    const failure = await retryFailure(inputOf(row));
+    expect(failure).toMatchObject({ type: 'RetryableDelivery', message: 'HTTP 503', nonRetryable: false });
+    // exponential, initial 1 s, jitter 0 → the first retry waits 1 s.
+    expect(failure.nextRetryDelay).toBe(1_000);
+
+    const deferred = await run(row.id);
+    expect(deferred).toMatchObject({ status: 'deferred', attemptsCount: 1, lastError: 'HTTP 503' });
+    const [first] = await attemptsOf(row.id);
+    expect(first).toMatchObject({ n: 0, outcome: 'retryable', statusCode: 503, responseBody: 'busy' });
+    expect(deferred.nextAttemptAt!.getTime() - first.finishedAt!.getTime()).toBe(1_000);
+    expect((await jobRow(job.id)).lastRunStatus).toBeNull();
+
+    // The second attempt waits twice as long.
+    expect((await retryFailure(inputOf(row))).nextRetryDelay).toBe(2_000);
+    expect(await run(row.id)).toMatchObject({ status: 'deferred', attemptsCount: 2 });
+  });
+
+  it('should honour Retry-After in the next-retry delay', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/throttled` } });
+    const row = await h.openRun(job);
+    expect((await retryFailure(inputOf(row))).nextRetryDelay).toBe(3_000);
+  });
+
+  it('should fail the run on a retryable outcome of the last attempt', async () => {
+    const job = await h.insertJob({
+      sinkConfig: { url: `${h.receiver.url}/busy` },
+      retry: { ...TEST_RETRY, max_attempts: 2 },
+    });
+    const row = await h.openRun(job);
+    await retryFailure(inputOf(row));
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+
+    expect(await run(row.id)).toMatchObject({
+      status: 'failed',
+      attemptsCount: 2,
+      nextAttemptAt: null,
+      lastError: 'HTTP 503 (after 2 attempts)',
+    });
+    expect((await attemptsOf(row.id)).map((a) => [a.n, a.outcome])).toEqual([
+      [0, 'retryable'],
+      [1, 'retryable'],
+    ]);
+    expect(await jobRow(job.id)).toMatchObject({ lastRunStatus: 'failed', consecutiveFailures: 1 });
+  });
+
+  it('should close an attempt left open by a crash as interrupted and count it', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ok-2` } });
+    const row = await h.openRun(job);
+    // A worker died mid-request: the attempt row was written, never finished.
+    await h.runs.startAttempt(await run(row.id), 0, new Date(Date.now() - 5_000), 'POST /ok-2');
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+
+    expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 2 });
+    const [interrupted, next] = await attemptsOf(row.id);
+    expect(interrupted).toMatchObject({ n: 0, outcome: 'retryable', error: 'interrupted' });
+    expect(interrupted.finishedAt).not.toBeNull();
+    expect(interrupted.durationMs).toBeGreaterThanOrEqual(4_000);
+    expect(next).toMatchObject({ n: 1, outcome: 'success' });
+    expect(requestsTo('/ok-2').map((r) => r.headers['svc-attempt'])).toEqual(['1']);
+  });
+
+  it('should fail the run when the interrupted attempt was its last', async () => {
+    const job = await h.insertJob({
+      sinkConfig: { url: `${h.receiver.url}/ok-3` },
+      retry: { ...TEST_RETRY, max_attempts: 1 },
+    });
+    const row = await h.openRun(job);
+    await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-3');
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+
+    expect(await run(row.id)).toMatchObject({ status: 'failed', lastError: 'interrupted (after 1 attempts)' });
+    expect(requestsTo('/ok-3')).toHaveLength(0);
+    expect(await jobRow(job.id)).toMatchObject({ lastRunStatus: 'failed', consecutiveFailures: 1 });
+  });
+
+  // Regression: claim() used to fail the run but leave its interrupted last attempt open for good.
+  it('should close the interrupted last attempt when it fails the run', async () => {
+    const job = await h.insertJob({
+      sinkConfig: { url: `${h.receiver.url}/ok-4` },
+      retry: { ...TEST_RETRY, max_attempts: 1 },
+    });
+    const row = await h.openRun(job);
+    await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-4');
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    const [interrupted] = await attemptsOf(row.id);
+    expect(interrupted).toMatchObject({ n: 0, outcome: 'retryable', error: 'interrupted' });
+    expect(interrupted.finishedAt).not.toBeNull();
+  });
+
+  describe('a first attempt later than the misfire threshold', () => {
+    const late = () => new Date(Date.now() - 5 * 60_000).toISOString();
+
+    it('should be skipped under misfire_policy skip', async () => {
+      const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-skip` } });
+      const row = await h.openRun(job, { scheduledAt: late() });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'skipped' });
+      expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire', attemptsCount: 0 });
+      expect(await attemptsOf(row.id)).toEqual([]);
+      expect(requestsTo('/late-skip')).toHaveLength(0);
+      expect((await jobRow(job.id)).lastRunStatus).toBeNull();
+    });
+
+    it('should be delivered under fire_once when no later occurrence has a run', async () => {
+      const job = await h.insertJob({ misfirePolicy: 'fire_once', sinkConfig: { url: `${h.receiver.url}/late-once` } });
+      const row = await h.openRun(job, { scheduledAt: late() });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/late-once')).toHaveLength(1);
+    });
+
+    it('should be skipped under fire_once when a later occurrence has a run', async () => {
+      const job = await h.insertJob({
+        misfirePolicy: 'fire_once',
+        sinkConfig: { url: `${h.receiver.url}/late-once-2` },
+      });
+      const row = await h.openRun(job, { scheduledAt: late() });
+      await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'skipped' });
+      expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
+      expect(requestsTo('/late-once-2')).toHaveLength(0);
+    });
+
+    it('should be delivered under fire_all', async () => {
+      const job = await h.insertJob({ misfirePolicy: 'fire_all', sinkConfig: { url: `${h.receiver.url}/late-all` } });
+      const row = await h.openRun(job, { scheduledAt: late() });
+      await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/late-all')).toHaveLength(1);
+    });
+
+    it('should be measured from its release when it waited in the queue, and never for a manual run', async () => {
+      const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-released` } });
+      const queued = await h.openRun(job, { scheduledAt: late() });
+      await expect(attempt({ ...inputOf(queued), releasedAt: new Date().toISOString() })).resolves.toEqual({
+        status: 'succeeded',
+      });
+      const manual = await h.openRun(job, { scheduledAt: late(), trigger: 'manual' });
+      await expect(attempt({ ...inputOf(manual), trigger: 'manual' })).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/late-released')).toHaveLength(2);
+    });
+
+    it('should not apply to a retry (attempt after the first)', async () => {
+      const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-retry` } });
+      const row = await h.openRun(job);
+      await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /late-retry');
+      await h.ds.query(`UPDATE runs SET scheduled_at = $2 WHERE id = $1`, [row.id, late()]);
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+    });
+  });
+
+  it('should cancel the run when its job was deleted', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/deleted` } });
+    const row = await h.openRun(job);
+    await h.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'cancelled' });
+    expect(await run(row.id)).toMatchObject({ status: 'cancelled', attemptsCount: 0 });
+    expect(requestsTo('/deleted')).toHaveLength(0);
+  });
+
+  it('should fail the run when the command sink is disabled on this server', async () => {
+    expect(h.config.sinks.command.enabled).toBe(false);
+    const job = await h.insertJob({ sinkKind: 'command', sinkConfig: { argv: ['true'] } });
+    const row = await h.openRun(job);
+    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    expect(await run(row.id)).toMatchObject({
+      status: 'failed',
+      lastError: 'the command sink is disabled on this server',
+    });
+    expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ n: 0, outcome: 'fatal', statusCode: null })]);
+  });
+
+  it('should write the run row itself when the opening write was lost', async () => {
+    const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/lost-row` } });
+    const input = inputOf({
+      id: newId('run'),
+      jobId: job.id,
+      workspaceId: job.workspaceId,
+      scheduledAt: new Date(),
+    });
+    await expect(attempt(input)).resolves.toEqual({ status: 'succeeded' });
+    expect(await run(input.runId)).toMatchObject({ status: 'succeeded', jobId: job.id, trigger: 'schedule' });
+  });
+
+  it('should close a run that ends outside an attempt once (finishRun)', async () => {
+    const job = await h.insertJob();
+    const row = await h.openRun(job);
+    const env = environment();
+    await env.run(activities.finishRun, { runId: row.id, status: 'cancelled' as const });
+    await env.run(activities.finishRun, { runId: row.id, status: 'failed' as const, error: 'late' });
+    expect(await run(row.id)).toMatchObject({ status: 'cancelled', lastError: null });
+    expect((await jobRow(job.id)).lastRunStatus).toBeNull();
+  });
+});

@@ -1,0 +1,174 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { AppConfig } from '@svc/common';
+import { attemptSink, computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
+import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
+import type { JobLifecycle } from '@svc/scheduling';
+import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
+import type { RunWorkflowInput } from '@svc/workflows/definitions';
+
+const HEARTBEAT_EVERY_MS = 2_000;
+
+export interface RunActivityDeps {
+  jobs: JobsRepository;
+  runs: RunsRepository;
+  lifecycle: JobLifecycle;
+  config: AppConfig;
+  clock: () => Date;
+  random: () => number;
+}
+
+/** What the claim step found: an attempt to make, or a run that ends without one. */
+type Claim =
+  { kind: 'attempt'; run: RunEntity; job: JobEntity; n: number } | { kind: 'closed'; result: RunAttemptResult };
+
+/**
+ * The run's delivery, one activity execution per attempt: claim (the run row, the job, the
+ * misfire rule on the first attempt), record the attempt (before the request leaves in `safe`
+ * mode), send, then close the run or defer it. The attempt number is the run's own counter, so a
+ * database or worker error before the attempt is recorded consumes no attempt.
+ */
+export function createRunActivities(deps: RunActivityDeps): RunActivities {
+  const { jobs, runs, lifecycle, config, clock, random } = deps;
+  const safeMode = config.scheduler.delivery_mode === 'safe';
+
+  async function close(runId: string, result: RunAttemptResult, extra: { error?: string; skipReason?: string } = {}) {
+    await lifecycle.closeRun({ runId, status: result.status, finishedAt: clock(), ...extra });
+    return result;
+  }
+
+  async function claim(input: RunWorkflowInput, now: Date): Promise<Claim> {
+    let run = await runs.findByIdUnscoped(input.runId);
+    if (!run) {
+      // Rows are written when the occurrence is due (or by the API); this covers a lost write.
+      await runs.openRuns(
+        [{ ...input, id: input.runId, status: input.skipReason ? 'skipped' : 'running', skipReason: input.skipReason }],
+        now,
+      );
+      run = await runs.findByIdUnscoped(input.runId);
+    }
+    if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
+      return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
+    }
+    const job = await jobs.findWithSecretsUnscoped(run.jobId);
+    if (!job) {
+      return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
+    }
+    const n = run.attemptsCount;
+    if (n >= job.retry.max_attempts) {
+      // The last attempt was interrupted (worker lost mid-request): nothing is left to try.
+      await runs.closeInterruptedAttempts(run.id, now);
+      return {
+        kind: 'closed',
+        result: await close(run.id, { status: 'failed' }, { error: `interrupted (after ${n} attempts)` }),
+      };
+    }
+    if (n === 0 && input.trigger === 'schedule' && (await isMisfire(run, job, input, now))) {
+      return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
+    }
+    return { kind: 'attempt', run, job, n };
+  }
+
+  /**
+   * An occurrence that starts later than the misfire threshold, for whatever reason (worker down,
+   * task backlog, slow server), follows the job's misfire policy like one missed in an outage:
+   * `skip` records it skipped, `fire_once` delivers only the latest of the late ones, `fire_all`
+   * delivers it.
+   */
+  async function isMisfire(run: RunEntity, job: JobEntity, input: RunWorkflowInput, now: Date): Promise<boolean> {
+    const releasedAt = Math.max(run.scheduledAt.getTime(), input.releasedAt ? Date.parse(input.releasedAt) : 0);
+    if (now.getTime() - releasedAt <= config.scheduler.misfire_threshold_ms) {
+      return false;
+    }
+    if (job.misfirePolicy === 'skip') {
+      return true;
+    }
+    return job.misfirePolicy === 'fire_once' && (await runs.hasLaterScheduledRun(run));
+  }
+
+  return {
+    async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
+      const context = Context.current();
+      const firedAt = clock();
+      const claimed = await claim(input, firedAt);
+      if (claimed.kind === 'closed') {
+        return claimed.result;
+      }
+      const { run, job, n } = claimed;
+      const sink = toSink(job.sinkKind, job.sinkConfig);
+      if (!sink) {
+        return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
+      }
+      if (safeMode) {
+        await runs.startAttempt(run, n, firedAt, summarizeSink(sink));
+      }
+      const heartbeat = setInterval(() => context.heartbeat({ n }), HEARTBEAT_EVERY_MS);
+      let result: SinkAttemptResult;
+      try {
+        result = await attemptSink({
+          sink,
+          run: { id: run.id, scheduledAt: run.scheduledAt, attempt: n },
+          job: { id: job.id, name: job.name },
+          signingSecrets: job.signingSecrets
+            .filter((s) => !s.expires_at || Date.parse(s.expires_at) > firedAt.getTime())
+            .map((s) => s.secret),
+          secrets: {},
+          nowMs: firedAt.getTime(),
+          timeoutMs: job.timeoutMs,
+          rules: { mode: config.mode, allowPrivateNetworks: config.sinks.webhook.allow_private_networks },
+          serviceName: config.service_name,
+          version: config.version,
+          commandsEnabled: config.sinks.command.enabled,
+        });
+      } finally {
+        clearInterval(heartbeat);
+      }
+      if (!safeMode) {
+        await runs.startAttempt(run, n, firedAt, result.requestSummary);
+      }
+
+      const finishedAt = clock();
+      const attempt = {
+        n,
+        finish: {
+          finishedAt,
+          durationMs: Math.round(result.durationMs),
+          outcome: result.outcome,
+          statusCode: result.statusCode,
+          error: result.error,
+          requestSummary: result.requestSummary,
+          responseBody: result.outcome !== 'success' || config.runs.store_success_bodies ? result.body : null,
+        },
+      };
+      const exhausted = n + 1 >= job.retry.max_attempts;
+      if (result.outcome === 'success' || result.outcome === 'fatal' || exhausted) {
+        const status = result.outcome === 'success' ? 'succeeded' : 'failed';
+        const error = result.outcome === 'retryable' ? `${result.error} (after ${n + 1} attempts)` : result.error;
+        await lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt });
+        return { status };
+      }
+      const delayMs = computeRetryDelayMs({
+        attemptIndex: n,
+        policy: {
+          backoff: job.retry.backoff,
+          initialIntervalMs: job.retry.initial_interval_ms,
+          maxIntervalMs: job.retry.max_interval_ms,
+          multiplier: job.retry.multiplier,
+          jitter: job.retry.jitter,
+        },
+        retryAfterMs: result.retryAfterMs,
+        random,
+      });
+      await runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error);
+      throw ApplicationFailure.create({
+        message: result.error ?? 'retryable response',
+        type: 'RetryableDelivery',
+        nextRetryDelay: Math.max(1, delayMs),
+      });
+    },
+
+    async finishRun(input: FinishRunInput): Promise<void> {
+      await lifecycle.closeRun({ runId: input.runId, status: input.status, finishedAt: clock(), error: input.error });
+    },
+  };
+}

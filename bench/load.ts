@@ -1,0 +1,228 @@
+/**
+ * Load bench (issue #7): N service jobs vs N native Temporal Schedules on the same server, firing
+ * at the same instants, delivering to one loopback receiver. Not a test: it measures, it never
+ * fails a build. It starts nothing of the stack; it takes a running API and Temporal server:
+ *
+ *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] \
+ *   [TEMPORAL_NAMESPACE=default] node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] \
+ *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300]
+ *
+ * What it creates (jobs tagged `bench-load-<run>`, Schedules `bench-native-<run>-<i>`) it deletes
+ * at the end, also after an error or Ctrl-C (a second Ctrl-C exits at once). See bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { accountMirror, analyseSide, measurementWindow, type MirrorAccount, type SideResult } from './load/analysis';
+import {
+  connectClient,
+  installQuietRuntime,
+  measureNoopCeiling,
+  NativeSchedules,
+  startBenchWorker,
+  type NoopCeiling,
+} from './load/native-side';
+import { parseOptions, type LoadOptions } from './load/options';
+import { startReceiver, type Receiver, type Source } from './load/receiver';
+import { printReport } from './load/report';
+import { ServiceApi, ServiceJobs } from './load/service-side';
+import { round, summarizeLatencies } from './load/util';
+
+const log = (message: string): void => {
+  process.stderr.write(`[load ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+};
+
+/** Undo actions run last-registered first; each failure is logged and the rest still run. */
+class Cleanup {
+  private readonly steps: Array<{ label: string; run: () => Promise<void> }> = [];
+
+  add(label: string, run: () => Promise<void>): void {
+    this.steps.push({ label, run });
+  }
+
+  async runAll(): Promise<void> {
+    for (const step of this.steps.reverse()) {
+      try {
+        await step.run();
+      } catch (err) {
+        log(`cleanup: ${step.label} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+/** First SIGINT/SIGTERM aborts the run (cleanup still runs); a second one exits at once. */
+function abortOnSignals(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      log(`${signal} again: exiting without cleanup`);
+      process.exit(130);
+    }
+    log(`${signal}: stopping, deleting what this run created`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return controller.signal;
+}
+
+/** One side in a phase: something that creates N firing things and removes them. */
+interface PhaseSide {
+  source: Source;
+  create(signal: AbortSignal): Promise<void>;
+  remove(): Promise<void>;
+}
+
+interface PhaseResult {
+  sides: SideResult[];
+  mirror: MirrorAccount | null;
+}
+
+/**
+ * Creates the phase's sides, waits out the window and the drain, reads what arrived (and the
+ * service's mirror), then deletes the sides (the service's delete latency is measured here).
+ */
+async function runPhase(
+  sides: PhaseSide[],
+  context: { options: LoadOptions; receiver: Receiver; serviceJobs: ServiceJobs | null; signal: AbortSignal },
+): Promise<PhaseResult> {
+  const { options, receiver, serviceJobs, signal } = context;
+  for (const side of sides) {
+    log(`creating ${options.jobs} ${side.source === 'svc' ? 'service jobs' : 'native Schedules'}`);
+    await side.create(signal);
+  }
+  const window = measurementWindow(Date.now(), options.durationS, options.intervalS);
+  const drainedAt = window.endMs + options.drainS * 1000;
+  log(
+    `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
+      `(exclusive), reading at ${new Date(drainedAt).toISOString()}`,
+  );
+  await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
+
+  const arrivals = receiver.arrivals();
+  const results = sides.map((side) => analyseSide(side.source, options.jobs, window, arrivals));
+  let mirror: MirrorAccount | null = null;
+  if (serviceJobs && sides.some((side) => side.source === 'svc')) {
+    log('reading the service runs mirror');
+    mirror = accountMirror(serviceJobs.jobIds, window, await serviceJobs.scheduledRuns(window.startMs, window.endMs));
+  }
+  for (const side of sides) {
+    log(`deleting the ${side.source} side`);
+    await side.remove();
+  }
+  return { sides: results, mirror };
+}
+
+/** Interleaved: both sides in one phase, at the same instants. Sequential: one phase per side. */
+function phasesOf(options: LoadOptions, sides: PhaseSide[]): PhaseSide[][] {
+  return options.mode === 'sequential' ? sides.map((side) => [side]) : [sides];
+}
+
+const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
+  a === null || a === undefined || !b ? null : a / b;
+
+async function main(signal: AbortSignal): Promise<void> {
+  const options = parseOptions(process.argv.slice(2), process.env);
+  const runId = randomBytes(4).toString('hex');
+  const loadBefore = loadavg();
+  const cleanup = new Cleanup();
+  try {
+    installQuietRuntime();
+    const receiver = await startReceiver();
+    cleanup.add('receiver', () => receiver.close());
+    const temporal = await connectClient(options.temporal);
+    cleanup.add('Temporal client', temporal.close);
+    log(`bundling workflows and starting the bench worker on bench-native-${runId}`);
+    const worker = await startBenchWorker(options.temporal, `bench-native-${runId}`);
+    cleanup.add('bench worker', () => worker.stop());
+
+    const sides: PhaseSide[] = [];
+    let serviceJobs: ServiceJobs | null = null;
+    let nativeSchedules: NativeSchedules | null = null;
+    if (options.only !== 'native') {
+      const api = new ServiceApi(options.svcUrl, options.svcApiKey);
+      const jobs = new ServiceJobs({
+        api,
+        count: options.jobs,
+        intervalS: options.intervalS,
+        receiverUrl: receiver.baseUrl,
+        runTag: `bench-load-${runId}`,
+      });
+      cleanup.add('service jobs', () => jobs.remove());
+      sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
+      serviceJobs = jobs;
+    }
+    if (options.only !== 'svc') {
+      const schedules = new NativeSchedules({
+        client: temporal.client,
+        count: options.jobs,
+        intervalS: options.intervalS,
+        receiverUrl: receiver.baseUrl,
+        runId,
+        taskQueue: worker.taskQueue,
+      });
+      cleanup.add('native Schedules', () => schedules.remove());
+      sides.push({ source: 'native', create: (s) => schedules.create(s), remove: () => schedules.remove() });
+      nativeSchedules = schedules;
+    }
+
+    const results: SideResult[] = [];
+    let mirror: MirrorAccount | null = null;
+    for (const phase of phasesOf(options, sides)) {
+      const phaseResult = await runPhase(phase, { options, receiver, serviceJobs, signal });
+      results.push(...phaseResult.sides);
+      mirror = phaseResult.mirror ?? mirror;
+    }
+
+    let noop: NoopCeiling | null = null;
+    if (options.noopWorkflows > 0) {
+      log(`no-op ceiling: ${options.noopWorkflows} workflows, ${options.noopConcurrency} concurrent`);
+      noop = await measureNoopCeiling(
+        temporal.client,
+        { taskQueue: worker.taskQueue, runId, total: options.noopWorkflows, concurrency: options.noopConcurrency },
+        signal,
+      );
+    }
+
+    const svc = results.find((r) => r.side === 'svc');
+    const native = results.find((r) => r.side === 'native');
+    printReport({
+      date: new Date().toISOString(),
+      runId,
+      mode: options.mode,
+      jobs: options.jobs,
+      durationS: options.durationS,
+      intervalS: options.intervalS,
+      loadAverage: { before: loadBefore, after: loadavg() },
+      sides: results,
+      ratios:
+        svc && native
+          ? {
+              deliveriesPerS: round(ratio(svc.deliveriesPerS, native.deliveriesPerS), 3),
+              lagP50: round(ratio(svc.lagMs.p50, native.lagMs.p50), 2),
+            }
+          : null,
+      mirror,
+      serviceCreateMs: serviceJobs ? summarizeLatencies(serviceJobs.createMs) : null,
+      serviceDeleteMs: serviceJobs ? summarizeLatencies(serviceJobs.deleteMs) : null,
+      nativeCreateMs: nativeSchedules ? summarizeLatencies(nativeSchedules.createMs) : null,
+      noop,
+    });
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+const interrupted = abortOnSignals();
+main(interrupted).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    if (interrupted.aborted) {
+      log('interrupted; what this run created is deleted');
+      process.exit(130);
+    }
+    log(`failed: ${(err as Error).stack ?? String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,186 @@
+/**
+ * What the numbers mean. An occurrence is a (job index, scheduled instant) pair; the measurement
+ * window is half-open and aligned to the interval, so `expected` is exactly jobs × slots and
+ * deliveries/s and offered/s are counted over the same seconds.
+ */
+import type { Arrival, Source } from './receiver';
+import type { RunRow } from './service-side';
+import { percentile, round } from './util';
+
+export interface MeasurementWindow {
+  /** First counted instant (a multiple of the interval since the epoch). */
+  startMs: number;
+  /** End, exclusive: `startMs + slots × intervalMs`. */
+  endMs: number;
+  intervalMs: number;
+}
+
+const alignUp = (ms: number, step: number): number => Math.ceil(ms / step) * step;
+
+/**
+ * The window after creation ended at `createdAtMs`: one interval of warm-up first (the jobs and
+ * Schedules were created over a second or more, and some fire before the rest exist), then
+ * whole intervals up to `durationS` after creation.
+ */
+export function measurementWindow(createdAtMs: number, durationS: number, intervalS: number): MeasurementWindow {
+  const intervalMs = intervalS * 1000;
+  const startMs = alignUp(createdAtMs + intervalMs, intervalMs);
+  const slots = Math.max(0, Math.floor((createdAtMs + durationS * 1000 - startMs) / intervalMs));
+  return { startMs, endMs: startMs + slots * intervalMs, intervalMs };
+}
+
+export function slotsOf(window: MeasurementWindow): number[] {
+  const slots: number[] = [];
+  for (let t = window.startMs; t < window.endMs; t += window.intervalMs) {
+    slots.push(t);
+  }
+  return slots;
+}
+
+const inWindow = (window: MeasurementWindow, ms: number): boolean => ms >= window.startMs && ms < window.endMs;
+const onSlot = (window: MeasurementWindow, ms: number): boolean => (ms - window.startMs) % window.intervalMs === 0;
+const occurrenceKey = (index: number, scheduledAtMs: number): string => `${index}@${scheduledAtMs}`;
+
+export interface LagSummary {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+export interface SideResult {
+  side: Source;
+  jobs: number;
+  windowS: number;
+  expected: number;
+  /** Distinct expected occurrences that arrived at least once. */
+  received: number;
+  lost: number;
+  /** Arrivals beyond the first of the same occurrence. */
+  duplicates: number;
+  /** Arrivals without a readable `Svc-Scheduled-At`, or for an instant no job has. */
+  unexpected: number;
+  /** Arrival − scheduled instant, first arrival of each occurrence, ms. */
+  lagMs: LagSummary;
+  deliveriesPerS: number;
+  offeredPerS: number;
+}
+
+export function analyseSide(side: Source, jobs: number, window: MeasurementWindow, arrivals: Arrival[]): SideResult {
+  const firstArrival = new Map<string, number>();
+  let duplicates = 0;
+  let unexpected = 0;
+  for (const arrival of arrivals) {
+    if (arrival.source !== side) {
+      continue;
+    }
+    const at = arrival.scheduledAtMs;
+    if (at === null) {
+      unexpected++;
+      continue;
+    }
+    if (!inWindow(window, at)) {
+      continue;
+    }
+    if (arrival.index >= jobs || !onSlot(window, at)) {
+      unexpected++;
+      continue;
+    }
+    const key = occurrenceKey(arrival.index, at);
+    const seen = firstArrival.get(key);
+    if (seen === undefined) {
+      firstArrival.set(key, arrival.arrivedAtMs - at);
+    } else {
+      duplicates++;
+    }
+  }
+  const windowS = (window.endMs - window.startMs) / 1000;
+  const expected = jobs * slotsOf(window).length;
+  const lags = [...firstArrival.values()].sort((a, b) => a - b);
+  return {
+    side,
+    jobs,
+    windowS,
+    expected,
+    received: firstArrival.size,
+    lost: expected - firstArrival.size,
+    duplicates,
+    unexpected,
+    lagMs: {
+      p50: percentile(lags, 0.5),
+      p90: percentile(lags, 0.9),
+      p99: percentile(lags, 0.99),
+      max: lags.length > 0 ? lags[lags.length - 1]! : null,
+    },
+    deliveriesPerS: windowS > 0 ? round(firstArrival.size / windowS, 3) : 0,
+    offeredPerS: jobs / (window.intervalMs / 1000),
+  };
+}
+
+/** How the service's own mirror (`GET /api/v1/runs`) accounts for each expected occurrence. */
+export interface MirrorAccount {
+  expected: number;
+  /** Occurrences with a `succeeded` run. */
+  delivered: number;
+  /** Occurrences with a `skipped` run (and none succeeded), by `skip_reason`. */
+  skipped: Record<string, number>;
+  /** Occurrences whose runs are all in another status (`running`, `failed`, …), by status. */
+  other: Record<string, number>;
+  /** Occurrences without any run row. */
+  missing: number;
+  /** expected − delivered − skipped: neither delivered nor a recorded skip. */
+  unaccounted: number;
+  /** Run rows beyond the first for the same occurrence. */
+  duplicateRuns: number;
+  /** The service's own `start_lag_ms` over succeeded runs. */
+  recordedLagMs: { p50: number | null; p99: number | null };
+}
+
+const bump = (counts: Record<string, number>, key: string): void => {
+  counts[key] = (counts[key] ?? 0) + 1;
+};
+
+export function accountMirror(jobIds: string[], window: MeasurementWindow, runs: RunRow[]): MirrorAccount {
+  const runsByOccurrence = new Map<string, RunRow[]>();
+  for (const run of runs) {
+    const key = `${run.job_id}@${Date.parse(run.scheduled_at)}`;
+    runsByOccurrence.set(key, [...(runsByOccurrence.get(key) ?? []), run]);
+  }
+  const account: MirrorAccount = {
+    expected: 0,
+    delivered: 0,
+    skipped: {},
+    other: {},
+    missing: 0,
+    unaccounted: 0,
+    duplicateRuns: 0,
+    recordedLagMs: { p50: null, p99: null },
+  };
+  const lags: number[] = [];
+  for (const jobId of jobIds) {
+    for (const slot of slotsOf(window)) {
+      account.expected++;
+      const found = runsByOccurrence.get(`${jobId}@${slot}`) ?? [];
+      account.duplicateRuns += Math.max(0, found.length - 1);
+      const succeeded = found.find((run) => run.status === 'succeeded');
+      const skipped = found.find((run) => run.status === 'skipped');
+      if (succeeded) {
+        account.delivered++;
+        if (succeeded.start_lag_ms !== null) {
+          lags.push(succeeded.start_lag_ms);
+        }
+      } else if (skipped) {
+        bump(account.skipped, skipped.skip_reason ?? 'unknown');
+      } else if (found.length > 0) {
+        bump(account.other, found[0]!.status);
+      } else {
+        account.missing++;
+      }
+    }
+  }
+  const skippedTotal = Object.values(account.skipped).reduce((sum, n) => sum + n, 0);
+  account.unaccounted = account.expected - account.delivered - skippedTotal;
+  lags.sort((a, b) => a - b);
+  account.recordedLagMs = { p50: percentile(lags, 0.5), p99: percentile(lags, 0.99) };
+  return account;
+}

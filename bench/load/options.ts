@@ -1,0 +1,91 @@
+/**
+ * Command line and environment of `bench/load.ts`:
+ *
+ *   SVC_URL=… SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
+ *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
+ *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300]
+ */
+import type { TemporalTarget } from './native-side';
+
+export type Only = 'svc' | 'native' | 'both';
+export type Mode = 'interleaved' | 'sequential';
+
+export interface LoadOptions {
+  /** API base, e.g. `http://127.0.0.1:3000`; required unless `--only=native`. */
+  svcUrl: string;
+  svcApiKey: string;
+  temporal: TemporalTarget;
+  jobs: number;
+  durationS: number;
+  intervalS: number;
+  only: Only;
+  mode: Mode;
+  /** No-op workflows for the ceiling; 0 skips it. */
+  noopWorkflows: number;
+  noopConcurrency: number;
+  /** After the window: late arrivals still count, new occurrences do not. */
+  drainS: number;
+}
+
+// Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
+const LIMITS = { jobs: [1, 500], durationS: [10, 3600], intervalS: [1, 3600], noopWorkflows: [0, 10_000] } as const;
+
+function boundedInt(name: keyof typeof LIMITS, text: string): number {
+  const value = Number(text);
+  const [min, max] = LIMITS[name];
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(name: string, text: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(text)) {
+    throw new Error(`--${name} must be one of ${allowed.join(', ')}, got "${text}"`);
+  }
+  return text as T;
+}
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOptions {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (const arg of argv) {
+    const flag = /^--([a-z]+)=(.*)$/.exec(arg);
+    if (flag) {
+      flags.set(flag[1]!, flag[2]!);
+    } else if (arg.startsWith('-')) {
+      throw new Error(`unknown argument ${arg}`);
+    } else {
+      positional.push(arg);
+    }
+  }
+  const unknown = [...flags.keys()].filter((name) => !['only', 'mode', 'noop'].includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown flag --${unknown[0]}`);
+  }
+  const intervalS = boundedInt('intervalS', positional[2] ?? '10');
+  const options: LoadOptions = {
+    svcUrl: (env.SVC_URL ?? '').replace(/\/+$/, ''),
+    svcApiKey: env.SVC_API_KEY ?? '',
+    temporal: { address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233', namespace: env.TEMPORAL_NAMESPACE || 'default' },
+    jobs: boundedInt('jobs', positional[0] ?? '30'),
+    durationS: boundedInt('durationS', positional[1] ?? '120'),
+    intervalS,
+    only: oneOf('only', flags.get('only') ?? 'both', ['svc', 'native', 'both'] as const),
+    mode: oneOf('mode', flags.get('mode') ?? 'interleaved', ['interleaved', 'sequential'] as const),
+    noopWorkflows: boundedInt('noopWorkflows', flags.get('noop') ?? '300'),
+    noopConcurrency: 16,
+    drainS: 2 * intervalS,
+  };
+  if (options.only !== 'native' && (!options.svcUrl || !options.svcApiKey)) {
+    throw new Error('SVC_URL and SVC_API_KEY are required (or --only=native)');
+  }
+  // The receiver listens on 127.0.0.1 only, so the service must run on this machine.
+  if (options.svcUrl && !['127.0.0.1', 'localhost', '[::1]'].includes(new URL(options.svcUrl).hostname)) {
+    throw new Error(`SVC_URL must be a loopback address (the receiver is on 127.0.0.1), got ${options.svcUrl}`);
+  }
+  if (options.durationS < 2 * intervalS) {
+    throw new Error('the duration must cover at least two intervals (one is warm-up)');
+  }
+  return options;
+}

@@ -1,0 +1,94 @@
+/** The bench's output: Markdown tables to paste into docs/benchmarks.md, then one JSON line. */
+import type { MirrorAccount, SideResult } from './analysis';
+import type { NoopCeiling } from './native-side';
+import type { Mode } from './options';
+import type { LatencySummary } from './util';
+
+export interface LoadReport {
+  date: string;
+  runId: string;
+  mode: Mode;
+  jobs: number;
+  durationS: number;
+  intervalS: number;
+  /** `os.loadavg()` (1, 5, 15 min) before and after the run. */
+  loadAverage: { before: number[]; after: number[] };
+  sides: SideResult[];
+  /** service ÷ native, when both sides ran. */
+  ratios: { deliveriesPerS: number | null; lagP50: number | null } | null;
+  mirror: MirrorAccount | null;
+  serviceCreateMs: LatencySummary | null;
+  serviceDeleteMs: LatencySummary | null;
+  nativeCreateMs: LatencySummary | null;
+  noop: NoopCeiling | null;
+}
+
+const fmt = (value: number | null | undefined, digits = 0): string =>
+  value === null || value === undefined ? '-' : value.toFixed(digits);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, c) => Math.max(3, h.length, ...rows.map((r) => r[c]!.length)));
+  // First column left-aligned (labels), the others right-aligned (numbers).
+  const pad = (v: string, c: number) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!));
+  const line = (cells: string[]) => `| ${cells.map(pad).join(' | ')} |`;
+  const rule = `| ${widths.map((w, c) => (c === 0 ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+function sidesTable(sides: SideResult[]): string {
+  const header = ['side', 'N', 'expected', 'received', 'lost', 'dup', 'lag p50', 'p90', 'p99', 'max ms', 'deliv/s'];
+  const rows = sides.map((s) => [
+    s.side,
+    String(s.jobs),
+    String(s.expected),
+    String(s.received),
+    String(s.lost),
+    String(s.duplicates),
+    fmt(s.lagMs.p50),
+    fmt(s.lagMs.p90),
+    fmt(s.lagMs.p99),
+    fmt(s.lagMs.max),
+    `${fmt(s.deliveriesPerS, 2)} / ${fmt(s.offeredPerS, 2)}`,
+  ]);
+  return `${table(header, rows)}\n(deliv/s: delivered / offered, over ${fmt(sides[0]?.windowS)} s of window)`;
+}
+
+function mirrorLine(m: MirrorAccount): string {
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none';
+  return (
+    `service mirror: ${m.expected} expected, ${m.delivered} delivered, skipped: ${list(m.skipped)}, ` +
+    `other: ${list(m.other)}, no run: ${m.missing} -> unaccounted ${m.unaccounted}; duplicate runs ${m.duplicateRuns}; ` +
+    `recorded start_lag_ms p50 ${fmt(m.recordedLagMs.p50)} p99 ${fmt(m.recordedLagMs.p99)}`
+  );
+}
+
+const latencyLine = (label: string, l: LatencySummary | null): string | null =>
+  l ? `${label}: p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms (${l.count} requests, 8 concurrent)` : null;
+
+export function printReport(report: LoadReport): void {
+  const lines = [
+    `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
+      `${report.durationS} s, ${report.mode}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
+    '',
+    sidesTable(report.sides),
+    '',
+    report.ratios
+      ? `service / native: deliveries/s ${fmt(report.ratios.deliveriesPerS, 2)}, lag p50 ${fmt(report.ratios.lagP50, 2)}x`
+      : null,
+    report.mirror ? mirrorLine(report.mirror) : null,
+    latencyLine('job create (POST /api/v1/jobs)', report.serviceCreateMs),
+    latencyLine('job delete (DELETE /api/v1/jobs/{id})', report.serviceDeleteMs),
+    latencyLine('native schedule create', report.nativeCreateMs),
+    report.noop
+      ? `no-op workflow ceiling: ${report.noop.workflows} workflows, ${report.noop.concurrency} concurrent, ` +
+        `${fmt(report.noop.perSecond, 1)} completed/s`
+      : null,
+    '',
+    JSON.stringify(report),
+  ];
+  console.log(lines.filter((line) => line !== null).join('\n'));
+}

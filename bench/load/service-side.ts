@@ -1,0 +1,143 @@
+/**
+ * The service's side of the load bench, through its public API only: N webhook jobs pointing at
+ * the receiver, their deletion, and the runs the service mirrored into PostgreSQL.
+ */
+import { forEachLimited, range, timed } from './util';
+
+/** Requests in flight while creating and deleting jobs (the issue measures at 8). */
+export const API_CONCURRENCY = 8;
+const PAGE_LIMIT = 200;
+
+export interface ScheduleBody {
+  expr: string;
+  kind: 'quartz';
+}
+
+/**
+ * A Quartz expression firing at every multiple of `intervalS` since the epoch, the phase the native
+ * Schedules use (interval spec, offset 0). The natural `every 10 seconds` would phase from the
+ * moment each job is saved (docs/schedules.md), so the two sides would fire at different seconds.
+ */
+export function serviceSchedule(intervalS: number): ScheduleBody {
+  if (intervalS < 60 && 60 % intervalS === 0) {
+    return { expr: `*/${intervalS} * * * * ?`, kind: 'quartz' };
+  }
+  const minutes = intervalS / 60;
+  if (Number.isInteger(minutes) && minutes < 60 && 60 % minutes === 0) {
+    return { expr: `0 */${minutes} * * * ?`, kind: 'quartz' };
+  }
+  throw new Error(`interval ${intervalS}s: use a divisor of 60 s, or whole minutes dividing 60`);
+}
+
+/** The fields of a run the bench reads. */
+export interface RunRow {
+  job_id: string;
+  scheduled_at: string;
+  status: string;
+  skip_reason?: string | null;
+  start_lag_ms: number | null;
+}
+
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** A thin client of `/api/v1` with a Bearer key; every unexpected status is an error. */
+export class ServiceApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
+
+  async call<T>(method: string, path: string, body?: unknown, expected = [200]): Promise<T> {
+    const res = await fetch(`${this.baseUrl}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!expected.includes(res.status)) {
+      throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Every item of a paged list endpoint (`path` already has its query string). */
+  async listAll<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const suffix: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page: Page<T> = await this.call<Page<T>>('GET', `${path}&limit=${PAGE_LIMIT}${suffix}`);
+      items.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return items;
+  }
+}
+
+export interface ServiceJobsOptions {
+  api: ServiceApi;
+  count: number;
+  intervalS: number;
+  receiverUrl: string;
+  /** Tag on every job of this run: what cleanup deletes by. */
+  runTag: string;
+}
+
+/** The N jobs of one run: created, later deleted (by tag, so none is left behind), latencies kept. */
+export class ServiceJobs {
+  /** Job id by index; filled as creates answer. */
+  readonly jobIds: string[] = [];
+  readonly createMs: number[] = [];
+  readonly deleteMs: number[] = [];
+
+  constructor(private readonly options: ServiceJobsOptions) {}
+
+  async create(signal: AbortSignal): Promise<void> {
+    const { api, count, intervalS, receiverUrl, runTag } = this.options;
+    const schedule = serviceSchedule(intervalS);
+    await forEachLimited(
+      range(count),
+      API_CONCURRENCY,
+      async (i) => {
+        const body = {
+          name: `bench-${i}`,
+          tags: [runTag],
+          schedule,
+          sink: { kind: 'webhook', config: { url: `${receiverUrl}/svc/${i}` } },
+        };
+        const { value, ms } = await timed(() => api.call<{ id: string }>('POST', '/jobs', body, [201]));
+        this.jobIds[i] = value.id;
+        this.createMs.push(ms);
+      },
+      signal,
+    );
+  }
+
+  /** Deletes every job tagged with this run's tag, including any whose create answer was lost. */
+  async remove(): Promise<void> {
+    const { api, runTag } = this.options;
+    const jobs = await api.listAll<{ id: string }>(`/jobs?tag=${encodeURIComponent(runTag)}`);
+    await forEachLimited(jobs, API_CONCURRENCY, async (job) => {
+      const { ms } = await timed(() => api.call('DELETE', `/jobs/${job.id}`, undefined, [204, 404]));
+      this.deleteMs.push(ms);
+    });
+  }
+
+  /** Scheduled runs the service recorded with `scheduled_at` in [fromMs, toMs), per job. */
+  async scheduledRuns(fromMs: number, toMs: number): Promise<RunRow[]> {
+    const { api } = this.options;
+    const from = new Date(fromMs).toISOString();
+    const to = new Date(toMs).toISOString();
+    const runs: RunRow[] = [];
+    await forEachLimited(this.jobIds, 4, async (jobId) => {
+      runs.push(...(await api.listAll<RunRow>(`/runs?job_id=${jobId}&trigger=schedule&from=${from}&to=${to}`)));
+    });
+    return runs;
+  }
+}

@@ -1,0 +1,68 @@
+/** Small helpers of the load bench: percentiles, a bounded-concurrency loop, timing. */
+
+/** Nearest-rank percentile of an ascending list; `null` for an empty one. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) {
+    return null;
+  }
+  const rank = Math.ceil(p * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** `value` to `digits` decimals, for readable JSON; `null` stays `null`. */
+export function round<T extends number | null>(value: T, digits: number): T {
+  return (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits) as T;
+}
+
+export interface LatencySummary {
+  count: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+export function summarizeLatencies(values: readonly number[]): LatencySummary {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { count: sorted.length, p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1) };
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight. After an abort or a failure no new
+ * item starts, but the calls in flight are awaited, so whatever they created is known to the
+ * caller's cleanup; then the first error (or the abort) is thrown.
+ */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && failure === undefined && !signal?.aborted) {
+      const index = next++;
+      try {
+        await fn(items[index]!, index);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== undefined) {
+    throw failure;
+  }
+  signal?.throwIfAborted();
+}
+
+/** Milliseconds `fn` took (wall clock, monotonic), with its result. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
+/** 0, 1, …, n − 1. */
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}

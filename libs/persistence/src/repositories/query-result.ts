@@ -1,0 +1,10 @@
+/**
+ * Rows of a raw `UPDATE … RETURNING` / `DELETE … RETURNING`: TypeORM's PostgreSQL driver answers
+ * those with `[rows, affectedCount]`, while SELECT and INSERT answer with the rows alone.
+ */
+export function returnedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}

@@ -1,0 +1,95 @@
+import { applyMisfirePolicy, decideOccurrences } from './occurrence-rules';
+
+const open = { suspended: false, blockingQuota: null };
+function ids() {
+  let n = 0;
+  return () => `run_${++n}`;
+}
+const due = (missed: string[], onTime: string[]) => ({ missed, onTime });
+
+describe('applyMisfirePolicy', () => {
+  const missed = ['t1', 't2', 't3'];
+  it('should collapse missed occurrences into the latest one (fire_once)', () => {
+    expect(applyMisfirePolicy(due(missed, ['t4']), 'fire_once')).toEqual([
+      { scheduledAt: 't3', misfire: false },
+      { scheduledAt: 't4', misfire: false },
+    ]);
+  });
+  it('should record the latest missed occurrence as a misfire (skip)', () => {
+    expect(applyMisfirePolicy(due(missed, []), 'skip')).toEqual([{ scheduledAt: 't3', misfire: true }]);
+  });
+  it('should fire every missed occurrence oldest first (fire_all)', () => {
+    expect(applyMisfirePolicy(due(missed, []), 'fire_all').map((o) => o.scheduledAt)).toEqual(missed);
+  });
+});
+
+describe('decideOccurrences', () => {
+  const base = { misfirePolicy: 'fire_once' as const, gate: open, state: { inFlight: [], queued: null } };
+
+  it('should start every occurrence and track none under allow', () => {
+    const outcome = decideOccurrences({ ...base, due: due([], ['a', 'b']), overlapPolicy: 'allow', newRunId: ids() });
+    expect(outcome.decisions.map((d) => d.action)).toEqual(['start', 'start']);
+    expect(outcome.state.inFlight).toEqual([]);
+  });
+
+  it('should skip suspended workspaces and occurrences over a blocking quota', () => {
+    const suspended = decideOccurrences({
+      ...base,
+      gate: { suspended: true, blockingQuota: null },
+      due: due([], ['a']),
+      overlapPolicy: 'allow',
+      newRunId: ids(),
+    });
+    expect(suspended.decisions[0]).toMatchObject({ action: 'skip', skipReason: 'workspace_suspended' });
+    const quota = decideOccurrences({
+      ...base,
+      gate: { suspended: false, blockingQuota: { limit: 3, used: 2 } },
+      due: due([], ['a', 'b']),
+      overlapPolicy: 'allow',
+      newRunId: ids(),
+    });
+    expect(quota.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['start', 'quota_exceeded']);
+  });
+
+  it('should skip while a run is in flight (skip)', () => {
+    const outcome = decideOccurrences({ ...base, due: due([], ['a', 'b']), overlapPolicy: 'skip', newRunId: ids() });
+    expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['start', 'previous_run_in_progress']);
+    expect(outcome.state.inFlight).toEqual([{ runId: 'run_1', scheduledAt: 'a' }]);
+  });
+
+  it('should keep one waiting occurrence and skip further ones (queue)', () => {
+    const outcome = decideOccurrences({
+      ...base,
+      state: { inFlight: [{ runId: 'run_0', scheduledAt: 'z' }], queued: null },
+      due: due([], ['a', 'b']),
+      overlapPolicy: 'queue',
+      newRunId: ids(),
+    });
+    expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['queue', 'previous_run_in_progress']);
+    expect(outcome.state.queued).toEqual({ runId: 'run_1', scheduledAt: 'a' });
+  });
+
+  it('should cancel the runs in flight and track only the newest (cancel_previous)', () => {
+    const outcome = decideOccurrences({
+      ...base,
+      state: { inFlight: [{ runId: 'run_0', scheduledAt: 'z' }], queued: null },
+      due: due([], ['a']),
+      overlapPolicy: 'cancel_previous',
+      newRunId: ids(),
+    });
+    expect(outcome.cancel).toEqual(['run_0']);
+    expect(outcome.state.inFlight).toEqual([{ runId: 'run_1', scheduledAt: 'a' }]);
+  });
+
+  it('should never let a misfire skip count against the quota or take a place in flight', () => {
+    const outcome = decideOccurrences({
+      ...base,
+      misfirePolicy: 'skip',
+      gate: { suspended: false, blockingQuota: { limit: 1, used: 0 } },
+      due: due(['old'], ['a']),
+      overlapPolicy: 'skip',
+      newRunId: ids(),
+    });
+    expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['misfire', 'start']);
+  });
+});

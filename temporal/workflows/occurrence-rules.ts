@@ -1,0 +1,98 @@
+/**
+ * The rules applied to an occurrence when it is due: misfire, suspension, monthly quota and
+ * overlap. Pure and deterministic: the job workflow calls it with what it knows (its runs in
+ * flight, its queued occurrence) and what a local activity read (the workspace gate).
+ */
+import type { OccurrenceDecision, WorkspaceGate } from './activity-types';
+import type { MisfirePolicy, OverlapPolicy, TrackedRun } from './definitions';
+
+export interface DueOccurrences {
+  /** Older than the misfire threshold, ascending (the latest `maxCatchUp` of them). */
+  missed: string[];
+  /** Within the threshold, ascending. */
+  onTime: string[];
+}
+
+export interface OccurrenceState {
+  inFlight: TrackedRun[];
+  queued: TrackedRun | null;
+}
+
+export interface OccurrenceOutcome {
+  decisions: OccurrenceDecision[];
+  /** Runs to cancel first (overlap_policy `cancel_previous`). */
+  cancel: string[];
+  /** The job workflow's state after these decisions. */
+  state: OccurrenceState;
+}
+
+/** The occurrences that should fire after the misfire policy (decisions.md → misfire_policy). */
+export function applyMisfirePolicy(
+  due: DueOccurrences,
+  policy: MisfirePolicy,
+): Array<{ scheduledAt: string; misfire: boolean }> {
+  const result: Array<{ scheduledAt: string; misfire: boolean }> = [];
+  if (due.missed.length > 0) {
+    const latest = due.missed[due.missed.length - 1];
+    if (policy === 'fire_all') {
+      result.push(...due.missed.map((scheduledAt) => ({ scheduledAt, misfire: false })));
+    } else {
+      result.push({ scheduledAt: latest, misfire: policy === 'skip' });
+    }
+  }
+  result.push(...due.onTime.map((scheduledAt) => ({ scheduledAt, misfire: false })));
+  return result;
+}
+
+/**
+ * Decides every due occurrence in order. Skipped ones never count against the quota or take a
+ * place in flight; `queue` keeps one waiting occurrence; `cancel_previous` leaves only the newest.
+ */
+export function decideOccurrences(args: {
+  due: DueOccurrences;
+  misfirePolicy: MisfirePolicy;
+  overlapPolicy: OverlapPolicy;
+  gate: WorkspaceGate;
+  state: OccurrenceState;
+  newRunId: () => string;
+}): OccurrenceOutcome {
+  const { gate, overlapPolicy } = args;
+  let inFlight = [...args.state.inFlight];
+  let queued = args.state.queued;
+  const decisions: OccurrenceDecision[] = [];
+  const cancel: string[] = [];
+  let counted = 0;
+  for (const occurrence of applyMisfirePolicy(args.due, args.misfirePolicy)) {
+    const run = { runId: args.newRunId(), scheduledAt: occurrence.scheduledAt };
+    const skip = (skipReason: OccurrenceDecision['skipReason']) =>
+      decisions.push({ ...run, action: 'skip', skipReason });
+    if (occurrence.misfire) {
+      skip('misfire');
+    } else if (gate.suspended) {
+      skip('workspace_suspended');
+    } else if (gate.blockingQuota && gate.blockingQuota.used + counted >= gate.blockingQuota.limit) {
+      skip('quota_exceeded');
+    } else if (overlapPolicy === 'skip' && inFlight.length > 0) {
+      skip('previous_run_in_progress');
+    } else if (overlapPolicy === 'queue' && (inFlight.length > 0 || queued !== null)) {
+      if (queued === null) {
+        queued = run;
+        counted += 1;
+        decisions.push({ ...run, action: 'queue' });
+      } else {
+        skip('previous_run_in_progress');
+      }
+    } else {
+      if (overlapPolicy === 'cancel_previous') {
+        cancel.push(...inFlight.map((r) => r.runId));
+        inFlight = [];
+      }
+      counted += 1;
+      decisions.push({ ...run, action: 'start' });
+      if (overlapPolicy !== 'allow') {
+        inFlight.push(run);
+      }
+    }
+  }
+  return { decisions, cancel, state: { inFlight, queued } };
+}

@@ -1,0 +1,104 @@
+import { generateApiKey } from '@svc/common/api-keys';
+import { ApiKeysRepository } from '@svc/persistence';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/**
+ * Spec → Limits: `RateLimit-Limit`, `-Remaining`, `-Reset` on every response of the authenticated
+ * API, errors included (issue #8), not only on the requests that pass the guard.
+ */
+describe('RateLimit-* headers on authenticated responses', () => {
+  let stack: Stack;
+  let api: ReturnType<typeof apiClient>;
+  const LIMIT = 1000;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, config: { limits: { api_rate_limit_per_minute: LIMIT } } });
+    api = apiClient(stack.baseUrl, stack.apiKey);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  function rateLimitOf(response: { headers: Headers }) {
+    return {
+      limit: response.headers.get('ratelimit-limit'),
+      remaining: Number(response.headers.get('ratelimit-remaining')),
+      reset: Number(response.headers.get('ratelimit-reset')),
+    };
+  }
+
+  function expectHeaders(response: { status: number; headers: Headers }, what: string) {
+    const headers = rateLimitOf(response);
+    expect({ what, limit: headers.limit }).toEqual({ what, limit: String(LIMIT) });
+    expect(headers.remaining).toBeGreaterThanOrEqual(0);
+    expect(headers.remaining).toBeLessThan(LIMIT);
+    expect(headers.reset).toBeGreaterThanOrEqual(1);
+    expect(headers.reset).toBeLessThanOrEqual(60);
+  }
+
+  it('should send them on success and count down per key', async () => {
+    const first = await api('GET', '/api/v1/jobs');
+    const second = await api('GET', '/api/v1/jobs');
+    expect(first.status).toBe(200);
+    expectHeaders(first, 'success');
+    expect(rateLimitOf(second).remaining).toBe(rateLimitOf(first).remaining - 1);
+  });
+
+  it('should send them on 400, 401, 403, 404 and 409 errors', async () => {
+    const generated = generateApiKey();
+    await new ApiKeysRepository(stack.dataSource).create(stack.workspaceId, {
+      name: 'runs only',
+      prefix: generated.prefix,
+      keyHash: generated.hash,
+      scopes: ['runs:read'],
+    });
+    const runsOnly = apiClient(stack.baseUrl, generated.key);
+    const anonymous = apiClient(stack.baseUrl);
+    const wrongKey = apiClient(stack.baseUrl, 'sjs_wrong0000000000000000000000000000000000');
+    const job = await api('POST', '/api/v1/jobs', {
+      name: 'for a conflict',
+      schedule: { expr: '0 0 12 ? * MON' },
+      sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/unused' } },
+    });
+    expect(job.status).toBe(201);
+
+    const cases: Array<[string, number, () => Promise<{ status: number; headers: Headers; body: any }>]> = [
+      ['missing key', 401, () => anonymous('GET', '/api/v1/jobs')],
+      ['unknown key', 401, () => wrongKey('GET', '/api/v1/runs')],
+      ['scope', 403, () => runsOnly('GET', '/api/v1/jobs')],
+      ['unknown id', 404, () => api('GET', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV')],
+      ['malformed id', 404, () => api('DELETE', '/api/v1/jobs/nope')],
+      ['unknown route', 404, () => api('GET', '/api/v1/no-such-thing')],
+      ['unknown route, no key', 404, () => anonymous('POST', '/api/v1/no-such-thing', {})],
+      ['validation', 400, () => api('POST', '/api/v1/jobs', { name: '' })],
+      ['bad query', 400, () => api('GET', '/api/v1/runs?limit=0')],
+      ['malformed JSON', 400, () => api('POST', '/api/v1/jobs', '{"name": ')],
+      ['wrong content type', 400, () => api('POST', '/api/v1/jobs', 'name=x', { 'content-type': 'text/plain' })],
+      ['body over 1 MiB', 400, () => api('POST', '/api/v1/jobs', { name: 'x'.repeat(1_100_000) })],
+      ['conflict', 409, () => api('POST', `/api/v1/jobs/${job.body.id}/resume`)],
+    ];
+    for (const [what, status, send] of cases) {
+      const response = await send();
+      expect({ what, status: response.status }).toEqual({ what, status });
+      expect(response.body.error.code).toEqual(expect.any(String));
+      expectHeaders(response, what);
+    }
+  });
+
+  it('should keep invalid keys and anonymous callers out of a real key bucket', async () => {
+    const before = rateLimitOf(await api('GET', '/api/v1/jobs')).remaining;
+    await apiClient(stack.baseUrl)('GET', '/api/v1/jobs');
+    await apiClient(stack.baseUrl, 'sjs_other0000000000000000000000000000000000')('GET', '/api/v1/jobs');
+    expect(rateLimitOf(await api('GET', '/api/v1/jobs')).remaining).toBe(before - 1);
+  });
+
+  it('should not send them on public endpoints outside the authenticated API', async () => {
+    const anonymous = apiClient(stack.baseUrl);
+    for (const path of ['/healthz', '/version', '/api/v1/features']) {
+      const response = await anonymous('GET', path);
+      expect(response.status).toBe(200);
+      expect({ path, limit: response.headers.get('ratelimit-limit') }).toEqual({ path, limit: null });
+    }
+  });
+});
