@@ -1,5 +1,5 @@
 import { generateApiKey } from '@svc/common/api-keys';
-import { ApiKeysRepository } from '@svc/persistence';
+import { ApiKeysRepository, RunsRepository } from '@svc/persistence';
 import { setWorkspaceSuspended } from '../../apps/cli/src/commands/workspace';
 import { apiClient, startStack, type Stack, TEST_SECRETS_ENCRYPTION_KEY } from '../utils/stack';
 
@@ -371,6 +371,40 @@ describe('GET /readyz when dependencies are down', () => {
       const response = await apiClient(stack.baseUrl)('GET', '/readyz');
       expect(response.status).toBe(503);
       expect(response.body).toMatchObject({ dispatcher: 'stopped', queue: true, database_writable: true });
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it('should report writer_backpressure while a due run waits longer than the threshold for its first attempt', async () => {
+    const stack = await startStack({ config: { scheduler: { writer_backpressure_threshold: '30s' } } });
+    const anonymous = apiClient(stack.baseUrl);
+    const runs = new RunsRepository(stack.dataSource);
+    const waiting = {
+      id: 'run_01JBACKPRESSURE0000000000A',
+      workspaceId: stack.workspaceId,
+      jobId: 'job_01JBACKPRESSURE0000000000A',
+      jobVersion: 1,
+      trigger: 'schedule' as const,
+      status: 'running' as const,
+    };
+    try {
+      // Within the threshold the backlog is normal: not lagging.
+      await runs.openRuns([{ ...waiting, scheduledAt: new Date(Date.now() - 5_000) }], new Date());
+      const fresh = await anonymous('GET', '/readyz');
+      expect(fresh.body).toMatchObject({ writer_backpressure: false, database_writable: true });
+
+      await stack.dataSource.query(`UPDATE runs SET scheduled_at = now() - interval '2 minutes' WHERE id = $1`, [
+        waiting.id,
+      ]);
+      const lagging = await anonymous('GET', '/readyz');
+      expect(lagging.status).toBe(503);
+      expect(lagging.body).toMatchObject({ status: 'unavailable', writer_backpressure: true, database_writable: true });
+
+      // Its first attempt starts: the backlog is gone.
+      await stack.dataSource.query(`UPDATE runs SET started_at = now() WHERE id = $1`, [waiting.id]);
+      const caughtUp = await anonymous('GET', '/readyz');
+      expect(caughtUp.body).toMatchObject({ writer_backpressure: false });
     } finally {
       await stack.stop();
     }

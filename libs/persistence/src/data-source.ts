@@ -17,6 +17,7 @@ import {
 } from './entities';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-InitialSchema';
 import { RunStatsIndexAuditRetention1795382633773 } from './migrations/1795382633773-RunStatsIndexAuditRetention';
+import { RunsAwaitingFirstAttemptIndex1795400000000 } from './migrations/1795400000000-RunsAwaitingFirstAttemptIndex';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -35,7 +36,11 @@ export const ALL_ENTITIES = [
 ];
 
 /** In order. Listed explicitly (no globs) so the same list works from sources and from dist. */
-export const ALL_MIGRATIONS = [InitialSchema1763769600000, RunStatsIndexAuditRetention1795382633773];
+export const ALL_MIGRATIONS = [
+  InitialSchema1763769600000,
+  RunStatsIndexAuditRetention1795382633773,
+  RunsAwaitingFirstAttemptIndex1795400000000,
+];
 
 /** Table recording applied migrations. */
 export const MIGRATIONS_TABLE = 'typeorm_migrations';

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { Connection } from '@temporalio/client';
+import { RunsRepository } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
@@ -41,6 +42,7 @@ export class HealthService implements BeforeApplicationShutdown {
     private readonly dataSource: DataSource,
     @Inject(TEMPORAL_PROBE_CONNECTION) private readonly connection: Connection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly runs: RunsRepository,
   ) {}
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -48,20 +50,34 @@ export class HealthService implements BeforeApplicationShutdown {
   }
 
   async readiness(): Promise<Readiness> {
-    const check = Promise.all([this.databaseWritable(), this.taskQueue()]);
+    const check = Promise.all([this.databaseWritable(), this.taskQueue(), this.writerBackpressure()]);
     this.pending.add(check);
-    const [databaseWritable, temporal] = await check.finally(() => this.pending.delete(check));
-    const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active';
+    const [databaseWritable, temporal, backpressure] = await check.finally(() => this.pending.delete(check));
+    const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active' && !backpressure;
     return {
       ready,
       dispatcher: temporal.dispatcher,
       queue: temporal.queue,
       heartbeat: temporal.heartbeat,
-      writer_backpressure: false,
+      writer_backpressure: backpressure,
       sqlite_writable: databaseWritable,
       database_writable: databaseWritable,
       temporal: temporal.queue,
     };
+  }
+
+  /**
+   * True when a due run has waited longer than `scheduler.writer_backpressure_threshold` for its
+   * first attempt: attempts (and the run/attempt rows they write) are not keeping up with the
+   * schedule. Unknown (database unreachable) counts as not lagging; `database_writable` reports that.
+   */
+  private async writerBackpressure(): Promise<boolean> {
+    try {
+      const oldest = await withTimeout(this.runs.oldestAwaitingFirstAttempt(), CHECK_TIMEOUT_MS);
+      return oldest !== null && Date.now() - oldest.getTime() > this.config.scheduler.writer_backpressure_threshold_ms;
+    } catch {
+      return false;
+    }
   }
 
   private async databaseWritable(): Promise<boolean> {

@@ -27,6 +27,8 @@ export interface AppConfig {
     default_sla_threshold_ms: number;
     default_auto_disable_threshold: number;
     reconcile_interval_ms: number;
+    /** `/readyz` reports `writer_backpressure` when a due run has waited longer than this for its first attempt. */
+    writer_backpressure_threshold_ms: number;
   };
   /** Slots of the Temporal worker: concurrent attempt activities and workflow tasks. */
   worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number };
@@ -76,6 +78,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
   ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
+  ['SCHEDULER_WRITER_BACKPRESSURE_THRESHOLD', 'scheduler.writer_backpressure_threshold'],
   ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
@@ -256,6 +259,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       default_sla_threshold_ms: duration('scheduler.default_sla_threshold', 300_000),
       default_auto_disable_threshold: int('scheduler.default_auto_disable_threshold', 10),
       reconcile_interval_ms: duration('scheduler.reconcile_interval', 300_000),
+      writer_backpressure_threshold_ms: duration('scheduler.writer_backpressure_threshold', 30_000),
     },
     worker: {
       max_concurrent_activities: int('worker.max_concurrent_activities', 200),

@@ -29,6 +29,7 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_workspace_scheduled', { synchronize: false })
 @Index('idx_runs_workspace_status_scheduled', { synchronize: false })
 @Index('idx_runs_workspace_sla_breached', { synchronize: false })
+@Index('idx_runs_awaiting_first_attempt', ['scheduledAt'], { where: `"status" = 'running' AND "started_at" IS NULL` })
 @Index('uq_runs_manual_retry_occurrence', ['jobId', 'scheduledAt'], {
   unique: true,
   where: `"trigger" = 'retry_manual'`,

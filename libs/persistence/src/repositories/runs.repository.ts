@@ -360,6 +360,18 @@ export class RunsRepository {
     });
   }
 
+  /**
+   * The scheduled time of the oldest run that is due and still waits for its first attempt
+   * (`running`, no `started_at`), across all workspaces: how far attempt execution and its
+   * mirror writes lag behind the schedule. Served by the partial index `idx_runs_awaiting_first_attempt`.
+   */
+  async oldestAwaitingFirstAttempt(): Promise<Date | null> {
+    const rows: Array<{ scheduled_at: Date }> = await this.manager.query(
+      `SELECT scheduled_at FROM runs WHERE status = 'running' AND started_at IS NULL ORDER BY scheduled_at LIMIT 1`,
+    );
+    return rows[0]?.scheduled_at ?? null;
+  }
+
   /** Runs of the job whose rows were opened for a later occurrence than `run` (misfire fire_once). */
   async hasLaterScheduledRun(run: RunEntity): Promise<boolean> {
     const rows: unknown[] = await this.manager.query(
