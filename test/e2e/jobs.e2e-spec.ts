@@ -86,6 +86,20 @@ describe('jobs end to end', () => {
     });
   });
 
+  describe('POST /api/v1/jobs answer', () => {
+    it('should describe the stored job exactly as GET does', async () => {
+      const created = await createJob({ name: 'answer check', schedule: { expr: '0 0 12 ? * MON' } });
+      const fetched = await api('GET', `/api/v1/jobs/${created.id}`);
+      expect(fetched.status).toBe(200);
+      const shared = Object.keys(created).filter((key) => key !== 'signing_secret' && key in fetched.body);
+      expect(shared).toEqual(expect.arrayContaining(['id', 'created_at', 'updated_at', 'next_run_at', 'version']));
+      for (const key of shared) {
+        expect([key, created[key]]).toEqual([key, fetched.body[key]]);
+      }
+      await api('DELETE', `/api/v1/jobs/${created.id}`);
+    });
+  });
+
   describe('pause, resume, PATCH, DELETE and trigger', () => {
     it('should stop deliveries on pause and restart them on resume', async () => {
       const job = await createJob({ name: 'pausable' });

@@ -73,6 +73,8 @@ describe('repositories', () => {
       ).rejects.toThrow('boom');
       const entry = await audit.insert(ws.id, { actor: 'system', action: 'workspace.update', target: ws.id });
       expect(entry).toMatchObject({ workspaceId: ws.id, details: {} });
+      const [stored] = await ds.query(`SELECT created_at FROM audit_log WHERE id = $1`, [entry.id]);
+      expect(entry.createdAt).toEqual(stored.created_at);
       expect(await ds.query(`SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1`, [ws.id])).toEqual([
         { n: 1 },
       ]);

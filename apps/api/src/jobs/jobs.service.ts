@@ -93,13 +93,14 @@ export class JobsService {
           );
         }
       }
+      // The insert's RETURNING fills the columns the database defaults (created_at, updated_at).
       await this.jobs.insert(job, manager);
       await this.audit.insert(
         auth.workspaceId,
         { actor: auth.actor, action: 'job.create', target: job.id, details: { name: job.name, sink: job.sinkKind } },
         manager,
       );
-      return (await this.jobs.getById(auth.workspaceId, job.id, manager))!;
+      return job;
     });
     await this.syncWorkflow(saved);
     return toJobResponse(saved, { nextRunAt: this.nextRuns(saved, now, 1)[0] ?? null, signingSecret });

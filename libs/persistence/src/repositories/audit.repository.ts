@@ -56,8 +56,9 @@ export class AuditRepository {
       target: entry.target,
       details: entry.details ?? {},
     });
+    // TypeORM fills `createdAt` from the INSERT's RETURNING clause: no second round trip.
     await manager.insert(AuditLogEntity, row);
-    return manager.findOneByOrFail(AuditLogEntity, { workspaceId, id: row.id });
+    return row;
   }
 
   /**
