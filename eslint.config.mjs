@@ -82,6 +82,44 @@ export default tseslint.config(
     },
   },
   {
+    // Repositories are the only data path (issue #14): apps hold repositories and `Transactions`
+    // from @svc/persistence, never a DataSource or EntityManager, and issue no SQL of their own.
+    // Composition roots that create the DataSource and the operator CLI (migrations) are exempt.
+    files: ['apps/**/*.ts'],
+    ignores: [
+      'apps/api/src/database/database.module.ts',
+      'apps/api/src/temporal/temporal.module.ts',
+      'apps/worker/src/worker.module.ts',
+      'apps/worker/src/main.ts',
+      'apps/worker/src/temporal/worker.service.ts',
+      'apps/cli/src/**',
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/test/**',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'typeorm', message: 'Go through a repository or Transactions from @svc/persistence.' }],
+          patterns: ['pg', 'pg/*'],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through loadConfig().' },
+        { property: 'manager', message: 'Go through a repository or Transactions from @svc/persistence.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='query'][arguments.0.type=/Literal|TemplateLiteral/]",
+          message: 'SQL belongs in a repository in libs/persistence.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', '**/test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },

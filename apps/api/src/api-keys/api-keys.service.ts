@@ -8,8 +8,7 @@ import {
   ValidationFailedError,
 } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
-import { ApiKeysRepository, AuditRepository, type JsonValue } from '@svc/persistence';
-import { DataSource } from 'typeorm';
+import { ApiKeysRepository, AuditRepository, type JsonValue, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { openForCaller, sealToCaller } from '../common/idempotency/caller-seal';
 import { IdempotencyService, type ReplayCodec } from '../common/idempotency/idempotency.service';
@@ -38,7 +37,7 @@ export interface CreateApiKeyRequest {
 @Injectable()
 export class ApiKeysService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly keys: ApiKeysRepository,
     private readonly audit: AuditRepository,
     private readonly idempotency: IdempotencyService,
@@ -76,7 +75,7 @@ export class ApiKeysService {
 
   /** Revokes a key: effective on the very next request (the guard never caches keys). Idempotent. */
   async revoke(auth: AuthContext, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const key = await this.keys.findByIdForUpdate(auth.workspaceId, id, manager);
       if (!key) {
         throw new NotFoundError('API key');
@@ -96,7 +95,7 @@ export class ApiKeysService {
   private async insert(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
     const generated = generateApiKey();
     const scopes = dto.scopes ?? ['*'];
-    const row = await this.dataSource.transaction(async (manager) => {
+    const row = await this.transactions.run(async (manager) => {
       const created = await this.keys.create(
         auth.workspaceId,
         { name: dto.name, prefix: generated.prefix, keyHash: generated.hash, scopes },

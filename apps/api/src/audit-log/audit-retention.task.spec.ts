@@ -1,20 +1,19 @@
 import { buildConfig } from '@svc/common';
-import type { AuditRepository } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
+import type { AuditRepository, Transactions } from '@svc/persistence';
 import { AUDIT_PURGE_FIRST_DELAY_MS, AUDIT_PURGE_INTERVAL_MS, AuditRetentionTask } from './audit-retention.task';
 
 describe('AuditRetentionTask', () => {
   const config = buildConfig({ audit: { retention: '30d' } }, {});
   let deleteOlderThan: jest.Mock<Promise<number>, [Date]>;
-  let dataSource: { isInitialized: boolean };
+  let database: { connected: boolean };
   let task: AuditRetentionTask;
 
   beforeEach(() => {
     jest.useFakeTimers();
     deleteOlderThan = jest.fn(async (_cutoff: Date) => 3);
-    dataSource = { isInitialized: true };
+    database = { connected: true };
     task = new AuditRetentionTask(
-      dataSource as unknown as DataSource,
+      database as unknown as Transactions,
       { deleteOlderThan } as unknown as AuditRepository,
       config,
     );
@@ -52,10 +51,10 @@ describe('AuditRetentionTask', () => {
   });
 
   it('should skip while the database is unreachable and survive a failed purge', async () => {
-    dataSource.isInitialized = false;
+    database.connected = false;
     expect(await task.runOnce()).toBe(0);
     expect(deleteOlderThan).not.toHaveBeenCalled();
-    dataSource.isInitialized = true;
+    database.connected = true;
     deleteOlderThan.mockRejectedValueOnce(new Error('connection reset'));
     expect(await task.runOnce()).toBe(0);
     expect(await task.runOnce()).toBe(3);

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { AuditRepository } from '@svc/persistence';
+import { AuditRepository, Transactions } from '@svc/persistence';
 import { purgeExpiredAuditEntries } from '@svc/scheduling';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 
 /** First purge a minute after start-up (not on the start-up path), then hourly. */
@@ -23,7 +22,7 @@ export class AuditRetentionTask implements OnApplicationBootstrap, OnApplication
   private running = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly audit: AuditRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -40,7 +39,7 @@ export class AuditRetentionTask implements OnApplicationBootstrap, OnApplication
 
   /** One purge; skipped while the database is unreachable or a purge is still running. */
   async runOnce(now: Date = new Date()): Promise<number> {
-    if (this.running || !this.dataSource.isInitialized) {
+    if (this.running || !this.transactions.connected) {
       return 0;
     }
     this.running = true;

@@ -9,6 +9,8 @@ import {
   RunsRepository,
   SecretsRepository,
   StatsRepository,
+  Transactions,
+  DatabaseProbe,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -24,6 +26,8 @@ const REPOSITORIES = [
   IdempotencyRepository,
   SecretsRepository,
   StatsRepository,
+  Transactions,
+  DatabaseProbe,
 ];
 
 @Injectable()

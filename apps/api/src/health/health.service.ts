@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { Connection } from '@temporalio/client';
-import { RunsRepository } from '@svc/persistence';
-import { DataSource } from 'typeorm';
+import { DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
 
@@ -39,7 +38,7 @@ export class HealthService implements BeforeApplicationShutdown {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabaseProbe,
     @Inject(TEMPORAL_PROBE_CONNECTION) private readonly connection: Connection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly runs: RunsRepository,
@@ -81,12 +80,8 @@ export class HealthService implements BeforeApplicationShutdown {
   }
 
   private async databaseWritable(): Promise<boolean> {
-    if (!this.dataSource.isInitialized) {
-      return false;
-    }
     try {
-      const rows = await withTimeout(this.dataSource.query('SELECT pg_is_in_recovery() AS recovery'), CHECK_TIMEOUT_MS);
-      return (rows as Array<{ recovery: boolean }>)[0]?.recovery === false;
+      return await withTimeout(this.database.writable(), CHECK_TIMEOUT_MS);
     } catch {
       return false;
     }

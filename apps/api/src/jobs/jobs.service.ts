@@ -15,9 +15,8 @@ import {
   ValidationFailedError,
 } from '@svc/common';
 import { generateSigningSecret } from '@svc/delivery';
-import { AuditRepository, JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
+import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
 import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
-import { DataSource, EntityManager } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
@@ -36,7 +35,7 @@ export class JobsService {
   private readonly logger = new Logger(JobsService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly jobs: JobsRepository,
     private readonly runs: RunsRepository,
     private readonly audit: AuditRepository,
@@ -56,7 +55,7 @@ export class JobsService {
     const retry = this.checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
     const signingSecret = dto.sink.kind === 'webhook' ? generateSigningSecret() : undefined;
 
-    const job = this.dataSource.manager.create(JobEntity, {
+    const job = Object.assign(new JobEntity(), {
       id: newId('job', now.getTime()),
       workspaceId: auth.workspaceId,
       name: dto.name,
@@ -79,11 +78,10 @@ export class JobsService {
       signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
     });
 
-    const saved = await this.dataSource.transaction(async (manager) => {
+    const saved = await this.transactions.run(async (manager) => {
       await this.templates.check(auth.workspaceId, job.sinkKind, sinkConfig, manager);
       if (plan.max_jobs_per_workspace > 0) {
-        // Serialize creates per workspace so two concurrent requests cannot both pass the cap.
-        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [auth.workspaceId]);
+        await this.jobs.lockWorkspaceCreates(auth.workspaceId, manager);
         const count = await this.jobs.countInWorkspace(auth.workspaceId, manager);
         if (count >= plan.max_jobs_per_workspace) {
           throw new LimitExceededError(
@@ -136,7 +134,7 @@ export class JobsService {
   async update(auth: AuthContext, id: string, dto: UpdateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.planOf(auth.workspaceId);
-    const updated = await this.dataSource.transaction(async (manager) => {
+    const updated = await this.transactions.run(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
       const changed: string[] = [];
       if (dto.name !== undefined) {
@@ -207,7 +205,7 @@ export class JobsService {
   }
 
   async remove(auth: AuthContext, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
       await this.jobs.delete(auth.workspaceId, job.id, manager);
       await this.audit.insert(
@@ -334,7 +332,7 @@ export class JobsService {
     return job;
   }
 
-  private async requireForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {
+  private async requireForUpdate(workspaceId: string, id: string, manager: Tx): Promise<JobEntity> {
     const job = await this.jobs.getForUpdate(workspaceId, id, manager);
     if (!job) {
       throw new NotFoundError('Job');

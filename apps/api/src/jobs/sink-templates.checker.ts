@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
 import { collectSecretNames, type TemplatableConfig, validateTemplates } from '@svc/delivery';
-import { SecretsRepository } from '@svc/persistence';
-import type { EntityManager } from 'typeorm';
+import { SecretsRepository, type Tx } from '@svc/persistence';
 
 /**
  * Templates of a webhook sink (decisions.md → Templates): `{{…}}` only in header values and the
@@ -18,12 +17,7 @@ import type { EntityManager } from 'typeorm';
 export class SinkTemplateChecker {
   constructor(private readonly secrets: SecretsRepository) {}
 
-  async check(
-    workspaceId: string,
-    sinkKind: string,
-    sinkConfig: Record<string, unknown>,
-    manager: EntityManager,
-  ): Promise<void> {
+  async check(workspaceId: string, sinkKind: string, sinkConfig: Record<string, unknown>, manager: Tx): Promise<void> {
     if (sinkKind !== 'webhook') {
       return;
     }

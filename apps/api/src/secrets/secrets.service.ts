@@ -11,8 +11,7 @@ import {
 } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
-import { AuditRepository, type SecretReferenceCandidate, SecretsRepository } from '@svc/persistence';
-import { DataSource } from 'typeorm';
+import { AuditRepository, type SecretReferenceCandidate, SecretsRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
 import { MAX_SECRETS_LIMIT_NAME, MAX_SECRETS_PER_WORKSPACE, SECRET_NAME_PATTERN } from './secret-limits';
@@ -29,7 +28,7 @@ const JOBS_NAMED_IN_CONFLICT = 10;
 @Injectable()
 export class SecretsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly secrets: SecretsRepository,
     private readonly audit: AuditRepository,
     private readonly cipher: SecretsCipher,
@@ -60,7 +59,7 @@ export class SecretsService {
   async put(auth: AuthContext, name: string, dto: PutSecretDto): Promise<{ created: boolean; secret: SecretResponse }> {
     const { workspaceId } = auth;
     const encrypted = this.cipher.encrypt(dto.value, { workspaceId, name });
-    return this.dataSource.transaction(async (manager) => {
+    return this.transactions.run(async (manager) => {
       await this.secrets.lockWorkspace(workspaceId, manager);
       const existing = await this.secrets.findForUpdate(workspaceId, name, manager);
       let stored;
@@ -94,7 +93,7 @@ export class SecretsService {
    */
   async remove(auth: AuthContext, name: string): Promise<void> {
     const { workspaceId } = auth;
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const existing = await this.secrets.findForUpdate(workspaceId, name, manager);
       if (!existing) {
         throw new NotFoundError('Secret');

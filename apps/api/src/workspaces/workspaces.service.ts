@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '@svc/common';
-import { AuditRepository, type JsonObject, WorkspacesRepository } from '@svc/persistence';
-import { DataSource, QueryFailedError } from 'typeorm';
+import {
+  AuditRepository,
+  isUniqueViolation,
+  type JsonObject,
+  Transactions,
+  WorkspacesRepository,
+} from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { toWorkspaceResponse, type WorkspaceResponse } from './workspaces.mapper';
@@ -12,7 +17,7 @@ const SLUG_CONSTRAINT = 'uq_workspaces_slug';
 @Injectable()
 export class WorkspacesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly workspaces: WorkspacesRepository,
     private readonly audit: AuditRepository,
   ) {}
@@ -35,7 +40,7 @@ export class WorkspacesService {
       throw new NotFoundError('Workspace');
     }
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.transactions.run(async (manager) => {
         const before = await this.workspaces.findByIdForUpdate(id, manager);
         if (!before) {
           throw new NotFoundError('Workspace');
@@ -67,10 +72,4 @@ export class WorkspacesService {
       throw err;
     }
   }
-}
-
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const driverError =
-    err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
 }

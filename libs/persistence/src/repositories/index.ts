@@ -6,3 +6,4 @@ export * from './runs.repository';
 export * from './idempotency.repository';
 export * from './secrets.repository';
 export * from './stats.repository';
+export * from './transactions';

@@ -61,6 +61,14 @@ export class JobsRepository {
     return this.repo(manager).count({ where: { workspaceId } });
   }
 
+  /**
+   * Serializes job creation in one workspace until `manager`'s transaction ends, so two concurrent
+   * creates cannot both pass the plan's job cap.
+   */
+  async lockWorkspaceCreates(workspaceId: string, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [workspaceId]);
+  }
+
   async insert(job: JobEntity, manager: EntityManager): Promise<void> {
     await manager.getRepository(JobEntity).insert(job);
   }

@@ -2,8 +2,7 @@ import { Controller, Delete, Get, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
-import type { ActiveApiKey, ApiKeysRepository } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
+import type { ActiveApiKey, ApiKeysRepository, Transactions } from '@svc/persistence';
 import { hasScope, ApiKeyGuard } from './api-key.guard';
 import { AnyKey, type AuthContext, Public, Scopes } from './auth.decorators';
 
@@ -53,7 +52,7 @@ function guardWith(active: { scopes: string[]; suspended?: boolean } | null) {
   };
   const guard = new ApiKeyGuard(
     new Reflector(),
-    { isInitialized: true } as DataSource,
+    { connected: true } as Transactions,
     repository as unknown as ApiKeysRepository,
   );
   return { guard, repository, touched };

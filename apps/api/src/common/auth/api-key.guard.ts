@@ -2,9 +2,8 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError, UnauthorizedError, UnavailableError, WorkspaceSuspendedError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
-import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from '@svc/persistence';
+import { ApiKeysRepository, LAST_USED_RESOLUTION_MS, Transactions } from '@svc/persistence';
 import type { FastifyRequest } from 'fastify';
-import { DataSource } from 'typeorm';
 import {
   ANY_KEY,
   type AuthContext,
@@ -36,7 +35,7 @@ export class ApiKeyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly apiKeys: ApiKeysRepository,
   ) {}
 
@@ -50,7 +49,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!token) {
       throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
     }
-    if (!this.dataSource.isInitialized) {
+    if (!this.transactions.connected) {
       throw new UnavailableError('Database unavailable; retry');
     }
     const active = await this.apiKeys.findActiveByHash(hashApiKey(token));
