@@ -1,12 +1,16 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
+import { RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 
 @Controller('api/v1')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly retries: RunRetryService,
+  ) {}
 
   @Get('jobs/:id/runs')
   @Scopes('runs:read')
@@ -24,5 +28,13 @@ export class RunsController {
   @Scopes('runs:read')
   get(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
     return this.runs.get(auth, id);
+  }
+
+  /** `202` with the occurrence's manual retry (decisions.md → Manual retry). */
+  @Post('runs/:id/retry')
+  @HttpCode(202)
+  @Scopes('jobs:write')
+  retry(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
+    return this.retries.retry(auth, id);
   }
 }

@@ -380,6 +380,42 @@ export class RunsRepository {
     );
     return rows.length > 0;
   }
+
+  /** The one manual retry of an occurrence (decisions.md → Manual retry), if it exists. */
+  async findManualRetry(workspaceId: string, jobId: string, scheduledAt: Date): Promise<RunEntity | null> {
+    return this.manager.findOne(RunEntity, { where: { workspaceId, jobId, scheduledAt, trigger: 'retry_manual' } });
+  }
+
+  /**
+   * Writes the manual retry of an occurrence unless it exists, and returns the stored one. The
+   * partial unique index `uq_runs_manual_retry_occurrence` (job_id, scheduled_at) is the point of
+   * coalescing: concurrent requests from any number of API processes insert at most one row; a
+   * loser's INSERT waits for the winner's commit, does nothing, and then reads the winner's row.
+   * Counted in the monthly usage (month of `scheduled_at`, like every run) only when inserted.
+   */
+  async openManualRetry(row: ManualRetryRow, claimedAt: Date): Promise<{ run: RunEntity; inserted: boolean }> {
+    return this.dataSource.transaction(async (manager) => {
+      const result: unknown = await manager.query(
+        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, claimed_at, retry_of)
+         VALUES ($1, $2, $3, $4, $5, 'retry_manual', 'running', $6, $7)
+         ON CONFLICT (job_id, scheduled_at) WHERE trigger = 'retry_manual' DO NOTHING
+         RETURNING to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
+        [row.id, row.workspaceId, row.jobId, row.jobVersion, row.scheduledAt, claimedAt, row.retryOf],
+      );
+      const inserted = returnedRows<{ month: string }>(result);
+      if (inserted.length > 0) {
+        await manager.query(
+          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, 1)
+           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + 1`,
+          [row.workspaceId, inserted[0].month],
+        );
+      }
+      const run = await manager.findOneOrFail(RunEntity, {
+        where: { workspaceId: row.workspaceId, jobId: row.jobId, scheduledAt: row.scheduledAt, trigger: 'retry_manual' },
+      });
+      return { run, inserted: inserted.length > 0 };
+    });
+  }
 }
 
 /** A run row written when its occurrence is due (or by the API on a manual trigger). */
@@ -408,4 +444,14 @@ function toOpenRunRecord(row: OpenRunRow) {
     skip_reason: row.skipReason ?? null,
     retry_of: row.retryOf ?? null,
   };
+}
+
+/** The manual retry of a failed run: same job and occurrence, the job's current version. */
+export interface ManualRetryRow {
+  id: string;
+  workspaceId: string;
+  jobId: string;
+  jobVersion: number;
+  scheduledAt: Date;
+  retryOf: string;
 }

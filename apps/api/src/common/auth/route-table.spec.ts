@@ -9,7 +9,12 @@ describe('route table', () => {
 
     it('should find the API routes by walking the module metadata', () => {
       expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
-        expect.arrayContaining(['GET /api/v1/jobs', 'POST /api/v1/jobs/:id/trigger', 'GET /api/v1/runs/:id']),
+        expect.arrayContaining([
+          'GET /api/v1/jobs',
+          'POST /api/v1/jobs/:id/trigger',
+          'GET /api/v1/runs/:id',
+          'POST /api/v1/runs/:id/retry',
+        ]),
       );
     });
 
