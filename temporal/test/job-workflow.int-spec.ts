@@ -46,6 +46,8 @@ const calls = {
   runAttempt: [] as RunWorkflowInput[],
   finishRun: [] as FinishRunInput[],
 };
+/** When (worker wall clock) each run was opened, by run id. */
+const openedAt = new Map<string, number>();
 /** How the mocked attempt behaves, by run id (default: succeeds at once). */
 const attemptBehaviour = new Map<string, 'succeed' | 'block' | 'gone'>();
 
@@ -60,6 +62,9 @@ const jobActivities: JobActivities = {
   },
   async openRuns(input) {
     calls.openRuns.push(input);
+    for (const decision of input.decisions) {
+      openedAt.set(decision.runId, Date.now());
+    }
   },
   async startQueuedRun(input) {
     calls.startQueuedRun.push(input);
@@ -260,6 +265,27 @@ describe('job and run workflows (mocked activities)', () => {
       await handle.signal(jobDeletedSignal);
       await handle.result();
     }, 15_000);
+
+    it('should open each run ahead of its occurrence by at most prepareAheadMs', async () => {
+      const lead = 2_000;
+      const snapshot = snapshotOf('allow', {
+        prepareAheadMs: lead,
+        schedule: { ...snapshotOf('allow').schedule, expr: 'every 3 seconds' },
+      });
+      const handle = await startJob(snapshot);
+      await waitFor(() => decisionsOf(snapshot.jobId).length >= 3, 15_000);
+      await handle.signal(jobDeletedSignal);
+      await handle.result();
+      const opened = decisionsOf(snapshot.jobId).map((d) => ({
+        ahead: Date.parse(d.scheduledAt) - openedAt.get(d.runId)!,
+        action: d.action,
+      }));
+      expect(opened.every((o) => o.action === 'start')).toBe(true);
+      // Never earlier than the lead (the workflow's clock trails the worker's), and ahead for the
+      // occurrences it slept towards (the first one may be due at start).
+      expect(opened.every((o) => o.ahead <= lead)).toBe(true);
+      expect(opened.slice(1).some((o) => o.ahead > 0)).toBe(true);
+    }, 20_000);
 
     it('should open no run while paused and resume from now, and end when the job is deleted', async () => {
       const snapshot = snapshotOf('allow');

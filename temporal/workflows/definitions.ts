@@ -38,6 +38,12 @@ export interface JobSnapshot {
    * before the one-activity path; the workflow then reloads the snapshot (see jobWorkflow).
    */
   overlapPolicy?: OverlapPolicy;
+  /**
+   * `scheduler.prepare_ahead`: the job workflow opens a run this long before its occurrence and
+   * the attempt releases the request at the scheduled instant, so start lag does not include the
+   * run's own start-up. Absent (0) in snapshots written before it existed.
+   */
+  prepareAheadMs?: number;
 }
 
 /**

@@ -39,7 +39,8 @@ const HISTORY_LIMIT = 4_000;
 
 /**
  * One per job (workflow id = job id). Owns timing and the occurrence rules: computes the next
- * occurrence from its snapshot of the job, sleeps on a timer, decides each due occurrence
+ * occurrence from its snapshot of the job, sleeps on a timer until `prepareAheadMs` before it
+ * (the attempt waits out the rest, so the request leaves on time), decides each due occurrence
  * (misfire, suspension, quota, overlap) and records and starts its run in one local activity.
  * Snapshots arrive by signal (PATCH, pause, resume, enable, auto-disable); deletion ends it.
  * Runs are not child workflows: the job workflow is not woken when they start or end, except
@@ -110,11 +111,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await condition(changed);
       continue;
     }
+    // Occurrences within the lead count as due now: their runs are opened ahead and the attempt
+    // releases the request at the scheduled instant. The threshold shifts with the clock, so
+    // lateness is still measured from the real now.
+    const lead = snapshot.prepareAheadMs ?? 0;
     const plan = await planOccurrences({
       schedule: snapshot.schedule,
       after,
-      now: nowIso(),
-      misfireThresholdMs: snapshot.misfireThresholdMs,
+      now: nowIso(lead),
+      misfireThresholdMs: snapshot.misfireThresholdMs + lead,
       maxCatchUp: MAX_CATCH_UP,
     });
     if (plan.error) {
@@ -147,7 +152,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
         queued,
       });
     }
-    await condition(changed, Math.max(1, Date.parse(plan.next) - Date.now()));
+    await condition(changed, Math.max(1, Date.parse(plan.next) - lead - Date.now()));
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
   if (queued !== null) {
@@ -184,6 +189,6 @@ function newRunId(): string {
   return newId('run', Date.now());
 }
 
-function nowIso(): string {
-  return new Date(Date.now()).toISOString();
+function nowIso(aheadMs = 0): string {
+  return new Date(Date.now() + aheadMs).toISOString();
 }

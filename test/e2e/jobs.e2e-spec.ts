@@ -54,6 +54,8 @@ describe('jobs end to end', () => {
         expect(request.headers['svc-attempt']).toBe('0');
         expect(request.headers['svc-job-id']).toBe(job.id);
         expect(scheduledAtOf(request)).toBe(Date.parse(payload.scheduled_at as string));
+        // Runs are prepared ahead (scheduler.prepare_ahead); the request itself never leaves early.
+        expect(request.at).toBeGreaterThanOrEqual(scheduledAtOf(request));
         expect(request.headers['content-type']).toBe('application/json');
         expect(request.headers['user-agent']).toMatch(/^svc-scheduler\//);
       }

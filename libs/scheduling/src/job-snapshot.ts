@@ -22,5 +22,6 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     misfirePolicy: job.misfirePolicy as MisfirePolicy,
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
     overlapPolicy: job.overlapPolicy as OverlapPolicy,
+    prepareAheadMs: config.scheduler.prepare_ahead_ms,
   };
 }

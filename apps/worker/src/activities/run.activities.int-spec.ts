@@ -253,6 +253,64 @@ describe('run activities', () => {
     });
   });
 
+  describe('a run opened ahead of its occurrence (scheduler.prepare_ahead)', () => {
+    const usageRuns = async (workspaceId: string): Promise<number> => {
+      const rows: Array<{ runs: number }> = await h.ds.query(
+        `SELECT runs FROM usage_counters WHERE workspace_id = $1 AND month = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM')`,
+        [workspaceId],
+      );
+      return rows[0]?.runs ?? 0;
+    };
+
+    it('should send the request no earlier than the scheduled instant', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ahead` } });
+      const scheduledAt = new Date(Date.now() + 700);
+      const row = await h.openRun(job, { scheduledAt });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      const [request] = requestsTo('/ahead');
+      expect(request.at).toBeGreaterThanOrEqual(scheduledAt.getTime());
+      const closed = await run(row.id);
+      expect(closed.startedAt!.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
+      expect(closed.claimedAt!.getTime()).toBeLessThan(scheduledAt.getTime());
+    });
+
+    it.each([
+      ['paused', { state: 'paused' }],
+      ['disabled', { state: 'disabled' }],
+      ['given a new version', { version: 2 }],
+    ] as const)(
+      'should withdraw the run, uncounted and unsent, when the job was %s before the instant',
+      async (_, change) => {
+        const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/withdrawn-${_}` } });
+        const before = await usageRuns(job.workspaceId);
+        const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
+        expect(await usageRuns(job.workspaceId)).toBe(before + 1);
+        await h.ds.manager.update(JobEntity, { id: job.id }, change);
+        await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'cancelled' });
+        expect(await h.ds.manager.findOneBy(RunEntity, { id: row.id })).toBeNull();
+        expect(await usageRuns(job.workspaceId)).toBe(before);
+        expect(requestsTo(`/withdrawn-${_}`)).toHaveLength(0);
+      },
+    );
+
+    it('should deliver an occurrence whose attempt starts after its instant, whatever happened since', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/backlogged` } });
+      const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 200) });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'paused' });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/backlogged')).toHaveLength(1);
+    });
+
+    it('should still deliver the last occurrence of a job that completed meanwhile', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/last-one` } });
+      const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
+      await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'completed' });
+      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/last-one')).toHaveLength(1);
+    });
+  });
+
   it('should cancel the run when its job was deleted', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/deleted` } });
     const row = await h.openRun(job);

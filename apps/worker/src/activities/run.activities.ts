@@ -37,22 +37,32 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     return result;
   }
 
-  async function claim(input: RunWorkflowInput, now: Date): Promise<Claim> {
+  async function claim(input: RunWorkflowInput, context: Context): Promise<Claim> {
     let run = await runs.findByIdUnscoped(input.runId);
     if (!run) {
       // Rows are written when the occurrence is due (or by the API); this covers a lost write.
       await runs.openRuns(
         [{ ...input, id: input.runId, status: input.skipReason ? 'skipped' : 'running', skipReason: input.skipReason }],
-        now,
+        clock(),
       );
       run = await runs.findByIdUnscoped(input.runId);
     }
     if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
       return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
     }
+    const waited = await untilScheduled(run, context);
+    const now = clock();
     const job = await jobs.findWithSecretsUnscoped(run.jobId);
     if (!job) {
       return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
+    }
+    if (waited && (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion)) {
+      // Read at the occurrence's instant: the job was paused, disabled or changed before it came,
+      // so under the job as it now is this occurrence never existed (decisions.md: paused
+      // occurrences never exist; PATCH recomputes from now). Its row and its usage are withdrawn.
+      // An attempt that starts after the instant (a backlog) delivers as it always did.
+      await runs.deleteUnstarted(run.workspaceId, run.id);
+      return { kind: 'closed', result: { status: 'cancelled' } };
     }
     const n = run.attemptsCount;
     if (n >= job.retry.max_attempts) {
@@ -67,6 +77,24 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
     }
     return { kind: 'attempt', run, job, n };
+  }
+
+  /**
+   * Waits for the scheduled instant of a first attempt opened ahead of it (`scheduler.prepare_ahead`),
+   * heartbeating so a cancellation (job deleted) arrives. True if it had to wait.
+   */
+  async function untilScheduled(run: RunEntity, context: Context): Promise<boolean> {
+    if (run.attemptsCount > 0 || run.trigger !== 'schedule') {
+      return false;
+    }
+    let waitMs = run.scheduledAt.getTime() - clock().getTime();
+    const waited = waitMs > 0;
+    while (waitMs > 0) {
+      context.heartbeat({ n: 0 });
+      await context.sleep(Math.min(waitMs, HEARTBEAT_EVERY_MS));
+      waitMs = run.scheduledAt.getTime() - clock().getTime();
+    }
+    return waited;
   }
 
   /**
@@ -89,8 +117,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   return {
     async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
       const context = Context.current();
+      const claimed = await claim(input, context);
       const firedAt = clock();
-      const claimed = await claim(input, firedAt);
       if (claimed.kind === 'closed') {
         return claimed.result;
       }

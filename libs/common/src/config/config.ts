@@ -27,6 +27,8 @@ export interface AppConfig {
     default_sla_threshold_ms: number;
     default_auto_disable_threshold: number;
     reconcile_interval_ms: number;
+    /** Runs are opened this long before their occurrence; the request still leaves at the scheduled instant. */
+    prepare_ahead_ms: number;
     /** `/readyz` reports `writer_backpressure` when a due run has waited longer than this for its first attempt. */
     writer_backpressure_threshold_ms: number;
   };
@@ -78,6 +80,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
   ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
+  ['SCHEDULER_PREPARE_AHEAD', 'scheduler.prepare_ahead'],
   ['SCHEDULER_WRITER_BACKPRESSURE_THRESHOLD', 'scheduler.writer_backpressure_threshold'],
   ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
@@ -237,6 +240,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   if (auditRetention < 3_600_000) {
     problems.push('audit.retention: expected at least 1h');
   }
+  // The attempt holds a worker slot while it waits for its instant; a few seconds is plenty.
+  const prepareAhead = duration('scheduler.prepare_ahead', 1_000);
+  if (prepareAhead > 10_000) {
+    problems.push('scheduler.prepare_ahead: expected at most 10s');
+  }
 
   const config: AppConfig = {
     mode,
@@ -259,6 +267,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       default_sla_threshold_ms: duration('scheduler.default_sla_threshold', 300_000),
       default_auto_disable_threshold: int('scheduler.default_auto_disable_threshold', 10),
       reconcile_interval_ms: duration('scheduler.reconcile_interval', 300_000),
+      prepare_ahead_ms: prepareAhead,
       writer_backpressure_threshold_ms: duration('scheduler.writer_backpressure_threshold', 30_000),
     },
     worker: {

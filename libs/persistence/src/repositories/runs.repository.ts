@@ -135,12 +135,26 @@ export class RunsRepository {
     return rows.length > 0;
   }
 
-  /** Removes a run row whose workflow never started (a trigger that failed to reach Temporal). */
-  async deleteUnstarted(workspaceId: string, id: string): Promise<void> {
-    await this.manager.query(
-      `DELETE FROM runs WHERE workspace_id = $1 AND id = $2 AND attempts_count = 0 AND started_at IS NULL`,
+  /**
+   * Removes a run that never made an attempt, and takes it back out of the month's usage, in one
+   * statement: a trigger that failed to reach Temporal, or an occurrence prepared ahead of its time
+   * whose job was paused or changed before that time came (it never existed). True if it was removed.
+   */
+  async deleteUnstarted(workspaceId: string, id: string): Promise<boolean> {
+    const rows: Array<{ deleted: number }> = await this.manager.query(
+      `WITH gone AS (
+         DELETE FROM runs
+          WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND attempts_count = 0 AND started_at IS NULL
+          RETURNING workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month
+       ), uncounted AS (
+         UPDATE usage_counters u SET runs = GREATEST(0, u.runs - 1)
+           FROM gone WHERE u.workspace_id = gone.workspace_id AND u.month = gone.month
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM uncounted)::int AS uncounted`,
       [workspaceId, id],
     );
+    return (rows[0]?.deleted ?? 0) > 0;
   }
 
   /** Cancels a run still waiting its turn (overlap_policy `queue`); one that started is left alone. */
@@ -411,7 +425,12 @@ export class RunsRepository {
         );
       }
       const run = await manager.findOneOrFail(RunEntity, {
-        where: { workspaceId: row.workspaceId, jobId: row.jobId, scheduledAt: row.scheduledAt, trigger: 'retry_manual' },
+        where: {
+          workspaceId: row.workspaceId,
+          jobId: row.jobId,
+          scheduledAt: row.scheduledAt,
+          trigger: 'retry_manual',
+        },
       });
       return { run, inserted: inserted.length > 0 };
     });
