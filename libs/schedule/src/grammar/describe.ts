@@ -2,22 +2,9 @@
  * English phrases shared by the Quartz and cron describers. Pure string formatting.
  */
 
-export const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-/** Index 0 = Sunday. */
-export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../calendar-names';
+
+export { MONTH_NAMES, WEEKDAY_NAMES };
 const ORDINALS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth'];
 
 /** `a`, `a and b`, `a, b and c`. */

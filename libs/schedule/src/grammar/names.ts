@@ -1,18 +1,7 @@
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../calendar-names';
+
 /** Month and weekday names shared by the Quartz and cron grammars (upper case, Sunday first). */
-export const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-export const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-export const FULL_MONTHS = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-];
-export const FULL_DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+export const FULL_MONTHS = MONTH_NAMES.map((name) => name.toUpperCase());
+export const FULL_DAYS = WEEKDAY_NAMES.map((name) => name.toUpperCase());
+export const MONTHS = FULL_MONTHS.map((name) => name.slice(0, 3));
+export const DAYS = FULL_DAYS.map((name) => name.slice(0, 3));

@@ -1,22 +1,11 @@
 /** Clear English for a recurrence rule (`Every weekday at 09:00 (Europe/Berlin)`). Pure formatting. */
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../calendar-names';
 import { fieldsOf } from './calendar';
 import type { Rule, TimePoint } from './rule';
 
-const WEEKDAY = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const MONTH = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+/** Index 0 = Monday (RRULE numbering). */
+const WEEKDAY = [...WEEKDAY_NAMES.slice(1), WEEKDAY_NAMES[0]];
+const MONTH = MONTH_NAMES;
 const ORD_WORD: Record<number, string> = {
   1: 'first',
   2: 'second',

@@ -11,6 +11,7 @@
  * - `until DATE` includes that whole day (UNTIL=DATE T235959).
  * - A one-off compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`.
  */
+import { MONTH_NAMES } from '../../calendar-names';
 import { errorAt } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { DAY_MS, daysInMonth, fieldsOf, floating } from '../../recurrence/calendar';
@@ -329,20 +330,7 @@ export function buildNatural(
   return { built: { rule, oneOff: false, usesReference, description }, errors };
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+const MONTHS = MONTH_NAMES;
 
 /**
  * Smallest BYHOUR × BYMINUTE × BYSECOND grid containing `times`; `positions` (1-based, for

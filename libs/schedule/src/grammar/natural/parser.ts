@@ -3,6 +3,7 @@
  * (`every …`, `on …`, `at …`, `between … and …`, `starting …`, `until …`, `N times`, one-offs),
  * collecting every independent error instead of stopping at the first.
  */
+import { MONTH_NAMES } from '../../calendar-names';
 import { errorAt, suggest } from '../../errors';
 import type { Budget, ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
@@ -1110,20 +1111,7 @@ class Parser {
 function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }
-const MONTH_FULL = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+const MONTH_FULL = MONTH_NAMES;
 function monthName(m: number): string {
   return MONTH_FULL[m - 1]!;
 }

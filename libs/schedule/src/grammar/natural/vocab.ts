@@ -1,8 +1,9 @@
 /** Words of the natural grammar (lower case). Weekday 0 = Monday … 6 = Sunday; month 1..12. */
+import { MONTH_NAMES as CALENDAR_MONTH_NAMES, WEEKDAY_NAMES } from '../../calendar-names';
 
 export const WEEKDAYS: Record<string, number> = {};
 export const WEEKDAY_PLURALS: Record<string, number> = {};
-const DAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const DAY_NAMES = [...WEEKDAY_NAMES.slice(1), WEEKDAY_NAMES[0]].map((name) => name.toLowerCase());
 const DAY_ABBR: string[][] = [
   ['mon'],
   ['tue', 'tues'],
@@ -21,20 +22,7 @@ DAY_NAMES.forEach((name, i) => {
 });
 
 export const MONTHS: Record<string, number> = {};
-const MONTH_NAMES = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+const MONTH_NAMES = CALENDAR_MONTH_NAMES.map((name) => name.toLowerCase());
 const MONTH_ABBR: string[][] = [
   ['jan'],
   ['feb'],

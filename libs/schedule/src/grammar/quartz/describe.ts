@@ -5,6 +5,7 @@ import {
   describeWeekdays,
   joinList,
   ordinalNumber,
+  MONTH_NAMES,
   ordinalWord,
   WEEKDAY_NAMES,
 } from '../describe';
@@ -31,20 +32,7 @@ export function describeQuartz(q: QuartzFields, timezone: string): string {
     if (plain.length === 31) {
       parts.push('every day');
     } else if (mons.length === 1 && plain.length === dom.length && q.nearestWeekdays.length === 0) {
-      const monthName = [
-        'January',
-        'February',
-        'March',
-        'April',
-        'May',
-        'June',
-        'July',
-        'August',
-        'September',
-        'October',
-        'November',
-        'December',
-      ][mons[0] - 1];
+      const monthName = MONTH_NAMES[mons[0] - 1];
       const years = q.years ? ` ${joinList(q.years.map(String))}` : '';
       const text = `${describeTimeOfDay(clean(q.seconds), clean(q.minutes), clean(q.hours))} on ${joinList(plain.map((d) => `${monthName} ${d}`))}${years}`;
       return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
