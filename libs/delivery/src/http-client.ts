@@ -5,16 +5,20 @@
  * Guarantees:
  * - The target URL is checked statically (scheme, literal address, port) before anything is
  *   sent, and so is every redirect hop.
- * - The hostname is resolved once per connection by our own `lookup`, every resolved address
+ * - The hostname is resolved once per connection by our own connector, every resolved address
  *   is checked, and the socket connects only to those checked addresses (no second lookup, so
- *   DNS rebinding between check and connect is impossible).
+ *   DNS rebinding between check and connect is impossible). Every redirect hop to another
+ *   origin opens a new connection and is resolved and checked again.
+ * - Proxies from the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, …) are never used:
+ *   every request goes through this module's own dispatcher.
  * - At most `maxResponseBytes` of the response body are read; the rest is never buffered.
  * - Errors never throw: every outcome is a `HttpDeliveryResult`.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, Resolver as DnsResolver } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import { isReservedHeader } from './headers';
 import { DESTINATION_NOT_ALLOWED, NetworkRules, checkAddress, checkUrlStatic } from './network-rules';
 
@@ -29,7 +33,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
  * Why a request produced no usable response:
  * - `network`: connection refused/reset, DNS failure, TLS error (retryable when `retry_on` has `network`)
  * - `timeout`: no response within the attempt timeout (retryable when `retry_on` has `timeout`)
- * - `destination_not_allowed`: refused by the network rules, statically or after resolution (fatal)
+ * - `destination_not_allowed`: refused by the network rules, statically or after resolution (fatal);
+ *   the attempt error reads `network_blocked: destination not allowed (…why)`
  * - `too_many_redirects`: more than 5 redirects while following them (fatal)
  * - `invalid_request`: the request itself could not be built (bad header value, bad URL) (fatal)
  */
@@ -38,6 +43,27 @@ export type DeliveryErrorKind =
 
 /** Resolves a hostname to all its addresses (default: `dns.lookup(host, { all: true })`). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+/** Where a connection goes: the request's host, with the addresses that passed the rules. */
+export interface DialTarget {
+  hostname: string;
+  protocol: string;
+  port: string;
+  servername?: string;
+  /** Checked addresses, in resolver order; the only ones the socket may connect to. */
+  addresses: LookupAddress[];
+}
+
+/**
+ * Opens the socket for a `DialTarget`. The default is undici's connector (TLS with SNI and
+ * certificate checks against the host name) whose `lookup` answers only `target.addresses`.
+ * Tests substitute it to route a public test address to a loopback receiver and to record
+ * which addresses a connection was given.
+ */
+export type Dialer = (target: DialTarget, callback: buildConnector.Callback) => void;
+
+/** Prefix of the attempt error of a destination refused by the network rules. */
+export const NETWORK_BLOCKED = 'network_blocked';
 
 export interface DeliverHttpOptions {
   url: string;
@@ -55,8 +81,13 @@ export interface DeliverHttpOptions {
   maxResponseBytes?: number;
   /** Default 5 (spec). */
   maxRedirects?: number;
-  /** DNS resolver, injectable for tests. Called once per new connection. */
+  /**
+   * DNS resolver, injectable for tests. Called once per new connection. Default: the servers of
+   * `rules.dnsServers` when set, else the system resolver.
+   */
   resolve?: Resolver;
+  /** Socket opener for checked addresses; tests only (see `Dialer`). */
+  dial?: Dialer;
   /** Monotonic clock in ms for `durationMs`; default `performance.now`. */
   clock?: () => number;
 }
@@ -84,12 +115,46 @@ export interface HttpDeliveryResult {
 
 const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 
-/** Marker for a refusal by the network rules inside `lookup`. */
+/** Marker for a refusal by the network rules inside the connector. */
 class DestinationNotAllowedError extends Error {
   readonly code = 'E_DESTINATION_NOT_ALLOWED';
 }
 
-const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/** The attempt error of a refusal: `network_blocked: destination not allowed (why)`. */
+function blockedMessage(reason: string): string {
+  const why = reason.startsWith(DESTINATION_NOT_ALLOWED) ? reason.slice(DESTINATION_NOT_ALLOWED.length) : reason;
+  const detail = why.replace(/^[:\s]+/, '');
+  return `${NETWORK_BLOCKED}: ${DESTINATION_NOT_ALLOWED}${detail ? ` (${detail})` : ''}`;
+}
+
+const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+const DNS_TIMEOUT_MS = 2_000;
+
+/**
+ * A resolver that asks the given servers (`ip` or `ip:port`) for A and AAAA records directly,
+ * bypassing the system resolver, `/etc/hosts` and search domains. No records at all is ENOTFOUND.
+ */
+export function dnsServersResolver(servers: readonly string[]): Resolver {
+  const resolver = new DnsResolver({ timeout: DNS_TIMEOUT_MS, tries: 2 });
+  resolver.setServers([...servers]);
+  return async (hostname) => {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const addresses: LookupAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (addresses.length === 0) {
+      const failure = [v4, v6].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      throw failure?.reason ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    }
+    return addresses;
+  };
+}
+
+function resolverFor(rules: NetworkRules): Resolver {
+  return rules.dnsServers && rules.dnsServers.length > 0 ? dnsServersResolver(rules.dnsServers) : systemResolver;
+}
 
 /** `METHOD scheme://host/path?query (N bytes)`, credentials removed. Never contains header values. */
 export function summarizeRequest(method: string, url: string, body: string | Uint8Array | undefined): string {
@@ -114,38 +179,76 @@ function bodyLength(body: string | Uint8Array | undefined): number {
 }
 
 /**
- * A `lookup` for `net.connect`/`tls.connect` that resolves once, refuses the whole connection
- * when any address breaks the rules, and hands the checked addresses to the socket.
+ * The addresses a connection to `hostname` may use: an IP literal is itself; a name is resolved
+ * once. The whole connection is refused when any address breaks the rules (a mixed answer is
+ * as suspicious as a wholly private one).
  */
-function guardedLookup(rules: NetworkRules, resolve: Resolver) {
+async function resolveChecked(hostname: string, rules: NetworkRules, resolve: Resolver): Promise<LookupAddress[]> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  const literal = isIP(host);
+  const addresses = literal ? [{ address: host, family: literal }] : await resolve(host);
+  if (addresses.length === 0) {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  }
+  for (const a of addresses) {
+    const res = checkAddress(a.address, rules);
+    if (!res.ok) {
+      // The resolved address is not shown: it would map the server's own network to its users.
+      throw new DestinationNotAllowedError(
+        literal ? res.reason : `${host} resolves to ${res.what ?? 'an address that is not allowed'}`,
+      );
+    }
+  }
+  return addresses;
+}
+
+/** A `lookup` for `net.connect`/`tls.connect` that answers only the pinned addresses. */
+function pinnedLookup(addresses: LookupAddress[]) {
   return (
     hostname: string,
-    options: { family?: number | string; all?: boolean },
+    options: LookupOptions,
     callback: (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void,
   ): void => {
-    resolve(hostname)
-      .then((addresses) => {
-        if (addresses.length === 0) {
-          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-        }
-        for (const a of addresses) {
-          const res = checkAddress(a.address, rules);
-          if (!res.ok) {
-            throw new DestinationNotAllowedError(res.reason);
-          }
-        }
-        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-        const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
-        if (usable.length === 0) {
-          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-        }
-        if (options.all) {
-          callback(null, usable);
-        } else {
-          callback(null, usable[0].address, usable[0].family);
-        }
-      })
-      .catch((err: NodeJS.ErrnoException) => callback(err));
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
+    if (usable.length === 0) {
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    } else if (options.all) {
+      callback(null, usable);
+    } else {
+      callback(null, usable[0].address, usable[0].family);
+    }
+  };
+}
+
+/** Production `Dialer`: undici's connector, whose only source of addresses is the pinned list. */
+function connectorDialer(timeoutMs: number): Dialer {
+  return (target, callback) => {
+    const connect = buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(target.addresses) } as object);
+    connect(
+      { hostname: target.hostname, protocol: target.protocol, port: target.port, servername: target.servername },
+      callback,
+    );
+  };
+}
+
+/** undici `connect` option: resolve and check once per connection, then dial only what passed. */
+function guardedConnector(rules: NetworkRules, resolve: Resolver, dial: Dialer): buildConnector.connector {
+  return (options, callback) => {
+    resolveChecked(options.hostname, rules, resolve).then(
+      (addresses) =>
+        dial(
+          {
+            hostname: options.hostname,
+            protocol: options.protocol,
+            port: options.port,
+            servername: options.servername,
+            addresses,
+          },
+          callback,
+        ),
+      (err: Error) => callback(err, null),
+    );
   };
 }
 
@@ -165,8 +268,9 @@ function classifyError(
   timeoutMs: number,
 ): { kind: DeliveryErrorKind; message: string } {
   const chain = errorChain(err);
-  if (chain.some((e) => e instanceof DestinationNotAllowedError)) {
-    return { kind: 'destination_not_allowed', message: DESTINATION_NOT_ALLOWED };
+  const blocked = chain.find((e) => e instanceof DestinationNotAllowedError);
+  if (blocked) {
+    return { kind: 'destination_not_allowed', message: blockedMessage(blocked.message) };
   }
   if (timedOut || chain.some((e) => e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'UND_ERR_HEADERS_TIMEOUT')) {
     return { kind: 'timeout', message: `timeout: no response within ${timeoutMs} ms` };
@@ -264,7 +368,10 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
   const initial = checkUrlStatic(currentUrl, opts.rules);
   if (!initial.ok) {
     const kind = initial.reason.startsWith(DESTINATION_NOT_ALLOWED) ? 'destination_not_allowed' : 'invalid_request';
-    return fail(kind, kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid URL: ${initial.reason}`);
+    return fail(
+      kind,
+      kind === 'destination_not_allowed' ? blockedMessage(initial.reason) : `invalid URL: ${initial.reason}`,
+    );
   }
   let url = initial.url;
 
@@ -275,11 +382,13 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
     abort.abort();
   }, opts.timeoutMs);
 
+  // An explicit dispatcher: undici never reads proxy variables for it (only EnvHttpProxyAgent does).
   const agent = new Agent({
-    connect: {
-      lookup: guardedLookup(opts.rules, opts.resolve ?? defaultResolver),
-      timeout: opts.timeoutMs,
-    } as object,
+    connect: guardedConnector(
+      opts.rules,
+      opts.resolve ?? resolverFor(opts.rules),
+      opts.dial ?? connectorDialer(opts.timeoutMs),
+    ),
     // Our own deadline (the abort signal) fires first; these are only backstops.
     headersTimeout: opts.timeoutMs + 1000,
     bodyTimeout: opts.timeoutMs + 1000,
@@ -321,7 +430,9 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
           const kind = hop.reason.startsWith(DESTINATION_NOT_ALLOWED) ? 'destination_not_allowed' : 'invalid_request';
           return fail(
             kind,
-            kind === 'destination_not_allowed' ? DESTINATION_NOT_ALLOWED : `invalid redirect: ${hop.reason}`,
+            kind === 'destination_not_allowed'
+              ? blockedMessage(`redirect: ${hop.reason.slice(DESTINATION_NOT_ALLOWED.length).replace(/^[:\s]+/, '')}`)
+              : `invalid redirect: ${hop.reason}`,
           );
         }
         if (next.origin !== url.origin) {

@@ -18,6 +18,24 @@ export interface NetworkRules {
    * ignored in hosted mode, which always refuses non-public destinations.
    */
   allowPrivateNetworks?: boolean;
+  /**
+   * `sinks.webhook.dns_servers`: resolve webhook hostnames through these servers (`ip` or
+   * `ip:port`) instead of the system resolver. A hosted server points them at a public resolver
+   * so names of its own private network do not resolve at all.
+   */
+  dnsServers?: readonly string[];
+}
+
+/** The rules of a server's configuration (the worker's attempts, the API's checks and sink tests). */
+export function networkRulesOf(config: {
+  mode: ServerMode;
+  sinks: { webhook: { allow_private_networks: boolean; dns_servers?: readonly string[] } };
+}): NetworkRules {
+  return {
+    mode: config.mode,
+    allowPrivateNetworks: config.sinks.webhook.allow_private_networks,
+    dnsServers: config.sinks.webhook.dns_servers ?? [],
+  };
 }
 
 /** Ports a restricted (hosted) server may connect to. */
@@ -26,7 +44,8 @@ export const HOSTED_ALLOWED_PORTS: readonly number[] = [80, 443];
 /** The error text of a destination refused by the rules (decisions: Network rules). */
 export const DESTINATION_NOT_ALLOWED = 'destination not allowed';
 
-export type CheckResult = { ok: true } | { ok: false; reason: string };
+/** `what` says what the refused address is (`a loopback address`), without the address itself. */
+export type CheckResult = { ok: true } | { ok: false; reason: string; what?: string };
 
 export type UrlCheckResult = { ok: true; url: URL } | { ok: false; reason: string };
 
@@ -62,14 +81,21 @@ export function normalizeAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const range = v6.range();
   const p = v6.parts;
   const embedded = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (range === 'rfc6052' && p[2] !== 0) {
+    // The local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215) embeds the IPv4 address where its
+    // operator chose: it is not unwrapped, and as a non-global address it is refused.
+    return v6;
+  }
   if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {
     return embedded(p[6], p[7]);
   }
   if (range === '6to4') {
     return embedded(p[1], p[2]);
   }
-  // IPv4-compatible ::a.b.c.d (deprecated, RFC 4291 2.5.5.1); excludes :: and ::1 themselves.
-  if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0 && p[6] !== 0) {
+  // IPv4-compatible ::a.b.c.d (deprecated, RFC 4291 2.5.5.1): all of ::/96 but :: and ::1, so
+  // that ::2 is 0.0.0.2 ("this network"), not an unlisted IPv6 address.
+  const compatible = p.slice(0, 6).every((x) => x === 0);
+  if (compatible && !(p[6] === 0 && p[7] <= 1)) {
     return embedded(p[6], p[7]);
   }
   return v6;
@@ -91,11 +117,49 @@ export function checkAddress(ip: string, rules: NetworkRules): CheckResult {
   if (!restrictsAddresses(rules)) {
     return { ok: true };
   }
-  const range = addr.range();
-  if (range !== 'unicast') {
-    return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: ${addr.toString()} is ${describeRange(range)}` };
+  const refused = refusedRange(addr);
+  if (refused !== null) {
+    return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: ${addr.toString()} is ${refused}`, what: refused };
   }
   return { ok: true };
+}
+
+/**
+ * Cloud metadata and platform endpoints outside the special-purpose ranges (the others —
+ * 169.254.169.254, 169.254.170.2, fd00:ec2::254, 100.100.100.200, 192.0.0.192 — are link-local,
+ * unique-local, carrier-grade NAT or reserved anyway).
+ */
+const METADATA_ADDRESSES: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [
+  [ipaddr.parse('168.63.129.16'), 32], // Azure WireServer / platform DNS
+];
+
+/** IPv6 special-purpose blocks ipaddr.js calls `unicast`. */
+const IPV6_REFUSED: ReadonlyArray<[ipaddr.IPv6, number, string]> = [
+  [ipaddr.IPv6.parse('3fff::'), 20, 'a documentation address'], // RFC 9637
+];
+const IPV6_GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
+
+/** Why a (normalized) address is not a public unicast destination, or null when it is one. */
+function refusedRange(addr: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  if (METADATA_ADDRESSES.some(([net, bits]) => addr.kind() === net.kind() && addr.match(net, bits))) {
+    return 'a cloud metadata address';
+  }
+  const range = addr.range();
+  if (range !== 'unicast') {
+    return describeRange(range);
+  }
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    const listed = IPV6_REFUSED.find(([net, bits]) => v6.match(net, bits));
+    if (listed) {
+      return listed[2];
+    }
+    // Only 2000::/3 is allocated for global unicast; anything else is reserved or unassigned.
+    if (!v6.match(...IPV6_GLOBAL_UNICAST)) {
+      return 'not a global unicast address';
+    }
+  }
+  return null;
 }
 
 function describeRange(range: string): string {
@@ -115,15 +179,40 @@ function describeRange(range: string): string {
       return 'the unspecified address';
     case 'broadcast':
       return 'the broadcast address';
+    case 'reserved':
+    case 'benchmarking':
+    case 'discard':
+    case 'deprecatedSiteLocal':
+    case 'teredo':
+    case 'rfc6052':
+      return `a reserved address (${range})`;
     default:
       return `not a public address (${range})`;
   }
 }
 
-/** Hostnames that always mean this machine (RFC 6761); refused without resolving when restricted. */
-function isLocalhostName(hostname: string): boolean {
+/**
+ * Names that can only mean this machine or a private network, refused without resolving when
+ * restricted: `localhost` (RFC 6761), `.local` (mDNS, RFC 6762), `.home.arpa` (RFC 8375),
+ * `.internal` (reserved for private use, ICANN 2024; includes metadata.google.internal), the
+ * GCP metadata alias `metadata.goog`, and single-label names, which a resolver completes with
+ * its search domains (`http://metadata/`, `http://db/`).
+ */
+const PRIVATE_NAME_SUFFIXES = ['localhost', 'local', 'home.arpa', 'internal', 'metadata.goog'];
+
+function privateNameReason(hostname: string): string | null {
   const h = hostname.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost');
+  if (h === 'localhost' || h.endsWith('.localhost')) {
+    return 'localhost is not allowed';
+  }
+  const suffix = PRIVATE_NAME_SUFFIXES.find((s) => h === s || h.endsWith(`.${s}`));
+  if (suffix) {
+    return `names under .${suffix} are private`;
+  }
+  if (!h.includes('.')) {
+    return 'a single-label host name is not allowed; use a fully qualified domain name';
+  }
+  return null;
 }
 
 /** The port a URL connects to: explicit, or the scheme default. */
@@ -136,10 +225,13 @@ export function effectivePort(url: URL): number {
 
 /**
  * Create-time (and per-redirect-hop) URL check, without DNS: `http`/`https` only, a host, no
- * templates, and on restricted servers no literal non-public address, no `localhost`, and
- * (hosted) only ports 80 and 443. The WHATWG URL parser already normalizes other IPv4
- * encodings (`0x7f.1`, `2130706433`) to dotted form. The reason is meant for the 400 field
- * `sink.config.url`.
+ * templates, and on restricted servers no literal non-public address, no private name
+ * (`localhost`, `.local`, `.internal`, single-label …), and (hosted) only ports 80 and 443.
+ * Alternate spellings need no rule of their own: the WHATWG URL parser — the same one the
+ * client sends with — maps IDN and full-width characters (`１２７。０。０。１`, `ｌｏｃａｌｈｏｓｔ`),
+ * drops a trailing dot and reads every IPv4 form (`127.1`, `0x7f.1`, `0177.0.0.1`,
+ * `2130706433`) to the dotted address before it is checked. The reason is meant for the 400
+ * field `sink.config.url`.
  */
 export function checkUrlStatic(url: string | URL, rules: NetworkRules): UrlCheckResult {
   let parsed: URL;
@@ -165,14 +257,16 @@ export function checkUrlStatic(url: string | URL, rules: NetworkRules): UrlCheck
     return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: only ports 80 and 443 are allowed` };
   }
   if (restrictsAddresses(rules)) {
-    if (isLocalhostName(parsed.hostname)) {
-      return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: localhost is not allowed` };
-    }
     const literal = literalAddress(parsed);
     if (literal !== null) {
       const res = checkAddress(literal, rules);
       if (!res.ok) {
         return res;
+      }
+    } else {
+      const reason = privateNameReason(parsed.hostname);
+      if (reason !== null) {
+        return { ok: false, reason: `${DESTINATION_NOT_ALLOWED}: ${reason}` };
       }
     }
   }

@@ -297,7 +297,7 @@ describe('deliverHttp against a loopback receiver', () => {
       expect(r).toMatchObject({
         statusCode: null,
         errorKind: 'destination_not_allowed',
-        error: 'destination not allowed',
+        error: expect.stringMatching(/^network_blocked: destination not allowed \(.+\)$/),
       });
       expect(resolve).not.toHaveBeenCalled();
       expect(classify(r)).toBe('fatal');
@@ -325,7 +325,10 @@ describe('deliverHttp against a loopback receiver', () => {
         rules: hosted,
         resolve,
       });
-      expect(r).toMatchObject({ errorKind: 'destination_not_allowed', error: 'destination not allowed' });
+      expect(r).toMatchObject({
+        errorKind: 'destination_not_allowed',
+        error: 'network_blocked: destination not allowed (rebind.test resolves to a loopback address)',
+      });
       expect(resolve).toHaveBeenCalledTimes(1);
       expect(classify(r)).toBe('fatal');
     });

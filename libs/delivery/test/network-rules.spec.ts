@@ -1,4 +1,4 @@
-import { NetworkRules, checkAddress, checkUrlStatic, normalizeAddress } from '@svc/delivery';
+import { NetworkRules, checkAddress, checkUrlStatic, networkRulesOf, normalizeAddress } from '@svc/delivery';
 
 const hosted: NetworkRules = { mode: 'hosted' };
 const selfHosted: NetworkRules = { mode: 'self_hosted' };
@@ -38,6 +38,11 @@ describe('network rules (spec: Limits → Network rules)', () => {
       ['2001:db8::1', 'documentation'],
       ['2001::1', 'Teredo'],
       ['[::1]', 'bracketed'],
+      ['168.63.129.16', 'Azure WireServer'],
+      ['3fff::1', 'documentation 3fff::/20'],
+      ['4000::1', 'outside global unicast'],
+      ['100::1', 'discard'],
+      ['::2', 'IPv4-compatible 0.0.0.2'],
     ])('should refuse %s (%s)', (ip) => {
       const res = checkAddress(ip, hosted);
       expect(res.ok).toBe(false);
@@ -75,7 +80,29 @@ describe('network rules (spec: Limits → Network rules)', () => {
     });
   });
 
+  describe('networkRulesOf', () => {
+    it('should take mode, allow_private_networks and dns_servers from the config', () => {
+      expect(
+        networkRulesOf({
+          mode: 'hosted',
+          sinks: { webhook: { allow_private_networks: false, dns_servers: ['127.0.0.1:5353'] } },
+        }),
+      ).toEqual({ mode: 'hosted', allowPrivateNetworks: false, dnsServers: ['127.0.0.1:5353'] });
+    });
+  });
+
   describe('normalizeAddress', () => {
+    it('should read all of ::/96 but :: and ::1 as IPv4-compatible', () => {
+      expect(normalizeAddress('::2')?.toString()).toBe('0.0.0.2');
+      expect(normalizeAddress('::a00:1')?.toString()).toBe('10.0.0.1');
+      expect(normalizeAddress('::')?.toString()).toBe('::');
+    });
+
+    it('should not unwrap the local-use NAT64 prefix, which is refused whole', () => {
+      expect(normalizeAddress('64:ff9b:1::808:808')?.kind()).toBe('ipv6');
+      expect(checkAddress('64:ff9b:1::808:808', hosted).ok).toBe(false);
+    });
+
     it('should unwrap IPv4 carried in IPv6', () => {
       expect(normalizeAddress('::ffff:10.0.0.1')?.toString()).toBe('10.0.0.1');
       expect(normalizeAddress('64:ff9b::a00:1')?.toString()).toBe('10.0.0.1');
@@ -112,6 +139,18 @@ describe('network rules (spec: Limits → Network rules)', () => {
       expect(res.ok).toBe(false);
       if (!res.ok) {
         expect(res.reason).toMatch(reason);
+      }
+    });
+
+    it('should refuse private names only on restricted servers', () => {
+      for (const url of ['http://metadata/', 'http://db.internal/', 'http://printer.local/', 'http://nas.home.arpa/']) {
+        expect(checkUrlStatic(url, hosted).ok).toBe(false);
+        expect(checkUrlStatic(url, selfHostedStrict).ok).toBe(false);
+        expect(checkUrlStatic(url, selfHosted).ok).toBe(true);
+      }
+      // Look-alikes that are ordinary public names.
+      for (const url of ['http://internal.example.com/', 'http://local.example.org/', 'https://hooks.example.com./']) {
+        expect(checkUrlStatic(url, hosted).ok).toBe(true);
       }
     });
 

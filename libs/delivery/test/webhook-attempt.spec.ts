@@ -85,7 +85,7 @@ describe('deliverWebhookAttempt (loopback receiver)', () => {
     expect(r).toMatchObject({
       outcome: 'fatal',
       errorKind: 'destination_not_allowed',
-      error: 'destination not allowed',
+      error: 'network_blocked: destination not allowed (only ports 80 and 443 are allowed)',
     });
     expect(rx.requests).toHaveLength(0);
   });

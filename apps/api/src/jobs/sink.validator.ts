@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppConfig, ValidationFailedError } from '@svc/common';
-import { checkUrlStatic, validateCustomHeaders } from '@svc/delivery';
+import { checkUrlStatic, networkRulesOf, validateCustomHeaders } from '@svc/delivery';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { validationErrorsToFields } from '../common/validation';
@@ -31,10 +31,7 @@ export class SinkValidator {
       'sink.config',
     );
     if (typeof dto.url === 'string' && !fields['sink.config.url']) {
-      const check = checkUrlStatic(dto.url, {
-        mode: this.config.mode,
-        allowPrivateNetworks: this.config.sinks.webhook.allow_private_networks,
-      });
+      const check = checkUrlStatic(dto.url, networkRulesOf(this.config));
       if (!check.ok) {
         fields['sink.config.url'] = check.reason;
       }

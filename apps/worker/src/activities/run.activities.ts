@@ -1,7 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
-import { attemptSink, computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
+import {
+  attemptSink,
+  computeRetryDelayMs,
+  networkRulesOf,
+  type SinkAttemptResult,
+  summarizeSink,
+  toSink,
+} from '@svc/delivery';
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
 import type { JobLifecycle } from '@svc/scheduling';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
@@ -143,7 +150,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           secrets: {},
           nowMs: firedAt.getTime(),
           timeoutMs: job.timeoutMs,
-          rules: { mode: config.mode, allowPrivateNetworks: config.sinks.webhook.allow_private_networks },
+          rules: networkRulesOf(config),
           serviceName: config.service_name,
           version: config.version,
           commandsEnabled: config.sinks.command.enabled,

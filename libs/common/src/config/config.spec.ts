@@ -32,6 +32,23 @@ describe('buildConfig', () => {
     expect(config.plans.free).toMatchObject({ max_jobs_per_workspace: 20, min_interval_ms: 60_000 });
   });
 
+  it('should read webhook DNS servers from a YAML list or a comma-separated variable', () => {
+    expect(buildConfig({}, {}).sinks.webhook.dns_servers).toEqual([]);
+    expect(
+      buildConfig({ sinks: { webhook: { dns_servers: ['1.1.1.1', '[2606:4700:4700::1111]:53'] } } }, {}).sinks.webhook
+        .dns_servers,
+    ).toEqual(['1.1.1.1', '[2606:4700:4700::1111]:53']);
+    expect(buildConfig({}, { SINKS_WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, 9.9.9.9' }).sinks.webhook.dns_servers).toEqual(
+      ['127.0.0.1:5353', '9.9.9.9'],
+    );
+    expect(() => buildConfig({}, { SINKS_WEBHOOK_DNS_SERVERS: 'dns.example.com' })).toThrow(
+      /sinks\.webhook\.dns_servers/,
+    );
+    expect(() => buildConfig({ sinks: { webhook: { dns_servers: ['1.1.1.1:99999'] } } }, {})).toThrow(
+      /sinks\.webhook\.dns_servers/,
+    );
+  });
+
   it('should report every invalid key at once', () => {
     expect(() =>
       buildConfig(

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseDuration } from '../durations';
 
 /**
@@ -34,7 +35,11 @@ export interface AppConfig {
   };
   /** Slots of the Temporal worker: concurrent attempt activities and workflow tasks. */
   worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number };
-  sinks: { webhook: { allow_private_networks: boolean }; command: { enabled: boolean } };
+  /**
+   * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
+   * instead of the system resolver; empty = system resolver (docs/network-rules.md).
+   */
+  sinks: { webhook: { allow_private_networks: boolean; dns_servers: string[] }; command: { enabled: boolean } };
   limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number };
   plans: Record<string, PlanLimits>;
   default_plan: string;
@@ -87,6 +92,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
+  ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
   ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
@@ -188,6 +194,19 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     }
     return ms;
   };
+  /** A list of DNS servers: a YAML list, or a comma-separated string (environment). */
+  const dnsServers = (path: string): string[] => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null || v === '') {
+      return [];
+    }
+    const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : v;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && isDnsServer(x))) {
+      problems.push(`${path}: expected a list of DNS server addresses (ip, ip:port or [ipv6]:port)`);
+      return [];
+    }
+    return list as string[];
+  };
   const oneOf = <T extends string>(path: string, values: readonly T[], fallback: T): T => {
     const v = str(path, fallback);
     if (!(values as readonly string[]).includes(v)) {
@@ -275,7 +294,10 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       max_concurrent_workflow_tasks: int('worker.max_concurrent_workflow_tasks', 100),
     },
     sinks: {
-      webhook: { allow_private_networks: bool('sinks.webhook.allow_private_networks', mode !== 'hosted') },
+      webhook: {
+        allow_private_networks: bool('sinks.webhook.allow_private_networks', mode !== 'hosted'),
+        dns_servers: dnsServers('sinks.webhook.dns_servers'),
+      },
       command: { enabled: bool('sinks.command.enabled', false) },
     },
     limits: {
@@ -293,4 +315,21 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** `1.1.1.1`, `1.1.1.1:53`, `2606:4700:4700::1111` or `[2606:4700:4700::1111]:53`. */
+function isDnsServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  if (bracketed) {
+    return isIP(bracketed[1]) === 6 && validPort(bracketed[2]);
+  }
+  if (isIP(text) !== 0) {
+    return true;
+  }
+  const hostPort = /^([^:]+):(\d{1,5})$/.exec(text);
+  return hostPort !== null && isIP(hostPort[1]) === 4 && validPort(hostPort[2]);
+}
+
+function validPort(port: string | undefined): boolean {
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
