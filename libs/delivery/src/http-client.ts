@@ -47,6 +47,8 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 /** Where a connection goes: the request's host, with the addresses that passed the rules. */
 export interface DialTarget {
   hostname: string;
+  /** `host[:port]` of the URL: undici derives the TLS server name (SNI) from it when none is given. */
+  host?: string;
   protocol: string;
   port: string;
   servername?: string;
@@ -226,7 +228,13 @@ function connectorDialer(timeoutMs: number): Dialer {
   return (target, callback) => {
     const connect = buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(target.addresses) } as object);
     connect(
-      { hostname: target.hostname, protocol: target.protocol, port: target.port, servername: target.servername },
+      {
+        hostname: target.hostname,
+        host: target.host,
+        protocol: target.protocol,
+        port: target.port,
+        servername: target.servername,
+      },
       callback,
     );
   };
@@ -240,6 +248,7 @@ function guardedConnector(rules: NetworkRules, resolve: Resolver, dial: Dialer):
         dial(
           {
             hostname: options.hostname,
+            host: options.host,
             protocol: options.protocol,
             port: options.port,
             servername: options.servername,

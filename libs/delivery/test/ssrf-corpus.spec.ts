@@ -1,4 +1,5 @@
-import { connect as netConnect } from 'node:net';
+import { type AddressInfo, connect as netConnect } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import {
   checkUrlStatic,
@@ -197,6 +198,37 @@ describe('SSRF corpus (hosted mode)', () => {
       });
       expect(rx.requests.map((q) => q.path)).toEqual(['/start']);
       expect(dialed).toHaveLength(1);
+    });
+  });
+
+  describe('TLS to a pinned address', () => {
+    it('should still send the host name as SNI (and check the certificate against it)', async () => {
+      const seen: string[] = [];
+      // No certificate at all: the handshake fails after the ClientHello has named the server.
+      const server = createTlsServer({
+        SNICallback: (name, done) => {
+          seen.push(name);
+          done(new Error('no certificate in this test'));
+        },
+      });
+      server.on('tlsClientError', () => undefined);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        const r = await deliverHttp({
+          url: `https://sni-check.${DNS_ZONE}:${port}/`,
+          method: 'POST',
+          headers: {},
+          body: '{}',
+          timeoutMs: 5_000,
+          rules: { mode: 'self_hosted', dnsServers: [dns.address] },
+          resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+        });
+        expect(r).toMatchObject({ statusCode: null, errorKind: 'network' });
+        expect(seen).toEqual([`sni-check.${DNS_ZONE}`]);
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
   });
 
