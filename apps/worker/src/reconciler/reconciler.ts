@@ -43,13 +43,17 @@ export async function reconcileJobWorkflows(deps: {
 
   let afterId: string | null = null;
   for (;;) {
-    const page = await jobs.listAllWithWorkflows(afterId, PAGE);
+    const page = await jobs.listWorkflowRevisions(afterId, PAGE);
     report.checked += page.length;
-    const drifted = page.filter((job) => {
-      const revision = running.get(job.id);
-      running.delete(job.id);
-      return revision === undefined || revision === null || revision < job.revision;
-    });
+    const driftedIds = page
+      .filter((job) => {
+        const revision = running.get(job.id);
+        running.delete(job.id);
+        return revision === undefined || revision === null || revision < job.revision;
+      })
+      .map((job) => job.id);
+    // Only drifted jobs are loaded in full (a job in sync costs one compared row).
+    const drifted = await jobs.findManyUnscoped(driftedIds);
     await forEachBounded(drifted, concurrency, (job) => gateway.upsertJob(toJobSnapshot(job, config)));
     report.upserted += drifted.length;
     if (page.length < PAGE) {

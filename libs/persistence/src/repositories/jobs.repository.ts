@@ -83,14 +83,25 @@ export class JobsRepository {
   }
 
   /** Every job that should have a running workflow (reconciler); not workspace-scoped by design. */
-  async listAllWithWorkflows(afterId: string | null, limit: number): Promise<JobEntity[]> {
-    const query = this.repo()
-      .createQueryBuilder('job')
-      .where('job.state IN (:...states)', { states: ['active', 'paused', 'disabled'] });
-    if (afterId) {
-      query.andWhere('job.id > :afterId', { afterId });
+  /**
+   * One page (by id) of the revisions of every job that should have a running workflow (active,
+   * paused or disabled): just what the reconciler compares, so a job in sync costs no entity.
+   */
+  async listWorkflowRevisions(afterId: string | null, limit: number): Promise<Array<{ id: string; revision: number }>> {
+    return this.dataSource.query(
+      `SELECT id, revision FROM jobs
+        WHERE state IN ('active', 'paused', 'disabled') AND ($1::text IS NULL OR id > $1)
+        ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+  }
+
+  /** Jobs by id across workspaces (for the reconciler, which holds trusted ids). */
+  async findManyUnscoped(ids: string[]): Promise<JobEntity[]> {
+    if (ids.length === 0) {
+      return [];
     }
-    return query.orderBy('job.id', 'ASC').take(limit).getMany();
+    return this.repo().createQueryBuilder('job').where('job.id IN (:...ids)', { ids }).getMany();
   }
 
   /** Which of `ids` are jobs that should have a running workflow (active, paused or disabled). */
