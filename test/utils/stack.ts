@@ -28,6 +28,8 @@ export function testConfig(databaseUrl: string, overrides: Record<string, unknow
       scheduler: { reconcile_interval: '1h' },
       limits: { api_rate_limit_per_minute: 0 },
       secrets: { encryption_key: TEST_SECRETS_ENCRYPTION_KEY },
+      // Suites run in parallel: no fixed metrics ports (the metrics suite picks its own).
+      metrics: { worker_port: 0, temporal_sdk_port: 0 },
       ...overrides,
     },
     { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' },

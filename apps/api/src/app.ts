@@ -3,6 +3,7 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadConfig } from '@svc/common';
+import { type ApiMetrics, createApiMetrics } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
@@ -22,7 +23,7 @@ export interface CreateAppOptions {
  * `X-Request-ID` on every response (the client's when well-formed, else a new UUID), and the
  * error envelope for errors raised outside Nest (body parsing, route-level hooks, 404s).
  */
-export function createFastifyAdapter(trustProxy: boolean): FastifyAdapter {
+export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
     trustProxy,
@@ -38,6 +39,23 @@ export function createFastifyAdapter(trustProxy: boolean): FastifyAdapter {
     void reply.header('X-Request-ID', request.id);
     done();
   });
+  if (metrics) {
+    // Labelled by the route pattern (never the raw URL, which carries ids), so series stay few.
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.statusCode),
+      };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+      done();
+    });
+    fastify.get('/metrics', async (_request, reply) => {
+      void reply.header('Content-Type', metrics.registry.contentType);
+      return metrics.registry.metrics();
+    });
+  }
   fastify.setErrorHandler((err, request, reply) => {
     const { status, body } = toErrorResponse(err);
     if (status >= 500) {
@@ -56,7 +74,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const config = options.config ?? loadConfig();
   // Fail before assembling anything, with the key's own message: secrets cannot work without it.
   secretsCipherFromConfig(config);
-  const adapter = createFastifyAdapter(config.http.trust_proxy);
+  const adapter = createFastifyAdapter(
+    config.http.trust_proxy,
+    config.metrics.enabled ? createApiMetrics() : undefined,
+  );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logLevels ?? ['error', 'warn', 'log'],
     bufferLogs: false,

@@ -52,6 +52,12 @@ export interface AppConfig {
   secrets: { encryption_key: string | null };
   /** How long audit entries are kept (spec → Limits: 30 days by default). */
   audit: { retention_ms: number };
+  /**
+   * Prometheus metrics (docs/operations.md): the API serves `/metrics` on its own port when
+   * `enabled`; the worker serves its own on `worker_port` and the Temporal SDK's on
+   * `temporal_sdk_port` (0 = off for either).
+   */
+  metrics: { enabled: boolean; worker_port: number; temporal_sdk_port: number };
 }
 
 export const DEFAULT_PLANS: Record<string, PlanLimits> = {
@@ -98,6 +104,9 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
   ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
   ['DEFAULT_PLAN', 'default_plan'],
+  ['METRICS_ENABLED', 'metrics.enabled'],
+  ['METRICS_WORKER_PORT', 'metrics.worker_port'],
+  ['METRICS_TEMPORAL_SDK_PORT', 'metrics.temporal_sdk_port'],
   ['AUTH_DEV_LOGIN', 'auth.dev_login'],
   ['SECRETS_ENCRYPTION_KEY', 'secrets.encryption_key'],
   ['AUDIT_RETENTION', 'audit.retention'],
@@ -310,6 +319,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     auth: { dev_login: bool('auth.dev_login', false), providers: [] },
     secrets: { encryption_key: secretsKey || null },
     audit: { retention_ms: auditRetention },
+    metrics: {
+      enabled: bool('metrics.enabled', true),
+      worker_port: int('metrics.worker_port', 9464),
+      temporal_sdk_port: int('metrics.temporal_sdk_port', 9465),
+    },
   };
   if (problems.length > 0) {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);

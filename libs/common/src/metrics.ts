@@ -1,0 +1,115 @@
+/**
+ * Prometheus instruments of the API and the worker (docs/operations.md lists every one). Each
+ * process owns one registry; names start with `svc_`. Labels never carry tenant data (no
+ * workspace or job ids), so cardinality stays bounded by routes, statuses and outcomes.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds, from a fast API answer to a late occurrence. */
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export interface ApiMetrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+}
+
+export function createApiMetrics(): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_api_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'svc_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'svc_http_request_duration_seconds',
+      help: 'Time from request received to response sent, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+
+export interface RunBacklog {
+  /** Runs due and still waiting for their first attempt. */
+  count: number;
+  /** Seconds the oldest of them has been due (0 when none). */
+  oldestSeconds: number;
+}
+
+export interface WorkerMetrics {
+  registry: Registry;
+  occurrences: Counter<'action' | 'skip_reason'>;
+  runsFinished: Counter<'status' | 'trigger'>;
+  attempts: Counter<'outcome'>;
+  startLag: Histogram<'trigger'>;
+  endToEnd: Histogram<'status'>;
+}
+
+/** `readBacklog` is called on every scrape (one index probe, see RunsRepository.backlog). */
+export function createWorkerMetrics(options: {
+  taskQueue: string;
+  readBacklog: () => Promise<RunBacklog>;
+}): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_worker_' });
+  const backlogCount = new Gauge({
+    name: 'svc_runs_backlog',
+    help: 'Runs due and not yet started (waiting for their first attempt), by task queue.',
+    labelNames: ['task_queue'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'svc_runs_backlog_oldest_seconds',
+    help: 'How long the oldest due run has waited for its first attempt, by task queue.',
+    labelNames: ['task_queue'] as const,
+    registers: [registry],
+    async collect() {
+      const backlog = await options.readBacklog().catch(() => null);
+      if (backlog) {
+        backlogCount.set({ task_queue: options.taskQueue }, backlog.count);
+        this.set({ task_queue: options.taskQueue }, backlog.oldestSeconds);
+      }
+    },
+  });
+  return {
+    registry,
+    occurrences: new Counter({
+      name: 'svc_occurrences_total',
+      help: 'Occurrences decided by job workflows: action start, queue or skip (with skip_reason, e.g. misfire).',
+      labelNames: ['action', 'skip_reason'] as const,
+      registers: [registry],
+    }),
+    runsFinished: new Counter({
+      name: 'svc_runs_finished_total',
+      help: 'Runs that reached a terminal status, by status and trigger.',
+      labelNames: ['status', 'trigger'] as const,
+      registers: [registry],
+    }),
+    attempts: new Counter({
+      name: 'svc_attempts_total',
+      help: 'Delivery attempts by outcome class: success, retryable or fatal.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    startLag: new Histogram({
+      name: 'svc_run_start_lag_seconds',
+      help: "Scheduled time to the first attempt's start, by trigger.",
+      labelNames: ['trigger'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    endToEnd: new Histogram({
+      name: 'svc_run_end_to_end_seconds',
+      help: 'Scheduled time to the run reaching its terminal status, by status.',
+      labelNames: ['status'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
