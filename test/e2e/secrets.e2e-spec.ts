@@ -202,9 +202,9 @@ describe('secrets', () => {
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('validation_failed');
       expect(response.body.error.fields).toEqual({
-        'sink.config.headers.X-Token': 'unknown secret "MISSING"',
-        'sink.config.headers.X-Odd': expect.stringContaining('unknown template variable "{{run.idx}}"'),
-        'sink.config.body': 'unknown secret "ALSO_MISSING"',
+        'sink.config.headers.X-Token': 'unknown secret "MISSING" at byte 0 (length 18)',
+        'sink.config.headers.X-Odd': expect.stringContaining('unknown template variable "{{run.idx}}" at byte 0'),
+        'sink.config.body': 'unknown secret "ALSO_MISSING" at byte 6 (length 23)',
       });
       const [count] = await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'uses secrets'`);
       expect(count.n).toBe(1);
@@ -226,7 +226,9 @@ describe('secrets', () => {
         sink: { kind: 'webhook', config: { url: 'https://example.com/hook', headers: { 'X-Key': '{{secret.NOPE}}' } } },
       });
       expect(refused.status).toBe(400);
-      expect(refused.body.error.fields).toEqual({ 'sink.config.headers.X-Key': 'unknown secret "NOPE"' });
+      expect(refused.body.error.fields).toEqual({
+        'sink.config.headers.X-Key': 'unknown secret "NOPE" at byte 0 (length 15)',
+      });
       const after = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
       expect(after.version).toBe(job.version);
       expect(after.sink.config.headers).toEqual({ 'X-Plain': 'x' });
@@ -243,7 +245,9 @@ describe('secrets', () => {
       expect((await otherApi('GET', '/api/v1/secrets')).body).toEqual({ data: [], next_cursor: null });
       const job = await otherApi('POST', '/api/v1/jobs', webhookJob({ headers: { A: '{{secret.API_TOKEN}}' } }));
       expect(job.status).toBe(400);
-      expect(job.body.error.fields).toEqual({ 'sink.config.headers.A': 'unknown secret "API_TOKEN"' });
+      expect(job.body.error.fields).toEqual({
+        'sink.config.headers.A': 'unknown secret "API_TOKEN" at byte 0 (length 20)',
+      });
       expect((await otherApi('DELETE', '/api/v1/secrets/API_TOKEN')).status).toBe(404);
       // The same name is its own secret there.
       expect((await otherApi('PUT', '/api/v1/secrets/API_TOKEN', { value: 'other' })).status).toBe(201);

@@ -1,5 +1,12 @@
-import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import {
+  AuditRepository,
+  JobsRepository,
+  RunsRepository,
+  SecretsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
+import { JobLifecycle, JobWorkflowGateway, SinkSender, toJobSnapshot } from '@svc/scheduling';
 import { JOB_PATH_PATCH, JOB_WORKFLOW, type JobWorkflowMemo, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -89,6 +96,11 @@ describe('worker upgrade over running workflows', () => {
         workspaces,
         lifecycle,
         gateway,
+        sender: new SinkSender({
+          secrets: new SecretsRepository(dataSource),
+          cipher: secretsCipherFromConfig(config),
+          config,
+        }),
         config,
         clock: () => new Date(),
         random: Math.random,

@@ -6,6 +6,7 @@
  */
 import { type AppConfig, buildConfig } from '@svc/common';
 import { newId } from '@svc/common/ids';
+import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import {
   AuditRepository,
   createDataSource,
@@ -13,15 +14,17 @@ import {
   JobsRepository,
   type OpenRunRow,
   RunsRepository,
+  SecretsRepository,
   type StoredRetryPolicy,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../../test/utils/database';
 import { WebhookReceiver } from '../../../test/utils/receiver';
+import { TEST_SECRETS_ENCRYPTION_KEY } from '../../../test/utils/stack';
 
 /** Retry policy of jobs built here unless told otherwise: 3 attempts, 1 s, 2 s, no jitter. */
 export const TEST_RETRY: StoredRetryPolicy = {
@@ -41,6 +44,9 @@ export interface ActivityHarness {
   workspaces: WorkspacesRepository;
   lifecycle: JobLifecycle;
   gateway: JobWorkflowGateway;
+  /** The worker's sink sender over this database (secrets under the test key). */
+  sender: SinkSender;
+  secrets: SecretsRepository;
   client: Client;
   taskQueue: string;
   receiver: WebhookReceiver;
@@ -59,11 +65,14 @@ export async function startActivityHarness(
   const db = await createTestDatabase();
   const taskQueue = `svc-activities-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const address = process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-  const config = buildConfig(options.config ?? {}, {
-    DATABASE_URL: db.url,
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-  });
+  const config = buildConfig(
+    { secrets: { encryption_key: TEST_SECRETS_ENCRYPTION_KEY }, ...options.config },
+    {
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    },
+  );
   const ds = await createDataSource(db.url).initialize();
   const jobs = new JobsRepository(ds);
   const runs = new RunsRepository(ds);
@@ -81,6 +90,8 @@ export async function startActivityHarness(
     gateway,
     config,
   });
+  const secrets = new SecretsRepository(ds);
+  const sender = new SinkSender({ secrets, cipher: secretsCipherFromConfig(config), config });
   const receiver = await WebhookReceiver.start();
   receiver.respondWith((request) => {
     if (request.url.startsWith('/missing')) {
@@ -109,6 +120,8 @@ export async function startActivityHarness(
     workspaces,
     lifecycle,
     gateway,
+    sender,
+    secrets,
     client,
     taskQueue,
     receiver,

@@ -82,13 +82,15 @@ export interface WebhookHeadersInput {
    * as a second line of defence (the API rejects them at create time).
    */
   customHeaders?: Readonly<Record<string, string>>;
+  /** A sink test (`POST /jobs/{id}/test`, `POST /jobs/test`): adds `Svc-Test: true`. */
+  test?: boolean;
 }
 
 /**
  * All request headers of one webhook attempt: the service's own headers (`Content-Type`,
  * `User-Agent`, `Idempotency-Key`, `webhook-id`, `webhook-timestamp`, `webhook-signature`,
- * `Svc-Attempt`, `Svc-Job-Id`, `Svc-Scheduled-At`) merged with the custom headers, where a
- * custom header can never replace a reserved one.
+ * `Svc-Attempt`, `Svc-Job-Id`, `Svc-Scheduled-At`, and `Svc-Test: true` on sink tests) merged
+ * with the custom headers, where a custom header can never replace a reserved one.
  */
 export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -113,5 +115,8 @@ export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, 
     'Svc-Job-Id': input.jobId,
     'Svc-Scheduled-At': formatTimestamp(input.scheduledAt),
   });
+  if (input.test) {
+    headers['Svc-Test'] = 'true';
+  }
   return headers;
 }

@@ -87,3 +87,51 @@ export function signWebhook(input: SignWebhookInput): string {
     })
     .join(' ');
 }
+
+/** How long a replaced secret keeps signing after `rotate-signing-secret` (spec: Limits → Signing secret overlap). */
+export const SIGNING_SECRET_OVERLAP_MS = 24 * 3_600_000;
+
+/**
+ * Replaced secrets still inside their overlap that are kept at most (rotating again within 24 h
+ * keeps the earlier ones signing until their own expiry). Bounds the header at 1 + 4 signatures.
+ */
+export const MAX_RETIRED_SIGNING_SECRETS = 4;
+
+/** A job's stored signing secret; a replaced one carries `expires_at` (RFC 3339). */
+export interface SigningSecretEntry {
+  secret: string;
+  /** null for the current secret. */
+  expires_at: string | null;
+}
+
+function signsAt(entry: SigningSecretEntry, nowMs: number): boolean {
+  return entry.expires_at === null || Date.parse(entry.expires_at) > nowMs;
+}
+
+/**
+ * The secrets that sign a request sent at `nowMs`, newest first: the current one, plus every
+ * replaced one whose `expires_at` is still after `nowMs` (spec: Signature 5). Pure; the caller
+ * passes the clock.
+ */
+export function activeSigningSecrets(entries: readonly SigningSecretEntry[], nowMs: number): string[] {
+  return entries.filter((entry) => signsAt(entry, nowMs)).map((entry) => entry.secret);
+}
+
+/**
+ * The stored list after a rotation at `nowMs`: `newSecret` becomes current, the secret it replaces
+ * signs until `nowMs + 24 h`, earlier replaced secrets keep their own expiry, and expired ones
+ * are dropped (at most `MAX_RETIRED_SIGNING_SECRETS` replaced ones, newest kept).
+ */
+export function rotateSigningSecrets(
+  entries: readonly SigningSecretEntry[],
+  newSecret: string,
+  nowMs: number,
+): SigningSecretEntry[] {
+  const expiresAt = new Date(nowMs + SIGNING_SECRET_OVERLAP_MS).toISOString();
+  const retired = entries
+    .filter((entry) => signsAt(entry, nowMs))
+    .map((entry) => ({ secret: entry.secret, expires_at: entry.expires_at ?? expiresAt }))
+    .sort((a, b) => Date.parse(b.expires_at) - Date.parse(a.expires_at))
+    .slice(0, MAX_RETIRED_SIGNING_SECRETS);
+  return [{ secret: newSecret, expires_at: null }, ...retired];
+}

@@ -7,7 +7,7 @@ import type { AttemptOutcome } from './classify';
 import { type CommandSinkConfig, runCommand } from './command-sink';
 import { summarizeRequest } from './http-client';
 import type { NetworkRules } from './network-rules';
-import type { TemplateContext } from './templating';
+import { collectSecretNames, type TemplateContext } from './templating';
 import { deliverWebhookAttempt, type WebhookSinkConfig } from './webhook-attempt';
 
 export type Sink = { kind: 'webhook'; config: WebhookSinkConfig } | { kind: 'command'; config: CommandSinkConfig };
@@ -25,6 +25,8 @@ export interface SinkAttemptInput {
   version: string;
   /** Off unless the server enables the command sink (`sinks.command.enabled`). */
   commandsEnabled: boolean;
+  /** A sink test: webhook requests carry `Svc-Test: true`. */
+  test?: boolean;
 }
 
 export interface SinkAttemptResult {
@@ -58,19 +60,29 @@ export function summarizeSink(sink: Sink): string {
   return summarizeRequest(sink.config.method ?? 'POST', sink.config.url, undefined);
 }
 
+/** Names of the workspace secrets a sink's templates reference: only these are decrypted to send it. */
+export function sinkSecretNames(sink: Sink): string[] {
+  return sink.kind === 'webhook' ? collectSecretNames(sink.config) : [];
+}
+
+/** A fatal attempt that sent nothing (the sink cannot be sent as configured); `error` holds no secret. */
+export function unsentAttempt(sink: Sink, error: string): SinkAttemptResult {
+  return {
+    outcome: 'fatal',
+    statusCode: null,
+    durationMs: 0,
+    error,
+    requestSummary: summarizeSink(sink),
+    body: null,
+    retryAfterMs: null,
+  };
+}
+
 export async function attemptSink(input: SinkAttemptInput): Promise<SinkAttemptResult> {
   const { sink } = input;
   if (sink.kind === 'command') {
     if (!input.commandsEnabled) {
-      return {
-        outcome: 'fatal',
-        statusCode: null,
-        durationMs: 0,
-        error: 'the command sink is disabled on this server',
-        requestSummary: summarizeSink(sink),
-        body: null,
-        retryAfterMs: null,
-      };
+      return unsentAttempt(sink, 'the command sink is disabled on this server');
     }
     const result = await runCommand({ config: sink.config, timeoutMs: input.timeoutMs });
     return {
@@ -94,6 +106,7 @@ export async function attemptSink(input: SinkAttemptInput): Promise<SinkAttemptR
     rules: input.rules,
     serviceName: input.serviceName,
     version: input.version,
+    test: input.test,
   });
   const error =
     result.outcome === 'success'

@@ -36,6 +36,10 @@ export interface TemplateReference {
   index: number;
   /** Length of `raw` in UTF-16 code units. */
   length: number;
+  /** Offset of `raw` in the text's UTF-8 encoding, in bytes (what validation messages report). */
+  byteIndex: number;
+  /** Length of `raw` in UTF-8 bytes. */
+  byteLength: number;
 }
 
 function classifyExpression(expr: string): Pick<TemplateReference, 'kind' | 'name'> {
@@ -51,13 +55,26 @@ function classifyExpression(expr: string): Pick<TemplateReference, 'kind' | 'nam
   return { kind: 'unknown', name: expr };
 }
 
-/** Every `{{ … }}` reference in `text`, in order, with its position. */
+/** Every `{{ … }}` reference in `text`, in order, with its position (UTF-16 and UTF-8 bytes). */
 export function findTemplateReferences(text: string): TemplateReference[] {
   const refs: TemplateReference[] = [];
   for (const m of text.matchAll(REFERENCE)) {
-    refs.push({ ...classifyExpression(m[1]), raw: m[0], index: m.index ?? 0, length: m[0].length });
+    const index = m.index ?? 0;
+    refs.push({
+      ...classifyExpression(m[1]),
+      raw: m[0],
+      index,
+      length: m[0].length,
+      byteIndex: Buffer.byteLength(text.slice(0, index), 'utf8'),
+      byteLength: Buffer.byteLength(m[0], 'utf8'),
+    });
   }
   return refs;
+}
+
+/** ` at byte 7 (length 20)`: where a reference sits in its field, in UTF-8 bytes (as schedule errors count). */
+function positionOf(ref: TemplateReference): string {
+  return ` at byte ${ref.byteIndex} (length ${ref.byteLength})`;
 }
 
 /** The templatable parts of a webhook sink config. */
@@ -79,8 +96,10 @@ export interface ValidateTemplatesOptions {
 
 /**
  * Create-time template check. Returns field path → message (`sink.config.headers.X-Token`,
- * `sink.config.body`, `sink.config.url`) for the API's 400 `fields`; empty when valid.
- * Several problems in one field are joined with `; `.
+ * `sink.config.body`, `sink.config.url`) for the API's 400 `fields`; empty when valid. Each
+ * message gives the reference's position in its field in UTF-8 bytes
+ * (`unknown secret "MISSING" at byte 7 (length 20)`). Several problems in one field are joined
+ * with `; `.
  */
 export function validateTemplates(
   config: TemplatableConfig,
@@ -97,13 +116,16 @@ export function validateTemplates(
     const messages: string[] = [];
     for (const ref of findTemplateReferences(text)) {
       if (ref.kind === 'unknown') {
-        messages.push(`unknown template variable "${ref.raw}"; allowed: ${TEMPLATE_VARIABLES.join(', ')}, secret.NAME`);
+        messages.push(`unknown template variable "${ref.raw}"${positionOf(ref)}`);
       } else if (ref.kind === 'secret' && known && !known.has(ref.name)) {
-        messages.push(`unknown secret "${ref.name}"`);
+        messages.push(`unknown secret "${ref.name}"${positionOf(ref)}`);
       }
     }
     if (messages.length > 0) {
-      errors[path] = [...new Set(messages)].join('; ');
+      const unknownVariable = messages.some((m) => m.startsWith('unknown template variable'));
+      errors[path] =
+        messages.join('; ') +
+        (unknownVariable ? `; allowed: ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(', ')}, {{secret.NAME}}` : '');
     }
   };
   for (const [name, value] of Object.entries(config.headers ?? {})) {

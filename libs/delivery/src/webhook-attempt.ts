@@ -15,7 +15,8 @@ import {
 import { HttpDeliveryResult, HttpMethod, Resolver, deliverHttp, summarizeRequest } from './http-client';
 import type { NetworkRules } from './network-rules';
 import { buildWebhookHeaders, serializeStandardPayload } from './payload';
-import { TemplateContext, TemplateRenderError, renderHeaders, renderTemplate } from './templating';
+import { isValidHeaderValue } from './headers';
+import { TemplateContext, TemplateRenderError, renderTemplate } from './templating';
 
 /** `sink.config` of a webhook job, as stored (spec: Sink: webhook configuration). */
 export interface WebhookSinkConfig {
@@ -51,6 +52,8 @@ export interface WebhookAttemptInput {
   serviceName: string;
   version: string;
   maxResponseBytes?: number;
+  /** A sink test: the request carries `Svc-Test: true`. */
+  test?: boolean;
   resolve?: Resolver;
   clock?: () => number;
 }
@@ -63,8 +66,9 @@ export interface WebhookAttemptResult extends HttpDeliveryResult {
 
 /**
  * Build, sign, send and classify one attempt. Never throws: a template that cannot be rendered
- * (e.g. a secret deleted after the job was created) is a fatal `invalid_request` with nothing
- * sent. GET requests carry no body (the signature then covers the empty body); every other
+ * (e.g. a secret deleted after the job was created) or a header value that holds a line break
+ * once rendered is a fatal `invalid_request` with nothing sent; the error names the field and the
+ * reference, never a value. GET requests carry no body (the signature then covers the empty body); every other
  * method sends the rendered body or the standard payload.
  */
 export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
@@ -79,7 +83,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
   let body: string;
   let customHeaders: Record<string, string>;
   try {
-    customHeaders = renderHeaders(config.headers, ctx);
+    customHeaders = renderCustomHeaders(config.headers, ctx);
     body =
       config.body === undefined || config.body === null
         ? serializeStandardPayload({
@@ -90,7 +94,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
             firedAt: input.nowMs,
             attempt: run.attempt,
           })
-        : renderTemplate(config.body, ctx);
+        : renderField('body', config.body, ctx);
   } catch (err) {
     const message = err instanceof TemplateRenderError ? err.message : 'template rendering failed';
     return {
@@ -121,6 +125,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
     serviceName: input.serviceName,
     version: input.version,
     customHeaders,
+    test: input.test,
   });
   if (method === 'GET') {
     delete headers['Content-Type'];
@@ -143,4 +148,40 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
     outcome: classifyResponse(result, policy),
     retryAfterMs: getRetryAfterMs(result, input.nowMs),
   };
+}
+
+/** Renders one field; a failure names the field (`header "X-Token": unknown secret "GONE"`). */
+function renderField(field: string, text: string, ctx: TemplateContext): string {
+  try {
+    return renderTemplate(text, ctx);
+  } catch (err) {
+    if (err instanceof TemplateRenderError) {
+      throw new TemplateRenderError(`${field}: ${err.message}`, err.reference);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Custom header values with their templates rendered. A rendered value must still be one header
+ * line: a CR, LF or other control character (from a secret's value or the job's name) would
+ * split the request (header injection), so the attempt fails instead. The message names the
+ * header only: the value may be a secret.
+ */
+function renderCustomHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+  ctx: TemplateContext,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, template] of Object.entries(headers ?? {})) {
+    const value = renderField(`header "${name}"`, template, ctx);
+    if (!isValidHeaderValue(value)) {
+      throw new TemplateRenderError(
+        `header "${name}": the rendered value contains a line break or another control character`,
+        name,
+      );
+    }
+    out[name] = value;
+  }
+  return out;
 }

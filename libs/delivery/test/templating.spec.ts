@@ -20,9 +20,23 @@ describe('templating (decisions: Templates)', () => {
     it('should find variables and secrets with positions', () => {
       const text = 'Bearer {{secret.API_TOKEN}} for {{ run.id }}';
       expect(findTemplateReferences(text)).toEqual([
-        { kind: 'secret', name: 'API_TOKEN', raw: '{{secret.API_TOKEN}}', index: 7, length: 20 },
-        { kind: 'variable', name: 'run.id', raw: '{{ run.id }}', index: 32, length: 12 },
+        {
+          kind: 'secret',
+          name: 'API_TOKEN',
+          raw: '{{secret.API_TOKEN}}',
+          index: 7,
+          length: 20,
+          byteIndex: 7,
+          byteLength: 20,
+        },
+        { kind: 'variable', name: 'run.id', raw: '{{ run.id }}', index: 32, length: 12, byteIndex: 32, byteLength: 12 },
       ]);
+    });
+
+    it('should count positions in UTF-8 bytes as well as string indexes', () => {
+      // 'é' is 2 bytes, '€' 3 bytes and '😀' 4 bytes (2 UTF-16 units).
+      const [ref] = findTemplateReferences('é€😀 {{nope}}');
+      expect(ref).toMatchObject({ raw: '{{nope}}', index: 5, byteIndex: 10, byteLength: 8 });
     });
 
     it('should report unknown names and ignore non-identifier braces', () => {
@@ -61,9 +75,23 @@ describe('templating (decisions: Templates)', () => {
         ),
       ).toEqual({
         'sink.config.url': 'templates are not allowed in the URL',
-        'sink.config.headers.X-Token': 'unknown secret "MISSING"',
-        'sink.config.headers.X-Bad': expect.stringContaining('unknown template variable "{{nope}}"'),
-        'sink.config.body': expect.stringContaining('"{{run.nope}}"'),
+        'sink.config.headers.X-Token': 'unknown secret "MISSING" at byte 0 (length 18)',
+        'sink.config.headers.X-Bad': expect.stringContaining(
+          'unknown template variable "{{nope}}" at byte 0 (length 8)',
+        ),
+        'sink.config.body': expect.stringContaining('unknown template variable "{{run.nope}}" at byte 13 (length 12)'),
+      });
+    });
+
+    it('should report every bad reference of a field with its byte position, and list the variables', () => {
+      const fields = validateTemplates(
+        { body: '{"name":"Zürich {{job.nam}}","t":"{{secret.GONE}}","r":"{{ run.id }}"}' },
+        { secretNames: [] },
+      );
+      expect(fields).toEqual({
+        'sink.config.body':
+          'unknown template variable "{{job.nam}}" at byte 17 (length 11); unknown secret "GONE" at byte 35 (length 15); ' +
+          'allowed: {{run.id}}, {{run.scheduled_at}}, {{run.attempt}}, {{job.id}}, {{job.name}}, {{fired_at}}, {{secret.NAME}}',
       });
     });
 

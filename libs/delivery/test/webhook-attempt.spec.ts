@@ -76,7 +76,11 @@ describe('deliverWebhookAttempt (loopback receiver)', () => {
     const r = await deliverWebhookAttempt(
       input({ config: { url: `${rx.origin}/hook`, headers: { A: '{{secret.GONE}}' } } }),
     );
-    expect(r).toMatchObject({ outcome: 'fatal', errorKind: 'invalid_request', error: 'unknown secret "GONE"' });
+    expect(r).toMatchObject({
+      outcome: 'fatal',
+      errorKind: 'invalid_request',
+      error: 'header "A": unknown secret "GONE"',
+    });
     expect(rx.requests).toHaveLength(0);
   });
 

@@ -3,3 +3,4 @@ export * from './job-workflow.gateway';
 export * from './job-schedule';
 export * from './job-lifecycle';
 export * from './audit-retention';
+export * from './sink-sender';

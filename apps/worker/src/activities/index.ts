@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import type { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
 import { createRunActivities } from './run.activities';
@@ -12,6 +12,7 @@ export interface ActivityDeps {
   workspaces: WorkspacesRepository;
   lifecycle: JobLifecycle;
   gateway: JobWorkflowGateway;
+  sender: SinkSender;
   config: AppConfig;
   clock: () => Date;
   random: () => number;

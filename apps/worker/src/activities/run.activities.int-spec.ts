@@ -22,6 +22,7 @@ describe('run activities', () => {
       jobs: h.jobs,
       runs: h.runs,
       lifecycle: h.lifecycle,
+      sender: h.sender,
       config: h.config,
       clock: () => new Date(),
       random: () => 0.5,

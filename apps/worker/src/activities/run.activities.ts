@@ -1,16 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
-import {
-  attemptSink,
-  computeRetryDelayMs,
-  networkRulesOf,
-  type SinkAttemptResult,
-  summarizeSink,
-  toSink,
-} from '@svc/delivery';
+import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
-import type { JobLifecycle } from '@svc/scheduling';
+import type { JobLifecycle, SinkSender } from '@svc/scheduling';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 
@@ -20,6 +13,8 @@ export interface RunActivityDeps {
   jobs: JobsRepository;
   runs: RunsRepository;
   lifecycle: JobLifecycle;
+  /** Sends the sink: secrets decrypted at send time, signing, network rules. */
+  sender: SinkSender;
   config: AppConfig;
   clock: () => Date;
   random: () => number;
@@ -36,7 +31,7 @@ type Claim =
  * database or worker error before the attempt is recorded consumes no attempt.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
-  const { jobs, runs, lifecycle, config, clock, random } = deps;
+  const { jobs, runs, lifecycle, sender, config, clock, random } = deps;
   const safeMode = config.scheduler.delivery_mode === 'safe';
 
   async function close(runId: string, result: RunAttemptResult, extra: { error?: string; skipReason?: string } = {}) {
@@ -140,20 +135,14 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       const heartbeat = setInterval(() => context.heartbeat({ n }), HEARTBEAT_EVERY_MS);
       let result: SinkAttemptResult;
       try {
-        result = await attemptSink({
+        result = await sender.send({
+          workspaceId: run.workspaceId,
           sink,
           run: { id: run.id, scheduledAt: run.scheduledAt, attempt: n },
           job: { id: job.id, name: job.name },
-          signingSecrets: job.signingSecrets
-            .filter((s) => !s.expires_at || Date.parse(s.expires_at) > firedAt.getTime())
-            .map((s) => s.secret),
-          secrets: {},
+          signingSecrets: job.signingSecrets,
           nowMs: firedAt.getTime(),
           timeoutMs: job.timeoutMs,
-          rules: networkRulesOf(config),
-          serviceName: config.service_name,
-          version: config.version,
-          commandsEnabled: config.sinks.command.enabled,
         });
       } finally {
         clearInterval(heartbeat);

@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import {
+  AuditRepository,
+  JobsRepository,
+  RunsRepository,
+  SecretsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
+import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
@@ -60,6 +67,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Before connecting anywhere: without the key no `{{secret.NAME}}` could be sent, so a
+    // missing or malformed one stops the worker with the key's own message (as the API does).
+    const cipher = secretsCipherFromConfig(this.config);
     const { address, namespace, task_queue } = this.config.temporal;
     this.nativeConnection = await NativeConnection.connect({ address });
     this.clientConnection = await Connection.connect({ address });
@@ -90,6 +100,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       workspaces,
       lifecycle,
       gateway: eagerGateway,
+      sender: new SinkSender({ secrets: new SecretsRepository(this.dataSource), cipher, config: this.config }),
       config: this.config,
       clock: () => new Date(),
       random: Math.random,
