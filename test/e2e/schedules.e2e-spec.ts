@@ -381,6 +381,11 @@ describe('schedule endpoints', () => {
         await app.close();
       }
     });
+    // The API instances share one database, and with it the per-address windows (limits.store
+    // postgres): each case starts from fresh windows.
+    beforeEach(async () => {
+      await stack.dataSource.query('DELETE FROM rate_limit_windows');
+    });
 
     it('should allow 5 requests a minute per peer IP with RateLimit-* headers, then 429 rate_limited with Retry-After', async () => {
       const limited = await startApi({ limits: { schedule_rate_limit_per_minute: 5 } });

@@ -18,6 +18,7 @@ import {
 import { InitialSchema1763769600000 } from './migrations/1763769600000-InitialSchema';
 import { RunStatsIndexAuditRetention1795382633773 } from './migrations/1795382633773-RunStatsIndexAuditRetention';
 import { RunsAwaitingFirstAttemptIndex1795400000000 } from './migrations/1795400000000-RunsAwaitingFirstAttemptIndex';
+import { RateLimitWindows1795400000001 } from './migrations/1795400000001-RateLimitWindows';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -40,6 +41,7 @@ export const ALL_MIGRATIONS = [
   InitialSchema1763769600000,
   RunStatsIndexAuditRetention1795382633773,
   RunsAwaitingFirstAttemptIndex1795400000000,
+  RateLimitWindows1795400000001,
 ];
 
 /** Table recording applied migrations. */

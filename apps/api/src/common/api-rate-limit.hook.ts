@@ -1,13 +1,14 @@
-import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Type } from '@nestjs/common';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
-import { type AppConfig, RateLimitedError } from '@svc/common';
+import type { AppConfig } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
+import { RateLimitsRepository } from '@svc/persistence';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module';
 import { rateLimitKey } from '../schedules/schedule-endpoint.hooks';
 import { bearerToken } from './auth/auth.decorators';
 import { routesOfController } from './auth/route-table';
-import { FixedWindowRateLimiter, writeRateLimitHeaders } from './rate-limiter';
+import { applyRateLimit, createRateLimitStore } from './rate-limiter';
 
 const API_PREFIX = '/api/v1/';
 
@@ -25,20 +26,35 @@ const API_PREFIX = '/api/v1/';
  *   address when no bearer token is sent.
  */
 @Injectable()
-export class ApiRateLimitHook implements OnModuleInit {
+export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private sweeper?: NodeJS.Timeout;
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly modules: ModulesContainer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimits: RateLimitsRepository,
   ) {}
+
+  onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
+  }
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    const perMinute = this.config.limits.api_rate_limit_per_minute;
-    if (!fastify || typeof fastify.addHook !== 'function' || perMinute <= 0) {
+    const limiter = createRateLimitStore(this.config, this.config.limits.api_rate_limit_per_minute, {
+      namespace: 'api',
+      windows: this.rateLimits,
+      onError: (err) => this.logger.warn(`API rate limit not counted: ${(err as Error).message}`),
+    });
+    if (!fastify || typeof fastify.addHook !== 'function' || !limiter) {
       return;
     }
-    const limiter = new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 });
+    if (this.config.limits.store === 'postgres') {
+      // Closed windows of every replica's buckets; any replica may sweep them.
+      this.sweeper = setInterval(() => void this.rateLimits.deleteExpired().catch(() => undefined), 60_000).unref();
+    }
     const authenticated = this.authenticatedRoutes();
     const trustProxy = this.config.http.trust_proxy;
 
@@ -52,9 +68,7 @@ export class ApiRateLimitHook implements OnModuleInit {
       }
       const token = bearerToken(request.headers.authorization);
       const bucket = token ? `key:${hashApiKey(token)}` : `ip:${rateLimitKey(request, trustProxy)}`;
-      const decision = limiter.hit(bucket);
-      writeRateLimitHeaders(reply, decision);
-      done(decision.allowed ? undefined : new RateLimitedError());
+      applyRateLimit(limiter, bucket, reply, done);
     });
   }
 

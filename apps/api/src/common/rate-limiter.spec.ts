@@ -1,4 +1,4 @@
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { FixedWindowRateLimiter, SharedRateLimiter } from './rate-limiter';
 
 function fakeClock(start = 1_000_000) {
   let t = start;
@@ -82,5 +82,50 @@ describe('FixedWindowRateLimiter', () => {
         expect(() => new FixedWindowRateLimiter({ limit })).toThrow(RangeError);
       },
     );
+  });
+});
+
+describe('SharedRateLimiter', () => {
+  function countingWindows() {
+    const counts = new Map<string, number>();
+    return {
+      buckets: counts,
+      async hit(bucket: string, windowMs: number) {
+        counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+        return { count: counts.get(bucket)!, resetMs: windowMs / 2 };
+      },
+    };
+  }
+
+  it('should allow up to the limit per namespaced bucket and report what is left', async () => {
+    const windows = countingWindows();
+    const limiter = new SharedRateLimiter(windows, 2, { namespace: 'api' });
+    const decisions = [await limiter.hit('k'), await limiter.hit('k'), await limiter.hit('k')];
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(decisions[0]).toMatchObject({ limit: 2, resetMs: 30_000 });
+    expect([...windows.buckets.keys()]).toEqual(['api:k']);
+  });
+
+  it('should allow the request and report the error when the database cannot count', async () => {
+    const errors: unknown[] = [];
+    const limiter = new SharedRateLimiter(
+      {
+        hit: async () => {
+          throw new Error('connection refused');
+        },
+      },
+      5,
+      { namespace: 'api', onError: (err) => errors.push(err) },
+    );
+    expect(await limiter.hit('k')).toEqual({ allowed: true, limit: 5, remaining: 5, resetMs: 60_000 });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('should refuse a limit that is not a positive integer', () => {
+    expect(() => new SharedRateLimiter(countingWindows(), 0, { namespace: 'api' })).toThrow(RangeError);
   });
 });

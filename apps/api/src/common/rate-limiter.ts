@@ -8,9 +8,11 @@
  * - Memory is bounded: expired windows are swept at most once per `windowMs`, and when `maxKeys`
  *   live windows exist the oldest one is evicted (an address spray can only reset the oldest
  *   buckets, never grow the map without bound).
- * - Per process: with several API replicas each enforces its own budget. No clock reads except
- *   the injected `now` (tests pass a fake one).
+ * - Per process (`limits.store: memory`, for a single replica); `SharedRateLimiter` below counts
+ *   in PostgreSQL for all replicas. No clock reads except the injected `now` (tests pass a fake one).
  */
+import { RateLimitedError } from '@svc/common';
+import type { WindowHit } from '@svc/persistence';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -38,7 +40,13 @@ interface Window {
   resetAt: number;
 }
 
-export class FixedWindowRateLimiter {
+/** A limiter the hooks can use: in this process, or shared by every replica. */
+export interface RateLimitStore {
+  readonly limit: number;
+  hit(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+export class FixedWindowRateLimiter implements RateLimitStore {
   readonly limit: number;
   readonly windowMs: number;
   private readonly now: () => number;
@@ -124,4 +132,74 @@ export function writeRateLimitHeaders(
   if (!decision.allowed) {
     reply.header('Retry-After', resetSeconds);
   }
+}
+
+/**
+ * The same fixed windows counted in PostgreSQL (`RateLimitsRepository`), so N API replicas allow
+ * the configured rate in total, not N times it. `namespace` keeps the API and schedule-endpoint
+ * budgets apart. If the database cannot count, the request is allowed (the limiter must not turn
+ * a database hiccup into an outage of the public endpoints) and `onError` is told.
+ */
+export class SharedRateLimiter implements RateLimitStore {
+  constructor(
+    private readonly windows: { hit(bucket: string, windowMs: number): Promise<WindowHit> },
+    readonly limit: number,
+    private readonly options: { namespace: string; windowMs?: number; onError?: (err: unknown) => void },
+  ) {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
+    }
+  }
+
+  async hit(key: string): Promise<RateLimitDecision> {
+    const windowMs = this.options.windowMs ?? 60_000;
+    try {
+      const { count, resetMs } = await this.windows.hit(`${this.options.namespace}:${key}`, windowMs);
+      return { allowed: count <= this.limit, limit: this.limit, remaining: Math.max(0, this.limit - count), resetMs };
+    } catch (err) {
+      this.options.onError?.(err);
+      return { allowed: true, limit: this.limit, remaining: this.limit, resetMs: windowMs };
+    }
+  }
+}
+
+/**
+ * Counts the request in `limiter` and writes the decision's headers; `done` gets the 429 error
+ * when it is refused. A Fastify `onRequest` callback body, synchronous for the in-process store.
+ */
+export function applyRateLimit(
+  limiter: RateLimitStore,
+  key: string,
+  reply: { header(name: string, value: number): unknown },
+  done: (err?: Error) => void,
+): void {
+  const finish = (decision: RateLimitDecision) => {
+    writeRateLimitHeaders(reply, decision);
+    done(decision.allowed ? undefined : new RateLimitedError());
+  };
+  const decision = limiter.hit(key);
+  if (decision instanceof Promise) {
+    decision.then(finish, (err: Error) => done(err));
+  } else {
+    finish(decision);
+  }
+}
+
+/** The store `limits.store` asks for, or null when the limit is off (0 per minute). */
+export function createRateLimitStore(
+  config: { limits: { store: 'postgres' | 'memory' } },
+  perMinute: number,
+  shared: {
+    namespace: string;
+    windows: { hit(bucket: string, windowMs: number): Promise<WindowHit> };
+    onError?: (err: unknown) => void;
+  },
+): RateLimitStore | null {
+  if (perMinute <= 0) {
+    return null;
+  }
+  if (config.limits.store === 'memory') {
+    return new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 });
+  }
+  return new SharedRateLimiter(shared.windows, perMinute, { namespace: shared.namespace, onError: shared.onError });
 }

@@ -11,6 +11,7 @@ import {
   StatsRepository,
   Transactions,
   DatabaseProbe,
+  RateLimitsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -28,6 +29,7 @@ const REPOSITORIES = [
   StatsRepository,
   Transactions,
   DatabaseProbe,
+  RateLimitsRepository,
 ];
 
 @Injectable()

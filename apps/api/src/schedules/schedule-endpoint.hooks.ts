@@ -1,13 +1,12 @@
-import { RateLimitedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { FixedWindowRateLimiter, writeRateLimitHeaders } from '../common/rate-limiter';
+import { applyRateLimit, type RateLimitStore } from '../common/rate-limiter';
 
 /** Spec → Limits: "Request body, schedule endpoints: 16 KiB". */
 export const SCHEDULE_BODY_LIMIT = 16 * 1024;
 
 export interface ScheduleEndpointHookOptions {
   /** `null` when the rate limit is off (`limits.schedule_rate_limit_per_minute = 0`). */
-  limiter: FixedWindowRateLimiter | null;
+  limiter: RateLimitStore | null;
   /** `http.trust_proxy`: only then does `X-Forwarded-For` decide the client address. */
   trustProxy: boolean;
 }
@@ -39,9 +38,7 @@ export function scheduleRouteOptions(options: ScheduleEndpointHookOptions): Rout
     return { bodyLimit: SCHEDULE_BODY_LIMIT };
   }
   const rateLimit = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
-    const decision = limiter.hit(rateLimitKey(request, trustProxy));
-    writeRateLimitHeaders(reply, decision);
-    done(decision.allowed ? undefined : new RateLimitedError());
+    applyRateLimit(limiter, rateLimitKey(request, trustProxy), reply, done);
   };
   return { bodyLimit: SCHEDULE_BODY_LIMIT, onRequest: rateLimit };
 }

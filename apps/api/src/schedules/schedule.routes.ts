@@ -1,12 +1,14 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
+import { RateLimitsRepository } from '@svc/persistence';
 import type { FastifyInstance } from 'fastify';
 import { APP_CONFIG } from '../config/config.module';
-import { FixedWindowRateLimiter } from '../common/rate-limiter';
+import { createRateLimitStore } from '../common/rate-limiter';
 import { scheduleRouteOptions } from './schedule-endpoint.hooks';
 import { parsePreviewBody, parseValidateBody } from './schedule-request.schema';
 import { PREVIEW_RESPONSE_SCHEMA, VALIDATE_RESPONSE_SCHEMA } from './schedule-response.schema';
+import { PREVIEW_ROUTE_DOC, VALIDATE_ROUTE_DOC } from './schedule-routes.openapi';
 import { SchedulesService } from './schedules.service';
 
 /**
@@ -22,6 +24,7 @@ export class ScheduleRoutes implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly schedules: SchedulesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimits: RateLimitsRepository,
   ) {}
 
   onModuleInit(): void {
@@ -31,11 +34,23 @@ export class ScheduleRoutes implements OnModuleInit {
     }
     const perMinute = this.config.limits.schedule_rate_limit_per_minute;
     const options = scheduleRouteOptions({
-      limiter: perMinute > 0 ? new FixedWindowRateLimiter({ limit: perMinute, windowMs: 60_000 }) : null,
+      limiter: createRateLimitStore(this.config, perMinute, {
+        namespace: 'schedules',
+        windows: this.rateLimits,
+        onError: (err) => new Logger('RateLimit').warn(`schedule rate limit not counted: ${(err as Error).message}`),
+      }),
       trustProxy: this.config.http.trust_proxy,
     });
-    const validateOptions = { ...options, schema: { response: { 200: VALIDATE_RESPONSE_SCHEMA } } };
-    const previewOptions = { ...options, schema: { response: { 200: PREVIEW_RESPONSE_SCHEMA } } };
+    const validateOptions = {
+      ...options,
+      schema: { response: { 200: VALIDATE_RESPONSE_SCHEMA } },
+      config: { openapi: VALIDATE_ROUTE_DOC },
+    };
+    const previewOptions = {
+      ...options,
+      schema: { response: { 200: PREVIEW_RESPONSE_SCHEMA } },
+      config: { openapi: PREVIEW_ROUTE_DOC },
+    };
     fastify.post('/api/v1/schedules/validate', validateOptions, async (request) =>
       this.schedules.validate(parseValidateBody(request.body)),
     );

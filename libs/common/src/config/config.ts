@@ -40,7 +40,11 @@ export interface AppConfig {
    * instead of the system resolver; empty = system resolver (docs/network-rules.md).
    */
   sinks: { webhook: { allow_private_networks: boolean; dns_servers: string[] }; command: { enabled: boolean } };
-  limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number };
+  /**
+   * `store`: where request counts live: `postgres` (default) shares them between every API
+   * replica; `memory` counts per process (one replica only).
+   */
+  limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number; store: 'postgres' | 'memory' };
   plans: Record<string, PlanLimits>;
   default_plan: string;
   runs: { store_success_bodies: boolean };
@@ -103,6 +107,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
   ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
+  ['LIMITS_STORE', 'limits.store'],
   ['DEFAULT_PLAN', 'default_plan'],
   ['METRICS_ENABLED', 'metrics.enabled'],
   ['METRICS_WORKER_PORT', 'metrics.worker_port'],
@@ -312,6 +317,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     limits: {
       api_rate_limit_per_minute: apiRate,
       schedule_rate_limit_per_minute: int('limits.schedule_rate_limit_per_minute', apiRate === 0 ? 0 : 60),
+      store: oneOf('limits.store', ['postgres', 'memory'] as const, 'postgres'),
     },
     plans,
     default_plan: defaultPlan,

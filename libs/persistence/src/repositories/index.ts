@@ -7,3 +7,4 @@ export * from './idempotency.repository';
 export * from './secrets.repository';
 export * from './stats.repository';
 export * from './transactions';
+export * from './rate-limits.repository';

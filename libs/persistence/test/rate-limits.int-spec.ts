@@ -1,0 +1,42 @@
+import { createDataSource, RateLimitsRepository } from '@svc/persistence';
+import type { DataSource } from 'typeorm';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database';
+
+describe('RateLimitsRepository', () => {
+  let db: ScratchDatabase;
+  let ds: DataSource;
+  let windows: RateLimitsRepository;
+
+  beforeAll(async () => {
+    db = await createScratchDatabase('ratelimits');
+    ds = createDataSource(db.url, { poolSize: 8 });
+    await ds.initialize();
+    await ds.runMigrations();
+    windows = new RateLimitsRepository(ds);
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('should count concurrent hits from many connections without losing one', async () => {
+    const hits = await Promise.all(Array.from({ length: 40 }, () => windows.hit('api:concurrent', 60_000)));
+    expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(hits.every((h) => h.resetMs > 0 && h.resetMs <= 60_000)).toBe(true);
+  });
+
+  it('should open a new window once the current one has closed, and sweep closed ones', async () => {
+    await windows.hit('api:expiring', 50);
+    expect((await windows.hit('api:expiring', 50)).count).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect((await windows.hit('api:expiring', 50)).count).toBe(1);
+
+    await windows.hit('api:closed', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await windows.deleteExpired(0)).toBeGreaterThanOrEqual(1);
+    const left: Array<{ bucket: string }> = await ds.query('SELECT bucket FROM rate_limit_windows ORDER BY bucket');
+    expect(left.map((r) => r.bucket)).not.toContain('api:closed');
+    expect(left.map((r) => r.bucket)).toContain('api:concurrent');
+  });
+});
