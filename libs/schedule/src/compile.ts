@@ -229,6 +229,12 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
     referenceFree: s.referenceFree && !(count !== null && start === null),
     // Bounds cut the series at its ends only: successive fire times stay successive.
     minGapLowerBoundMs: s.minGapLowerBoundMs,
+    // With a count the series is walked from its start and filtered at `after` itself.
+    equivalentAfter:
+      s.equivalentAfter && count === null
+        ? (a: number): number | null =>
+            (s.equivalentAfter as (x: number) => number | null)(start !== null && a < start - 1 ? start - 1 : a)
+        : undefined,
     next(after: Date, n: number, budget?: Budget): Date[] {
       const b = budget ?? budgetFor(opts);
       const want = Math.max(0, Math.floor(n));

@@ -61,6 +61,16 @@ export interface CompiledSchedule {
    */
   minGapLowerBoundMs?: number;
   /**
+   * When `next(after)` is not simply "the schedule's fire times after `after`": an instant `a2 >=
+   * after` such that `next(after, n)` equals the fire times after `a2`, or `null` when no single
+   * sequence answers for this `after` (compute `next` afresh). Quartz needs it: an `after` inside
+   * the first (daylight) occurrence of a repeated hour continues from the next wall-clock time
+   * resolved to its standard-time instant, skipping fire times in between; and Quartz's `W` search
+   * depends on where `after` falls on the shifted day. Absent means the identity. Caches of fire
+   * times (validate-cache.ts) filter at `a2`, never at `after`.
+   */
+  equivalentAfter?(afterMs: number): number | null;
+  /**
    * Up to `count` fire times strictly after `after`, ascending, honouring startsAt/endsAt/count.
    * Fewer (or none) when the series ends. Throws ScheduleBudgetError past the cooperative budget.
    */

@@ -51,7 +51,13 @@ class FireTimeWindow {
   }
 
   /** Up to `n` fire times strictly after `a` (epoch ms), as `schedule.next(after, n, budget)` would return. */
-  take(a: number, n: number, budget: Budget): number[] {
+  take(after: number, n: number, budget: Budget): number[] {
+    // The window holds one sequence of fire times; some `after`s continue it from a later instant
+    // and a few are answered by no sequence at all (CompiledSchedule.equivalentAfter).
+    const a = this.schedule.equivalentAfter ? this.schedule.equivalentAfter(after) : after;
+    if (a === null) {
+      return this.schedule.next(new Date(after), n, budget).map((d) => d.getTime());
+    }
     const last = this.fires.length ? this.fires[this.fires.length - 1] : this.from;
     if (a < this.from || (a > last && !this.complete)) {
       // Before the window, or past its end (extending up to `a` could cost arbitrarily many fire times).

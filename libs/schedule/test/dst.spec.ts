@@ -3,7 +3,14 @@
  * Sydney). Quartz follows Quartz (gap: skipped that day; repeated hour: second instance only);
  * cron follows RFC 5545 (gap: shifted forward by the gap; repeated hour: first instance only).
  */
-import { classifyWall, compileSchedule, UNLIMITED_BUDGET, wallToInstant, zoneOffsets } from '@svc/schedule';
+import {
+  classifyWall,
+  compileSchedule,
+  ScheduleValidationCache,
+  UNLIMITED_BUDGET,
+  wallToInstant,
+  zoneOffsets,
+} from '@svc/schedule';
 import { wallFromFields } from '../src/tz';
 import { fires } from './helpers';
 
@@ -118,6 +125,23 @@ describe('dst: repeated hour', () => {
       '2026-11-01T06:20:00Z',
       '2026-11-01T06:40:00Z',
     ]);
+  });
+  it('Quartz with after inside the first (EDT) 01:xx continues from the next wall time in EST, cached or not', () => {
+    // after = 01:20:00 EDT (05:20Z): Quartz reads 01:20:01, resolves it as 01:20:01 EST (06:20:01Z)
+    // and goes on from there, so 01:00 and 01:10 EST (06:00Z, 06:10Z) are not next.
+    const expected = ['2026-11-01T06:30:00Z', '2026-11-01T06:40:00Z'];
+    expect(fires('0 */10 * * * ?', '2026-11-01T05:20:00Z', 2, 'America/New_York')).toEqual(expected);
+    const cache = new ScheduleValidationCache();
+    const preview = (after: string): string[] => {
+      const input = { expr: '0 */10 * * * ?', timezone: 'America/New_York', reference: new Date(after) };
+      const sample = cache.validate(input, { sampleCount: 2 }).sample ?? [];
+      return sample.slice(0, 2).map((ms) => new Date(ms).toISOString().replace('.000Z', 'Z'));
+    };
+    // the first two previews fill a window of fire times from 04:00Z on (01:00-01:50 EDT never fire)
+    preview('2026-11-01T04:00:00Z');
+    expect(preview('2026-11-01T04:00:00Z')).toEqual(['2026-11-01T04:10:00Z', '2026-11-01T04:20:00Z']);
+    expect(preview('2026-11-01T05:20:00Z')).toEqual(expected);
+    expect(preview('2026-11-01T06:05:00Z')).toEqual(['2026-11-01T06:10:00Z', '2026-11-01T06:20:00Z']);
   });
   it('Australia/Sydney quartz 0 30 2 * * ? on 2026-04-05 fires at the second (AEST) 02:30', () => {
     expect(fires('0 30 2 * * ?', '2026-04-04T00:00:00Z', 1, 'Australia/Sydney')).toEqual(['2026-04-04T16:30:00Z']);

@@ -4,10 +4,24 @@
  *   git show v2.5.2:quartz/src/main/java/org/quartz/CronExpression.java > /tmp/qz/org/quartz/CronExpression.java
  *   node -r @swc-node/register libs/schedule/test/oracle/gen-quartz-fixtures.ts /tmp/qz
  * The harness sets the zone with TimeZone.getTimeZone and calls getTimeAfter repeatedly.
+ *
+ * Cases come in groups (quartz.spec.ts reports agreement per group, docs/schedules.md records it):
+ * - `random`: random field combinations in DST zones around their changes;
+ * - `overlap`: `after` inside both occurrences of every repeated hour (fall-back) in 2026-2027 of
+ *   several zones, 30-minute shifts included, for expressions driven by the second, minute and
+ *   hour fields; cases of one expression and zone are in ascending `after` order, so the test can
+ *   replay them through one ScheduleValidationCache as the preview endpoint would;
+ * - `far`: rare dates decades ahead (29 February with `#`/`L`, fixed years up to Quartz's limit
+ *   of the JVM's current year + 100 and beyond it);
+ * - `lenient`: expressions Quartz accepts but decisions.md rejects (its answer is recorded, the
+ *   test expects a teaching error instead).
+ * The JVM's year is recorded as `clockYear`: Quartz's MAX_YEAR is clockYear + 100, so the test
+ * compiles with a reference in that year.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { IANAZone } from 'luxon';
 
 const dir = process.argv[2] ?? '/tmp/qz';
 mkdirSync(join(dir, 'out'), { recursive: true });
@@ -25,6 +39,17 @@ const rnd = (): number => {
 };
 const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
 
+type Group = 'random' | 'overlap' | 'far' | 'lenient';
+interface Case {
+  group: Group;
+  expr: string;
+  zone: string;
+  after: number;
+  n: number;
+}
+const cases: Case[] = [];
+
+// ---------------------------------------------------------------- random
 const ZONES = [
   'UTC',
   'America/New_York',
@@ -81,6 +106,12 @@ const DOW = [
 const MON = ['*', '*', '*', '2', '1-6', '*/3', 'JAN,JUL', '11-2', '3', '10', 'MAR-NOV'];
 const YEAR = ['', '', '', '', '*', '2026-2028', '2027', '2026/2'];
 
+/** decisions.md rejects `W` with several hours (Quartz's own evaluation is inconsistent there). */
+const rejectedByDecision = (expr: string): boolean => {
+  const f = expr.split(' ');
+  return f[3].includes('W') && !/^\d+$/.test(f[2]);
+};
+
 const exprs = new Set<string>([
   '0 0 12 * * ?',
   '0 15 10 ? * *',
@@ -121,18 +152,27 @@ const exprs = new Set<string>([
   '0 0 0 ? * L',
   '59 59 23 31 12 ? *',
   '0 0 0 1,L * ?',
-  '0 0 8,12 15W * ?',
+  '0 0 8 15W * ?',
   '0 0 0 L-10,20 2 ?',
   '0 30 0 * * ?',
   '0 0 0,1 * * ?',
 ]);
 while (exprs.size < 260) {
   const dowSide = rnd() < 0.45;
-  exprs.add(
-    [pick(SEC), pick(MIN), pick(HOUR), dowSide ? '?' : pick(DOM), pick(MON), dowSide ? pick(DOW) : '?', pick(YEAR)]
-      .join(' ')
-      .trim(),
-  );
+  const expr = [
+    pick(SEC),
+    pick(MIN),
+    pick(HOUR),
+    dowSide ? '?' : pick(DOM),
+    pick(MON),
+    dowSide ? pick(DOW) : '?',
+    pick(YEAR),
+  ]
+    .join(' ')
+    .trim();
+  if (!rejectedByDecision(expr)) {
+    exprs.add(expr);
+  }
 }
 
 // afters: a fixed spread plus instants just before DST changes in the northern and southern hemispheres
@@ -148,19 +188,97 @@ const AFTERS = [
   Date.UTC(2027, 1, 27, 3, 17, 45, 500),
   Date.UTC(2028, 1, 28, 23, 59, 59),
 ];
-const cases: Array<{ expr: string; zone: string; after: number; n: number }> = [];
 for (const expr of exprs) {
   const zone = pick(ZONES);
-  cases.push({ expr, zone, after: pick(AFTERS), n: 40 });
-  cases.push({ expr, zone: pick(ZONES), after: pick(AFTERS), n: 40 });
+  cases.push({ group: 'random', expr, zone, after: pick(AFTERS), n: 40 });
+  cases.push({ group: 'random', expr, zone: pick(ZONES), after: pick(AFTERS), n: 40 });
 }
 // every hand-written expression in every DST-relevant zone around its transitions
-for (const expr of [...exprs].slice(0, 44)) {
+for (const expr of [...exprs].slice(0, 43)) {
   for (const zone of ZONES) {
-    cases.push({ expr, zone, after: pick(AFTERS), n: 25 });
+    cases.push({ group: 'random', expr, zone, after: pick(AFTERS), n: 25 });
   }
 }
 
+// ---------------------------------------------------------------- overlap
+const OVERLAP_ZONES = [
+  'America/New_York',
+  'Europe/London',
+  'Europe/Berlin',
+  'Australia/Sydney',
+  'Australia/Lord_Howe', // 30-minute shift
+  'Pacific/Chatham', // at 03:45
+  'America/Santiago', // at 00:00 (midnight repeats)
+  'America/Havana', // at 01:00
+];
+const OVERLAP_EXPRS = [
+  // second field drives
+  '*/10 * * * * ?',
+  '30 * * * * ?',
+  '0-5 * 1 * * ?',
+  '*/15 * 0-3 * * ?',
+  // minute field drives
+  '0 */5 * * * ?',
+  '0 15,45 * * * ?',
+  '0 0/20 1-2 * * ?',
+  '0 * * * * ?',
+  '0 10-50/20 * ? * SUN',
+  // hour field drives
+  '0 0 * * * ?',
+  '0 30 1 * * ?',
+  '0 0 1 * * ?',
+  '0 0 2 * * ?',
+  '0 45 */2 * * ?',
+  '0 30 0,1,2,3 * * ?',
+  '0 0 0 * * ?',
+];
+/** Fall-back transitions (instant and length) of a zone between two instants. */
+function fallBacks(zone: string, from: number, to: number): Array<{ at: number; shift: number }> {
+  const z = IANAZone.create(zone);
+  const out: Array<{ at: number; shift: number }> = [];
+  for (let t = from; t < to; t += 3_600_000) {
+    const a = z.offset(t);
+    const b = z.offset(t + 3_600_000);
+    if (b < a) {
+      let at = t;
+      while (z.offset(at) === a) {
+        at += 60_000;
+      }
+      out.push({ at, shift: (a - b) * 60_000 });
+    }
+  }
+  return out;
+}
+const overlapCases: Case[] = [];
+for (const zone of OVERLAP_ZONES) {
+  for (const { at, shift } of fallBacks(zone, Date.UTC(2026, 0, 1), Date.UTC(2028, 0, 1))) {
+    // the first occurrence of the repeated wall times is [at - shift, at), the second [at, at + shift)
+    const offsets = [
+      0,
+      1000,
+      59_000,
+      60_000,
+      shift / 4 + 500,
+      shift / 2,
+      shift / 2 + 1,
+      shift - 60_000,
+      shift - 1000,
+      shift - 1,
+    ];
+    for (const expr of OVERLAP_EXPRS) {
+      for (const first of [true, false]) {
+        for (const o of offsets) {
+          overlapCases.push({ group: 'overlap', expr, zone, after: at - (first ? shift : 0) + o, n: 6 });
+        }
+      }
+      overlapCases.push({ group: 'overlap', expr, zone, after: at - shift - 3_600_000, n: 6 }); // before both
+    }
+  }
+}
+overlapCases.sort((a, b) => (a.expr + a.zone).localeCompare(b.expr + b.zone) || a.after - b.after);
+cases.push(...overlapCases);
+
+// ---------------------------------------------------------------- output
 const input = cases.map((c) => `${c.expr}\t${c.zone}\t${c.after}\t${c.n}`).join('\n') + '\n';
 const out = execFileSync('java', ['-cp', join(dir, 'out'), 'Oracle'], { input, maxBuffer: 1 << 28 })
   .toString()
@@ -174,19 +292,25 @@ const fixtures = cases.map((c, i) => {
   const body = line.slice(3);
   return { ...c, fires: body === '' ? [] : body.split(',').map(Number) };
 });
+// the JVM prints its settings on stderr
+const javaVersion =
+  spawnSync('java', ['-XshowSettings:properties', '-version'])
+    .stderr.toString()
+    .match(/java.version = (\S+)/)?.[1] ?? '?';
 writeFileSync(
   join(__dirname, '..', 'fixtures', 'quartz-oracle.json'),
   JSON.stringify(
     {
-      generatedBy: `Quartz 2.5.2 CronExpression, Java ${
-        execFileSync('java', ['-XshowSettings:properties', '-version'], { stdio: ['ignore', 'pipe', 'pipe'] })
-          .toString()
-          .match(/java.version = (\S+)/)?.[1] ?? '?'
-      }`,
+      generatedBy: `Quartz 2.5.2 CronExpression, Java ${javaVersion}`,
+      clockYear: new Date().getUTCFullYear(),
       cases: fixtures,
     },
     null,
     0,
   ),
 );
-console.log(`wrote ${fixtures.length} cases (${fixtures.filter((f) => 'error' in f).length} rejected by Quartz)`);
+const count = (g: Group): number => fixtures.filter((f) => f.group === g).length;
+console.log(
+  `wrote ${fixtures.length} cases (${fixtures.filter((f) => 'error' in f).length} rejected by Quartz): ` +
+    (['random', 'overlap', 'far', 'lenient'] as Group[]).map((g) => `${g} ${count(g)}`).join(', '),
+);

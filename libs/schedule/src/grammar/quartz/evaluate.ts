@@ -17,6 +17,7 @@
  */
 import type { Budget } from '../../types';
 import {
+  classifyWall,
   daysInMonth,
   fieldsFromWall,
   instantToWall,
@@ -158,6 +159,30 @@ function findSmallestDay(day: number, mon: number, year: number, set: number[]):
     return undefined;
   }
   return smallestDay + lastDay - LAST_DAY_OFFSET_START + 1;
+}
+
+/**
+ * The instant from which Quartz really continues after `afterMs` (see
+ * `CompiledSchedule.equivalentAfter`), or null when no sequence of fire times answers for it.
+ * - getTimeAfter starts from the wall-clock fields of `after + 1 s` (milliseconds cleared), and its
+ *   first field write makes the calendar resolve those fields again: a wall time in the first
+ *   (daylight) occurrence of a repeated hour becomes its standard-time instant, as
+ *   java.util.GregorianCalendar resolves every ambiguous wall time. So `after` there behaves
+ *   exactly like the instant one second before that standard-time instant.
+ * - With `W`, whether the shifted weekday is still found depends on where `after` falls on it
+ *   (its probe also compares sub-second parts), so such expressions are never answered from a
+ *   sequence.
+ */
+export function quartzEquivalentAfter(q: QuartzFields, zone: ZoneOffsets, afterMs: number): number | null {
+  if (q.nearestWeekdays.length > 0) {
+    return null;
+  }
+  if (zone.isUtc) {
+    return afterMs;
+  }
+  const start = Math.floor((afterMs + 1000) / 1000) * 1000;
+  const r = classifyWall(zone, instantToWall(zone, start));
+  return r.kind === 'overlap' && r.instants[0] === start ? r.instants[1] - 1000 : afterMs;
 }
 
 /** Evaluation options. */

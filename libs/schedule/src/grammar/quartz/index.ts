@@ -8,7 +8,7 @@ import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../
 import type { GrammarContext } from '../context';
 import { fieldGapLowerBound } from '../../min-gap';
 import { describeQuartz } from './describe';
-import { quartzTimeAfter } from './evaluate';
+import { quartzEquivalentAfter, quartzTimeAfter } from './evaluate';
 import { parseQuartz, type QuartzFields } from './parse';
 
 export { parseQuartz } from './parse';
@@ -39,6 +39,7 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
     oneOff: false,
     referenceFree: true,
     minGapLowerBoundMs: fieldGapLowerBound(q.seconds, q.minutes, q.hours, zone.isUtc),
+    equivalentAfter: (afterMs: number): number | null => quartzEquivalentAfter(q, zone, afterMs),
     next(after: Date, count: number, budget?: Budget): Date[] {
       const b = budget ?? ctx.budget;
       const out: Date[] = [];
