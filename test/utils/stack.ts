@@ -1,4 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, buildConfig } from '@svc/common';
@@ -63,6 +63,8 @@ export interface Stack {
   stopWorker(): Promise<void>;
   /** Starts the worker as a separate OS process (the built dist/), so a test can SIGKILL it. */
   spawnWorker(): Promise<ChildProcess>;
+  /** Everything the spawned worker processes wrote to stdout and stderr so far. */
+  spawnedWorkerOutput(): string;
   stop(): Promise<void>;
 }
 
@@ -70,16 +72,24 @@ export interface Stack {
  * Assembles the real system for a test file: a fresh migrated PostgreSQL database, the API on an
  * ephemeral loopback port and a Temporal worker on the shared dev server.
  */
-export async function startStack(options: { worker?: boolean; config?: Record<string, unknown> } = {}): Promise<Stack> {
+export async function startStack(
+  options: {
+    worker?: boolean;
+    config?: Record<string, unknown>;
+    /** Log levels of the in-process API (default: errors only). */
+    apiLogLevels?: LogLevel[];
+  } = {},
+): Promise<Stack> {
   const db = await createTestDatabase();
   const config = testConfig(db.url, options.config);
   const dataSource = await createDataSource(db.url).initialize();
   const boot = await bootstrap(dataSource, { slug: 'acme', plan: config.default_plan });
-  const app = await createApp({ config, logLevels: ['error'] });
+  const app = await createApp({ config, logLevels: options.apiLogLevels ?? ['error'] });
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   let worker: INestApplicationContext | null = null;
   const children: ChildProcess[] = [];
+  let spawnedOutput = '';
 
   const stack: Stack = {
     config,
@@ -122,6 +132,7 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
         const timer = setTimeout(() => fail(new Error(`worker did not start: ${output}`)), 30_000);
         const onOutput = (chunk: Buffer) => {
           output += chunk.toString();
+          spawnedOutput += chunk.toString();
           if (output.includes('polling task queue')) {
             clearTimeout(timer);
             ready();
@@ -132,6 +143,9 @@ export async function startStack(options: { worker?: boolean; config?: Record<st
         child.once('exit', (code) => fail(new Error(`worker exited with ${code}: ${output}`)));
       });
       return child;
+    },
+    spawnedWorkerOutput() {
+      return spawnedOutput;
     },
     async stop() {
       for (const child of children) {

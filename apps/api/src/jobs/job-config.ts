@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '@svc/common';
+import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import type { StoredRetryPolicy } from '@svc/persistence';
 import type { RetryDto } from './dto/job-body.dto';
 
@@ -26,6 +26,14 @@ export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined)
     multiplier: patch.multiplier ?? base.multiplier,
     jitter: patch.jitter ?? base.jitter,
   };
+}
+
+/** The retry policy if it is consistent, else `400` (the initial interval above the maximum). */
+export function checkRetry(retry: StoredRetryPolicy): StoredRetryPolicy {
+  if (retry.initial_interval_ms > retry.max_interval_ms) {
+    throw new ValidationFailedError({ 'retry.initial_interval': 'must not exceed retry.max_interval' });
+  }
+  return retry;
 }
 
 export function retryResponse(retry: StoredRetryPolicy) {

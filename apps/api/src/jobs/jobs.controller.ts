@@ -4,11 +4,13 @@ import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
 import { JobsService } from './jobs.service';
+import { SinkTestService } from './sink-test.service';
 
 @Controller('api/v1/jobs')
 export class JobsController {
   constructor(
     private readonly jobs: JobsService,
+    private readonly sinkTests: SinkTestService,
     private readonly idempotency: IdempotencyService,
   ) {}
 
@@ -71,5 +73,29 @@ export class JobsController {
     return this.idempotency.execute(auth, `POST /api/v1/jobs/${id}/trigger`, key, {}, () =>
       this.jobs.trigger(auth, id),
     );
+  }
+
+  /** One real request to an unsaved job body's sink, validated like a create; records nothing. */
+  @Post('test')
+  @HttpCode(200)
+  @Scopes('jobs:write')
+  testConfig(@Auth() auth: AuthContext, @Body() body: CreateJobDto) {
+    return this.sinkTests.testConfig(auth, body);
+  }
+
+  /** One real request to the job's sink, signed and sent like a delivery; records nothing. */
+  @Post(':id/test')
+  @HttpCode(200)
+  @Scopes('jobs:write')
+  test(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
+    return this.sinkTests.testJob(auth, id);
+  }
+
+  /** A new signing secret, shown in this response only; the old one signs too for 24 hours. */
+  @Post(':id/rotate-signing-secret')
+  @HttpCode(200)
+  @Scopes('jobs:write')
+  rotateSigningSecret(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
+    return this.jobs.rotateSigningSecret(auth, id);
   }
 }

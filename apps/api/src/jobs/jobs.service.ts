@@ -14,13 +14,13 @@ import {
   UnavailableError,
   ValidationFailedError,
 } from '@svc/common';
-import { generateSigningSecret } from '@svc/delivery';
+import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
 import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
-import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
 import { JobScheduleValidator, ValidatedSchedule } from './job-schedule.validator';
 import { JobResponse, toJobResponse } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
@@ -52,7 +52,7 @@ export class JobsService {
     const plan = await this.planOf(auth.workspaceId);
     const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
     const sinkConfig = this.sinks.validate(dto.sink);
-    const retry = this.checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
+    const retry = checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
     const signingSecret = dto.sink.kind === 'webhook' ? generateSigningSecret() : undefined;
 
     const job = Object.assign(new JobEntity(), {
@@ -166,7 +166,7 @@ export class JobsService {
         job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
       }
       if (dto.retry !== undefined) {
-        job.retry = this.checkRetry(mergeRetry(job.retry, dto.retry));
+        job.retry = checkRetry(mergeRetry(job.retry, dto.retry));
       }
       if (dto.timeout !== undefined) {
         job.timeoutMs = parseDuration(dto.timeout)!;
@@ -281,6 +281,41 @@ export class JobsService {
     return { run_id: runId };
   }
 
+  /**
+   * A new signing secret for a webhook job (spec: Jobs → rotate-signing-secret; Signature 5): it
+   * signs from the next request on, and the secret it replaces keeps signing beside it for 24
+   * hours (`rotateSigningSecrets`). The new secret is in this response only; the audit entry
+   * records when the old one stops, never a secret. The job's `version` is unchanged: its
+   * schedule and queued occurrences are untouched.
+   */
+  async rotateSigningSecret(auth: AuthContext, id: string): Promise<JobResponse> {
+    const now = new Date();
+    const signingSecret = generateSigningSecret();
+    const rotated = await this.transactions.run(async (manager) => {
+      const job = await this.jobs.getWithSigningSecretsForUpdate(auth.workspaceId, id, manager);
+      if (!job) {
+        throw new NotFoundError('Job');
+      }
+      if (job.sinkKind !== 'webhook') {
+        throw new ConflictError(`Only webhook jobs have a signing secret; this job's sink is ${job.sinkKind}`);
+      }
+      const secrets = rotateSigningSecrets(job.signingSecrets, signingSecret, now.getTime());
+      await this.jobs.setSigningSecrets(auth.workspaceId, id, secrets, manager);
+      await this.audit.insert(
+        auth.workspaceId,
+        {
+          actor: auth.actor,
+          action: 'job.rotate_signing_secret',
+          target: id,
+          details: { previous_secret_expires_at: secrets[1]?.expires_at ?? null, signing_secrets: secrets.length },
+        },
+        manager,
+      );
+      return (await this.jobs.getById(auth.workspaceId, id, manager))!;
+    });
+    return toJobResponse(rotated, { nextRunAt: this.nextRuns(rotated, now, 1)[0] ?? null, signingSecret });
+  }
+
   private async transition(
     auth: AuthContext,
     id: string,
@@ -311,13 +346,6 @@ export class JobsService {
     } catch {
       return [];
     }
-  }
-
-  private checkRetry(retry: JobEntity['retry']): JobEntity['retry'] {
-    if (retry.initial_interval_ms > retry.max_interval_ms) {
-      throw new ValidationFailedError({ 'retry.initial_interval': 'must not exceed retry.max_interval' });
-    }
-    return retry;
   }
 
   private planOf(workspaceId: string): Promise<PlanLimits> {

@@ -19,5 +19,7 @@ import { SecretsService } from './secrets.service';
       useFactory: (config: AppConfig) => secretsCipherFromConfig(config),
     },
   ],
+  // The job module's sink tests decrypt `{{secret.NAME}}` at send time with the same cipher.
+  exports: [SecretsCipher],
 })
 export class SecretsModule {}

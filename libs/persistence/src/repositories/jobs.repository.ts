@@ -1,5 +1,5 @@
 import { Brackets, DataSource, EntityManager } from 'typeorm';
-import { JobEntity, type JobState } from '../entities/job.entity';
+import { JobEntity, type JobState, type StoredSigningSecret } from '../entities/job.entity';
 import { returnedRows } from './query-result';
 
 export interface JobListFilter {
@@ -124,6 +124,43 @@ export class JobsRepository {
   /** The same, with the signing secrets in the same read (delivery must not see a half-deleted job). */
   async findWithSecretsUnscoped(id: string): Promise<JobEntity | null> {
     return this.repo().createQueryBuilder('job').addSelect('job.signingSecrets').where('job.id = :id', { id }).getOne();
+  }
+
+  /** A job of the workspace with its signing secrets (sink tests sign like deliveries). */
+  async getWithSigningSecrets(workspaceId: string, id: string): Promise<JobEntity | null> {
+    return this.repo()
+      .createQueryBuilder('job')
+      .addSelect('job.signingSecrets')
+      .where('job.workspaceId = :workspaceId AND job.id = :id', { workspaceId, id })
+      .getOne();
+  }
+
+  /** The same, locked until `manager`'s transaction ends (signing-secret rotation). */
+  async getWithSigningSecretsForUpdate(
+    workspaceId: string,
+    id: string,
+    manager: EntityManager,
+  ): Promise<JobEntity | null> {
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('job')
+      .addSelect('job.signingSecrets')
+      .setLock('pessimistic_write')
+      .where('job.workspaceId = :workspaceId AND job.id = :id', { workspaceId, id })
+      .getOne();
+  }
+
+  /** Replaces the job's signing secrets (and moves `updated_at`); nothing else changes. */
+  async setSigningSecrets(
+    workspaceId: string,
+    id: string,
+    secrets: StoredSigningSecret[],
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE jobs SET signing_secrets = $3::jsonb, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, JSON.stringify(secrets)],
+    );
   }
 
   /**

@@ -18,6 +18,16 @@ describe('route table', () => {
       );
     });
 
+    it('should route sink tests and signing-secret rotation under jobs:write (decisions.md → Scopes)', () => {
+      const issue9 = ['/api/v1/jobs/test', '/api/v1/jobs/:id/test', '/api/v1/jobs/:id/rotate-signing-secret'];
+      expect(
+        issue9.map((path) => {
+          const route = routes.find((r) => r.method === 'POST' && r.path === path);
+          return [path, route?.public, route?.requirement];
+        }),
+      ).toEqual(issue9.map((path) => [path, false, ['jobs:write']]));
+    });
+
     // Adding a route forces a decision (decisions.md → Scopes): @Public(), @Scopes(…) or @AnyKey().
     it('should declare a scope requirement on every authenticated route', () => {
       const undeclared = routes.filter((r) => !r.public && r.requirement === undefined);

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { newId, NotFoundError, parseDuration } from '@svc/common';
+import { generateSigningSecret, type Sink, toSink } from '@svc/delivery';
+import { JobsRepository, type StoredSigningSecret, Transactions } from '@svc/persistence';
+import { JobLifecycle, SinkSender } from '@svc/scheduling';
+import type { AuthContext } from '../common/auth/auth.decorators';
+import { CreateJobDto } from './dto/job-body.dto';
+import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import { JobScheduleValidator } from './job-schedule.validator';
+import { type SinkTestResponse, toSinkTestResponse } from './sink-test.mapper';
+import { SinkTemplateChecker } from './sink-templates.checker';
+import { SinkValidator } from './sink.validator';
+
+/**
+ * Sink tests (spec: Jobs → `POST /jobs/{id}/test`, `POST /jobs/test`; Events → Sink test): one
+ * real request, sent synchronously by the same code as a delivery attempt (`SinkSender`: the
+ * job's timeout, the server's network rules, signing, `{{secret.NAME}}` decrypted at send time).
+ *
+ * Nothing is written: no run, no attempt, no usage, no audit entry, no counter. The request's
+ * `webhook-id` / `Idempotency-Key` is a fresh `run_` id that names no run, its attempt is 0, its
+ * `scheduled_at` and `fired_at` are now, and it carries `Svc-Test: true`.
+ */
+@Injectable()
+export class SinkTestService {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly transactions: Transactions,
+    private readonly lifecycle: JobLifecycle,
+    private readonly schedules: JobScheduleValidator,
+    private readonly sinks: SinkValidator,
+    private readonly templates: SinkTemplateChecker,
+    private readonly sender: SinkSender,
+  ) {}
+
+  /** A saved job's sink, signed with the job's signing secrets (both during a rotation overlap). */
+  async testJob(auth: AuthContext, id: string): Promise<SinkTestResponse> {
+    const job = await this.jobs.getWithSigningSecrets(auth.workspaceId, id);
+    const sink = job ? toSink(job.sinkKind, job.sinkConfig) : null;
+    if (!job || !sink) {
+      throw new NotFoundError('Job');
+    }
+    return this.send(auth.workspaceId, sink, { id: job.id, name: job.name }, job.signingSecrets, job.timeoutMs);
+  }
+
+  /**
+   * An unsaved job body, validated exactly as `POST /jobs` validates it (schedule with the plan's
+   * minimum interval, sink, retry, templates and the secrets they name) but saved nowhere. Its
+   * `Svc-Job-Id` is a fresh `job_` id, and it is signed with a one-time secret that is not kept:
+   * to test a receiver's signature check, create the job and use `POST /jobs/{id}/test`.
+   */
+  async testConfig(auth: AuthContext, dto: CreateJobDto): Promise<SinkTestResponse> {
+    const now = new Date();
+    const plan = await this.lifecycle.planOf(auth.workspaceId);
+    this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
+    const sinkConfig = this.sinks.validate(dto.sink);
+    checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
+    await this.transactions.run((manager) =>
+      this.templates.check(auth.workspaceId, dto.sink.kind, sinkConfig, manager),
+    );
+    const sink = toSink(dto.sink.kind, sinkConfig)!;
+    const timeoutMs = dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS;
+    const oneTimeSecret = { secret: generateSigningSecret(), expires_at: null };
+    return this.send(
+      auth.workspaceId,
+      sink,
+      { id: newId('job', now.getTime()), name: dto.name },
+      [oneTimeSecret],
+      timeoutMs,
+    );
+  }
+
+  private async send(
+    workspaceId: string,
+    sink: Sink,
+    job: { id: string; name: string },
+    signingSecrets: StoredSigningSecret[],
+    timeoutMs: number,
+  ): Promise<SinkTestResponse> {
+    const now = Date.now();
+    const result = await this.sender.send({
+      workspaceId,
+      sink,
+      run: { id: newId('run', now), scheduledAt: new Date(now), attempt: 0 },
+      job,
+      signingSecrets,
+      nowMs: now,
+      timeoutMs,
+      test: true,
+    });
+    return toSinkTestResponse(result);
+  }
+}
