@@ -2,7 +2,14 @@
 // Temporal, test/e2e/*.e2e-spec.ts drive the assembled API and worker over real connections.
 const fs = require('node:fs');
 const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
-const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }],
+  // ESM-only packages (openid-client and its dependencies) become CommonJS like our sources;
+  // Node itself loads them with require(esm), which jest's module system does not implement.
+  '^.+\\.js$': ['@swc/jest', { ...swc, swcrc: false, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } }],
+};
+const ESM_PACKAGES = ['openid-client', 'oauth4webapi', 'jose'];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 const moduleNameMapper = {
   '^@svc/common$': '<rootDir>/libs/common/src',
   '^@svc/common/(.*)$': '<rootDir>/libs/common/src/$1',
@@ -21,7 +28,14 @@ const moduleNameMapper = {
 const testPathIgnorePatterns = process.env.RECORD_HISTORIES
   ? ['/node_modules/']
   : ['/node_modules/', 'record-histories'];
-const common = { transform, moduleNameMapper, testPathIgnorePatterns, testEnvironment: 'node', rootDir: __dirname };
+const common = {
+  transform,
+  transformIgnorePatterns,
+  moduleNameMapper,
+  testPathIgnorePatterns,
+  testEnvironment: 'node',
+  rootDir: __dirname,
+};
 module.exports = {
   testTimeout: 60_000,
   projects: [

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
+import { AuthModule } from './auth/auth.module';
 import { ApiRateLimitHook } from './common/api-rate-limit.hook';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ConfigModule } from './config/config.module';
@@ -38,6 +39,7 @@ export class AppModule {
         AuditLogModule,
         UsageModule,
         StatsModule,
+        AuthModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],
     };

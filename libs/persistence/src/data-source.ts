@@ -11,6 +11,7 @@ import {
   MembershipEntity,
   RunEntity,
   SecretEntity,
+  SessionEntity,
   UsageCounterEntity,
   UserEntity,
   WorkspaceEntity,
@@ -19,6 +20,7 @@ import { InitialSchema1763769600000 } from './migrations/1763769600000-InitialSc
 import { RunStatsIndexAuditRetention1795382633773 } from './migrations/1795382633773-RunStatsIndexAuditRetention';
 import { RunsAwaitingFirstAttemptIndex1795400000000 } from './migrations/1795400000000-RunsAwaitingFirstAttemptIndex';
 import { RateLimitWindows1795400000001 } from './migrations/1795400000001-RateLimitWindows';
+import { Sessions1795400000100 } from './migrations/1795400000100-Sessions';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -34,6 +36,7 @@ export const ALL_ENTITIES = [
   AuditLogEntity,
   UsageCounterEntity,
   IdempotencyRecordEntity,
+  SessionEntity,
 ];
 
 /** In order. Listed explicitly (no globs) so the same list works from sources and from dist. */
@@ -42,6 +45,7 @@ export const ALL_MIGRATIONS = [
   RunStatsIndexAuditRetention1795382633773,
   RunsAwaitingFirstAttemptIndex1795400000000,
   RateLimitWindows1795400000001,
+  Sessions1795400000100,
 ];
 
 /** Table recording applied migrations. */

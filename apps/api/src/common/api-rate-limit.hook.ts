@@ -4,6 +4,7 @@ import type { AppConfig } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
 import { RateLimitsRepository } from '@svc/persistence';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hashSessionToken, readCookie, SESSION_COOKIE } from '../auth/session-cookie';
 import { APP_CONFIG } from '../config/config.module';
 import { rateLimitKey } from '../schedules/schedule-endpoint.hooks';
 import { bearerToken } from './auth/auth.decorators';
@@ -22,8 +23,8 @@ const API_PREFIX = '/api/v1/';
  *   `/api/v1/`. Public routes (health, features) carry no headers; the schedule endpoints have
  *   their own per-IP limiter (schedule-endpoint.hooks.ts).
  * - Bucket: the SHA-256 of the presented bearer token (the stored key hash, so one bucket per
- *   key without a database read; refused requests never reach the key lookup), or the peer
- *   address when no bearer token is sent.
+ *   key without a database read; refused requests never reach the key lookup), else that of the
+ *   session cookie's token (one bucket per session), else the peer address.
  */
 @Injectable()
 export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
@@ -67,7 +68,12 @@ export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
         return done();
       }
       const token = bearerToken(request.headers.authorization);
-      const bucket = token ? `key:${hashApiKey(token)}` : `ip:${rateLimitKey(request, trustProxy)}`;
+      const session = token ? null : readCookie(request.headers.cookie, SESSION_COOKIE);
+      const bucket = token
+        ? `key:${hashApiKey(token)}`
+        : session
+          ? `session:${hashSessionToken(session)}`
+          : `ip:${rateLimitKey(request, trustProxy)}`;
       applyRateLimit(limiter, bucket, reply, done);
     });
   }

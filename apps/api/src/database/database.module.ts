@@ -12,6 +12,8 @@ import {
   Transactions,
   DatabaseProbe,
   RateLimitsRepository,
+  SessionsRepository,
+  UsersRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -30,6 +32,8 @@ const REPOSITORIES = [
   Transactions,
   DatabaseProbe,
   RateLimitsRepository,
+  UsersRepository,
+  SessionsRepository,
 ];
 
 @Injectable()

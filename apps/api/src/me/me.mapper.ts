@@ -7,7 +7,7 @@ export interface MeWorkspace {
 
 /**
  * `GET /api/v1/me` in decisions.md's shape: `{user, key, workspaces, csrf_token?}`. `csrf_token`
- * appears only for cookie sessions, which this server does not offer yet.
+ * appears only for cookie sessions (added by MeService and the sign-in responses).
  */
 export function toMeResponse(input: { user: UserEntity | null; key: ApiKeyEntity | null; workspaces: MeWorkspace[] }) {
   return {
@@ -25,4 +25,4 @@ export function toMeResponse(input: { user: UserEntity | null; key: ApiKeyEntity
   };
 }
 
-export type MeResponse = ReturnType<typeof toMeResponse>;
+export type MeResponse = ReturnType<typeof toMeResponse> & { csrf_token?: string };

@@ -48,7 +48,19 @@ export interface AppConfig {
   plans: Record<string, PlanLimits>;
   default_plan: string;
   runs: { store_success_bodies: boolean };
-  auth: { dev_login: boolean; providers: string[] };
+  /**
+   * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), generic OIDC
+   * (`providers` lists `oidc` when configured), session lifetime, and where a first-time user
+   * lands: `join_workspace` (slug) with `join_role`, else a workspace of their own as owner.
+   */
+  auth: {
+    dev_login: boolean;
+    providers: string[];
+    session_ttl_ms: number;
+    join_workspace: string | null;
+    join_role: 'owner' | 'admin' | 'member';
+    oidc: { issuer: string; client_id: string; client_secret: string | null; scopes: string } | null;
+  };
   /**
    * `encryption_key`: 32 bytes (base64 or hex) under which workspace secrets are encrypted at
    * rest; null when unset (the API refuses to start then, see `secretsCipherFromConfig`).
@@ -113,6 +125,12 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['METRICS_WORKER_PORT', 'metrics.worker_port'],
   ['METRICS_TEMPORAL_SDK_PORT', 'metrics.temporal_sdk_port'],
   ['AUTH_DEV_LOGIN', 'auth.dev_login'],
+  ['AUTH_SESSION_TTL', 'auth.session_ttl'],
+  ['AUTH_JOIN_WORKSPACE', 'auth.join_workspace'],
+  ['AUTH_JOIN_ROLE', 'auth.join_role'],
+  ['AUTH_OIDC_ISSUER', 'auth.oidc.issuer'],
+  ['AUTH_OIDC_CLIENT_ID', 'auth.oidc.client_id'],
+  ['AUTH_OIDC_CLIENT_SECRET', 'auth.oidc.client_secret'],
   ['SECRETS_ENCRYPTION_KEY', 'secrets.encryption_key'],
   ['AUDIT_RETENTION', 'audit.retention'],
   ['SVC_VERSION', 'version'],
@@ -279,6 +297,31 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     problems.push('scheduler.prepare_ahead: expected at most 10s');
   }
 
+  const authConfig = (): AppConfig['auth'] => {
+    const issuer = str('auth.oidc.issuer', '');
+    const clientId = str('auth.oidc.client_id', '');
+    if (issuer && (!clientId || !/^https?:\/\//.test(issuer))) {
+      problems.push('auth.oidc: expected an http(s) issuer URL and a client_id');
+    }
+    const oidc =
+      issuer && clientId
+        ? {
+            issuer,
+            client_id: clientId,
+            client_secret: str('auth.oidc.client_secret', '') || null,
+            scopes: str('auth.oidc.scopes', 'openid email profile'),
+          }
+        : null;
+    return {
+      dev_login: bool('auth.dev_login', false),
+      providers: oidc ? ['oidc'] : [],
+      session_ttl_ms: duration('auth.session_ttl', 7 * 86_400_000),
+      join_workspace: str('auth.join_workspace', '') || null,
+      join_role: oneOf('auth.join_role', ['owner', 'admin', 'member'] as const, 'member'),
+      oidc,
+    };
+  };
+
   const config: AppConfig = {
     mode,
     service_name: str('service_name', 'svc-scheduler'),
@@ -322,7 +365,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     plans,
     default_plan: defaultPlan,
     runs: { store_success_bodies: bool('runs.store_success_bodies', false) },
-    auth: { dev_login: bool('auth.dev_login', false), providers: [] },
+    auth: authConfig(),
     secrets: { encryption_key: secretsKey || null },
     audit: { retention_ms: auditRetention },
     metrics: {

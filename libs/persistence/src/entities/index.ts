@@ -12,3 +12,4 @@ export * from './audit-log.entity';
 export * from './usage-counter.entity';
 export * from './idempotency-record.entity';
 export * from './json';
+export * from './session.entity';

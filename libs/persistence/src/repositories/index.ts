@@ -8,3 +8,5 @@ export * from './secrets.repository';
 export * from './stats.repository';
 export * from './transactions';
 export * from './rate-limits.repository';
+export * from './users.repository';
+export * from './sessions.repository';

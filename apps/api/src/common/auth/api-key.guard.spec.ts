@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError } from '@svc/common';
+import { DomainError, UnauthorizedError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
 import type { ActiveApiKey, ApiKeysRepository, Transactions } from '@svc/persistence';
+import type { SessionsService } from '../../auth/sessions.service';
 import { hasScope, ApiKeyGuard } from './api-key.guard';
 import { AnyKey, type AuthContext, Public, Scopes } from './auth.decorators';
 
@@ -54,6 +55,7 @@ function guardWith(active: { scopes: string[]; suspended?: boolean } | null) {
     new Reflector(),
     { connected: true } as Transactions,
     repository as unknown as ApiKeysRepository,
+    {} as SessionsService,
   );
   return { guard, repository, touched };
 }
@@ -101,6 +103,7 @@ describe('ApiKeyGuard', () => {
     expect(first.request.auth).toEqual({
       workspaceId: 'ws_1',
       keyId: 'key_1',
+      userId: null,
       scopes: ['jobs:read'],
       suspended: false,
       actor: 'key:key_1',
@@ -137,6 +140,77 @@ describe('ApiKeyGuard', () => {
     const { guard } = guardWith({ scopes: ['*'], suspended: true });
     expect((await call(guard, 'remove', 'DELETE')).code).toBe('workspace_suspended');
     expect((await call(guard, 'read')).allowed).toBe(true);
+  });
+});
+
+describe('ApiKeyGuard with a session cookie', () => {
+  function sessionGuard(scopes: string[]) {
+    const sessions = {
+      authenticate: jest.fn(async (token: string, workspace: string | undefined): Promise<AuthContext> => {
+        if (token !== 'good-token') {
+          throw new UnauthorizedError('Invalid or expired session; sign in again');
+        }
+        return {
+          workspaceId: workspace ?? 'ws_first',
+          keyId: null,
+          userId: 'usr_1',
+          scopes,
+          suspended: false,
+          actor: 'user:usr_1',
+          csrfToken: 'csrf-1',
+        };
+      }),
+    };
+    const guard = new ApiKeyGuard(
+      new Reflector(),
+      { connected: true } as Transactions,
+      { findActiveByHash: jest.fn(), touchLastUsed: jest.fn() } as unknown as ApiKeysRepository,
+      sessions as unknown as SessionsService,
+    );
+    return { guard, sessions };
+  }
+
+  function callWithCookie(guard: ApiKeyGuard, handler: keyof ThingsController, method: string, headers: object) {
+    const request = { method, headers, routeOptions: { url: `/things/${handler}` } } as { auth?: AuthContext };
+    const context = {
+      getHandler: () => ThingsController.prototype[handler],
+      getClass: () => ThingsController,
+      switchToHttp: () => ({ getRequest: () => request }),
+    } as unknown as ExecutionContext;
+    return guard.canActivate(context).then(
+      () => ({ code: null as string | null, auth: request.auth }),
+      (err: DomainError) => ({ code: err.body.code as string | null, auth: request.auth }),
+    );
+  }
+
+  it('should authenticate the cookie with the Svc-Workspace header and allow reads without a CSRF token', async () => {
+    const { guard, sessions } = sessionGuard(['jobs:write', 'runs:read']);
+    const read = await callWithCookie(guard, 'read', 'GET', {
+      cookie: 'svc_session=good-token',
+      'svc-workspace': 'ws_2',
+    });
+    expect(read).toEqual({ code: null, auth: expect.objectContaining({ workspaceId: 'ws_2', actor: 'user:usr_1' }) });
+    expect(sessions.authenticate).toHaveBeenCalledWith('good-token', 'ws_2');
+  });
+
+  it('should refuse cookie mutations without the right X-CSRF-Token (403) and accept them with it', async () => {
+    const { guard } = sessionGuard(['*']);
+    const cookie = 'svc_session=good-token';
+    expect((await callWithCookie(guard, 'remove', 'DELETE', { cookie })).code).toBe('forbidden');
+    expect((await callWithCookie(guard, 'remove', 'DELETE', { cookie, 'x-csrf-token': 'csrf-2' })).code).toBe(
+      'forbidden',
+    );
+    expect((await callWithCookie(guard, 'remove', 'DELETE', { cookie, 'x-csrf-token': 'csrf-1' })).code).toBeNull();
+  });
+
+  it('should apply the role scopes, answer 401 for an unknown session, and prefer a bearer key', async () => {
+    const { guard, sessions } = sessionGuard(['jobs:write', 'runs:read']);
+    expect((await callWithCookie(guard, 'admin', 'GET', { cookie: 'svc_session=good-token' })).code).toBe('forbidden');
+    expect((await callWithCookie(guard, 'read', 'GET', { cookie: 'svc_session=stale' })).code).toBe('unauthorized');
+    expect((await callWithCookie(guard, 'read', 'GET', {})).code).toBe('unauthorized');
+    sessions.authenticate.mockClear();
+    await callWithCookie(guard, 'read', 'GET', { cookie: 'svc_session=good-token', authorization: 'Bearer sjs_x' });
+    expect(sessions.authenticate).not.toHaveBeenCalled();
   });
 });
 

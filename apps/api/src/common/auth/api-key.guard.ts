@@ -4,6 +4,8 @@ import { ForbiddenError, UnauthorizedError, UnavailableError, WorkspaceSuspended
 import { hashApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS, Transactions } from '@svc/persistence';
 import type { FastifyRequest } from 'fastify';
+import { csrfMatches, readCookie, SESSION_COOKIE } from '../../auth/session-cookie';
+import { SessionsService } from '../../auth/sessions.service';
 import {
   ANY_KEY,
   type AuthContext,
@@ -19,11 +21,12 @@ const IMPLIED: Partial<Record<string, Scope[]>> = { 'jobs:write': ['jobs:read'] 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * `Authorization: Bearer <key>` → workspace context, then the route's scope requirement and the
- * workspace's suspension.
+ * `Authorization: Bearer <key>`, else the dashboard's `svc_session` cookie → workspace context,
+ * then the route's scope requirement and the workspace's suspension.
  *
  * - Keys are looked up by SHA-256 hash on every request, with no cache, so a revoked key stops
- *   working on the very next request (spec → Authentication 6).
+ *   working on the very next request (spec → Authentication 6). Sessions likewise (sign-out and
+ *   expiry take effect at once); a session's scopes are its membership role's (scopesOfRole).
  * - A route must declare `@Scopes(…)` or `@AnyKey()`; one that declares neither is refused for
  *   every key (fail closed), and `route-table.spec.ts` catches it before it ships.
  * - The rate limit and its headers are applied earlier, in `ApiRateLimitHook`, so that every
@@ -37,6 +40,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly transactions: Transactions,
     private readonly apiKeys: ApiKeysRepository,
+    private readonly sessions: SessionsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -46,26 +50,15 @@ export class ApiKeyGuard implements CanActivate {
     }
     const request = context.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
     const token = bearerToken(request.headers.authorization);
-    if (!token) {
-      throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
+    const sessionToken = token ? null : readCookie(request.headers.cookie, SESSION_COOKIE);
+    if (!token && !sessionToken) {
+      throw new UnauthorizedError('Missing credentials: send Authorization: Bearer <key>, or sign in');
     }
     if (!this.transactions.connected) {
       throw new UnavailableError('Database unavailable; retry');
     }
-    const active = await this.apiKeys.findActiveByHash(hashApiKey(token));
-    if (!active) {
-      throw new UnauthorizedError('Invalid or revoked API key');
-    }
-    const { key, workspace } = active;
-    const auth: AuthContext = {
-      workspaceId: key.workspaceId,
-      keyId: key.id,
-      scopes: key.scopes,
-      suspended: workspace.suspendedAt !== null,
-      actor: `key:${key.id}`,
-    };
+    const auth = token ? await this.authenticateKey(token) : await this.authenticateSession(request, sessionToken!);
     request.auth = auth;
-    this.touch(key.id, key.lastUsedAt);
 
     const required = this.reflector.getAllAndOverride<ScopeRequirement | undefined>(REQUIRED_SCOPES, targets);
     if (required === undefined) {
@@ -73,12 +66,47 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenError('This route declares no scope; no key may call it');
     }
     if (!hasScope(auth.scopes, required)) {
-      throw new ForbiddenError(`This key lacks the scope ${(required as Scope[]).join(' or ')}`);
+      throw new ForbiddenError(
+        auth.keyId
+          ? `This key lacks the scope ${(required as Scope[]).join(' or ')}`
+          : 'Your role in this workspace does not allow this request',
+      );
     }
     if (auth.suspended && MUTATING.has(request.method)) {
       throw new WorkspaceSuspendedError();
     }
     return true;
+  }
+
+  private async authenticateKey(token: string): Promise<AuthContext> {
+    const active = await this.apiKeys.findActiveByHash(hashApiKey(token));
+    if (!active) {
+      throw new UnauthorizedError('Invalid or revoked API key');
+    }
+    const { key, workspace } = active;
+    this.touch(key.id, key.lastUsedAt);
+    return {
+      workspaceId: key.workspaceId,
+      keyId: key.id,
+      userId: null,
+      scopes: key.scopes,
+      suspended: workspace.suspendedAt !== null,
+      actor: `key:${key.id}`,
+    };
+  }
+
+  /**
+   * Cookie sessions (spec → Authentication 4): the workspace comes from `Svc-Workspace`, and a
+   * request that changes data must carry the session's `X-CSRF-Token` (403 without it): a
+   * cross-site page can make the browser send the cookie, but cannot read the token.
+   */
+  private async authenticateSession(request: FastifyRequest, sessionToken: string): Promise<AuthContext> {
+    const workspace = request.headers['svc-workspace'];
+    const auth = await this.sessions.authenticate(sessionToken, typeof workspace === 'string' ? workspace : undefined);
+    if (MUTATING.has(request.method) && !csrfMatches(request.headers['x-csrf-token'], auth.csrfToken!)) {
+      throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
+    }
+    return auth;
   }
 
   /**

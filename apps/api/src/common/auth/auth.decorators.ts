@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { readCookie, SESSION_COOKIE } from '../../auth/session-cookie';
 
 /** The key scopes of the spec (Authentication → 3). */
 export const SCOPES = ['*', 'jobs:read', 'jobs:write', 'runs:read'] as const;
@@ -12,14 +13,20 @@ export type Scope = (typeof SCOPES)[number];
 export type ScopeRequirement = readonly Scope[] | typeof ANY_KEY;
 export const ANY_KEY = 'any_key';
 
-/** What a request is authenticated as; set by ApiKeyGuard. */
+/** What a request is authenticated as (an API key or a dashboard session); set by ApiKeyGuard. */
 export interface AuthContext {
   workspaceId: string;
-  keyId: string;
+  /** The API key; null for a session. */
+  keyId: string | null;
+  /** The signed-in user; null for an API key. */
+  userId: string | null;
+  /** A key's scopes, or those of the session user's membership role (scopesOfRole). */
   scopes: string[];
   suspended: boolean;
-  /** `key:<id>` for audit entries. */
+  /** `key:<id>` or `user:<id>` for audit entries. */
   actor: string;
+  /** Sessions only: the value `X-CSRF-Token` must carry on mutations (`GET /me` hands it out). */
+  csrfToken?: string;
 }
 
 export const PUBLIC_ROUTE = 'svc:public';
@@ -51,9 +58,11 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 }
 
 /**
- * The credential the request was made with (the API key as sent). Only for deriving a key that
- * seals a one-time secret to its caller (api-keys idempotent replay); never store or log it.
+ * The credential the request was made with (the API key as sent, else the session cookie's
+ * token). Only for deriving a key that seals a one-time secret to its caller (api-keys
+ * idempotent replay); never store or log it.
  */
 export const Credential = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
-  return bearerToken(ctx.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers.authorization) ?? '';
+  const { headers } = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
+  return bearerToken(headers.authorization) ?? readCookie(headers.cookie, SESSION_COOKIE) ?? '';
 });

@@ -1,0 +1,141 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { type AppConfig, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../common/auth/auth.decorators';
+import { APP_CONFIG } from '../config/config.module';
+import { toMeResponse } from '../me/me.mapper';
+import { DevLoginDto } from './dto/dev-login.dto';
+import { OIDC_FLOW_TTL_SECONDS, type OidcFlow, OidcService } from './oidc.service';
+import {
+  csrfMatches,
+  csrfTokenFor,
+  OIDC_FLOW_COOKIE,
+  readCookie,
+  serializeCookie,
+  SESSION_COOKIE,
+} from './session-cookie';
+import { type SignedIn, SessionsService } from './sessions.service';
+
+const OIDC_FLOW_PATH = '/api/v1/auth/oidc';
+
+/**
+ * Dashboard sign-in and sign-out (decisions.md → Sessions). These routes are public: they are how
+ * a browser gets a session. Each sign-in answers like `GET /me`, `csrf_token` included, and sets
+ * the `svc_session` cookie (HttpOnly, SameSite=Lax, Secure on https).
+ */
+@Public()
+@Controller('api/v1/auth')
+export class AuthController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sessions: SessionsService,
+    private readonly oidc: OidcService,
+  ) {}
+
+  /** Development sign-in by email alone; `404` unless `auth.dev_login` is on. */
+  @Post('dev-login')
+  @HttpCode(200)
+  async devLogin(
+    @Body() body: DevLoginDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    if (!this.config.auth.dev_login) {
+      throw new NotFoundError('Dev login (off on this server)');
+    }
+    return this.respond(await this.sessions.signIn({ email: body.email, name: body.name }, 'dev'), request, reply);
+  }
+
+  /**
+   * Ends the cookie's session and clears the cookie; `204` also without a session. With a valid
+   * session the request must carry its `X-CSRF-Token` (403 otherwise), like every mutation.
+   */
+  @Post('logout')
+  @HttpCode(204)
+  async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    if (token && (await this.sessions.userOf(token))) {
+      if (!csrfMatches(request.headers['x-csrf-token'], csrfTokenFor(token))) {
+        throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
+      }
+      await this.sessions.signOut(token);
+    }
+    void reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure: this.secure(request) }));
+  }
+
+  /**
+   * Starts an OIDC sign-in: answers the provider's authorization URL (the dashboard navigates to
+   * it) and keeps state, nonce and the PKCE verifier in a short-lived HttpOnly cookie.
+   */
+  @Post('oidc/start')
+  @HttpCode(200)
+  async oidcStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { url, flow } = await this.oidc.start();
+    const value = Buffer.from(JSON.stringify(flow)).toString('base64url');
+    void reply.header(
+      'Set-Cookie',
+      serializeCookie(OIDC_FLOW_COOKIE, value, {
+        maxAge: OIDC_FLOW_TTL_SECONDS,
+        secure: this.secure(request),
+        path: OIDC_FLOW_PATH,
+      }),
+    );
+    return { authorization_url: url };
+  }
+
+  /**
+   * Where the provider sends the browser back: completes the flow, signs the user in, and answers
+   * a small page that continues to the dashboard (a page rather than a redirect, so the session
+   * cookie is set on a same-site response).
+   */
+  @Get('oidc/callback')
+  async oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const flow = parseFlow(readCookie(request.headers.cookie, OIDC_FLOW_COOKIE));
+    if (!flow) {
+      throw new ValidationFailedError({ state: 'no sign-in in progress in this browser; start again' });
+    }
+    const callback = new URL(request.url, this.oidc.redirectUri());
+    const identity = await this.oidc.finish(callback, flow);
+    const signedIn = await this.sessions.signIn(identity, 'oidc');
+    const secure = this.secure(request);
+    void reply.header('Set-Cookie', [
+      serializeCookie(OIDC_FLOW_COOKIE, '', { maxAge: 0, secure, path: OIDC_FLOW_PATH }),
+      this.sessionCookie(signedIn, secure),
+    ]);
+    void reply.header('Content-Type', 'text/html; charset=utf-8');
+    void reply.header('Cache-Control', 'no-store');
+    return '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/"><title>Signed in</title><p><a href="/">Continue to the dashboard</a></p>';
+  }
+
+  private respond(signedIn: SignedIn, request: FastifyRequest, reply: FastifyReply) {
+    void reply.header('Set-Cookie', this.sessionCookie(signedIn, this.secure(request)));
+    void reply.header('Cache-Control', 'no-store');
+    return {
+      ...toMeResponse({ user: signedIn.user, key: null, workspaces: signedIn.memberships }),
+      csrf_token: signedIn.csrfToken,
+    };
+  }
+
+  private sessionCookie(signedIn: SignedIn, secure: boolean): string {
+    return serializeCookie(SESSION_COOKIE, signedIn.token, { maxAge: signedIn.maxAgeSeconds, secure });
+  }
+
+  /** Secure cookies when the server is reached over https (its public URL, or the request itself). */
+  private secure(request: FastifyRequest): boolean {
+    return this.config.public_url.startsWith('https:') || request.protocol === 'https';
+  }
+}
+
+function parseFlow(value: string | null): OidcFlow | null {
+  if (!value) {
+    return null;
+  }
+  try {
+    const flow = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<OidcFlow>;
+    return typeof flow.state === 'string' && typeof flow.nonce === 'string' && typeof flow.verifier === 'string'
+      ? (flow as OidcFlow)
+      : null;
+  } catch {
+    return null;
+  }
+}
