@@ -6,6 +6,7 @@ import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiRateLimitHook } from './common/api-rate-limit.hook';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { OpenApiModule } from './common/openapi/openapi.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -40,6 +41,7 @@ export class AppModule {
         UsageModule,
         StatsModule,
         AuthModule,
+        OpenApiModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],
     };

@@ -8,10 +8,23 @@ import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { trackRoutes } from './common/openapi/fastify-routes';
+import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
 import { createValidationPipe } from './common/validation';
 
 const ONE_MIB = 1024 * 1024;
 const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
+
+/** `/metrics` in the OpenAPI document (a plain Fastify route, so its description sits here). */
+const METRICS_DOC: FastifyRouteDoc = {
+  operationId: 'metrics.get',
+  tag: 'health',
+  summary: 'Prometheus metrics: requests and latency by method, route and status',
+  public: true,
+  responses: {
+    200: { description: 'Prometheus text exposition format', schema: { type: 'string' }, contentType: 'text/plain' },
+  },
+};
 
 export interface CreateAppOptions {
   config?: AppConfig;
@@ -34,6 +47,7 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics):
     },
   });
   const fastify = adapter.getInstance();
+  trackRoutes(fastify); // before any route: the OpenAPI document lists every route registered
   // A callback hook, not an async one: it runs on every request, and a promise per request costs.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-ID', request.id);
@@ -51,7 +65,7 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics):
       metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
       done();
     });
-    fastify.get('/metrics', async (_request, reply) => {
+    fastify.get('/metrics', { config: { openapi: METRICS_DOC } }, async (_request, reply) => {
       void reply.header('Content-Type', metrics.registry.contentType);
       return metrics.registry.metrics();
     });

@@ -3,6 +3,8 @@ import { Auth, type AuthContext, Credential, Scopes } from '../common/auth/auth.
 import { ApiKeyIdPipe } from '../common/id-param.pipe';
 import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { API_KEY_PAGE_SCHEMA, CREATED_API_KEY_SCHEMA } from './api-key-response.schema';
 
 /** Keys need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/api-keys')
@@ -12,6 +14,7 @@ export class ApiKeysController {
   /** Keys of the workspace, newest first, revoked ones included; prefix only, never the key. */
   @Get()
   @Scopes('*')
+  @ApiOperation('List the workspace’s API keys, newest first', { 200: API_KEY_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListApiKeysQueryDto) {
     return this.keys.list(auth, query);
   }
@@ -19,6 +22,7 @@ export class ApiKeysController {
   /** `201` with the full `key`, shown this once. `Idempotency-Key` replays the same key to its caller. */
   @Post()
   @Scopes('*')
+  @ApiOperation('Create an API key; the full key is in this response only', { 201: CREATED_API_KEY_SCHEMA })
   create(
     @Auth() auth: AuthContext,
     @Body() body: CreateApiKeyDto,
@@ -32,6 +36,7 @@ export class ApiKeysController {
   @Delete(':id')
   @HttpCode(204)
   @Scopes('*')
+  @ApiOperation('Revoke an API key; it stops working on the next request', { 204: null })
   async revoke(@Auth() auth: AuthContext, @Param('id', ApiKeyIdPipe) id: string): Promise<void> {
     await this.keys.revoke(auth, id);
   }

@@ -2,6 +2,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
 import { AuditLogService } from './audit-log.service';
 import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { AUDIT_ENTRY_PAGE_SCHEMA } from './audit-entry-response.schema';
 
 /** The workspace's audit log; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/audit-log')
@@ -11,6 +13,7 @@ export class AuditLogController {
   /** Entries newest first (ties by id), filtered by `action`, `actor`, `target`, `from`, `to`. */
   @Get()
   @Scopes('*')
+  @ApiOperation('Audit log entries, newest first', { 200: AUDIT_ENTRY_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListAuditLogQueryDto) {
     return this.auditLog.list(auth, query);
   }

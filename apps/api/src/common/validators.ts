@@ -8,6 +8,7 @@ export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?:
       name: 'isDuration',
       target: target.constructor,
       propertyName,
+      constraints: [minMs, maxMs],
       options: {
         message: `must be a duration such as 30s or 1h30m, between ${minMs / 1000}s and ${maxMs / 1000}s`,
         ...options,
@@ -51,6 +52,7 @@ export function MaxBytes(max: number, options?: ValidationOptions) {
       name: 'maxBytes',
       target: target.constructor,
       propertyName,
+      constraints: [max],
       options: { message: `must be at most ${max} bytes`, ...options },
       validator: {
         validate(value: unknown) {

@@ -4,6 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { HealthService } from './health.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { FEATURES_SCHEMA, HEALTH_SCHEMA, READINESS_SCHEMA, VERSION_SCHEMA } from './health-response.schema';
 
 @Public()
 @Controller()
@@ -15,12 +17,17 @@ export class HealthController {
 
   /** Liveness: 200 while the process runs. */
   @Get('healthz')
+  @ApiOperation('Liveness: 200 while the process runs', { 200: HEALTH_SCHEMA })
   healthz() {
     return { status: 'ok' };
   }
 
   /** Readiness: 200 when PostgreSQL is writable and Temporal and a worker answer; else 503. */
   @Get('readyz')
+  @ApiOperation('Readiness: 200 when PostgreSQL, Temporal and a worker answer; else 503', {
+    200: { description: 'Ready', schema: READINESS_SCHEMA },
+    503: { description: 'Not ready; the breakdown says why', schema: READINESS_SCHEMA },
+  })
   async readyz(@Res({ passthrough: true }) reply: FastifyReply) {
     const { ready, ...breakdown } = await this.health.readiness();
     void reply.status(ready ? 200 : 503);
@@ -28,6 +35,7 @@ export class HealthController {
   }
 
   @Get('version')
+  @ApiOperation('Version, commit and build date of the server', { 200: VERSION_SCHEMA })
   version() {
     const { version, commit, build_date } = this.config;
     return { version, commit, build_date, edition: 'oss' };
@@ -35,6 +43,7 @@ export class HealthController {
 
   /** Public server features; never secrets or client ids. Clients may cache it for a minute. */
   @Get('api/v1/features')
+  @ApiOperation('Public server features; cacheable for a minute', { 200: FEATURES_SCHEMA })
   features(@Res({ passthrough: true }) reply: FastifyReply) {
     void reply.header('Cache-Control', 'public, max-age=60');
     return {

@@ -51,7 +51,8 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     ...(extras.nextRuns ? { next_runs: extras.nextRuns.map((d) => d.toISOString()) } : {}),
     ...(extras.stats24h ? { stats_24h: extras.stats24h } : {}),
     last_run_at: iso(job.lastRunAt),
-    last_run_status: job.lastRunStatus,
+    // `?? null`: a job built for insert (create answers from it) has no last_run_status property.
+    last_run_status: job.lastRunStatus ?? null,
     version: job.version,
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),

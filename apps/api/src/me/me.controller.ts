@@ -1,6 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
 import { MeService } from './me.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ME_SCHEMA } from './me-response.schema';
 
 @Controller('api/v1/me')
 export class MeController {
@@ -9,6 +11,7 @@ export class MeController {
   /** The caller and its workspaces; any valid key may read it (decisions.md → Scopes). */
   @Get()
   @AnyKey()
+  @ApiOperation('The caller: its key and workspaces', { 200: ME_SCHEMA })
   get(@Auth() auth: AuthContext) {
     return this.me.me(auth);
   }

@@ -4,6 +4,8 @@ import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
 import { RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { RUN_PAGE_SCHEMA, RUN_SCHEMA } from './run-response.schema';
 
 @Controller('api/v1')
 export class RunsController {
@@ -14,18 +16,21 @@ export class RunsController {
 
   @Get('jobs/:id/runs')
   @Scopes('runs:read')
+  @ApiOperation('Runs of a job, newest first', { 200: RUN_PAGE_SCHEMA })
   listForJob(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Query() query: ListJobRunsQueryDto) {
     return this.runs.listForJob(auth, id, query);
   }
 
   @Get('runs')
   @Scopes('runs:read')
+  @ApiOperation('Runs of the workspace, newest first', { 200: RUN_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListRunsQueryDto) {
     return this.runs.list(auth, query);
   }
 
   @Get('runs/:id')
   @Scopes('runs:read')
+  @ApiOperation('A run with its attempts', { 200: RUN_SCHEMA })
   get(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
     return this.runs.get(auth, id);
   }
@@ -34,6 +39,7 @@ export class RunsController {
   @Post('runs/:id/retry')
   @HttpCode(202)
   @Scopes('jobs:write')
+  @ApiOperation('Retry a failed run once (coalesced per occurrence)', { 202: RUN_SCHEMA })
   retry(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
     return this.retries.retry(auth, id);
   }

@@ -36,13 +36,14 @@ const validateProperties = {
 
 // Strict on purpose: no coercion ("5" is not a count), no silently dropped unknown fields.
 const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false });
-const checkValidateBody = ajv.compile<ValidateScheduleBody>({
+/** JSON schemas of the two bodies (also their request bodies in the OpenAPI document). */
+export const VALIDATE_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['expr'],
   properties: validateProperties,
-});
-const checkPreviewBody = ajv.compile<PreviewScheduleBody>({
+};
+export const PREVIEW_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['expr'],
@@ -51,7 +52,9 @@ const checkPreviewBody = ajv.compile<PreviewScheduleBody>({
     count: { type: ['integer', 'null'], minimum: MIN_PREVIEW_COUNT, maximum: MAX_PREVIEW_COUNT },
     after: { type: ['string', 'null'] },
   },
-});
+};
+const checkValidateBody = ajv.compile<ValidateScheduleBody>(VALIDATE_BODY_SCHEMA);
+const checkPreviewBody = ajv.compile<PreviewScheduleBody>(PREVIEW_BODY_SCHEMA);
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 

@@ -6,7 +6,7 @@
  */
 const KIND_DETECTED = { type: 'string', enum: ['natural', 'quartz', 'cron', 'rrule'] } as const;
 
-const SCHEDULE_ERROR = {
+export const SCHEDULE_ERROR_SCHEMA = {
   type: 'object',
   required: ['kind', 'position', 'length', 'message', 'suggestion'],
   properties: {
@@ -26,7 +26,7 @@ export const VALIDATE_RESPONSE_SCHEMA = {
     kind_detected: KIND_DETECTED,
     canonical: { type: 'string' },
     description: { type: 'string' },
-    errors: { type: 'array', items: SCHEDULE_ERROR },
+    errors: { type: 'array', items: SCHEDULE_ERROR_SCHEMA },
   },
 } as const;
 

@@ -11,6 +11,9 @@ const NAME_RULE = 'must match [A-Za-z_][A-Za-z0-9_]{0,63}: a letter or _, then u
  */
 @Injectable()
 export class SecretNamePipe implements PipeTransform<string, string> {
+  /** The parameter in the OpenAPI document. */
+  readonly jsonSchema = { type: 'string', pattern: SECRET_NAME_PATTERN.source };
+
   constructor(private readonly onInvalid: 'validation_failed' | 'not_found') {}
 
   transform(value: string): string {

@@ -4,6 +4,8 @@ import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
 import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe';
 import { SecretsService } from './secrets.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { SECRET_PAGE_SCHEMA, SECRET_SCHEMA } from './secret-response.schema';
 
 /** Workspace secrets for `{{secret.NAME}}` templates; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/secrets')
@@ -13,6 +15,7 @@ export class SecretsController {
   /** Names with `created_at` and `updated_at`, by name; never a value. */
   @Get()
   @Scopes('*')
+  @ApiOperation('List secret names; never a value', { 200: SECRET_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListSecretsQueryDto) {
     return this.secrets.list(auth, query);
   }
@@ -20,6 +23,10 @@ export class SecretsController {
   /** `201` when created, `200` when replaced; body `{name, created_at, updated_at}`. */
   @Put(':name')
   @Scopes('*')
+  @ApiOperation('Create (201) or replace (200) a secret', {
+    200: { description: 'Replaced', schema: SECRET_SCHEMA },
+    201: { description: 'Created', schema: SECRET_SCHEMA },
+  })
   async put(
     @Auth() auth: AuthContext,
     @Param('name', SecretNameToWritePipe) name: string,
@@ -35,6 +42,7 @@ export class SecretsController {
   @Delete(':name')
   @HttpCode(204)
   @Scopes('*')
+  @ApiOperation('Delete a secret (409 while a job references it)', { 204: null })
   async remove(@Auth() auth: AuthContext, @Param('name', SecretNameToFindPipe) name: string): Promise<void> {
     await this.secrets.remove(auth, name);
   }

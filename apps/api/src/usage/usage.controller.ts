@@ -1,6 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
 import { UsageService } from './usage.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { USAGE_SCHEMA } from './usage-response.schema';
 
 @Controller('api/v1/usage')
 export class UsageController {
@@ -9,6 +11,7 @@ export class UsageController {
   /** This UTC month's run count against the plan's limit; any valid key (decisions.md → Scopes). */
   @Get()
   @AnyKey()
+  @ApiOperation('This UTC month’s run count against the plan’s limit', { 200: USAGE_SCHEMA })
   get(@Auth() auth: AuthContext) {
     return this.usage.get(auth);
   }

@@ -3,6 +3,8 @@ import { AnyKey, Auth, type AuthContext, Scopes } from '../common/auth/auth.deco
 import { WorkspaceIdPipe } from '../common/id-param.pipe';
 import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { WorkspacesService } from './workspaces.service';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { WORKSPACE_SCHEMA } from './workspace-response.schema';
 
 @Controller('api/v1/workspaces')
 export class WorkspacesController {
@@ -11,6 +13,7 @@ export class WorkspacesController {
   /** Any valid key may read its own workspace (decisions.md → Scopes); other ids are 404. */
   @Get(':ws')
   @AnyKey()
+  @ApiOperation('The caller’s workspace (any other id is 404)', { 200: WORKSPACE_SCHEMA })
   get(@Auth() auth: AuthContext, @Param('ws', WorkspaceIdPipe) id: string) {
     return this.workspaces.get(auth, id);
   }
@@ -18,6 +21,7 @@ export class WorkspacesController {
   /** `name` and/or `slug`; needs a full-access key. Answers the updated workspace. */
   @Patch(':ws')
   @Scopes('*')
+  @ApiOperation('Rename the workspace or change its slug', { 200: WORKSPACE_SCHEMA })
   update(@Auth() auth: AuthContext, @Param('ws', WorkspaceIdPipe) id: string, @Body() body: UpdateWorkspaceDto) {
     return this.workspaces.update(auth, id, body);
   }

@@ -3,18 +3,20 @@
  * maps them to the spec's envelope `{error: {code, message, fields?, errors?, limit?, value?}}`.
  * No framework imports here.
  */
-export type ErrorCode =
-  | 'validation_failed'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'limit_exceeded'
-  | 'workspace_suspended'
-  | 'not_found'
-  | 'conflict'
-  | 'idempotency_conflict'
-  | 'rate_limited'
-  | 'internal'
-  | 'unavailable';
+export const ERROR_CODES = [
+  'validation_failed',
+  'unauthorized',
+  'forbidden',
+  'limit_exceeded',
+  'workspace_suspended',
+  'not_found',
+  'conflict',
+  'idempotency_conflict',
+  'rate_limited',
+  'internal',
+  'unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorBody {
   code: ErrorCode;

@@ -73,6 +73,8 @@ describe('route table', () => {
           public: false,
           requirement: ['jobs:read'],
           handler: 'ThingsController.list',
+          controller: ThingsController,
+          methodName: 'list',
         },
         {
           method: 'POST',
@@ -80,6 +82,8 @@ describe('route table', () => {
           public: false,
           requirement: ['jobs:write'],
           handler: 'ThingsController.poke',
+          controller: ThingsController,
+          methodName: 'poke',
         },
         {
           method: 'GET',
@@ -87,10 +91,20 @@ describe('route table', () => {
           public: false,
           requirement: 'any_key',
           handler: 'ThingsController.mine',
+          controller: ThingsController,
+          methodName: 'mine',
         },
       ]);
       expect(routesOfController(OpenController)).toEqual([
-        { method: 'GET', path: '/ping', public: true, requirement: undefined, handler: 'OpenController.ping' },
+        {
+          method: 'GET',
+          path: '/ping',
+          public: true,
+          requirement: undefined,
+          handler: 'OpenController.ping',
+          controller: OpenController,
+          methodName: 'ping',
+        },
       ]);
     });
   });

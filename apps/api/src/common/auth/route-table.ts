@@ -14,6 +14,9 @@ export interface RouteInfo {
   requirement: ScopeRequirement | undefined;
   /** `JobsController.create`, for messages. */
   handler: string;
+  /** The controller class and its method, for reading the handler's other metadata (OpenAPI). */
+  controller: Type;
+  methodName: string;
 }
 
 type ModuleRef = Type | DynamicModule | Promise<DynamicModule> | { forwardRef: () => Type };
@@ -63,6 +66,8 @@ export function routesOfController(controller: Type): RouteInfo[] {
             public: metadataOf<boolean>(PUBLIC_ROUTE, handler, controller) === true,
             requirement: metadataOf<ScopeRequirement>(REQUIRED_SCOPES, handler, controller),
             handler: `${controller.name}.${name}`,
+            controller,
+            methodName: name,
           });
         }
       }

@@ -1,0 +1,484 @@
+import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import type { Type } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { ANY_KEY, type ScopeRequirement } from '../auth/auth.decorators';
+import type { RouteInfo } from '../auth/route-table';
+import { ERROR_SCHEMA } from './error-schema';
+import type { RegisteredRoute } from './fastify-routes';
+import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
+import { API_OPERATION, type ApiOperationDoc, type FastifyRouteDoc, type ResponseDoc } from './openapi.decorators';
+import { type JsonSchema, schemaName } from './schema';
+
+export interface OpenApiInput {
+  /** Every route the server registered (fastify-routes.ts): what the document must cover. */
+  routes: readonly RegisteredRoute[];
+  /** Nest's routes with their controller metadata (route-table.ts). */
+  nestRoutes: readonly RouteInfo[];
+  version: string;
+  /** The server's own URL (`public_url`). */
+  serverUrl: string;
+  /** Whether the authenticated API and the schedule endpoints send `RateLimit-*` headers (limit > 0). */
+  rateLimits: { api: boolean; schedules: boolean };
+}
+
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema> } & Record<string, unknown>;
+};
+
+type Operation = Record<string, unknown> & {
+  operationId: string;
+  responses: Record<string, Record<string, unknown>>;
+};
+
+/** A parameter of `@Param`/`@Query`/`@Headers` as Nest's route-arguments metadata records it. */
+interface RouteArg {
+  index: number;
+  data?: string;
+  pipes?: unknown[];
+}
+
+const JSON_TYPE = 'application/json';
+
+/** Headers every response carries, and the rate-limit ones of limited routes (spec → Errors, Limits). */
+const HEADERS = {
+  XRequestId: {
+    description: 'The request id: the client’s `X-Request-ID` when well-formed, else a new UUID.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  RateLimitLimit: {
+    description: 'Requests allowed per window.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the current window.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RateLimitReset: {
+    description: 'Seconds until the window resets.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+const PARAMETERS = {
+  RequestId: {
+    name: 'X-Request-ID',
+    in: 'header',
+    required: false,
+    description:
+      'Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one.',
+    schema: { type: 'string' },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Replays the first successful response for the same key and body within 24 hours; another body is `409 idempotency_conflict`.',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  },
+};
+
+/** Descriptions of the paging parameters every list endpoint shares (spec → Endpoints). */
+const QUERY_DESCRIPTIONS: Record<string, string> = {
+  limit: 'Page size: default 50, maximum 200.',
+  cursor: 'The `next_cursor` of the previous page.',
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: '`validation_failed`: `error.fields` names each bad input.',
+  401: '`unauthorized`: missing, invalid or revoked API key.',
+  403: '`forbidden` (scope), `workspace_suspended` or `limit_exceeded`.',
+  404: '`not_found`: no such resource in this workspace.',
+  429: '`rate_limited` (wait for `Retry-After`) or `limit_exceeded`.',
+  503: '`unavailable`: a dependency is down; retry.',
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  jobs: 'Scheduled jobs: a schedule, a sink and policies.',
+  runs: 'Occurrences of jobs and their attempts.',
+  schedules: 'Schedule validation and preview; no authentication.',
+  me: 'The caller.',
+  workspaces: 'The caller’s workspace.',
+  'api-keys': 'API keys of the workspace.',
+  secrets: 'Write-only values for `{{secret.NAME}}` templates.',
+  'audit-log': 'Who changed what, kept 30 days.',
+  usage: 'The monthly run counter.',
+  stats: 'The workspace at a glance.',
+  health: 'Liveness, readiness, version and server features; no authentication.',
+  'open-api': 'This document.',
+};
+
+function kebab(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** `/api/v1/jobs/:id` → `/api/v1/jobs/{id}`. */
+export function openApiPath(fastifyUrl: string): string {
+  return fastifyUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function pathParamNames(fastifyUrl: string): string[] {
+  return [...fastifyUrl.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+}
+
+function scopeText(requirement: ScopeRequirement | undefined): string {
+  if (requirement === ANY_KEY) {
+    return 'Any valid API key.';
+  }
+  if (!requirement) {
+    return 'No key may call it (the route declares no scope).';
+  }
+  return `Needs an API key with scope ${requirement.map((s) => `\`${s}\``).join(' or ')} (\`*\` always suffices).`;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the running server from what it actually registered:
+ * - paths and methods: Fastify's own route list (every route, Nest's and plain Fastify ones);
+ * - parameters and request bodies: each Nest handler's `@Param`/`@Query`/`@Headers`/`@Body`, with
+ *   the class-validator DTOs converted to JSON Schema (dto-schemas.ts) and path parameters
+ *   described by their pipes (`jsonSchema`);
+ * - success responses: `@ApiOperation` on the handler (or `config.openapi` of a Fastify route);
+ * - security, error responses and headers: from `@Public`/`@Scopes`/`@AnyKey` and the server's
+ *   rate-limit configuration.
+ * Deterministic: the same server gives byte-identical output.
+ */
+export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
+  const dtos = new DtoSchemas();
+  const components: Record<string, JsonSchema> = {};
+  const nestByRoute = new Map(input.nestRoutes.map((r) => [`${r.method} ${r.path}`, r]));
+  const paths: Record<string, Record<string, Operation>> = {};
+  const tags = new Set<string>();
+
+  const hoist = (schema: JsonSchema | null): JsonSchema | null => (schema ? hoistSchema(schema, components) : null);
+
+  const routes = [...input.routes]
+    .filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS')
+    .sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method));
+  for (const route of routes) {
+    const nest = nestByRoute.get(`${route.method} ${route.url}`);
+    const operation = nest
+      ? nestOperation(nest, dtos, hoist, input)
+      : fastifyOperation(route, route.config.openapi as FastifyRouteDoc | undefined, hoist, input);
+    tags.add((operation.tags as string[])[0]);
+    const path = openApiPath(route.url);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation;
+  }
+  addLinks(paths, components);
+
+  for (const [name, schema] of dtos.components()) {
+    components[name] = schema;
+  }
+  components.Error = hoistSchema(ERROR_SCHEMA, components, true);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Scheduled Job Service API',
+      version: input.version,
+      description:
+        'Durable scheduled jobs: signed webhooks at every occurrence, retries, runs and attempts. ' +
+        'Generated at start-up from the server’s own routes, DTOs and response schemas.',
+    },
+    servers: [{ url: input.serverUrl }],
+    security: [{ ApiKey: [] }],
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'sjs_<40 characters>',
+          description: 'An API key of the workspace: `Authorization: Bearer sjs_…` (spec → Authentication).',
+        },
+      },
+      parameters: PARAMETERS,
+      headers: HEADERS,
+      schemas: sortKeys(components),
+    },
+  };
+}
+
+/** Replaces `named()` schemas (at any depth) with `$ref`s and records them as components. */
+function hoistSchema(schema: JsonSchema, components: Record<string, JsonSchema>, root = false): JsonSchema {
+  const name = schemaName(schema);
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) {
+      return value.map(walk);
+    }
+    if (value && typeof value === 'object') {
+      return hoistSchema(value as JsonSchema, components);
+    }
+    return value;
+  };
+  if (name && !root) {
+    if (!components[name]) {
+      components[name] = {}; // placeholder against cycles
+      components[name] = hoistSchema(schema, components, true);
+    }
+    return { $ref: `${SCHEMA_REF_PREFIX}${name}` };
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, walk(value)]));
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function nestOperation(
+  route: RouteInfo,
+  dtos: DtoSchemas,
+  hoist: (schema: JsonSchema | null) => JsonSchema | null,
+  input: OpenApiInput,
+): Operation {
+  const { controller, methodName } = route;
+  const handler = (controller.prototype as Record<string, object>)[methodName];
+  const doc = Reflect.getMetadata(API_OPERATION, handler) as ApiOperationDoc | undefined;
+  const tag = kebab(controller.name.replace(/Controller$/, ''));
+  const parameters: unknown[] = [];
+  let requestBody: unknown;
+
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, methodName) ?? []) as Type[];
+  const pathParams = new Map<string, JsonSchema>(pathParamNames(route.path).map((n) => [n, { type: 'string' }]));
+  for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
+    const kind = Number(key.split(':')[0]) as RouteParamtypes;
+    const type = types[arg.index];
+    if (kind === RouteParamtypes.PARAM && arg.data) {
+      const described = (arg.pipes ?? []).find((p) => (p as { jsonSchema?: JsonSchema }).jsonSchema) as
+        { jsonSchema: JsonSchema } | undefined;
+      pathParams.set(arg.data, described ? described.jsonSchema : { type: 'string' });
+    } else if (kind === RouteParamtypes.QUERY) {
+      parameters.push(...queryParameters(arg, type, dtos));
+    } else if (kind === RouteParamtypes.HEADERS && arg.data) {
+      parameters.push(
+        arg.data.toLowerCase() === 'idempotency-key'
+          ? { $ref: '#/components/parameters/IdempotencyKey' }
+          : { name: arg.data, in: 'header', required: false, schema: { type: 'string' } },
+      );
+    } else if (kind === RouteParamtypes.BODY) {
+      const schema = isDto(type) ? dtos.ref(type) : { type: 'object' };
+      requestBody = { required: true, content: { [JSON_TYPE]: { schema } } };
+    }
+  }
+  const pathParameters = [...pathParams].map(([name, schema]) => ({ name, in: 'path', required: true, schema }));
+  const httpCode = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
+  const defaultStatus = httpCode ?? (route.method === 'POST' ? 201 : 200);
+  const hasInput = parameters.length > 0 || requestBody !== undefined || pathParameters.length > 0;
+
+  return {
+    operationId: `${tag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}.${methodName}`,
+    tags: [tag],
+    summary: doc?.summary ?? `${route.method} ${route.path}`,
+    description: [doc?.description, route.public ? 'No authentication.' : scopeText(route.requirement)]
+      .filter(Boolean)
+      .join('\n\n'),
+    ...(route.public ? { security: [] } : { 'x-scopes': route.requirement === ANY_KEY ? [] : route.requirement }),
+    parameters: [...pathParameters, ...parameters, { $ref: '#/components/parameters/RequestId' }],
+    ...(requestBody ? { requestBody } : {}),
+    responses: responses(doc?.responses ?? { [defaultStatus]: { type: 'object' } }, hoist, {
+      authenticated: !route.public,
+      rateLimited: !route.public && input.rateLimits.api,
+      hasInput,
+      hasPathParams: pathParameters.length > 0,
+    }),
+  };
+}
+
+function fastifyOperation(
+  route: RegisteredRoute,
+  doc: FastifyRouteDoc | undefined,
+  hoist: (schema: JsonSchema | null) => JsonSchema | null,
+  input: OpenApiInput,
+): Operation {
+  const pathParameters = pathParamNames(route.url).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const isPublic = doc?.public ?? false;
+  return {
+    operationId: doc?.operationId ?? `${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+/g, '_')}`,
+    tags: [doc?.tag ?? 'other'],
+    summary: doc?.summary ?? `${route.method} ${route.url}`,
+    ...(doc?.description ? { description: doc.description } : {}),
+    ...(isPublic ? { security: [] } : {}),
+    parameters: [...pathParameters, { $ref: '#/components/parameters/RequestId' }],
+    ...(doc?.requestBody
+      ? { requestBody: { required: true, content: { [JSON_TYPE]: { schema: hoist(doc.requestBody) } } } }
+      : {}),
+    responses: responses(doc?.responses ?? { 200: { type: 'object' } }, hoist, {
+      authenticated: !isPublic,
+      rateLimited: doc?.rateLimit !== undefined && input.rateLimits[doc.rateLimit],
+      hasInput: doc?.requestBody !== undefined || pathParameters.length > 0,
+      hasPathParams: pathParameters.length > 0,
+    }),
+  };
+}
+
+function queryParameters(arg: RouteArg, type: Type | undefined, dtos: DtoSchemas): unknown[] {
+  if (arg.data) {
+    return [{ name: arg.data, in: 'query', required: false, schema: { type: 'string' } }];
+  }
+  if (!isDto(type)) {
+    return [];
+  }
+  const schema = dtos.schemaOf(type);
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    ...(QUERY_DESCRIPTIONS[name] && !property.description ? { description: QUERY_DESCRIPTIONS[name] } : {}),
+    schema: withoutNull(property),
+  }));
+}
+
+/** A query string cannot carry JSON null: `@IsOptional()`'s null only means "may be omitted" here. */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  const out = { ...schema };
+  if (Array.isArray(out.type)) {
+    const types = (out.type as string[]).filter((t) => t !== 'null');
+    out.type = types.length === 1 ? types[0] : types;
+  }
+  if (Array.isArray(out.enum)) {
+    out.enum = (out.enum as unknown[]).filter((v) => v !== null);
+  }
+  if (Array.isArray(out.anyOf)) {
+    const rest = (out.anyOf as JsonSchema[]).filter((s) => s.type !== 'null');
+    delete out.anyOf;
+    return rest.length === 1 ? { ...out, ...rest[0] } : { ...out, anyOf: rest };
+  }
+  return out;
+}
+
+const NOT_DTOS: unknown[] = [String, Number, Boolean, Array, Object, undefined];
+function isDto(type: unknown): type is Type {
+  return typeof type === 'function' && !NOT_DTOS.includes(type);
+}
+
+interface ResponseContext {
+  authenticated: boolean;
+  rateLimited: boolean;
+  hasInput: boolean;
+  hasPathParams: boolean;
+}
+
+function responses(
+  declared: Record<number, ResponseDoc>,
+  hoist: (schema: JsonSchema | null) => JsonSchema | null,
+  ctx: ResponseContext,
+): Record<string, Record<string, unknown>> {
+  const headers: Record<string, unknown> = { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' } };
+  if (ctx.rateLimited) {
+    headers['RateLimit-Limit'] = { $ref: '#/components/headers/RateLimitLimit' };
+    headers['RateLimit-Remaining'] = { $ref: '#/components/headers/RateLimitRemaining' };
+    headers['RateLimit-Reset'] = { $ref: '#/components/headers/RateLimitReset' };
+  }
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [status, doc] of Object.entries(declared)) {
+    const { description, schema, contentType } = normalize(doc, Number(status));
+    out[status] = {
+      description,
+      headers,
+      ...(schema ? { content: { [contentType]: { schema: hoist(schema) } } } : {}),
+    };
+  }
+  const errors: number[] = [];
+  if (ctx.hasInput) {
+    errors.push(400);
+  }
+  if (ctx.authenticated) {
+    errors.push(401, 403);
+  }
+  if (ctx.hasPathParams) {
+    errors.push(404);
+  }
+  if (ctx.rateLimited) {
+    errors.push(429);
+  }
+  if (ctx.authenticated) {
+    errors.push(503);
+  }
+  const error = { content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMA_REF_PREFIX}Error` } } } };
+  for (const status of errors) {
+    if (!out[status]) {
+      const extra = status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {};
+      out[status] = { description: ERROR_DESCRIPTIONS[status], headers: { ...headers, ...extra }, ...error };
+    }
+  }
+  out.default = { description: 'Any other error, in the error envelope (spec → Errors).', headers, ...error };
+  return out;
+}
+
+function normalize(
+  doc: ResponseDoc,
+  status: number,
+): { description: string; schema: JsonSchema | null; contentType: string } {
+  const fallback = STATUS_CODES[status] ?? 'Response';
+  if (doc && typeof doc.description === 'string' && 'schema' in doc) {
+    const full = doc as { description: string; schema: JsonSchema | null; contentType?: string };
+    return { description: full.description, schema: full.schema, contentType: full.contentType ?? JSON_TYPE };
+  }
+  return { description: fallback, schema: doc as JsonSchema | null, contentType: JSON_TYPE };
+}
+
+/**
+ * OpenAPI links for stateful testing and clients: the `id` a create (POST on a collection)
+ * answers feeds every operation on `<collection>/{param}…`, and a `run_id` feeds `/runs/{id}…`.
+ */
+function addLinks(paths: Record<string, Record<string, Operation>>, components: Record<string, JsonSchema>): void {
+  const resolve = (schema: unknown): JsonSchema | undefined => {
+    const ref = (schema as { $ref?: string } | undefined)?.$ref;
+    return ref ? components[ref.slice(SCHEMA_REF_PREFIX.length)] : (schema as JsonSchema | undefined);
+  };
+  const targets = (prefix: string) =>
+    Object.entries(paths)
+      .filter(([path]) => path.startsWith(`${prefix}/{`))
+      .flatMap(([path, ops]) => {
+        const param = /^\/\{([^}]+)\}/.exec(path.slice(prefix.length))?.[1];
+        return param ? Object.values(ops).map((op) => ({ op, param })) : [];
+      });
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const op of Object.values(ops)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^2\d\d$/.test(status)) {
+          continue;
+        }
+        const content = response.content as Record<string, { schema: unknown }> | undefined;
+        const properties = (resolve(content?.[JSON_TYPE]?.schema)?.properties ?? {}) as Record<string, unknown>;
+        const links: Record<string, unknown> = {};
+        const sources: Array<[string, string]> = [];
+        if ('id' in properties && ops === paths[path] && op === ops.post && !path.includes('{')) {
+          sources.push([path, '$response.body#/id']);
+        }
+        if ('run_id' in properties) {
+          sources.push(['/api/v1/runs', '$response.body#/run_id']);
+        }
+        for (const [prefix, expression] of sources) {
+          for (const { op: target, param } of targets(prefix)) {
+            links[target.operationId.replace(/[^A-Za-z0-9_.-]/g, '_')] = {
+              operationId: target.operationId,
+              parameters: { [param]: expression },
+            };
+          }
+        }
+        if (Object.keys(links).length > 0) {
+          response.links = links;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { arrayOf, boolean, enumOf, named, nullable, object, string, timestamp } from '../common/openapi/schema';
+
+export const HEALTH_SCHEMA = named('Health', object({ status: enumOf(['ok']) }));
+
+/** `/readyz`: the same body with `200` (ready) and `503` (not ready). */
+export const READINESS_SCHEMA = named(
+  'Readiness',
+  object({
+    status: enumOf(['ready', 'unavailable']),
+    dispatcher: enumOf(['starting', 'active', 'standby', 'stopped']),
+    queue: boolean,
+    heartbeat: nullable(timestamp),
+    writer_backpressure: boolean,
+    sqlite_writable: { ...boolean, description: 'Kept for the spec: PostgreSQL accepts writes here.' },
+    database_writable: boolean,
+    temporal: boolean,
+  }),
+);
+
+export const VERSION_SCHEMA = named(
+  'Version',
+  object({ version: string, commit: string, build_date: string, edition: enumOf(['oss']) }),
+);
+
+export const FEATURES_SCHEMA = named(
+  'Features',
+  object({
+    public_url: string,
+    auth: object({ providers: arrayOf(string), dev_login: boolean }),
+    sinks: object({ webhook: boolean, command: boolean }),
+  }),
+);

@@ -1,0 +1,99 @@
+import { ATTEMPT_OUTCOMES, JOB_STATES, RUN_STATUSES } from '@svc/persistence';
+import {
+  anyObject,
+  arrayOf,
+  enumOf,
+  idOf,
+  integer,
+  named,
+  nullable,
+  number,
+  object,
+  pageOf,
+  string,
+  timestamp,
+} from '../common/openapi/schema';
+import { BACKOFFS, MISFIRE_POLICIES, OVERLAP_POLICIES, SINK_KINDS } from './dto/job-body.dto';
+
+const duration = { type: 'string', description: 'Normalized duration, e.g. `30s`, `1h30m`' };
+
+/** The spec's job object, as `toJobResponse` (jobs.mapper.ts) builds it. */
+export const JOB_SCHEMA = named(
+  'Job',
+  object(
+    {
+      id: idOf('job'),
+      name: string,
+      description: string,
+      tags: arrayOf(string),
+      schedule: object({
+        expr: string,
+        kind: enumOf(['natural', 'quartz', 'cron', 'rrule']),
+        canonical: string,
+        description: string,
+        timezone: string,
+        starts_at: nullable(timestamp),
+        ends_at: nullable(timestamp),
+        count: nullable(integer),
+      }),
+      sink: object({ kind: enumOf(SINK_KINDS), config: anyObject }),
+      retry: object({
+        max_attempts: integer,
+        backoff: enumOf(BACKOFFS),
+        initial_interval: duration,
+        max_interval: duration,
+        multiplier: number,
+        jitter: number,
+      }),
+      timeout: duration,
+      sla_threshold: nullable(duration),
+      misfire_policy: enumOf(MISFIRE_POLICIES),
+      overlap_policy: enumOf(OVERLAP_POLICIES),
+      auto_disable_threshold: nullable(integer),
+      state: enumOf(JOB_STATES),
+      disabled_reason: nullable(string),
+      consecutive_failures: integer,
+      next_run_at: nullable(timestamp),
+      next_runs: { ...arrayOf(timestamp), description: 'Only on the single-job GET.' },
+      stats_24h: {
+        ...object({
+          runs: integer,
+          succeeded: integer,
+          failed: integer,
+          sla_breached: integer,
+          p95_start_lag_ms: nullable(number),
+        }),
+        description: 'Only on the single-job GET.',
+      },
+      last_run_at: nullable(timestamp),
+      last_run_status: nullable(enumOf(RUN_STATUSES)),
+      version: integer,
+      created_at: timestamp,
+      updated_at: timestamp,
+      signing_secret: {
+        type: 'string',
+        pattern: '^whsec_',
+        description: 'Webhook jobs only, and only in the create and rotate responses: shown this once.',
+      },
+    },
+    ['next_runs', 'stats_24h', 'signing_secret'],
+  ),
+);
+
+export const JOB_PAGE_SCHEMA = pageOf('JobPage', JOB_SCHEMA);
+
+/** `202` of `POST /jobs/{id}/trigger`: the run it created (readable at once). */
+export const TRIGGER_ACCEPTED_SCHEMA = named('TriggerAccepted', object({ run_id: idOf('run') }));
+
+/** `200` of `POST /jobs/{id}/test` and `POST /jobs/test`: one real attempt, recorded nowhere. */
+export const SINK_TEST_RESULT_SCHEMA = named(
+  'SinkTestResult',
+  object({
+    outcome: enumOf(ATTEMPT_OUTCOMES),
+    status_code: nullable(integer),
+    duration_ms: { type: 'integer', minimum: 0 },
+    response_body: nullable(string),
+    request_summary: string,
+    error: nullable(string),
+  }),
+);
