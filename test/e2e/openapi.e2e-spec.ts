@@ -19,7 +19,10 @@ describe('OpenAPI contract', () => {
   beforeAll(async () => {
     // Rate limits on (and high), so the RateLimit-* headers are documented and checked.
     stack = await startStack({
-      config: { limits: { api_rate_limit_per_minute: 100_000, schedule_rate_limit_per_minute: 100_000 } },
+      config: {
+        limits: { api_rate_limit_per_minute: 100_000, schedule_rate_limit_per_minute: 100_000 },
+        auth: { dev_login: true },
+      },
     });
     receiver = await WebhookReceiver.start();
     receiver.respondWith((request) =>
@@ -256,6 +259,23 @@ describe('OpenAPI contract', () => {
       const entries = await call('GET', '/api/v1/audit-log?action=job.create&limit=2');
       expect(entries.body.data.length).toBeGreaterThan(0);
       expect((await call('GET', '/api/v1/audit-log?from=not-a-time')).status).toBe(400);
+    });
+  });
+
+  describe('dashboard sessions', () => {
+    it('should match the document for dev sign-in, sign-out and an OIDC callback without a flow', async () => {
+      const signedIn = await call('POST', '/api/v1/auth/dev-login', { key: null, body: { email: 'dev@example.com' } });
+      expect(signedIn.status).toBe(200);
+      const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0];
+      expect((await call('POST', '/api/v1/auth/dev-login', { key: null, body: { email: 'nope' } })).status).toBe(400);
+      const out = await call('POST', '/api/v1/auth/logout', {
+        key: null,
+        headers: { cookie, 'x-csrf-token': signedIn.body.csrf_token },
+      });
+      expect(out.status).toBe(204);
+      // No OIDC provider is configured on this server: whatever it answers must be documented.
+      expect((await call('POST', '/api/v1/auth/oidc/start', { key: null })).status).toBeGreaterThanOrEqual(400);
+      expect((await call('GET', '/api/v1/auth/oidc/callback?code=x&state=y', { key: null })).status).toBe(400);
     });
   });
 
