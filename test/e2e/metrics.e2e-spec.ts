@@ -1,4 +1,14 @@
+import { createServer } from 'node:net';
+import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Prometheus text exposition: the value of one series, or null when absent. */
 function seriesValue(text: string, name: string, labels: Record<string, string>): number | null {
@@ -58,4 +68,53 @@ describe('metrics', () => {
     expect(text).not.toContain(created.body.id);
     expect(text).toContain('svc_api_process_cpu_seconds_total');
   });
+});
+
+/** The worker's own `/metrics` (`metrics.worker_port`): occurrences, runs, attempts, lags, backlog. */
+describe('worker metrics', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    stack = await startStack({ config: { metrics: { worker_port: port, temporal_sdk_port: 0 } } });
+    receiver = await WebhookReceiver.start();
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  it('should count occurrences, attempts and finished runs and observe their lags', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const job = await api('POST', '/api/v1/jobs', {
+      name: 'metrics worker',
+      schedule: { expr: 'every 1 second' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/metrics` } },
+    });
+    expect(job.status).toBe(201);
+    await waitFor(async () => {
+      const runs = await api('GET', `/api/v1/jobs/${job.body.id}/runs?status=succeeded`);
+      return runs.body.data.length >= 2;
+    }, 20_000);
+    await api('POST', `/api/v1/jobs/${job.body.id}/pause`);
+
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(seriesValue(text, 'svc_occurrences_total', { action: 'start' })).toBeGreaterThanOrEqual(2);
+    expect(seriesValue(text, 'svc_attempts_total', { outcome: 'success' })).toBeGreaterThanOrEqual(2);
+    expect(
+      seriesValue(text, 'svc_runs_finished_total', { status: 'succeeded', trigger: 'schedule', skip_reason: '' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(seriesValue(text, 'svc_run_start_lag_seconds_count', { trigger: 'schedule' })).toBeGreaterThanOrEqual(2);
+    expect(seriesValue(text, 'svc_run_end_to_end_seconds_count', { status: 'succeeded' })).toBeGreaterThanOrEqual(2);
+    const queue = stack.config.temporal.task_queue;
+    expect(seriesValue(text, 'svc_runs_backlog', { task_queue: queue })).not.toBeNull();
+    expect(seriesValue(text, 'svc_runs_backlog_oldest_seconds', { task_queue: queue })).not.toBeNull();
+    expect(text).not.toContain(job.body.id);
+    expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+  }, 30_000);
 });

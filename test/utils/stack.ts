@@ -123,6 +123,8 @@ export async function startStack(
           SCHEDULER_RECONCILE_INTERVAL: '1h',
           SCHEDULER_MISFIRE_THRESHOLD: `${config.scheduler.misfire_threshold_ms}ms`,
           SECRETS_ENCRYPTION_KEY: config.secrets.encryption_key ?? '',
+          METRICS_WORKER_PORT: String(config.metrics.worker_port),
+          METRICS_TEMPORAL_SDK_PORT: String(config.metrics.temporal_sdk_port),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,9 +1,19 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@svc/common';
+import { Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
+  const { metrics, http } = loadConfig();
+  if (metrics.temporal_sdk_port > 0) {
+    // The SDK's own worker metrics (task slots, poll latencies, sticky cache …), before any
+    // connection exists: the runtime is installed once per process.
+    Runtime.install({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: `${http.host}:${metrics.temporal_sdk_port}` } } },
+    });
+  }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), { logger: ['error', 'warn', 'log'] });
   app.enableShutdownHooks();
   const dataSource = app.get(DataSource);

@@ -45,7 +45,7 @@ export interface RunBacklog {
 export interface WorkerMetrics {
   registry: Registry;
   occurrences: Counter<'action' | 'skip_reason'>;
-  runsFinished: Counter<'status' | 'trigger'>;
+  runsFinished: Counter<'status' | 'trigger' | 'skip_reason'>;
   attempts: Counter<'outcome'>;
   startLag: Histogram<'trigger'>;
   endToEnd: Histogram<'status'>;
@@ -58,11 +58,26 @@ export function createWorkerMetrics(options: {
 }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_worker_' });
-  const backlogCount = new Gauge({
+  // Both gauges come from one read per scrape (the registry collects metrics concurrently).
+  let read: { at: number; backlog: Promise<RunBacklog | null> } | null = null;
+  const readOnce = () => {
+    if (!read || Date.now() - read.at > 1_000) {
+      read = { at: Date.now(), backlog: options.readBacklog().catch(() => null) };
+    }
+    return read.backlog;
+  };
+  const labels = { task_queue: options.taskQueue };
+  new Gauge({
     name: 'svc_runs_backlog',
     help: 'Runs due and not yet started (waiting for their first attempt), by task queue.',
     labelNames: ['task_queue'] as const,
     registers: [registry],
+    async collect() {
+      const backlog = await readOnce();
+      if (backlog) {
+        this.set(labels, backlog.count);
+      }
+    },
   });
   new Gauge({
     name: 'svc_runs_backlog_oldest_seconds',
@@ -70,10 +85,9 @@ export function createWorkerMetrics(options: {
     labelNames: ['task_queue'] as const,
     registers: [registry],
     async collect() {
-      const backlog = await options.readBacklog().catch(() => null);
+      const backlog = await readOnce();
       if (backlog) {
-        backlogCount.set({ task_queue: options.taskQueue }, backlog.count);
-        this.set({ task_queue: options.taskQueue }, backlog.oldestSeconds);
+        this.set(labels, backlog.oldestSeconds);
       }
     },
   });
@@ -87,8 +101,8 @@ export function createWorkerMetrics(options: {
     }),
     runsFinished: new Counter({
       name: 'svc_runs_finished_total',
-      help: 'Runs that reached a terminal status, by status and trigger.',
-      labelNames: ['status', 'trigger'] as const,
+      help: 'Runs that reached a terminal status, by status, trigger and skip_reason (empty unless skipped).',
+      labelNames: ['status', 'trigger', 'skip_reason'] as const,
       registers: [registry],
     }),
     attempts: new Counter({
@@ -112,4 +126,26 @@ export function createWorkerMetrics(options: {
       registers: [registry],
     }),
   };
+}
+
+/** A run as it reached its terminal status (the columns the run metrics read). */
+export interface ClosedRunFacts {
+  status: string;
+  trigger: string;
+  skipReason: string | null;
+  scheduledAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Counts a terminal run and observes its start lag (if it started) and end-to-end time. */
+export function recordRunClosed(metrics: WorkerMetrics, run: ClosedRunFacts): void {
+  metrics.runsFinished.inc({ status: run.status, trigger: run.trigger, skip_reason: run.skipReason ?? '' });
+  const scheduled = run.scheduledAt.getTime();
+  if (run.startedAt) {
+    metrics.startLag.observe({ trigger: run.trigger }, Math.max(0, run.startedAt.getTime() - scheduled) / 1000);
+  }
+  if (run.finishedAt && run.status !== 'skipped') {
+    metrics.endToEnd.observe({ status: run.status }, Math.max(0, run.finishedAt.getTime() - scheduled) / 1000);
+  }
 }

@@ -5,6 +5,7 @@ import {
   type JobEntity,
   type JobState,
   JobsRepository,
+  type RunEntity,
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
@@ -22,6 +23,8 @@ export interface JobLifecycleDeps {
   config: AppConfig;
   /** Where a failed workflow notification is reported (the change itself stands). */
   warn?: (message: string) => void;
+  /** Told once per run, after the transaction that moved it to a terminal status (metrics). */
+  onRunClosed?: (run: RunEntity) => void;
 }
 
 export interface CloseRunInput {
@@ -98,6 +101,7 @@ export class JobLifecycle {
    */
   async closeRun(input: CloseRunInput): Promise<void> {
     const { dataSource, jobs, runs, audit, config } = this.deps;
+    let closedRun: RunEntity | null = null;
     const disabled = await dataSource.transaction(async (manager) => {
       if (input.attempt) {
         await runs.finishAttempt(input.runId, input.attempt.n, input.attempt.finish, manager);
@@ -115,6 +119,7 @@ export class JobLifecycle {
         },
         manager,
       );
+      closedRun = closed;
       if (!closed || (input.status !== 'succeeded' && input.status !== 'failed')) {
         return null;
       }
@@ -150,6 +155,9 @@ export class JobLifecycle {
       }
       return moved;
     });
+    if (closedRun) {
+      this.deps.onRunClosed?.(closedRun);
+    }
     if (disabled) {
       await this.syncWorkflow(disabled);
     }

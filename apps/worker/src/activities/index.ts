@@ -1,4 +1,5 @@
 import type { AppConfig } from '@svc/common';
+import type { WorkerMetrics } from '@svc/common/metrics';
 import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
 import { createJobActivities } from './job.activities';
@@ -16,6 +17,8 @@ export interface ActivityDeps {
   config: AppConfig;
   clock: () => Date;
   random: () => number;
+  /** Prometheus instruments; absent in tests that do not look at them. */
+  metrics?: WorkerMetrics;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */

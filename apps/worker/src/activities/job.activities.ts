@@ -1,4 +1,5 @@
 import type { AppConfig } from '@svc/common';
+import type { WorkerMetrics } from '@svc/common/metrics';
 import type { JobsRepository, OpenRunRow, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
@@ -13,6 +14,7 @@ export interface JobActivityDeps {
   gateway: JobWorkflowGateway;
   config: AppConfig;
   clock: () => Date;
+  metrics?: WorkerMetrics;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface JobActivityDeps {
  * a local activity retried after a crash repeats nothing.
  */
 export function createJobActivities(deps: JobActivityDeps): JobActivities {
-  const { jobs, runs, workspaces, lifecycle, gateway, config, clock } = deps;
+  const { jobs, runs, workspaces, lifecycle, gateway, config, clock, metrics } = deps;
 
   function runInput(job: OpenRunsInput | StartQueuedRunInput, runId: string, scheduledAt: string): RunWorkflowInput {
     return {
@@ -55,6 +57,13 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
         skipReason: d.skipReason ?? null,
       }));
       await runs.openRuns(rows, clock());
+      for (const d of input.decisions) {
+        metrics?.occurrences.inc({ action: d.action, skip_reason: d.skipReason ?? '' });
+        if (d.action === 'skip') {
+          // Written terminal: it never passes JobLifecycle.closeRun, where other runs are counted.
+          metrics?.runsFinished.inc({ status: 'skipped', trigger: 'schedule', skip_reason: d.skipReason ?? '' });
+        }
+      }
       for (const decision of input.decisions.filter((d) => d.action === 'start')) {
         await gateway.startRun(
           { ...runInput(input, decision.runId, decision.scheduledAt), notifyJob: input.notifyJob },

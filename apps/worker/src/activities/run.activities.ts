@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
+import type { WorkerMetrics } from '@svc/common/metrics';
 import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
 import type { JobLifecycle, SinkSender } from '@svc/scheduling';
@@ -18,6 +19,7 @@ export interface RunActivityDeps {
   config: AppConfig;
   clock: () => Date;
   random: () => number;
+  metrics?: WorkerMetrics;
 }
 
 /** What the claim step found: an attempt to make, or a run that ends without one. */
@@ -31,7 +33,7 @@ type Claim =
  * database or worker error before the attempt is recorded consumes no attempt.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
-  const { jobs, runs, lifecycle, sender, config, clock, random } = deps;
+  const { jobs, runs, lifecycle, sender, config, clock, random, metrics } = deps;
   const safeMode = config.scheduler.delivery_mode === 'safe';
 
   async function close(runId: string, result: RunAttemptResult, extra: { error?: string; skipReason?: string } = {}) {
@@ -150,6 +152,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if (!safeMode) {
         await runs.startAttempt(run, n, firedAt, result.requestSummary);
       }
+      metrics?.attempts.inc({ outcome: result.outcome });
 
       const finishedAt = clock();
       const attempt = {

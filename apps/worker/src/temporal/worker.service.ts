@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
+import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import {
   AuditRepository,
@@ -12,9 +13,11 @@ import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
+import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { WORKER_CONFIG } from '../worker.constants';
 
@@ -58,6 +61,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private nativeConnection?: NativeConnection;
   private clientConnection?: Connection;
   private reconcileTimer?: NodeJS.Timeout;
+  private metricsServer?: Server;
   /** The reconcile pass in progress, awaited on shutdown so no client call outlives the connection. */
   private reconciling: Promise<void> = Promise.resolve();
 
@@ -84,6 +88,21 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const jobs = new JobsRepository(this.dataSource);
     const runs = new RunsRepository(this.dataSource);
     const workspaces = new WorkspacesRepository(this.dataSource);
+    const metrics = createWorkerMetrics({
+      taskQueue: task_queue,
+      readBacklog: async () => {
+        const { count, oldest } = await runs.backlog();
+        return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0 };
+      },
+    });
+    if (this.config.metrics.worker_port > 0) {
+      this.metricsServer = await startMetricsServer(
+        metrics.registry,
+        this.config.http.host,
+        this.config.metrics.worker_port,
+      );
+      this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
+    }
     const lifecycle = new JobLifecycle({
       dataSource: this.dataSource,
       jobs,
@@ -93,6 +112,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       gateway,
       config: this.config,
       warn: (message) => this.logger.warn(message),
+      onRunClosed: (run) => recordRunClosed(metrics, run),
     });
     const activities = createActivities({
       jobs,
@@ -104,6 +124,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       config: this.config,
       clock: () => new Date(),
       random: Math.random,
+      metrics,
     });
     this.worker = await Worker.create({
       connection: this.nativeConnection,
@@ -151,5 +172,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await this.running;
     await this.nativeConnection?.close().catch(() => undefined);
     await this.clientConnection?.close().catch(() => undefined);
+    await new Promise((resolveClose) =>
+      this.metricsServer ? this.metricsServer.close(resolveClose) : resolveClose(null),
+    );
   }
 }

@@ -173,6 +173,25 @@ export class RunsRepository {
     );
   }
 
+  /**
+   * Response-body retention (decisions.md → Response bodies): clears `response_body` of at most
+   * `limit` attempts of every workspace that finished before `cutoff`, oldest first, and returns
+   * how many. Served by the partial index `idx_attempts_body_finished_at`; rows locked by another
+   * purge are skipped, so several processes may run it at once.
+   */
+  async clearResponseBodiesFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    const rows: unknown = await this.manager.query(
+      `UPDATE attempts SET response_body = NULL
+        WHERE (run_id, n) IN (
+          SELECT run_id, n FROM attempts
+           WHERE response_body IS NOT NULL AND finished_at < $1
+           ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING run_id`,
+      [cutoff, limit],
+    );
+    return returnedRows(rows).length;
+  }
+
   async stats(workspaceId: string, jobId: string, since: Date) {
     const rows: Array<Record<string, string | null>> = await this.manager.query(
       `SELECT count(*) AS runs,
@@ -379,6 +398,14 @@ export class RunsRepository {
    * (`running`, no `started_at`), across all workspaces: how far attempt execution and its
    * mirror writes lag behind the schedule. Served by the partial index `idx_runs_awaiting_first_attempt`.
    */
+  /** How many runs are due and waiting for their first attempt, and since when the oldest. */
+  async backlog(): Promise<{ count: number; oldest: Date | null }> {
+    const rows: Array<{ count: number; oldest: Date | null }> = await this.manager.query(
+      `SELECT count(*)::int AS count, min(scheduled_at) AS oldest FROM runs WHERE status = 'running' AND started_at IS NULL`,
+    );
+    return { count: rows[0]?.count ?? 0, oldest: rows[0]?.oldest ?? null };
+  }
+
   async oldestAwaitingFirstAttempt(): Promise<Date | null> {
     const rows: Array<{ scheduled_at: Date }> = await this.manager.query(
       `SELECT scheduled_at FROM runs WHERE status = 'running' AND started_at IS NULL ORDER BY scheduled_at LIMIT 1`,
