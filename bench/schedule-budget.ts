@@ -27,6 +27,12 @@ const INPUTS: Array<[label: string, expr: string, zone?: string]> = [
   ['COUNT=1000000 every second from 1970', 'DTSTART:19700101T000000Z\nRRULE:FREQ=SECONDLY;COUNT=1000000'],
   ['Quartz every second, Feb 31', '* * * 31 2 ? *'],
   ['Quartz every 59 s in a DST zone', '0/59 * * * * ?', 'Europe/Berlin'],
+  // rare dates decades ahead: Quartz searches month by month up to its year limit (reference + 100)
+  ['Quartz fifth Sunday of February (2032, …)', '0 0 0 ? 2 1#5', 'Australia/Lord_Howe'],
+  ['Quartz fifth Monday of February from 2100', '0 0 0 ? 2 2#5 2100-2199', 'America/Santiago'],
+  ['Quartz 29 February 2124', '0 0 12 29 2 ? 2124', 'Europe/Berlin'],
+  ['Quartz never: fifth Sunday of Feb 2117-2126', '0 0 0 ? 2 1#5 2117-2126', 'America/New_York'],
+  ['Quartz never: L-30 in February', '0 0 0 L-30 2 ?', 'Pacific/Chatham'],
 ];
 
 function percentile(sorted: number[], p: number): number {

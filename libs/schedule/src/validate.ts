@@ -16,7 +16,7 @@ export const SAMPLED_GAPS = 100;
 export interface ValidateOptions extends CompileOptions {
   /** Minimum allowed gap between successive fire times, in ms (`limits.min_interval`); 0 = off. */
   minIntervalMs?: number;
-  /** Horizon in ms after `input.reference` (default ~10 years). */
+  /** Horizon in ms after `input.reference` (default ~10 years; none for Quartz, which stops at its own year limit). */
   horizon?: number;
   /**
    * When valid, `sample` holds at least this many fire times after the reference (fewer only if
@@ -65,7 +65,8 @@ function fmtDuration(ms: number): string {
  *
  * - Reference instant: `input.reference` (never a clock read); fire times are sampled after it.
  * - `never_fires`: no fire time after the reference, or the first one is later than
- *   `reference + horizon` (the error message gives the first date in UTC).
+ *   `reference + horizon` (the error message gives the first date in UTC). By default Quartz has
+ *   no horizon but its own year limit (reference year + 100, as Quartz's MAX_YEAR).
  * - `min_interval`: among the first 100 gaps (101 fire times) one is shorter than
  *   `minIntervalMs`. One-off schedules are exempt.
  * - `budget_exceeded`: compile plus sampling exceeded the budget (`opts.now` + `budgetMs`, default
@@ -109,7 +110,9 @@ export function checkFireTimes(
   let sample: number[] = [];
   try {
     const ref = input.reference.getTime();
-    const horizon = opts.horizon ?? DEFAULT_HORIZON_MS;
+    // Quartz searches up to its own year limit (MAX_YEAR) and finds what lies decades ahead; the
+    // default horizon applies to the other kinds only.
+    const horizon = opts.horizon ?? (s.kind === 'quartz' ? Infinity : DEFAULT_HORIZON_MS);
     const first = fires(ref, 1);
     sample = first;
     if (first.length === 0) {

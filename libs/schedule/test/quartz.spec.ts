@@ -221,10 +221,11 @@ describe('quartz: equal to Quartz 2.5.2 CronExpression (oracle fixtures)', () =>
       if (got !== want) {
         out.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}: ${got} instead of ${want}`);
       }
-      // the preview endpoint's path: the reference is `after`, fire times may come from a cached window
+      // the preview endpoint's path: the reference is `after`, fire times may come from a cached
+      // window, and what Quartz finds decades ahead is not `never_fires`
       const v = cache.validate(
         { ...input, reference: new Date(c.after) },
-        { sampleCount: c.n, horizon: Infinity, budget: UNLIMITED_BUDGET },
+        { sampleCount: c.n, budget: UNLIMITED_BUDGET },
       );
       const viaCache = fmt(v.valid ? (v.sample ?? []).slice(0, c.n) : []);
       if (viaCache !== want) {

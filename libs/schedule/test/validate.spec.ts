@@ -16,10 +16,27 @@ describe('validate: never fires', () => {
     expect(v.errors[0].kind).toBe('never_fires');
     expect(v.canonical).toBeUndefined();
   });
-  it('fires only beyond the 10-year horizon is an error', () => {
-    const v = validateSchedule({ expr: '0 0 0 1 1 ? 2040', reference: REF });
+  it('fires only beyond the 10-year horizon is an error (RRULE, natural)', () => {
+    const v = validateSchedule({ expr: 'DTSTART:20400101T000000Z\nRRULE:FREQ=DAILY', reference: REF });
     expect(v.errors[0]).toMatchObject({ kind: 'never_fires' });
     expect(v.errors[0].message).toMatch(/2040-01-01/);
+  });
+  it('Quartz has no horizon but its own year limit (reference year + 100), as Quartz', () => {
+    expect(validateSchedule({ expr: '0 0 0 1 1 ? 2040', reference: REF }, { sampleCount: 1 }).sample).toEqual([
+      Date.UTC(2040, 0, 1),
+    ]);
+    // the fifth Monday of February: only when 29 February is a Monday (2044, 2072, 2112)
+    expect(validateSchedule({ expr: '0 0 0 ? 2 MON#5', reference: REF }, { sampleCount: 3 }).sample).toEqual([
+      Date.UTC(2044, 1, 29),
+      Date.UTC(2072, 1, 29),
+      Date.UTC(2112, 1, 29),
+    ]);
+    expect(validateSchedule({ expr: '0 0 0 1 1 ? 2126', reference: REF }).valid).toBe(true);
+    expect(validateSchedule({ expr: '0 0 0 1 1 ? 2127', reference: REF }).errors[0].kind).toBe('never_fires');
+    // an explicit horizon still applies
+    expect(validateSchedule({ expr: '0 0 0 1 1 ? 2040', reference: REF }, { horizon: 365 * 86_400_000 }).valid).toBe(
+      false,
+    );
   });
   it('29 February is fine (fires within the horizon)', () => {
     expect(validateSchedule({ expr: '0 0 0 29 2 ?', reference: REF }).valid).toBe(true);

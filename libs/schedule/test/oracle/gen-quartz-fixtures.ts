@@ -278,6 +278,98 @@ for (const zone of OVERLAP_ZONES) {
 overlapCases.sort((a, b) => (a.expr + a.zone).localeCompare(b.expr + b.zone) || a.after - b.after);
 cases.push(...overlapCases);
 
+// ---------------------------------------------------------------- far
+// Afters stay in the JVM's year so that Quartz's MAX_YEAR (clock year + 100) equals ours (the
+// reference year + 100) on both paths of the test.
+const clockYear = new Date().getUTCFullYear();
+const FAR_ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/Berlin',
+  'Australia/Sydney',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Asia/Kolkata',
+  'America/Santiago',
+];
+const FAR_AFTERS = [
+  Date.UTC(clockYear, 0, 1),
+  Date.UTC(clockYear, 5, 15, 12, 34, 56),
+  Date.UTC(clockYear, 10, 22, 8),
+  Date.UTC(clockYear, 11, 31, 23, 59, 59),
+];
+const farExprs = new Set<string>([
+  '0 0 0 ? 2 1#5',
+  '0 0 0 ? 2 2#5',
+  '0 0 12 ? 2 3#5',
+  '0 30 9 ? 2 4#5',
+  '0 0 0 ? 2 5#5',
+  '0 0 0 ? 2 6#5',
+  '59 59 23 ? 2 7#5',
+  '0 0 0 ? 2 MON#5',
+  '0 0 0 ? 2 SUN#5 2100-2126',
+  '0 0 0 ? 2 1#5 2117-2126',
+  '0 0 12 29 2 ? 2096',
+  '0 0 12 29 2 ? 2100',
+  '0 0 12 29 2 ? 2104',
+  '0 0 12 29 2 ? 2124',
+  '0 0 12 29 2 ? 2097-2103',
+  '0 0 0 29 2 ? 2099,2104',
+  '0 0 0 29 2 ? */7',
+  '0 0 0 29 2 ? 2050/25',
+  '0 0 0 1 1 ? 2099',
+  '0 0 0 1 1 ? 2125',
+  `0 0 0 1 1 ? ${clockYear + 100}`,
+  `0 0 0 1 1 ? ${clockYear + 101}`,
+  `59 59 23 31 12 ? ${clockYear + 100}`,
+  `0 0 0 ? 2 2L ${clockYear + 100}`,
+  '0 0 0 L 2 ? 2100',
+  '0 0 0 LW 2 ? 2100',
+  '0 0 0 15W 2 ? 2124',
+  '0 0 0 ? * 6#5 2126',
+  '0 15 10 ? 2 6L 2099',
+  '0 0 0 31 4,6,9,11 ?',
+  '0 0 0 30 2 ?',
+  '0 0 0 31W 2 ?',
+]);
+const FAR_YEARS = [
+  '',
+  '',
+  '2090',
+  '2099',
+  '2100',
+  '2104',
+  '2118-2122',
+  '2125',
+  '2126',
+  '2127',
+  '2130-2140',
+  '2096/4',
+  '2050-2150/7',
+];
+while (farExprs.size < 110) {
+  const dowSide = rnd() < 0.5;
+  const dom = pick(['29', 'L', '28-29', 'LW', '29W', '1', '15W', 'L-1']);
+  const dow = pick(['2#5', '6#5', '1#5', '7#4', '1L', '5L', 'MON#1', '3#5']);
+  const expr = [
+    pick(['0', '30']),
+    pick(['0', '15']),
+    pick(['0', '9', '23']),
+    dowSide ? '?' : dom,
+    pick(['2', '2', '2,3', '*', '1-3']),
+    dowSide ? dow : '?',
+    pick(FAR_YEARS),
+  ]
+    .join(' ')
+    .trim();
+  farExprs.add(expr);
+}
+for (const expr of farExprs) {
+  for (const zone of FAR_ZONES) {
+    cases.push({ group: 'far', expr, zone, after: pick(FAR_AFTERS), n: 5 });
+  }
+}
+
 // ---------------------------------------------------------------- output
 const input = cases.map((c) => `${c.expr}\t${c.zone}\t${c.after}\t${c.n}`).join('\n') + '\n';
 const out = execFileSync('java', ['-cp', join(dir, 'out'), 'Oracle'], { input, maxBuffer: 1 << 28 })
@@ -302,7 +394,7 @@ writeFileSync(
   JSON.stringify(
     {
       generatedBy: `Quartz 2.5.2 CronExpression, Java ${javaVersion}`,
-      clockYear: new Date().getUTCFullYear(),
+      clockYear,
       cases: fixtures,
     },
     null,

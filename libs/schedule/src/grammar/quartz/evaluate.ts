@@ -185,6 +185,25 @@ export function quartzEquivalentAfter(q: QuartzFields, zone: ZoneOffsets, afterM
   return r.kind === 'overlap' && r.instants[0] === start ? r.instants[1] - 1000 : afterMs;
 }
 
+/**
+ * True when no month of the expression has any of its days of the month: plain days and `nW`
+ * beyond every allowed month's length (`0 0 0 30 2 ?`, `0 0 0 31 4,6,9,11 ?`, `0 0 0 31W 2 ?`).
+ * getTimeAfter would walk month by month up to MAX_YEAR and return null; this answers the same at
+ * once. `L` forms are left to the walk (their lenient arithmetic can leave the month).
+ */
+export function neverMatchesStatically(q: QuartzFields): boolean {
+  if (q.daysOfMonth.includes(NO_SPEC) || q.daysOfMonth.includes(ALL_SPEC)) {
+    return false;
+  }
+  const days = [...q.daysOfMonth, ...q.nearestWeekdays];
+  if (days.length === 0 || days.some((d) => d >= LAST_DAY_OFFSET_START)) {
+    return false;
+  }
+  const smallest = Math.min(...days);
+  const months = q.months.includes(ALL_SPEC) ? [1, 3] : q.months;
+  return months.every((m) => smallest > (m === 2 ? 29 : daysInMonth(2001, m)));
+}
+
 /** Evaluation options. */
 export interface QuartzEvalContext {
   zone: ZoneOffsets;

@@ -8,7 +8,7 @@ import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../
 import type { GrammarContext } from '../context';
 import { fieldGapLowerBound } from '../../min-gap';
 import { describeQuartz } from './describe';
-import { quartzEquivalentAfter, quartzTimeAfter } from './evaluate';
+import { neverMatchesStatically, quartzEquivalentAfter, quartzTimeAfter } from './evaluate';
 import { parseQuartz, type QuartzFields } from './parse';
 
 export { parseQuartz } from './parse';
@@ -31,6 +31,7 @@ export function compileQuartz(input: ScheduleInput, ctx: GrammarContext): Compil
 function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext): CompiledSchedule {
   const zone = zoneOffsets(ctx.timezone);
   const maxYear = ctx.reference.getUTCFullYear() + 100;
+  const never = neverMatchesStatically(q);
   return {
     kind: 'quartz',
     canonical,
@@ -44,7 +45,7 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
       const b = budget ?? ctx.budget;
       const out: Date[] = [];
       let t = after.getTime();
-      while (out.length < count) {
+      while (out.length < count && !never) {
         const n = quartzTimeAfter(q, t, { zone, maxYear, budget: b });
         if (n === null) {
           break;
