@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import {
   AlertChannelEntity,
+  AlertCooldownEntity,
+  AlertDeliveryEntity,
+  AlertEventEntity,
   AlertRuleEntity,
   ApiKeyEntity,
   AttemptEntity,
@@ -21,6 +24,7 @@ import { RunStatsIndexAuditRetention1795382633773 } from './migrations/179538263
 import { RunsAwaitingFirstAttemptIndex1795400000000 } from './migrations/1795400000000-RunsAwaitingFirstAttemptIndex';
 import { RateLimitWindows1795400000001 } from './migrations/1795400000001-RateLimitWindows';
 import { Sessions1795400000100 } from './migrations/1795400000100-Sessions';
+import { AlertDelivery1795400000500 } from './migrations/1795400000500-AlertDelivery';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -33,6 +37,9 @@ export const ALL_ENTITIES = [
   SecretEntity,
   AlertChannelEntity,
   AlertRuleEntity,
+  AlertEventEntity,
+  AlertDeliveryEntity,
+  AlertCooldownEntity,
   AuditLogEntity,
   UsageCounterEntity,
   IdempotencyRecordEntity,
@@ -46,6 +53,7 @@ export const ALL_MIGRATIONS = [
   RunsAwaitingFirstAttemptIndex1795400000000,
   RateLimitWindows1795400000001,
   Sessions1795400000100,
+  AlertDelivery1795400000500,
 ];
 
 /** Table recording applied migrations. */

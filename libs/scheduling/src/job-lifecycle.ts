@@ -1,5 +1,7 @@
 import { type AppConfig, ConflictError, NotFoundError, type PlanLimits } from '@svc/common';
+import { type AlertEventDetails, type AlertEventType, newAlertEvent } from '@svc/common/alert-events';
 import {
+  type AlertEventsRepository,
   type AttemptFinish,
   AuditRepository,
   type JobEntity,
@@ -9,7 +11,7 @@ import {
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { JobWorkflowGateway } from './job-workflow.gateway';
 import { toJobSnapshot } from './job-snapshot';
 
@@ -23,6 +25,12 @@ export interface JobLifecycleDeps {
   config: AppConfig;
   /** Where a failed workflow notification is reported (the change itself stands). */
   warn?: (message: string) => void;
+  /**
+   * Alerts (docs/alerts.md): where `closeRun` records the events it causes, in its transaction,
+   * and who starts their delivery once it has committed (a start that is lost is repeated by the
+   * worker's sweeper). Absent in processes that close no runs.
+   */
+  alerts?: { events: AlertEventsRepository; dispatch: (eventIds: string[]) => Promise<void> };
   /** Told once per run, after the transaction that moved it to a terminal status (metrics). */
   onRunClosed?: (run: RunEntity) => void;
 }
@@ -102,12 +110,14 @@ export class JobLifecycle {
   async closeRun(input: CloseRunInput): Promise<void> {
     const { dataSource, jobs, runs, audit, config } = this.deps;
     let closedRun: RunEntity | null = null;
+    let eventIds: string[] = [];
     const disabled = await dataSource.transaction(async (manager) => {
       if (input.attempt) {
         await runs.finishAttempt(input.runId, input.attempt.n, input.attempt.finish, manager);
       }
       const current = await runs.findByIdUnscoped(input.runId);
-      const job = current ? await jobs.findByIdUnscoped(current.jobId, manager) : null;
+      // Locked first: the failure streak read here is the one this run's outcome replaces (job.recovered).
+      const job = current ? await jobs.getForUpdate(current.workspaceId, current.jobId, manager) : null;
       const closed = await runs.finishRun(
         input.runId,
         {
@@ -128,6 +138,22 @@ export class JobLifecycle {
         { scheduledAt: closed.scheduledAt, status: input.status },
         manager,
       );
+      eventIds = await this.recordAlerts(job, closed, manager, [
+        input.status === 'failed' ? ['run.failed', { consecutive_failures: outcome?.consecutiveFailures }] : null,
+        input.status === 'succeeded' && job && job.consecutiveFailures > 0
+          ? ['job.recovered', { previous_failures: job.consecutiveFailures }]
+          : null,
+        // Same id as the SLA watch's event for this run: recorded here only if the watch had not.
+        closed.slaBreached
+          ? [
+              'run.sla_breached',
+              {
+                sla_threshold_ms: job?.slaThresholdMs ?? config.scheduler.default_sla_threshold_ms,
+                still_running: false,
+              },
+            ]
+          : null,
+      ]);
       const threshold = outcome?.autoDisableThreshold ?? config.scheduler.default_auto_disable_threshold;
       if (!outcome || input.status !== 'failed' || threshold <= 0 || outcome.consecutiveFailures < threshold) {
         return null;
@@ -152,6 +178,11 @@ export class JobLifecycle {
           },
           manager,
         );
+        const disabledAlert: Partial<AlertEventDetails> = {
+          consecutive_failures: outcome.consecutiveFailures,
+          disabled_reason: moved.disabledReason ?? undefined,
+        };
+        eventIds.push(...(await this.recordAlerts(job, closed, manager, [['job.auto_disabled', disabledAlert]])));
       }
       return moved;
     });
@@ -161,6 +192,44 @@ export class JobLifecycle {
     if (disabled) {
       await this.syncWorkflow(disabled);
     }
+    if (eventIds.length > 0) {
+      try {
+        await this.deps.alerts!.dispatch(eventIds);
+      } catch (err) {
+        this.deps.warn?.(`alerts ${eventIds.join(', ')} not started yet; the sweeper will (${(err as Error).message})`);
+      }
+    }
+  }
+
+  /** Records the alert events a closed run causes (docs/alerts.md); the ids inserted now. */
+  private async recordAlerts(
+    job: JobEntity | null,
+    run: RunEntity,
+    manager: EntityManager,
+    events: Array<[AlertEventType, Partial<AlertEventDetails>] | null>,
+  ): Promise<string[]> {
+    const alerts = this.deps.alerts;
+    if (!alerts || !job) {
+      return [];
+    }
+    const snapshot: AlertEventDetails & { workspaceId: string } = {
+      workspaceId: job.workspaceId,
+      job: { id: job.id, name: job.name, timezone: job.scheduleTimezone, tags: job.tags },
+      run: {
+        id: run.id,
+        scheduled_at: run.scheduledAt.toISOString(),
+        trigger: run.trigger,
+        status: run.status,
+        attempts: run.attemptsCount,
+        last_error: run.lastError,
+        finished_at: run.finishedAt?.toISOString() ?? null,
+      },
+    };
+    const at = run.finishedAt ?? new Date();
+    const recorded = events
+      .filter((e): e is [AlertEventType, Partial<AlertEventDetails>] => e !== null)
+      .map(([type, extra]) => newAlertEvent(type, at, { ...snapshot, ...extra }));
+    return alerts.events.record(recorded, manager);
   }
 
   /** An active job whose schedule has no further occurrence becomes `completed` (audited, actor `system`). */

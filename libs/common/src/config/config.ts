@@ -74,6 +74,26 @@ export interface AppConfig {
    * `temporal_sdk_port` (0 = off for either).
    */
   metrics: { enabled: boolean; worker_port: number; temporal_sdk_port: number };
+  /**
+   * The SMTP server alert emails (and address confirmations) go through (docs/alerts.md). Without
+   * `host` and `from`, email channels can be created but nothing is mailed. `tls`: `starttls`
+   * (upgrade required, default), `implicit` (TLS from connect, usually port 465) or `none`.
+   */
+  smtp: {
+    host: string | null;
+    port: number;
+    tls: 'starttls' | 'implicit' | 'none';
+    user: string | null;
+    password: string | null;
+    from: string | null;
+  };
+  /**
+   * Alert delivery (docs/alerts.md): `sweep_interval` paces the worker's SLA watch and its restart
+   * of alert workflows a crash left unstarted; `max_concurrent_sends` bounds the alert activities
+   * one worker runs at once, on their own task queue beside job deliveries; `send_timeout` bounds
+   * one send; `retention` is how long alert events are kept.
+   */
+  alerts: { sweep_interval_ms: number; max_concurrent_sends: number; send_timeout_ms: number; retention_ms: number };
 }
 
 export const DEFAULT_PLANS: Record<string, PlanLimits> = {
@@ -133,6 +153,14 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['AUTH_OIDC_CLIENT_SECRET', 'auth.oidc.client_secret'],
   ['SECRETS_ENCRYPTION_KEY', 'secrets.encryption_key'],
   ['AUDIT_RETENTION', 'audit.retention'],
+  ['SMTP_HOST', 'smtp.host'],
+  ['SMTP_PORT', 'smtp.port'],
+  ['SMTP_TLS', 'smtp.tls'],
+  ['SMTP_USER', 'smtp.user'],
+  ['SMTP_PASSWORD', 'smtp.password'],
+  ['SMTP_FROM', 'smtp.from'],
+  ['ALERTS_SWEEP_INTERVAL', 'alerts.sweep_interval'],
+  ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
   ['SVC_BUILD_DATE', 'build_date'],
@@ -322,6 +350,29 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     };
   };
 
+  const smtpHost = str('smtp.host', '').trim() || null;
+  const sweepInterval = duration('alerts.sweep_interval', 5_000);
+  if (sweepInterval < 500) {
+    problems.push('alerts.sweep_interval: expected at least 500ms');
+  }
+  const smtp: AppConfig['smtp'] = {
+    host: smtpHost,
+    port: int('smtp.port', 587, 1),
+    tls: oneOf('smtp.tls', ['starttls', 'implicit', 'none'] as const, 'starttls'),
+    user: str('smtp.user', '').trim() || null,
+    // Never echoed in an error or a log line.
+    password: str('smtp.password', '') || null,
+    from: str('smtp.from', '').trim() || null,
+  };
+  if (smtpHost && !smtp.from) {
+    problems.push('smtp.from: required when smtp.host is set (the From address of alert mails)');
+  }
+  const alerts: AppConfig['alerts'] = {
+    sweep_interval_ms: sweepInterval,
+    max_concurrent_sends: int('alerts.max_concurrent_sends', 20, 1),
+    send_timeout_ms: duration('alerts.send_timeout', 15_000),
+    retention_ms: duration('alerts.retention', 30 * 86_400_000),
+  };
   const config: AppConfig = {
     mode,
     service_name: str('service_name', 'svc-scheduler'),
@@ -373,6 +424,8 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       worker_port: int('metrics.worker_port', 9464),
       temporal_sdk_port: int('metrics.temporal_sdk_port', 9465),
     },
+    smtp,
+    alerts,
   };
   if (problems.length > 0) {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -39,6 +39,10 @@ export class AlertChannelEntity {
   @Column({ name: 'signing_secret', type: 'text', nullable: true, select: false })
   signingSecret: string | null;
 
+  /** When the last confirmation mail was requested (email channels); resends are throttled on it. */
+  @Column({ name: 'verification_sent_at', type: 'timestamptz', nullable: true })
+  verificationSentAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -8,6 +8,7 @@ export * from './attempt.entity';
 export * from './secret.entity';
 export * from './alert-channel.entity';
 export * from './alert-rule.entity';
+export * from './alert-event.entity';
 export * from './audit-log.entity';
 export * from './usage-counter.entity';
 export * from './idempotency-record.entity';

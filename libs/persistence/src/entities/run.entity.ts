@@ -29,6 +29,8 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_workspace_scheduled', { synchronize: false })
 @Index('idx_runs_workspace_status_scheduled', { synchronize: false })
 @Index('idx_runs_workspace_sla_breached', { synchronize: false })
+// The SLA watch (docs/alerts.md): in-flight runs not yet marked breached, by occurrence time.
+@Index('idx_runs_sla_watch', { synchronize: false })
 @Index('idx_runs_awaiting_first_attempt', ['scheduledAt'], { where: `"status" = 'running' AND "started_at" IS NULL` })
 @Index('uq_runs_manual_retry_occurrence', ['jobId', 'scheduledAt'], {
   unique: true,

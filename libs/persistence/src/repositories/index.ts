@@ -10,3 +10,6 @@ export * from './transactions';
 export * from './rate-limits.repository';
 export * from './users.repository';
 export * from './sessions.repository';
+export * from './alert-channels.repository';
+export * from './alert-rules.repository';
+export * from './alert-events.repository';

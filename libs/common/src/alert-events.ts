@@ -1,0 +1,123 @@
+/**
+ * Alert events (docs/alerts.md; decisions.md → Alert rules): their types, the id an occurrence
+ * gets, the snapshot an event carries, and which rules match it. Pure; imported as
+ * `@svc/common/alert-events` (it uses node:crypto, so it stays out of the index that workflow
+ * code may reach).
+ */
+import { createHash } from 'node:crypto';
+
+export const ALERT_EVENT_TYPES = ['run.failed', 'run.sla_breached', 'job.auto_disabled', 'job.recovered'] as const;
+export type AlertEventType = (typeof ALERT_EVENT_TYPES)[number];
+
+export function isAlertEventType(value: unknown): value is AlertEventType {
+  return typeof value === 'string' && (ALERT_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The id of an occurrence of `type` caused by run `runId`: `evt_` + 26 Crockford base32 characters
+ * of SHA-256(type, run id). Every event is tied to one run (the run that failed, breached, tipped
+ * the job into auto-disable, or first succeeded after failures), and each type happens at most once
+ * per run, so the same occurrence always gets the same id: a retried activity or a second worker
+ * inserts the same primary key and records nothing new, and the alert workflow started with this
+ * id coalesces duplicate starts. Receivers see it as `webhook-id` / `Svc-Event-Id`.
+ */
+export function alertEventId(type: AlertEventType, runId: string): string {
+  const digest = createHash('sha256').update(`${type}\n${runId}`, 'utf8').digest();
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of digest) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < 26) {
+      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    if (out.length === 26) {
+      break;
+    }
+  }
+  return `evt_${out}`;
+}
+
+/** What an event remembers of its job and run: enough to write an alert a person can act on. */
+export interface AlertEventDetails {
+  job: { id: string; name: string; timezone: string; tags: string[] };
+  run: {
+    id: string;
+    scheduled_at: string;
+    trigger: string;
+    status: string;
+    /** Attempts made so far. */
+    attempts: number;
+    last_error: string | null;
+    finished_at: string | null;
+  };
+  /** `run.sla_breached`: the threshold in ms and whether the run was still in flight. */
+  sla_threshold_ms?: number;
+  still_running?: boolean;
+  /** `job.auto_disabled` / `run.failed`: the failure streak after this run. */
+  consecutive_failures?: number;
+  /** `job.recovered`: the streak this success ended. */
+  previous_failures?: number;
+  disabled_reason?: string;
+}
+
+/** An event to record: type, where, when, and its snapshot. */
+export interface NewAlertEvent {
+  id: string;
+  workspaceId: string;
+  type: AlertEventType;
+  jobId: string;
+  runId: string;
+  occurredAt: Date;
+  details: AlertEventDetails;
+}
+
+/** Builds the event of `type` for a run (its id derived from both). */
+export function newAlertEvent(
+  type: AlertEventType,
+  at: Date,
+  details: AlertEventDetails & { workspaceId: string },
+): NewAlertEvent {
+  const { workspaceId, ...rest } = details;
+  return {
+    id: alertEventId(type, rest.run.id),
+    workspaceId,
+    type,
+    jobId: rest.job.id,
+    runId: rest.run.id,
+    occurredAt: at,
+    details: rest,
+  };
+}
+
+/** The parts of a rule that decide whether it matches an event. */
+export interface AlertRuleFilter {
+  enabled: boolean;
+  events: readonly string[];
+  /** null or empty: every job. */
+  jobIds: readonly string[] | null;
+  /** null or empty: every tag. */
+  tags: readonly string[] | null;
+}
+
+/**
+ * Whether a rule matches an event of `type` for a job with `jobId` and `jobTags`: the rule is
+ * enabled, lists the type, and each filter it sets holds — `job_ids` contains the job, `tags`
+ * shares at least one tag with it. Filters left out (or empty) match every job.
+ */
+export function ruleMatches(rule: AlertRuleFilter, type: string, jobId: string, jobTags: readonly string[]): boolean {
+  if (!rule.enabled || !rule.events.includes(type)) {
+    return false;
+  }
+  if (rule.jobIds && rule.jobIds.length > 0 && !rule.jobIds.includes(jobId)) {
+    return false;
+  }
+  if (rule.tags && rule.tags.length > 0 && !rule.tags.some((tag) => jobTags.includes(tag))) {
+    return false;
+  }
+  return true;
+}
