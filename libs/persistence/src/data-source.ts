@@ -25,6 +25,7 @@ import { RunsAwaitingFirstAttemptIndex1795400000000 } from './migrations/1795400
 import { RateLimitWindows1795400000001 } from './migrations/1795400000001-RateLimitWindows';
 import { Sessions1795400000100 } from './migrations/1795400000100-Sessions';
 import { AlertDelivery1795400000500 } from './migrations/1795400000500-AlertDelivery';
+import { AttemptBodyRetention1795400000600 } from './migrations/1795400000600-AttemptBodyRetention';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -54,6 +55,7 @@ export const ALL_MIGRATIONS = [
   RateLimitWindows1795400000001,
   Sessions1795400000100,
   AlertDelivery1795400000500,
+  AttemptBodyRetention1795400000600,
 ];
 
 /** Table recording applied migrations. */

@@ -4,3 +4,4 @@ export * from './job-schedule';
 export * from './job-lifecycle';
 export * from './audit-retention';
 export * from './sink-sender';
+export * from './body-retention';

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ResponseBodyRetentionTask } from './response-body-retention.task';
 import { RunRetryService } from './run-retry.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
 
-@Module({ controllers: [RunsController], providers: [RunsService, RunRetryService] })
+@Module({ controllers: [RunsController], providers: [RunsService, RunRetryService, ResponseBodyRetentionTask] })
 export class RunsModule {}

@@ -88,6 +88,22 @@ describe('buildConfig', () => {
     });
   });
 
+  describe('runs (response bodies)', () => {
+    it('should keep success bodies off and bodies 7 days by default, both settable from the environment', () => {
+      expect(buildConfig({}, {}).runs).toEqual({ store_success_bodies: false, body_retention_ms: 7 * 86_400_000 });
+      expect(buildConfig({}, { RUNS_STORE_SUCCESS_BODIES: 'true', RUNS_BODY_RETENTION: '2d' }).runs).toEqual({
+        store_success_bodies: true,
+        body_retention_ms: 2 * 86_400_000,
+      });
+    });
+
+    it('should refuse a body retention shorter than an hour', () => {
+      expect(() => buildConfig({ runs: { body_retention: '5m' } }, {})).toThrow(
+        /runs\.body_retention: expected at least 1h/,
+      );
+    });
+  });
+
   describe('audit.retention', () => {
     it('should default to 30 days and accept a duration from AUDIT_RETENTION', () => {
       expect(buildConfig({}, {}).audit.retention_ms).toBe(30 * 86_400_000);

@@ -47,7 +47,12 @@ export interface AppConfig {
   limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number; store: 'postgres' | 'memory' };
   plans: Record<string, PlanLimits>;
   default_plan: string;
-  runs: { store_success_bodies: boolean };
+  /**
+   * Attempt response bodies (decisions.md → Response bodies): kept for non-success attempts, and
+   * for successful ones only with `store_success_bodies`; set to null `body_retention` after the
+   * attempt finished (docs/delivery.md).
+   */
+  runs: { store_success_bodies: boolean; body_retention_ms: number };
   /**
    * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), generic OIDC
    * (`providers` lists `oidc` when configured), session lifetime, and where a first-time user
@@ -161,6 +166,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SMTP_FROM', 'smtp.from'],
   ['ALERTS_SWEEP_INTERVAL', 'alerts.sweep_interval'],
   ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
+  ['RUNS_STORE_SUCCESS_BODIES', 'runs.store_success_bodies'],
+  ['RUNS_BODY_RETENTION', 'runs.body_retention'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
   ['SVC_BUILD_DATE', 'build_date'],
@@ -315,6 +322,10 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   if (secretsKey && !/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)$/.test(secretsKey)) {
     problems.push('secrets.encryption_key: expected 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)');
   }
+  const bodyRetention = duration('runs.body_retention', 7 * 86_400_000);
+  if (bodyRetention < 3_600_000) {
+    problems.push('runs.body_retention: expected at least 1h');
+  }
   const auditRetention = duration('audit.retention', 30 * 86_400_000);
   if (auditRetention < 3_600_000) {
     problems.push('audit.retention: expected at least 1h');
@@ -415,7 +426,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     },
     plans,
     default_plan: defaultPlan,
-    runs: { store_success_bodies: bool('runs.store_success_bodies', false) },
+    runs: { store_success_bodies: bool('runs.store_success_bodies', false), body_retention_ms: bodyRetention },
     auth: authConfig(),
     secrets: { encryption_key: secretsKey || null },
     audit: { retention_ms: auditRetention },

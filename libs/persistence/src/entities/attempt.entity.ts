@@ -1,11 +1,15 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { RunEntity } from './run.entity';
 
 export const ATTEMPT_OUTCOMES = ['success', 'retryable', 'fatal'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-/** One delivery try of a run; keyed by (run_id, n) so activity retries write idempotently. */
+/**
+ * One delivery try of a run; keyed by (run_id, n) so activity retries write idempotently.
+ * `idx_attempts_body_finished_at` serves the response-body retention purge.
+ */
 @Entity({ name: 'attempts' })
+@Index('idx_attempts_body_finished_at', ['finishedAt'], { where: '"response_body" IS NOT NULL' })
 export class AttemptEntity {
   @PrimaryColumn({ name: 'run_id', type: 'text', primaryKeyConstraintName: 'pk_attempts' })
   runId: string;
