@@ -163,6 +163,32 @@ describe('delivery with templates and secrets', () => {
     ).toBe(200);
   });
 
+  it('should refuse unknown variables and secrets at create and PATCH with their byte positions, changing nothing', async () => {
+    const refused = await api(
+      'POST',
+      '/api/v1/jobs',
+      jobBody('/never', { headers: { 'X-Run': 'id={{run.uuid}}' }, body: 'ü{{ secret.NOT_THERE }}' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields).toEqual({
+      'sink.config.headers.X-Run': expect.stringMatching(
+        /^unknown template variable "\{\{run\.uuid\}\}" at byte 3 \(length 12\); allowed: /,
+      ),
+      'sink.config.body': 'unknown secret "NOT_THERE" at byte 2 (length 22)',
+    });
+
+    const job = (await api('POST', '/api/v1/jobs', jobBody('/patched', { body: '{{run.id}}' }))).body;
+    const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, {
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/patched`, body: '{{run.id}} {{fired}}' } },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.fields['sink.config.body']).toMatch(
+      /^unknown template variable "\{\{fired\}\}" at byte 11 \(length 9\)/,
+    );
+    const after = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    expect(after).toMatchObject({ version: job.version, sink: { config: { body: '{{run.id}}' } } });
+  });
+
   describe('no secret value anywhere', () => {
     it('should be in no row of any table', async () => {
       const tables: Array<{ tablename: string }> = await stack.dataSource.query(
