@@ -59,6 +59,15 @@ else
 fi
 export TEST_RUN_ID="r$$"
 
+# The dashboard's browser test drives Debian's Chromium (browsers cannot be downloaded here). When
+# it cannot be installed, the test fails and says why; nothing is skipped.
+if ! command -v chromium >/dev/null 2>&1; then
+  log "installing Debian's chromium for the dashboard browser test"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } >"$RUN_DIR/chromium.log" 2>&1 ||
+    { tail -5 "$RUN_DIR/chromium.log" >&2; log "chromium could not be installed: the dashboard test will fail"; }
+fi
+
 log "running tests"
 npx jest --ci --json --outputFile="$RUN_DIR/jest.json" "$@"
 status=$?

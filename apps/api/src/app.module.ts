@@ -4,6 +4,7 @@ import type { AppConfig } from '@svc/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { ApiRateLimitHook } from './common/api-rate-limit.hook';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { OpenApiModule } from './common/openapi/openapi.module';
@@ -41,6 +42,7 @@ export class AppModule {
         UsageModule,
         StatsModule,
         AuthModule,
+        DashboardModule,
         OpenApiModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],

@@ -2,7 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs
 import { type AppConfig, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { APP_CONFIG } from '../config/config.module';
+import { ME_SCHEMA } from '../me/me-response.schema';
 import { toMeResponse } from '../me/me.mapper';
 import { DevLoginDto } from './dto/dev-login.dto';
 import { OIDC_FLOW_TTL_SECONDS, type OidcFlow, OidcService } from './oidc.service';
@@ -35,6 +37,7 @@ export class AuthController {
   /** Development sign-in by email alone; `404` unless `auth.dev_login` is on. */
   @Post('dev-login')
   @HttpCode(200)
+  @ApiOperation('Sign in by email alone (development servers only, auth.dev_login)', { 200: ME_SCHEMA })
   async devLogin(
     @Body() body: DevLoginDto,
     @Req() request: FastifyRequest,
@@ -52,6 +55,7 @@ export class AuthController {
    */
   @Post('logout')
   @HttpCode(204)
+  @ApiOperation('Sign out: end the session of the svc_session cookie', { 204: null })
   async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
     if (token && (await this.sessions.userOf(token))) {
@@ -69,6 +73,14 @@ export class AuthController {
    */
   @Post('oidc/start')
   @HttpCode(200)
+  @ApiOperation('Start an OIDC sign-in (authorization code with PKCE): the URL to send the browser to', {
+    200: {
+      type: 'object',
+      properties: { authorization_url: { type: 'string', format: 'uri' } },
+      required: ['authorization_url'],
+      additionalProperties: false,
+    },
+  })
   async oidcStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const { url, flow } = await this.oidc.start();
     const value = Buffer.from(JSON.stringify(flow)).toString('base64url');
@@ -89,6 +101,13 @@ export class AuthController {
    * cookie is set on a same-site response).
    */
   @Get('oidc/callback')
+  @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', {
+    200: {
+      description: 'Signed in; the page continues to the dashboard',
+      schema: { type: 'string' },
+      contentType: 'text/html',
+    },
+  })
   async oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const flow = parseFlow(readCookie(request.headers.cookie, OIDC_FLOW_COOKIE));
     if (!flow) {

@@ -1,0 +1,102 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+
+export function StatusBadge({ value }: { value: string | null | undefined }) {
+  if (!value) {
+    return <span class="badge muted">none</span>;
+  }
+  return <span class={`badge ${value}`}>{value.replace(/_/g, ' ')}</span>;
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) {
+    return null;
+  }
+  const text =
+    error instanceof ApiError
+      ? `${error.body.message}${
+          error.body.fields
+            ? ': ' +
+              Object.entries(error.body.fields)
+                .map(([k, v]) => `${k} ${v}`)
+                .join('; ')
+            : ''
+        }`
+      : String((error as Error).message ?? error);
+  return (
+    <p role="alert" class="error">
+      {text}
+    </p>
+  );
+}
+
+/** Loads `load()` on mount and whenever `deps` change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error: unknown) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((n) => n + 1) };
+}
+
+/** Calls `tick` every `ms` while the page is visible. */
+export function usePoll(tick: () => void, ms: number) {
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') {
+        tick();
+      }
+    }, ms);
+    return () => clearInterval(timer);
+  });
+}
+
+export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/** A one-time secret (API key, signing secret): shown once with a copy button. */
+export function OneTimeSecret({ label, value, onDone }: { label: string; value: string; onDone?: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="one-time" role="status">
+      <p>
+        <strong>{label}</strong> — copy it now: it is shown only this once.
+      </p>
+      <code class="secret" data-testid="one-time-secret">
+        {value}
+      </code>
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard?.writeText(value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        {onDone && (
+          <button type="button" onClick={onDone}>
+            I have stored it
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,334 @@
+import { useState } from 'preact/hooks';
+import { api, type Job, type Page, type PreviewResponse, query, type Run } from '../api';
+import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { NextFireTimes } from '../components/schedule-field';
+import { formatMs, formatTime } from '../format';
+import { navigate } from '../router';
+
+interface SinkTestResult {
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  request_summary: string;
+}
+
+const RUNS_PAGE = 20;
+
+/** One job: its schedule's next occurrences, actions, signing secret rotation and run history. */
+export function JobDetailPage({ jobId }: { jobId: string }) {
+  const path = `/api/v1/jobs/${encodeURIComponent(jobId)}`;
+  const job = useLoad(() => api<Job>('GET', path), [jobId]);
+  const preview = useLoad(
+    async () =>
+      job.data
+        ? api<PreviewResponse>('POST', '/api/v1/schedules/preview', {
+            expr: job.data.schedule.expr,
+            timezone: job.data.schedule.timezone,
+            count: 10,
+          })
+        : null,
+    [job.data?.version],
+  );
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [testResult, setTestResult] = useState<SinkTestResult | null>(null);
+  const [secret, setSecret] = useState<string | null>(() => {
+    const created = sessionStorage.getItem(`svc.signing.${jobId}`);
+    sessionStorage.removeItem(`svc.signing.${jobId}`);
+    return created;
+  });
+  const [runsReload, setRunsReload] = useState(0);
+
+  async function act(label: string, run: () => Promise<unknown>) {
+    setBusy(true);
+    setActionError(null);
+    setNotice(null);
+    try {
+      await run();
+      setNotice(label);
+      job.reload();
+      setRunsReload((n) => n + 1);
+    } catch (err) {
+      setActionError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (job.error) {
+    return <ErrorNote error={job.error} />;
+  }
+  if (!job.data) {
+    return <p>Loading…</p>;
+  }
+  const j = job.data;
+  return (
+    <section>
+      <p class="crumbs">
+        <a href="/">Jobs</a> / {j.name}
+      </p>
+      <div class="page-head">
+        <h1>{j.name}</h1>
+        <StatusBadge value={j.state} />
+      </div>
+      {j.description && <p>{j.description}</p>}
+      <div class="toolbar" role="toolbar" aria-label="Job actions">
+        <a class="button" href={`/jobs/${j.id}/edit`}>
+          Edit
+        </a>
+        {j.state === 'active' && (
+          <button type="button" disabled={busy} onClick={() => void act('Paused', () => api('POST', `${path}/pause`))}>
+            Pause
+          </button>
+        )}
+        {j.state === 'paused' && (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void act('Resumed', () => api('POST', `${path}/resume`))}
+          >
+            Resume
+          </button>
+        )}
+        {j.state === 'disabled' && (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void act('Enabled', () => api('POST', `${path}/enable`))}
+          >
+            Enable
+          </button>
+        )}
+        <button
+          type="button"
+          disabled={busy || j.state === 'disabled' || j.state === 'completed'}
+          onClick={() => void act('Triggered: the run appears below', () => api('POST', `${path}/trigger`))}
+        >
+          Trigger now
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void act('Test request sent (no run recorded)', async () =>
+              setTestResult(await api<SinkTestResult>('POST', `${path}/test`)),
+            )
+          }
+        >
+          Send test request
+        </button>
+        {j.sink.kind === 'webhook' && (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              void act('Signing secret rotated; the old one keeps signing for 24 hours', async () =>
+                setSecret(
+                  (await api<{ signing_secret: string }>('POST', `${path}/rotate-signing-secret`)).signing_secret,
+                ),
+              )
+            }
+          >
+            Rotate signing secret
+          </button>
+        )}
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={() => {
+            if (confirm(`Delete ${j.name}? Its run history stays until it ages out.`)) {
+              void act('Deleted', async () => {
+                await api('DELETE', path);
+                navigate('/');
+              });
+            }
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      <div aria-live="polite">
+        {notice && <p class="notice">{notice}</p>}
+        <ErrorNote error={actionError} />
+      </div>
+      {secret && <OneTimeSecret label="Signing secret" value={secret} onDone={() => setSecret(null)} />}
+      {testResult && (
+        <div class="panel" data-testid="test-result">
+          <h2>Test request</h2>
+          <dl>
+            <dt>Outcome</dt>
+            <dd>
+              <StatusBadge value={testResult.outcome} />
+            </dd>
+            <dt>Status</dt>
+            <dd>{testResult.status_code ?? '—'}</dd>
+            <dt>Duration</dt>
+            <dd>{formatMs(testResult.duration_ms)}</dd>
+            <dt>Request</dt>
+            <dd>
+              <code>{testResult.request_summary}</code>
+            </dd>
+          </dl>
+          {testResult.response_body && <pre>{testResult.response_body}</pre>}
+        </div>
+      )}
+      <div class="grid">
+        <div class="panel">
+          <h2>Schedule</h2>
+          <dl>
+            <dt>Expression</dt>
+            <dd>
+              <code>{j.schedule.expr}</code>
+            </dd>
+            <dt>Meaning</dt>
+            <dd>{j.schedule.description}</dd>
+            <dt>Time zone</dt>
+            <dd>{j.schedule.timezone}</dd>
+            <dt>Next run</dt>
+            <dd>{formatTime(j.next_run_at, j.schedule.timezone)}</dd>
+            {j.disabled_reason && (
+              <>
+                <dt>Disabled because</dt>
+                <dd>{j.disabled_reason}</dd>
+              </>
+            )}
+          </dl>
+          {preview.data && j.state === 'active' && (
+            <NextFireTimes next={preview.data.next} timezone={preview.data.timezone} />
+          )}
+          {j.state !== 'active' && <p class="muted">The job is {j.state}: no occurrences are scheduled.</p>}
+        </div>
+        <div class="panel">
+          <h2>Last 24 hours</h2>
+          {j.stats_24h && (
+            <dl>
+              <dt>Runs</dt>
+              <dd>{j.stats_24h.runs}</dd>
+              <dt>Succeeded</dt>
+              <dd>{j.stats_24h.succeeded}</dd>
+              <dt>Failed</dt>
+              <dd>{j.stats_24h.failed}</dd>
+              <dt>SLA breaches</dt>
+              <dd>{j.stats_24h.sla_breached}</dd>
+              <dt>p95 start lag</dt>
+              <dd>{formatMs(j.stats_24h.p95_start_lag_ms)}</dd>
+              <dt>Consecutive failures</dt>
+              <dd>{j.consecutive_failures}</dd>
+            </dl>
+          )}
+        </div>
+      </div>
+      <RunHistory jobId={j.id} reloadKey={runsReload} />
+    </section>
+  );
+}
+
+/** Runs of the job, newest first, with the API's filters and cursor paging; refreshed every 3 s. */
+function RunHistory({ jobId, reloadKey }: { jobId: string; reloadKey: number }) {
+  const [filters, setFilters] = useState({ status: '', trigger: '', from: '', to: '' });
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const cursor = cursors[cursors.length - 1];
+  const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+  const runs = useLoad(
+    () =>
+      api<Page<Run>>(
+        'GET',
+        `/api/v1/jobs/${encodeURIComponent(jobId)}/runs${query({
+          status: filters.status,
+          trigger: filters.trigger,
+          from: toIso(filters.from),
+          to: toIso(filters.to),
+          cursor,
+          limit: RUNS_PAGE,
+        })}`,
+      ),
+    [jobId, JSON.stringify(filters), cursor, reloadKey],
+  );
+  usePoll(() => cursor === null && runs.reload(), 3000);
+  const set = (key: keyof typeof filters) => (event: Event) => {
+    setFilters({ ...filters, [key]: (event.target as HTMLInputElement).value });
+    setCursors([null]);
+  };
+  return (
+    <section class="panel">
+      <h2>Runs</h2>
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Run filters">
+        <label>
+          Status
+          <select value={filters.status} onChange={set('status')}>
+            <option value="">any</option>
+            {['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Trigger
+          <select value={filters.trigger} onChange={set('trigger')}>
+            <option value="">any</option>
+            {['schedule', 'manual', 'retry_manual'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="datetime-local" value={filters.from} onChange={set('from')} />
+        </label>
+        <label>
+          To
+          <input type="datetime-local" value={filters.to} onChange={set('to')} />
+        </label>
+      </form>
+      <ErrorNote error={runs.error} />
+      {runs.data && runs.data.data.length === 0 && <p class="empty">No runs match.</p>}
+      {runs.data && runs.data.data.length > 0 && (
+        <TableWrap label="Runs">
+          <table class="runs" data-testid="runs">
+            <thead>
+              <tr>
+                <th scope="col">Scheduled</th>
+                <th scope="col">Status</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Start lag</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.data.data.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <a href={`/runs/${run.id}`}>{formatTime(run.scheduled_at)}</a>
+                  </td>
+                  <td>
+                    <StatusBadge value={run.status} />
+                  </td>
+                  <td>{run.trigger}</td>
+                  <td>{typeof run.attempts === 'number' ? run.attempts : run.attempts.length}</td>
+                  <td>{formatMs(run.start_lag_ms)}</td>
+                  <td>{formatMs(run.e2e_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <div class="pager">
+        {cursors.length > 1 && (
+          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer runs
+          </button>
+        )}
+        {runs.data?.next_cursor && (
+          <button type="button" onClick={() => setCursors([...cursors, runs.data!.next_cursor])}>
+            Older runs
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,175 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api, type Job, type Page, query, type Run } from '../api';
+import { sparklineConfig, useChart } from '../charts';
+import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common';
+import { formatRelative, formatTime } from '../format';
+
+const HOUR = 3_600_000;
+/** Runs fetched for the sparklines: at most this many pages of 200 (the last 24 h, newest first). */
+const SPARKLINE_PAGES = 5;
+
+type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
+
+/** Last 24 h of runs of the workspace, counted per job and hour (oldest hour first). */
+async function runBuckets(now: number): Promise<Buckets> {
+  const from = new Date(now - 24 * HOUR).toISOString();
+  const buckets: Buckets = new Map();
+  let cursor: string | null = null;
+  for (let page = 0; page < SPARKLINE_PAGES; page++) {
+    const result: Page<Run> = await api<Page<Run>>('GET', `/api/v1/runs${query({ from, limit: 200, cursor })}`);
+    for (const run of result.data) {
+      const hour = 23 - Math.floor((now - new Date(run.scheduled_at).getTime()) / HOUR);
+      if (hour < 0 || hour > 23) {
+        continue;
+      }
+      let series = buckets.get(run.job_id);
+      if (!series) {
+        series = Array.from({ length: 24 }, () => ({ succeeded: 0, failed: 0 }));
+        buckets.set(run.job_id, series);
+      }
+      if (run.status === 'succeeded') {
+        series[hour].succeeded++;
+      } else if (run.status === 'failed') {
+        series[hour].failed++;
+      }
+    }
+    cursor = result.next_cursor;
+    if (!cursor) {
+      break;
+    }
+  }
+  return buckets;
+}
+
+function Sparkline({ series }: { series: Array<{ succeeded: number; failed: number }> | undefined }) {
+  const data = series ?? Array.from({ length: 24 }, () => ({ succeeded: 0, failed: 0 }));
+  const config = useMemo(() => sparklineConfig(data), [JSON.stringify(data)]);
+  const canvas = useChart(config);
+  const ok = data.reduce((n, b) => n + b.succeeded, 0);
+  const failed = data.reduce((n, b) => n + b.failed, 0);
+  return (
+    <canvas
+      ref={canvas}
+      width={120}
+      height={28}
+      role="img"
+      aria-label={`Last 24 hours: ${ok} succeeded, ${failed} failed`}
+      class="sparkline"
+    />
+  );
+}
+
+/** The workspace's jobs: state, schedule, next run, last status and a 24 h sparkline. */
+export function JobsPage() {
+  const [state, setState] = useState('');
+  const [q, setQ] = useState('');
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const cursor = cursors[cursors.length - 1];
+  const jobs = useLoad(
+    () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, cursor, limit: 50 })}`),
+    [state, q, cursor],
+  );
+  const buckets = useLoad(() => runBuckets(Date.now()), []);
+
+  return (
+    <section>
+      <div class="page-head">
+        <h1>Jobs</h1>
+        <a class="button primary" href="/jobs/new">
+          New job
+        </a>
+      </div>
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          State
+          <select
+            value={state}
+            onChange={(e) => {
+              setState((e.target as HTMLSelectElement).value);
+              setCursors([null]);
+            }}
+          >
+            <option value="">any</option>
+            {['active', 'paused', 'disabled', 'completed'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Search
+          <input
+            type="search"
+            value={q}
+            placeholder="name or description"
+            onInput={(e) => {
+              setQ((e.target as HTMLInputElement).value);
+              setCursors([null]);
+            }}
+          />
+        </label>
+      </form>
+      <ErrorNote error={jobs.error} />
+      {jobs.data && jobs.data.data.length === 0 && (
+        <p class="empty">
+          No jobs yet. <a href="/jobs/new">Create one</a>.
+        </p>
+      )}
+      {jobs.data && jobs.data.data.length > 0 && (
+        <TableWrap label="Jobs">
+          <table class="jobs">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Next run</th>
+                <th scope="col">Last run</th>
+                <th scope="col">24 h</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.data.data.map((job) => (
+                <tr key={job.id}>
+                  <td>
+                    <a href={`/jobs/${job.id}`}>{job.name}</a>
+                  </td>
+                  <td>
+                    <StatusBadge value={job.state} />
+                  </td>
+                  <td>{job.schedule.description}</td>
+                  <td>
+                    {job.next_run_at ? (
+                      <time dateTime={job.next_run_at} title={formatTime(job.next_run_at)}>
+                        {formatRelative(job.next_run_at)}
+                      </time>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td>
+                    <StatusBadge value={job.last_run_status} />
+                  </td>
+                  <td>
+                    <Sparkline series={buckets.data?.get(job.id)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <div class="pager">
+        {cursors.length > 1 && (
+          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous page
+          </button>
+        )}
+        {jobs.data?.next_cursor && (
+          <button type="button" onClick={() => setCursors([...cursors, jobs.data!.next_cursor])}>
+            Next page
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { api, type Attempt, type Run } from '../api';
+import { ErrorNote, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { formatMs, formatTime } from '../format';
+import type { AppContext } from '../main';
+
+const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
+
+/** The Temporal Web UI page of the run's workflow (workflow id = run id). */
+export function temporalLink(config: AppContext['config'], runId: string): string | null {
+  const temporal = config.temporal;
+  if (!temporal) {
+    return null;
+  }
+  return `${temporal.ui_url.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/${encodeURIComponent(runId)}`;
+}
+
+/** One run with every attempt (status, timing, request summary, response body). */
+export function RunDetailPage({ runId, context }: { runId: string; context: AppContext }) {
+  const run = useLoad(() => api<Run>('GET', `/api/v1/runs/${encodeURIComponent(runId)}`), [runId]);
+  usePoll(() => run.data && !TERMINAL.has(run.data.status) && run.reload(), 2000);
+  if (run.error) {
+    return <ErrorNote error={run.error} />;
+  }
+  if (!run.data) {
+    return <p>Loading…</p>;
+  }
+  const r = run.data;
+  const attempts = Array.isArray(r.attempts) ? r.attempts : [];
+  const link = temporalLink(context.config, r.id);
+  return (
+    <section>
+      <p class="crumbs">
+        <a href="/">Jobs</a> / <a href={`/jobs/${r.job_id}`}>{r.job_id}</a> / run
+      </p>
+      <div class="page-head">
+        <h1>Run {r.id}</h1>
+        <StatusBadge value={r.status} />
+      </div>
+      {link ? (
+        <p>
+          <a class="button" href={link} target="_blank" rel="noopener noreferrer" data-testid="temporal-link">
+            Open the workflow in Temporal
+          </a>
+        </p>
+      ) : (
+        <p class="muted">Set temporal.ui_url to link runs to the Temporal Web UI.</p>
+      )}
+      <div class="panel">
+        <dl>
+          <dt>Scheduled</dt>
+          <dd>{formatTime(r.scheduled_at)}</dd>
+          <dt>Trigger</dt>
+          <dd>{r.trigger}</dd>
+          <dt>Started</dt>
+          <dd>{formatTime(r.started_at)}</dd>
+          <dt>Finished</dt>
+          <dd>{formatTime(r.finished_at)}</dd>
+          {r.next_attempt_at && (
+            <>
+              <dt>Next attempt</dt>
+              <dd>{formatTime(r.next_attempt_at)}</dd>
+            </>
+          )}
+          <dt>Start lag</dt>
+          <dd>{formatMs(r.start_lag_ms)}</dd>
+          <dt>End to end</dt>
+          <dd>{formatMs(r.e2e_ms)}</dd>
+          <dt>SLA breached</dt>
+          <dd>{r.sla_breached ? 'yes' : 'no'}</dd>
+          {r.last_error && (
+            <>
+              <dt>Last error</dt>
+              <dd>{r.last_error}</dd>
+            </>
+          )}
+          {r.skip_reason && (
+            <>
+              <dt>Skipped because</dt>
+              <dd>{r.skip_reason}</dd>
+            </>
+          )}
+        </dl>
+      </div>
+      <h2>Attempts</h2>
+      {attempts.length === 0 && <p class="empty">No attempt yet.</p>}
+      {attempts.length > 0 && (
+        <TableWrap label="Attempts">
+          <table class="attempts" data-testid="attempts">
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Status</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Request</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((a) => (
+                <AttemptRow attempt={a} key={a.n} />
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {attempts
+        .filter((a) => a.response_body || a.error)
+        .map((a) => (
+          <details class="panel" key={`body-${a.n}`}>
+            <summary>Attempt {a.n}: error and response body</summary>
+            {a.error && <p class="error">{a.error}</p>}
+            {a.response_body && <pre>{a.response_body}</pre>}
+          </details>
+        ))}
+    </section>
+  );
+}
+
+function AttemptRow({ attempt }: { attempt: Attempt }) {
+  return (
+    <tr>
+      <td>{attempt.n}</td>
+      <td>
+        <StatusBadge value={attempt.outcome ?? 'in flight'} />
+      </td>
+      <td>{attempt.status_code ?? '—'}</td>
+      <td>{formatTime(attempt.started_at)}</td>
+      <td>{formatMs(attempt.duration_ms)}</td>
+      <td>
+        <code>{attempt.request_summary}</code>
+      </td>
+    </tr>
+  );
+}

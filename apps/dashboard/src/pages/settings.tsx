@@ -1,0 +1,440 @@
+import type { ChartConfiguration } from 'chart.js';
+import { Fragment } from 'preact';
+import { useMemo, useState } from 'preact/hooks';
+import { api, ApiError, type Page } from '../api';
+import { COLORS, useChart } from '../charts';
+import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad } from '../components/common';
+import { formatMs, formatTime } from '../format';
+import type { AppContext } from '../main';
+
+interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  key?: string;
+}
+
+interface Secret {
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const TABS = [
+  { path: '/settings', label: 'API keys' },
+  { path: '/settings/secrets', label: 'Secrets' },
+  { path: '/settings/usage', label: 'Usage and stats' },
+  { path: '/settings/alerts', label: 'Alerts' },
+];
+
+/** Settings: API keys, secrets, usage and stats, and alert channels and rules when the server has them. */
+export function SettingsPage({ path, context }: { path: string; context: AppContext }) {
+  const role = context.me.workspaces.find((w) => w.id === context.workspaceId)?.role;
+  return (
+    <section>
+      <h1>Settings</h1>
+      <nav class="tabs" aria-label="Settings">
+        {TABS.map((tab) => (
+          <a key={tab.path} href={tab.path} aria-current={path === tab.path ? 'page' : undefined}>
+            {tab.label}
+          </a>
+        ))}
+      </nav>
+      {role === 'member' && path !== '/settings/usage' && (
+        <p class="notice">Members cannot manage keys, secrets or alerts; ask an owner or admin.</p>
+      )}
+      {path === '/settings' && <ApiKeys />}
+      {path === '/settings/secrets' && <Secrets />}
+      {path === '/settings/usage' && <UsageAndStats />}
+      {path === '/settings/alerts' && <Alerts />}
+    </section>
+  );
+}
+
+const SCOPES = ['*', 'jobs:read', 'jobs:write', 'runs:read'];
+
+function ApiKeys() {
+  const keys = useLoad(() => api<Page<ApiKey>>('GET', '/api/v1/api-keys?limit=200'), []);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['*']);
+  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  async function create(event: Event) {
+    event.preventDefault();
+    setError(null);
+    try {
+      setCreated(await api<ApiKey>('POST', '/api/v1/api-keys', { name, scopes }));
+      setName('');
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  async function revoke(key: ApiKey) {
+    if (confirm(`Revoke ${key.name} (${key.prefix}…)? It stops working at once.`)) {
+      await api('DELETE', `/api/v1/api-keys/${key.id}`).catch(setError);
+      keys.reload();
+    }
+  }
+
+  return (
+    <div>
+      <h2>API keys</h2>
+      {created?.key && (
+        <OneTimeSecret label={`API key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} />
+      )}
+      <form class="inline-form" onSubmit={(e) => void create(e)}>
+        <div class="field">
+          <label for="key-name">Name</label>
+          <input id="key-name" value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </div>
+        <fieldset class="scopes">
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label key={scope} class="check">
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) =>
+                  setScopes(
+                    (e.target as HTMLInputElement).checked ? [...scopes, scope] : scopes.filter((s) => s !== scope),
+                  )
+                }
+              />
+              {scope === '*' ? '* (everything)' : scope}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" class="primary">
+          Create key
+        </button>
+      </form>
+      <ErrorNote error={error ?? keys.error} />
+      {keys.data && (
+        <TableWrap label="API keys">
+          <table data-testid="api-keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{formatTime(key.last_used_at)}</td>
+                  <td>{key.revoked_at ? <StatusBadge value="revoked" /> : <StatusBadge value="active" />}</td>
+                  <td>
+                    {!key.revoked_at && (
+                      <button type="button" class="danger" onClick={() => void revoke(key)}>
+                        Revoke<span class="visually-hidden"> {key.name}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </div>
+  );
+}
+
+function Secrets() {
+  const secrets = useLoad(() => api<Page<Secret>>('GET', '/api/v1/secrets?limit=200'), []);
+  const [name, setName] = useState('');
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  async function save(event: Event) {
+    event.preventDefault();
+    setError(null);
+    try {
+      await api('PUT', `/api/v1/secrets/${encodeURIComponent(name)}`, { value });
+      setNotice(`Saved ${name}. Use it as {{secret.${name}}} in headers or body.`);
+      setName('');
+      setValue('');
+      secrets.reload();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  async function remove(secret: Secret) {
+    if (confirm(`Delete the secret ${secret.name}?`)) {
+      setError(null);
+      await api('DELETE', `/api/v1/secrets/${encodeURIComponent(secret.name)}`).catch(setError);
+      secrets.reload();
+    }
+  }
+
+  return (
+    <div>
+      <h2>Secrets</h2>
+      <p class="note">
+        Values are write-only: stored encrypted, never shown again. Saving an existing name replaces it.
+      </p>
+      <form class="inline-form" onSubmit={(e) => void save(e)}>
+        <div class="field">
+          <label for="secret-name">Name</label>
+          <input
+            id="secret-name"
+            value={name}
+            required
+            pattern="[A-Za-z_][A-Za-z0-9_]{0,63}"
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div class="field">
+          <label for="secret-value">Value</label>
+          <input
+            id="secret-value"
+            type="password"
+            autoComplete="off"
+            value={value}
+            required
+            onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit" class="primary">
+          Save secret
+        </button>
+      </form>
+      <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>
+      <ErrorNote error={error ?? secrets.error} />
+      {secrets.data && (
+        <TableWrap label="Secrets">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {secrets.data.data.map((secret) => (
+                <tr key={secret.name}>
+                  <td>
+                    <code>{secret.name}</code>
+                  </td>
+                  <td>{formatTime(secret.updated_at)}</td>
+                  <td>
+                    <button type="button" class="danger" onClick={() => void remove(secret)}>
+                      Delete<span class="visually-hidden"> {secret.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </div>
+  );
+}
+
+interface Usage {
+  month: string;
+  runs: number;
+  limit: number;
+  over_quota_policy: string;
+  reset_at: string;
+}
+
+interface Stats {
+  window: string;
+  jobs: Record<string, number>;
+  runs: { total: number; succeeded: number; failed: number; sla_breached: number };
+  start_lag_ms: { p50: number | null; p95: number | null; p99: number | null };
+  failing_jobs: Array<{ id: string; name: string; consecutive_failures: number }>;
+}
+
+function barConfig(labels: string[], values: number[], colors: string[], label: string): ChartConfiguration {
+  return {
+    type: 'bar',
+    data: { labels, datasets: [{ label, data: values, backgroundColor: colors }] },
+    options: {
+      animation: false,
+      maintainAspectRatio: false,
+      plugins: { legend: { display: false } },
+      scales: { y: { beginAtZero: true } },
+    },
+  };
+}
+
+function UsageAndStats() {
+  const [statsWindow, setStatsWindow] = useState('24h');
+  const usage = useLoad(() => api<Usage>('GET', '/api/v1/usage'), []);
+  const stats = useLoad(() => api<Stats>('GET', `/api/v1/stats/overview?window=${statsWindow}`), [statsWindow]);
+  const s = stats.data;
+  const statusChart = useMemo(
+    () =>
+      s
+        ? barConfig(
+            ['succeeded', 'failed', 'other'],
+            [s.runs.succeeded, s.runs.failed, Math.max(0, s.runs.total - s.runs.succeeded - s.runs.failed)],
+            [COLORS.succeeded, COLORS.failed, COLORS.other],
+            'runs',
+          )
+        : null,
+    [s],
+  );
+  const lagChart = useMemo(
+    () =>
+      s
+        ? barConfig(
+            ['p50', 'p95', 'p99'],
+            [s.start_lag_ms.p50 ?? 0, s.start_lag_ms.p95 ?? 0, s.start_lag_ms.p99 ?? 0],
+            [COLORS.accent, COLORS.accent, COLORS.accent],
+            'start lag (ms)',
+          )
+        : null,
+    [s],
+  );
+  const statusCanvas = useChart(statusChart);
+  const lagCanvas = useChart(lagChart);
+  const u = usage.data;
+  return (
+    <div>
+      <h2>Usage</h2>
+      <ErrorNote error={usage.error} />
+      {u && (
+        <div class="panel">
+          <p>
+            <strong>{u.runs.toLocaleString()}</strong> runs in {u.month}
+            {u.limit > 0 ? ` of ${u.limit.toLocaleString()} (${u.over_quota_policy} when over)` : ' (no monthly limit)'}
+          </p>
+          {u.limit > 0 && <progress max={u.limit} value={u.runs} aria-label="Monthly runs used" />}
+          <p class="muted">Resets {formatTime(u.reset_at)}</p>
+        </div>
+      )}
+      <h2>Stats</h2>
+      <label>
+        Window{' '}
+        <select value={statsWindow} onChange={(e) => setStatsWindow((e.target as HTMLSelectElement).value)}>
+          {['1h', '24h', '7d', '30d'].map((w) => (
+            <option key={w}>{w}</option>
+          ))}
+        </select>
+      </label>
+      <ErrorNote error={stats.error} />
+      {s && (
+        <div class="grid">
+          <figure class="panel chart">
+            <figcaption>
+              Runs per status: {s.runs.succeeded} succeeded, {s.runs.failed} failed of {s.runs.total};{' '}
+              {s.runs.sla_breached} SLA breaches
+            </figcaption>
+            <div class="chart-box">
+              <canvas ref={statusCanvas} role="img" aria-label="Runs per status" />
+            </div>
+          </figure>
+          <figure class="panel chart">
+            <figcaption>
+              Start lag: p50 {formatMs(s.start_lag_ms.p50)}, p95 {formatMs(s.start_lag_ms.p95)}, p99{' '}
+              {formatMs(s.start_lag_ms.p99)}
+            </figcaption>
+            <div class="chart-box">
+              <canvas ref={lagCanvas} role="img" aria-label="Start lag percentiles" />
+            </div>
+          </figure>
+          <div class="panel">
+            <h3>Jobs</h3>
+            <dl>
+              {Object.entries(s.jobs).map(([state, count]) => (
+                <Fragment key={state}>
+                  <dt>{state}</dt>
+                  <dd>{count}</dd>
+                </Fragment>
+              ))}
+            </dl>
+            {s.failing_jobs.length > 0 && (
+              <>
+                <h3>Failing jobs</h3>
+                <ul>
+                  {s.failing_jobs.map((j) => (
+                    <li key={j.id}>
+                      <a href={`/jobs/${j.id}`}>{j.name}</a>: {j.consecutive_failures} failures in a row
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+interface AlertChannel {
+  id: string;
+  name?: string;
+  kind: string;
+  verified?: boolean;
+}
+
+interface AlertRule {
+  id: string;
+  name: string;
+  enabled: boolean;
+  events: string[];
+}
+
+function Alerts() {
+  const channels = useLoad(() => api<Page<AlertChannel>>('GET', '/api/v1/alert-channels'), []);
+  const rules = useLoad(() => api<Page<AlertRule>>('GET', '/api/v1/alert-rules'), []);
+  if (channels.error instanceof ApiError && channels.error.status === 404) {
+    return <p class="muted">This server has no alerting.</p>;
+  }
+  return (
+    <div>
+      <h2>Alert channels</h2>
+      <ErrorNote error={channels.error} />
+      {channels.data && channels.data.data.length === 0 && <p class="empty">No channels.</p>}
+      {channels.data && channels.data.data.length > 0 && (
+        <ul>
+          {channels.data.data.map((c) => (
+            <li key={c.id}>
+              {c.name ?? c.id} — {c.kind} {c.verified === false && <StatusBadge value="unverified" />}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Alert rules</h2>
+      <ErrorNote error={rules.error} />
+      {rules.data && rules.data.data.length === 0 && <p class="empty">No rules.</p>}
+      {rules.data && rules.data.data.length > 0 && (
+        <ul>
+          {rules.data.data.map((r) => (
+            <li key={r.id}>
+              {r.name} — {r.events.join(', ')} {!r.enabled && <StatusBadge value="disabled" />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
