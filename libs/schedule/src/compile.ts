@@ -19,7 +19,7 @@ import { compileCron } from './grammar/cron';
 import { compileNatural } from './grammar/natural';
 import { compileQuartz } from './grammar/quartz';
 import { compileRrule, looksLikeRrule } from './grammar/rrule';
-import { tokenize } from './grammar/quartz/parse';
+import { tokenizeLoose } from './grammar/quartz/parse';
 import { isValidTimeZone } from './tz';
 import type { Budget, CompileResult, CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
 
@@ -66,7 +66,7 @@ export function detectKind(expr: string): ScheduleKind {
   if (CRON_MACROS.test(s)) {
     return 'cron';
   }
-  const toks = tokenize(s).map((t) => t.text);
+  const toks = tokenizeLoose(s).map((t) => t.text);
   const cronLike =
     (toks.length >= 3 && NUMERIC_FIELD.test(toks[0]) && toks.every((t) => CRON_TOKEN.test(t))) ||
     (toks.length >= 5 && toks.length <= 7 && NUMERIC_FIELD.test(toks[0]) && NUMERIC_FIELD.test(toks[1]));

@@ -46,6 +46,8 @@ interface Case {
   zone: string;
   after: number;
   n: number;
+  /** `lenient`: the UTF-8 byte where our error must start. */
+  at?: number;
 }
 const cases: Case[] = [];
 
@@ -253,18 +255,7 @@ const overlapCases: Case[] = [];
 for (const zone of OVERLAP_ZONES) {
   for (const { at, shift } of fallBacks(zone, Date.UTC(2026, 0, 1), Date.UTC(2028, 0, 1))) {
     // the first occurrence of the repeated wall times is [at - shift, at), the second [at, at + shift)
-    const offsets = [
-      0,
-      1000,
-      59_000,
-      60_000,
-      shift / 4 + 500,
-      shift / 2,
-      shift / 2 + 1,
-      shift - 60_000,
-      shift - 1000,
-      shift - 1,
-    ];
+    const offsets = [0, 1000, 60_000, shift / 4 + 500, shift / 2 + 1, shift - 1000, shift - 1];
     for (const expr of OVERLAP_EXPRS) {
       for (const first of [true, false]) {
         for (const o of offsets) {
@@ -370,8 +361,109 @@ for (const expr of farExprs) {
   }
 }
 
+// ---------------------------------------------------------------- lenient
+// What Quartz accepts (or reads leniently) and decisions.md rejects, each with the byte where the
+// error must point. Quartz's own answer is recorded for the record.
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+const lenient: Array<{ expr: string; at: number }> = [];
+const fieldsWith = (i: number, v: string, base: string[]): { expr: string; at: number } => {
+  const f = [...base];
+  f[i] = v;
+  return { expr: f.join(' '), at: bytes(f.slice(0, i).join(' ') + (i > 0 ? ' ' : '')) };
+};
+const DOM_BASE = ['0', '0', '12', '1', '*', '?'];
+const DOW_BASE = ['0', '0', '12', '?', '*', 'MON'];
+// 3. names with letters that Unicode case mapping turns into ASCII (Java: 'ſ' → 'S', 'ı' → 'I')
+const unicodeName = (name: string): string | null => {
+  const chars = [...name.toLowerCase()];
+  const spots = chars.map((c, i) => (c === 's' || c === 'i' ? i : -1)).filter((i) => i >= 0);
+  if (spots.length === 0) {
+    return null;
+  }
+  const i = pick(spots);
+  chars[i] = chars[i] === 's' ? '\u017f' : '\u0131';
+  return chars.map((c, k) => (k !== i && rnd() < 0.5 ? c.toUpperCase() : c)).join('');
+};
+for (const name of ['SUN', 'SAT', 'FRI', 'MON-FRI', 'SAT,SUN', 'SUN-TUE', 'TUE,FRI', 'THU-SAT']) {
+  for (let k = 0; k < 6; k++) {
+    const parts = name.split(/([,-])/);
+    const j = pick(parts.map((p, i) => (/[SI]/.test(p) ? i : -1)).filter((i) => i >= 0));
+    const u = unicodeName(parts[j]) as string;
+    const v = [...parts.slice(0, j), u, ...parts.slice(j + 1)].join('');
+    const { expr, at } = fieldsWith(5, v, DOW_BASE);
+    const inField =
+      bytes(parts.slice(0, j).join('')) +
+      bytes(
+        u.slice(
+          0,
+          [...u].findIndex((c) => c > '\u007f'),
+        ),
+      );
+    lenient.push({ expr, at: at + inField });
+  }
+}
+for (const name of ['SEP', 'SEP-DEC', 'JAN,SEP', 'MAR-SEP']) {
+  for (let k = 0; k < 4; k++) {
+    const parts = name.split(/([,-])/);
+    const j = parts.indexOf('SEP');
+    const u = unicodeName('SEP') as string;
+    const v = [...parts.slice(0, j), u, ...parts.slice(j + 1)].join('');
+    const { expr, at } = fieldsWith(4, v, DOM_BASE);
+    lenient.push({ expr, at: at + bytes(parts.slice(0, j).join('')) + (u[0] === '\u017f' ? 0 : bytes(u.slice(0, 2))) });
+  }
+}
+// 4. a step as large as the field (error at the step), L-0 (at the item), W with several hours (at the W item)
+for (const [field, base, starts, size] of [
+  [3, DOM_BASE, ['*', '1', '5', '1-20', '10-5'], 31],
+  [4, DOM_BASE, ['*', '1', '3', '2-11'], 12],
+  [5, DOW_BASE, ['*', '1', '2', '2-6'], 7],
+] as Array<[number, string[], string[], number]>) {
+  for (const start of starts) {
+    for (const step of [size, size + (size === 31 ? 0 : 0)]) {
+      const v = `${start}/${step}`;
+      const { expr, at } = fieldsWith(field, v, base);
+      lenient.push({ expr, at: at + bytes(start) + 1 });
+    }
+  }
+}
+for (const v of ['L-0', 'l-0', 'L-0W', 'L-00', '1,L-0']) {
+  const { expr, at } = fieldsWith(3, v, DOM_BASE);
+  lenient.push({ expr, at: at + (v.startsWith('1,') ? 2 : 0) });
+}
+for (const w of ['15W', '1W', 'LW', 'L-2W', '31W', '1,15W', 'lw']) {
+  for (const hours of ['9,17', '0-23', '*', '*/6', '22-2', '8-18/2', '1,2']) {
+    for (const [sec, min] of [
+      ['0', '0'],
+      ['0', '30'],
+      ['0', '*/15'],
+    ]) {
+      const f = [sec, min, hours, w, '*', '?'];
+      const at = bytes(f.slice(0, 3).join(' ') + ' ') + (w.startsWith('1,') ? 2 : 0);
+      lenient.push({ expr: f.join(' '), at });
+    }
+  }
+}
+// 5. separators other than spaces and tabs, between fields or around them
+for (const sep of ['\n', '\r', '\r\n', '\v', '\f', '\u00a0', '\u2003', '\u2028', '\ufeff']) {
+  for (const [i, base] of [
+    [1, DOM_BASE],
+    [3, DOW_BASE],
+    [5, DOM_BASE],
+  ] as Array<[number, string[]]>) {
+    const expr = base.slice(0, i).join(' ') + sep + base.slice(i).join(' ');
+    lenient.push({ expr, at: bytes(base.slice(0, i).join(' ')) });
+  }
+  lenient.push({ expr: DOM_BASE.join(' ') + sep, at: bytes(DOM_BASE.join(' ')) });
+  lenient.push({ expr: sep + DOW_BASE.join(' '), at: 0 });
+}
+for (const { expr, at } of lenient) {
+  cases.push({ group: 'lenient', expr, zone: pick(ZONES), after: pick(AFTERS), n: 3, at });
+}
+
 // ---------------------------------------------------------------- output
-const input = cases.map((c) => `${c.expr}\t${c.zone}\t${c.after}\t${c.n}`).join('\n') + '\n';
+// the harness reads one case a line: line breaks inside an expression travel escaped
+const escaped = (e: string): string => e.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+const input = cases.map((c) => `${escaped(c.expr)}\t${c.zone}\t${c.after}\t${c.n}`).join('\n') + '\n';
 const out = execFileSync('java', ['-cp', join(dir, 'out'), 'Oracle'], { input, maxBuffer: 1 << 28 })
   .toString()
   .trim()

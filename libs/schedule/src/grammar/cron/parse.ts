@@ -7,6 +7,7 @@
  * Day rule (Vixie cron): if the day-of-month or the day-of-week field STARTS WITH `*` (including
  * `*\/2`), a day must match both fields; if both are restricted, a day matching EITHER fires.
  */
+import { asciiLower, asciiUpper, charAt, codePointName, firstNonAscii } from '../../ascii';
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { tokenize, type Token } from '../quartz/parse';
@@ -52,7 +53,7 @@ class FieldError extends Error {
 export function parseCron(expr: string): { ok: true; fields: CronFields } | { ok: false; errors: ScheduleError[] } {
   const trimmed = expr.trim();
   if (trimmed.startsWith('@')) {
-    const macro = MACROS[trimmed.toLowerCase()];
+    const macro = MACROS[asciiLower(trimmed)];
     if (!macro) {
       const start = expr.indexOf('@');
       const word = trimmed.split(/\s+/)[0];
@@ -63,11 +64,11 @@ export function parseCron(expr: string): { ok: true; fields: CronFields } | { ok
             expr,
             start,
             start + word.length,
-            trimmed.toLowerCase() === '@reboot' ? 'unsupported' : 'unknown_word',
-            trimmed.toLowerCase() === '@reboot'
+            asciiLower(trimmed) === '@reboot' ? 'unsupported' : 'unknown_word',
+            asciiLower(trimmed) === '@reboot'
               ? '@reboot has no fire times in a scheduler'
               : `unknown macro '${word}' (use ${Object.keys(MACROS).join(', ')})`,
-            suggest(word.toLowerCase(), Object.keys(MACROS)),
+            suggest(asciiLower(word), Object.keys(MACROS)),
           ),
         ],
       };
@@ -148,10 +149,25 @@ function parseFields(
 function parseField(expr: string, tok: Token, type: number): boolean[] {
   const set = new Array<boolean>(HI[type] + 1).fill(false);
   const name = CRON_FIELD_NAMES[type];
+  const bad = firstNonAscii(tok.text);
+  if (bad >= 0) {
+    // names are ASCII: Unicode case mapping would read 'ſun' as SUN and 'frı' as FRI
+    const ch = charAt(tok.text, bad);
+    throw new FieldError(
+      errorAt(
+        expr,
+        tok.start + bad,
+        tok.start + bad + ch.length,
+        /\p{L}/u.test(ch) ? 'unknown_word' : 'syntax',
+        `'${ch}' (${codePointName(ch)}) is not allowed in the ${name} field: cron fields use ASCII digits, names (${type === 3 ? 'JAN … DEC' : 'SUN … SAT'}) and * , - /`,
+        null,
+      ),
+    );
+  }
   let pos = 0;
   for (const raw of tok.text.split(',')) {
     const start = tok.start + pos;
-    const it = { raw, text: raw.toUpperCase(), start, end: start + raw.length };
+    const it = { raw, text: asciiUpper(raw), start, end: start + raw.length };
     pos += raw.length + 1;
     const fail = (kind: string, message: string, suggestion: string | null = null, s = it.start, e = it.end): never => {
       throw new FieldError(errorAt(expr, s, e, kind, message, suggestion));

@@ -10,8 +10,13 @@
  * wildcards (out of range here), characters trailing a valid token (`12x`, `MON/2`, `*5`, `?x`),
  * `W` after a range (`1-15W`), `L` in fields other than day-of-month/day-of-week (`0 0 12 * L ?`,
  * which Quartz accepts but cannot evaluate), `L`/`#` mixed with other day-of-week items, `?` inside
- * a list, a step of 0 and a step larger than the field's range.
+ * a list, a step of 0 and a step as large as the field (`*\/31` in day-of-month, `*\/12` in month,
+ * `*\/7` in day-of-week, which pick one value), `L-0`, `W` with several hours (Quartz's own
+ * evaluation skips the later hours on a shifted day), any character outside ASCII (Java's
+ * `toUpperCase` would turn `ſun` into `SUN`), and separators other than spaces and tabs (a line
+ * break, CR, VT, FF, NBSP …, which Quartz's tokenizer does not split on).
  */
+import { asciiUpper, charAt, codePointName, firstNonAscii } from '../../ascii';
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
@@ -35,6 +40,8 @@ export const enum F {
 export const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week', 'year'];
 const MIN = [0, 0, 0, 1, 1, 1, 1970];
 const MAX = [59, 59, 23, 31, 12, 7, 2999];
+/** Number of values of each field; a step must be smaller (the year's 999 is a plain cap). */
+const FIELD_SIZE = [60, 60, 24, 31, 12, 7, 1000];
 
 /** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
 export interface QuartzFields {
@@ -61,10 +68,22 @@ export interface Token {
   end: number;
 }
 
-/** Splits on spaces/tabs, keeping UTF-16 spans. */
+/** Splits on spaces, tabs, CR and LF, keeping UTF-16 spans (5-field cron's fields). */
 export function tokenize(expr: string): Token[] {
+  return splitOn(expr, /[^ \t\r\n]+/g);
+}
+
+/**
+ * Splits on any whitespace (line breaks, NBSP, …), keeping UTF-16 spans: kind detection and the
+ * Quartz parser read the fields a user meant, then the parser rejects separators Quartz does not
+ * accept (`separatorErrors`).
+ */
+export function tokenizeLoose(expr: string): Token[] {
+  return splitOn(expr, /\S+/g);
+}
+
+function splitOn(expr: string, re: RegExp): Token[] {
   const out: Token[] = [];
-  const re = /[^ \t\r\n]+/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(expr)) !== null) {
     out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
@@ -80,10 +99,48 @@ class FieldError extends Error {
   }
 }
 
+const SEPARATOR_NAMES: Record<string, string> = {
+  '\n': 'a line break',
+  '\r': 'a carriage return',
+  '\v': 'a vertical tab',
+  '\f': 'a form feed',
+  '\u00a0': 'a no-break space',
+  '\u2028': 'a line separator',
+  '\u2029': 'a paragraph separator',
+  '\ufeff': 'a zero-width no-break space',
+};
+
+/**
+ * One error per run of whitespace other than spaces and tabs: Quartz splits fields on those two
+ * only. The suggestion is the expression with every such run made a space (and trimmed).
+ */
+function separatorErrors(expr: string): ScheduleError[] {
+  const errors: ScheduleError[] = [];
+  const re = /[^\S \t]+/g;
+  let fixed: string | null = null;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(expr)) !== null) {
+    fixed ??= expr.replace(/\s*[^\S \t]\s*/g, ' ').trim();
+    const ch = m[0][0];
+    const what = SEPARATOR_NAMES[ch] ?? 'a space character';
+    errors.push(
+      errorAt(
+        expr,
+        m.index,
+        m.index + m[0].length,
+        'syntax',
+        `${what} (${codePointName(ch)}) cannot separate Quartz fields: only spaces and tabs do`,
+        fixed,
+      ),
+    );
+  }
+  return errors;
+}
+
 /** Parses a Quartz expression; several independent field errors are reported together. */
 export function parseQuartz(expr: string): Result {
-  const toks = tokenize(expr);
-  const errors: ScheduleError[] = [];
+  const toks = tokenizeLoose(expr);
+  const errors: ScheduleError[] = separatorErrors(expr);
   if (toks.length < 6 || toks.length > 7) {
     const hint = toks.length === 5 ? `0 ${toks.map((t) => t.text).join(' ')}` : null;
     errors.push(
@@ -162,6 +219,9 @@ export function parseQuartz(expr: string): Result {
       }
     }
   }
+  if (errors.length === 0 && nearest.size > 0 && sets[F.HOUR].size > 1) {
+    errors.push(nearestWeekdayWithHours(expr, toks[F.DAY_OF_MONTH], toks[F.HOUR]));
+  }
   if (errors.length) {
     return { ok: false, errors };
   }
@@ -177,8 +237,80 @@ export function parseQuartz(expr: string): Result {
   return { ok: true, fields: f };
 }
 
+/**
+ * `W` with several hours: on a day the nearest weekday moved forward (the 15th a Sunday → Monday
+ * 16th; `1W` on a Saturday → Monday 3rd), Quartz's search restarts from that day, no longer finds
+ * the nth at or after it, and skips to the next month after the first hour; so `0 0 9,12 15W * ?`
+ * fires at 09:00 but not at 12:00 on such days. decisions.md rejects what Quartz cannot evaluate.
+ */
+function nearestWeekdayWithHours(expr: string, dom: Token, hours: Token): ScheduleError {
+  let pos = 0;
+  let item: Token = dom;
+  for (const part of dom.text.split(',')) {
+    if (/w/i.test(part)) {
+      item = { text: part, start: dom.start + pos, end: dom.start + pos + part.length };
+      break;
+    }
+    pos += part.length + 1;
+  }
+  return errorAt(
+    expr,
+    item.start,
+    item.end,
+    'unsupported',
+    `'${item.text}' (nearest weekday) cannot be combined with several hours ('${hours.text}'): on a day the weekday ` +
+      'is moved to, Quartz fires at the first of those hours only and skips the others. Use a single hour, or one ' +
+      'schedule per hour',
+  );
+}
+
+/**
+ * A character outside ASCII inside a field. Names are ASCII only: Java's `toUpperCase` maps `ſ`
+ * (U+017F) to `S` and `ı` (U+0131) to `I`, so Quartz itself reads `ſun` as `SUN`; decisions.md
+ * rejects the leniency. Points at the character; suggests the ASCII name it was probably meant as.
+ */
+function nonAsciiError(expr: string, tok: Token, type: F, j: number): ScheduleError {
+  const ch = charAt(tok.text, j);
+  const start = tok.start + j;
+  const name = FIELD_NAMES[type];
+  if (!/\p{L}/u.test(ch)) {
+    return errorAt(
+      expr,
+      start,
+      start + ch.length,
+      'syntax',
+      `'${ch}' (${codePointName(ch)}) is not allowed in the ${name} field: Quartz fields use ASCII digits, names and the characters * , - / ? L W #`,
+    );
+  }
+  let a = j;
+  let b = j + ch.length;
+  while (a > 0 && /\p{L}/u.test(tok.text[a - 1])) {
+    a--;
+  }
+  while (b < tok.text.length && /\p{L}/u.test(tok.text[b])) {
+    b++;
+  }
+  const word = tok.text.slice(a, b);
+  const vocab = type === F.MONTH ? MONTHS : type === F.DAY_OF_WEEK ? DAYS : [];
+  const folded = word.toUpperCase(); // what Java's toUpperCase makes of it
+  const suggestion = vocab.includes(folded) ? folded : vocab.length ? suggest(asciiUpper(word), vocab) : null;
+  return errorAt(
+    expr,
+    start,
+    start + ch.length,
+    'unknown_word',
+    `'${word}' is not a ${name} name: '${ch}' (${codePointName(ch)}) is not an ASCII letter, and Quartz names are ASCII` +
+      (vocab.length ? ` (${vocab[0]} … ${vocab[vocab.length - 1]})` : ''),
+    suggestion,
+  );
+}
+
 function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest: Set<number>, f: QuartzFields): void {
-  const text = tok.text.toUpperCase();
+  const bad = firstNonAscii(tok.text);
+  if (bad >= 0) {
+    throw new FieldError(nonAsciiError(expr, tok, type, bad));
+  }
+  const text = asciiUpper(tok.text);
   const items: Token[] = [];
   let pos = 0;
   for (const part of text.split(',')) {
@@ -250,15 +382,20 @@ function parseItem(
     }
     return v;
   };
-  const step = (s: string, offset: number): number => {
+  /** A step; `from` is the first value it picks (`*\/31` → 1), the whole pick when it is too large. */
+  const step = (s: string, offset: number, from: number): number => {
     const v = parseInt(s, 10);
-    const maxStep = [59, 59, 23, 31, 12, 7, 999][type];
-    if (v < 1 || v > maxStep) {
+    const size = FIELD_SIZE[type];
+    if (v < 1) {
+      fail(it, 'out_of_range', `a ${name} step must be at least 1; got ${s}`, null, it.start + offset, it.start + offset + s.length);
+    }
+    if (v >= size) {
+      // Quartz accepts a step as large as the field (it checks "> 31", not ">= 31"): it picks one value.
       fail(
         it,
         'out_of_range',
-        `a ${name} step must be between 1 and ${maxStep}; got ${s}`,
-        null,
+        `a ${name} step must be less than ${size}: '${it.text}' can only ever pick ${from}, so write ${from}`,
+        `${from}`,
         it.start + offset,
         it.start + offset + s.length,
       );
@@ -272,7 +409,7 @@ function parseItem(
     return;
   }
   if ((m = /^\*\/(\d+)$/.exec(t))) {
-    addToSet(set, type, ALL_SPEC, -1, step(m[1], 2));
+    addToSet(set, type, ALL_SPEC, -1, step(m[1], 2, MIN[type]));
     return;
   }
   if ((m = /^\/(\d+)$/.exec(t))) {
@@ -288,12 +425,13 @@ function parseItem(
     if (type === F.YEAR && b < a) {
       fail(it, 'out_of_range', `year range ${t} ends before it starts`);
     }
-    const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2) : 1;
+    const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2, a) : 1;
     addToSet(set, type, a, b, s);
     return;
   }
   if ((m = /^(\d+)\/(\d+)$/.exec(t))) {
-    addToSet(set, type, num(m[1], 0), -1, step(m[2], m[1].length + 1));
+    const a = num(m[1], 0);
+    addToSet(set, type, a, -1, step(m[2], m[1].length + 1, a));
     return;
   }
   // --- day-of-month specials ---
@@ -302,6 +440,14 @@ function parseItem(
       let dom = LAST_DAY_OFFSET_END;
       if (m[1] !== undefined) {
         const off = parseInt(m[1], 10);
+        if (off === 0) {
+          fail(
+            it,
+            'out_of_range',
+            `the offset from the last day must be between 1 and ${MAX_LAST_DAY_OFFSET}: '${it.text}' is the last day itself; write L${m[2]}`,
+            `L${m[2]}`,
+          );
+        }
         if (off > MAX_LAST_DAY_OFFSET) {
           fail(
             it,
