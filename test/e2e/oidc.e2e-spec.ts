@@ -1,0 +1,176 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { buildConfig } from '@svc/common';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { createApp } from '../../apps/api/src/app';
+import { startStack, type Stack } from '../utils/stack';
+
+/**
+ * Generic OIDC sign-in (issue #11; decisions.md → Sessions) against a real provider started here
+ * (npm oidc-provider in a child process): `/features` lists `oidc`, the dashboard's single sign-on
+ * button runs the authorization code flow with PKCE through the provider's own login page in
+ * Chromium, and the callback leaves a session cookie. Unverified emails and callbacks without the
+ * browser's flow cookie are refused.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CLIENT_ID = 'svc-dashboard';
+const CLIENT_SECRET = 'oidc-test-client-secret-0123456789';
+
+jest.setTimeout(120_000);
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+describe('OIDC sign-in', () => {
+  let stack: Stack;
+  let app: NestFastifyApplication;
+  let provider: ChildProcess;
+  let browser: Browser;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
+    }
+    stack = await startStack({ worker: false });
+    const [apiPort, providerPort] = [await freePort(), await freePort()];
+    baseUrl = `http://127.0.0.1:${apiPort}`;
+    provider = spawn(
+      process.execPath,
+      [
+        resolve(__dirname, '../utils/oidc-provider.mjs'),
+        String(providerPort),
+        CLIENT_ID,
+        CLIENT_SECRET,
+        `${baseUrl}/api/v1/auth/oidc/callback`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    await new Promise<void>((ready, fail) => {
+      let output = '';
+      const onOutput = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('ready')) {
+          ready();
+        }
+      };
+      provider.stdout!.on('data', onOutput);
+      provider.stderr!.on('data', onOutput);
+      provider.once('exit', (code) => fail(new Error(`oidc-provider exited with ${code}: ${output}`)));
+    });
+    const config = buildConfig(
+      {
+        public_url: baseUrl,
+        auth: {
+          join_workspace: 'acme',
+          join_role: 'admin',
+          oidc: { issuer: `http://127.0.0.1:${providerPort}`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+        },
+        limits: { api_rate_limit_per_minute: 0 },
+        secrets: stack.config.secrets,
+        metrics: { enabled: false },
+      },
+      {
+        DATABASE_URL: stack.config.database.url,
+        TEMPORAL_ADDRESS: stack.config.temporal.address,
+        PORT: String(apiPort),
+      },
+    );
+    app = await createApp({ config, logLevels: ['error'] });
+    await app.listen(apiPort, '127.0.0.1');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    provider?.kill('SIGTERM');
+    await stack?.stop();
+  });
+
+  /** A fresh browser that reaches only this machine (the provider's page names a web font). */
+  async function newPage() {
+    const context = await browser.newContext();
+    await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
+    return { context, page: await context.newPage() };
+  }
+
+  it('should list oidc among the providers and never expose the client id or secret', async () => {
+    const response = await fetch(`${baseUrl}/api/v1/features`);
+    const text = await response.text();
+    expect(JSON.parse(text).auth).toEqual({ providers: ['oidc'], dev_login: false });
+    expect(text).not.toContain(CLIENT_ID);
+    expect(text).not.toContain(CLIENT_SECRET);
+  });
+
+  it('should sign in through the provider with PKCE and land on the dashboard with a session', async () => {
+    const { context, page } = await newPage();
+    const authorizeUrls: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/auth?')) {
+        authorizeUrls.push(request.url());
+      }
+    });
+    await page.goto(`${baseUrl}/`);
+    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+    await page.locator('input[name="login"]').fill('olive@example.com');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+
+    const authorize = new URL(authorizeUrls[0]);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(authorize.searchParams.get('nonce')).toBeTruthy();
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${baseUrl}/api/v1/auth/oidc/callback`);
+
+    const cookies = await context.cookies(baseUrl);
+    const session = cookies.find((c) => c.name === 'svc_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookies.find((c) => c.name === 'svc_oidc_flow')).toBeUndefined();
+    const me = await page.evaluate(async () => (await fetch('/api/v1/me')).json());
+    expect(me.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'olive@example.com', name: 'Olive Provider' });
+    expect(me.workspaces).toEqual([expect.objectContaining({ slug: 'acme', role: 'admin' })]);
+    const rows = await stack.dataSource.query(`SELECT provider FROM sessions`);
+    expect(rows).toEqual([{ provider: 'oidc' }]);
+    await context.close();
+  });
+
+  it('should refuse an email the provider marks unverified, creating no session', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${baseUrl}/`);
+    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+    await page.locator('input[name="login"]').fill('unverified:mallory@example.com');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    const [callback] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/api/v1/auth/oidc/callback')),
+      page.getByRole('button', { name: 'Continue' }).click(),
+    ]);
+    expect(callback.status()).toBe(403);
+    expect((await callback.json()).error.code).toBe('forbidden');
+    expect((await context.cookies(baseUrl)).find((c) => c.name === 'svc_session')).toBeUndefined();
+    expect(await stack.dataSource.query(`SELECT email FROM users WHERE email LIKE 'mallory%'`)).toEqual([]);
+    await context.close();
+  });
+
+  it('should refuse a callback without the flow cookie of the browser that started it', async () => {
+    const response = await fetch(`${baseUrl}/api/v1/auth/oidc/callback?code=stolen&state=guessed`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
+    expect(response.headers.getSetCookie()).toEqual([]);
+  });
+});
