@@ -141,7 +141,7 @@ describe('OIDC sign-in', () => {
     const session = cookies.find((c) => c.name === 'svc_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     expect(cookies.find((c) => c.name === 'svc_oidc_flow')).toBeUndefined();
-    const me = await page.evaluate(async () => (await fetch('/api/v1/me')).json());
+    const me = (await page.evaluate(async () => (await fetch('/api/v1/me')).json())) as Record<string, unknown>;
     expect(me.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'olive@example.com', name: 'Olive Provider' });
     expect(me.workspaces).toEqual([expect.objectContaining({ slug: 'acme', role: 'admin' })]);
     const rows = await stack.dataSource.query(`SELECT provider FROM sessions`);
