@@ -58,6 +58,10 @@ if [ -z "${SECRETS_ENCRYPTION_KEY:-}" ] && [ -z "${SECRETS_ENCRYPTION_KEY_FILE:-
 fi
 
 export PORT="${PORT:-3000}" HOST="${HOST:-127.0.0.1}"
+# Local mode signs in to the dashboard by email alone, into the bootstrapped workspace as its
+# owner (docs/dashboard.md); set AUTH_DEV_LOGIN=false to turn it off, or configure OIDC instead.
+export AUTH_DEV_LOGIN="${AUTH_DEV_LOGIN:-true}" AUTH_JOIN_WORKSPACE="${AUTH_JOIN_WORKSPACE:-${SVC_WORKSPACE:-default}}"
+export AUTH_JOIN_ROLE="${AUTH_JOIN_ROLE:-owner}"
 [ -n "$UI_URL" ] && export TEMPORAL_UI_URL="$UI_URL"
 node dist/apps/worker/src/main.js >"$DATA_DIR/logs/worker.log" 2>&1 &
 PIDS+=("$!")
@@ -83,6 +87,7 @@ fi
 cat <<INFO
 
   Scheduled job service is running.
+    Dashboard:       http://$HOST:$PORT/   (sign in with any email: development login)
     API:             http://$HOST:$PORT/api/v1   (health: http://$HOST:$PORT/readyz)
     Temporal Web UI: ${UI_URL:-"(external Temporal at $TEMPORAL_ADDRESS)"}
     API key:         $API_KEY
