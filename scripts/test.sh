@@ -3,7 +3,9 @@
 # what the tests need (a Temporal dev server unless TEMPORAL_ADDRESS is set; PostgreSQL from
 # DATABASE_URL, else 127.0.0.1:5432 when it answers, else embedded-postgres), runs every test
 # tier, stops what it started, and ends with the line `N passed, N failed`.
-# Extra arguments go to jest (e.g. `bash scripts/test.sh libs/schedule`).
+# Extra arguments go to jest (e.g. `bash scripts/test.sh libs/schedule`); the steps after jest
+# (OpenAPI lint, `nest build` of each app, contract fuzzing) then run only with SVC_TEST_STEPS=1.
+# Each step counts as one test in the closing line.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -44,6 +46,10 @@ else
   start_temporal_dev "$port" "" "" "$RUN_DIR/temporal.log" || { cat "$RUN_DIR/temporal.log" >&2; fail_setup "Temporal did not start"; }
   export TEST_TEMPORAL_ADDRESS="127.0.0.1:$port"
 fi
+# The time-skipping workflow tests start their own test server from this binary; when it cannot be
+# installed they fail and say so.
+TEST_TEMPORAL_TEST_SERVER="$(ensure_temporal_test_server)" || log "Temporal's test server could not be installed"
+export TEST_TEMPORAL_TEST_SERVER
 
 if [ -n "${DATABASE_URL:-}" ]; then
   export TEST_PG_ADMIN_URL="$DATABASE_URL"
@@ -71,5 +77,60 @@ fi
 log "running tests"
 npx jest --ci --json --outputFile="$RUN_DIR/jest.json" "$@"
 status=$?
-node scripts/print-test-summary.js "$RUN_DIR/jest.json" "$GATE_FAILED" || status=1
+
+STEPS="$RUN_DIR/steps"
+: >"$STEPS"
+# Runs a named step; `passed <name>` or `failed <name>` goes to $STEPS for the summary line.
+run_step() {
+  local name="$1"
+  shift
+  local out="$RUN_DIR/step-${name//[^A-Za-z0-9]/_}.log"
+  if "$@" >"$out" 2>&1; then
+    echo "passed $name" >>"$STEPS"
+  else
+    tail -60 "$out" >&2
+    log "step failed: $name (its log is above)"
+    echo "failed $name" >>"$STEPS"
+  fi
+}
+
+# The generated OpenAPI document (written without serving) passes `redocly lint` with no errors.
+openapi_lint() {
+  node dist/apps/api/src/openapi-dump.js "$RUN_DIR/openapi.yaml" &&
+    REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+      npx --no-install redocly lint --config redocly.yaml --format=summary "$RUN_DIR/openapi.yaml"
+}
+
+# `nest build <app>` with nest-cli.json, into the run folder (dist/ stays the e2e tests' build).
+nest_build() {
+  local dir="$RUN_DIR/nest-$1"
+  mkdir -p "$dir"
+  printf '{ "extends": "../../../apps/%s/tsconfig.app.json", "compilerOptions": { "outDir": "out" } }\n' "$1" \
+    >"$dir/tsconfig.json"
+  npx --no-install nest build "$1" -p "${dir#"$ROOT"/}/tsconfig.json" && [ -f "$dir/out/apps/$1/src/main.js" ]
+}
+
+# `nest generate` puts a new module where the layout expects it (a dry run writes nothing).
+nest_generate() {
+  npx --no-install nest generate module probe --project api --dry-run | tee /dev/stderr |
+    grep -q 'apps/api/src/probe/probe.module.ts'
+}
+
+if [ $# -eq 0 ] || [ -n "${SVC_TEST_STEPS:-}" ]; then
+  log "linting the generated OpenAPI document (redocly)"
+  run_step "openapi lint" openapi_lint
+  log "nest build api, worker and cli (nest-cli.json)"
+  builds=()
+  for app in api worker cli; do
+    run_step "nest build $app" nest_build "$app" &
+    builds+=("$!")
+  done
+  wait "${builds[@]}"
+  run_step "nest generate" nest_generate
+  log "contract fuzzing with Schemathesis (scripts/fuzz.sh)"
+  run_step "schemathesis" env SVC_FUZZ_REPORT_DIR="$RUN_DIR/fuzz" bash scripts/fuzz.sh
+  sed 's/^/[svc] step /' "$STEPS" >&2
+fi
+
+node scripts/print-test-summary.js "$RUN_DIR/jest.json" "$GATE_FAILED" "$STEPS" || status=1
 exit $status

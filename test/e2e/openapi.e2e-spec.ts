@@ -262,6 +262,23 @@ describe('OpenAPI contract', () => {
     });
   });
 
+  describe('dashboard', () => {
+    it('should match the document for the dashboard pages, its assets and its config', async () => {
+      for (const path of ['/', '/login', '/jobs', '/jobs/job_1', '/runs/run_1', '/settings', '/settings/keys']) {
+        expect([path, (await call('GET', path, { key: null })).status]).toEqual([path, 200]);
+      }
+      const page = await call('GET', '/', { key: null });
+      const asset = /\/assets\/([^"']+)/.exec(String(page.body))?.[1];
+      expect(asset).toBeDefined();
+      expect((await call('GET', `/assets/${asset}`, { key: null })).status).toBe(200);
+      // Regression (fuzz finding): an unknown asset was a text/plain 404 instead of the envelope.
+      const missing = await call('GET', '/assets/nope.js', { key: null });
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('not_found');
+      expect((await call('GET', '/api/v1/dashboard/config')).status).toBe(200);
+    });
+  });
+
   describe('dashboard sessions', () => {
     it('should match the document for dev sign-in, sign-out and an OIDC callback without a flow', async () => {
       const signedIn = await call('POST', '/api/v1/auth/dev-login', { key: null, body: { email: 'dev@example.com' } });

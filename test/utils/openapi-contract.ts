@@ -98,7 +98,9 @@ export class OpenApiContract {
       }
       return problems;
     }
-    if (!spec.content[contentType]) {
+    const [type] = contentType.split('/');
+    const documentedType = [contentType, `${type}/*`, '*/*'].find((range) => spec.content[range]);
+    if (!documentedType) {
       return [...problems, `${where}: content type ${contentType} not in ${Object.keys(spec.content).join(', ')}`];
     }
     if (contentType !== 'application/json') {

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { NotFoundError, UnavailableError } from '@svc/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DashboardAssets } from './dashboard-assets';
 
@@ -32,7 +33,8 @@ const html = (summary: string) => ({
     200: {
       description: summary === 'page' ? 'The dashboard page' : 'The file',
       schema: { type: 'string' },
-      contentType: summary === 'page' ? 'text/html' : 'application/octet-stream',
+      // Assets are scripts, styles, fonts and images, each with its own type.
+      contentType: summary === 'page' ? 'text/html' : '*/*',
     },
   },
 });
@@ -48,8 +50,8 @@ export function registerDashboardRoutes(fastify: FastifyInstance, assets: Dashbo
     void reply.header('Referrer-Policy', 'same-origin');
     void reply.header('Cache-Control', 'no-cache');
     if (!assets.index) {
-      void reply.status(503).type('text/plain; charset=utf-8');
-      return 'The dashboard is not built: run npm run build.';
+      // The error envelope, like every other error of this server (and as the OpenAPI document says).
+      throw new UnavailableError('The dashboard is not built: run npm run build.');
     }
     void reply.type('text/html; charset=utf-8');
     return assets.index;
@@ -63,8 +65,7 @@ export function registerDashboardRoutes(fastify: FastifyInstance, assets: Dashbo
     async (request, reply) => {
       const asset = assets.asset(request.params.name);
       if (!asset) {
-        void reply.status(404).type('text/plain; charset=utf-8');
-        return 'Not found';
+        throw new NotFoundError('Asset');
       }
       void reply.header('X-Content-Type-Options', 'nosniff');
       void reply.header('Cache-Control', 'public, max-age=31536000, immutable');

@@ -12,7 +12,8 @@ export class OpenApiController {
   @Get('openapi.yaml')
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiOperation('This OpenAPI 3.1 document, as YAML', {
-    200: { description: 'The document', schema: { type: 'string' }, contentType: 'application/yaml' },
+    // YAML is read into data like JSON is, so the schema describes the parsed document.
+    200: { description: 'The document', schema: { type: 'object' }, contentType: 'application/yaml' },
   })
   yaml(): string {
     return this.openapi.yaml();

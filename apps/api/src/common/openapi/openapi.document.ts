@@ -123,13 +123,16 @@ function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
-/** `/api/v1/jobs/:id` → `/api/v1/jobs/{id}`. */
+/** Fastify's name for the rest of the path after a trailing `*`. */
+const WILDCARD = 'wildcard';
+
+/** `/api/v1/jobs/:id` → `/api/v1/jobs/{id}`; a trailing `*` becomes `{wildcard}`. */
 export function openApiPath(fastifyUrl: string): string {
-  return fastifyUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return fastifyUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, `{${WILDCARD}}`);
 }
 
 function pathParamNames(fastifyUrl: string): string[] {
-  return [...fastifyUrl.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  return [...openApiPath(fastifyUrl).matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
 }
 
 function scopeText(requirement: ScopeRequirement | undefined): string {
@@ -159,6 +162,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
   const nestByRoute = new Map(input.nestRoutes.map((r) => [`${r.method} ${r.path}`, r]));
   const paths: Record<string, Record<string, Operation>> = {};
   const tags = new Set<string>();
+  const operationIds = new Set<string>();
 
   const hoist = (schema: JsonSchema | null): JsonSchema | null => (schema ? hoistSchema(schema, components) : null);
 
@@ -170,6 +174,11 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
     const operation = nest
       ? nestOperation(nest, dtos, hoist, input)
       : fastifyOperation(route, route.config.openapi as FastifyRouteDoc | undefined, hoist, input);
+    // operationIds must be unique: a description shared by several routes gets the path appended.
+    if (operationIds.has(operation.operationId)) {
+      operation.operationId = `${operation.operationId}.${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+/g, '_')}`;
+    }
+    operationIds.add(operation.operationId);
     tags.add((operation.tags as string[])[0]);
     const path = openApiPath(route.url);
     paths[path] ??= {};
