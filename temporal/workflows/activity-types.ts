@@ -108,3 +108,29 @@ export interface RunActivities {
   /** Closes a run that ended outside an attempt (cancelled, or failed by an infrastructure error). */
   finishRun(input: FinishRunInput): Promise<void>;
 }
+
+/** One alert of one event to one channel. */
+export interface SendAlertInput {
+  eventId: string;
+  channelId: string;
+}
+
+/** `skipped`: the channel was deleted, or is an unverified address, by the time of sending. */
+export type SendAlertOutcome = 'sent' | 'skipped';
+
+export interface AlertActivities {
+  /**
+   * Matches the event against the workspace's rules and cooldowns once (later calls find it
+   * planned) and returns the channels still to send to.
+   */
+  planAlert(input: { eventId: string }): Promise<{ channelIds: string[] }>;
+  /**
+   * Sends the event to one channel, unless it went out already. Throws to be retried on a
+   * failure that may pass (`AlertNotSent`), non-retryable (`AlertRefused`) when it cannot.
+   */
+  sendAlert(input: SendAlertInput): Promise<SendAlertOutcome>;
+  /** Marks a delivery failed after its retries ran out. */
+  recordAlertFailure(input: SendAlertInput & { error: string }): Promise<void>;
+  /** Mails an email channel a fresh confirmation link (skipped once it is verified). */
+  sendChannelVerification(input: { channelId: string }): Promise<SendAlertOutcome>;
+}

@@ -114,3 +114,27 @@ export const SEARCH_ATTRIBUTES = {
 export function jobWorkflowId(jobId: string): string {
   return jobId;
 }
+
+/** Alerts (docs/alerts.md): one workflow per event, id = the event id, so duplicate starts coalesce. */
+export const ALERT_WORKFLOW = 'alertWorkflow';
+/** Mails an email channel its confirmation link. */
+export const CHANNEL_VERIFICATION_WORKFLOW = 'channelVerificationWorkflow';
+
+/** Error type of an alert send that cannot succeed by trying again (4xx answer, refused recipient…). */
+export const ALERT_REFUSED = 'AlertRefused';
+
+export interface AlertWorkflowInput {
+  eventId: string;
+}
+
+export interface ChannelVerificationInput {
+  channelId: string;
+}
+
+/**
+ * The task queue of alert workflows and their activities: beside the jobs' own, with its own
+ * worker slots, so a channel that keeps failing never holds a slot a job delivery needs.
+ */
+export function alertsTaskQueue(jobsTaskQueue: string): string {
+  return `${jobsTaskQueue}-alerts`;
+}

@@ -123,6 +123,17 @@ export async function startStack(
           SCHEDULER_RECONCILE_INTERVAL: '1h',
           SCHEDULER_MISFIRE_THRESHOLD: `${config.scheduler.misfire_threshold_ms}ms`,
           SECRETS_ENCRYPTION_KEY: config.secrets.encryption_key ?? '',
+          // Alerts (docs/alerts.md): the test's SMTP server and sweep pace reach the spawned worker too.
+          ...(config.smtp.host
+            ? {
+                SMTP_HOST: config.smtp.host,
+                SMTP_PORT: String(config.smtp.port),
+                SMTP_TLS: config.smtp.tls,
+                SMTP_FROM: config.smtp.from ?? '',
+              }
+            : {}),
+          ALERTS_SWEEP_INTERVAL: `${config.alerts.sweep_interval_ms}ms`,
+          ...(config.temporal.ui_url ? { TEMPORAL_UI_URL: config.temporal.ui_url } : {}),
           METRICS_WORKER_PORT: String(config.metrics.worker_port),
           METRICS_TEMPORAL_SDK_PORT: String(config.metrics.temporal_sdk_port),
         },

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
+import { AlertsModule } from './alerts/alerts.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
@@ -41,6 +42,7 @@ export class AppModule {
         AuditLogModule,
         UsageModule,
         StatsModule,
+        AlertsModule,
         AuthModule,
         DashboardModule,
         OpenApiModule,

@@ -9,3 +9,4 @@ export * from './templating';
 export * from './command-sink';
 export * from './webhook-attempt';
 export * from './sink-attempt';
+export * from './alerts';

@@ -170,8 +170,11 @@ describe('alert events repository', () => {
         [id, workspaceId, jobId, new Date(now.getTime() - ageMs)],
       );
     }
-    expect(await events.markSlaBreachesInFlight(now, 300_000, 100)).toBe(1);
-    expect(await events.markSlaBreachesInFlight(now, 300_000, 100)).toBe(0);
+    expect(await events.markSlaBreachesInFlight(now, 300_000, 100)).toEqual({
+      marked: 1,
+      eventIds: [alertEventId('run.sla_breached', late)],
+    });
+    expect(await events.markSlaBreachesInFlight(now, 300_000, 100)).toEqual({ marked: 0, eventIds: [] });
     const rows: Array<{ id: string; sla_breached: boolean }> = await ds.query(
       `SELECT id, sla_breached FROM runs WHERE job_id = $1 ORDER BY id`,
       [jobId],

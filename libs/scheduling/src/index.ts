@@ -5,3 +5,4 @@ export * from './job-lifecycle';
 export * from './audit-retention';
 export * from './sink-sender';
 export * from './body-retention';
+export * from './alert-workflow.gateway';

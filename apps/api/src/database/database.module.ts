@@ -1,6 +1,9 @@
 import { Global, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@svc/common';
 import {
+  AlertChannelsRepository,
+  AlertEventsRepository,
+  AlertRulesRepository,
   ApiKeysRepository,
   AuditRepository,
   createDataSource,
@@ -21,6 +24,9 @@ import { APP_CONFIG } from '../config/config.module';
 
 const RETRY_MS = 2_000;
 const REPOSITORIES = [
+  AlertChannelsRepository,
+  AlertRulesRepository,
+  AlertEventsRepository,
   JobsRepository,
   RunsRepository,
   AuditRepository,

@@ -3,20 +3,26 @@ import type { AppConfig } from '@svc/common';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import {
+  AlertChannelsRepository,
+  AlertEventsRepository,
   AuditRepository,
   JobsRepository,
   RunsRepository,
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
+import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
+import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
+import { alertsTaskQueue } from '@svc/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createActivities } from '../activities';
+import { createAlertActivities } from '../activities/alert.activities';
+import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { WORKER_CONFIG } from '../worker.constants';
@@ -41,6 +47,25 @@ function workflowSource() {
   };
 }
 
+/**
+ * The workflow code both workers run: the prebuilt bundle, or one bundle of the sources made once
+ * for the job and the alert worker together (bundling is the slow part of a start from source).
+ */
+async function workflowCode() {
+  const source = workflowSource();
+  if ('workflowBundle' in source) {
+    return source;
+  }
+  const { workflowsPath, bundlerOptions } = source;
+  return {
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: workflowsPath!,
+      webpackConfigHook: bundlerOptions.webpackConfigHook,
+      logger: new DefaultLogger('WARN'),
+    }),
+  };
+}
+
 /** Resolves the `@svc/*` imports of workflow code when bundling TypeScript sources. */
 export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>(config: T): T {
   config.resolve = config.resolve ?? {};
@@ -58,6 +83,11 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger = new Logger('Worker');
   private worker?: Worker;
   private running?: Promise<void>;
+  /** The worker of the alerts task queue (alert workflows and sends, their own slots). */
+  private alertWorker?: Worker;
+  private alertsRunning?: Promise<void>;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping: Promise<void> = Promise.resolve();
   private nativeConnection?: NativeConnection;
   private clientConnection?: Connection;
   private reconcileTimer?: NodeJS.Timeout;
@@ -103,6 +133,19 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       );
       this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
     }
+    // Alerts (docs/alerts.md): events recorded by closeRun start their workflow on the alerts queue.
+    const alertEvents = new AlertEventsRepository(this.dataSource);
+    const alertsQueue = alertsTaskQueue(task_queue);
+    const alertGateway = new AlertWorkflowGateway(
+      new Client({ connection: this.nativeConnection, namespace }),
+      alertsQueue,
+    );
+    const dispatchAlerts = async (eventIds: string[]) => {
+      for (const eventId of eventIds) {
+        await alertGateway.startAlert(eventId);
+      }
+      await alertEvents.markDispatched(eventIds, new Date());
+    };
     const lifecycle = new JobLifecycle({
       dataSource: this.dataSource,
       jobs,
@@ -112,6 +155,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       gateway,
       config: this.config,
       warn: (message) => this.logger.warn(message),
+      alerts: { events: alertEvents, dispatch: dispatchAlerts },
       onRunClosed: (run) => recordRunClosed(metrics, run),
     });
     const activities = createActivities({
@@ -126,6 +170,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       random: Math.random,
       metrics,
     });
+    const code = await workflowCode();
     this.worker = await Worker.create({
       connection: this.nativeConnection,
       namespace,
@@ -137,13 +182,62 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxConcurrentWorkflowTaskExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxConcurrentLocalActivityExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxCachedWorkflows: 5_000,
-      ...workflowSource(),
+      ...code,
     });
     this.running = this.worker.run().catch((err: unknown) => {
       this.logger.error(`worker stopped: ${(err as Error).message}`);
       process.exitCode = 1;
     });
-    this.logger.log(`polling task queue ${task_queue} on ${address} (${namespace})`);
+    this.alertWorker = await Worker.create({
+      connection: this.nativeConnection,
+      namespace,
+      taskQueue: alertsQueue,
+      activities: createAlertActivities({
+        alertEvents,
+        alertChannels: new AlertChannelsRepository(this.dataSource),
+        alertSender: new AlertSender({
+          serviceName: this.config.service_name,
+          version: this.config.version,
+          smtp: this.config.smtp,
+          rules: networkRulesOf(this.config),
+          timeoutMs: this.config.alerts.send_timeout_ms,
+        }),
+        verificationKey: verificationKeyFromConfig(this.config),
+        config: this.config,
+        clock: () => new Date(),
+      }),
+      maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
+      maxConcurrentWorkflowTaskExecutions: 20,
+      ...code,
+    });
+    this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {
+      this.logger.error(`alert worker stopped: ${(err as Error).message}`);
+      process.exitCode = 1;
+    });
+    if (!this.config.smtp.host) {
+      this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
+    }
+    const sweeper = new AlertSweeper({
+      events: alertEvents,
+      dispatch: dispatchAlerts,
+      config: this.config,
+      clock: () => new Date(),
+    });
+    const sweep = async () => {
+      try {
+        const report = await sweeper.sweep();
+        if (report.breached > 0 || report.started > 0) {
+          this.logger.log(`alerts: ${report.breached} runs past their SLA, ${report.started} alert workflows started`);
+        }
+      } catch (err) {
+        this.logger.warn(`alert sweep failed: ${(err as Error).message}`);
+      }
+    };
+    this.sweepTimer = setInterval(() => {
+      this.sweeping = this.sweeping.then(sweep);
+    }, this.config.alerts.sweep_interval_ms);
+    this.sweepTimer.unref();
+    this.logger.log(`polling task queue ${task_queue} and ${alertsQueue} on ${address} (${namespace})`);
 
     const reconcile = async () => {
       try {
@@ -165,7 +259,13 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reconcileTimer);
+    clearInterval(this.sweepTimer);
     await this.reconciling;
+    await this.sweeping;
+    if (this.alertWorker && this.alertWorker.getState() === 'RUNNING') {
+      this.alertWorker.shutdown();
+    }
+    await this.alertsRunning;
     if (this.worker && this.worker.getState() === 'RUNNING') {
       this.worker.shutdown();
     }

@@ -48,6 +48,11 @@ export class AlertChannelsRepository {
     return this.repo(manager).findOne({ where: { workspaceId, id }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** Any workspace's channel by id (the worker's confirmation mails). */
+  findByIdUnscoped(id: string): Promise<AlertChannelRow | null> {
+    return this.repo().findOne({ where: { id } });
+  }
+
   /** With its signing secret (sending, channel test). */
   findWithSecret(workspaceId: string, id: string): Promise<AlertChannelWithSecret | null> {
     return this.repo()
@@ -74,17 +79,21 @@ export class AlertChannelsRepository {
     return (await this.findById(channel.workspaceId, channel.id, manager))!;
   }
 
-  /** Writes name, config and the verified flag; `updated_at` moves. */
+  /**
+   * Writes name, config and the verified flag; `updated_at` moves. `readdressed` (a new email
+   * address) also clears the confirmation throttle: the new address has been mailed nothing yet.
+   */
   async update(
     workspaceId: string,
     id: string,
-    change: { name: string; config: JsonObject; verified: boolean },
+    change: { name: string; config: JsonObject; verified: boolean; readdressed?: boolean },
     manager: EntityManager,
   ): Promise<AlertChannelRow | null> {
     await manager.query(
-      `UPDATE alert_channels SET name = $3, config = $4::jsonb, verified = $5, updated_at = now()
+      `UPDATE alert_channels SET name = $3, config = $4::jsonb, verified = $5, updated_at = now(),
+              verification_sent_at = CASE WHEN $6 THEN NULL ELSE verification_sent_at END
         WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id, change.name, JSON.stringify(change.config), change.verified],
+      [workspaceId, id, change.name, JSON.stringify(change.config), change.verified, change.readdressed ?? false],
     );
     return this.findById(workspaceId, id, manager);
   }
@@ -162,7 +171,7 @@ export class AlertChannelsRepository {
       await manager.query(
         `UPDATE alert_channels SET verification_sent_at = $3
           WHERE workspace_id = $1 AND id = $2
-            AND (verification_sent_at IS NULL OR verification_sent_at <= $3 - ($4::int * interval '1 millisecond'))
+            AND (verification_sent_at IS NULL OR verification_sent_at <= $3::timestamptz - ($4::int * interval '1 millisecond'))
           RETURNING id`,
         [workspaceId, id, now, minGapMs],
       ),

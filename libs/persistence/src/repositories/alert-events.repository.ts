@@ -95,9 +95,14 @@ export class AlertEventsRepository {
    * `running` or `deferred` past `scheduled_at + sla_threshold` as breached and records their
    * `run.sla_breached` events, in one transaction, at most `limit` runs. Rows another transaction
    * holds (a run being closed right now) are skipped: closing computes the breach itself. Several
-   * workers may run this at once; each run is marked by one of them. Returns the runs marked.
+   * workers may run this at once; each run is marked by one of them. Returns how many runs were
+   * marked and the ids of the events recorded (those some rule listens for).
    */
-  async markSlaBreachesInFlight(now: Date, defaultSlaMs: number, limit: number): Promise<number> {
+  async markSlaBreachesInFlight(
+    now: Date,
+    defaultSlaMs: number,
+    limit: number,
+  ): Promise<{ marked: number; eventIds: string[] }> {
     return this.dataSource.transaction(async (manager) => {
       const rows = returnedRows<{
         id: string;
@@ -146,8 +151,7 @@ export class AlertEventsRepository {
           still_running: true,
         }),
       );
-      await this.record(events, manager);
-      return rows.length;
+      return { marked: rows.length, eventIds: await this.record(events, manager) };
     });
   }
 
@@ -336,6 +340,15 @@ export class AlertEventsRepository {
               sent_at = CASE WHEN $3 = 'sent' THEN $5::timestamptz ELSE sent_at END
         WHERE event_id = $1 AND channel_id = $2 AND status = 'pending'`,
       [eventId, channelId, outcome.status, outcome.error, outcome.at],
+    );
+  }
+
+  /** Closes a delivery still pending as `failed` (its retries ran out), keeping its attempt count. */
+  async markFailed(eventId: string, channelId: string, error: string): Promise<void> {
+    await this.dataSource.manager.query(
+      `UPDATE alert_deliveries SET status = 'failed', last_error = $3
+        WHERE event_id = $1 AND channel_id = $2 AND status = 'pending'`,
+      [eventId, channelId, error],
     );
   }
 

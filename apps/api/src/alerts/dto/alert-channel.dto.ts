@@ -1,0 +1,58 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ALERT_CHANNEL_KINDS, type AlertChannelKind } from '@svc/delivery';
+import { IsPlainObject } from '../../common/validators';
+
+/**
+ * `POST /api/v1/alert-channels` (decisions.md → Alert channels): `email` `{address}`, `webhook`
+ * `{url}` (signed with the channel's own `whsec_` secret, returned once), `slack` `{webhook_url}`.
+ * `config` is checked per kind by `checkChannelConfig`.
+ */
+export class CreateAlertChannelDto {
+  /** A label for people (shown in alerts' confirmation mail and lists). */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @IsIn(ALERT_CHANNEL_KINDS)
+  kind: AlertChannelKind;
+
+  @IsPlainObject()
+  config: Record<string, unknown>;
+}
+
+/** `PATCH /api/v1/alert-channels/{id}`: name and/or config; the kind stays. A new email address is unverified again. */
+export class UpdateAlertChannelDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsPlainObject()
+  config?: Record<string, unknown>;
+}
+
+export class ListAlertChannelsQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}
+
+/** `GET /api/v1/alert-channels/verify?token=…` (no login: the link of a confirmation mail). */
+export class VerifyAlertChannelQueryDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2048)
+  token: string;
+}

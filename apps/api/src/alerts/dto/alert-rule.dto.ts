@@ -1,0 +1,144 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
+import { IsDuration } from '../../common/validators';
+
+/** Cooldown bounds: `0s` (every event alerts) to 7 days. */
+export const MAX_COOLDOWN_MS = 7 * 86_400_000;
+export const DEFAULT_COOLDOWN = '15m';
+export const MAX_RULE_CHANNELS = 20;
+export const MAX_RULE_JOBS = 100;
+export const MAX_RULE_TAGS = 50;
+
+/**
+ * `POST /api/v1/alert-rules` (decisions.md → Alert rules): which events of which jobs go to
+ * which channels, at most once per `cooldown` per job and event type.
+ */
+export class CreateAlertRuleDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  /** Default true. */
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  /** Channels of the workspace (`ch_…`), 1 to 20. */
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_RULE_CHANNELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  channel_ids: string[];
+
+  /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`. */
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(ALERT_EVENT_TYPES, { each: true })
+  events: AlertEventType[];
+
+  /** Only these jobs (null or absent: every job). */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_RULE_JOBS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  job_ids?: string[] | null;
+
+  /** Only jobs with at least one of these tags (null or absent: every job). */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_RULE_TAGS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[] | null;
+
+  /** At most one alert per job and event type in this window; default `15m`, `0s` for none. */
+  @IsOptional()
+  @IsDuration(0, MAX_COOLDOWN_MS)
+  cooldown?: string;
+}
+
+/** `PATCH /api/v1/alert-rules/{id}`: any subset of the create fields. */
+export class UpdateAlertRuleDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_RULE_CHANNELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  channel_ids?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(ALERT_EVENT_TYPES, { each: true })
+  events?: AlertEventType[];
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_RULE_JOBS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  job_ids?: string[] | null;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_RULE_TAGS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[] | null;
+
+  @IsOptional()
+  @IsDuration(0, MAX_COOLDOWN_MS)
+  cooldown?: string;
+}
+
+export class ListAlertRulesQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

@@ -1,0 +1,3 @@
+export * from './content';
+export * from './verification';
+export * from './alert-sender';
