@@ -87,9 +87,36 @@ node "${GUARD[@]}" dist/apps/api/src/main.js >"$REPORT_DIR/api.log" 2>&1 &
 PIDS+=("$!")
 wait_for_port 127.0.0.1 "$api_port" 60 "${PIDS[-1]}" || { tail -30 "$REPORT_DIR/api.log" >&2; log "the API did not start"; exit 1; }
 
+# Something to find: a secret, a second key, jobs (their webhook goes to a closed loopback port) and
+# a failed run. Lists answer them, and the document's links lead the stateful phase to their ids.
+node -e '
+  const [base, key] = process.argv.slice(1);
+  const call = async (method, path, body) => {
+    const r = await fetch(base + path, { method, headers: { authorization: "Bearer " + key,
+      ...(body ? { "content-type": "application/json" } : {}) }, body: body && JSON.stringify(body) });
+    if (r.status >= 300) throw new Error(method + " " + path + " answered " + r.status + ": " + (await r.text()));
+    return r.status === 204 ? null : r.json();
+  };
+  (async () => {
+    await call("PUT", "/api/v1/secrets/FUZZ_TOKEN", { value: "not-a-real-secret" });
+    await call("POST", "/api/v1/api-keys", { name: "fuzz reader", scopes: ["jobs:read", "runs:read"] });
+    const job = { schedule: { expr: "every day at 3am" }, retry: { max_attempts: 1 },
+      sink: { kind: "webhook", config: { url: "http://127.0.0.1:9/hook", headers: { "x-token": "{{secret.FUZZ_TOKEN}}" } } } };
+    await call("POST", "/api/v1/jobs", { ...job, name: "fuzz paused", tags: ["fuzz"] }).then((j) => call("POST", `/api/v1/jobs/${j.id}/pause`));
+    const { id } = await call("POST", "/api/v1/jobs", { ...job, name: "fuzz active", tags: ["fuzz"] });
+    const { run_id } = await call("POST", `/api/v1/jobs/${id}/trigger`);
+    for (let i = 0; i < 100; i++) {
+      if ((await call("GET", `/api/v1/runs/${run_id}`)).status === "failed") return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error("the seeded run did not fail in time");
+  })().catch((err) => { console.error(err.message); process.exit(1); });
+' "http://127.0.0.1:$api_port" "$API_KEY" || { tail -30 "$REPORT_DIR/api.log" >&2; log "seeding the stack failed"; exit 1; }
+
 log "Schemathesis $SCHEMATHESIS_VERSION against http://127.0.0.1:$api_port"
 status=0
-PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="" "$ROOT/.tools/schemathesis/bin/st" run \
+PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="" "$ROOT/.tools/schemathesis/bin/st" \
+  --config-file "$ROOT/scripts/fuzz.toml" run \
   "http://127.0.0.1:$api_port/api/v1/openapi.json" \
   --url "http://127.0.0.1:$api_port" \
   --header "Authorization: Bearer $API_KEY" \
@@ -115,6 +142,12 @@ cases="$(node -e '
   process.stdout.write(String(total));
 ' "$(ls "$REPORT_DIR"/*.ndjson 2>/dev/null | head -1)" 2>/dev/null || echo 0)"
 tail -40 "$REPORT_DIR/schemathesis.log" >&2
+# A run whose key was revoked half-way tested little but 401s: the key must still work.
+if ! node -e 'fetch(process.argv[1],{headers:{authorization:"Bearer "+process.argv[2]}}).then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))' \
+  "http://127.0.0.1:$api_port/api/v1/me" "$API_KEY"; then
+  log "the fuzzer's API key no longer works: the run tested little beyond 401s"
+  status=1
+fi
 log "Schemathesis generated $cases cases (floor $MIN_CASES), exit status $status"
 if [ "$status" -ne 0 ]; then
   log "Schemathesis found failures; full log: $REPORT_DIR/schemathesis.log"

@@ -445,43 +445,69 @@ function normalize(
 }
 
 /**
- * OpenAPI links for stateful testing and clients: the `id` a create (POST on a collection)
- * answers feeds every operation on `<collection>/{param}…`, and a `run_id` feeds `/runs/{id}…`.
+ * OpenAPI links, for clients and Schemathesis' stateful phase: a value a response carries feeds
+ * every operation whose path parameter has the same format (the same `pattern`: a job id from
+ * `idOf('job')` fits `JobIdPipe`'s parameter). Values are read at the top level (`id`, `job_id`,
+ * `run_id`) and from the first element of a top-level array (`data/0/id` of a page). Only a
+ * response to a POST or PUT (what it just created) feeds DELETE operations, so a list never
+ * leads the fuzzer to revoke the key it is using.
  */
 function addLinks(paths: Record<string, Record<string, Operation>>, components: Record<string, JsonSchema>): void {
-  const resolve = (schema: unknown): JsonSchema | undefined => {
+  const resolve = (schema: unknown): JsonSchema => {
     const ref = (schema as { $ref?: string } | undefined)?.$ref;
-    return ref ? components[ref.slice(SCHEMA_REF_PREFIX.length)] : (schema as JsonSchema | undefined);
+    return (ref ? components[ref.slice(SCHEMA_REF_PREFIX.length)] : (schema as JsonSchema | undefined)) ?? {};
   };
-  const targets = (prefix: string) =>
-    Object.entries(paths)
-      .filter(([path]) => path.startsWith(`${prefix}/{`))
-      .flatMap(([path, ops]) => {
-        const param = /^\/\{([^}]+)\}/.exec(path.slice(prefix.length))?.[1];
-        return param ? Object.values(ops).map((op) => ({ op, param })) : [];
-      });
-  for (const [path, ops] of Object.entries(paths)) {
-    for (const op of Object.values(ops)) {
+  const patternOf = (schema: unknown): string | undefined => {
+    const resolved = resolve(schema);
+    return typeof resolved.pattern === 'string' ? resolved.pattern : undefined;
+  };
+  const targets = new Map<string, Array<{ op: Operation; method: string; param: string }>>();
+  for (const ops of Object.values(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      for (const parameter of op.parameters as Array<{ in?: string; name?: string; schema?: JsonSchema }>) {
+        const pattern = parameter.in === 'path' ? patternOf(parameter.schema) : undefined;
+        if (pattern && parameter.name) {
+          targets.set(pattern, [...(targets.get(pattern) ?? []), { op, method, param: parameter.name }]);
+        }
+      }
+    }
+  }
+  for (const ops of Object.values(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const creates = method === 'post' || method === 'put';
       for (const [status, response] of Object.entries(op.responses)) {
-        if (!/^2\d\d$/.test(status)) {
+        const content = response.content as Record<string, { schema: unknown }> | undefined;
+        if (!/^2\d\d$/.test(status) || !content?.[JSON_TYPE]) {
           continue;
         }
-        const content = response.content as Record<string, { schema: unknown }> | undefined;
-        const properties = (resolve(content?.[JSON_TYPE]?.schema)?.properties ?? {}) as Record<string, unknown>;
+        const sources: Array<[string, string, boolean]> = [];
+        const properties = (resolve(content[JSON_TYPE].schema).properties ?? {}) as Record<string, JsonSchema>;
+        for (const [name, property] of Object.entries(properties)) {
+          const pattern = patternOf(property);
+          if (pattern) {
+            sources.push([pattern, `$response.body#/${name}`, creates]);
+          }
+          const items = resolve(property).items;
+          for (const [inner, value] of Object.entries(
+            (resolve(items).properties ?? {}) as Record<string, JsonSchema>,
+          )) {
+            const innerPattern = patternOf(value);
+            if (innerPattern) {
+              sources.push([innerPattern, `$response.body#/${name}/0/${inner}`, false]);
+            }
+          }
+        }
         const links: Record<string, unknown> = {};
-        const sources: Array<[string, string]> = [];
-        if ('id' in properties && ops === paths[path] && op === ops.post && !path.includes('{')) {
-          sources.push([path, '$response.body#/id']);
-        }
-        if ('run_id' in properties) {
-          sources.push(['/api/v1/runs', '$response.body#/run_id']);
-        }
-        for (const [prefix, expression] of sources) {
-          for (const { op: target, param } of targets(prefix)) {
-            links[target.operationId.replace(/[^A-Za-z0-9_.-]/g, '_')] = {
-              operationId: target.operationId,
-              parameters: { [param]: expression },
-            };
+        for (const [pattern, expression, mayDelete] of sources) {
+          for (const target of targets.get(pattern) ?? []) {
+            if (target.method === 'delete' && !mayDelete) {
+              continue;
+            }
+            const base = target.op.operationId.replace(/[^A-Za-z0-9_.-]/g, '_');
+            const name = links[base]
+              ? `${base}.${expression.slice('$response.body#/'.length).replace(/\//g, '.')}`
+              : base;
+            links[name] = { operationId: target.op.operationId, parameters: { [target.param]: expression } };
           }
         }
         if (Object.keys(links).length > 0) {

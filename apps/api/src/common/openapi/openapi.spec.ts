@@ -179,6 +179,21 @@ describe('OpenAPI document', () => {
       expect(triggered['runs.get']).toEqual({ operationId: 'runs.get', parameters: { id: '$response.body#/run_id' } });
     });
 
+    it('should link list items to reads and updates, never to deletes', () => {
+      const jobs = doc.paths['/api/v1/jobs'].get.responses['200'].links as Record<string, any>;
+      expect(jobs['jobs.get']).toEqual({ operationId: 'jobs.get', parameters: { id: '$response.body#/data/0/id' } });
+      expect(jobs['jobs.remove']).toBeUndefined();
+      const keys = (doc.paths['/api/v1/api-keys'].get.responses['200'].links ?? {}) as Record<string, any>;
+      expect(Object.values(keys).map((l) => l.operationId)).not.toContain('apiKeys.revoke');
+      const created = doc.paths['/api/v1/api-keys'].post.responses['201'].links as Record<string, any>;
+      expect(created['apiKeys.revoke']).toEqual({
+        operationId: 'apiKeys.revoke',
+        parameters: { id: '$response.body#/id' },
+      });
+      const me = doc.paths['/api/v1/me'].get.responses['200'].links as Record<string, any>;
+      expect(me['workspaces.get'].parameters).toEqual({ ws: '$response.body#/workspaces/0/id' });
+    });
+
     it('should compile every schema of the document as JSON Schema 2020-12', () => {
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       addFormats(ajv);
