@@ -211,3 +211,62 @@ describe('next and fractions of an hour', () => {
     expect(errs(natural('next friday every day'))).toEqual([expect.objectContaining({ kind: 'conflict' })]);
   });
 });
+
+describe('contradictions, missing numbers and dangling conjunctions (issue #12)', () => {
+  test.each([
+    ['every weekday on saturday', 'on saturday', 'every weekday'],
+    ['every weekday at 9am on sundays', 'on sundays', 'every weekday at 9am'],
+    ['weekends on monday', 'on monday', 'weekends'],
+    ['every monday on tuesday at 9', 'on tuesday', 'every monday at 9'],
+  ])('%s never fires: an error at the later days, suggesting the text without them', (expr, later, suggestion) => {
+    expect(errs(natural(expr))).toEqual([
+      expect.objectContaining({
+        kind: 'never_fires',
+        position: bytePos(expr, later),
+        length: byteLen(later),
+        suggestion,
+      }),
+    ]);
+  });
+  test('a second set of days that overlaps narrows the first', () => {
+    expect(ok(natural('every weekday on monday and friday at 9')).canonical).toBe(
+      'FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
+    );
+    // joined by `and`, days add up
+    expect(ok(natural('every monday and every friday at 9')).canonical).toBe(
+      'FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
+    );
+  });
+  test.each([
+    ['in minutes', 'minutes', 'in a minute'],
+    ['in hours', 'hours', 'in an hour'],
+    ['every minutes at 9am', 'minutes', 'every minute'],
+    ['every hours', 'hours', 'every hour'],
+    ['every days on weekdays', 'days', 'every day'],
+  ])('%s: a unit without a number is an error at the unit', (expr, unit, suggestion) => {
+    expect(errs(natural(expr))).toEqual([
+      expect.objectContaining({
+        kind: 'expected_number',
+        position: bytePos(expr, unit),
+        length: byteLen(unit),
+        suggestion,
+      }),
+    ]);
+  });
+  test.each([
+    ['every monday and', 13, 'every monday'],
+    ['every monday and friday,', 23, 'every monday and friday'],
+    ['at 9am &', 7, 'at 9am'],
+    ['and every monday', 0, 'every monday'],
+  ])('%s: a conjunction that joins nothing is an error at it', (expr, position, suggestion) => {
+    expect(errs(natural(expr))).toEqual([expect.objectContaining({ kind: 'incomplete', position, suggestion })]);
+  });
+  test.each([
+    ['30 february', '30', 'February has 29 days at most; got 30'],
+    ['on 31 april at 9am', '31', 'April has 30 days at most; got 31'],
+  ])('%s: a day the month never has is an error at the day, as month first', (expr, day, message) => {
+    expect(errs(natural(expr))).toEqual([
+      expect.objectContaining({ kind: 'out_of_range', position: bytePos(expr, day), length: byteLen(day), message }),
+    ]);
+  });
+});

@@ -348,6 +348,49 @@ describe('weekdays and lists', () => {
 describe('months and days', () => {
   table([
     [
+      'the last weekday of every month at 9am',
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0;BYSETPOS=-1',
+      'The last weekday of every month at 09:00 (Europe/Berlin)',
+      'Europe/Berlin',
+      // 2027-01-31 is a Sunday: the last weekday of January is Friday the 29th
+      ['2026-12-31T08:00:00Z', '2027-01-29T08:00:00Z', '2027-02-26T08:00:00Z'],
+    ],
+    [
+      'at 9:15 and 17:45 on the first and last weekday of the month',
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9,17;BYMINUTE=15,45;BYSECOND=0;BYSETPOS=1,4,-4,-1',
+      'The first and last weekday of every month at 09:15 and 17:45 (UTC)',
+      'UTC',
+      ['2026-11-30T17:45:00Z', '2026-12-01T09:15:00Z', '2026-12-01T17:45:00Z', '2026-12-31T09:15:00Z'],
+    ],
+    [
+      'the last weekend day of the month',
+      'FREQ=MONTHLY;BYDAY=SA,SU;BYHOUR=0;BYMINUTE=0;BYSECOND=0;BYSETPOS=-1',
+      'The last weekend day of every month at 00:00 (UTC)',
+      'UTC',
+      ['2026-12-27T00:00:00Z', '2027-01-31T00:00:00Z'],
+    ],
+    [
+      'the first and third monday of the month',
+      'FREQ=MONTHLY;BYDAY=1MO,3MO;BYHOUR=0;BYMINUTE=0;BYSECOND=0',
+      'Every first Monday and third Monday of the month at 00:00 (UTC)',
+      'UTC',
+      ['2026-12-07T00:00:00Z', '2026-12-21T00:00:00Z'],
+    ],
+    [
+      'on 25 december at 8am',
+      'FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      'Every year on December 25 at 08:00 (UTC)',
+      'UTC',
+      ['2026-12-25T08:00:00Z', '2027-12-25T08:00:00Z'],
+    ],
+    [
+      'every 3 mar at noon',
+      'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=3;BYHOUR=12;BYMINUTE=0;BYSECOND=0',
+      'Every year on March 3 at 12:00 (UTC)',
+      'UTC',
+      ['2027-03-03T12:00:00Z', '2028-03-03T12:00:00Z'],
+    ],
+    [
       'every month on the 1st at 00:00',
       'FREQ=MONTHLY;BYMONTHDAY=1;BYHOUR=0;BYMINUTE=0;BYSECOND=0',
       'On the 1st of every month at 00:00 (Europe/Berlin)',

@@ -94,6 +94,8 @@ export interface DescribeExtras {
   times?: number[];
   /** Window phrase parts for `every 15 minutes between 9am and 5pm`. */
   window?: { step: string; from: number; to: number; last: number };
+  /** `the last weekday of the month`: BYDAY + BYSETPOS picking days (not times) of each month. */
+  setPos?: { ns: number[]; label: string };
 }
 
 /** One sentence, without the zone. */
@@ -108,6 +110,19 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
   const mdays = r.byMonthDay ? joinList(sortSigned(r.byMonthDay).map(monthDayPhrase)) : '';
   let text: string;
   const sub = { HOURLY: 'hour', MINUTELY: 'minute', SECONDLY: 'second' } as Record<string, string>;
+  if (x.setPos) {
+    const list = joinList(
+      sortSigned(x.setPos.ns).map((k) =>
+        k === -1 ? 'last' : k < 0 ? `${ordinal(-k)} to last` : (ORD_WORD[k] ?? ordinal(k)),
+      ),
+    );
+    const every = n === 1 ? 'every month' : r.freq === 'YEARLY' ? `every ${n} years` : `every ${n} months`;
+    text = `The ${list} ${x.setPos.label} of ${every}${monthFilter}`;
+    if (x.window) {
+      return `${text}, every ${x.window.step} between ${clock(x.window.from)} and ${clock(x.window.to)} (last at ${clock(x.window.last)})${bounds(r)}`;
+    }
+    return `${text}${times.length ? ` ${describeTimes(times)}` : ''}${bounds(r)}`;
+  }
   if (x.window) {
     text = `Every ${x.window.step} between ${clock(x.window.from)} and ${clock(x.window.to)} (last at ${clock(x.window.last)})`;
     if (plainDays.length) {

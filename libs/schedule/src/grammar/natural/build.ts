@@ -51,6 +51,7 @@ export function buildNatural(
       [spec.interval, spec.interval?.span, 'a repetition'],
       [spec.weekdays, spec.weekdays?.span, 'weekdays'],
       [spec.nthWeekdays, spec.nthWeekdays?.span, 'weekdays of the month'],
+      [spec.setPos, spec.setPos?.span, 'weekdays of the month'],
       [spec.monthDays, spec.monthDays?.span, 'days of the month'],
       [spec.months, spec.months?.span, 'months'],
       [spec.window, spec.window?.span, 'a time window'],
@@ -152,6 +153,38 @@ export function buildNatural(
       'weekdays of the month (`first monday`) cannot be combined with an interval in seconds, minutes or hours',
     );
   }
+  const sp = spec.setPos;
+  if (sp) {
+    if (subDaily && !spec.window) {
+      err(
+        sp.span,
+        'conflict',
+        `the ${sp.label} of the month cannot be combined with an interval in seconds, minutes or hours`,
+      );
+    }
+    const other = spec.weekdays ?? spec.nthWeekdays ?? spec.monthDays;
+    if (other) {
+      err(
+        sp.span.start > other.span.start ? sp.span : other.span,
+        'conflict',
+        `"${expr.slice(sp.span.start, sp.span.end)}" already picks the day; it cannot be combined with "${expr.slice(other.span.start, other.span.end)}"`,
+      );
+    }
+    if (iv && (iv.unit === 'day' || iv.unit === 'week')) {
+      err(
+        sp.span,
+        'conflict',
+        `the ${sp.label} of the month is counted within a month; use \`every month on the last ${sp.label}\``,
+      );
+    }
+    if (iv?.unit === 'year' && iv.n > 1 && (spec.months?.months.length ?? 0) !== 1) {
+      err(
+        sp.span,
+        'unsupported',
+        `every ${iv.n} years, the ${sp.label} of the month needs one month, e.g. \`of march\``,
+      );
+    }
+  }
   if (spec.monthDays && spec.nthWeekdays) {
     err(
       spec.nthWeekdays.span,
@@ -207,7 +240,11 @@ export function buildNatural(
 
   let freq: Freq;
   let interval = 1;
-  if (subDaily && !spec.window) {
+  if (sp) {
+    // BYSETPOS counts within one period: a month (a year only for `every N years … of march`)
+    freq = iv?.unit === 'year' && iv.n > 1 ? 'YEARLY' : 'MONTHLY';
+    interval = iv?.unit === 'month' || iv?.unit === 'year' ? iv.n : 1;
+  } else if (subDaily && !spec.window) {
     freq = iv!.unit === 'second' ? 'SECONDLY' : iv!.unit === 'minute' ? 'MINUTELY' : 'HOURLY';
     interval = iv!.n;
   } else if (subDaily) {
@@ -235,6 +272,9 @@ export function buildNatural(
   }
   const rule = emptyRule(freq);
   rule.interval = interval;
+  if (sp) {
+    rule.byDay = sp.days.map((day) => ({ day, n: 0 }));
+  }
   if (spec.weekdays || spec.nthWeekdays) {
     rule.byDay = [...(spec.weekdays?.days.map((day) => ({ day, n: 0 })) ?? []), ...(spec.nthWeekdays?.list ?? [])];
     rule.byDay = rule.byDay.filter((w, i, a) => a.findIndex((v) => v.day === w.day && v.n === w.n) === i);
@@ -283,7 +323,17 @@ export function buildNatural(
     rule.byHour = g.hours;
     rule.byMinute = g.minutes;
     rule.bySecond = g.seconds;
-    if (g.positions) {
+    if (sp) {
+      // the candidates of a period are day × time grid: the nth day's times are positions
+      // (n-1)·size + p from the start, or n·size + (p-1) from the end
+      const size = g.hours.length * g.minutes.length * g.seconds.length;
+      const picks = g.positions ?? Array.from({ length: size }, (_, i) => i + 1);
+      rule.bySetPos = sp.ns.flatMap((n) => picks.map((p) => (n > 0 ? (n - 1) * size + p : n * size + (p - 1))));
+      if (g.positions) {
+        extras.times = times;
+      }
+      extras.setPos = { ns: sp.ns, label: sp.label };
+    } else if (g.positions) {
       extras.times = times;
       const perPeriod = daysPerPeriod(rule);
       if (perPeriod === 1) {

@@ -2,6 +2,7 @@
  * Tokenizer for natural schedules. Token spans are UTF-16 indices into the ORIGINAL text; errors
  * convert them to UTF-8 bytes with `errorAt` (errors.ts).
  */
+import { asciiLower } from '../../ascii';
 
 export type TokKind = 'word' | 'num' | 'time' | 'date' | 'punct' | 'other';
 
@@ -54,11 +55,11 @@ export function tokenize(s: string): Tok[] {
     const start = i;
     const push = (kind: TokKind, len: number, extra: Partial<Tok> = {}): void => {
       const text = s.slice(start, start + len);
-      out.push({ kind, text, low: text.toLowerCase(), start, end: start + len, ...extra });
+      out.push({ kind, text, low: asciiLower(text), start, end: start + len, ...extra }); // KELVIN SIGN is no 'k'
       i = start + len;
     };
     if ((m = at(AMPM, s, i))) {
-      push('word', m[0].length, { low: `${m[1]!.toLowerCase()}m` });
+      push('word', m[0].length, { low: `${asciiLower(m[1]!)}m` });
     } else if ((m = at(DATE, s, i))) {
       const hasTime = m[4] !== undefined;
       push('date', m[0].length, {

@@ -42,6 +42,11 @@ export interface Spec {
   interval: { n: number; unit: Unit; span: Span } | null;
   weekdays: { days: number[]; span: Span } | null;
   nthWeekdays: { list: { n: number; day: number }[]; span: Span } | null;
+  /**
+   * `the last weekday of the month`, `the first and last workday`, `the 2nd weekend day`: the nth
+   * (negative: from the end) of `days` (0 = Monday) in each month, i.e. BYDAY + BYSETPOS.
+   */
+  setPos: { ns: number[]; days: number[]; label: 'weekday' | 'weekend day'; span: Span } | null;
   monthDays: { days: number[]; span: Span } | null;
   months: { months: number[]; span: Span } | null;
   /** A month-and-day (`march 15`) was given: the schedule is yearly. */
@@ -63,6 +68,20 @@ export interface ParseResult {
 }
 
 const TIME_RANGE = 'times go from 00:00 to 23:59';
+const CONJUNCTIONS = ['and', ',', 'then', '&'];
+/** Unit words that need a number (`every minutes` is not English; `every minute` is). */
+const PLURAL_UNITS = new Set([
+  'seconds',
+  'secs',
+  'minutes',
+  'mins',
+  'hours',
+  'hrs',
+  'days',
+  'weeks',
+  'months',
+  'years',
+]);
 
 class Parser {
   private i = 0;
@@ -71,6 +90,7 @@ class Parser {
     interval: null,
     weekdays: null,
     nthWeekdays: null,
+    setPos: null,
     monthDays: null,
     months: null,
     yearDate: null,
@@ -193,8 +213,8 @@ class Parser {
       return true;
     }
     const w = this.low();
-    if (w === 'and' || w === ',' || w === 'then' || w === '&') {
-      this.i++;
+    if (CONJUNCTIONS.includes(w)) {
+      this.conjunction(t);
       return true;
     }
     if (w === 'every' || w === 'each') {
@@ -260,7 +280,7 @@ class Parser {
     }
     if (
       w === 'the' ||
-      (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) ||
+      (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || MONTHS[this.low(1)] !== undefined)) ||
       (ORDINAL_WORDS[w] !== undefined && !this.isTimeStart())
     ) {
       return this.dayList(t);
@@ -280,6 +300,33 @@ class Parser {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A conjunction between clauses (`every monday and at 9am`) is skipped; one that joins nothing
+   * (at the start, or with nothing but conjunctions after it: `every monday and`) is an error,
+   * suggesting the text without it.
+   */
+  private conjunction(t: Tok): void {
+    const first = this.i === 0;
+    let k = this.i + 1;
+    while (k < this.toks.length && CONJUNCTIONS.includes(this.toks[k]!.low)) {
+      k++;
+    }
+    const last = k >= this.toks.length;
+    this.i++;
+    if (!first && !last) {
+      return;
+    }
+    const without = (this.expr.slice(0, t.start).trimEnd() + ' ' + this.expr.slice(t.end).trimStart()).trim();
+    const where = first ? 'at the start' : 'at the end';
+    this.err(
+      t,
+      t,
+      'incomplete',
+      `"${t.text}" ${where} joins nothing: add what it joins (\`every monday and friday\`) or remove it`,
+      without === '' ? null : without,
+    );
   }
 
   /** `next monday`: a one-off on the first such weekday after the reference's date. */
@@ -325,8 +372,8 @@ class Parser {
       );
       return true;
     }
-    if (t.kind === 'num' && ORDINAL_SUFFIXES.has(this.low(1))) {
-      return this.dayList(start);
+    if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || MONTHS[this.low(1)] !== undefined)) {
+      return this.dayList(start); // `every 15th`, `every 25 december`
     }
     if (t.kind === 'num' || this.is('other')) {
       n = t.kind === 'num' ? t.n! : 2;
@@ -364,6 +411,19 @@ class Parser {
     }
     const u = UNITS[this.low()];
     if (u && !(u === 'second' && this.isWeekdayAt(1))) {
+      if (PLURAL_UNITS.has(this.low())) {
+        // `every minutes`: how many? (`every 5 minutes`, or `every minute`)
+        const ut = this.tok()!;
+        this.i++;
+        this.err(
+          ut,
+          ut,
+          'expected_number',
+          `"${ut.text}" needs a number before it: \`every 5 ${u}s\`, or \`every ${u}\``,
+          `every ${u}`,
+        );
+        return true;
+      }
       this.i++;
       const span = this.spanFrom(start);
       // `every weekend day`, `every day`
@@ -584,8 +644,27 @@ class Parser {
    */
   private dayList(start: Tok): boolean {
     const days: number[] = [];
+    const dayToks: Tok[] = [];
     const nth: { n: number; day: number }[] = [];
+    let setPos: { ns: number[]; days: number[]; label: 'weekday' | 'weekend day' } | null = null;
     let any = false;
+    const pending: { n: number; t: Tok }[] = [];
+    const monthDays = (items: { n: number; t: Tok }[]): void => {
+      for (const { n, t } of items) {
+        if (n === -1 || (n >= 1 && n <= 31)) {
+          days.push(n);
+          dayToks.push(t);
+        } else {
+          this.err(
+            t,
+            t,
+            'out_of_range',
+            `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`,
+            n > 31 ? 'last day' : null,
+          );
+        }
+      }
+    };
     for (;;) {
       this.budget.check();
       this.accept('the');
@@ -595,7 +674,13 @@ class Parser {
       }
       let n: number | null = null;
       let isNumeric = false;
-      if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || any || this.toks[this.i - 1]?.low === 'the')) {
+      if (
+        t.kind === 'num' &&
+        (ORDINAL_SUFFIXES.has(this.low(1)) ||
+          MONTHS[this.low(1)] !== undefined || // day first: `25 december`, `on 3 march`
+          any ||
+          this.toks[this.i - 1]?.low === 'the')
+      ) {
         n = t.n!;
         isNumeric = true;
         this.i++;
@@ -609,35 +694,55 @@ class Parser {
         break;
       }
       any = true;
-      const wd = WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()];
-      if (wd !== undefined) {
+      // `the first and third monday`: a noun after a list applies to every ordinal before it
+      pending.push({ n, t });
+      const kind = this.setPosKindAt(0);
+      if (kind) {
+        // `the last weekday`, `the first workday`, `the 2nd weekend day` (of the month)
+        this.i += kind.length;
+        const max = kind.label === 'weekday' ? 20 : 8; // every month has at least 20 weekdays and 8 weekend days
+        for (const p of pending.splice(0)) {
+          if (p.n === 0 || p.n < -max || p.n > max) {
+            this.err(
+              p.t,
+              this.toks[this.i - 1]!,
+              'out_of_range',
+              `a month has at least ${max} ${kind.label}s: use the 1st to the ${ordinalWord(max)}, or \`last\``,
+              null,
+            );
+          } else if (setPos && setPos.label !== kind.label) {
+            this.err(
+              p.t,
+              this.toks[this.i - 1]!,
+              'conflict',
+              `${kind.label}s and ${setPos.label}s cannot be mixed in one list`,
+            );
+          } else if (setPos) {
+            setPos.ns.push(p.n);
+          } else {
+            setPos = { ns: [p.n], days: kind.days, label: kind.label };
+          }
+        }
+      } else if (WEEKDAYS[this.low()] !== undefined || WEEKDAY_PLURALS[this.low()] !== undefined) {
+        const wd = (WEEKDAYS[this.low()] ?? WEEKDAY_PLURALS[this.low()])!;
         this.i++;
-        if (n < -5 || n === 0 || n > 5) {
-          this.err(
-            t,
-            this.toks[this.i - 1]!,
-            'out_of_range',
-            `a month has at most 5 of each weekday; got the ${n}th`,
-            null,
-          );
-        } else {
-          nth.push({ n, day: wd });
+        for (const p of pending.splice(0)) {
+          if (p.n < -5 || p.n === 0 || p.n > 5) {
+            this.err(
+              p.t,
+              this.toks[this.i - 1]!,
+              'out_of_range',
+              `a month has at most 5 of each weekday; got the ${p.n}th`,
+              null,
+            );
+          } else {
+            nth.push({ n: p.n, day: wd });
+          }
         }
-      } else {
-        this.accept('day');
-        if (n === -1 || (n >= 1 && n <= 31)) {
-          days.push(n);
-        } else {
-          this.err(
-            t,
-            t,
-            'out_of_range',
-            `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`,
-            n > 31 ? 'last day' : null,
-          );
-        }
-        void isNumeric;
+      } else if (this.accept('day') || !(this.is('and', ',', '&') && this.startsDayItem(1))) {
+        monthDays(pending.splice(0));
       }
+      void isNumeric;
       if (this.is('and', ',', '&') && this.startsDayItem(1)) {
         this.i++;
         continue;
@@ -658,6 +763,13 @@ class Parser {
       return true;
     }
     const span = this.spanFrom(start);
+    if (setPos) {
+      if (this.spec.setPos) {
+        this.err(span, span, 'conflict', `the ${setPos.label} of the month is given twice; give it once`);
+      } else {
+        this.spec.setPos = { ...setPos, span };
+      }
+    }
     if (days.length) {
       this.addMonthDays(days, span);
     }
@@ -672,12 +784,39 @@ class Parser {
     if (this.is('of')) {
       this.of();
     } else if (MONTHS[this.low()] !== undefined && days.length) {
-      // `the 15th march`
+      // day first: `the 15th march`, `25 december`, `on 3 march`
+      const monthTok = this.tok()!;
       const months = this.monthList();
-      this.setMonths(months, this.spanFrom(start));
-      this.spec.yearDate = this.spanFrom(start);
+      const whole = this.spanFrom(start);
+      const month = months[0]!;
+      const day = days[0]!;
+      if (days.length === 1 && months.length === 1 && day > daysInMonth(2000, month)) {
+        // as for month first (`february 30`): the day is out of range for that month
+        this.err(
+          dayToks[0]!,
+          dayToks[0]!,
+          'out_of_range',
+          `${capital(monthTok.low.length > 3 ? monthTok.low : monthName(month))} has ${daysInMonth(2000, month)} days at most; got ${day}`,
+          null,
+        );
+        return true;
+      }
+      this.setMonths(months, whole);
+      this.spec.yearDate = whole;
     }
     return true;
+  }
+
+  /** `weekday`, `workday` or `weekend day` at token k: what `the last …` counts. */
+  private setPosKindAt(k: number): { length: number; days: number[]; label: 'weekday' | 'weekend day' } | null {
+    const w = this.low(k);
+    if (w === 'weekday' || w === 'workday') {
+      return { length: 1, days: [0, 1, 2, 3, 4], label: 'weekday' };
+    }
+    if (w === 'weekend' && this.low(k + 1) === 'day') {
+      return { length: 2, days: [5, 6], label: 'weekend day' };
+    }
+    return null;
   }
 
   private startsDayItem(k: number): boolean {
@@ -762,6 +901,25 @@ class Parser {
     }
     const span = this.spanFrom(start);
     const list = [...days].sort((a, b) => a - b);
+    const joined = CONJUNCTIONS.includes(this.toks[this.toks.indexOf(start) - 1]?.low ?? '');
+    if (this.spec.weekdays && !joined) {
+      // a second set of days that is not joined by `and` narrows the first (`every weekday on monday`)
+      const prev = this.spec.weekdays;
+      const common = prev.days.filter((d) => days.has(d));
+      if (common.length === 0) {
+        const without = (this.expr.slice(0, span.start).trimEnd() + ' ' + this.expr.slice(span.end).trimStart()).trim();
+        this.err(
+          span,
+          span,
+          'never_fires',
+          `"${this.expr.slice(span.start, span.end)}" and "${this.expr.slice(prev.span.start, prev.span.end)}" have no day in common: this never fires`,
+          without,
+        );
+        return true;
+      }
+      this.spec.weekdays = { days: common, span: prev.span };
+      return true;
+    }
     if (this.spec.weekdays) {
       for (const d of list) {
         if (!this.spec.weekdays.days.includes(d)) {
@@ -1078,13 +1236,29 @@ class Parser {
     }
     const t = this.tok();
     let n = 1;
+    let counted = false;
     if (t && t.kind === 'num') {
       n = t.n!;
       this.i++;
+      counted = true;
     } else if (this.is('a', 'an')) {
       this.i++;
+      counted = true;
     }
     const u = UNITS[this.low()];
+    if (u && !counted) {
+      // `in minutes`: how many?
+      const ut = this.tok()!;
+      this.i++;
+      this.err(
+        ut,
+        ut,
+        'expected_number',
+        `"${ut.text}" needs a number before it: \`in 20 ${u}s\`, or \`in ${u === 'hour' ? 'an' : 'a'} ${u}\``,
+        `in ${u === 'hour' ? 'an' : 'a'} ${u}`,
+      );
+      return true;
+    }
     if (!u) {
       this.err(
         start,
@@ -1114,6 +1288,9 @@ function pad2(n: number): string {
 const MONTH_FULL = MONTH_NAMES;
 function monthName(m: number): string {
   return MONTH_FULL[m - 1]!;
+}
+function ordinalWord(n: number): string {
+  return `${n}${n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'}`;
 }
 function capital(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

@@ -387,7 +387,14 @@ function parseItem(
     const v = parseInt(s, 10);
     const size = FIELD_SIZE[type];
     if (v < 1) {
-      fail(it, 'out_of_range', `a ${name} step must be at least 1; got ${s}`, null, it.start + offset, it.start + offset + s.length);
+      fail(
+        it,
+        'out_of_range',
+        `a ${name} step must be at least 1; got ${s}`,
+        null,
+        it.start + offset,
+        it.start + offset + s.length,
+      );
     }
     if (v >= size) {
       // Quartz accepts a step as large as the field (it checks "> 31", not ">= 31"): it picks one value.
