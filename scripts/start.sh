@@ -84,6 +84,15 @@ else
   (umask 077 && printf '%s' "$API_KEY" >"$KEY_FILE")
 fi
 
+# Alerts by email need an SMTP server (docs/alerts.md); webhook and Slack channels work without one.
+if [ -n "${SMTP_HOST:-}" ]; then
+  ALERTS_INFO="email via $SMTP_HOST:${SMTP_PORT:-587}, webhook and Slack channels (docs/alerts.md)"
+else
+  ALERTS_INFO="webhook and Slack channels. Email is off until SMTP is set (or smtp.* in \$SVC_CONFIG):
+                     SMTP_HOST=smtp.example.com SMTP_PORT=587 SMTP_USER=alerts SMTP_PASSWORD=… \\
+                     SMTP_FROM='Scheduler <alerts@example.com>' npm start      (docs/alerts.md)"
+fi
+
 cat <<INFO
 
   Scheduled job service is running.
@@ -92,6 +101,7 @@ cat <<INFO
     Temporal Web UI: ${UI_URL:-"(external Temporal at $TEMPORAL_ADDRESS)"}
     API key:         $API_KEY
     Logs:            $DATA_DIR/logs/
+    Alerts:          $ALERTS_INFO
 
   Try it:
     curl -s -H "Authorization: Bearer $API_KEY" http://$HOST:$PORT/api/v1/jobs

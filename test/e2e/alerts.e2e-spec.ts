@@ -1,4 +1,5 @@
 import { alertEventId } from '@svc/common/alert-events';
+import { createApp } from '../../apps/api/src/app';
 import { Webhook } from 'standardwebhooks';
 import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
 import { TestSmtpServer } from '../utils/smtp-server';
@@ -40,6 +41,12 @@ describe('alerts', () => {
     await Promise.all([smtp?.stop(), target?.stop(), hook?.stop(), slack?.stop()]);
   });
 
+  /** A link of a mail, sent to the API under test (the mail names the configured public URL). */
+  function onApi(link: string): string {
+    const url = new URL(link);
+    return `${stack.baseUrl}${url.pathname}${url.search}`;
+  }
+
   /** The confirmation link mailed to `address` (the n-th mail to it). */
   async function confirmationLink(address: string, n = 1): Promise<string> {
     const mail = await waitFor(() => smtp.to(address)[n - 1]);
@@ -57,7 +64,7 @@ describe('alerts', () => {
     expect(created.status).toBe(201);
     if (verify) {
       const link = await confirmationLink(address);
-      const followed = await fetch(link.replace(stack.config.public_url, stack.baseUrl));
+      const followed = await fetch(onApi(link));
       expect(followed.status).toBe(200);
     }
     return created.body as { id: string; verified: boolean };
@@ -195,17 +202,17 @@ describe('alerts', () => {
       expect(early.body).toEqual({ delivered: false, error: expect.stringContaining('not verified') });
 
       // A tampered token proves nothing.
-      const tampered = await fetch(`${link.replace(stack.config.public_url, stack.baseUrl)}x`);
+      const tampered = await fetch(`${onApi(link)}x`);
       expect(tampered.status).toBe(400);
       expect(((await tampered.json()) as any).error).toMatchObject({
         code: 'validation_failed',
         fields: { token: expect.any(String) },
       });
 
-      const followed = await fetch(link.replace(stack.config.public_url, stack.baseUrl));
+      const followed = await fetch(onApi(link));
       expect(followed.status).toBe(200);
       expect(await followed.json()).toEqual({ verified: true, channel_id: channel.id, address });
-      const asBrowser = await fetch(link.replace(stack.config.public_url, stack.baseUrl), {
+      const asBrowser = await fetch(onApi(link), {
         headers: { accept: 'text/html' },
       });
       expect(asBrowser.headers.get('content-type')).toContain('text/html');
@@ -232,10 +239,45 @@ describe('alerts', () => {
       expect(patched.body).toMatchObject({ verified: false, config: { address: 'new@example.test' } });
       await confirmationLink('new@example.test');
       // The link of the old address confirms nothing any more.
-      expect((await fetch(oldLink.replace(stack.config.public_url, stack.baseUrl))).status).toBe(404);
+      expect((await fetch(onApi(oldLink))).status).toBe(404);
       const resent = await api('POST', `/api/v1/alert-channels/${channel.id}/verify`);
       expect(resent.status).toBe(429);
       expect(resent.body.error.code).toBe('rate_limited');
+    });
+  });
+
+  describe('a server without SMTP (the self-hosted default)', () => {
+    it('should create email channels, and answer test and verify with the missing setting', async () => {
+      const noSmtp = await createApp({
+        config: { ...stack.config, smtp: { ...stack.config.smtp, host: null, from: null } },
+        logLevels: ['error'],
+      });
+      await noSmtp.listen(0, '127.0.0.1');
+      try {
+        const plain = apiClient((await noSmtp.getUrl()).replace('[::1]', '127.0.0.1'), stack.apiKey);
+        const before = smtp.mails.length;
+        const created = await plain('POST', '/api/v1/alert-channels', {
+          name: 'no smtp',
+          kind: 'email',
+          config: { address: 'unmailed@example.test' },
+        });
+        expect(created).toMatchObject({ status: 201, body: { verified: false } });
+        const tested = await plain('POST', `/api/v1/alert-channels/${created.body.id}/test`);
+        expect(tested).toMatchObject({
+          status: 200,
+          body: {
+            delivered: false,
+            error:
+              'email is not configured on this server: set smtp.host (SMTP_HOST) and smtp.from (SMTP_FROM); see docs/alerts.md',
+          },
+        });
+        const resend = await plain('POST', `/api/v1/alert-channels/${created.body.id}/verify`);
+        expect(resend.status).toBe(409);
+        expect(resend.body.error.message).toContain('smtp.host (SMTP_HOST)');
+        expect(smtp.mails.length).toBe(before);
+      } finally {
+        await noSmtp.close();
+      }
     });
   });
 

@@ -28,6 +28,34 @@ describe('route table', () => {
       ).toEqual(issue9.map((path) => [path, false, ['jobs:write']]));
     });
 
+    it('should route alert channels and rules to full-access keys, and the emailed verify link to nobody (decisions.md → Scopes)', () => {
+      const alertRoutes = routes.filter((r) => r.path.startsWith('/api/v1/alert-'));
+      expect(alertRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+        [
+          'DELETE /api/v1/alert-channels/:id',
+          'DELETE /api/v1/alert-rules/:id',
+          'GET /api/v1/alert-channels',
+          'GET /api/v1/alert-channels/:id',
+          'GET /api/v1/alert-channels/verify',
+          'GET /api/v1/alert-rules',
+          'GET /api/v1/alert-rules/:id',
+          'PATCH /api/v1/alert-channels/:id',
+          'PATCH /api/v1/alert-rules/:id',
+          'POST /api/v1/alert-channels',
+          'POST /api/v1/alert-channels/:id/test',
+          'POST /api/v1/alert-channels/:id/verify',
+          'POST /api/v1/alert-rules',
+        ].sort(),
+      );
+      for (const route of alertRoutes) {
+        const expected = route.path === '/api/v1/alert-channels/verify' ? [true, undefined] : [false, ['*']];
+        expect([`${route.method} ${route.path}`, route.public, route.requirement]).toEqual([
+          `${route.method} ${route.path}`,
+          ...expected,
+        ]);
+      }
+    });
+
     // Adding a route forces a decision (decisions.md → Scopes): @Public(), @Scopes(…) or @AnyKey().
     it('should declare a scope requirement on every authenticated route', () => {
       const undeclared = routes.filter((r) => !r.public && r.requirement === undefined);
