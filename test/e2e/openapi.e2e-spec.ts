@@ -210,6 +210,24 @@ describe('OpenAPI contract', () => {
       expect((await call('POST', '/api/v1/jobs', { body: jobBody('/x'), key: readOnly.body.key })).status).toBe(403);
     });
 
+    it("should accept the document's own request examples", async () => {
+      const schemas = (await call('GET', '/api/v1/openapi.json', { key: null })).body.components.schemas;
+      const [create] = schemas.CreateJobDto.examples;
+      const created = await call('POST', '/api/v1/jobs', { body: create });
+      expect(created.status).toBe(201);
+      const [update] = schemas.UpdateJobDto.examples;
+      expect((await call('PATCH', `/api/v1/jobs/${created.body.id}`, { body: update })).status).toBe(200);
+      for (const [path, name] of [
+        ['/api/v1/schedules/validate', 'ValidateScheduleBody'],
+        ['/api/v1/schedules/preview', 'PreviewScheduleBody'],
+      ]) {
+        expect([name, (await call('POST', path, { key: null, body: schemas[name].examples[0] })).status]).toEqual([
+          name,
+          200,
+        ]);
+      }
+    });
+
     it('should match the document for deleting a job', async () => {
       expect((await call('DELETE', `/api/v1/jobs/${failingJobId}`)).status).toBe(204);
       expect((await call('GET', `/api/v1/jobs/${failingJobId}`)).status).toBe(404);

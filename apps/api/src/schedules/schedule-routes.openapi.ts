@@ -23,7 +23,10 @@ export const VALIDATE_ROUTE_DOC: FastifyRouteDoc = {
   summary: 'Validate a schedule expression (invalid input is still 200, with `errors`)',
   public: true,
   rateLimit: 'schedules',
-  requestBody: named('ValidateScheduleBody', withExprLimit(VALIDATE_BODY_SCHEMA)),
+  requestBody: named('ValidateScheduleBody', {
+    ...withExprLimit(VALIDATE_BODY_SCHEMA),
+    examples: [{ expr: 'every weekday at 9am', timezone: 'Europe/Berlin' }],
+  }),
   responses: { 200: named('ScheduleValidation', VALIDATE_RESPONSE_SCHEMA) },
 };
 
@@ -33,6 +36,9 @@ export const PREVIEW_ROUTE_DOC: FastifyRouteDoc = {
   summary: 'The next fire times of a schedule expression',
   public: true,
   rateLimit: 'schedules',
-  requestBody: named('PreviewScheduleBody', withExprLimit(PREVIEW_BODY_SCHEMA)),
+  requestBody: named('PreviewScheduleBody', {
+    ...withExprLimit(PREVIEW_BODY_SCHEMA),
+    examples: [{ expr: '0 9 * * 1-5', timezone: 'America/New_York', count: 5, after: '2026-12-01T00:00:00Z' }],
+  }),
   responses: { 200: named('SchedulePreview', PREVIEW_RESPONSE_SCHEMA) },
 };

@@ -15,6 +15,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
@@ -207,6 +208,20 @@ export class JobFieldsDto {
   auto_disable_threshold?: number | null;
 }
 
+/** The example is the OpenAPI document's (docs/api.md): clients see it, the fuzzer starts from it. */
+@JSONSchema({
+  examples: [
+    {
+      name: 'nightly report',
+      description: 'Builds the report every weekday morning',
+      tags: ['reports'],
+      schedule: { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' },
+      sink: { kind: 'webhook', config: { url: 'https://hooks.example.com/nightly-report' } },
+      retry: { max_attempts: 5, backoff: 'exponential' },
+      timeout: '30s',
+    },
+  ],
+})
 export class CreateJobDto extends JobFieldsDto {
   @IsString()
   @IsNotEmpty()
@@ -224,6 +239,7 @@ export class CreateJobDto extends JobFieldsDto {
   sink: SinkDto;
 }
 
+@JSONSchema({ examples: [{ description: 'Moved to the afternoon', schedule: { expr: 'every weekday at 2pm' } }] })
 export class UpdateJobDto extends JobFieldsDto {
   @IsOptional()
   @IsString()
