@@ -314,6 +314,47 @@ describe('OpenAPI contract', () => {
     });
   });
 
+  describe('alerts', () => {
+    it('should match the document for alert channels and rules', async () => {
+      const hook = await call('POST', '/api/v1/alert-channels', {
+        body: { name: 'hook', kind: 'webhook', config: { url: `${receiver.url}/alert` } },
+        headers: { 'Idempotency-Key': 'channel-1' },
+      });
+      expect(hook.status).toBe(201);
+      expect(hook.body.signing_secret).toMatch(/^whsec_/);
+      const email = await call('POST', '/api/v1/alert-channels', {
+        body: { name: 'mail', kind: 'email', config: { address: 'ops@example.com' } },
+      });
+      expect(email.body.verified).toBe(false);
+      expect(
+        (await call('POST', '/api/v1/alert-channels', { body: { name: 'x', kind: 'slack', config: {} } })).status,
+      ).toBe(400);
+      expect((await call('GET', '/api/v1/alert-channels?limit=1')).body.next_cursor).not.toBeNull();
+      expect((await call('GET', `/api/v1/alert-channels/${hook.body.id}`)).body).not.toHaveProperty('signing_secret');
+      expect(
+        (await call('PATCH', `/api/v1/alert-channels/${hook.body.id}`, { body: { name: 'renamed' } })).status,
+      ).toBe(200);
+      expect((await call('POST', `/api/v1/alert-channels/${hook.body.id}/test`)).body).toEqual({
+        delivered: true,
+        error: null,
+      });
+      // No SMTP on this server: no confirmation can be mailed.
+      expect((await call('POST', `/api/v1/alert-channels/${email.body.id}/verify`)).status).toBe(409);
+      expect((await call('GET', '/api/v1/alert-channels/verify?token=v1.bad.token', { key: null })).status).toBe(400);
+
+      const rule = await call('POST', '/api/v1/alert-rules', {
+        body: { name: 'failures', channel_ids: [hook.body.id], events: ['run.failed'], cooldown: '5m' },
+      });
+      expect(rule.status).toBe(201);
+      expect((await call('GET', '/api/v1/alert-rules')).body.data).toHaveLength(1);
+      expect((await call('GET', `/api/v1/alert-rules/${rule.body.id}`)).body.cooldown).toBe('5m');
+      expect((await call('PATCH', `/api/v1/alert-rules/${rule.body.id}`, { body: { tags: null } })).status).toBe(200);
+      expect((await call('DELETE', `/api/v1/alert-rules/${rule.body.id}`)).status).toBe(204);
+      expect((await call('DELETE', `/api/v1/alert-channels/${hook.body.id}`)).status).toBe(204);
+      expect((await call('GET', `/api/v1/alert-channels/${hook.body.id}`)).status).toBe(404);
+    });
+  });
+
   it('should have exercised every operation of the document', () => {
     const missed = contract.operations().filter((op) => !contract.covered.has(op));
     expect(missed).toEqual([]);

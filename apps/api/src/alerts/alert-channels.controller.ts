@@ -10,6 +10,15 @@ import {
   VerifyAlertChannelQueryDto,
 } from './dto/alert-channel.dto';
 import { verificationPage } from './verification-page';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import {
+  ALERT_CHANNEL_PAGE_SCHEMA,
+  ALERT_CHANNEL_SCHEMA,
+  CHANNEL_TEST_SCHEMA,
+  CHANNEL_VERIFIED_SCHEMA,
+  CREATED_ALERT_CHANNEL_SCHEMA,
+  VERIFICATION_SENT_SCHEMA,
+} from './alert-response.schema';
 
 /** Alert channels need a full-access key (decisions.md → Scopes), except the emailed confirmation link. */
 @Controller('api/v1/alert-channels')
@@ -19,6 +28,7 @@ export class AlertChannelsController {
   /** Channels of the workspace, newest first; never a signing secret. */
   @Get()
   @Scopes('*')
+  @ApiOperation('List alert channels, newest first', { 200: ALERT_CHANNEL_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListAlertChannelsQueryDto) {
     return this.channels.list(auth, query);
   }
@@ -29,6 +39,11 @@ export class AlertChannelsController {
    */
   @Get('verify')
   @Public()
+  @ApiOperation(
+    'Confirm an email channel from the link of its confirmation mail (no login)',
+    { 200: CHANNEL_VERIFIED_SCHEMA },
+    'Answers a short HTML page instead when the client accepts `text/html` (a browser following the mailed link).',
+  )
   async verify(
     @Query() query: VerifyAlertChannelQueryDto,
     @Headers('accept') accept: string | undefined,
@@ -45,6 +60,9 @@ export class AlertChannelsController {
   /** `201`; webhook channels carry `signing_secret` in this response only. `Idempotency-Key` supported. */
   @Post()
   @Scopes('*')
+  @ApiOperation('Create an alert channel; webhook channels get their signing secret in this response only', {
+    201: CREATED_ALERT_CHANNEL_SCHEMA,
+  })
   create(
     @Auth() auth: AuthContext,
     @Body() body: CreateAlertChannelDto,
@@ -56,12 +74,16 @@ export class AlertChannelsController {
 
   @Get(':id')
   @Scopes('*')
+  @ApiOperation('Get an alert channel', { 200: ALERT_CHANNEL_SCHEMA })
   get(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.get(auth, id);
   }
 
   @Patch(':id')
   @Scopes('*')
+  @ApiOperation('Rename or reconfigure an alert channel (a new email address is unverified again)', {
+    200: ALERT_CHANNEL_SCHEMA,
+  })
   update(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string, @Body() body: UpdateAlertChannelDto) {
     return this.channels.update(auth, id, body);
   }
@@ -70,6 +92,7 @@ export class AlertChannelsController {
   @Delete(':id')
   @HttpCode(204)
   @Scopes('*')
+  @ApiOperation('Delete an alert channel; rules stop sending to it', { 204: null })
   async remove(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string): Promise<void> {
     await this.channels.remove(auth, id);
   }
@@ -78,6 +101,7 @@ export class AlertChannelsController {
   @Post(':id/test')
   @HttpCode(200)
   @Scopes('*')
+  @ApiOperation('Send a test alert through the channel now', { 200: CHANNEL_TEST_SCHEMA })
   test(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.test(auth, id);
   }
@@ -86,6 +110,7 @@ export class AlertChannelsController {
   @Post(':id/verify')
   @HttpCode(202)
   @Scopes('*')
+  @ApiOperation('Mail a new confirmation link to an unverified email channel', { 202: VERIFICATION_SENT_SCHEMA })
   resend(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.resendVerification(auth, id);
   }

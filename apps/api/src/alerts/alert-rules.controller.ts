@@ -3,6 +3,8 @@ import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
 import { AlertRuleIdPipe } from './alert-id.pipes';
 import { AlertRulesService } from './alert-rules.service';
 import { CreateAlertRuleDto, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ALERT_RULE_PAGE_SCHEMA, ALERT_RULE_SCHEMA } from './alert-response.schema';
 
 /** Alert rules need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/alert-rules')
@@ -11,6 +13,7 @@ export class AlertRulesController {
 
   @Get()
   @Scopes('*')
+  @ApiOperation('List alert rules, newest first', { 200: ALERT_RULE_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListAlertRulesQueryDto) {
     return this.rules.list(auth, query);
   }
@@ -18,6 +21,7 @@ export class AlertRulesController {
   /** `201`; `Idempotency-Key` supported. */
   @Post()
   @Scopes('*')
+  @ApiOperation('Create an alert rule', { 201: ALERT_RULE_SCHEMA })
   create(
     @Auth() auth: AuthContext,
     @Body() body: CreateAlertRuleDto,
@@ -28,12 +32,14 @@ export class AlertRulesController {
 
   @Get(':id')
   @Scopes('*')
+  @ApiOperation('Get an alert rule', { 200: ALERT_RULE_SCHEMA })
   get(@Auth() auth: AuthContext, @Param('id', AlertRuleIdPipe) id: string) {
     return this.rules.get(auth, id);
   }
 
   @Patch(':id')
   @Scopes('*')
+  @ApiOperation('Change an alert rule', { 200: ALERT_RULE_SCHEMA })
   update(@Auth() auth: AuthContext, @Param('id', AlertRuleIdPipe) id: string, @Body() body: UpdateAlertRuleDto) {
     return this.rules.update(auth, id, body);
   }
@@ -41,6 +47,7 @@ export class AlertRulesController {
   @Delete(':id')
   @HttpCode(204)
   @Scopes('*')
+  @ApiOperation('Delete an alert rule', { 204: null })
   async remove(@Auth() auth: AuthContext, @Param('id', AlertRuleIdPipe) id: string): Promise<void> {
     await this.rules.remove(auth, id);
   }
