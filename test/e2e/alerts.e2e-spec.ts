@@ -483,6 +483,54 @@ describe('alerts', () => {
       expect(smtp.to('nobody-confirmed@example.test')[0].parsed.subject).toContain('Confirm');
     });
 
+    it('should give up at once on a channel that refuses an alert, and keep sending to the others', async () => {
+      hook.respondWith((r) => (r.url === '/refuse' ? { status: 410, body: 'gone' } : { status: 200 }));
+      const refusing = await api('POST', '/api/v1/alert-channels', {
+        name: 'refuses',
+        kind: 'webhook',
+        config: { url: `${hook.url}/refuse` },
+      });
+      const working = await api('POST', '/api/v1/alert-channels', {
+        name: 'works',
+        kind: 'webhook',
+        config: { url: `${hook.url}/works` },
+      });
+      target.respondWith(() => ({ status: 500 }));
+      const job = await api('POST', '/api/v1/jobs', {
+        name: 'refused-alert',
+        schedule: { expr: 'every 1 hour' },
+        sink: { kind: 'webhook', config: { url: `${target.url}/refused` } },
+        retry: { max_attempts: 1 },
+      });
+      await api('POST', '/api/v1/alert-rules', {
+        name: 'refused',
+        channel_ids: [refusing.body.id, working.body.id],
+        events: ['run.failed'],
+        job_ids: [job.body.id],
+      });
+      const runId: string = (await api('POST', `/api/v1/jobs/${job.body.id}/trigger`)).body.run_id;
+      const eventId = alertEventId('run.failed', runId);
+      const rows = await waitFor(async () => {
+        const found: Array<{ channel_id: string; status: string; attempts: number; last_error: string | null }> =
+          await stack.dataSource.query(
+            `SELECT channel_id, status, attempts, last_error FROM alert_deliveries WHERE event_id = $1`,
+            [eventId],
+          );
+        return found.length === 2 && found.every((r) => r.status !== 'pending') ? found : null;
+      }, 30_000);
+      const byChannel = Object.fromEntries(rows.map((r) => [r.channel_id, r]));
+      // 410 is not a failure that passes: one try, then `failed` with the answer.
+      expect(byChannel[refusing.body.id]).toEqual({
+        channel_id: refusing.body.id,
+        status: 'failed',
+        attempts: 1,
+        last_error: 'HTTP 410: gone',
+      });
+      expect(byChannel[working.body.id]).toMatchObject({ status: 'sent', attempts: 1 });
+      expect(hook.requests.filter((r) => r.url === '/refuse' && r.headers['webhook-id'] === eventId)).toHaveLength(1);
+      hook.respondWith(() => ({ status: 200 }));
+    });
+
     it('should alert an SLA breach while the run is still running, and the recovery after failures', async () => {
       const webhook = await api('POST', '/api/v1/alert-channels', {
         name: 'sla',
