@@ -228,6 +228,37 @@ describe('OpenAPI contract', () => {
       }
     });
 
+    // Regression (Schemathesis, seed 7): PATCH {"auto_disable_threshold": null, "tags": null} was a 500.
+    it('should take null on PATCH as the server default, and refuse it where there is none', async () => {
+      const patched = await call('PATCH', `/api/v1/jobs/${jobId}`, {
+        body: {
+          description: null,
+          tags: null,
+          retry: null,
+          timeout: null,
+          sla_threshold: null,
+          misfire_policy: null,
+          overlap_policy: null,
+          auto_disable_threshold: null,
+        },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({
+        description: '',
+        tags: [],
+        timeout: '30s',
+        sla_threshold: null,
+        misfire_policy: 'fire_once',
+        overlap_policy: 'allow',
+        auto_disable_threshold: null,
+        retry: { max_attempts: 3, backoff: 'exponential' },
+      });
+      for (const field of ['name', 'schedule', 'sink']) {
+        const refused = await call('PATCH', `/api/v1/jobs/${jobId}`, { body: { [field]: null } });
+        expect([field, refused.status, Object.keys(refused.body.error.fields)]).toEqual([field, 400, [field]]);
+      }
+    });
+
     it('should match the document for deleting a job', async () => {
       expect((await call('DELETE', `/api/v1/jobs/${failingJobId}`)).status).toBe(204);
       expect((await call('GET', `/api/v1/jobs/${failingJobId}`)).status).toBe(404);

@@ -140,11 +140,13 @@ export class JobsService {
       if (dto.name !== undefined) {
         job.name = dto.name;
       }
+      // A field sent as null takes the server default, as on create (the fields with none, name,
+      // schedule and sink, refuse null in UpdateJobDto).
       if (dto.description !== undefined) {
-        job.description = dto.description;
+        job.description = dto.description ?? '';
       }
       if (dto.tags !== undefined) {
-        job.tags = dto.tags;
+        job.tags = dto.tags ?? [];
       }
       if (dto.schedule !== undefined) {
         const merged = {
@@ -166,19 +168,19 @@ export class JobsService {
         job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
       }
       if (dto.retry !== undefined) {
-        job.retry = checkRetry(mergeRetry(job.retry, dto.retry));
+        job.retry = checkRetry(dto.retry === null ? DEFAULT_RETRY : mergeRetry(job.retry, dto.retry));
       }
       if (dto.timeout !== undefined) {
-        job.timeoutMs = parseDuration(dto.timeout)!;
+        job.timeoutMs = dto.timeout === null ? DEFAULT_TIMEOUT_MS : parseDuration(dto.timeout)!;
       }
       if (dto.sla_threshold !== undefined) {
         job.slaThresholdMs = dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null;
       }
       if (dto.misfire_policy !== undefined) {
-        job.misfirePolicy = dto.misfire_policy;
+        job.misfirePolicy = dto.misfire_policy ?? 'fire_once';
       }
       if (dto.overlap_policy !== undefined) {
-        job.overlapPolicy = dto.overlap_policy;
+        job.overlapPolicy = dto.overlap_policy ?? 'allow';
       }
       if (dto.auto_disable_threshold !== undefined) {
         job.autoDisableThreshold = dto.auto_disable_threshold;

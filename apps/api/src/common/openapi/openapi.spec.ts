@@ -120,6 +120,10 @@ describe('OpenAPI document', () => {
       expect(create.properties.timeout.type).toEqual(['string', 'null']);
       expect(doc.components.schemas.RetryDto).toBeDefined();
       // @ValidateIf(v => v !== undefined) refuses null: optional, not nullable.
+      const update = doc.components.schemas.UpdateJobDto as any;
+      expect(update.required).toBeUndefined();
+      expect(update.properties.name.type).toBe('string');
+      expect(update.properties.tags.type).toEqual(['array', 'null']);
       expect((doc.components.schemas.CreateApiKeyDto as any).properties.scopes.type).toBe('array');
     });
 

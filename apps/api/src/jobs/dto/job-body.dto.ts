@@ -13,6 +13,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -241,18 +242,19 @@ export class CreateJobDto extends JobFieldsDto {
 
 @JSONSchema({ examples: [{ description: 'Moved to the afternoon', schedule: { expr: 'every weekday at 2pm' } }] })
 export class UpdateJobDto extends JobFieldsDto {
-  @IsOptional()
+  // name, schedule and sink have no server default: omit them to keep them; null is refused (400).
+  @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @ValidateNested()
   @Type(() => SchedulePatchDto)
   schedule?: SchedulePatchDto;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @ValidateNested()
   @Type(() => SinkDto)
   sink?: SinkDto;
