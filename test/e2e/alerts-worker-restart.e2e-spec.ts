@@ -82,14 +82,14 @@ describe('alerts across a worker crash', () => {
       cooldown: '0s',
     });
 
-    // The first alert is held on the wire at every channel: the receivers answer after 20 s.
+    // The first alert is held on the wire at every channel: the receivers answer after 10 s.
     let holding = true;
     const hold = (r: ReceivedRequest) =>
-      r.headers['svc-event-id'] && holding ? { status: 200, delayMs: 20_000 } : { status: 200 };
+      r.headers['svc-event-id'] && holding ? { status: 200, delayMs: 10_000 } : { status: 200 };
     hook.respondWith(hold);
     slack.respondWith(hold);
     const mailsBefore = smtp.dataReceived;
-    smtp.holdWith(() => (holding ? 20_000 : 0));
+    smtp.holdWith(() => (holding ? 10_000 : 0));
 
     const run1 = (await api('POST', `/api/v1/jobs/${job.body.id}/trigger`)).body.run_id as string;
     await waitFor(

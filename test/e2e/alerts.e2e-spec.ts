@@ -209,6 +209,10 @@ describe('alerts', () => {
         fields: { token: expect.any(String) },
       });
 
+      const tamperedInBrowser = await fetch(`${onApi(link)}x`, { headers: { accept: 'text/html' } });
+      expect(tamperedInBrowser.status).toBe(400);
+      expect(await tamperedInBrowser.text()).toContain('not a valid confirmation link');
+
       const followed = await fetch(onApi(link));
       expect(followed.status).toBe(200);
       expect(await followed.json()).toEqual({ verified: true, channel_id: channel.id, address });

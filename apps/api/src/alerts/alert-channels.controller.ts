@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { DomainError } from '@svc/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Credential, Public, Scopes } from '../common/auth/auth.decorators';
 import { AlertChannelIdPipe } from './alert-id.pipes';
@@ -9,7 +10,7 @@ import {
   UpdateAlertChannelDto,
   VerifyAlertChannelQueryDto,
 } from './dto/alert-channel.dto';
-import { verificationPage } from './verification-page';
+import { verificationErrorPage, verificationPage } from './verification-page';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import {
   ALERT_CHANNEL_PAGE_SCHEMA,
@@ -49,12 +50,22 @@ export class AlertChannelsController {
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const result = await this.channels.verifyLink(query.token);
-    if (accept?.includes('text/html')) {
-      void reply.type('text/html; charset=utf-8');
-      return verificationPage(result.address);
+    const browser = accept?.includes('text/html') ?? false;
+    try {
+      const result = await this.channels.verifyLink(query.token);
+      if (browser) {
+        void reply.type('text/html; charset=utf-8');
+        return verificationPage(result.address);
+      }
+      return result;
+    } catch (err) {
+      // A person following a mailed link gets a page saying what to do; API clients the envelope.
+      if (browser && err instanceof DomainError) {
+        void reply.status(err.status).type('text/html; charset=utf-8');
+        return verificationErrorPage(Object.values(err.body.fields ?? {})[0] ?? err.message);
+      }
+      throw err;
     }
-    return result;
   }
 
   /** `201`; webhook channels carry `signing_secret` in this response only. `Idempotency-Key` supported. */
