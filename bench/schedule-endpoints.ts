@@ -28,6 +28,11 @@ import { ConfigModule } from '../apps/api/src/config/config.module';
 import { SchedulesModule } from '../apps/api/src/schedules/schedules.module';
 import { SchedulesService } from '../apps/api/src/schedules/schedules.service';
 
+// the same generator autocannon's worker loads
+const { expression: tenKExpression } = require('./distinct-10k-body.js') as {
+  expression: (i: number, mix: boolean) => string;
+};
+
 /** A preview-shaped body validated the Nest way (class-validator), for the framework-share row. */
 class NoopBody {
   @IsString()
@@ -184,6 +189,18 @@ async function main(): Promise<void> {
       body: { ...cron, count: 10 },
       setupRequest: join(__dirname, 'distinct-cron-body.js'),
     },
+    {
+      name: 'preview (cron, count 10), 10 000 distinct expressions',
+      url: `${api.url}/api/v1/schedules/preview`,
+      body: { ...cron, count: 10 },
+      setupRequest: join(__dirname, 'distinct-10k-body.js'),
+    },
+    {
+      name: 'preview (count 10), 10 000 distinct cron, Quartz and natural expressions',
+      url: `${api.url}/api/v1/schedules/preview`,
+      body: { ...cron, count: 10 },
+      setupRequest: join(__dirname, 'distinct-10k-mixed-body.js'),
+    },
   ];
   // a warm-up pass so the first measured target does not pay for JIT compilation
   for (const target of targets) {
@@ -200,6 +217,8 @@ async function main(): Promise<void> {
   }
   const ratio = (k: number): number => median(samples[k].map((s, round) => s.rps / samples[0][round].rps));
   let distinct = 0; // as bench/distinct-cron-body.js: more expressions than the cache holds
+  let tenK = 0; // as bench/distinct-10k-body.js
+  let tenKMixed = 0;
   const services: Array<[string, () => unknown]> = [
     ['validate (cron)', () => api.service.validate({ expr: '0 9 * * 1-5', timezone: 'Europe/Berlin' })],
     [
@@ -218,6 +237,14 @@ async function main(): Promise<void> {
         const expr = `${minuteOfDay % 60} ${Math.floor(minuteOfDay / 60)} * * 1-5`;
         return api.service.preview({ expr, timezone: 'Europe/Berlin', count: 10 });
       },
+    ],
+    [
+      'preview (cron, count 10), 10 000 distinct expressions',
+      () => api.service.preview({ expr: tenKExpression(tenK++, false), timezone: 'Europe/Berlin', count: 10 }),
+    ],
+    [
+      'preview (count 10), 10 000 distinct cron, Quartz and natural expressions',
+      () => api.service.preview({ expr: tenKExpression(tenKMixed++, true), timezone: 'Europe/Berlin', count: 10 }),
     ],
   ];
   const serviceRows = services.map(([name, fn]) => ({ name, ...inProcess(fn) }));
@@ -246,6 +273,9 @@ async function main(): Promise<void> {
   console.log(`\npreview / bare (median of per-round ratios) = ${per('preview (cron, count 10)')} (goal >= 50%)`);
   console.log(
     `preview / bare with a new expression every request = ${per('preview (cron, count 10), a new expression every request')}`,
+  );
+  console.log(
+    `preview / bare with 10 000 distinct expressions = ${per('preview (cron, count 10), 10 000 distinct expressions')} (goal >= 50%); mixed kinds = ${per('preview (count 10), 10 000 distinct cron, Quartz and natural expressions')}`,
   );
 }
 

@@ -119,6 +119,34 @@ export class ZoneOffsets {
   }
 
   private readonly fine = new Map<number, number>();
+  private readonly wallDays = new Map<number, number>();
+
+  /**
+   * The offset of every wall time of wall-day `floor(wall / DAY)` when one offset holds through the
+   * UTC days around it (its wall times then map to exactly one instant each), else NaN.
+   */
+  uniformWallDayOffset(wall: number): number {
+    const day = Math.floor(wall / DAY_MS);
+    let o = this.wallDays.get(day);
+    if (o === undefined) {
+      // instants of the day's wall times lie within a day of it (|offset| < 24 h)
+      const a = this.offset((day - 1) * DAY_MS);
+      const b = this.offset(day * DAY_MS);
+      const c = this.offset((day + 1) * DAY_MS);
+      const uniform =
+        a === b &&
+        b === c &&
+        !Number.isNaN(this.cache.get(day - 1) ?? NaN) &&
+        !Number.isNaN(this.cache.get(day) ?? NaN) &&
+        !Number.isNaN(this.cache.get(day + 1) ?? NaN);
+      o = uniform ? a : NaN;
+      if (this.wallDays.size >= MAX_CACHE) {
+        this.wallDays.clear();
+      }
+      this.wallDays.set(day, o);
+    }
+    return o;
+  }
 
   private span(start: number, len: number): number {
     const z = this.zone as OffsetReader;
@@ -214,6 +242,40 @@ export function wallToInstant(zone: ZoneOffsets, wall: number, policy: DstPolicy
     case 'gap':
       return policy === 'quartz' ? null : (r.shifted as number);
   }
+}
+
+/**
+ * `wallToInstant(zone, wall, 'lenient')` without allocating (the Quartz port resolves a wall time
+ * for nearly every field it reads): gap → shifted forward by the gap, overlap → second instance.
+ */
+export function lenientWallToInstant(zone: ZoneOffsets, wall: number): number {
+  if (zone.isUtc) {
+    return wall;
+  }
+  const uniform = zone.uniformWallDayOffset(wall);
+  if (!Number.isNaN(uniform)) {
+    return wall - uniform;
+  }
+  const before = zone.offset(wall - DAY_MS);
+  const after = zone.offset(wall + DAY_MS);
+  if (before === after) {
+    const o = zone.offset(wall - before);
+    return o === before ? wall - before : wall - zone.offset(wall - o);
+  }
+  const t1 = wall - before;
+  const t2 = wall - after;
+  const v1 = zone.offset(t1) === before;
+  const v2 = zone.offset(t2) === after;
+  if (v1 && v2 && t1 !== t2) {
+    return t1 < t2 ? t2 : t1;
+  }
+  if (v1) {
+    return t1;
+  }
+  if (v2) {
+    return t2;
+  }
+  return wall - before;
 }
 
 // ---- civil calendar math (proleptic Gregorian), after H. Hinnant's algorithms ----

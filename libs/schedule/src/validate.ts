@@ -148,7 +148,10 @@ export function checkFireTimes(
     }
     const wanted = opts.sampleCount ?? 0;
     if (errors.length === 0 && sample.length < wanted) {
-      sample = fires(ref, wanted);
+      // continue from the last fire time sampled (successive fire times chain), not from the start
+      sample = sample.length
+        ? [...sample, ...fires(sample[sample.length - 1], wanted - sample.length)]
+        : fires(ref, wanted);
     }
   } catch (e) {
     if (!isBudgetError(e)) {

@@ -31,7 +31,8 @@ export function describeCron(f: CronFields, timezone: string): string {
   const dow = values(f.dow, 0, 6);
   const domAll = dom.length === 31;
   const dowAll = dow.length === 7;
-  const domText = `on the ${joinList(dom.map(ordinalNumber))} of the month`;
+  // built only when used: 31 ordinals for `*` cost more than the rest of the description
+  const domText = (): string => `on the ${joinList(dom.map(ordinalNumber))} of the month`;
   let days: string;
   if (domAll && dowAll) {
     days = 'every day';
@@ -40,14 +41,14 @@ export function describeCron(f: CronFields, timezone: string): string {
     if (domAll) {
       days = describeWeekdays(dow);
     } else if (dowAll) {
-      days = domText;
+      days = domText();
     } else {
-      days = `${domText} if it is ${describeWeekdays(dow)
+      days = `${domText()} if it is ${describeWeekdays(dow)
         .replace(/^on /, 'a ')
         .replace(/^every /, 'a ')}`;
     }
   } else {
-    days = `${domText} and ${describeWeekdays(dow)}`;
+    days = `${domText()} and ${describeWeekdays(dow)}`;
   }
   const months = describeMonths(values(f.months, 1, 12));
   const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');

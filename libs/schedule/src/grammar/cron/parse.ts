@@ -146,7 +146,42 @@ function parseFields(
   };
 }
 
+/** `*` or a plain in-range number: the common fields, without building the general parser's closures. */
+function fastField(text: string, type: number): boolean[] | null {
+  if (text === '*') {
+    const all = new Array<boolean>(HI[type] + 1).fill(true);
+    for (let v = 0; v < LO[type]; v++) {
+      all[v] = false;
+    }
+    if (type === 4) {
+      all[7] = false; // `*` is 0-6; 7 is Sunday's alias, added by the caller from 0
+    }
+    return all;
+  }
+  if (text.length > 2) {
+    return null;
+  }
+  let v = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) {
+      return null;
+    }
+    v = v * 10 + c;
+  }
+  if (v < LO[type] || v > HI[type]) {
+    return null; // the general parser explains the range
+  }
+  const one = new Array<boolean>(HI[type] + 1).fill(false);
+  one[v] = true;
+  return one;
+}
+
 function parseField(expr: string, tok: Token, type: number): boolean[] {
+  const fast = fastField(tok.text, type);
+  if (fast !== null) {
+    return fast;
+  }
   const set = new Array<boolean>(HI[type] + 1).fill(false);
   const name = CRON_FIELD_NAMES[type];
   const bad = firstNonAscii(tok.text);

@@ -17,12 +17,12 @@
  */
 import type { Budget } from '../../types';
 import {
+  civilFromDays,
   classifyWall,
   daysInMonth,
-  fieldsFromWall,
   instantToWall,
+  lenientWallToInstant,
   wallFromFields,
-  wallToInstant,
   weekdayOfDays,
   type ZoneOffsets,
 } from '../../tz';
@@ -49,22 +49,38 @@ class JavaCalendar {
   }
 
   private fill(): void {
-    const f = fieldsFromWall(instantToWall(this.zone, this.time));
-    this.year = f.y;
-    this.month = f.m - 1;
-    this.day = f.d;
-    this.hour = f.h;
-    this.minute = f.mi;
-    this.second = f.s;
+    const wall = instantToWall(this.zone, this.time);
+    const days = Math.floor(wall / DAY_MS);
+    if (days !== this.filledDay) {
+      // civil date of the day (cached: the search mostly moves within a day)
+      const [y, m, d] = civilFromDays(days);
+      this.filledDay = days;
+      this.filledY = y;
+      this.filledM = m - 1;
+      this.filledD = d;
+    }
+    this.year = this.filledY;
+    this.month = this.filledM;
+    this.day = this.filledD;
+    let rest = wall - days * DAY_MS;
+    this.hour = Math.floor(rest / 3_600_000);
+    rest -= this.hour * 3_600_000;
+    this.minute = Math.floor(rest / 60_000);
+    this.second = Math.floor((rest - this.minute * 60_000) / 1000);
     this.dirty = false;
   }
+
+  private filledDay = NaN;
+  private filledY = 0;
+  private filledM = 0;
+  private filledD = 0;
 
   private complete(): void {
     if (!this.dirty) {
       return;
     }
     const wall = wallFromFields(this.year, this.month + 1, this.day, this.hour, this.minute, this.second);
-    this.time = wallToInstant(this.zone, wall, 'lenient') as number;
+    this.time = lenientWallToInstant(this.zone, wall);
     this.fill();
   }
 
@@ -320,7 +336,7 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         } else if (dow === 1) {
           day += 1;
         }
-        const nTime = wallToInstant(ctx.zone, wallFromFields(year, mon, day, hr, min, sec), 'lenient') as number;
+        const nTime = lenientWallToInstant(ctx.zone, wallFromFields(year, mon, day, hr, min, sec));
         if (nTime < afterTime) {
           day = -1;
         }
