@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Replays every history in temporal/test/histories against the current workflow code and prints
-// `{"replayed": n, "failures": [...]}`. Runs as its own process because protobufjs type checks do
+// Replays every history in temporal/test/histories against the current workflow code, bundled
+// both without and with the tracing interceptors (docs/operations.md → Traces: turning tracing on
+// or off must not change what a replay computes), and prints `{"replayed": n, "failures": [...]}`
+// with n counting each history once per bundle. Runs as its own process because protobufjs type checks do
 // not survive jest's module registry (replay.spec.ts spawns it).
 const { bundleWorkflowCode, DefaultLogger, Runtime, Worker } = require('@temporalio/worker');
 const { readdirSync, readFileSync } = require('node:fs');
@@ -12,28 +14,41 @@ async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = resolve(__dirname, 'histories');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: resolve(root, 'temporal/workflows/index.ts'),
-    logger: new DefaultLogger('ERROR'),
-    webpackConfigHook: (config) => {
-      config.resolve = config.resolve || {};
-      config.resolve.alias = {
-        ...(config.resolve.alias || {}),
-        '@svc/common': resolve(root, 'libs/common/src'),
-        '@svc/workflows': resolve(root, 'temporal/workflows'),
-      };
-      return config;
-    },
-  });
-  const histories = files.map((file) => ({
-    workflowId: file,
-    history: JSON.parse(readFileSync(resolve(dir, file), 'utf8')),
-  }));
+  const bundle = (workflowInterceptorModules) =>
+    bundleWorkflowCode({
+      workflowsPath: resolve(root, 'temporal/workflows/index.ts'),
+      workflowInterceptorModules,
+      logger: new DefaultLogger('ERROR'),
+      webpackConfigHook: (config) => {
+        config.resolve = config.resolve || {};
+        config.resolve.alias = {
+          ...(config.resolve.alias || {}),
+          '@svc/common': resolve(root, 'libs/common/src'),
+          '@svc/workflows': resolve(root, 'temporal/workflows'),
+        };
+        return config;
+      },
+    });
+  const bundles = [
+    { name: 'untraced', modules: [] },
+    { name: 'traced', modules: [resolve(root, 'temporal/workflows/tracing/interceptors.ts')] },
+  ];
   const failures = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
-    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  let replayed = 0;
+  for (const { name, modules } of bundles) {
+    const workflowBundle = await bundle(modules);
+    const histories = files.map((file) => ({
+      workflowId: file,
+      history: JSON.parse(readFileSync(resolve(dir, file), 'utf8')),
+    }));
+    // The traced bundle hands finished spans to this sink (a worker with tracing on has it).
+    const sinks = { svcTraces: { export: { fn: () => undefined } } };
+    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks }, histories)) {
+      replayed += 1;
+      if (result.error) failures.push(`${name} ${result.workflowId}: ${result.error.message}`);
+    }
   }
-  console.log(JSON.stringify({ replayed: files.length, failures }));
+  console.log(JSON.stringify({ replayed, failures }));
 }
 
 main().catch((err) => {

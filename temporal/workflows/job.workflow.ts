@@ -21,6 +21,7 @@ import {
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
 import { decideOccurrences } from './occurrence-rules';
+import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so
 // replay never re-reads the database or the host's time-zone data.
@@ -104,7 +105,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       const run = queued;
       queued = null;
       inFlight = [run];
-      await jobs.startQueuedRun({ ...jobRef(snapshot), run, releasedAt: nowIso() });
+      // A trace of its own, like an occurrence that starts at once (no commands: replay-safe).
+      const current = snapshot;
+      await inNewTrace('job.release_queued', { 'svc.job.id': current.jobId, 'svc.run.id': run.runId }, () =>
+        jobs.startQueuedRun({ ...jobRef(current), run, releasedAt: nowIso() }),
+      );
       continue;
     }
     if (snapshot.state !== 'active') {
@@ -127,7 +132,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (plan.missed.length > 0 || plan.onTime.length > 0) {
-      await fire(snapshot, { missed: plan.missed, onTime: plan.onTime });
+      // Each firing is its own trace (tracing on): occurrence → run workflow → attempt → request.
+      const current = snapshot;
+      await inNewTrace(
+        'job.occurrence',
+        { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
+        () => fire(current, { missed: plan.missed, onTime: plan.onTime }),
+      );
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
         after = plan.scannedUntil;

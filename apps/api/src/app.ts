@@ -5,11 +5,13 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type AppConfig, loadConfig } from '@svc/common';
 import { type ApiMetrics, createApiMetrics } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import { flushTracing } from '@svc/common/tracing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { trackRoutes } from './common/openapi/fastify-routes';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
+import { addRequestSpanHooks, tracedServerFactory } from './common/tracing/http-tracing';
 import { createValidationPipe } from './common/validation';
 
 const ONE_MIB = 1024 * 1024;
@@ -34,12 +36,14 @@ export interface CreateAppOptions {
 /**
  * The API's Fastify server (exported for the endpoint benchmark): the 1 MiB body limit, an
  * `X-Request-ID` on every response (the client's when well-formed, else a new UUID), and the
- * error envelope for errors raised outside Nest (body parsing, route-level hooks, 404s).
+ * error envelope for errors raised outside Nest (body parsing, route-level hooks, 404s). With
+ * `traced`, a span per request (docs/operations.md → Traces).
  */
-export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics): FastifyAdapter {
+export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics, traced = false): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
     trustProxy,
+    ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
@@ -48,6 +52,11 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics):
   });
   const fastify = adapter.getInstance();
   trackRoutes(fastify); // before any route: the OpenAPI document lists every route registered
+  if (traced) {
+    addRequestSpanHooks(fastify);
+    // Spans still batched leave before the process does.
+    fastify.addHook('onClose', (_instance, done) => void flushTracing().finally(done));
+  }
   // A callback hook, not an async one: it runs on every request, and a promise per request costs.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-ID', request.id);
@@ -91,6 +100,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const adapter = createFastifyAdapter(
     config.http.trust_proxy,
     config.metrics.enabled ? createApiMetrics() : undefined,
+    config.tracing.enabled,
   );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logLevels ?? ['error', 'warn', 'log'],

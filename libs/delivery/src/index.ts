@@ -10,3 +10,4 @@ export * from './command-sink';
 export * from './webhook-attempt';
 export * from './sink-attempt';
 export * from './alerts';
+export * from './tracing';

@@ -17,6 +17,7 @@ import type { NetworkRules } from './network-rules';
 import { buildWebhookHeaders, serializeStandardPayload } from './payload';
 import { isValidHeaderValue } from './headers';
 import { TemplateContext, TemplateRenderError, renderTemplate } from './templating';
+import { withClientSpan } from './tracing';
 
 /** `sink.config` of a webhook job, as stored (spec: Sink: webhook configuration). */
 export interface WebhookSinkConfig {
@@ -131,18 +132,21 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
     delete headers['Content-Type'];
   }
 
-  const result = await deliverHttp({
-    url: config.url,
-    method,
-    headers,
-    body: method === 'GET' ? undefined : sentBody,
-    timeoutMs: input.timeoutMs,
-    followRedirects: config.follow_redirects ?? false,
-    rules: input.rules,
-    maxResponseBytes: input.maxResponseBytes,
-    resolve: input.resolve,
-    clock: input.clock,
-  });
+  // Within a trace, `traceparent` of the request's own span (reserved: never a custom header's).
+  const result = await withClientSpan({ method, url: config.url }, (traceHeaders) =>
+    deliverHttp({
+      url: config.url,
+      method,
+      headers: { ...headers, ...traceHeaders },
+      body: method === 'GET' ? undefined : sentBody,
+      timeoutMs: input.timeoutMs,
+      followRedirects: config.follow_redirects ?? false,
+      rules: input.rules,
+      maxResponseBytes: input.maxResponseBytes,
+      resolve: input.resolve,
+      clock: input.clock,
+    }),
+  );
   return {
     ...result,
     outcome: classifyResponse(result, policy),

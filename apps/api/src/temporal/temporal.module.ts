@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import type { AppConfig } from '@svc/common';
 import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { tracingClientInterceptors } from '@svc/scheduling/tracing';
 import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
@@ -43,8 +44,13 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
     {
       provide: TEMPORAL_CLIENT,
       inject: [TEMPORAL_CONNECTION, APP_CONFIG],
+      // Tracing on: starts and signals carry the request's trace to the workflow (headers).
       useFactory: (connection: Connection, config: AppConfig) =>
-        new Client({ connection, namespace: config.temporal.namespace }),
+        new Client({
+          connection,
+          namespace: config.temporal.namespace,
+          interceptors: tracingClientInterceptors(config.tracing.enabled),
+        }),
     },
     {
       provide: JobWorkflowGateway,

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { AppConfig } from '@svc/common';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import { flushTracing } from '@svc/common/tracing';
 import {
   AlertChannelsRepository,
   AlertEventsRepository,
@@ -13,6 +14,7 @@ import {
 } from '@svc/persistence';
 import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
 import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
+import { tracingClientInterceptors } from '@svc/scheduling/tracing';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
@@ -26,23 +28,28 @@ import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { WORKER_CONFIG } from '../worker.constants';
+import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
 
 /** The repository root when running from source, `dist/` when running the build. */
 const ROOT = resolve(__dirname, '../../../..');
 
 /**
- * Production uses the bundle written at build time (`dist/workflow-bundle.js`); tests and
+ * Production uses the bundle written at build time (`dist/workflow-bundle.js`, or
+ * `workflow-bundle-traced.js` with the tracing interceptors when tracing is on); tests and
  * development bundle `temporal/workflows` on start-up (style.md rule 10).
  */
-function workflowSource() {
-  const bundle = resolve(ROOT, 'workflow-bundle.js');
+function workflowSource(traced: boolean) {
+  const bundle = resolve(ROOT, workflowBundleFile(traced));
   if (existsSync(bundle)) {
     return { workflowBundle: { codePath: bundle } };
   }
-  return {
-    workflowsPath: ['index.ts', 'index.js']
+  const source = (name: string) =>
+    [`${name}.ts`, `${name}.js`]
       .map((file) => resolve(ROOT, 'temporal/workflows', file))
-      .find((file) => existsSync(file)),
+      .find((file) => existsSync(file));
+  return {
+    workflowsPath: source('index'),
+    workflowInterceptorModules: traced ? [source(WORKFLOW_TRACING_MODULE)!] : [],
     bundlerOptions: { webpackConfigHook: withWorkflowAliases },
   };
 }
@@ -51,15 +58,16 @@ function workflowSource() {
  * The workflow code both workers run: the prebuilt bundle, or one bundle of the sources made once
  * for the job and the alert worker together (bundling is the slow part of a start from source).
  */
-async function workflowCode() {
-  const source = workflowSource();
+async function workflowCode(traced: boolean) {
+  const source = workflowSource(traced);
   if ('workflowBundle' in source) {
     return source;
   }
-  const { workflowsPath, bundlerOptions } = source;
+  const { workflowsPath, workflowInterceptorModules, bundlerOptions } = source;
   return {
     workflowBundle: await bundleWorkflowCode({
       workflowsPath: workflowsPath!,
+      workflowInterceptorModules,
       webpackConfigHook: bundlerOptions.webpackConfigHook,
       logger: new DefaultLogger('WARN'),
     }),
@@ -105,14 +113,18 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     // missing or malformed one stops the worker with the key's own message (as the API does).
     const cipher = secretsCipherFromConfig(this.config);
     const { address, namespace, task_queue } = this.config.temporal;
+    // Tracing (docs/operations.md → Traces): clients that start runs and alerts from activities
+    // carry the trace on, and the workers get the tracing interceptors and span sink.
+    const traced = this.config.tracing.enabled;
+    const interceptors = tracingClientInterceptors(traced);
     this.nativeConnection = await NativeConnection.connect({ address });
     this.clientConnection = await Connection.connect({ address });
-    const client = new Client({ connection: this.clientConnection, namespace });
+    const client = new Client({ connection: this.clientConnection, namespace, interceptors });
     const gateway = new JobWorkflowGateway(client, task_queue);
     // Runs are started from the worker's own connection, so the server can hand their first
     // workflow task straight back to this worker (eager workflow start) instead of a poll.
     const eagerGateway = new JobWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors }),
       task_queue,
     );
     const jobs = new JobsRepository(this.dataSource);
@@ -137,7 +149,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const alertEvents = new AlertEventsRepository(this.dataSource);
     const alertsQueue = alertsTaskQueue(task_queue);
     const alertGateway = new AlertWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors }),
       alertsQueue,
     );
     const dispatchAlerts = async (eventIds: string[]) => {
@@ -170,7 +182,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       random: Math.random,
       metrics,
     });
-    const code = await workflowCode();
+    const code = await workflowCode(traced);
+    const tracing = workerTracingOptions(traced);
     this.worker = await Worker.create({
       connection: this.nativeConnection,
       namespace,
@@ -183,6 +196,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxConcurrentLocalActivityExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxCachedWorkflows: 5_000,
       ...code,
+      ...tracing,
     });
     this.running = this.worker.run().catch((err: unknown) => {
       this.logger.error(`worker stopped: ${(err as Error).message}`);
@@ -209,6 +223,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
       maxConcurrentWorkflowTaskExecutions: 20,
       ...code,
+      ...tracing,
     });
     this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {
       this.logger.error(`alert worker stopped: ${(err as Error).message}`);
@@ -275,5 +290,6 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await new Promise((resolveClose) =>
       this.metricsServer ? this.metricsServer.close(resolveClose) : resolveClose(null),
     );
+    await flushTracing();
   }
 }

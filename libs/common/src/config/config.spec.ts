@@ -115,4 +115,38 @@ describe('buildConfig', () => {
       expect(() => buildConfig({ audit: { retention: 'forever' } }, {})).toThrow(/audit\.retention/);
     });
   });
+
+  describe('tracing (OpenTelemetry)', () => {
+    const enabled = (env: Record<string, string>, file: Record<string, unknown> = {}) =>
+      buildConfig(file, env).tracing.enabled;
+
+    it('should be off without OTEL_* exporter variables', () => {
+      expect(enabled({})).toBe(false);
+      expect(enabled({ OTEL_SERVICE_NAME: 'svc' })).toBe(false);
+    });
+
+    it('should turn on when an exporter or an OTLP endpoint is named', () => {
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'otlp' })).toBe(true);
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true);
+      expect(enabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+      expect(enabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    });
+
+    it('should stay off with OTEL_TRACES_EXPORTER=none even beside an endpoint', () => {
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(
+        false,
+      );
+    });
+
+    it('should let OTEL_SDK_DISABLED=true win over everything, the YAML key included', () => {
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
+      expect(enabled({ OTEL_SDK_DISABLED: 'true' }, { tracing: { enabled: true } })).toBe(false);
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'false' })).toBe(true);
+    });
+
+    it('should let tracing.enabled in the file force it either way', () => {
+      expect(enabled({}, { tracing: { enabled: true } })).toBe(true);
+      expect(enabled({ OTEL_TRACES_EXPORTER: 'otlp' }, { tracing: { enabled: false } })).toBe(false);
+    });
+  });
 });

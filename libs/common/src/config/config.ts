@@ -80,6 +80,13 @@ export interface AppConfig {
    */
   metrics: { enabled: boolean; worker_port: number; temporal_sdk_port: number };
   /**
+   * OpenTelemetry traces (docs/operations.md → Traces), off by default: on when the standard
+   * `OTEL_*` variables name an exporter (`OTEL_TRACES_EXPORTER` other than `none`, or an OTLP
+   * endpoint), or with `tracing.enabled: true`; never with `OTEL_SDK_DISABLED=true`. The exporter
+   * itself is configured by those variables (read by the OpenTelemetry SDK, not here).
+   */
+  tracing: { enabled: boolean };
+  /**
    * The SMTP server alert emails (and address confirmations) go through (docs/alerts.md). Without
    * `host` and `from`, email channels can be created but nothing is mailed. `tls`: `starttls`
    * (upgrade required, default), `implicit` (TLS from connect, usually port 465) or `none`.
@@ -437,11 +444,29 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     },
     smtp,
     alerts,
+    tracing: { enabled: bool('tracing.enabled', otelExporterConfigured(env)) && !otelDisabled(env) },
   };
   if (problems.length > 0) {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** True when the standard OpenTelemetry variables ask for a trace exporter. */
+function otelExporterConfigured(env: Record<string, string | undefined>): boolean {
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) {
+    return !exporters.every((name) => name === 'none');
+  }
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** `OTEL_SDK_DISABLED=true` (case-insensitive, as the specification reads it) turns the SDK off. */
+function otelDisabled(env: Record<string, string | undefined>): boolean {
+  return env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
 }
 
 /** `1.1.1.1`, `1.1.1.1:53`, `2606:4700:4700::1111` or `[2606:4700:4700::1111]:53`. */
