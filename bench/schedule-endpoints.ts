@@ -12,10 +12,11 @@
  * returns at once for @Public() routes); the schedule endpoints touch none of them.
  */
 import 'reflect-metadata';
-import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
+import { Body, Controller, Global, HttpCode, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildConfig } from '@svc/common';
+import { RateLimitsRepository } from '@svc/persistence';
 import autocannon from 'autocannon';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import Fastify from 'fastify';
@@ -71,10 +72,17 @@ const ROUNDS = Number(process.argv[4] ?? 3);
 
 async function startSchedulesApi(): Promise<{ url: string; service: SchedulesService; close: () => Promise<void> }> {
   const config = buildConfig(
-    { limits: { schedule_rate_limit_per_minute: 0 } },
+    { limits: { schedule_rate_limit_per_minute: 0, store: 'memory' } },
     { DATABASE_URL: 'postgres://unused@127.0.0.1/unused' },
   );
-  @Module({ imports: [ConfigModule.forRoot(config), SchedulesModule], controllers: [NoopController] })
+  // The schedule routes take the rate-limit store's repository; with the limit off it is never used.
+  @Global()
+  @Module({ providers: [{ provide: RateLimitsRepository, useValue: {} }], exports: [RateLimitsRepository] })
+  class NoDatabaseModule {}
+  @Module({
+    imports: [ConfigModule.forRoot(config), NoDatabaseModule, SchedulesModule],
+    controllers: [NoopController],
+  })
   class BenchModule {}
   const adapter = createFastifyAdapter(false);
   const app = await NestFactory.create<NestFastifyApplication>(BenchModule, adapter, { logger: ['error'] });

@@ -113,7 +113,10 @@ export function checkFireTimes(
     // Quartz searches up to its own year limit (MAX_YEAR) and finds what lies decades ahead; the
     // default horizon applies to the other kinds only.
     const horizon = opts.horizon ?? (s.kind === 'quartz' ? Infinity : DEFAULT_HORIZON_MS);
-    const first = fires(ref, 1);
+    const wanted = opts.sampleCount ?? 0;
+    // a preview needs `wanted` fire times anyway: when the gap check will not sample, take them at once
+    const checkGap = !s.oneOff && (opts.minIntervalMs ?? 0) > (s.minGapLowerBoundMs ?? 0);
+    const first = fires(ref, checkGap ? 1 : Math.max(1, wanted));
     sample = first;
     if (first.length === 0) {
       errors.push(
@@ -128,7 +131,7 @@ export function checkFireTimes(
           null,
         ),
       );
-    } else if (!s.oneOff && (opts.minIntervalMs ?? 0) > (s.minGapLowerBoundMs ?? 0)) {
+    } else if (checkGap) {
       const sampled = [first[0], ...fires(first[0], SAMPLED_GAPS)];
       sample = sampled;
       for (let i = 1; i < sampled.length; i++) {
@@ -146,7 +149,6 @@ export function checkFireTimes(
         }
       }
     }
-    const wanted = opts.sampleCount ?? 0;
     if (errors.length === 0 && sample.length < wanted) {
       // continue from the last fire time sampled (successive fire times chain), not from the start
       sample = sample.length

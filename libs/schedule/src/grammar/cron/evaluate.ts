@@ -176,7 +176,8 @@ export class CronMatcher {
     let oMax = Math.max(o, oBack);
     while (w !== -1) {
       budget.check();
-      const t = wallToInstant(zone, w, 'rfc5545') as number; // never null under rfc5545
+      const uniform = zone.uniformWallDayOffset(w);
+      const t = Number.isNaN(uniform) ? (wallToInstant(zone, w, 'rfc5545') as number) : w - uniform; // never null under rfc5545
       if (t > after && (best === -1 || t < best)) {
         best = t;
         oMax = Math.max(oMax, zone.offset(best), zone.offset(best + 3 * HOUR_MS));

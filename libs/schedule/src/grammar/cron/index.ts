@@ -24,8 +24,36 @@ const values = (a: boolean[], lo: number, hi: number): number[] => {
   return out;
 };
 
+/**
+ * Per-field results shared by the expressions that have those fields (keyed by field text, as
+ * parse.ts memoises the fields themselves): a stream of unseen expressions mostly recombines
+ * fields already seen. Bounded; cleared when full.
+ */
+class FieldMemo<V> {
+  private readonly map = new Map<string, V>();
+  get(key: string, make: () => V): V {
+    let v = this.map.get(key);
+    if (v === undefined) {
+      v = make();
+      if (this.map.size >= 4096) {
+        this.map.clear();
+      }
+      this.map.set(key, v);
+    }
+    return v;
+  }
+}
+const DESCRIPTIONS = new FieldMemo<string>();
+const GAP_BOUNDS = new FieldMemo<number>();
+const MATCHERS = new FieldMemo<CronMatcher>();
+
 /** English description, e.g. `At 09:00 every weekday (UTC)`. */
 export function describeCron(f: CronFields, timezone: string): string {
+  const text = DESCRIPTIONS.get(f.fields.join(' '), () => describeCronFields(f));
+  return `${text} (${timezone})`;
+}
+
+function describeCronFields(f: CronFields): string {
   const time = describeTimeOfDay(null, values(f.minutes, 0, 59), values(f.hours, 0, 23));
   const dom = values(f.dom, 1, 31);
   const dow = values(f.dow, 0, 6);
@@ -52,7 +80,7 @@ export function describeCron(f: CronFields, timezone: string): string {
   }
   const months = describeMonths(values(f.months, 1, 12));
   const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)} (${timezone})`;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 /** Compiles a 5-field cron expression (or macro). `next()` is unbounded; the dispatcher applies bounds. */
@@ -61,20 +89,19 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
   if (!parsed.ok) {
     return { ok: false, kindDetected: 'cron', errors: parsed.errors };
   }
-  const matcher = new CronMatcher(parsed.fields);
+  const f = parsed.fields;
+  const key = f.fields.join(' ');
+  const matcher = MATCHERS.get(key, () => new CronMatcher(f)); // immutable tables
   const zone = zoneOffsets(ctx.timezone);
   const schedule: CompiledSchedule = {
     kind: 'cron',
     canonical: input.expr.trim(),
-    description: describeCron(parsed.fields, ctx.timezone),
+    description: describeCron(f, ctx.timezone),
     timezone: ctx.timezone,
     oneOff: false,
     referenceFree: true,
-    minGapLowerBoundMs: fieldGapLowerBound(
-      [0],
-      allowedValues(parsed.fields.minutes),
-      allowedValues(parsed.fields.hours),
-      zone.isUtc,
+    minGapLowerBoundMs: GAP_BOUNDS.get(`${f.fields[0]} ${f.fields[1]} ${zone.isUtc}`, () =>
+      fieldGapLowerBound([0], allowedValues(f.minutes), allowedValues(f.hours), zone.isUtc),
     ),
     next(after: Date, count: number, budget?: Budget): Date[] {
       const b = budget ?? ctx.budget;

@@ -177,11 +177,29 @@ function fastField(text: string, type: number): boolean[] | null {
   return one;
 }
 
+/**
+ * Parsed fields by `type|text`. Expressions differ, their fields mostly do not (`*`, `1-5`, `0`,
+ * `*\/15`), so a stream of unseen expressions parses almost no field twice. Only successful
+ * parses are kept; the arrays are shared, so nothing may modify them.
+ */
+const FIELD_MEMO = new Map<string, boolean[]>();
+const FIELD_MEMO_MAX = 4096;
+
 function parseField(expr: string, tok: Token, type: number): boolean[] {
-  const fast = fastField(tok.text, type);
-  if (fast !== null) {
-    return fast;
+  const key = `${type}|${tok.text}`;
+  const known = FIELD_MEMO.get(key);
+  if (known !== undefined) {
+    return known;
   }
+  const set = fastField(tok.text, type) ?? parseFieldText(expr, tok, type);
+  if (FIELD_MEMO.size >= FIELD_MEMO_MAX) {
+    FIELD_MEMO.clear();
+  }
+  FIELD_MEMO.set(key, set);
+  return set;
+}
+
+function parseFieldText(expr: string, tok: Token, type: number): boolean[] {
   const set = new Array<boolean>(HI[type] + 1).fill(false);
   const name = CRON_FIELD_NAMES[type];
   const bad = firstNonAscii(tok.text);
