@@ -172,6 +172,21 @@ describe('traces', () => {
         expect(named(spans, 'POST /api/v1/jobs/:id/trigger')!.parentSpanContext?.spanId).toBe(callerSpan);
       });
 
+      it("should carry the API request's trace on a sink test's request", async () => {
+        const job = await api('POST', '/api/v1/jobs', webhookJob('/sink-test'));
+        const test = await api('POST', `/api/v1/jobs/${job.body.id}/test`);
+        expect(test.status).toBe(200);
+        const delivery = await deliveryTo('/sink-test');
+        expect(delivery.headers['svc-test']).toBe('true');
+        const [, traceId, parentSpanId] = TRACEPARENT.exec(String(delivery.headers.traceparent)) ?? [];
+        const spans = await traceWith(traceId, ['POST /api/v1/jobs/:id/test', 'POST']);
+        const webhook = spans.find((s) => s.kind === SpanKind.CLIENT)!;
+        expect(webhook.spanContext().spanId).toBe(parentSpanId);
+        expect(webhook.parentSpanContext?.spanId).toBe(
+          named(spans, 'POST /api/v1/jobs/:id/test')!.spanContext().spanId,
+        );
+      });
+
       it('should start a trace of its own for a scheduled occurrence, in the job workflow', async () => {
         const job = await api('POST', '/api/v1/jobs', webhookJob('/scheduled', 'every 1 second'));
         expect(job.status).toBe(201);
