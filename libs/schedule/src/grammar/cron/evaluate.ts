@@ -20,9 +20,9 @@ const MAX_YEARS = 400;
 
 /** Compiled tables for one expression. */
 export class CronMatcher {
-  private readonly nextMin = new Uint8Array(61);
-  private readonly nextHour = new Uint8Array(25);
-  private readonly nextMonth = new Uint8Array(14);
+  private readonly nextMin: Uint8Array;
+  private readonly nextHour: Uint8Array;
+  private readonly nextMonth: Uint8Array;
   private readonly domMask: number;
   private readonly dowMask: number;
   private readonly andDays: boolean;
@@ -30,9 +30,9 @@ export class CronMatcher {
   private readonly firstHour: number;
 
   constructor(readonly f: CronFields) {
-    fillNext(this.nextMin, f.minutes, 60);
-    fillNext(this.nextHour, f.hours, 24);
-    fillNext(this.nextMonth, f.months, 13);
+    this.nextMin = nextTable(f.minutes, 60);
+    this.nextHour = nextTable(f.hours, 24);
+    this.nextMonth = nextTable(f.months, 13);
     let dm = 0;
     for (let d = 1; d <= 31; d++) {
       if (f.dom[d]) {
@@ -190,6 +190,22 @@ export class CronMatcher {
     }
     return best;
   }
+}
+
+/**
+ * "Next allowed value" tables by field array: parse.ts hands out one array per field text, so
+ * expressions that share a field share its (read-only) table.
+ */
+const TABLES = new WeakMap<boolean[], Uint8Array>();
+
+function nextTable(allowed: boolean[], size: number): Uint8Array {
+  let t = TABLES.get(allowed);
+  if (t === undefined) {
+    t = new Uint8Array(size + 1);
+    fillNext(t, allowed, size);
+    TABLES.set(allowed, t);
+  }
+  return t;
 }
 
 function fillNext(table: Uint8Array, allowed: boolean[], size: number): void {

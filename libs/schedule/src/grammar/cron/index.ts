@@ -43,18 +43,20 @@ class FieldMemo<V> {
     return v;
   }
 }
-const DESCRIPTIONS = new FieldMemo<string>();
+// Keyed by field texts, never by whole expressions: distinct expressions would only fill the
+// memo with entries that are never read again (and keep the garbage collector busy).
+const TIMES_OF_DAY = new FieldMemo<string>();
 const GAP_BOUNDS = new FieldMemo<number>();
-const MATCHERS = new FieldMemo<CronMatcher>();
 
 /** English description, e.g. `At 09:00 every weekday (UTC)`. */
 export function describeCron(f: CronFields, timezone: string): string {
-  const text = DESCRIPTIONS.get(f.fields.join(' '), () => describeCronFields(f));
-  return `${text} (${timezone})`;
+  return `${describeCronFields(f)} (${timezone})`;
 }
 
 function describeCronFields(f: CronFields): string {
-  const time = describeTimeOfDay(null, values(f.minutes, 0, 59), values(f.hours, 0, 23));
+  const time = TIMES_OF_DAY.get(`${f.fields[0]} ${f.fields[1]}`, () =>
+    describeTimeOfDay(null, values(f.minutes, 0, 59), values(f.hours, 0, 23)),
+  );
   const dom = values(f.dom, 1, 31);
   const dow = values(f.dow, 0, 6);
   const domAll = dom.length === 31;
@@ -90,8 +92,7 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
     return { ok: false, kindDetected: 'cron', errors: parsed.errors };
   }
   const f = parsed.fields;
-  const key = f.fields.join(' ');
-  const matcher = MATCHERS.get(key, () => new CronMatcher(f)); // immutable tables
+  const matcher = new CronMatcher(f);
   const zone = zoneOffsets(ctx.timezone);
   const schedule: CompiledSchedule = {
     kind: 'cron',
