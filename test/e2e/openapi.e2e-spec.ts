@@ -206,6 +206,12 @@ describe('OpenAPI contract', () => {
         headers: { 'Idempotency-Key': 'k1' },
       });
       expect(conflict.status).toBe(409);
+      // Regression (Schemathesis): what Node's HTTP parser refuses (over 16 KiB of request line and
+      // headers) came back as Fastify's own JSON without X-Request-ID.
+      const tooLarge = await call('GET', `/api/v1/jobs?tag=${'a'.repeat(20_000)}`);
+      expect(tooLarge.status).toBe(431);
+      expect(tooLarge.body.error.code).toBe('validation_failed');
+      expect(tooLarge.headers.get('x-request-id')).toBeTruthy();
       const readOnly = await call('POST', '/api/v1/api-keys', { body: { name: 'reader', scopes: ['jobs:read'] } });
       expect((await call('POST', '/api/v1/jobs', { body: jobBody('/x'), key: readOnly.body.key })).status).toBe(403);
     });

@@ -8,6 +8,7 @@ import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { flushTracing } from '@svc/common/tracing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
+import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { trackRoutes } from './common/openapi/fastify-routes';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
@@ -45,6 +46,7 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics, 
     trustProxy,
     ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
+    clientErrorHandler,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();

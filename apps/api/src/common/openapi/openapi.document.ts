@@ -428,7 +428,20 @@ function responses(
       out[status] = { description: ERROR_DESCRIPTIONS[status], headers: { ...headers, ...extra }, ...error };
     }
   }
-  out.default = { description: 'Any other error, in the error envelope (spec → Errors).', headers, ...error };
+  // `default` also covers what Node's HTTP parser refuses before routing (431 headers too large, a
+  // malformed request line): envelope and X-Request-ID still, but no rate-limit bucket is known.
+  const defaultHeaders = Object.fromEntries(
+    Object.entries(headers).map(([name, header]) =>
+      name.startsWith('RateLimit-')
+        ? [name, { ...HEADERS[name.replace(/-/g, '') as keyof typeof HEADERS], required: false }]
+        : [name, header],
+    ),
+  );
+  out.default = {
+    description: 'Any other error, in the error envelope (spec → Errors).',
+    headers: defaultHeaders,
+    ...error,
+  };
   return out;
 }
 
