@@ -112,8 +112,10 @@ nest_build() {
 
 # `nest generate` puts a new module where the layout expects it (a dry run writes nothing).
 nest_generate() {
-  npx --no-install nest generate module probe --project api --dry-run | tee /dev/stderr |
-    grep -q 'apps/api/src/probe/probe.module.ts'
+  local out
+  out="$(npx --no-install nest generate module probe --project api --dry-run 2>&1)" || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q 'apps/api/src/probe/probe.module.ts' <<<"$out"
 }
 
 if [ $# -eq 0 ] || [ -n "${SVC_TEST_STEPS:-}" ]; then
