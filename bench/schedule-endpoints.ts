@@ -1,6 +1,6 @@
 /**
  * HTTP benchmark of the public schedule endpoints (issue #3 → "Done when"). Not a test.
- * Run: node -r @swc-node/register bench/schedule-endpoints.ts [seconds=5] [connections=10] [rounds=3]
+ * Run: node -r @swc-node/register bench/schedule-endpoints.ts [seconds=5] [connections=10] [rounds=3] [target regex]
  *
  * In one process: the API's SchedulesModule in a Nest + Fastify app on the API's own Fastify
  * adapter (`createFastifyAdapter`: options, X-Request-ID hook, error handler) with its error filter
@@ -69,6 +69,8 @@ class NoopController {
 const DURATION_S = Number(process.argv[2] ?? 5);
 const CONNECTIONS = Number(process.argv[3] ?? 10);
 const ROUNDS = Number(process.argv[4] ?? 3);
+/** Optional: only targets whose name matches this regular expression (the bare route always runs). */
+const ONLY = process.argv[5] ? new RegExp(process.argv[5]) : null;
 
 async function startSchedulesApi(): Promise<{ url: string; service: SchedulesService; close: () => Promise<void> }> {
   const config = buildConfig(
@@ -210,6 +212,9 @@ async function main(): Promise<void> {
       setupRequest: join(__dirname, 'distinct-10k-mixed-body.js'),
     },
   ];
+  if (ONLY) {
+    targets.splice(0, targets.length, ...targets.filter((t, k) => k === 0 || ONLY.test(t.name)));
+  }
   // a warm-up pass so the first measured target does not pay for JIT compilation
   for (const target of targets) {
     await load(target, 2);
@@ -277,7 +282,10 @@ async function main(): Promise<void> {
   for (const r of serviceRows) {
     console.log(`| ${r.name} | ${Math.round(r.ops)} | ${Math.round(r.meanUs)} | ${r.errors} |`);
   }
-  const per = (name: string): string => `${(100 * ratio(targets.findIndex((t) => t.name === name))).toFixed(1)}%`;
+  const per = (name: string): string => {
+    const k = targets.findIndex((t) => t.name === name);
+    return k < 0 ? 'not run' : `${(100 * ratio(k)).toFixed(1)}%`;
+  };
   console.log(`\npreview / bare (median of per-round ratios) = ${per('preview (cron, count 10)')} (goal >= 50%)`);
   console.log(
     `preview / bare with a new expression every request = ${per('preview (cron, count 10), a new expression every request')}`,

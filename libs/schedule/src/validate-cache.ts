@@ -101,6 +101,16 @@ function upperBound(values: number[], x: number): number {
   return lo;
 }
 
+/** 32-bit FNV-1a hash of a string's UTF-16 code units. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
 /** Everything in the input that can change the fire times, except the reference (see module doc). */
 function cacheKey(input: ScheduleInput): string {
   return [
@@ -118,23 +128,25 @@ function cacheKey(input: ScheduleInput): string {
 export class ScheduleValidationCache {
   private readonly entries = new Map<string, FireTimeWindow>();
   /**
-   * Inputs seen once and not kept (admission on the second sighting): a stream of one-off
-   * expressions then costs a key in a set, not a compiled schedule and a window each that live
-   * long enough to burden the garbage collector.
+   * Inputs seen once and not kept (admission on the second sighting), as 32-bit hashes of their
+   * keys: a stream of one-off expressions then costs a number in a set, not a compiled schedule
+   * and a window each (nor a key string) that live long enough to burden the garbage collector.
+   * A hash collision only admits an input one sighting early.
    */
-  private readonly seenOnce = new Set<string>();
+  private readonly seenOnce = new Set<number>();
 
   constructor(private readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 
   /** True on the second sighting of `key` (among the last few thousand keys seen once). */
   private admit(key: string): boolean {
-    if (this.seenOnce.delete(key)) {
+    const h = fnv1a(key);
+    if (this.seenOnce.delete(h)) {
       return true;
     }
     if (this.seenOnce.size >= 4 * this.maxEntries) {
       this.seenOnce.clear();
     }
-    this.seenOnce.add(key);
+    this.seenOnce.add(h);
     return false;
   }
 
