@@ -112,8 +112,10 @@ describe('jobs end to end', () => {
       expect(paused.body.state).toBe('paused');
       expect(paused.body.next_run_at).toBeNull();
       // Pause stops new occurrences; one already in flight may still land, so judge by schedule time.
+      // One occurrence of the 2 s cadence falls due while paused: this checks the pause reaches the
+      // job's workflow through the API; that it holds for hours is job-workflow.time-skipping.int-spec.ts.
       const pausedAt = Date.now();
-      await sleep(5_000);
+      await sleep(2_500);
       expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > pausedAt)).toEqual([]);
 
       const again = await api('POST', `/api/v1/jobs/${job.id}/pause`);
@@ -163,7 +165,9 @@ describe('jobs end to end', () => {
       const deleted = await api('DELETE', `/api/v1/jobs/${job.id}`);
       expect(deleted.status).toBe(204);
       const deletedAt = Date.now();
-      await sleep(5_000);
+      // One occurrence of the 2 s cadence falls due after the DELETE (the workflow's end on
+      // deletion is job-workflow.time-skipping.int-spec.ts).
+      await sleep(2_500);
       expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > deletedAt)).toEqual([]);
       expect((await api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
       const history = await api('GET', `/api/v1/runs?job_id=${job.id}`);
