@@ -15,6 +15,7 @@ type Need = '*' | 'jobs:read' | 'jobs:write' | 'runs:read' | 'any key';
 
 const MATRIX: Record<string, Need> = {
   'GET /api/v1/me': 'any key',
+  'GET /api/v1/dashboard/config': 'any key',
   'GET /api/v1/workspaces/:ws': 'any key',
   'PATCH /api/v1/workspaces/:ws': '*',
   'GET /api/v1/usage': 'any key',
