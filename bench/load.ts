@@ -26,11 +26,7 @@ import { parseOptions, type LoadOptions } from './load/options';
 import { startReceiver, type Receiver, type Source } from './load/receiver';
 import { printReport } from './load/report';
 import { ServiceApi, ServiceJobs } from './load/service-side';
-import { round, summarizeLatencies } from './load/util';
-
-const log = (message: string): void => {
-  process.stderr.write(`[load ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-};
+import { log, round, summarizeLatencies } from './load/util';
 
 /** Undo actions run last-registered first; each failure is logged and the rest still run. */
 class Cleanup {
@@ -105,7 +101,9 @@ async function runPhase(
   let mirror: MirrorAccount | null = null;
   if (serviceJobs && sides.some((side) => side.source === 'svc')) {
     log('reading the service runs mirror');
-    mirror = accountMirror(serviceJobs.jobIds, window, await serviceJobs.scheduledRuns(window.startMs, window.endMs));
+    const lastSlotMs = window.endMs - window.intervalMs;
+    const runs = await serviceJobs.settledRuns(window.startMs, lastSlotMs, options.settleS * 1000, signal);
+    mirror = accountMirror(serviceJobs.jobIds, window, runs);
   }
   for (const side of sides) {
     log(`deleting the ${side.source} side`);

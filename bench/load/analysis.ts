@@ -126,9 +126,15 @@ export interface MirrorAccount {
   skipped: Record<string, number>;
   /** Occurrences whose runs are all in another status (`running`, `failed`, …), by status. */
   other: Record<string, number>;
-  /** Occurrences without any run row. */
+  /**
+   * Occurrences without a run row of their own but with a later run of the same job: folded into
+   * that run by the misfire policy (`fire_once`/`skip` keep only the latest missed occurrence;
+   * the worker counts them in `svc_occurrences_total{action="collapse"}`).
+   */
+  collapsed: number;
+  /** Occurrences without any run row and no later run of their job. */
   missing: number;
-  /** expected − delivered − skipped: neither delivered nor a recorded skip. */
+  /** expected − delivered − skipped − collapsed: neither delivered, a recorded skip nor collapsed. */
   unaccounted: number;
   /** Run rows beyond the first for the same occurrence. */
   duplicateRuns: number;
@@ -140,17 +146,22 @@ const bump = (counts: Record<string, number>, key: string): void => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
+/** `runs` may reach past the window: a later run is what a collapsed occurrence was folded into. */
 export function accountMirror(jobIds: string[], window: MeasurementWindow, runs: RunRow[]): MirrorAccount {
   const runsByOccurrence = new Map<string, RunRow[]>();
+  const latestRunOf = new Map<string, number>();
   for (const run of runs) {
-    const key = `${run.job_id}@${Date.parse(run.scheduled_at)}`;
+    const at = Date.parse(run.scheduled_at);
+    const key = `${run.job_id}@${at}`;
     runsByOccurrence.set(key, [...(runsByOccurrence.get(key) ?? []), run]);
+    latestRunOf.set(run.job_id, Math.max(latestRunOf.get(run.job_id) ?? -Infinity, at));
   }
   const account: MirrorAccount = {
     expected: 0,
     delivered: 0,
     skipped: {},
     other: {},
+    collapsed: 0,
     missing: 0,
     unaccounted: 0,
     duplicateRuns: 0,
@@ -173,13 +184,15 @@ export function accountMirror(jobIds: string[], window: MeasurementWindow, runs:
         bump(account.skipped, skipped.skip_reason ?? 'unknown');
       } else if (found.length > 0) {
         bump(account.other, found[0]!.status);
+      } else if ((latestRunOf.get(jobId) ?? -Infinity) > slot) {
+        account.collapsed++;
       } else {
         account.missing++;
       }
     }
   }
   const skippedTotal = Object.values(account.skipped).reduce((sum, n) => sum + n, 0);
-  account.unaccounted = account.expected - account.delivered - skippedTotal;
+  account.unaccounted = account.expected - account.delivered - skippedTotal - account.collapsed;
   lags.sort((a, b) => a - b);
   account.recordedLagMs = { p50: percentile(lags, 0.5), p99: percentile(lags, 0.99) };
   return account;

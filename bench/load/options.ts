@@ -3,7 +3,7 @@
  *
  *   SVC_URL=… SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
  *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
- *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300]
+ *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--settle=180]
  */
 import type { TemporalTarget } from './native-side';
 
@@ -25,10 +25,22 @@ export interface LoadOptions {
   noopConcurrency: number;
   /** After the window: late arrivals still count, new occurrences do not. */
   drainS: number;
+  /**
+   * After the drain, at most this long: waits until every service job has a run at or after the
+   * window's last instant and none of its runs in the window is still open, so occurrences a
+   * backlogged job workflow has not reached yet are not counted as lost.
+   */
+  settleS: number;
 }
 
 // Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
-const LIMITS = { jobs: [1, 500], durationS: [10, 3600], intervalS: [1, 3600], noopWorkflows: [0, 10_000] } as const;
+const LIMITS = {
+  jobs: [1, 500],
+  durationS: [10, 3600],
+  intervalS: [1, 3600],
+  noopWorkflows: [0, 10_000],
+  settleS: [0, 3600],
+} as const;
 
 function boundedInt(name: keyof typeof LIMITS, text: string): number {
   const value = Number(text);
@@ -59,7 +71,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
       positional.push(arg);
     }
   }
-  const unknown = [...flags.keys()].filter((name) => !['only', 'mode', 'noop'].includes(name));
+  const unknown = [...flags.keys()].filter((name) => !['only', 'mode', 'noop', 'settle'].includes(name));
   if (unknown.length > 0) {
     throw new Error(`unknown flag --${unknown[0]}`);
   }
@@ -76,6 +88,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     noopWorkflows: boundedInt('noopWorkflows', flags.get('noop') ?? '300'),
     noopConcurrency: 16,
     drainS: 2 * intervalS,
+    settleS: boundedInt('settleS', flags.get('settle') ?? '180'),
   };
   if (options.only !== 'native' && (!options.svcUrl || !options.svcApiKey)) {
     throw new Error('SVC_URL and SVC_API_KEY are required (or --only=native)');

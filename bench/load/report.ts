@@ -60,7 +60,7 @@ function mirrorLine(m: MirrorAccount): string {
       .join(', ') || 'none';
   return (
     `service mirror: ${m.expected} expected, ${m.delivered} delivered, skipped: ${list(m.skipped)}, ` +
-    `other: ${list(m.other)}, no run: ${m.missing} -> unaccounted ${m.unaccounted}; duplicate runs ${m.duplicateRuns}; ` +
+    `other: ${list(m.other)}, collapsed by misfire policy: ${m.collapsed}, no run: ${m.missing} -> unaccounted ${m.unaccounted}; duplicate runs ${m.duplicateRuns}; ` +
     `recorded start_lag_ms p50 ${fmt(m.recordedLagMs.p50)} p99 ${fmt(m.recordedLagMs.p99)}`
   );
 }

@@ -2,7 +2,10 @@
  * The service's side of the load bench, through its public API only: N webhook jobs pointing at
  * the receiver, their deletion, and the runs the service mirrored into PostgreSQL.
  */
-import { forEachLimited, range, timed } from './util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachLimited, log, range, timed } from './util';
+
+const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
 
 /** Requests in flight while creating and deleting jobs (the issue measures at 8). */
 export const API_CONCURRENCY = 8;
@@ -130,6 +133,28 @@ export class ServiceJobs {
   }
 
   /** Scheduled runs the service recorded with `scheduled_at` in [fromMs, toMs), per job. */
+  /**
+   * Polls until every job has a run at or after `lastSlotMs` and no run from `fromMs` on is still
+   * open, or until `timeoutMs`; returns the runs from `fromMs` to now (past the window included).
+   */
+  async settledRuns(fromMs: number, lastSlotMs: number, timeoutMs: number, signal: AbortSignal): Promise<RunRow[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const runs = await this.scheduledRuns(fromMs, Date.now() + 1000);
+      const latest = new Map<string, number>();
+      for (const run of runs) {
+        latest.set(run.job_id, Math.max(latest.get(run.job_id) ?? -Infinity, Date.parse(run.scheduled_at)));
+      }
+      const behind = this.jobIds.filter((id) => (latest.get(id) ?? -Infinity) < lastSlotMs).length;
+      const open = runs.filter((run) => !TERMINAL.has(run.status)).length;
+      if ((behind === 0 && open === 0) || Date.now() >= deadline) {
+        return runs;
+      }
+      log(`settling: ${behind} jobs have not reached the window's end, ${open} runs still open`);
+      await sleep(5000, undefined, { signal });
+    }
+  }
+
   async scheduledRuns(fromMs: number, toMs: number): Promise<RunRow[]> {
     const { api } = this.options;
     const from = new Date(fromMs).toISOString();

@@ -66,3 +66,7 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: nu
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
+
+export const log = (message: string): void => {
+  process.stderr.write(`[load ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+};

@@ -59,6 +59,8 @@ export interface OpenRunsInput {
   decisions: OccurrenceDecision[];
   /** Run workflows started for `start` decisions signal their end to the job workflow. */
   notifyJob: boolean;
+  /** Missed occurrences folded into these decisions by the misfire policy (no run of their own). */
+  collapsed?: number;
 }
 
 export interface StartQueuedRunInput {

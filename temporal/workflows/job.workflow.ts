@@ -20,7 +20,7 @@ import {
   type TrackedRun,
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
-import { decideOccurrences } from './occurrence-rules';
+import { collapsedCount, decideOccurrences } from './occurrence-rules';
 import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so
@@ -137,7 +137,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await inNewTrace(
         'job.occurrence',
         { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-        () => fire(current, { missed: plan.missed, onTime: plan.onTime }),
+        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal),
       );
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
@@ -171,7 +171,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   }
 
   /** Applies the occurrence rules to the due occurrences and opens their runs. */
-  async function fire(current: JobSnapshot, due: { missed: string[]; onTime: string[] }): Promise<void> {
+  async function fire(
+    current: JobSnapshot,
+    due: { missed: string[]; onTime: string[] },
+    missedTotal: number,
+  ): Promise<void> {
     const overlapPolicy = current.overlapPolicy ?? 'allow';
     const gate = await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) });
     const outcome = decideOccurrences({
@@ -184,7 +188,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     });
     inFlight = outcome.state.inFlight;
     queued = outcome.state.queued;
-    await jobs.openRuns({ ...jobRef(current), decisions: outcome.decisions, notifyJob: overlapPolicy !== 'allow' });
+    await jobs.openRuns({
+      ...jobRef(current),
+      decisions: outcome.decisions,
+      notifyJob: overlapPolicy !== 'allow',
+      collapsed: collapsedCount(missedTotal, due.missed.length, current.misfirePolicy),
+    });
     if (outcome.cancel.length > 0) {
       await jobs.cancelRuns({ runIds: outcome.cancel });
     }

@@ -1,4 +1,4 @@
-import { applyMisfirePolicy, decideOccurrences } from './occurrence-rules';
+import { applyMisfirePolicy, collapsedCount, decideOccurrences } from './occurrence-rules';
 
 const open = { suspended: false, blockingQuota: null };
 function ids() {
@@ -20,6 +20,22 @@ describe('applyMisfirePolicy', () => {
   });
   it('should fire every missed occurrence oldest first (fire_all)', () => {
     expect(applyMisfirePolicy(due(missed, []), 'fire_all').map((o) => o.scheduledAt)).toEqual(missed);
+  });
+});
+
+describe('collapsedCount', () => {
+  it('should count every missed occurrence but the one that gets a run (fire_once, skip)', () => {
+    expect(collapsedCount(5, 5, 'fire_once')).toBe(4);
+    expect(collapsedCount(250, 100, 'skip')).toBe(249);
+    expect(collapsedCount(1, 1, 'fire_once')).toBe(0);
+  });
+  it('should count only what is beyond the catch-up limit (fire_all)', () => {
+    expect(collapsedCount(250, 100, 'fire_all')).toBe(150);
+    expect(collapsedCount(3, 3, 'fire_all')).toBe(0);
+  });
+  it('should count nothing without missed occurrences or a recorded total', () => {
+    expect(collapsedCount(0, 0, 'skip')).toBe(0);
+    expect(collapsedCount(undefined as unknown as number, 2, 'fire_once')).toBe(0);
   });
 });
 

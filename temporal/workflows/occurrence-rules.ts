@@ -45,6 +45,20 @@ export function applyMisfirePolicy(
 }
 
 /**
+ * Missed occurrences that get no run of their own: all but the latest under `fire_once` and
+ * `skip`, and those beyond the catch-up limit under `fire_all`. They are counted (metric
+ * `svc_occurrences_total{action="collapse"}`) so every due occurrence is accounted for.
+ */
+export function collapsedCount(missedTotal: number, missedKept: number, policy: MisfirePolicy): number {
+  if (!missedTotal) {
+    // Plans recorded by older workers carry no total.
+    return 0;
+  }
+  const withRun = policy === 'fire_all' ? missedKept : 1;
+  return Math.max(0, missedTotal - withRun);
+}
+
+/**
  * Decides every due occurrence in order. Skipped ones never count against the quota or take a
  * place in flight; `queue` keeps one waiting occurrence; `cancel_previous` leaves only the newest.
  */

@@ -1,4 +1,5 @@
 import { newId } from '@svc/common/ids';
+import { createWorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
 import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
 import { RUN_WORKFLOW, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
@@ -129,6 +130,30 @@ describe('job activities', () => {
       const start = decision('start', at(0));
       await env().run(activities.openRuns, openRunsInput(job, [start], false));
       expect((await startedWith(start.runId)).notifyJob).toBe(false);
+    });
+
+    it('should count the missed occurrences the misfire policy folded into the runs it opened', async () => {
+      const metrics = createWorkerMetrics({
+        taskQueue: 'q',
+        readBacklog: async () => ({ count: 0, oldestSeconds: 0 }),
+      });
+      const counted = createJobActivities({
+        jobs: h.jobs,
+        runs: h.runs,
+        workspaces: h.workspaces,
+        lifecycle: h.lifecycle,
+        gateway: h.gateway,
+        config: h.config,
+        clock: () => new Date(),
+        metrics,
+      });
+      const job = await h.insertJob();
+      const latest = decision('start', at(120));
+      await env().run(counted.openRuns, { ...openRunsInput(job, [latest], false), collapsed: 4 });
+      const text = await metrics.registry.metrics();
+      expect(text).toContain('svc_occurrences_total{action="collapse",skip_reason="misfire"} 4');
+      expect(text).toContain('svc_occurrences_total{action="start",skip_reason=""} 1');
+      expect(await h.ds.manager.countBy(RunEntity, { jobId: job.id })).toBe(1);
     });
   });
 

@@ -57,6 +57,9 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
         skipReason: d.skipReason ?? null,
       }));
       await runs.openRuns(rows, clock());
+      if (input.collapsed) {
+        metrics?.occurrences.inc({ action: 'collapse', skip_reason: 'misfire' }, input.collapsed);
+      }
       for (const d of input.decisions) {
         metrics?.occurrences.inc({ action: d.action, skip_reason: d.skipReason ?? '' });
         if (d.action === 'skip') {
