@@ -61,7 +61,7 @@ export default tseslint.config(
             '@nestjs/*',
             '@svc/persistence*',
             '@svc/delivery*',
-            '@svc/scheduling*',
+            '@svc/orchestration*',
             '@temporalio/worker',
             '@temporalio/client',
             '@temporalio/activity',

@@ -19,8 +19,8 @@ const moduleNameMapper = {
   '^@svc/persistence/(.*)$': '<rootDir>/libs/persistence/src/$1',
   '^@svc/delivery$': '<rootDir>/libs/delivery/src',
   '^@svc/delivery/(.*)$': '<rootDir>/libs/delivery/src/$1',
-  '^@svc/scheduling$': '<rootDir>/libs/scheduling/src',
-  '^@svc/scheduling/(.*)$': '<rootDir>/libs/scheduling/src/$1',
+  '^@svc/orchestration$': '<rootDir>/libs/orchestration/src',
+  '^@svc/orchestration/(.*)$': '<rootDir>/libs/orchestration/src/$1',
   '^@svc/workflows$': '<rootDir>/temporal/workflows',
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
 };

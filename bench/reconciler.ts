@@ -17,7 +17,7 @@
  */
 import { buildConfig } from '@svc/common';
 import { createDataSource, JobsRepository, WorkspacesRepository } from '@svc/persistence';
-import { JobWorkflowGateway } from '@svc/scheduling';
+import { JobWorkflowGateway } from '@svc/orchestration';
 import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflows/definitions';
 import { JOB_ID_KEY, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 import { Client, Connection } from '@temporalio/client';

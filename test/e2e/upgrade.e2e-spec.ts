@@ -6,7 +6,7 @@ import {
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway, SinkSender, toJobSnapshot } from '@svc/scheduling';
+import { JobLifecycle, JobWorkflowGateway, SinkSender, toJobSnapshot } from '@svc/orchestration';
 import { JOB_PATH_PATCH, JOB_WORKFLOW, type JobWorkflowMemo, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';

@@ -18,7 +18,7 @@ import {
   type StoredRetryPolicy,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
+import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';

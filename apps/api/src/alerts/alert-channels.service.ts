@@ -22,7 +22,7 @@ import {
   verifyVerificationToken,
 } from '@svc/delivery';
 import { AlertChannelsRepository, AuditRepository, type JsonValue, Transactions } from '@svc/persistence';
-import { AlertWorkflowGateway } from '@svc/scheduling';
+import { AlertWorkflowGateway } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { openForCaller, sealToCaller } from '../common/idempotency/caller-seal';
 import { IdempotencyService, type ReplayCodec } from '../common/idempotency/idempotency.service';

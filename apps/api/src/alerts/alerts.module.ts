@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway } from '@svc/scheduling';
+import { AlertWorkflowGateway } from '@svc/orchestration';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
 import type { Client } from '@temporalio/client';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { AuditRepository, Transactions } from '@svc/persistence';
-import { purgeExpiredAuditEntries } from '@svc/scheduling';
+import { purgeExpiredAuditEntries } from '@svc/orchestration';
 import { APP_CONFIG } from '../config/config.module';
 
 /** First purge a minute after start-up (not on the start-up path), then hourly. */

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { SecretsRepository } from '@svc/persistence';
-import { SinkSender } from '@svc/scheduling';
+import { SinkSender } from '@svc/orchestration';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretsModule } from '../secrets/secrets.module';

@@ -16,7 +16,7 @@ import {
 } from '@svc/common';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
-import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { RunsRepository, Transactions } from '@svc/persistence';
-import { purgeExpiredResponseBodies } from '@svc/scheduling';
+import { purgeExpiredResponseBodies } from '@svc/orchestration';
 import { APP_CONFIG } from '../config/config.module';
 
 /** First purge two minutes after start-up (not on the start-up path), then hourly. */

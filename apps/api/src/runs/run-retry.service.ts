@@ -7,7 +7,7 @@ import {
   RunsRepository,
   TERMINAL_RUN_STATUSES,
 } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
+import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { RunResponse, toRunResponse } from './runs.mapper';

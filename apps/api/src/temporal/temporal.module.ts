@@ -1,8 +1,8 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway } from '@svc/scheduling';
-import { tracingClientInterceptors } from '@svc/scheduling/tracing';
+import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
+import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RunsRepository } from '@svc/persistence';
-import { JobLifecycle } from '@svc/scheduling';
+import { JobLifecycle } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { usageMonth } from './usage-month';
 

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
+import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
 import { createRunActivities } from './run.activities';

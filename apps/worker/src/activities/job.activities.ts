@@ -1,7 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import type { JobsRepository, OpenRunRow, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 

@@ -4,7 +4,7 @@ import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
-import type { JobLifecycle, SinkSender } from '@svc/scheduling';
+import type { JobLifecycle, SinkSender } from '@svc/orchestration';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 

@@ -1,4 +1,4 @@
-import { compileJobSchedule } from '@svc/scheduling';
+import { compileJobSchedule } from '@svc/orchestration';
 import type { OccurrencePlan, PlanOccurrencesInput, ScheduleActivities } from '@svc/workflows/activity-types';
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */

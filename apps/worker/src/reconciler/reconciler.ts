@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { JobsRepository } from '@svc/persistence';
-import { type JobWorkflowGateway, toJobSnapshot } from '@svc/scheduling';
+import { type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflows/definitions';
 import type { Client } from '@temporalio/client';
 

@@ -13,8 +13,8 @@ import {
   WorkspacesRepository,
 } from '@svc/persistence';
 import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/scheduling';
-import { tracingClientInterceptors } from '@svc/scheduling/tracing';
+import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
+import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';

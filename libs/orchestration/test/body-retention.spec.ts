@@ -1,4 +1,4 @@
-import { purgeExpiredResponseBodies } from '@svc/scheduling';
+import { purgeExpiredResponseBodies } from '@svc/orchestration';
 
 describe('purgeExpiredResponseBodies', () => {
   const now = new Date('2025-06-10T12:00:00Z');

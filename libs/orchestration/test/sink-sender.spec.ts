@@ -1,5 +1,5 @@
 import type { SinkAttemptResult } from '@svc/delivery';
-import { REDACTED, redactSecretValues } from '@svc/scheduling';
+import { REDACTED, redactSecretValues } from '@svc/orchestration';
 
 const result = (over: Partial<SinkAttemptResult> = {}): SinkAttemptResult => ({
   outcome: 'fatal',
