@@ -1,7 +1,7 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ALERT_CHANNEL_KINDS, type AlertChannelKind } from '@svc/delivery';
 import { IsPlainObject } from '../../common/validators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 /**
  * `POST /api/v1/alert-channels` (decisions.md → Alert channels): `email` `{address}`, `webhook`
@@ -35,19 +35,7 @@ export class UpdateAlertChannelDto {
   config?: Record<string, unknown>;
 }
 
-export class ListAlertChannelsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
-}
+export class ListAlertChannelsQueryDto extends PageQueryDto {}
 
 /** `GET /api/v1/alert-channels/verify?token=…` (no login: the link of a confirmation mail). */
 export class VerifyAlertChannelQueryDto {

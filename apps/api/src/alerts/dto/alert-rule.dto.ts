@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -6,17 +5,15 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
-  Min,
   ValidateIf,
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
 import { IsDuration } from '../../common/validators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 /** Cooldown bounds: `0s` (every event alerts) to 7 days. */
 export const MAX_COOLDOWN_MS = 7 * 86_400_000;
@@ -129,16 +126,4 @@ export class UpdateAlertRuleDto {
   cooldown?: string;
 }
 
-export class ListAlertRulesQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
-}
+export class ListAlertRulesQueryDto extends PageQueryDto {}

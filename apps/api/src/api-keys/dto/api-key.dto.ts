@@ -1,21 +1,17 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
   IsArray,
   IsIn,
-  IsInt,
-  IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
 } from 'class-validator';
 import { SCOPES, type Scope } from '../../common/auth/auth.decorators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 export const API_KEY_NAME_MAX = 100;
 
@@ -39,16 +35,4 @@ export class CreateApiKeyDto {
 }
 
 /** `GET /api/v1/api-keys`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
-export class ListApiKeysQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
-}
+export class ListApiKeysQueryDto extends PageQueryDto {}

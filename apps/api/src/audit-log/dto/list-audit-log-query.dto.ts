@@ -1,13 +1,13 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 /**
  * `GET /api/v1/audit-log` (decisions.md → Audit actions: `action`, `actor`, `target`, `from`,
  * `to`, `limit`, `cursor`). Filters match exactly; `from` is inclusive and `to` exclusive on
  * `created_at`.
  */
-export class ListAuditLogQueryDto {
+export class ListAuditLogQueryDto extends PageQueryDto {
   /** An action such as `job.create` or `secret.delete`. */
   @IsOptional()
   @IsString()
@@ -34,16 +34,4 @@ export class ListAuditLogQueryDto {
   @IsOptional()
   @IsTimestamp()
   to?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
 }

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
 export const SINK_KINDS = ['webhook', 'command'] as const;
@@ -260,7 +261,7 @@ export class UpdateJobDto extends JobFieldsDto {
   sink?: SinkDto;
 }
 
-export class ListJobsQueryDto {
+export class ListJobsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['active', 'paused', 'disabled', 'completed'])
   state?: 'active' | 'paused' | 'disabled' | 'completed';
@@ -274,16 +275,4 @@ export class ListJobsQueryDto {
   @IsString()
   @MaxLength(200)
   q?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
 }

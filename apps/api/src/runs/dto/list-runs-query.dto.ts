@@ -1,8 +1,9 @@
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
+import { PageQueryDto } from '../../common/page-query.dto';
 
-export class ListJobRunsQueryDto {
+export class ListJobRunsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'])
   status?: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
@@ -26,18 +27,6 @@ export class ListJobRunsQueryDto {
   @IsOptional()
   @IsTimestamp()
   to?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
 }
 
 export class ListRunsQueryDto extends ListJobRunsQueryDto {

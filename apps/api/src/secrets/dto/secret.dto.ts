@@ -1,7 +1,7 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsString, MinLength } from 'class-validator';
 import { MaxBytes } from '../../common/validators';
 import { SECRET_VALUE_MAX_BYTES } from '../secret-limits';
+import { PageQueryDto } from '../../common/page-query.dto';
 
 /** `PUT /api/v1/secrets/{name}`: the value, write-only (decisions.md → Secrets: up to 8 KiB). */
 export class PutSecretDto {
@@ -13,16 +13,4 @@ export class PutSecretDto {
 }
 
 /** `GET /api/v1/secrets`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
-export class ListSecretsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
-}
+export class ListSecretsQueryDto extends PageQueryDto {}
