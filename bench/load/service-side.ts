@@ -134,8 +134,9 @@ export class ServiceJobs {
 
   /** Scheduled runs the service recorded with `scheduled_at` in [fromMs, toMs), per job. */
   /**
-   * Polls until every job has a run at or after `lastSlotMs` and no run from `fromMs` on is still
-   * open, or until `timeoutMs`; returns the runs from `fromMs` to now (past the window included).
+   * Polls until every job has a run at or after `lastSlotMs` and no run from `fromMs` to
+   * `lastSlotMs` is still open, or until `timeoutMs`; returns the runs from `fromMs` to now (past
+   * the window included: what a collapsed occurrence was folded into).
    */
   async settledRuns(fromMs: number, lastSlotMs: number, timeoutMs: number, signal: AbortSignal): Promise<RunRow[]> {
     const deadline = Date.now() + timeoutMs;
@@ -146,7 +147,7 @@ export class ServiceJobs {
         latest.set(run.job_id, Math.max(latest.get(run.job_id) ?? -Infinity, Date.parse(run.scheduled_at)));
       }
       const behind = this.jobIds.filter((id) => (latest.get(id) ?? -Infinity) < lastSlotMs).length;
-      const open = runs.filter((run) => !TERMINAL.has(run.status)).length;
+      const open = runs.filter((run) => Date.parse(run.scheduled_at) <= lastSlotMs && !TERMINAL.has(run.status)).length;
       if ((behind === 0 && open === 0) || Date.now() >= deadline) {
         return runs;
       }

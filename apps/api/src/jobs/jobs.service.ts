@@ -18,6 +18,7 @@ import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
 import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
+import { BackgroundWork } from '../temporal/background-work';
 import { APP_CONFIG } from '../config/config.module';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
 import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
@@ -40,6 +41,7 @@ export class JobsService {
     private readonly runs: RunsRepository,
     private readonly audit: AuditRepository,
     private readonly gateway: JobWorkflowGateway,
+    private readonly background: BackgroundWork,
     private readonly lifecycle: JobLifecycle,
     private readonly schedules: JobScheduleValidator,
     private readonly sinks: SinkValidator,
@@ -216,13 +218,13 @@ export class JobsService {
         manager,
       );
     });
-    // The job stops at once; in-flight runs are cancelled (decisions.md → Run transitions).
-    try {
+    // The job stops at once: its row is gone, so no attempt of it sends anything from here on.
+    // Its workflow ends and its in-flight runs are cancelled (decisions.md → Run transitions)
+    // after the answer, so a loaded Temporal server does not slow the DELETE down.
+    this.background.run(`stopping the workflows of deleted job ${id}`, async () => {
       const inFlight = await this.runs.listInFlightForJob(auth.workspaceId, id);
       await Promise.all([this.gateway.deleteJob(id), ...inFlight.map((run) => this.gateway.cancelRun(run.id))]);
-    } catch (err) {
-      this.logger.warn(`job ${id} deleted; its workflow will be stopped by the reconciler (${(err as Error).message})`);
-    }
+    });
   }
 
   pause(auth: AuthContext, id: string) {

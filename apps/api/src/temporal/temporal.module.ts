@@ -6,6 +6,7 @@ import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
+import { BackgroundWork } from './background-work';
 
 export const TEMPORAL_CONNECTION = Symbol('TEMPORAL_CONNECTION');
 export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
@@ -17,8 +18,10 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
   constructor(
     @Inject(TEMPORAL_CONNECTION) private readonly connection: Connection,
     @Inject(TEMPORAL_PROBE_CONNECTION) private readonly probe: Connection,
+    private readonly background: BackgroundWork,
   ) {}
   async onApplicationShutdown(): Promise<void> {
+    await this.background.drain();
     await this.connection.close().catch(() => undefined);
     await this.probe.close().catch(() => undefined);
   }
@@ -90,8 +93,16 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
         });
       },
     },
+    BackgroundWork,
     TemporalConnectionCloser,
   ],
-  exports: [TEMPORAL_CONNECTION, TEMPORAL_PROBE_CONNECTION, TEMPORAL_CLIENT, JobWorkflowGateway, JobLifecycle],
+  exports: [
+    TEMPORAL_CONNECTION,
+    TEMPORAL_PROBE_CONNECTION,
+    TEMPORAL_CLIENT,
+    JobWorkflowGateway,
+    JobLifecycle,
+    BackgroundWork,
+  ],
 })
 export class TemporalModule {}
