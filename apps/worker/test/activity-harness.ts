@@ -38,6 +38,8 @@ export const TEST_RETRY: StoredRetryPolicy = {
 
 export interface ActivityHarness {
   ds: DataSource;
+  /** The scratch database, for a second DataSource with other pool settings. */
+  databaseUrl: string;
   config: AppConfig;
   jobs: JobsRepository;
   runs: RunsRepository;
@@ -114,6 +116,7 @@ export async function startActivityHarness(
 
   const harness: ActivityHarness = {
     ds,
+    databaseUrl: db.url,
     config,
     jobs,
     runs,

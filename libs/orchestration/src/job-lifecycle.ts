@@ -115,7 +115,9 @@ export class JobLifecycle {
       if (input.attempt) {
         await runs.finishAttempt(input.runId, input.attempt.n, input.attempt.finish, manager);
       }
-      const current = await runs.findByIdUnscoped(input.runId);
+      // On the transaction's connection: a second one from the pool, awaited while this one is
+      // held, deadlocks once as many runs close at once as the pool has connections.
+      const current = await runs.findByIdUnscoped(input.runId, manager);
       // Locked first: the failure streak read here is the one this run's outcome replaces (job.recovered).
       const job = current ? await jobs.getForUpdate(current.workspaceId, current.jobId, manager) : null;
       const closed = await runs.finishRun(

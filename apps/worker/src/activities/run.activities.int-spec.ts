@@ -1,5 +1,15 @@
 import { newId } from '@svc/common/ids';
-import { AttemptEntity, JobEntity, RunEntity } from '@svc/persistence';
+import { JobLifecycle } from '@svc/orchestration';
+import {
+  AttemptEntity,
+  AuditRepository,
+  createDataSource,
+  JobEntity,
+  JobsRepository,
+  RunEntity,
+  RunsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
 import type { RunActivities } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { ApplicationFailure } from '@temporalio/common';
@@ -353,5 +363,30 @@ describe('run activities', () => {
     await env.run(activities.finishRun, { runId: row.id, status: 'failed' as const, error: 'late' });
     expect(await run(row.id)).toMatchObject({ status: 'cancelled', lastError: null });
     expect((await jobRow(job.id)).lastRunStatus).toBeNull();
+  });
+
+  it('should close more runs at once than the connection pool holds (every query on the transaction)', async () => {
+    const small = await createDataSource(h.databaseUrl, { poolSize: 2 }).initialize();
+    try {
+      const lifecycle = new JobLifecycle({
+        dataSource: small,
+        jobs: new JobsRepository(small),
+        runs: new RunsRepository(small),
+        audit: new AuditRepository(small),
+        workspaces: new WorkspacesRepository(small),
+        gateway: h.gateway,
+        config: h.config,
+      });
+      const job = await h.insertJob();
+      const rows = await Promise.all(Array.from({ length: 6 }, () => h.openRun(job)));
+      await Promise.all(
+        rows.map((row) => lifecycle.closeRun({ runId: row.id, status: 'succeeded', finishedAt: new Date() })),
+      );
+      for (const row of rows) {
+        expect((await run(row.id))?.status).toBe('succeeded');
+      }
+    } finally {
+      await small.destroy();
+    }
   });
 });

@@ -45,8 +45,8 @@ export class RunsRepository {
     return this.manager.findOne(RunEntity, { where: { workspaceId, id } });
   }
 
-  async findByIdUnscoped(id: string): Promise<RunEntity | null> {
-    return this.manager.findOne(RunEntity, { where: { id } });
+  async findByIdUnscoped(id: string, manager = this.manager): Promise<RunEntity | null> {
+    return manager.findOne(RunEntity, { where: { id } });
   }
 
   async listAttempts(workspaceId: string, runId: string): Promise<AttemptEntity[]> {
