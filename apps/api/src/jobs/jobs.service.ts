@@ -102,7 +102,9 @@ export class JobsService {
       );
       return job;
     });
-    await this.syncWorkflow(saved);
+    // The row is the system of record; the job's workflow starts right after the answer (a loaded
+    // Temporal server does not slow the create down), in order with later work on the same job.
+    this.background.run(`starting the workflow of job ${saved.id}`, () => this.syncWorkflow(saved), saved.id);
     return toJobResponse(saved, { nextRunAt: this.nextRuns(saved, now, 1)[0] ?? null, signingSecret });
   }
 
@@ -221,10 +223,14 @@ export class JobsService {
     // The job stops at once: its row is gone, so no attempt of it sends anything from here on.
     // Its workflow ends and its in-flight runs are cancelled (decisions.md → Run transitions)
     // after the answer, so a loaded Temporal server does not slow the DELETE down.
-    this.background.run(`stopping the workflows of deleted job ${id}`, async () => {
-      const inFlight = await this.runs.listInFlightForJob(auth.workspaceId, id);
-      await Promise.all([this.gateway.deleteJob(id), ...inFlight.map((run) => this.gateway.cancelRun(run.id))]);
-    });
+    this.background.run(
+      `stopping the workflows of deleted job ${id}`,
+      async () => {
+        const inFlight = await this.runs.listInFlightForJob(auth.workspaceId, id);
+        await Promise.all([this.gateway.deleteJob(id), ...inFlight.map((run) => this.gateway.cancelRun(run.id))]);
+      },
+      id,
+    );
   }
 
   pause(auth: AuthContext, id: string) {

@@ -13,12 +13,25 @@ const DRAIN_MS = 5_000;
 export class BackgroundWork {
   private readonly logger = new Logger(BackgroundWork.name);
   private readonly pending = new Set<Promise<void>>();
+  /** The last task per key: work on one job runs in the order it was asked for. */
+  private readonly tails = new Map<string, Promise<void>>();
 
-  run(label: string, work: () => Promise<void>): void {
-    const task = work()
+  /** Runs `work` after the work already queued under `key` (e.g. a job id) has settled. */
+  run(label: string, work: () => Promise<void>, key?: string): void {
+    const before = key ? this.tails.get(key) : undefined;
+    const task: Promise<void> = (before ?? Promise.resolve())
+      .then(work)
       .catch((err: unknown) => this.logger.warn(`${label} failed; the reconciler will repair it (${String(err)})`))
-      .finally(() => this.pending.delete(task));
+      .finally(() => {
+        this.pending.delete(task);
+        if (key && this.tails.get(key) === task) {
+          this.tails.delete(key);
+        }
+      });
     this.pending.add(task);
+    if (key) {
+      this.tails.set(key, task);
+    }
   }
 
   /** Resolves when the work started so far has settled, or after `timeoutMs`. */
