@@ -76,8 +76,9 @@ interface PhaseResult {
 }
 
 /**
- * Creates the phase's sides, waits out the window and the drain, reads what arrived (and the
- * service's mirror), then deletes the sides (the service's delete latency is measured here).
+ * Creates the phase's sides, waits out the window and the drain, reads what arrived, deletes the
+ * native side, waits for the service's jobs to catch up and reads its mirror, then deletes the
+ * service side (its delete latency is measured here).
  */
 async function runPhase(
   sides: PhaseSide[],
@@ -98,14 +99,16 @@ async function runPhase(
 
   const arrivals = receiver.arrivals();
   const results = sides.map((side) => analyseSide(side.source, options.jobs, window, arrivals));
+  // The native side goes first: what it still fires would only slow the service's catch-up.
+  const ordered = [...sides].sort((a, b) => Number(a.source === 'svc') - Number(b.source === 'svc'));
   let mirror: MirrorAccount | null = null;
-  if (serviceJobs && sides.some((side) => side.source === 'svc')) {
-    log('reading the service runs mirror');
-    const lastSlotMs = window.endMs - window.intervalMs;
-    const runs = await serviceJobs.settledRuns(window.startMs, lastSlotMs, options.settleS * 1000, signal);
-    mirror = accountMirror(serviceJobs.jobIds, window, runs);
-  }
-  for (const side of sides) {
+  for (const side of ordered) {
+    if (side.source === 'svc' && serviceJobs) {
+      log('reading the service runs mirror');
+      const lastSlotMs = window.endMs - window.intervalMs;
+      const runs = await serviceJobs.settledRuns(window.startMs, lastSlotMs, options.settleS * 1000, signal);
+      mirror = accountMirror(serviceJobs.jobIds, window, runs);
+    }
     log(`deleting the ${side.source} side`);
     await side.remove();
   }
