@@ -160,8 +160,12 @@ describe('OIDC sign-in', () => {
       page.waitForResponse((r) => r.url().includes('/api/v1/auth/oidc/callback')),
       page.getByRole('button', { name: 'Continue' }).click(),
     ]);
+    // The browser gets a page saying why, with the way back to the sign-in (not a JSON envelope).
     expect(callback.status()).toBe(403);
-    expect((await callback.json()).error.code).toBe('forbidden');
+    expect(callback.headers()['content-type']).toContain('text/html');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('verified email address');
+    await page.getByRole('link', { name: 'Back to sign-in' }).click();
+    await page.getByRole('button', { name: 'Sign in with single sign-on' }).waitFor();
     expect((await context.cookies(baseUrl)).find((c) => c.name === 'svc_session')).toBeUndefined();
     expect(await stack.dataSource.query(`SELECT email FROM users WHERE email LIKE 'mallory%'`)).toEqual([]);
     await context.close();
@@ -172,5 +176,17 @@ describe('OIDC sign-in', () => {
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
     expect(response.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('should show a browser that arrives without the flow cookie a page, escaped, with the way back', async () => {
+    const response = await fetch(`${baseUrl}/api/v1/auth/oidc/callback?code=<b>x</b>&state=guessed`, {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    const html = await response.text();
+    expect(html).toContain('no sign-in in progress in this browser');
+    expect(html).toContain('<a href="/">Back to sign-in</a>');
+    expect(html).not.toContain('<b>');
   });
 });

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { type AppConfig, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
+import { type AppConfig, DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
@@ -109,13 +109,26 @@ export class AuthController {
     },
   })
   async oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const flow = parseFlow(readCookie(request.headers.cookie, OIDC_FLOW_COOKIE));
-    if (!flow) {
-      throw new ValidationFailedError({ state: 'no sign-in in progress in this browser; start again' });
+    let signedIn: SignedIn;
+    try {
+      const flow = parseFlow(readCookie(request.headers.cookie, OIDC_FLOW_COOKIE));
+      if (!flow) {
+        throw new ValidationFailedError({ state: 'no sign-in in progress in this browser; start again' });
+      }
+      const callback = new URL(request.url, this.oidc.redirectUri());
+      const identity = await this.oidc.finish(callback, flow);
+      signedIn = await this.sessions.signIn(identity, 'oidc');
+    } catch (err) {
+      // A browser lands here from the provider: it gets a page that says what went wrong and
+      // leads back to the sign-in, not a JSON envelope. API clients keep the envelope.
+      if (err instanceof DomainError && acceptsHtml(request)) {
+        void reply.status(err.status);
+        void reply.header('Content-Type', 'text/html; charset=utf-8');
+        void reply.header('Cache-Control', 'no-store');
+        return signInFailedPage(reasonOf(err));
+      }
+      throw err;
     }
-    const callback = new URL(request.url, this.oidc.redirectUri());
-    const identity = await this.oidc.finish(callback, flow);
-    const signedIn = await this.sessions.signIn(identity, 'oidc');
     const secure = this.secure(request);
     void reply.header('Set-Cookie', [
       serializeCookie(OIDC_FLOW_COOKIE, '', { maxAge: 0, secure, path: OIDC_FLOW_PATH }),
@@ -157,4 +170,26 @@ function parseFlow(value: string | null): OidcFlow | null {
   } catch {
     return null;
   }
+}
+
+/** The error's message, or the field messages when it is a validation failure. */
+function reasonOf(err: DomainError): string {
+  const fields = Object.values(err.body.fields ?? {});
+  return fields.length > 0 ? fields.join('; ') : err.message;
+}
+
+function acceptsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The sign-in failure page: the reason, and a way back to the dashboard's sign-in. */
+function signInFailedPage(reason: string): string {
+  return (
+    '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+    '<title>Sign-in failed</title><main style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">' +
+    `<h1>Sign-in failed</h1><p role="alert">${escapeHtml(reason)}</p>` +
+    '<p><a href="/">Back to sign-in</a></p></main></html>'
+  );
 }
