@@ -20,6 +20,7 @@ describe('worker logging (docs/operations.md → Logs)', () => {
         workflowRunId: '0198-temporal-uuid',
         activityType: 'runAttempt',
         taskToken: 'dGFzay10b2tlbi1ieXRlcw==',
+        attempt: 4,
         durationMs: 12,
         error: new Error('HTTP 503'),
       });
@@ -34,10 +35,12 @@ describe('worker logging (docs/operations.md → Logs)', () => {
         temporal_run_id: '0198-temporal-uuid',
         activity_type: 'runAttempt',
         duration_ms: 12,
+        activity_attempt: 4,
         run_id: 'run_01KAAAAAAAAAAAAAAAAAAAAAAA',
         err: { type: 'Error', message: 'HTTP 503' },
       });
       expect(failed.task_token).toBeUndefined();
+      expect(failed.attempt).toBeUndefined(); // Temporal's retry counter is not the run's attempt number
       expect(lines[0]).not.toContain('dGFzay10b2tlbi1ieXRlcw==');
       expect(started).toMatchObject({ level: 'info', job_id: 'job_01KBBBBBBBBBBBBBBBBBBBBBBB' });
     });
@@ -84,17 +87,21 @@ describe('worker logging (docs/operations.md → Logs)', () => {
       ['attempt failed; retrying', 'run_1', 'job_1', 'ws_1', 2],
       ['outside the activity', undefined, undefined, undefined, undefined],
     ]);
+    // The SDK's "Activity failed", written after the activity returned, outside its context.
     const attributes = outbound!.getLogAttributes!(
       { attempt: 3, taskToken: 'secret-token', activityType: 'runAttempt' },
       (a) => a,
     );
-    expect(attributes).toEqual({
-      activityType: 'runAttempt',
+    new TemporalPinoLogger(logger).warn('Activity failed', attributes);
+    expect(parsed()[3]).toMatchObject({
+      msg: 'Activity failed',
+      activity_type: 'runAttempt',
       activity_attempt: 3,
       run_id: 'run_1',
       job_id: 'job_1',
       workspace_id: 'ws_1',
       attempt: 2,
     });
+    expect(parsed()[3].task_token).toBeUndefined();
   });
 });

@@ -11,17 +11,26 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 
 const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
 
-/** Temporal's attribute names, in this service's spelling; `run_id` is ours (the run row's id). */
+/** Temporal's attribute names, in this service's spelling; `run_id` and `attempt` are ours. */
 const RENAMED: Record<string, string> = {
   runId: 'temporal_run_id',
   workflowRunId: 'temporal_run_id',
+  attempt: 'activity_attempt',
 };
 
 /**
+ * The attribute under which `activityLogInterceptor` hands this service's fields (`run_id`,
+ * `attempt` …) to the SDK's lines about an activity, apart from Temporal's own attributes (whose
+ * `attempt` is its retry counter).
+ */
+export const SVC_LOG_FIELDS = 'svcLogFields';
+
+/**
  * Temporal's `Logger` (`Runtime.install({ logger })`) over pino. Attribute names become
- * snake_case (`workflowId` → `workflow_id`; Temporal's run id is `temporal_run_id`, an Error
- * `err`), the activity task token is dropped, and a line about a run or job workflow names the
- * run or job (their workflow ids are the run and job ids, docs/architecture.md).
+ * snake_case (`workflowId` → `workflow_id`; Temporal's run id is `temporal_run_id`, its retry
+ * counter `activity_attempt`, an Error `err`), the activity task token is dropped, the fields of
+ * `activityLogInterceptor` are merged in, and a line about a run or job workflow names the run or
+ * job (their workflow ids are the run and job ids, docs/architecture.md).
  */
 export class TemporalPinoLogger implements TemporalLogger {
   constructor(private readonly logger: Logger) {}
@@ -35,10 +44,11 @@ export class TemporalPinoLogger implements TemporalLogger {
     for (const [key, value] of Object.entries(meta ?? {})) {
       if (key === 'error' && value instanceof Error) {
         fields.err = value;
-      } else if (key !== 'taskToken' && value !== undefined) {
+      } else if (key !== 'taskToken' && key !== SVC_LOG_FIELDS && value !== undefined) {
         fields[RENAMED[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
       }
     }
+    Object.assign(fields, meta?.[SVC_LOG_FIELDS]);
     if (typeof fields.workflow_id === 'string') {
       if (fields.workflow_type === 'runWorkflow' && fields.run_id === undefined) {
         fields.run_id = fields.workflow_id;
@@ -92,10 +102,10 @@ export function logFieldsOfInput(input: unknown): LogFields {
 
 /**
  * Opens the activity's log context (its input's ids; `addLogFields` adds more, e.g. the attempt)
- * for everything it runs, and puts the same fields on the SDK's own lines about the activity
- * ("Activity failed" …), which it writes after the activity returned, outside that context.
- * Temporal's `attempt` (its retry counter, not the run's attempt number) becomes
- * `activity_attempt`.
+ * for everything it runs, and hands the same fields to the SDK's own lines about the activity
+ * ("Activity failed", "Activity completed"), which it writes after the activity returned, outside
+ * that context. The SDK's "Activity started" comes before the input is read: it names the run
+ * (from the workflow id), not the job.
  */
 export const activityLogInterceptor: ActivityInterceptorsFactory = () => {
   const fields: LogFields = {};
@@ -107,10 +117,7 @@ export const activityLogInterceptor: ActivityInterceptorsFactory = () => {
       },
     },
     outbound: {
-      getLogAttributes: (attributes, next) => {
-        const { attempt, taskToken: _taskToken, ...rest } = next(attributes);
-        return { ...rest, activity_attempt: attempt, ...fields };
-      },
+      getLogAttributes: (attributes, next) => ({ ...next(attributes), [SVC_LOG_FIELDS]: { ...fields } }),
     },
   };
 };
