@@ -3,7 +3,8 @@
  * Run: node -r @swc-node/register bench/schedule-endpoints.ts [seconds=5] [connections=10] [rounds=3] [target regex]
  *
  * In one process: the API's SchedulesModule in a Nest + Fastify app on the API's own Fastify
- * adapter (`createFastifyAdapter`: options, X-Request-ID hook, error handler) with its error filter
+ * adapter (`createFastifyAdapter`: options, X-Request-ID hook, request logging with its access line
+ * written to /dev/null, error handler) with its error filter
  * and global ValidationPipe (rate limit off), and a bare Fastify route that parses the same JSON body and returns a constant,
  * as the ceiling. autocannon drives each target on 127.0.0.1 from a worker thread, so the load
  * generator does not share the servers' event loop (it still shares the machine's cores).
@@ -16,12 +17,14 @@ import { Body, Controller, Global, HttpCode, Module, Post } from '@nestjs/common
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildConfig } from '@svc/common';
+import { createLogger } from '@svc/common/logging';
 import { RateLimitsRepository } from '@svc/persistence';
 import autocannon from 'autocannon';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import Fastify from 'fastify';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { createFastifyAdapter } from '../apps/api/src/app';
 import { ErrorFilter } from '../apps/api/src/common/error.filter';
 import { createValidationPipe } from '../apps/api/src/common/validation';
@@ -86,7 +89,9 @@ async function startSchedulesApi(): Promise<{ url: string; service: SchedulesSer
     controllers: [NoopController],
   })
   class BenchModule {}
-  const adapter = createFastifyAdapter(false);
+  // The API's access line per request, written (synchronously, as to a file) where nobody reads it.
+  const logger = createLogger({ name: 'api', destination: pino.destination({ dest: '/dev/null', sync: true }) });
+  const adapter = createFastifyAdapter(false, undefined, false, logger);
   const app = await NestFactory.create<NestFastifyApplication>(BenchModule, adapter, { logger: ['error'] });
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -3,14 +3,17 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadConfig } from '@svc/common';
+import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
 import { type ApiMetrics, createApiMetrics } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { trackRoutes } from './common/openapi/fastify-routes';
+import { addRequestLogging } from './common/request-logging';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
 import { addRequestSpanHooks, tracedServerFactory } from './common/tracing/http-tracing';
 import { createValidationPipe } from './common/validation';
@@ -31,6 +34,9 @@ const METRICS_DOC: FastifyRouteDoc = {
 
 export interface CreateAppOptions {
   config?: AppConfig;
+  /** The process's logger (main.ts); else one at `log.level`, or at the threshold of `logLevels`. */
+  logger?: PinoLogger;
+  /** Nest-style levels for tests (`['error']`, `[]` for none); override `log.level`. */
   logLevels?: LogLevel[];
 }
 
@@ -38,9 +44,15 @@ export interface CreateAppOptions {
  * The API's Fastify server (exported for the endpoint benchmark): the 1 MiB body limit, an
  * `X-Request-ID` on every response (the client's when well-formed, else a new UUID), and the
  * error envelope for errors raised outside Nest (body parsing, route-level hooks, 404s). With
- * `traced`, a span per request (docs/operations.md → Traces).
+ * `traced`, a span per request (docs/operations.md → Traces); with a `logger`, the request's
+ * context on every line and one access line per request (docs/operations.md → Logs).
  */
-export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics, traced = false): FastifyAdapter {
+export function createFastifyAdapter(
+  trustProxy: boolean,
+  metrics?: ApiMetrics,
+  traced = false,
+  logger?: PinoLogger,
+): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
     trustProxy,
@@ -54,6 +66,9 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics, 
   });
   const fastify = adapter.getInstance();
   trackRoutes(fastify); // before any route: the OpenAPI document lists every route registered
+  if (logger) {
+    addRequestLogging(fastify, logger); // first: every later hook logs in the request's context
+  }
   if (traced) {
     addRequestSpanHooks(fastify);
     // Spans still batched leave before the process does.
@@ -84,7 +99,7 @@ export function createFastifyAdapter(trustProxy: boolean, metrics?: ApiMetrics, 
   fastify.setErrorHandler((err, request, reply) => {
     const { status, body } = toErrorResponse(err);
     if (status >= 500) {
-      new Logger('Fastify').error({ err, request_id: request.id });
+      new Logger('Fastify').error({ err, request_id: request.id, route: request.routeOptions.url });
     }
     void reply.status(status).send({ error: body });
   });
@@ -99,13 +114,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const config = options.config ?? loadConfig();
   // Fail before assembling anything, with the key's own message: secrets cannot work without it.
   secretsCipherFromConfig(config);
+  const logger =
+    options.logger ??
+    createLogger({
+      name: 'api',
+      level: options.logLevels ? pinoLevelOfNestLevels(options.logLevels) : config.log.level,
+    });
   const adapter = createFastifyAdapter(
     config.http.trust_proxy,
     config.metrics.enabled ? createApiMetrics() : undefined,
     config.tracing.enabled,
+    logger,
   );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: options.logLevels ?? ['error', 'warn', 'log'],
+    logger: new PinoNestLogger(logger),
     bufferLogs: false,
   });
   app.useGlobalFilters(new ErrorFilter());

@@ -1,4 +1,5 @@
 import { loadConfig } from '@svc/common';
+import { createLogger } from '@svc/common/logging';
 import { startTracing } from '@svc/common/tracing';
 import { createApp } from './app';
 
@@ -6,12 +7,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // Before the app exists, so every request span has a tracer behind it.
   startTracing(config, 'api');
-  const app = await createApp({ config });
+  const logger = createLogger({ name: 'api', level: config.log.level });
+  const app = await createApp({ config, logger });
   await app.listen(config.http.port, config.http.host);
-  console.log(`API listening on ${await app.getUrl()}`);
+  logger.info({ url: await app.getUrl() }, 'API listening');
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  // A JSON line like every other (the configuration may be what failed, so at the default level).
+  createLogger({ name: 'api' }).fatal({ err }, err instanceof Error ? err.message : String(err));
   process.exit(1);
 });

@@ -1,9 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@svc/common';
+import { createLogger } from '@svc/common/logging';
+import { PinoNestLogger } from '@svc/common/nest-logger';
 import { startTracing } from '@svc/common/tracing';
 import { Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
+import { TemporalPinoLogger } from './temporal/logging';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -11,20 +14,29 @@ async function main(): Promise<void> {
   const { metrics, http } = config;
   // Before the worker exists: its activity spans and the workflow span sink need the SDK.
   startTracing(config, 'worker');
-  if (metrics.temporal_sdk_port > 0) {
-    // The SDK's own worker metrics (task slots, poll latencies, sticky cache …), before any
-    // connection exists: the runtime is installed once per process.
-    Runtime.install({
-      telemetryOptions: { metrics: { prometheus: { bindAddress: `${http.host}:${metrics.temporal_sdk_port}` } } },
-    });
-  }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), { logger: ['error', 'warn', 'log'] });
+  const logger = createLogger({ name: 'worker', level: config.log.level });
+  // Once per process, before any connection: the SDK's lines, the Rust core's forwarded ones
+  // (warnings and up) and, when enabled, the SDK's own worker metrics (task slots, poll
+  // latencies, sticky cache …).
+  Runtime.install({
+    logger: new TemporalPinoLogger(logger),
+    telemetryOptions: {
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(metrics.temporal_sdk_port > 0
+        ? { metrics: { prometheus: { bindAddress: `${http.host}:${metrics.temporal_sdk_port}` } } }
+        : {}),
+    },
+  });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), {
+    logger: new PinoNestLogger(logger),
+  });
   app.enableShutdownHooks();
   const dataSource = app.get(DataSource);
   process.once('beforeExit', () => void dataSource.destroy());
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  // A JSON line like every other (the configuration may be what failed, so at the default level).
+  createLogger({ name: 'worker' }).fatal({ err }, err instanceof Error ? err.message : String(err));
   process.exit(1);
 });

@@ -63,8 +63,9 @@ export class ErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = toErrorResponse(err);
     if (status >= 500) {
-      // Logged under `err` with the request id; the body never carries internals.
-      this.logger.error({ err, request_id: request.id, url: request.url }, (err as Error)?.stack);
+      // Logged under `err` with the request id and the route pattern (not the URL: its query may
+      // carry a token); the body never carries internals.
+      this.logger.error({ err, request_id: request.id, route: request.routeOptions.url }, (err as Error)?.stack);
     }
     void reply.status(status).send({ error: body });
   }

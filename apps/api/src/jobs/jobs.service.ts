@@ -14,6 +14,7 @@ import {
   UnavailableError,
   ValidationFailedError,
 } from '@svc/common';
+import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
 import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
@@ -79,6 +80,7 @@ export class JobsService {
       revision: 1,
       signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
     });
+    addLogFields({ job_id: job.id }); // this request's later lines and its access line name the new job
 
     const saved = await this.transactions.run(async (manager) => {
       await this.templates.check(auth.workspaceId, job.sinkKind, sinkConfig, manager);
@@ -265,6 +267,7 @@ export class JobsService {
       );
     }
     const runId = newId('run', now.getTime());
+    addLogFields({ run_id: runId });
     const run = {
       runId,
       jobId: job.id,

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
+import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
@@ -124,9 +125,12 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       const claimed = await claim(input, context);
       const firedAt = clock();
       if (claimed.kind === 'closed') {
+        context.log.info('run closed without an attempt', { status: claimed.result.status });
         return claimed.result;
       }
       const { run, job, n } = claimed;
+      // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
+      addLogFields({ attempt: n });
       const sink = toSink(job.sinkKind, job.sinkConfig);
       if (!sink) {
         return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
@@ -168,10 +172,22 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         },
       };
       const exhausted = n + 1 >= job.retry.max_attempts;
+      // The outcome, never the request or the response (they may carry secrets).
+      const outcome = {
+        outcome: result.outcome,
+        status_code: result.statusCode,
+        duration_ms: attempt.finish.durationMs,
+        ...(result.error ? { error: result.error } : {}),
+      };
       if (result.outcome === 'success' || result.outcome === 'fatal' || exhausted) {
         const status = result.outcome === 'success' ? 'succeeded' : 'failed';
         const error = result.outcome === 'retryable' ? `${result.error} (after ${n + 1} attempts)` : result.error;
         await lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt });
+        if (status === 'succeeded') {
+          context.log.info('attempt succeeded; run succeeded', { ...outcome, status });
+        } else {
+          context.log.warn('attempt failed; run failed', { ...outcome, status });
+        }
         return { status };
       }
       const delayMs = computeRetryDelayMs({
@@ -187,6 +203,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         random,
       });
       await runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error);
+      context.log.warn('attempt failed; retrying', { ...outcome, retry_in_ms: Math.round(delayMs) });
       throw ApplicationFailure.create({
         message: result.error ?? 'retryable response',
         type: 'RetryableDelivery',

@@ -28,6 +28,7 @@ import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { WORKER_CONFIG } from '../worker.constants';
+import { activityLogInterceptor } from './logging';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
 
 /** The repository root when running from source, `dist/` when running the build. */
@@ -184,6 +185,11 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     });
     const code = await workflowCode(traced);
     const tracing = workerTracingOptions(traced);
+    // Activity log lines carry run_id, job_id and the attempt (docs/operations.md → Logs).
+    const workerInterceptors = {
+      ...tracing.interceptors,
+      activity: [activityLogInterceptor, ...(tracing.interceptors?.activity ?? [])],
+    };
     this.worker = await Worker.create({
       connection: this.nativeConnection,
       namespace,
@@ -197,6 +203,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxCachedWorkflows: 5_000,
       ...code,
       ...tracing,
+      interceptors: workerInterceptors,
     });
     this.running = this.worker.run().catch((err: unknown) => {
       this.logger.error(`worker stopped: ${(err as Error).message}`);
@@ -224,6 +231,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxConcurrentWorkflowTaskExecutions: 20,
       ...code,
       ...tracing,
+      interceptors: workerInterceptors,
     });
     this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {
       this.logger.error(`alert worker stopped: ${(err as Error).message}`);

@@ -116,6 +116,19 @@ describe('buildConfig', () => {
     });
   });
 
+  describe('log.level', () => {
+    it('should default to info and read LOG_LEVEL over the file, in any case', () => {
+      expect(buildConfig({}, {}).log.level).toBe('info');
+      expect(buildConfig({ log: { level: 'warn' } }, {}).log.level).toBe('warn');
+      expect(buildConfig({ log: { level: 'warn' } }, { LOG_LEVEL: 'DEBUG' }).log.level).toBe('debug');
+      expect(buildConfig({}, { LOG_LEVEL: 'silent' }).log.level).toBe('silent');
+    });
+
+    it('should refuse a level pino does not know', () => {
+      expect(() => buildConfig({}, { LOG_LEVEL: 'verbose' })).toThrow(/log\.level: expected one of fatal, error/);
+    });
+  });
+
   describe('tracing (OpenTelemetry)', () => {
     const enabled = (env: Record<string, string>, file: Record<string, unknown> = {}) =>
       buildConfig(file, env).tracing.enabled;

@@ -106,7 +106,22 @@ export interface AppConfig {
    * one send; `retention` is how long alert events are kept.
    */
   alerts: { sweep_interval_ms: number; max_concurrent_sends: number; send_timeout_ms: number; retention_ms: number };
+  /**
+   * JSON-line logs on stdout (docs/operations.md → Logs): `level` is pino's threshold, `fatal`,
+   * `error`, `warn`, `info` (default), `debug`, `trace` or `silent`.
+   */
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }
+
+const LOG_LEVELS: ReadonlyArray<AppConfig['log']['level']> = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
 
 export const DEFAULT_PLANS: Record<string, PlanLimits> = {
   self_hosted: {
@@ -175,6 +190,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
   ['RUNS_STORE_SUCCESS_BODIES', 'runs.store_success_bodies'],
   ['RUNS_BODY_RETENTION', 'runs.body_retention'],
+  ['LOG_LEVEL', 'log.level'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
   ['SVC_BUILD_DATE', 'build_date'],
@@ -391,6 +407,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     send_timeout_ms: duration('alerts.send_timeout', 15_000),
     retention_ms: duration('alerts.retention', 30 * 86_400_000),
   };
+  // Case-insensitive, so the `LOG_LEVEL=INFO` habit of other services works too.
+  const logLevel = str('log.level', 'info').toLowerCase() as AppConfig['log']['level'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`log.level: expected one of ${LOG_LEVELS.join(', ')}`);
+  }
   const config: AppConfig = {
     mode,
     service_name: str('service_name', 'svc-scheduler'),
@@ -445,6 +466,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     smtp,
     alerts,
     tracing: { enabled: bool('tracing.enabled', otelExporterConfigured(env)) && !otelDisabled(env) },
+    log: { level: logLevel },
   };
   if (problems.length > 0) {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError, UnauthorizedError, UnavailableError, WorkspaceSuspendedError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
+import { addLogFields } from '@svc/common/logging';
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS, Transactions } from '@svc/persistence';
 import type { FastifyRequest } from 'fastify';
 import { csrfMatches, readCookie, SESSION_COOKIE } from '../../auth/session-cookie';
@@ -59,6 +60,7 @@ export class ApiKeyGuard implements CanActivate {
     }
     const auth = token ? await this.authenticateKey(token) : await this.authenticateSession(request, sessionToken!);
     request.auth = auth;
+    addLogFields({ workspace_id: auth.workspaceId }); // on this request's later lines (docs/operations.md → Logs)
 
     const required = this.reflector.getAllAndOverride<ScopeRequirement | undefined>(REQUIRED_SCOPES, targets);
     if (required === undefined) {
