@@ -35,7 +35,7 @@ const root = resolve(__dirname, '..');
   it('should show how the API and the worker scale out (deploy.replicas, a host port range for the API)', () => {
     const [cmd, ...args] = compose!;
     const config = execFileSync(cmd, [...args, '-f', 'docker-compose.yml', 'config'], { cwd: root }).toString();
-    const service = (name: string) => config.split(/\n  (?=\S)/).find((block) => block.startsWith(`${name}:`)) ?? '';
+    const service = (name: string) => config.split(/\n {2}(?=\S)/).find((block) => block.startsWith(`${name}:`)) ?? '';
     expect(service('api')).toMatch(/deploy:\s+replicas: 1/);
     expect(service('worker')).toMatch(/deploy:\s+replicas: 1/);
     expect(service('api')).toMatch(/published: 3000-3003|3000-3003:3000/);
