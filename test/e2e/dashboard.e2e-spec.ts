@@ -244,6 +244,33 @@ describe('dashboard in Chromium', () => {
     });
   }
 
+  it('should draw the 24 h sparkline from counts the API makes in SQL, past the 1 000 runs a page of runs could hold', async () => {
+    // 1 100 runs of the job spread over 1–20 hours ago: all inside the sparkline's 24 hours.
+    const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const times = Array.from(
+      { length: 1_100 },
+      (_, i) => new Date(hourStart - 3_600_000 - (i % 20) * 3_600_000 + i * 1_000),
+    );
+    await stack.dataSource.query(
+      `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status)
+       SELECT 'run_' || lpad(upper(to_hex(n)), 26, '0'), j.workspace_id, j.id, 1, t, 'schedule',
+              CASE WHEN n % 22 = 0 THEN 'failed' ELSE 'succeeded' END
+         FROM jobs j, unnest($2::timestamptz[]) WITH ORDINALITY AS u(t, n) WHERE j.id = $1`,
+      [jobId, times.map((t) => t.toISOString())],
+    );
+    const [count] = await stack.dataSource.query(
+      `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*) FILTER (WHERE status = 'failed')::int AS failed
+         FROM runs WHERE job_id = $1 AND scheduled_at >= $2`,
+      [jobId, new Date(hourStart - 21 * 3_600_000)],
+    );
+    expect(count.ok + count.failed).toBeGreaterThan(1_000);
+    await page.goto(stack.baseUrl + '/');
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Nightly report' }) });
+    await row
+      .locator(`canvas.sparkline[aria-label="Last 24 hours: ${count.ok} succeeded, ${count.failed} failed"]`)
+      .waitFor();
+  });
+
   it('should be usable at 360 px wide and by keyboard', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(stack.baseUrl + '/');

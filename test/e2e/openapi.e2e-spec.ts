@@ -285,6 +285,12 @@ describe('OpenAPI contract', () => {
       expect((await call('GET', '/api/v1/usage')).body.runs).toBeGreaterThan(0);
       expect((await call('GET', '/api/v1/stats/overview?window=7d')).body.window).toBe('7d');
       expect((await call('GET', '/api/v1/stats/overview')).body.window).toBe('24h');
+      const hourly = await call('GET', '/api/v1/stats/jobs/hourly?window=24h');
+      expect(hourly.body.data.length).toBeGreaterThan(0);
+      expect(hourly.body.data[0].buckets).toHaveLength(24);
+      const one = hourly.body.data[0].job_id as string;
+      expect((await call('GET', `/api/v1/stats/jobs/hourly?job_id=${one},${one}`)).body.data).toHaveLength(1);
+      expect((await call('GET', '/api/v1/stats/jobs/hourly?window=1w')).status).toBe(400);
     });
 
     it('should match the document for API keys', async () => {

@@ -6,7 +6,7 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * decisions.md → Scopes, route by route. `*` everything; `jobs:read` GET jobs; `jobs:write` job
  * mutations, trigger, test, rotate, run retry (implies `jobs:read`); `runs:read` GET runs; keys,
  * secrets, alert channels and rules, workspace PATCH and the audit log need `*`; any valid key may
- * read /me, /usage, /stats/overview and its own workspace.
+ * read /me, /usage, /stats/overview, /stats/jobs/hourly and its own workspace.
  *
  * Adding an authenticated route? Add its row here: the first test fails until every registered
  * route has one. Rows of routes not built yet are listed too and checked once the route exists.
@@ -20,6 +20,7 @@ const MATRIX: Record<string, Need> = {
   'PATCH /api/v1/workspaces/:ws': '*',
   'GET /api/v1/usage': 'any key',
   'GET /api/v1/stats/overview': 'any key',
+  'GET /api/v1/stats/jobs/hourly': 'any key',
 
   'GET /api/v1/jobs': 'jobs:read',
   'GET /api/v1/jobs/:id': 'jobs:read',

@@ -1,4 +1,15 @@
-import { arrayOf, enumOf, idOf, integer, named, nullable, number, object, string } from '../common/openapi/schema';
+import {
+  arrayOf,
+  enumOf,
+  idOf,
+  integer,
+  named,
+  nullable,
+  number,
+  object,
+  string,
+  timestamp,
+} from '../common/openapi/schema';
 import { STATS_WINDOWS } from './dto/stats-overview-query.dto';
 
 const count = { type: 'integer', minimum: 0 };
@@ -12,5 +23,18 @@ export const STATS_OVERVIEW_SCHEMA = named(
     runs: object({ total: count, succeeded: count, failed: count, sla_breached: count }),
     start_lag_ms: object({ p50: nullable(number), p95: nullable(number), p99: nullable(number) }),
     failing_jobs: arrayOf(object({ id: idOf('job'), name: string, consecutive_failures: integer })),
+  }),
+);
+
+/** Runs per job and hour (hourly-stats.service.ts): whole UTC hours, oldest first, zero-filled. */
+export const JOB_HOURLY_STATS_SCHEMA = named(
+  'JobHourlyStats',
+  object({
+    data: arrayOf(
+      object({
+        job_id: idOf('job'),
+        buckets: arrayOf(object({ hour: timestamp, succeeded: count, failed: count, skipped: count, other: count })),
+      }),
+    ),
   }),
 );

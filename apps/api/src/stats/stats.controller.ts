@@ -3,11 +3,16 @@ import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
 import { StatsOverviewQueryDto } from './dto/stats-overview-query.dto';
 import { StatsService } from './stats.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
-import { STATS_OVERVIEW_SCHEMA } from './stats-response.schema';
+import { JOB_HOURLY_STATS_SCHEMA, STATS_OVERVIEW_SCHEMA } from './stats-response.schema';
+import { JobHourlyQueryDto } from './dto/job-hourly-query.dto';
+import { HourlyStatsService } from './hourly-stats.service';
 
 @Controller('api/v1/stats')
 export class StatsController {
-  constructor(private readonly stats: StatsService) {}
+  constructor(
+    private readonly stats: StatsService,
+    private readonly hourly: HourlyStatsService,
+  ) {}
 
   /** Job counts, run counts, start-lag percentiles and failing jobs; any valid key (decisions.md → Scopes). */
   @Get('overview')
@@ -15,5 +20,19 @@ export class StatsController {
   @ApiOperation('Job and run counts, start-lag percentiles, failing jobs', { 200: STATS_OVERVIEW_SCHEMA })
   overview(@Auth() auth: AuthContext, @Query() query: StatsOverviewQueryDto) {
     return this.stats.overview(auth, query.window);
+  }
+
+  /** Runs per job and hour (the dashboard's sparklines); any valid key, like the overview. */
+  @Get('jobs/hourly')
+  @AnyKey()
+  @ApiOperation(
+    'Runs per job and hour by outcome',
+    { 200: JOB_HOURLY_STATS_SCHEMA },
+    'Whole UTC hours, oldest first, the last one the current hour (24 buckets for `24h`), zero-filled. ' +
+      'With `job_id` (comma-separated or repeated, at most 200) one entry per named job; without, ' +
+      'every job of the workspace with runs in the window. `other` counts running, deferred and cancelled runs.',
+  )
+  jobsHourly(@Auth() auth: AuthContext, @Query() query: JobHourlyQueryDto) {
+    return this.hourly.jobsHourly(auth, query.window, query.job_id);
   }
 }

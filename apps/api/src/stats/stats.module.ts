@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { StatsController } from './stats.controller';
 import { StatsService } from './stats.service';
+import { HourlyStatsService } from './hourly-stats.service';
 
-/** `GET /api/v1/stats/overview` (issue #8). */
+/** `GET /api/v1/stats/overview` (issue #8) and `GET /api/v1/stats/jobs/hourly` (issue #11). */
 @Module({
   controllers: [StatsController],
-  providers: [StatsService],
+  providers: [StatsService, HourlyStatsService],
 })
 export class StatsModule {}

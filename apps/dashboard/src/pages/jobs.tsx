@@ -1,44 +1,28 @@
 import { useMemo, useState } from 'preact/hooks';
-import { api, type Job, type Page, query, type Run } from '../api';
+import { api, type Job, type Page, query } from '../api';
 import { sparklineConfig, useChart } from '../charts';
 import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common';
 import { formatRelative, formatTime } from '../format';
 
-const HOUR = 3_600_000;
-/** Runs fetched for the sparklines: at most this many pages of 200 (the last 24 h, newest first). */
-const SPARKLINE_PAGES = 5;
-
 type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
 
-/** Last 24 h of runs of the workspace, counted per job and hour (oldest hour first). */
-async function runBuckets(now: number): Promise<Buckets> {
-  const from = new Date(now - 24 * HOUR).toISOString();
-  const buckets: Buckets = new Map();
-  let cursor: string | null = null;
-  for (let page = 0; page < SPARKLINE_PAGES; page++) {
-    const result: Page<Run> = await api<Page<Run>>('GET', `/api/v1/runs${query({ from, limit: 200, cursor })}`);
-    for (const run of result.data) {
-      const hour = 23 - Math.floor((now - new Date(run.scheduled_at).getTime()) / HOUR);
-      if (hour < 0 || hour > 23) {
-        continue;
-      }
-      let series = buckets.get(run.job_id);
-      if (!series) {
-        series = Array.from({ length: 24 }, () => ({ succeeded: 0, failed: 0 }));
-        buckets.set(run.job_id, series);
-      }
-      if (run.status === 'succeeded') {
-        series[hour].succeeded++;
-      } else if (run.status === 'failed') {
-        series[hour].failed++;
-      }
-    }
-    cursor = result.next_cursor;
-    if (!cursor) {
-      break;
-    }
+interface JobHourlyStats {
+  data: Array<{ job_id: string; buckets: Array<{ hour: string; succeeded: number; failed: number }> }>;
+}
+
+/**
+ * Runs of these jobs in the last 24 hours per hour (oldest first), counted by the API in SQL: one
+ * request for the page's jobs, however many runs they had.
+ */
+async function runBuckets(jobIds: string[]): Promise<Buckets> {
+  if (jobIds.length === 0) {
+    return new Map();
   }
-  return buckets;
+  const stats = await api<JobHourlyStats>(
+    'GET',
+    `/api/v1/stats/jobs/hourly${query({ window: '24h', job_id: jobIds.join(',') })}`,
+  );
+  return new Map(stats.data.map((job) => [job.job_id, job.buckets]));
 }
 
 function Sparkline({ series }: { series: Array<{ succeeded: number; failed: number }> | undefined }) {
@@ -69,7 +53,8 @@ export function JobsPage() {
     () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, cursor, limit: 50 })}`),
     [state, q, cursor],
   );
-  const buckets = useLoad(() => runBuckets(Date.now()), []);
+  const jobIds = jobs.data?.data.map((job) => job.id) ?? [];
+  const buckets = useLoad(() => runBuckets(jobIds), [jobIds.join(',')]);
 
   return (
     <section>

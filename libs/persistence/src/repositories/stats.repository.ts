@@ -10,6 +10,18 @@ export interface RunWindowStats {
   start_lag_ms: { p50: number | null; p95: number | null; p99: number | null };
 }
 
+/** Runs of one job in one bucket of `runBuckets`, counted by outcome. */
+export interface RunBucketRow {
+  job_id: string;
+  /** 0 for the bucket starting at `from`, 1 for the next, … */
+  bucket: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  /** Any other status: running, deferred, cancelled. */
+  other: number;
+}
+
 export interface FailingJobRow {
   id: string;
   name: string;
@@ -64,6 +76,41 @@ export class StatsRepository {
       sla_breached: row.sla_breached,
       start_lag_ms: { p50: lag(0), p95: lag(1), p99: lag(2) },
     };
+  }
+
+  /**
+   * Runs of the workspace scheduled in [`from`, `to`), counted per job, per bucket of `bucketMs`
+   * from `from` and per outcome: one GROUP BY over the range of `idx_runs_workspace_scheduled`
+   * (workspace_id, scheduled_at) — or of `idx_runs_job_scheduled` (workspace_id, job_id,
+   * scheduled_at) when `jobIds` narrows it. Only (job, bucket) pairs with runs are returned,
+   * ordered by job id then bucket; the caller zero-fills the rest.
+   */
+  runBuckets(
+    workspaceId: string,
+    from: Date,
+    to: Date,
+    bucketMs: number,
+    jobIds?: readonly string[],
+  ): Promise<RunBucketRow[]> {
+    const params: unknown[] = [workspaceId, from, to, bucketMs / 1000];
+    let jobFilter = '';
+    if (jobIds) {
+      params.push(jobIds);
+      jobFilter = 'AND job_id = ANY($5::text[])';
+    }
+    return this.dataSource.query(
+      `SELECT job_id,
+              floor(extract(epoch FROM scheduled_at - $2::timestamptz) / $4::float8)::int AS bucket,
+              count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE status NOT IN ('succeeded', 'failed', 'skipped'))::int AS other
+         FROM runs
+        WHERE workspace_id = $1 AND scheduled_at >= $2 AND scheduled_at < $3 ${jobFilter}
+        GROUP BY 1, 2
+        ORDER BY 1, 2`,
+      params,
+    );
   }
 
   /** Jobs whose latest runs failed (`consecutive_failures > 0`), longest streak first, ties by id. */

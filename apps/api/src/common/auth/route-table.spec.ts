@@ -56,6 +56,14 @@ describe('route table', () => {
       }
     });
 
+    it('should let any valid key read the stats routes, like /me and /usage (decisions.md → Scopes)', () => {
+      const statsRoutes = routes.filter((r) => r.path.startsWith('/api/v1/stats/'));
+      expect(statsRoutes.map((r) => [`${r.method} ${r.path}`, r.public, r.requirement]).sort()).toEqual([
+        ['GET /api/v1/stats/jobs/hourly', false, 'any_key'],
+        ['GET /api/v1/stats/overview', false, 'any_key'],
+      ]);
+    });
+
     // Adding a route forces a decision (decisions.md → Scopes): @Public(), @Scopes(…) or @AnyKey().
     it('should declare a scope requirement on every authenticated route', () => {
       const undeclared = routes.filter((r) => !r.public && r.requirement === undefined);
