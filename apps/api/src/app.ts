@@ -79,6 +79,20 @@ export function createFastifyAdapter(
     void reply.header('X-Request-ID', request.id);
     done();
   });
+  // Graceful stop (SIGTERM → app.close(), docs/operations.md → Faults): the listener closes and
+  // requests in flight are answered. Each of those answers is the last on its connection, else a
+  // keep-alive client would hold the process open for Fastify's keep-alive timeout (72 s).
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) {
+      void reply.header('Connection', 'close');
+    }
+    done(null, payload);
+  });
   if (metrics) {
     // Labelled by the route pattern (never the raw URL, which carries ids), so series stay few.
     fastify.addHook('onResponse', (request, reply, done) => {

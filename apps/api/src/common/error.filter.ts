@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { DomainError, type ErrorBody, type ErrorCode } from '@svc/common';
+import { isDatabaseUnavailable } from '@svc/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -50,6 +51,10 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
           ? 'Content-Type must be application/json'
           : 'Malformed JSON body';
     return { status: 400, body: { code: 'validation_failed', message, fields: { body: message } } };
+  }
+  // A dependency down (spec: 503 `unavailable`, retry): PostgreSQL restarting or unreachable.
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, body: { code: 'unavailable', message: 'Database unavailable; retry shortly' } };
   }
   return { status: 500, body: { code: 'internal', message: 'Internal error' } };
 }

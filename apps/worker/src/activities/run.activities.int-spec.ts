@@ -355,6 +355,49 @@ describe('run activities', () => {
     expect(await run(input.runId)).toMatchObject({ status: 'succeeded', jobId: job.id, trigger: 'schedule' });
   });
 
+  describe('the database lost after the request left (docs/operations.md → Faults)', () => {
+    const unavailable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+    /** The attempt activity over a lifecycle whose `closeRun` first throws `errors`, in order. */
+    function withFailingClose(errors: Error[]): RunActivities {
+      const lifecycle = Object.create(h.lifecycle) as typeof h.lifecycle;
+      lifecycle.closeRun = async (input) => {
+        const err = errors.shift();
+        if (err) {
+          throw err;
+        }
+        return h.lifecycle.closeRun(input);
+      };
+      return createRunActivities({
+        jobs: h.jobs,
+        runs: h.runs,
+        lifecycle,
+        sender: h.sender,
+        config: h.config,
+        clock: () => new Date(),
+        random: () => 0.5,
+      });
+    }
+
+    it('should record the outcome once the database is back, without sending again', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/db-back` } });
+      const row = await h.openRun(job);
+      const flaky = withFailingClose([unavailable(), unavailable()]);
+      await expect(environment().run(flaky.runAttempt, inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      expect(requestsTo('/db-back')).toHaveLength(1);
+      expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 1 });
+      expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ n: 0, outcome: 'success' })]);
+    });
+
+    it('should still fail the activity on any other error', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/db-refused` } });
+      const row = await h.openRun(job);
+      const flaky = withFailingClose([new Error('value too long for type character varying(64)')]);
+      await expect(environment().run(flaky.runAttempt, inputOf(row))).rejects.toThrow('value too long');
+      expect(requestsTo('/db-refused')).toHaveLength(1);
+    });
+  });
+
   it('should close a run that ends outside an attempt once (finishRun)', async () => {
     const job = await h.insertJob();
     const row = await h.openRun(job);

@@ -4,12 +4,20 @@ import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
-import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
+import {
+  isDatabaseUnavailable,
+  type JobEntity,
+  type JobsRepository,
+  type RunEntity,
+  type RunsRepository,
+} from '@svc/persistence';
 import type { JobLifecycle, SinkSender } from '@svc/orchestration';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 
 const HEARTBEAT_EVERY_MS = 2_000;
+/** Longest pause between two tries of recording a sent attempt while the database is away. */
+const RECORD_RETRY_MAX_MS = 4_000;
 
 export interface RunActivityDeps {
   jobs: JobsRepository;
@@ -103,6 +111,29 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   }
 
   /**
+   * Records what a request that has left produced. Were a database outage to fail the activity
+   * here, Temporal's retry would send the request again; so the write is retried in place,
+   * heartbeating, until the database is back (docs/operations.md → Faults). The activity's
+   * heartbeat and start-to-close timeouts still bound it; any other error fails it as before.
+   */
+  async function record<T>(context: Context, n: number, write: () => Promise<T>): Promise<T> {
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, RECORD_RETRY_MAX_MS)) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) {
+          throw err;
+        }
+        context.log.warn('database unavailable; recording the attempt again shortly', {
+          error: (err as Error).message,
+        });
+        context.heartbeat({ n });
+        await context.sleep(delayMs);
+      }
+    }
+  }
+
+  /**
    * An occurrence that starts later than the misfire threshold, for whatever reason (worker down,
    * task backlog, slow server), follows the job's misfire policy like one missed in an outage:
    * `skip` records it skipped, `fire_once` delivers only the latest of the late ones, `fire_all`
@@ -154,7 +185,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         clearInterval(heartbeat);
       }
       if (!safeMode) {
-        await runs.startAttempt(run, n, firedAt, result.requestSummary);
+        await record(context, n, () => runs.startAttempt(run, n, firedAt, result.requestSummary));
       }
       metrics?.attempts.inc({ outcome: result.outcome });
 
@@ -182,7 +213,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if (result.outcome === 'success' || result.outcome === 'fatal' || exhausted) {
         const status = result.outcome === 'success' ? 'succeeded' : 'failed';
         const error = result.outcome === 'retryable' ? `${result.error} (after ${n + 1} attempts)` : result.error;
-        await lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt });
+        await record(context, n, () => lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt }));
         if (status === 'succeeded') {
           context.log.info('attempt succeeded; run succeeded', { ...outcome, status });
         } else {
@@ -202,7 +233,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         retryAfterMs: result.retryAfterMs,
         random,
       });
-      await runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error);
+      await record(context, n, () =>
+        runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error),
+      );
       context.log.warn('attempt failed; retrying', { ...outcome, retry_in_ms: Math.round(delayMs) });
       throw ApplicationFailure.create({
         message: result.error ?? 'retryable response',

@@ -201,6 +201,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       maxConcurrentWorkflowTaskExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxConcurrentLocalActivityExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxCachedWorkflows: 5_000,
+      // SIGTERM (docs/operations.md → Faults): polling stops at once; an attempt in flight keeps
+      // running, bounded by its job's timeout, and is recorded before the worker exits.
+      shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
       interceptors: workerInterceptors,
@@ -229,6 +232,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       }),
       maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
       maxConcurrentWorkflowTaskExecutions: 20,
+      shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
       interceptors: workerInterceptors,
@@ -280,19 +284,34 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.reconcileTimer.unref();
   }
 
+  /**
+   * Graceful stop (SIGTERM, SIGINT): both workers stop polling first, so no new workflow task or
+   * attempt starts here; the tasks they hold finish (an attempt on the wire is answered or times
+   * out under its job's timeout, and is recorded), for up to `worker.shutdown_grace_time`. Then
+   * the connections close.
+   */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reconcileTimer);
     clearInterval(this.sweepTimer);
+    let inFlight = 0;
+    for (const worker of [this.worker, this.alertWorker]) {
+      if (worker) {
+        inFlight += worker.getStatus().numInFlightActivities;
+      }
+      // The SDK's own signal handler may have asked already (state STOPPING).
+      if (worker && worker.getState() === 'RUNNING') {
+        worker.shutdown();
+      }
+    }
+    if (this.worker) {
+      this.logger.log(
+        `shutting down: stopped polling; waiting for ${inFlight} activities in flight ` +
+          `(up to ${this.config.worker.shutdown_grace_time_ms / 1000} s)`,
+      );
+    }
     await this.reconciling;
     await this.sweeping;
-    if (this.alertWorker && this.alertWorker.getState() === 'RUNNING') {
-      this.alertWorker.shutdown();
-    }
-    await this.alertsRunning;
-    if (this.worker && this.worker.getState() === 'RUNNING') {
-      this.worker.shutdown();
-    }
-    await this.running;
+    await Promise.all([this.alertsRunning, this.running]);
     await this.nativeConnection?.close().catch(() => undefined);
     await this.clientConnection?.close().catch(() => undefined);
     await new Promise((resolveClose) =>

@@ -33,8 +33,12 @@ export interface AppConfig {
     /** `/readyz` reports `writer_backpressure` when a due run has waited longer than this for its first attempt. */
     writer_backpressure_threshold_ms: number;
   };
-  /** Slots of the Temporal worker: concurrent attempt activities and workflow tasks. */
-  worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number };
+  /**
+   * Slots of the Temporal worker: concurrent attempt activities and workflow tasks. On SIGTERM
+   * the worker stops polling and lets the tasks it holds finish for up to `shutdown_grace_time`
+   * (docs/operations.md → Faults); only then are activities still running told to cancel.
+   */
+  worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number; shutdown_grace_time_ms: number };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
    * instead of the system resolver; empty = system resolver (docs/network-rules.md).
@@ -160,6 +164,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
+  ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
@@ -439,6 +444,8 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     worker: {
       max_concurrent_activities: int('worker.max_concurrent_activities', 200),
       max_concurrent_workflow_tasks: int('worker.max_concurrent_workflow_tasks', 100),
+      // The attempt activity's start-to-close: the longest job timeout (120 s) plus its bookkeeping.
+      shutdown_grace_time_ms: duration('worker.shutdown_grace_time', 150_000),
     },
     sinks: {
       webhook: {

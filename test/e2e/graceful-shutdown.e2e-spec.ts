@@ -1,0 +1,158 @@
+import { Client, Connection } from '@temporalio/client';
+import { type Child, freePort, type ServiceEnv, startApi, startWorker } from '../utils/processes';
+import { waitFor, WebhookReceiver } from '../utils/receiver';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/**
+ * Graceful shutdown (issue #13; docs/operations.md → Faults → Shutdown). The built worker and API
+ * run as their own OS processes (`npm run build` first) and get SIGTERM while work is in flight:
+ * the receiver holds its answer for 3 s, and an attempt opened ahead of its occurrence waits for
+ * its instant. The worker stops polling at once (a run triggered after the signal gets no
+ * attempt from it), lets both attempts finish (the waiting one sends at its instant) and records
+ * them as succeeded, then exits; the next worker delivers what was left. The API stops taking
+ * requests and answers the one in flight, as the last on its connection, before it exits.
+ */
+const HOLD_MS = 3_000;
+const PREPARE_AHEAD = '5s';
+/** Temporal's `PendingActivityState.PENDING_ACTIVITY_STATE_STARTED`: a worker runs the activity. */
+const PENDING_ACTIVITY_STATE_STARTED = 2;
+
+/** A Quartz expression that fires once, at `at` (UTC, whole seconds). */
+function quartzAt(at: Date): string {
+  return `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} ? ${at.getUTCFullYear()}`;
+}
+
+describe('graceful shutdown', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let env: ServiceEnv;
+  let temporal: Connection;
+  const children: Child[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, config: { scheduler: { prepare_ahead: PREPARE_AHEAD } } });
+    temporal = await Connection.connect({ address: stack.config.temporal.address });
+    receiver = await WebhookReceiver.start();
+    receiver.respondWith((r) => ({ status: 200, body: 'ok', delayMs: r.url.startsWith('/held') ? HOLD_MS : 0 }));
+    env = {
+      databaseUrl: stack.config.database.url,
+      temporalAddress: stack.config.temporal.address,
+      taskQueue: stack.config.temporal.task_queue,
+      extra: { SCHEDULER_PREPARE_AHEAD: PREPARE_AHEAD },
+    };
+  });
+
+  /** Whether the run's attempt activity has started on a worker (Temporal's pending activity). */
+  async function attemptStarted(runId: string): Promise<boolean> {
+    const description = await new Client({ connection: temporal }).workflow.getHandle(runId).describe();
+    return (description.raw.pendingActivities ?? []).some(
+      (a) => (a.state as number) === PENDING_ACTIVITY_STATE_STARTED,
+    );
+  }
+
+  afterAll(async () => {
+    await Promise.all(children.map((child) => child.kill('SIGKILL')));
+    await temporal?.close();
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  async function createJob(
+    call: ReturnType<typeof apiClient>,
+    path: string,
+    expr = '0 0 0 1 1 ? 2031',
+  ): Promise<string> {
+    const created = await call('POST', '/api/v1/jobs', {
+      name: `shutdown ${path}`,
+      schedule: { expr },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}${path}` } },
+      timeout: '10s',
+    });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  }
+
+  it('should finish and record the attempts in flight on SIGTERM to the worker, and start no new one', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const worker = await startWorker(env);
+    children.push(worker);
+
+    // One attempt waits for its instant (opened PREPARE_AHEAD before it), one is on the wire.
+    const at = new Date(Math.ceil((Date.now() + 12_000) / 1000) * 1000);
+    const waitingJob = await createJob(api, '/on-time', quartzAt(at));
+    const waiting = await waitFor(async () => {
+      const runs = (await api('GET', `/api/v1/jobs/${waitingJob}/runs`)).body.data as Array<{ id: string }>;
+      return runs[0] && (await attemptStarted(runs[0].id)) ? runs[0].id : null;
+    }, 30_000);
+    const heldJob = await createJob(api, '/held/worker');
+    const onTheWire = (await api('POST', `/api/v1/jobs/${heldJob}/trigger`)).body.run_id as string;
+    await waitFor(() => receiver.requests.some((r) => r.headers['webhook-id'] === onTheWire), 30_000);
+    const deliveredBefore = receiver.requests.filter((r) => r.headers['webhook-id'] === waiting).length;
+
+    worker.process.kill('SIGTERM');
+    await waitFor(() => worker.output.includes('stopped polling'), 10_000);
+    // Triggered after the worker stopped polling: it must not get an attempt from this worker.
+    const afterSignal = (await api('POST', `/api/v1/jobs/${heldJob}/trigger`)).body.run_id as string;
+    const exit = await worker.exited;
+    expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
+
+    // Both attempts in flight finished and were recorded before the worker exited; the waiting
+    // one left at its instant, not before.
+    expect(deliveredBefore).toBe(0);
+    for (const runId of [onTheWire, waiting]) {
+      const finished = await api('GET', `/api/v1/runs/${runId}`);
+      expect(finished.body).toMatchObject({ status: 'succeeded' });
+      expect(finished.body.attempts).toEqual([expect.objectContaining({ n: 0, outcome: 'success', status_code: 200 })]);
+      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
+    }
+    const [onTime] = receiver.requests.filter((r) => r.headers['webhook-id'] === waiting);
+    expect(onTime.at).toBeGreaterThanOrEqual(at.getTime());
+    const left = await api('GET', `/api/v1/runs/${afterSignal}`);
+    expect(left.body).toMatchObject({ status: 'running', attempts: [] });
+    expect(receiver.requests.filter((r) => r.headers['webhook-id'] === afterSignal)).toEqual([]);
+
+    // The next worker delivers what was left, and nothing twice.
+    const next = await startWorker(env);
+    children.push(next);
+    await waitFor(async () => (await api('GET', `/api/v1/runs/${afterSignal}`)).body.status === 'succeeded', 30_000);
+    for (const runId of [onTheWire, waiting]) {
+      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
+    }
+    await next.kill('SIGTERM');
+  }, 120_000);
+
+  it('should answer the request in flight on SIGTERM to the API, and take no new one', async () => {
+    const port = await freePort();
+    const child = await startApi(env, port);
+    children.push(child);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const api = apiClient(baseUrl, stack.apiKey);
+    const jobId = await createJob(api, '/held/api');
+
+    // A sink test is sent by the API itself, synchronously: the request is in flight while held.
+    let answered = false;
+    const inFlight = api('POST', `/api/v1/jobs/${jobId}/test`).finally(() => {
+      answered = true;
+    });
+    await waitFor(() => receiver.requests.some((r) => r.url === '/held/api'), 30_000);
+
+    child.process.kill('SIGTERM');
+    // While the held request is still open, the API no longer takes new ones.
+    await waitFor(async () => {
+      const status = await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      return status === 0 || status === 503;
+    }, 10_000);
+    expect(answered).toBe(false);
+
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ outcome: 'success', status_code: 200 });
+    // The last answer on its connection: a keep-alive client does not hold the process open.
+    expect(response.headers.get('connection')).toBe('close');
+    const exit = await child.exited;
+    expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
+  }, 120_000);
+});

