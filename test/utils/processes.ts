@@ -242,7 +242,7 @@ export function startApi(env: ServiceEnv, port: number): Promise<Child> {
     process.execPath,
     [join(ROOT, 'dist/apps/api/src/main.js')],
     serviceEnv({ ...env, extra: { ...env.extra, PORT: String(port) } }),
-    (output) => output.includes('API listening on'),
+    (output) => output.includes('API listening'),
   );
 }
 
