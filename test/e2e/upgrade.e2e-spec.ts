@@ -164,7 +164,13 @@ describe('worker upgrade over running workflows', () => {
     });
     expect(steady.status).toBe(201);
     const steadyId: string = steady.body.id;
-    const { runId: oldJobRunId } = await client.workflow.getHandle(steadyId).describe();
+    // The API starts the job's workflow right after answering the create (BackgroundWork).
+    const { runId: oldJobRunId } = await waitFor(() =>
+      client.workflow
+        .getHandle(steadyId)
+        .describe()
+        .catch(() => null),
+    );
     // A job whose workflow the pre-upgrade API started: its snapshot has no overlap_policy yet.
     const older = await api('POST', '/api/v1/jobs', {
       name: 'started by the old API',
@@ -174,6 +180,12 @@ describe('worker upgrade over running workflows', () => {
     });
     expect(older.status).toBe(201);
     const olderId: string = older.body.id;
+    await waitFor(() =>
+      client.workflow
+        .getHandle(olderId)
+        .describe()
+        .catch(() => null),
+    );
     await client.workflow.getHandle(olderId).terminate('restarted with a pre-upgrade snapshot');
     const olderRow = await new JobsRepository(stack.dataSource).findByIdUnscoped(olderId);
     const { overlapPolicy: _notYet, ...v1Snapshot } = toJobSnapshot(olderRow!, stack.config);
