@@ -4,11 +4,11 @@ const fs = require('node:fs');
 const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }],
-  // ESM-only packages (openid-client and its dependencies) become CommonJS like our sources;
-  // Node itself loads them with require(esm), which jest's module system does not implement.
+  // ESM-only packages (NestJS 12, openid-client and their dependencies) become CommonJS like our
+  // sources; Node itself loads them with require(esm), which jest's module system does not implement.
   '^.+\\.js$': ['@swc/jest', { ...swc, swcrc: false, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } }],
 };
-const ESM_PACKAGES = ['openid-client', 'oauth4webapi', 'jose'];
+const ESM_PACKAGES = ['@nestjs', 'cookie', 'openid-client', 'oauth4webapi', 'jose'];
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 const moduleNameMapper = {
   '^@svc/common$': '<rootDir>/libs/common/src',

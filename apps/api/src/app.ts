@@ -8,6 +8,7 @@ import { type ApiMetrics, createApiMetrics } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/client-error';
@@ -40,6 +41,15 @@ export interface CreateAppOptions {
   logLevels?: LogLevel[];
 }
 
+/** Fastify's own errors (body parsing, content type, size, route-level hooks) in the envelope. */
+function answerFastifyError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = toErrorResponse(err);
+  if (status >= 500) {
+    new Logger('Fastify').error({ err, request_id: request.id, route: request.routeOptions.url });
+  }
+  void reply.status(status).send({ error: body });
+}
+
 /**
  * The API's Fastify server (exported for the endpoint benchmark): the 1 MiB body limit, an
  * `X-Request-ID` on every response (the client's when well-formed, else a new UUID), and the
@@ -69,6 +79,15 @@ export function createFastifyAdapter(
   if (logger) {
     addRequestLogging(fastify, logger); // first: every later hook logs in the request's context
   }
+  // The error handler goes on each route, not on the server (`setErrorHandler`): Nest installs its
+  // exception layer as the server's handler during `init()`, and a route keeps the server's handler
+  // of the moment it was registered, so plain Fastify routes registered earlier and Nest's routes
+  // would answer Fastify's own errors through different handlers (Fastify 5 warns about the
+  // override, FSTWRN004). Per route, every route answers them here; Nest's handler is left with
+  // unmatched requests, which its not-found handler and ErrorFilter answer with the same envelope.
+  fastify.addHook('onRoute', (route) => {
+    route.errorHandler ??= answerFastifyError;
+  });
   if (traced) {
     addRequestSpanHooks(fastify);
     // Spans still batched leave before the process does.
@@ -110,13 +129,6 @@ export function createFastifyAdapter(
       return metrics.registry.metrics();
     });
   }
-  fastify.setErrorHandler((err, request, reply) => {
-    const { status, body } = toErrorResponse(err);
-    if (status >= 500) {
-      new Logger('Fastify').error({ err, request_id: request.id, route: request.routeOptions.url });
-    }
-    void reply.status(status).send({ error: body });
-  });
   return adapter;
 }
 

@@ -21,7 +21,7 @@ describe('isDatabaseUnavailable', () => {
       'an error whose cause is unavailability',
       new Error('query failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }),
     ],
-    ['a pool that never connected', new CannotExecuteNotConnectedError('default')],
+    ['a pool that never connected', new CannotExecuteNotConnectedError()],
     ['one of several connect errors', new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })])],
   ])('should say unavailable for %s', (_name, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);

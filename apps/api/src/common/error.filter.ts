@@ -13,10 +13,43 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'unavailable',
 };
 
+/** A Fastify error of the client's making (body parsing, content type, size): a 4xx `statusCode`. */
+interface FastifyClientError {
+  statusCode: number;
+  code?: string;
+}
+
+function asFastifyClientError(err: unknown): FastifyClientError | undefined {
+  const candidate = err as { statusCode?: unknown } | null | undefined;
+  return typeof candidate?.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500
+    ? (candidate as FastifyClientError)
+    : undefined;
+}
+
+function fastifyClientErrorResponse(err: FastifyClientError): { status: number; body: ErrorBody } {
+  if (err.statusCode === 429) {
+    return { status: 429, body: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After' } };
+  }
+  const message =
+    err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+      ? 'Request body too large'
+      : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? 'Content-Type must be application/json'
+        : 'Malformed JSON body';
+  return { status: 400, body: { code: 'validation_failed', message, fields: { body: message } } };
+}
+
 /** Maps anything thrown to the spec's envelope and status (style.md rule 7). */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof DomainError) {
     return { status: err.status, body: err.body };
+  }
+  // Since NestJS 11 the Fastify adapter hands Fastify's own 4xx errors to the exception layer
+  // wrapped in an HttpException of the same status with the original as `cause`
+  // (`FastifyAdapter.mapException`): answer them like unwrapped ones.
+  const wrapped = err instanceof HttpException ? asFastifyClientError(err.cause) : undefined;
+  if (wrapped && wrapped.statusCode === (err as HttpException).getStatus()) {
+    return fastifyClientErrorResponse(wrapped);
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -39,18 +72,9 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     }
   }
   // Fastify's own errors (body parsing, content type, size) carry a 4xx statusCode.
-  const fastifyError = err as { statusCode?: number; code?: string; message?: string };
-  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    if (fastifyError.statusCode === 429) {
-      return { status: 429, body: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After' } };
-    }
-    const message =
-      fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? 'Request body too large'
-        : fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-          ? 'Content-Type must be application/json'
-          : 'Malformed JSON body';
-    return { status: 400, body: { code: 'validation_failed', message, fields: { body: message } } };
+  const fastifyError = asFastifyClientError(err);
+  if (fastifyError) {
+    return fastifyClientErrorResponse(fastifyError);
   }
   // A dependency down (spec: 503 `unavailable`, retry): PostgreSQL restarting or unreachable.
   if (isDatabaseUnavailable(err)) {
