@@ -1,5 +1,5 @@
 import { newId } from '@svc/common/ids';
-import { createWorkerMetrics } from '@svc/common/metrics';
+import { createWorkerMetrics, type WorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
 import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
 import { RUN_WORKFLOW, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
@@ -20,16 +20,22 @@ describe('job activities', () => {
 
   beforeAll(async () => {
     h = await startActivityHarness();
-    activities = createJobActivities({
-      jobs: h.jobs,
-      runs: h.runs,
-      workspaces: h.workspaces,
-      lifecycle: h.lifecycle,
-      gateway: h.gateway,
-      config: h.config,
-      clock: () => new Date(),
-    });
+    activities = activitiesOver(h);
   });
+
+  /** The job activities over the harness's repositories, gateway and config. */
+  function activitiesOver(harness: ActivityHarness, metrics?: WorkerMetrics): JobActivities {
+    return createJobActivities({
+      jobs: harness.jobs,
+      runs: harness.runs,
+      workspaces: harness.workspaces,
+      lifecycle: harness.lifecycle,
+      gateway: harness.gateway,
+      config: harness.config,
+      clock: () => new Date(),
+      metrics,
+    });
+  }
 
   afterAll(async () => {
     await h?.stop();
@@ -137,16 +143,7 @@ describe('job activities', () => {
         taskQueue: 'q',
         readBacklog: async () => ({ count: 0, oldestSeconds: 0 }),
       });
-      const counted = createJobActivities({
-        jobs: h.jobs,
-        runs: h.runs,
-        workspaces: h.workspaces,
-        lifecycle: h.lifecycle,
-        gateway: h.gateway,
-        config: h.config,
-        clock: () => new Date(),
-        metrics,
-      });
+      const counted = activitiesOver(h, metrics);
       const job = await h.insertJob();
       const latest = decision('start', at(120));
       await env().run(counted.openRuns, { ...openRunsInput(job, [latest], false), collapsed: 4 });
