@@ -10,6 +10,7 @@ import { fieldGapLowerBound } from '../../min-gap';
 import { describeQuartz } from './describe';
 import { neverMatchesStatically, quartzEquivalentAfter, quartzTimeAfter } from './evaluate';
 import { parseQuartz, type QuartzFields } from './parse';
+import { plainQuartz, plainQuartzTimeAfter } from './plain';
 
 export { parseQuartz } from './parse';
 export type { QuartzFields } from './parse';
@@ -32,6 +33,7 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
   const zone = zoneOffsets(ctx.timezone);
   const maxYear = ctx.reference.getUTCFullYear() + 100;
   const never = neverMatchesStatically(q);
+  const plain = plainQuartz(q);
   return {
     kind: 'quartz',
     canonical,
@@ -46,7 +48,10 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
       const out: Date[] = [];
       let t = after.getTime();
       while (out.length < count && !never) {
-        const n = quartzTimeAfter(q, t, { zone, maxYear, budget: b });
+        b.check();
+        const n =
+          (plain && plainQuartzTimeAfter(plain, zone, t, maxYear)) ??
+          quartzTimeAfter(q, t, { zone, maxYear, budget: b });
         if (n === null) {
           break;
         }
