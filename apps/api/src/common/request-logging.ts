@@ -58,23 +58,24 @@ export function addRequestLogging(fastify: FastifyInstance, logger: Logger): voi
     }
   });
   fastify.addHook('onResponse', (request, reply, done) => {
-    // Requests answered before `preValidation` (unmatched route, unreadable body) have no fields yet.
-    const fields = (request as LoggedRequest)[LOG_FIELDS] ?? requestLogFields(request);
     const route = request.routeOptions.url;
-    const line = {
-      request_id: fields.request_id,
-      workspace_id: fields.workspace_id,
-      job_id: fields.job_id,
-      run_id: fields.run_id,
-      method: request.method,
-      route: route ?? 'unmatched',
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-    };
-    if (route && QUIET_ROUTES.has(route)) {
-      logger.debug(line, 'request');
-    } else {
-      logger.info(line, 'request');
+    const level = route && QUIET_ROUTES.has(route) ? 'debug' : 'info';
+    if (logger.isLevelEnabled(level)) {
+      // Requests answered before `preValidation` (unmatched, unreadable body, quiet) have no fields yet.
+      const fields = (request as LoggedRequest)[LOG_FIELDS] ?? requestLogFields(request);
+      logger[level](
+        {
+          request_id: fields.request_id,
+          workspace_id: fields.workspace_id,
+          job_id: fields.job_id,
+          run_id: fields.run_id,
+          method: request.method,
+          route: route ?? 'unmatched',
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request',
+      );
     }
     done();
   });
