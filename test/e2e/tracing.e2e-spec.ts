@@ -10,9 +10,9 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
 /**
  * Traces (issue #13; docs/operations.md → Traces): with tracing on, one trace runs from the API
  * request through the Temporal client, the run workflow and its attempt activity to the webhook
- * request, which carries its W3C `traceparent`; a scheduled occurrence is a trace of its own,
- * started in the job workflow. With tracing off (the default) no SDK runs and no trace header
- * leaves. API and worker run in this process, so one in-memory exporter sees every span,
+ * request, which carries its W3C `traceparent`, and on to the alert webhook of a failed run; a
+ * scheduled occurrence is a trace of its own, started in the job workflow. With tracing off (the
+ * default) no SDK runs and no trace header leaves. API and worker run in this process, so one in-memory exporter sees every span,
  * workflow spans included (they leave the sandbox through the worker's sink); then the built
  * worker (`npm run build` first), configured by OTEL_* variables only, exports its spans (the
  * prebuilt traced bundle's workflow spans among them) to a loopback OTLP/HTTP collector.
@@ -185,6 +185,52 @@ describe('traces', () => {
         expect(webhook.parentSpanContext?.spanId).toBe(
           named(spans, 'POST /api/v1/jobs/:id/test')!.spanContext().spanId,
         );
+      });
+
+      it("should carry a failed run's trace on to its alert webhook: run → alert workflow → sendAlert → request", async () => {
+        receiver.respondWith((request) =>
+          request.url === '/fails' ? { status: 500, body: 'down' } : { status: 200, body: 'ok' },
+        );
+        try {
+          const channel = await api('POST', '/api/v1/alert-channels', {
+            name: 'traced hook',
+            kind: 'webhook',
+            config: { url: `${receiver.url}/alert` },
+          });
+          expect(channel.status).toBe(201);
+          const job = await api('POST', '/api/v1/jobs', { ...webhookJob('/fails'), retry: { max_attempts: 1 } });
+          expect(job.status).toBe(201);
+          const rule = await api('POST', '/api/v1/alert-rules', {
+            name: 'traced failures',
+            channel_ids: [channel.body.id],
+            events: ['run.failed'],
+            job_ids: [job.body.id],
+          });
+          expect(rule.status).toBe(201);
+          expect((await api('POST', `/api/v1/jobs/${job.body.id}/trigger`)).status).toBe(202);
+
+          const [, traceId] = TRACEPARENT.exec(String((await deliveryTo('/fails')).headers.traceparent)) ?? [];
+          expect(traceId).toBeDefined();
+          const alert = await deliveryTo('/alert');
+          expect(alert.headers['svc-event-type']).toBe('run.failed');
+          const [, alertTraceId, alertSpanId] = TRACEPARENT.exec(String(alert.headers.traceparent)) ?? [];
+          expect(alertTraceId).toBe(traceId);
+          const spans = await traceWith(traceId, [
+            'StartWorkflow:alertWorkflow',
+            'RunWorkflow:alertWorkflow',
+            'StartActivity:sendAlert',
+            'RunActivity:sendAlert',
+          ]);
+          const request = spans.find((s) => s.kind === SpanKind.CLIENT && s.spanContext().spanId === alertSpanId);
+          expect(request).toBeDefined();
+          expect(request!.parentSpanContext?.spanId).toBe(named(spans, 'RunActivity:sendAlert')!.spanContext().spanId);
+          expect(request!.attributes).toMatchObject({
+            'http.response.status_code': 200,
+            'url.full': `${receiver.url}/alert`,
+          });
+        } finally {
+          receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+        }
       });
 
       it('should start a trace of its own for a scheduled occurrence, in the job workflow', async () => {

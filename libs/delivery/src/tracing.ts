@@ -44,17 +44,18 @@ export interface TracedResponse {
 /**
  * Runs `send` in a CLIENT span when a trace is active, passing the trace headers to add to the
  * request; otherwise runs it with none. `url` is recorded without its query and credentials
- * (either may hold a secret).
+ * (either may hold a secret); with `secretPath` (a Slack incoming-webhook URL, whose path is the
+ * credential) only its first path segment is kept: `https://hooks.slack.com/services/REDACTED`.
  */
 export async function withClientSpan<T extends TracedResponse>(
-  request: { method: string; url: string },
+  request: { method: string; url: string; secretPath?: boolean },
   send: (traceHeaders: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const parent = trace.getSpanContext(context.active());
   if (!parent || !isSpanContextValid(parent)) {
     return send({});
   }
-  const target = safeUrl(request.url);
+  const target = safeUrl(request.url, request.secretPath ?? false);
   const span = trace.getTracer(TRACER_NAME).startSpan(request.method, {
     kind: SpanKind.CLIENT,
     attributes: {
@@ -96,12 +97,14 @@ function recordResponse(span: Span, result: TracedResponse): void {
   }
 }
 
-function safeUrl(url: string): { full: string; host: string; port: number | null } | null {
+function safeUrl(url: string, secretPath: boolean): { full: string; host: string; port: number | null } | null {
   try {
     const parsed = new URL(url);
     const defaultPort = parsed.protocol === 'https:' ? 443 : 80;
+    const first = parsed.pathname.split('/').filter(Boolean)[0];
+    const path = secretPath ? `/${first ? `${first}/` : ''}REDACTED` : parsed.pathname;
     return {
-      full: `${parsed.protocol}//${parsed.host}${parsed.pathname}`,
+      full: `${parsed.protocol}//${parsed.host}${path}`,
       host: parsed.hostname.replace(/^\[|\]$/g, ''),
       port: parsed.port ? Number(parsed.port) : defaultPort,
     };

@@ -1,8 +1,12 @@
-import { createTraceState, type SpanContext, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { context, createTraceState, type SpanContext, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { buildConfig } from '@svc/common';
 import { startTracing, stopTracing } from '@svc/common/tracing';
 import {
+  type AlertChannelTarget,
+  alertLinks,
+  AlertSender,
+  composeAlert,
   deliverWebhookAttempt,
   generateSigningSecret,
   traceContextHeaders,
@@ -39,7 +43,7 @@ describe('traceContextHeaders', () => {
   });
 });
 
-describe('deliverWebhookAttempt and trace context (loopback receiver)', () => {
+describe('webhook and alert requests and trace context (loopback receiver)', () => {
   let rx: Receiver;
   const exporter = new InMemorySpanExporter();
   beforeEach(async () => {
@@ -74,6 +78,64 @@ describe('deliverWebhookAttempt and trace context (loopback receiver)', () => {
     expect(r.outcome).toBe('success');
     expect(rx.requests[0].headers.traceparent).toBeUndefined();
     expect(rx.requests[0].headers.tracestate).toBeUndefined();
+  });
+
+  // Alerts (webhook and Slack channels) go through the same helper as job webhooks.
+  const alertSender = new AlertSender({
+    serviceName: 'svc',
+    version: '0.1.0',
+    smtp: { host: null, port: 587, tls: 'starttls', user: null, password: null, from: null },
+    rules: { mode: 'self_hosted' },
+    timeoutMs: 5000,
+  });
+  const alertMessage = composeAlert(
+    {
+      id: 'evt_01',
+      type: 'run.failed',
+      occurredAt: new Date(0),
+      details: {
+        job: { id: 'job_01', name: 'nightly', timezone: 'UTC', tags: [] },
+        run: {
+          id: 'run_01',
+          scheduled_at: '2025-03-01T02:00:00Z',
+          trigger: 'schedule',
+          status: 'failed',
+          attempts: 1,
+          last_error: 'HTTP 500',
+          finished_at: '2025-03-01T02:00:01Z',
+        },
+      },
+    },
+    alertLinks(
+      { public_url: 'https://svc.test', temporal: { ui_url: null, namespace: 'default' } },
+      'job_01',
+      'run_01',
+    ),
+  );
+  const webhookChannel = (url: string): AlertChannelTarget => ({
+    id: 'ch_hook',
+    name: 'hook',
+    kind: 'webhook',
+    config: { url },
+    signingSecret: generateSigningSecret(),
+  });
+  const slackChannel = (url: string): AlertChannelTarget => ({
+    id: 'ch_slack',
+    name: 'slack',
+    kind: 'slack',
+    config: { webhook_url: url },
+    signingSecret: null,
+  });
+  const sendAlert = (channel: AlertChannelTarget) => alertSender.send(channel, alertMessage, null, Date.now());
+
+  it('should send no trace headers on webhook and Slack alerts outside a trace', async () => {
+    expect((await sendAlert(webhookChannel(`${rx.origin}/alert`))).delivered).toBe(true);
+    expect((await sendAlert(slackChannel(`${rx.origin}/services/T0/B0/token`))).delivered).toBe(true);
+    expect(rx.requests.map((r) => r.path)).toEqual(['/alert', '/services/T0/B0/token']);
+    for (const request of rx.requests) {
+      expect(request.headers.traceparent).toBeUndefined();
+      expect(request.headers.tracestate).toBeUndefined();
+    }
   });
 
   it('should send the traceparent of its own client span, child of the active span', async () => {
@@ -124,5 +186,48 @@ describe('deliverWebhookAttempt and trace context (loopback receiver)', () => {
     expect(client!.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503' });
     expect(client!.status.code).toBe(2); // ERROR
     expect(rx.requests[0].headers.traceparent).toMatch(TRACEPARENT);
+  });
+
+  it('should send the traceparent and tracestate of its own client span on webhook and Slack alerts', async () => {
+    // The sendAlert activity's span, in a trace that came with a tracestate.
+    const remote: SpanContext = {
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+      traceState: createTraceState('vendor=abc'),
+    };
+    const active = await context.with(trace.setSpanContext(context.active(), remote), () =>
+      trace.getTracer('test').startActiveSpan('RunActivity:sendAlert', async (span) => {
+        expect((await sendAlert(webhookChannel(`${rx.origin}/alert?key=secret-in-query`))).delivered).toBe(true);
+        expect((await sendAlert(slackChannel(`${rx.origin}/services/T0/B0/token`))).delivered).toBe(true);
+        span.end();
+        return span.spanContext();
+      }),
+    );
+    expect(active.traceId).toBe(remote.traceId);
+
+    const clients = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT);
+    expect(clients).toHaveLength(2);
+    expect(rx.requests).toHaveLength(2);
+    rx.requests.forEach((request, i) => {
+      const [, traceId, spanId, flags] = TRACEPARENT.exec(String(request.headers.traceparent)) ?? [];
+      expect(traceId).toBe(active.traceId);
+      expect(flags).toBe('01');
+      expect(request.headers.tracestate).toBe('vendor=abc');
+      expect(clients[i].spanContext().spanId).toBe(spanId);
+      expect(clients[i].parentSpanContext?.spanId).toBe(active.spanId);
+      expect(clients[i].attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
+    });
+    // No query string; the Slack URL's path is its credential: only its first segment is recorded.
+    expect(clients[0].attributes['url.full']).toBe(`${rx.origin}/alert`);
+    expect(clients[1].attributes['url.full']).toBe(`${rx.origin}/services/REDACTED`);
+    expect(JSON.stringify(clients.map((span) => span.attributes))).not.toMatch(/token|secret-in-query/);
+  });
+
+  it('should send no trace headers on an alert sent outside any span, tracing on', async () => {
+    expect((await sendAlert(webhookChannel(`${rx.origin}/alert`))).delivered).toBe(true);
+    expect(rx.requests[0].headers.traceparent).toBeUndefined();
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -106,7 +106,7 @@ export class JobsService {
     });
     // The row is the system of record; the job's workflow starts right after the answer (a loaded
     // Temporal server does not slow the create down), in order with later work on the same job.
-    this.background.run(`starting the workflow of job ${saved.id}`, () => this.syncWorkflow(saved), saved.id);
+    this.syncInBackground(`starting the workflow of job ${saved.id}`, saved);
     return toJobResponse(saved, { nextRunAt: this.nextRuns(saved, now, 1)[0] ?? null, signingSecret });
   }
 
@@ -208,7 +208,14 @@ export class JobsService {
       );
       return (await this.jobs.getById(auth.workspaceId, id, manager))!;
     });
-    await this.syncWorkflow(updated);
+    // Signalled before the answer, so a PATCH that returned is in force; if the signal fails
+    // (Temporal unreachable), the row stands, the answer goes out and the signal is retried.
+    try {
+      await this.gateway.upsertJob(toJobSnapshot(updated, this.config));
+    } catch (err) {
+      this.logger.warn(`signalling the workflow of job ${id} failed (${(err as Error).message}); retrying`);
+      this.syncInBackground(`updating the workflow of job ${id}`, updated, { alreadyTried: true });
+    }
     return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, now, 1)[0] ?? null });
   }
 
@@ -231,7 +238,7 @@ export class JobsService {
         const inFlight = await this.runs.listInFlightForJob(auth.workspaceId, id);
         await Promise.all([this.gateway.deleteJob(id), ...inFlight.map((run) => this.gateway.cancelRun(run.id))]);
       },
-      id,
+      { key: id },
     );
   }
 
@@ -340,9 +347,22 @@ export class JobsService {
     return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, new Date(), 1)[0] ?? null });
   }
 
-  /** Tells the job's workflow about the new row; the reconciler repairs a signal that failed. */
-  private async syncWorkflow(job: JobEntity): Promise<void> {
-    await this.lifecycle.syncWorkflow(job);
+  /**
+   * Tells the job's workflow about the row (signal-with-start) after the answer, retried on
+   * failure (`BackgroundWork`). A retry reads the row again: it sends the newest snapshot, and
+   * nothing for a job deleted meanwhile (the delete's own follow-up, queued after, stops it).
+   */
+  private syncInBackground(label: string, job: JobEntity, options: { alreadyTried?: boolean } = {}): void {
+    this.background.run(
+      label,
+      async (attempt) => {
+        const current = attempt === 0 ? job : await this.jobs.getById(job.workspaceId, job.id);
+        if (current) {
+          await this.gateway.upsertJob(toJobSnapshot(current, this.config));
+        }
+      },
+      { key: job.id, ...options },
+    );
   }
 
   /** Upcoming fire times of an active job, from `now`; none for other states. */

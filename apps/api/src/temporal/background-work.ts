@@ -1,44 +1,173 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 
-/** How long shutdown waits for follow-up work still in flight. */
+/** How long shutdown waits for follow-up attempts still in flight. */
 const DRAIN_MS = 5_000;
+
+/** How a failed follow-up is tried again (docs/operations.md → Faults). */
+export interface FollowUpRetry {
+  /** Wait after the first failure, doubled after each further one … */
+  initialDelayMs: number;
+  /** … up to this. */
+  maxDelayMs: number;
+  /** No retry starts later than this after the first try; the reconciler repairs the rest. */
+  giveUpAfterMs: number;
+}
+
+/** 1 s doubling to 30 s, for up to 10 minutes (about 24 tries). */
+export const FOLLOW_UP_RETRY: FollowUpRetry = { initialDelayMs: 1_000, maxDelayMs: 30_000, giveUpAfterMs: 600_000 };
+
+export interface RunOptions {
+  /** Work on one job (its id): runs after the earlier work under the key, and supersedes it. */
+  key?: string;
+  /** The caller made the first try itself, and it failed: start with the first retry's wait. */
+  alreadyTried?: boolean;
+}
+
+interface Task {
+  readonly label: string;
+  /** Later work under the same key was queued: no further try of this one. */
+  superseded: boolean;
+  /** Ends the current wait between tries at once (superseded, shutdown). */
+  wake: (() => void) | null;
+  done: Promise<void>;
+}
 
 /**
  * Temporal follow-ups that a response need not wait for, because PostgreSQL already holds the
- * outcome and the worker re-reads it (e.g. stopping a deleted job's workflows: an attempt of a
- * job that is gone sends nothing). Failures are logged; the reconciler repairs what is left.
- * Shutdown drains them before the Temporal connection closes.
+ * outcome and the worker re-reads it (starting a new job's workflow, stopping a deleted job's: an
+ * attempt of a job that is gone sends nothing). A failure (Temporal unreachable, overloaded) is
+ * tried again with capped exponential backoff (`FOLLOW_UP_RETRY`), so a short outage is repaired
+ * within seconds of its end instead of at the reconciler's next pass. Work under one key runs in
+ * the order it was asked for, each making its first try; only the newest work of a key retries:
+ * an earlier one stops at its next failure (a wait between its tries ends at once), because the
+ * newer one carries the job's whole state (the job as it now is, or its deletion). Retrying
+ * stops for good after `giveUpAfterMs` and once shutdown begins; the reconciler repairs whatever
+ * is left. Shutdown drains only the tries in flight and first tries, not the retry window.
  */
-@Injectable()
 export class BackgroundWork {
   private readonly logger = new Logger(BackgroundWork.name);
-  private readonly pending = new Set<Promise<void>>();
-  /** The last task per key: work on one job runs in the order it was asked for. */
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly tasks = new Set<Task>();
+  /** The newest task per key. */
+  private readonly tails = new Map<string, Task>();
+  private stopping = false;
 
-  /** Runs `work` after the work already queued under `key` (e.g. a job id) has settled. */
-  run(label: string, work: () => Promise<void>, key?: string): void {
+  constructor(private readonly retry: FollowUpRetry = FOLLOW_UP_RETRY) {}
+
+  /**
+   * Runs `work` (given its try number, 0 first) after the work already queued under `options.key`
+   * has settled, and again on failure, as the class describes. Never throws; failures are logged.
+   */
+  run(label: string, work: (attempt: number) => Promise<void>, options: RunOptions = {}): void {
+    const { key } = options;
     const before = key ? this.tails.get(key) : undefined;
-    const task: Promise<void> = (before ?? Promise.resolve())
-      .then(work)
-      .catch((err: unknown) => this.logger.warn(`${label} failed; the reconciler will repair it (${String(err)})`))
+    if (before) {
+      before.superseded = true;
+      before.wake?.();
+    }
+    const task: Task = { label, superseded: false, wake: null, done: Promise.resolve() };
+    task.done = (before?.done ?? Promise.resolve())
+      .then(() => this.tries(task, work, options.alreadyTried ?? false))
+      .catch((err: unknown) => this.logger.error(`${label}: ${messageOf(err)}`))
       .finally(() => {
-        this.pending.delete(task);
+        this.tasks.delete(task);
         if (key && this.tails.get(key) === task) {
           this.tails.delete(key);
         }
       });
-    this.pending.add(task);
+    this.tasks.add(task);
     if (key) {
       this.tails.set(key, task);
     }
   }
 
-  /** Resolves when the work started so far has settled, or after `timeoutMs`. */
+  /**
+   * Shutdown: no retry starts from now on (waits between tries end at once); resolves when the
+   * tries in flight and the first tries of work already asked for have settled, or after
+   * `timeoutMs`.
+   */
   async drain(timeoutMs = DRAIN_MS): Promise<void> {
+    this.stopping = true;
+    for (const task of this.tasks) {
+      task.wake?.();
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.allSettled([...this.pending]), timeout]);
+    await Promise.race([Promise.allSettled([...this.tasks].map((task) => task.done)), timeout]);
     clearTimeout(timer);
   }
+
+  private async tries(task: Task, work: (attempt: number) => Promise<void>, alreadyTried: boolean): Promise<void> {
+    const started = Date.now();
+    let attempt = alreadyTried ? 1 : 0;
+    let lastError = alreadyTried ? 'the first try failed' : '';
+    for (;;) {
+      if (attempt > 0 && !(await this.waitToRetry(task, attempt, lastError, started))) {
+        return;
+      }
+      try {
+        await work(attempt);
+        if (attempt > 0) {
+          this.logger.log(`${task.label} succeeded on try ${attempt + 1}`);
+        }
+        return;
+      } catch (err) {
+        lastError = messageOf(err);
+      }
+      attempt += 1;
+      if (attempt === 1) {
+        const window = Math.round(this.retry.giveUpAfterMs / 1000);
+        this.logger.warn(`${task.label} failed (${lastError}); retrying for up to ${window} s`);
+      } else {
+        this.logger.debug(`${task.label} failed on try ${attempt} (${lastError})`);
+      }
+    }
+  }
+
+  /** The wait before try `attempt` (1 for the first retry): doubling from the initial delay, capped. */
+  private delayBefore(attempt: number): number {
+    return Math.min(this.retry.initialDelayMs * 2 ** Math.min(attempt - 1, 30), this.retry.maxDelayMs);
+  }
+
+  /** Waits before try `attempt`; false (logged) when it must not happen. */
+  private async waitToRetry(task: Task, attempt: number, lastError: string, started: number): Promise<boolean> {
+    const delayMs = this.delayBefore(attempt);
+    const stop = () => {
+      if (task.superseded) {
+        this.logger.debug(`${task.label} failed (${lastError}); later work on the same job takes over`);
+        return true;
+      }
+      const why = this.stopping
+        ? 'shutting down'
+        : Date.now() - started + delayMs > this.retry.giveUpAfterMs
+          ? `no retry after ${Math.round(this.retry.giveUpAfterMs / 1000)} s`
+          : null;
+      if (why) {
+        this.logger.warn(
+          `${task.label} failed after ${attempt} tries (${lastError}); ${why}: the reconciler repairs it`,
+        );
+      }
+      return why !== null;
+    };
+    if (stop()) {
+      return false;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, delayMs);
+      function wake() {
+        clearTimeout(timer);
+        task.wake = null;
+        resolve();
+      }
+      task.wake = wake;
+    });
+    if (task.superseded || this.stopping) {
+      stop();
+      return false;
+    }
+    return true;
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -93,7 +93,8 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
         });
       },
     },
-    BackgroundWork,
+    // Retry with the defaults (FOLLOW_UP_RETRY); a factory, as its constructor takes the policy.
+    { provide: BackgroundWork, useFactory: () => new BackgroundWork() },
     TemporalConnectionCloser,
   ],
   exports: [

@@ -4,11 +4,14 @@
  * deliveries), Slack incoming webhooks with Block Kit. HTTP goes through the same guarded client
  * as job deliveries, so the server's network rules apply to alert URLs too. Used by the worker's
  * alert activities and by the API's channel test; never throws for a delivery failure: the result
- * says whether it went out, why not, and whether trying again can help.
+ * says whether it went out, why not, and whether trying again can help. Within an active trace
+ * (the `sendAlert` activity's span, the channel test's API request) an HTTP alert gets a CLIENT
+ * span and carries its `traceparent`, exactly as a job's webhook does (`../tracing.ts`).
  */
 import { createTransport } from 'nodemailer';
 import { deliverHttp, type HttpDeliveryResult, type Resolver } from '../http-client';
 import { type NetworkRules } from '../network-rules';
+import { withClientSpan } from '../tracing';
 import { signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../signing';
 import { type AlertEventView, type AlertMessage, emailContent, slackPayload, webhookAlertBody } from './content';
 
@@ -129,6 +132,8 @@ export class AlertSender {
             [EVENT_ID_HEADER]: message.eventId,
             [EVENT_TYPE_HEADER]: message.type,
           },
+          // The incoming-webhook URL is a credential: a span records its first path segment only.
+          { secretPath: true },
         );
       default:
         return { delivered: false, error: `unknown channel kind ${channel.kind}`, permanent: true };
@@ -179,22 +184,31 @@ export class AlertSender {
     }
   }
 
-  private async post(url: string, body: string, headers: Record<string, string>): Promise<AlertSendResult> {
-    const result = await deliverHttp({
-      url,
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': `${this.settings.serviceName}/${this.settings.version}`,
-        ...headers,
-      },
-      body,
-      timeoutMs: this.settings.timeoutMs,
-      followRedirects: false,
-      rules: this.settings.rules,
-      resolve: this.options.resolve,
-      maxResponseBytes: 4096,
-    });
+  private async post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    { secretPath = false }: { secretPath?: boolean } = {},
+  ): Promise<AlertSendResult> {
+    // Within a trace, `traceparent` of the request's own span, after every other header.
+    const result = await withClientSpan({ method: 'POST', url, secretPath }, (traceHeaders) =>
+      deliverHttp({
+        url,
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': `${this.settings.serviceName}/${this.settings.version}`,
+          ...headers,
+          ...traceHeaders,
+        },
+        body,
+        timeoutMs: this.settings.timeoutMs,
+        followRedirects: false,
+        rules: this.settings.rules,
+        resolve: this.options.resolve,
+        maxResponseBytes: 4096,
+      }),
+    );
     return httpOutcome(result);
   }
 }
