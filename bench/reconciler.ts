@@ -29,7 +29,7 @@ import { reconcileJobWorkflows } from '../apps/worker/src/reconciler/reconciler'
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const ROWS = bounded(process.argv[2] ?? '100000', 1, 1_000_000);
-const WORKFLOWS = bounded(process.argv[3] ?? '5000', 1, 50_000);
+const WORKFLOWS = bounded(process.argv[3] ?? '5000', 1, 200_000);
 const DRIFT_PERCENT = bounded(process.argv[4] ?? '1', 0, 100);
 const START_CONCURRENCY = 32;
 
