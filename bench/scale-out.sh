@@ -70,6 +70,8 @@ phase() { # label api_url
     node -r @swc-node/register bench/load.ts "$JOBS" "$SECONDS_PER_PHASE" "$INTERVAL" --only=svc --noop=0 \
     >"$RUN_DIR/$1.out" 2>"$RUN_DIR/$1.err" || { tail -20 "$RUN_DIR/$1.err" >&2; exit 1; }
   tail -n 1 "$RUN_DIR/$1.out" >"$RUN_DIR/$1.json"
+  # what became of every due occurrence (delivered, skipped, collapsed, other statuses, no run)
+  grep -m 1 '^service mirror:' "$RUN_DIR/$1.out" | sed "s/^/[$1] /" >&2 || true
 }
 
 start_worker 1
