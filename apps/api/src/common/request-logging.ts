@@ -10,7 +10,7 @@
  * before guards, pipes and handlers run. No request-scoped Nest providers: they rebuild the
  * controller graph per request.
  *
- * This runs on every request, so it is written for speed (docs/benchmarks.md → Request logging):
+ * This runs on every request, so it is written for speed (docs/benchmarks.md → "Request logging and the Quartz shortcut"):
  * callback hooks (no promise per hook), one fixed-shape fields object per request kept on the
  * request, and lines built field by field: object spread in these hooks measured ~10 µs a request.
  */
@@ -23,7 +23,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * (`validate`, `preview`): frequent, unauthenticated and stateless (no workspace, job or run to
  * name), counted in `svc_http_requests_total` by route and status. They also get no log context:
  * they write no lines of their own, and entering one is a measurable share of such a request
- * (docs/benchmarks.md → Request logging).
+ * (docs/benchmarks.md → "Request logging and the Quartz shortcut").
  */
 export const QUIET_ROUTES: ReadonlySet<string> = new Set([
   '/healthz',
