@@ -64,13 +64,18 @@ wait_for_port() { # host port seconds [pid that must stay alive]
 # Args: grpc_port ui_port|"" db_file|"" log_file
 start_temporal_dev() {
   local cli; cli="$(ensure_temporal_cli)"
+  # Something already listening there would pass the readiness checks below in its place.
+  if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+    log "port $1 is already in use: stop what listens there, or pick another port (SVC_TEMPORAL_PORT) or use that server (TEMPORAL_ADDRESS)"
+    return 1
+  fi
   local args=(server start-dev --ip 127.0.0.1 --port "$1" --log-level warn "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"
     --dynamic-config-value frontend.enableUpdateWorkflowExecution=true --dynamic-config-value system.enableEagerWorkflowStart=true)
   if [ -n "$2" ]; then args+=(--ui-port "$2" --ui-disable-news-fetch); else args+=(--headless); fi
   if [ -n "$3" ]; then args+=(--db-filename "$3"); fi
   "$cli" "${args[@]}" >"$4" 2>&1 &
   TEMPORAL_PID=$!
-  if ! wait_for_port 127.0.0.1 "$1" 60; then log "Temporal dev server did not start; see $4"; return 1; fi
+  if ! wait_for_port 127.0.0.1 "$1" 60 "$TEMPORAL_PID"; then log "Temporal dev server did not start; see $4"; return 1; fi
   # The frontend port opens before the namespace is ready; wait until it answers.
   local deadline=$((SECONDS + 60))
   until "$cli" operator namespace describe --address "127.0.0.1:$1" -n default >/dev/null 2>&1; do
