@@ -307,20 +307,49 @@ export function civilFromDays(z: number): [number, number, number] {
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
+/** `HH:MM:` for every minute of a day, and `SS.` for every second of a minute. */
+const MINUTE_TEXT: readonly string[] = Array.from(
+  { length: 1440 },
+  (_, m) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}:`,
+);
+const SECOND_TEXT: readonly string[] = Array.from({ length: 60 }, (_, s) => `${pad2(s)}.`);
+/** `YYYY-MM-DDT` by day number: a list of fire times mostly shares a few days. Bounded. */
+const DATE_TEXT = new Map<number, string>();
+/** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years `toIsoUtc` writes itself. */
+const ISO_MIN_MS = -62_167_219_200_000;
+const ISO_END_MS = 253_402_300_800_000;
+
+function dateText(days: number): string {
+  let text = DATE_TEXT.get(days);
+  if (text === undefined) {
+    const [y, m, d] = civilFromDays(days);
+    text = `${y < 1000 ? String(y).padStart(4, '0') : y}-${pad2(m)}-${pad2(d)}T`;
+    if (DATE_TEXT.size >= 4096) {
+      DATE_TEXT.clear();
+    }
+    DATE_TEXT.set(days, text);
+  }
+  return text;
+}
+
 /**
- * `new Date(ms).toISOString()` (`2026-11-23T08:00:00.000Z`) by civil arithmetic, about 5x faster
- * than the built-in (fire-time lists format many instants). Years outside 0000-9999 use the
- * built-in, whose extended-year format this does not reproduce.
+ * `new Date(ms).toISOString()` (`2026-11-23T08:00:00.000Z`) from precomputed pieces (the date per
+ * day, the time per minute and second), several times faster than the built-in: fire-time lists
+ * format many instants. Years outside 0000-9999 use the built-in, whose extended-year format this
+ * does not reproduce.
  */
 export function toIsoUtc(ms: number): string {
-  const { y, m, d, h, mi, s } = fieldsFromWall(ms); // an instant read as UTC wall time
-  if (y < 0 || y > 9999 || !Number.isFinite(ms)) {
+  if (!(ms >= ISO_MIN_MS && ms < ISO_END_MS) || !Number.isInteger(ms)) {
     return new Date(ms).toISOString();
   }
-  const milli = ms - Math.floor(ms / 1000) * 1000;
-  const yyyy = y < 1000 ? String(y).padStart(4, '0') : `${y}`;
-  const mmm = milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : `${milli}`;
-  return `${yyyy}-${pad2(m)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${mmm}Z`;
+  const days = Math.floor(ms / DAY_MS);
+  const inDay = ms - days * DAY_MS;
+  const minute = Math.floor(inDay / 60_000);
+  const inMinute = inDay - minute * 60_000;
+  const second = Math.floor(inMinute / 1000);
+  const milli = inMinute - second * 1000;
+  const millis = milli === 0 ? '000Z' : milli < 10 ? `00${milli}Z` : milli < 100 ? `0${milli}Z` : `${milli}Z`;
+  return dateText(days) + MINUTE_TEXT[minute] + SECOND_TEXT[second] + millis;
 }
 
 /** True for Gregorian leap years. */

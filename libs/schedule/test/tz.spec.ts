@@ -13,10 +13,26 @@ describe('toIsoUtc', () => {
     );
   });
 
-  it.each([0, -1, 951_782_400_000, 1_795_420_800_000, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(0, 0, 1)])(
-    'should format %d like the built-in',
-    (ms) => {
+  it('should give the same text on a second call (the per-day memo)', () => {
+    for (const ms of [1_795_420_800_000, 1_795_420_800_000 + 61_001, 1_795_420_800_000]) {
       expect(toIsoUtc(ms)).toBe(new Date(ms).toISOString());
-    },
-  );
+    }
+  });
+
+  it.each([
+    0,
+    -1,
+    951_782_400_000,
+    1_795_420_800_000,
+    Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    Date.UTC(0, 0, 1),
+    -62_167_219_200_000,
+    -62_167_219_200_001,
+    253_402_300_799_999,
+    253_402_300_800_000,
+    1.5,
+    -0.5,
+  ])('should format %d like the built-in', (ms) => {
+    expect(toIsoUtc(ms)).toBe(new Date(ms).toISOString());
+  });
 });
