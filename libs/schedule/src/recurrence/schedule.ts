@@ -1,9 +1,13 @@
 /** Wraps a `Rule` into the public `CompiledSchedule`. */
 import type { Budget, CompiledSchedule, ScheduleKind } from '../types';
+import { CronMatcher } from '../grammar/cron/evaluate';
 import { Recurrence } from './expand';
 import { fieldGapLowerBound } from '../min-gap';
 import { zoneOffsets } from '../tz';
+import { plainRuleFields } from './plain';
 import { isAnchorIndependent, type Rule } from './rule';
+
+const NO_BUDGET: Budget = { check: () => undefined };
 
 export interface RuleScheduleOptions {
   kind: ScheduleKind;
@@ -28,15 +32,6 @@ export interface RuleScheduleOptions {
  * dispatcher's `withBounds` (so applying them twice changes nothing).
  */
 export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
-  const rec = new Recurrence(o.rule, {
-    zone: o.timezone,
-    anchor: o.startsAt ?? o.reference,
-    startsAt: o.startsAt ?? null,
-    endsAt: o.endsAt ?? null,
-    count: o.count ?? null,
-    reference: o.reference,
-    anchorExclusive: !o.startsAt,
-  });
   return {
     kind: o.kind,
     canonical: o.canonical,
@@ -46,7 +41,51 @@ export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
     // Input bounds: a count without startsAt counts from the reference.
     minGapLowerBoundMs: ruleGapLowerBound(o.rule, o.timezone),
     referenceFree: o.referenceFree && isAnchorIndependent(o.rule) && !((o.count ?? null) !== null && !o.startsAt),
-    next: (after: Date, count: number, budget?: Budget): Date[] => rec.next(after, count, budget),
+    next: plainRuleNext(o) ?? recurrenceNext(o),
+  };
+}
+
+function recurrenceNext(o: RuleScheduleOptions): CompiledSchedule['next'] {
+  const rec = new Recurrence(o.rule, {
+    zone: o.timezone,
+    anchor: o.startsAt ?? o.reference,
+    startsAt: o.startsAt ?? null,
+    endsAt: o.endsAt ?? null,
+    count: o.count ?? null,
+    reference: o.reference,
+    anchorExclusive: !o.startsAt,
+  });
+  return (after, count, budget) => rec.next(after, count, budget);
+}
+
+/**
+ * A plain rule without input bounds (plain.ts) by the cron evaluator. Its anchor is the reference
+ * (truncated to the second, as `Recurrence` does) and is not an occurrence, so fire times start
+ * after it even when `after` is earlier.
+ */
+function plainRuleNext(o: RuleScheduleOptions): CompiledSchedule['next'] | null {
+  if (o.startsAt || o.endsAt || (o.count ?? null) !== null) {
+    return null;
+  }
+  const fields = plainRuleFields(o.rule);
+  if (!fields) {
+    return null;
+  }
+  const matcher = new CronMatcher(fields);
+  const zone = zoneOffsets(o.timezone);
+  const anchor = Math.floor(o.reference.getTime() / 1000) * 1000;
+  return (after, count, budget = NO_BUDGET) => {
+    const out: Date[] = [];
+    let t = Math.max(after.getTime(), anchor);
+    while (out.length < count) {
+      const n = matcher.nextAfter(t, zone, budget);
+      if (n === -1) {
+        break;
+      }
+      out.push(new Date(n));
+      t = n;
+    }
+    return out;
   };
 }
 

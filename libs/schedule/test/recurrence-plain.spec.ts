@@ -1,0 +1,139 @@
+/**
+ * Plain recurrence rules by the cron evaluator (recurrence/plain.ts, used by `ruleSchedule` for
+ * natural-language and RRULE schedules) against the general RFC 5545 expansion (recurrence/expand.ts):
+ * on random plain rules of every date-level frequency, references and `after` instants (many around
+ * DST changes, some before the reference), in zones whose changes fall at 02:00, at midnight, by
+ * 30 minutes or by 2 hours, both give the same fire times.
+ */
+import fc from 'fast-check';
+import { Recurrence } from '../src/recurrence/expand';
+import { plainRuleFields } from '../src/recurrence/plain';
+import { emptyRule, type Freq, type Rule } from '../src/recurrence/rule';
+import { ruleSchedule } from '../src/recurrence/schedule';
+
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe', // 30-minute change
+  'America/Santiago', // changes at midnight
+  'America/Havana', // changes at midnight
+  'Antarctica/Troll', // 2-hour change
+  'Africa/Casablanca', // changes around Ramadan
+  'Pacific/Chatham',
+  'Asia/Kolkata', // no DST
+];
+
+const sortedSubset = (values: number[], min = 1): fc.Arbitrary<number[]> =>
+  fc.subarray(values, { minLength: min }).map((v) => [...v].sort((a, b) => a - b));
+const range = (lo: number, hi: number): number[] => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+
+/** Hours and minutes near DST changes (00-03) are over-represented. */
+const hours = fc.oneof(sortedSubset([0, 1, 2, 3]), sortedSubset(range(0, 23)), fc.constant(range(0, 23)));
+const minutes = fc.oneof(sortedSubset([0, 15, 30, 45]), sortedSubset(range(0, 59)), fc.constant([0]));
+const weekdays = fc.option(
+  sortedSubset(range(0, 6)).map((days) => days.map((day) => ({ day, n: 0 }))),
+  { nil: null },
+);
+const monthDays = fc.option(fc.oneof(sortedSubset([1, 15, 28, 29, 30, 31]), sortedSubset(range(1, 31))), { nil: null });
+const months = fc.option(sortedSubset(range(1, 12)), { nil: null });
+
+const plainRule: fc.Arbitrary<Rule> = fc
+  .record({
+    freq: fc.constantFrom<Freq>('DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'),
+    byHour: hours,
+    byMinute: minutes,
+    byDay: weekdays,
+    byMonthDay: monthDays,
+    byMonth: months,
+  })
+  .map(({ freq, byHour, byMinute, byDay, byMonthDay, byMonth }) => {
+    const r = emptyRule(freq);
+    r.byHour = byHour;
+    r.byMinute = byMinute;
+    r.bySecond = [0];
+    r.byMonth = byMonth;
+    if (freq === 'WEEKLY') {
+      r.byDay = byDay ?? [{ day: 2, n: 0 }];
+    } else if (freq === 'MONTHLY' || freq === 'YEARLY') {
+      r.byDay = byDay;
+      r.byMonthDay = byDay === null && byMonthDay === null ? [13] : byMonthDay;
+    } else {
+      r.byDay = byDay;
+      r.byMonthDay = byMonthDay;
+    }
+    return r;
+  });
+
+/** Instants from 1995 to 2045, most of them in the months when zones change their clocks. */
+const instant = fc.oneof(
+  fc.integer({ min: Date.UTC(1995, 0, 1), max: Date.UTC(2045, 0, 1) }),
+  fc
+    .record({
+      year: fc.integer({ min: 1995, max: 2045 }),
+      month: fc.constantFrom(2, 3, 3, 4, 8, 9, 9, 10),
+      minute: fc.integer({ min: 0, max: 31 * 1440 }),
+      ms: fc.integer({ min: 0, max: 59_999 }),
+    })
+    .map(({ year, month, minute, ms }) => Date.UTC(year, month, 1) + minute * 60_000 + ms),
+);
+
+describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 expansion', () => {
+  it('should give the same fire times for every plain rule, zone, reference and instant', () => {
+    fc.assert(
+      fc.property(
+        plainRule,
+        fc.constantFrom(...ZONES),
+        instant,
+        fc.integer({ min: -40 * 86_400_000, max: 40 * 86_400_000 }),
+        (rule, timezone, referenceMs, afterDelta) => {
+          expect(plainRuleFields(rule)).not.toBeNull();
+          const reference = new Date(referenceMs);
+          const fast = ruleSchedule({
+            kind: 'natural',
+            rule,
+            canonical: '',
+            description: '',
+            timezone,
+            oneOff: false,
+            referenceFree: true,
+            reference,
+          });
+          const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+          // `after` before the reference too: the anchor is not an occurrence, nothing before it is
+          const after = new Date(referenceMs + afterDelta);
+          const expected = general.next(after, 12).map((d) => d.toISOString());
+          expect(fast.next(after, 12).map((d) => d.toISOString())).toEqual(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('should leave rules that are not plain to the RFC 5545 expansion', () => {
+    const base = (): Rule => ({ ...emptyRule('DAILY'), byHour: [9], byMinute: [0], bySecond: [0] });
+    expect(plainRuleFields(base())).not.toBeNull();
+    const notPlain: Array<Partial<Rule>> = [
+      { interval: 2 },
+      { count: 3 },
+      { until: { instant: 0 } },
+      { dtstart: { floating: 0 } },
+      { bySetPos: [1] },
+      { byWeekNo: [1] },
+      { byYearDay: [1] },
+      { byHour: null },
+      { byMinute: null },
+      { bySecond: [30] },
+      { bySecond: [0, 30] },
+      { byDay: [{ day: 0, n: 1 }] },
+      { byMonthDay: [-1] },
+      { freq: 'HOURLY' },
+      { freq: 'WEEKLY' }, // the weekday would come from the anchor
+      { freq: 'MONTHLY' }, // the month day would come from the anchor
+      { freq: 'YEARLY', byMonth: [3] },
+    ];
+    for (const change of notPlain) {
+      expect(plainRuleFields({ ...base(), ...change })).toBeNull();
+    }
+  });
+});
