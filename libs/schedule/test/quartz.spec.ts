@@ -263,3 +263,28 @@ describe('quartz: rejections (Quartz errors and the leniencies decisions.md reje
     expect(errorsOf('0 61 25 * * ?').map((e) => e.kind)).toEqual(['out_of_range', 'out_of_range']);
   });
 });
+
+describe('quartz: fields parsed once by their text (parse.ts field memo)', () => {
+  const AFTER = '2026-03-01T00:00:00Z';
+  const valid = (expr: string): boolean => compileSchedule({ expr, reference: REF }).ok;
+
+  it('gives a field seen in another expression the same meaning, and its own error positions', () => {
+    expect(fires('0 15 10 ? * MON-FRI', AFTER, 5)).toEqual(fires('0 15 10 ? * 2-6', AFTER, 5));
+    expect(fires('30 15 10 ? * MON-FRI', AFTER, 5).map((t) => t.slice(0, 16))).toEqual(
+      fires('0 15 10 ? * MON-FRI', AFTER, 5).map((t) => t.slice(0, 16)),
+    );
+    // the same bad field at two places: each error points at its own bytes
+    expect(errorsOf('0 0 12 ? * MON#6')[0].position).toBe('0 0 12 ? * MON#'.length);
+    expect(errorsOf('0  0  12  ?  *  MON#6')[0].position).toBe('0  0  12  ?  *  MON#'.length);
+  });
+
+  it('keeps the checks across fields for fields that came from the memo', () => {
+    expect(valid('0 0 9 15W * ?')).toBe(true);
+    expect(valid('0 0 9,12 * * *')).toBe(false); // both day fields given
+    expect(valid('0 0 9,12 ? * *')).toBe(true);
+    expect(errorsOf('0 0 9,12 15W * ?').map((e) => e.kind)).toEqual(['unsupported']);
+    expect(fires('0 0 9 ? * 6L', AFTER, 2)).toEqual(['2026-03-27T09:00:00Z', '2026-04-24T09:00:00Z']);
+    expect(fires('0 0 9 ? * 6#2', AFTER, 1)).toEqual(['2026-03-13T09:00:00Z']);
+    expect(errorsOf('0 0 9 15W * 6L').map((e) => e.kind)).toEqual(['day_fields_conflict']);
+  });
+});

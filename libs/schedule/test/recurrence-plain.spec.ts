@@ -30,7 +30,7 @@ const range = (lo: number, hi: number): number[] => Array.from({ length: hi - lo
 
 /** Hours and minutes near DST changes (00-03) are over-represented. */
 const hours = fc.oneof(sortedSubset([0, 1, 2, 3]), sortedSubset(range(0, 23)), fc.constant(range(0, 23)));
-const minutes = fc.oneof(sortedSubset([0, 15, 30, 45]), sortedSubset(range(0, 59)), fc.constant([0]));
+const minutes = fc.oneof(sortedSubset([0, 15, 30, 45]), sortedSubset(range(0, 59)), fc.constant<number[]>([0]));
 const weekdays = fc.option(
   sortedSubset(range(0, 6)).map((days) => days.map((day) => ({ day, n: 0 }))),
   { nil: null },

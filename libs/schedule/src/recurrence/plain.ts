@@ -10,18 +10,39 @@
 import type { CronFields } from '../grammar/cron/parse';
 import type { Rule } from './rule';
 
-const setOf = (size: number, values: number[] | null, lo: number, hi: number, shift = 0): boolean[] | null => {
-  const out = new Array<boolean>(size).fill(values === null);
-  if (values !== null) {
-    for (const v of values) {
-      if (!Number.isInteger(v) || v < lo || v > hi) {
-        return null;
-      }
-      out[(v + shift) % size] = true;
+function setOf(size: number, values: number[], lo: number, hi: number, shift: number): boolean[] | null {
+  const out = new Array<boolean>(size).fill(false);
+  for (const v of values) {
+    if (!Number.isInteger(v) || v < lo || v > hi) {
+      return null;
     }
+    out[(v + shift) % size] = true;
   }
   return out;
-};
+}
+
+/**
+ * Sets by their values, shared by the rules that have them (and so are the cron evaluator's
+ * tables, which it keeps per set): compiling distinct expressions mostly meets sets seen before.
+ * Bounded; cleared when full. `null` values (no such part) is the full set.
+ */
+const SETS = new Map<string, boolean[] | null>();
+
+function sharedSet(size: number, values: number[] | null, lo: number, hi: number, shift = 0): boolean[] | null {
+  const key = values === null ? `${size}` : `${size}:${values.join(',')}`;
+  let set = SETS.get(key);
+  if (set === undefined) {
+    set = values === null ? new Array<boolean>(size).fill(true) : setOf(size, values, lo, hi, shift);
+    if (set !== null && lo > 0) {
+      set[0] = false; // sets indexed from 1 (month days, months) have no element 0
+    }
+    if (SETS.size >= 4096) {
+      SETS.clear();
+    }
+    SETS.set(key, set);
+  }
+  return set;
+}
 
 /**
  * The rule's fire times as cron fields when it is plain, else null. Plain: a date-level frequency
@@ -66,18 +87,15 @@ export function plainRuleFields(r: Rule): CronFields | null {
     default:
       return null;
   }
-  const minutes = setOf(60, r.byMinute, 0, 59);
-  const hours = setOf(24, r.byHour, 0, 23);
-  const dom = setOf(32, r.byMonthDay, 1, 31);
-  const months = setOf(13, r.byMonth, 1, 12);
+  const minutes = sharedSet(60, r.byMinute, 0, 59);
+  const hours = sharedSet(24, r.byHour, 0, 23);
+  const dom = sharedSet(32, r.byMonthDay, 1, 31);
+  const months = sharedSet(13, r.byMonth, 1, 12);
   // rule weekdays count from Monday (0), cron's from Sunday (0)
-  const dow = setOf(7, r.byDay === null ? null : r.byDay.map((w) => w.day), 0, 6, 1);
+  const dow = sharedSet(7, r.byDay === null ? null : r.byDay.map((w) => w.day), 0, 6, 1);
   if (!minutes || !hours || !dom || !months || !dow) {
     return null;
   }
-  // index 0 is no day and no month (the sets are indexed from 1)
-  dom[0] = false;
-  months[0] = false;
   return {
     minutes,
     hours,

@@ -137,6 +137,48 @@ function separatorErrors(expr: string): ScheduleError[] {
   return errors;
 }
 
+/** One field's values (sorted; shared, read-only) and the markers its items set. */
+interface ParsedField {
+  values: number[];
+  /** `W` days of a day-of-month field. */
+  nearest: number[];
+  lastDayOfWeek: boolean;
+  nthDayOfWeek: number;
+}
+
+const EMPTY_FIELD: ParsedField = { values: [], nearest: [], lastDayOfWeek: false, nthDayOfWeek: 0 };
+
+/**
+ * Parsed fields by field type and text: a field's meaning does not depend on the rest of the
+ * expression (only its errors carry positions, and errors are not kept), and a stream of distinct
+ * expressions mostly recombines fields already seen. Bounded; cleared when full.
+ */
+const FIELD_MEMO = new Map<string, ParsedField>();
+const FIELD_MEMO_SIZE = 4096;
+
+function parseFieldMemo(expr: string, tok: Token, type: F): ParsedField {
+  const key = `${type}:${tok.text}`;
+  let parsed = FIELD_MEMO.get(key);
+  if (parsed === undefined) {
+    const set = new Set<number>();
+    const nearest = new Set<number>();
+    const markers = { lastDayOfWeek: false, nthDayOfWeek: 0 } as QuartzFields;
+    parseField(expr, tok, type, set, nearest, markers);
+    const sorted = (values: Set<number>): number[] => [...values].sort((a, b) => a - b);
+    parsed = {
+      values: sorted(set),
+      nearest: sorted(nearest),
+      lastDayOfWeek: markers.lastDayOfWeek,
+      nthDayOfWeek: markers.nthDayOfWeek,
+    };
+    if (FIELD_MEMO.size >= FIELD_MEMO_SIZE) {
+      FIELD_MEMO.clear();
+    }
+    FIELD_MEMO.set(key, parsed);
+  }
+  return parsed;
+}
+
 /** Parses a Quartz expression; several independent field errors are reported together. */
 export function parseQuartz(expr: string): Result {
   const toks = tokenizeLoose(expr);
@@ -156,34 +198,22 @@ export function parseQuartz(expr: string): Result {
     );
     return { ok: false, errors };
   }
-  const f: QuartzFields = {
-    seconds: [],
-    minutes: [],
-    hours: [],
-    daysOfMonth: [],
-    nearestWeekdays: [],
-    months: [],
-    daysOfWeek: [],
-    years: null,
-    lastDayOfWeek: false,
-    nthDayOfWeek: 0,
-  };
-  const sets: Array<Set<number>> = [new Set(), new Set(), new Set(), new Set(), new Set(), new Set(), new Set()];
-  const nearest = new Set<number>();
+  const fields: ParsedField[] = [];
   for (let type = 0; type < toks.length; type++) {
     try {
-      parseField(expr, toks[type], type as F, sets[type], nearest, f);
+      fields.push(parseFieldMemo(expr, toks[type], type as F));
     } catch (e) {
       if (e instanceof FieldError) {
         errors.push(e.error);
+        fields.push(EMPTY_FIELD);
       } else {
         throw e;
       }
     }
   }
   if (errors.length === 0) {
-    const domNoSpec = sets[F.DAY_OF_MONTH].has(NO_SPEC);
-    const dowNoSpec = sets[F.DAY_OF_WEEK].has(NO_SPEC);
+    const domNoSpec = fields[F.DAY_OF_MONTH].values.includes(NO_SPEC);
+    const dowNoSpec = fields[F.DAY_OF_WEEK].values.includes(NO_SPEC);
     if (domNoSpec === dowNoSpec) {
       const dom = toks[F.DAY_OF_MONTH];
       const dow = toks[F.DAY_OF_WEEK];
@@ -219,21 +249,25 @@ export function parseQuartz(expr: string): Result {
       }
     }
   }
-  if (errors.length === 0 && nearest.size > 0 && sets[F.HOUR].size > 1) {
+  if (errors.length === 0 && fields[F.DAY_OF_MONTH].nearest.length > 0 && fields[F.HOUR].values.length > 1) {
     errors.push(nearestWeekdayWithHours(expr, toks[F.DAY_OF_MONTH], toks[F.HOUR]));
   }
   if (errors.length) {
     return { ok: false, errors };
   }
-  const sorted = (s: Set<number>): number[] => [...s].sort((a, b) => a - b);
-  f.seconds = sorted(sets[F.SECOND]);
-  f.minutes = sorted(sets[F.MINUTE]);
-  f.hours = sorted(sets[F.HOUR]);
-  f.daysOfMonth = sorted(sets[F.DAY_OF_MONTH]);
-  f.nearestWeekdays = sorted(nearest);
-  f.months = sorted(sets[F.MONTH]);
-  f.daysOfWeek = sorted(sets[F.DAY_OF_WEEK]);
-  f.years = toks.length === 7 && !sets[F.YEAR].has(ALL_SPEC) ? sorted(sets[F.YEAR]) : null;
+  const year = toks.length === 7 ? fields[F.YEAR].values : null;
+  const f: QuartzFields = {
+    seconds: fields[F.SECOND].values,
+    minutes: fields[F.MINUTE].values,
+    hours: fields[F.HOUR].values,
+    daysOfMonth: fields[F.DAY_OF_MONTH].values,
+    nearestWeekdays: fields[F.DAY_OF_MONTH].nearest,
+    months: fields[F.MONTH].values,
+    daysOfWeek: fields[F.DAY_OF_WEEK].values,
+    years: year && !year.includes(ALL_SPEC) ? year : null,
+    lastDayOfWeek: fields[F.DAY_OF_WEEK].lastDayOfWeek,
+    nthDayOfWeek: fields[F.DAY_OF_WEEK].nthDayOfWeek,
+  };
   return { ok: true, fields: f };
 }
 

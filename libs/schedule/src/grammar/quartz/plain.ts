@@ -17,7 +17,9 @@
  * Measured: the port resolves a wall time for nearly every field it reads (~5 per fire time);
  * this is one pass over the sets per fire time.
  */
+import type { Budget } from '../../types';
 import { civilFromDays, weekdayOfDays, type ZoneOffsets } from '../../tz';
+import { CronMatcher } from '../cron/evaluate';
 import { ALL_SPEC, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
 
 const DAY_MS = 86_400_000;
@@ -35,7 +37,15 @@ export interface PlainQuartz {
   daysOfMonth: boolean[] | null;
   /** Index 0 = Sunday … 6 = Saturday, or null when the day of the month decides. */
   daysOfWeek: boolean[] | null;
+  /**
+   * With seconds `0` only, the same sets as 5-field cron tables (grammar/cron/evaluate.ts), which
+   * jump from month to month and day to day instead of converting every day to a date.
+   */
+  minuteMatcher: CronMatcher | null;
 }
+
+/** The evaluator's step budget is not needed: its search is bounded (400 years of months). */
+const UNCOUNTED: Budget = { check: () => undefined };
 
 /**
  * The values of a field in `[lo, hi]`, or null when the set also holds a marker (`ALL_SPEC` with a
@@ -58,6 +68,24 @@ function table(vals: readonly number[], size: number, shift = 0): boolean[] {
   return t;
 }
 
+/**
+ * A field's lookup table, kept per field array: parse.ts hands out one array per field text, so
+ * expressions that share a field share its table (and the cron evaluator's tables built from it).
+ */
+const TABLES = new WeakMap<readonly number[], boolean[]>();
+
+function fieldTable(field: readonly number[], vals: readonly number[], size: number, shift = 0): boolean[] {
+  let t = TABLES.get(field);
+  if (t === undefined) {
+    t = table(vals, size, shift);
+    TABLES.set(field, t);
+  }
+  return t;
+}
+
+const EVERY_DAY_OF_MONTH = [false, ...new Array<boolean>(31).fill(true)];
+const EVERY_DAY_OF_WEEK = new Array<boolean>(7).fill(true);
+
 /** The expression's plain form, or null when it uses anything only the port evaluates. */
 export function plainQuartz(q: QuartzFields): PlainQuartz | null {
   if (q.years !== null || q.nearestWeekdays.length > 0 || q.lastDayOfWeek || q.nthDayOfWeek !== 0) {
@@ -75,18 +103,37 @@ export function plainQuartz(q: QuartzFields): PlainQuartz | null {
   if (domSpec === dowSpec) {
     return null;
   }
+  let daysOfMonth: boolean[] | null = null;
+  let daysOfWeek: boolean[] | null = null;
   if (domSpec) {
     const days = values(q.daysOfMonth, 1, 31);
     if (!days || q.daysOfMonth.some((d) => d >= LAST_DAY_OFFSET_START && d !== ALL_SPEC)) {
       return null;
     }
-    return { seconds, minutes, hours, months: table(months, 13), daysOfMonth: table(days, 32), daysOfWeek: null };
+    daysOfMonth = fieldTable(q.daysOfMonth, days, 32);
+  } else {
+    const weekdays = values(q.daysOfWeek, 1, 7);
+    if (!weekdays) {
+      return null;
+    }
+    daysOfWeek = fieldTable(q.daysOfWeek, weekdays, 7, 1);
   }
-  const weekdays = values(q.daysOfWeek, 1, 7);
-  if (!weekdays) {
-    return null;
-  }
-  return { seconds, minutes, hours, months: table(months, 13), daysOfMonth: null, daysOfWeek: table(weekdays, 7, 1) };
+  const monthTable = fieldTable(q.months, months, 13);
+  const minuteMatcher =
+    seconds.length === 1 && seconds[0] === 0
+      ? new CronMatcher({
+          minutes: fieldTable(q.minutes, minutes, 60),
+          hours: fieldTable(q.hours, hours, 24),
+          dom: daysOfMonth ?? EVERY_DAY_OF_MONTH,
+          months: monthTable,
+          dow: daysOfWeek ?? EVERY_DAY_OF_WEEK,
+          // Quartz uses one day field, the other is `?`: a day must match both tables
+          domStar: daysOfMonth === null,
+          dowStar: daysOfWeek === null,
+          fields: [],
+        })
+      : null;
+  return { seconds, minutes, hours, months: monthTable, daysOfMonth, daysOfWeek, minuteMatcher };
 }
 
 /** First second of the day at or after `secondOfDay` allowed by the hour/minute/second sets, or -1. */
@@ -116,6 +163,12 @@ function firstTimeOfDay(p: PlainQuartz, secondOfDay: number): number {
 /** First wall time (whole seconds) at or after `startWall` matching the sets, or null past the horizon. */
 export function plainNextWall(p: PlainQuartz, startWall: number): { wall: number; year: number } | null {
   const firstDay = Math.floor(startWall / DAY_MS);
+  if (p.minuteMatcher) {
+    // whole minutes at second 0: the first at or after the start (nextWall rounds up to a minute)
+    const wall = p.minuteMatcher.nextWall(startWall, UNCOUNTED);
+    const day = Math.floor(wall / DAY_MS);
+    return wall === -1 || day > firstDay + MAX_DAYS_AHEAD ? null : { wall, year: civilFromDays(day)[0] };
+  }
   let from = Math.floor((startWall - firstDay * DAY_MS) / 1000);
   for (let day = firstDay; day <= firstDay + MAX_DAYS_AHEAD; day++, from = 0) {
     const [y, m, d] = civilFromDays(day);
