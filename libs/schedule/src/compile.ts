@@ -220,6 +220,53 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
   const count = ctx.count;
   // the series is the fire times at or after startsAt, else strictly after the reference
   const walkFrom = start !== null ? start - 1 : ctx.reference.getTime();
+  const inner = (afterMs: number, n: number, b: Budget): number[] =>
+    s.nextTimes ? s.nextTimes(afterMs, n, b) : s.next(new Date(afterMs), n, b).map((d) => d.getTime());
+  function fireTimes(afterMs: number, n: number, budget?: Budget): number[] {
+    const b = budget ?? budgetFor(opts);
+    const want = Math.max(0, Math.floor(n));
+    const out: number[] = [];
+    if (want === 0) {
+      return out;
+    }
+    if (count === null) {
+      const from = start !== null && afterMs < start - 1 ? start - 1 : afterMs;
+      for (const t of inner(from, want, b)) {
+        if (end !== null && t > end) {
+          break;
+        }
+        out.push(t);
+      }
+      return out;
+    }
+    // count: walk the series from its start, counting occurrences
+    let t = walkFrom;
+    let seen = 0;
+    while (seen < count && out.length < want) {
+      b.check();
+      const batch = inner(t, Math.min(count - seen, 100), b);
+      if (batch.length === 0) {
+        break;
+      }
+      for (const ms of batch) {
+        seen++;
+        if (end !== null && ms > end) {
+          return out;
+        }
+        if (ms > afterMs) {
+          out.push(ms);
+          if (out.length >= want) {
+            return out;
+          }
+        }
+        if (seen >= count) {
+          return out;
+        }
+      }
+      t = batch[batch.length - 1];
+    }
+    return out;
+  }
   return {
     kind: s.kind,
     canonical: s.canonical,
@@ -235,55 +282,8 @@ function withBounds(s: CompiledSchedule, ctx: GrammarContext, opts: CompileOptio
         ? (a: number): number | null =>
             (s.equivalentAfter as (x: number) => number | null)(start !== null && a < start - 1 ? start - 1 : a)
         : undefined,
-    next(after: Date, n: number, budget?: Budget): Date[] {
-      const b = budget ?? budgetFor(opts);
-      const want = Math.max(0, Math.floor(n));
-      const out: Date[] = [];
-      if (want === 0) {
-        return out;
-      }
-      if (count === null) {
-        let t = after.getTime();
-        if (start !== null && t < start - 1) {
-          t = start - 1;
-        }
-        for (const d of s.next(new Date(t), want, b)) {
-          if (end !== null && d.getTime() > end) {
-            break;
-          }
-          out.push(d);
-        }
-        return out;
-      }
-      // count: walk the series from its start, counting occurrences
-      let t = walkFrom;
-      let seen = 0;
-      const afterMs = after.getTime();
-      while (seen < count && out.length < want) {
-        b.check();
-        const batch = s.next(new Date(t), Math.min(count - seen, 100), b);
-        if (batch.length === 0) {
-          break;
-        }
-        for (const d of batch) {
-          const ms = d.getTime();
-          seen++;
-          if (end !== null && ms > end) {
-            return out;
-          }
-          if (ms > afterMs) {
-            out.push(d);
-            if (out.length >= want) {
-              return out;
-            }
-          }
-          if (seen >= count) {
-            return out;
-          }
-        }
-        t = batch[batch.length - 1].getTime();
-      }
-      return out;
-    },
+    next: (after: Date, n: number, budget?: Budget): Date[] =>
+      fireTimes(after.getTime(), n, budget).map((t) => new Date(t)),
+    nextTimes: fireTimes,
   };
 }

@@ -75,6 +75,11 @@ export interface CompiledSchedule {
    * Fewer (or none) when the series ends. Throws ScheduleBudgetError past the cooperative budget.
    */
   next(after: Date, count: number, budget?: Budget): Date[];
+  /**
+   * `next` in epoch milliseconds, without a `Date` per fire time (previews and validation read
+   * numbers). Optional for grammars; compiled schedules always have it.
+   */
+  nextTimes?(afterMs: number, count: number, budget?: Budget): number[];
 }
 
 export type CompileResult =

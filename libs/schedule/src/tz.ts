@@ -313,6 +313,8 @@ const MINUTE_TEXT: readonly string[] = Array.from(
   (_, m) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}:`,
 );
 const SECOND_TEXT: readonly string[] = Array.from({ length: 60 }, (_, s) => `${pad2(s)}.`);
+/** `HH:MM:00.000Z`: most fire times are whole minutes, one concatenation each. */
+const WHOLE_MINUTE_TEXT: readonly string[] = MINUTE_TEXT.map((m) => `${m}00.000Z`);
 /** `YYYY-MM-DDT` by day number: a list of fire times mostly shares a few days. Bounded. */
 const DATE_TEXT = new Map<number, string>();
 /** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years `toIsoUtc` writes itself. */
@@ -346,6 +348,9 @@ export function toIsoUtc(ms: number): string {
   const inDay = ms - days * DAY_MS;
   const minute = Math.floor(inDay / 60_000);
   const inMinute = inDay - minute * 60_000;
+  if (inMinute === 0) {
+    return dateText(days) + WHOLE_MINUTE_TEXT[minute];
+  }
   const second = Math.floor(inMinute / 1000);
   const milli = inMinute - second * 1000;
   const millis = milli === 0 ? '000Z' : milli < 10 ? `00${milli}Z` : milli < 100 ? `0${milli}Z` : `${milli}Z`;

@@ -56,7 +56,7 @@ class FireTimeWindow {
     // and a few are answered by no sequence at all (CompiledSchedule.equivalentAfter).
     const a = this.schedule.equivalentAfter ? this.schedule.equivalentAfter(after) : after;
     if (a === null) {
-      return this.schedule.next(new Date(after), n, budget).map((d) => d.getTime());
+      return fireTimesOf(this.schedule, budget)(after, n);
     }
     const last = this.fires.length ? this.fires[this.fires.length - 1] : this.from;
     if (a < this.from || (a > last && !this.complete)) {
@@ -76,9 +76,9 @@ class FireTimeWindow {
       // On a first use compute exactly what is asked (the uncached cost); once reused, run ahead.
       const want = this.reused ? Math.max(missing, EXTEND_AHEAD) : missing;
       const end = this.fires.length ? this.fires[this.fires.length - 1] : this.from;
-      const more = this.schedule.next(new Date(end), want, budget);
-      for (const d of more) {
-        this.fires.push(d.getTime());
+      const more = fireTimesOf(this.schedule, budget)(end, want);
+      for (const t of more) {
+        this.fires.push(t);
       }
       this.complete = more.length < want;
     }

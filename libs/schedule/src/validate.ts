@@ -91,7 +91,9 @@ export type FireTimeSource = (after: number, n: number) => number[];
 
 /** A schedule's own fire times as a source, computed under `budget`. */
 export function fireTimesOf(s: CompiledSchedule, budget: Budget): FireTimeSource {
-  return (after, n) => s.next(new Date(after), n, budget).map((d) => d.getTime());
+  return s.nextTimes
+    ? (after, n) => (s.nextTimes as NonNullable<CompiledSchedule['nextTimes']>)(after, n, budget)
+    : (after, n) => s.next(new Date(after), n, budget).map((d) => d.getTime());
 }
 
 /**

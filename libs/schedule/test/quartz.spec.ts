@@ -4,6 +4,7 @@
  * real Quartz 2.5.2 code.
  */
 import { compileSchedule } from '@svc/schedule';
+import { tokenize, tokenizeLoose } from '../src/grammar/quartz/parse';
 import { errorsOf, fires, REF } from './helpers';
 
 describe('quartz: fields and detection', () => {
@@ -286,5 +287,22 @@ describe('quartz: fields parsed once by their text (parse.ts field memo)', () =>
     expect(fires('0 0 9 ? * 6L', AFTER, 2)).toEqual(['2026-03-27T09:00:00Z', '2026-04-24T09:00:00Z']);
     expect(fires('0 0 9 ? * 6#2', AFTER, 1)).toEqual(['2026-03-13T09:00:00Z']);
     expect(errorsOf('0 0 9 15W * 6L').map((e) => e.kind)).toEqual(['day_fields_conflict']);
+  });
+});
+
+describe('quartz: field splitting', () => {
+  it('splits on exactly the code units JavaScript calls whitespace (kind detection, Quartz) and on space, tab, CR, LF (cron)', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      const loose = tokenizeLoose(`a${ch}b`).map((t) => t.text);
+      expect(loose).toEqual(/\s/.test(ch) ? ['a', 'b'] : [`a${ch}b`]);
+      const strict = tokenize(`a${ch}b`).map((t) => t.text);
+      expect(strict).toEqual(/[ \t\r\n]/.test(ch) ? ['a', 'b'] : [`a${ch}b`]);
+    }
+    expect(tokenizeLoose('  0 \u00a0 1\t2\n')).toEqual([
+      { text: '0', start: 2, end: 3 },
+      { text: '1', start: 6, end: 7 },
+      { text: '2', start: 8, end: 9 },
+    ]);
   });
 });

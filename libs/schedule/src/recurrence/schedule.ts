@@ -41,7 +41,7 @@ export function ruleSchedule(o: RuleScheduleOptions): CompiledSchedule {
     // Input bounds: a count without startsAt counts from the reference.
     minGapLowerBoundMs: ruleGapLowerBound(o.rule, o.timezone),
     referenceFree: o.referenceFree && isAnchorIndependent(o.rule) && !((o.count ?? null) !== null && !o.startsAt),
-    next: plainRuleNext(o) ?? recurrenceNext(o),
+    ...(plainRuleNext(o) ?? { next: recurrenceNext(o) }),
   };
 }
 
@@ -63,7 +63,7 @@ function recurrenceNext(o: RuleScheduleOptions): CompiledSchedule['next'] {
  * (truncated to the second, as `Recurrence` does) and is not an occurrence, so fire times start
  * after it even when `after` is earlier.
  */
-function plainRuleNext(o: RuleScheduleOptions): CompiledSchedule['next'] | null {
+function plainRuleNext(o: RuleScheduleOptions): Pick<CompiledSchedule, 'next' | 'nextTimes'> | null {
   if (o.startsAt || o.endsAt || (o.count ?? null) !== null) {
     return null;
   }
@@ -74,18 +74,22 @@ function plainRuleNext(o: RuleScheduleOptions): CompiledSchedule['next'] | null 
   const matcher = new CronMatcher(fields);
   const zone = zoneOffsets(o.timezone);
   const anchor = Math.floor(o.reference.getTime() / 1000) * 1000;
-  return (after, count, budget = NO_BUDGET) => {
-    const out: Date[] = [];
-    let t = Math.max(after.getTime(), anchor);
+  const fireTimes = (afterMs: number, count: number, budget: Budget = NO_BUDGET): number[] => {
+    const out: number[] = [];
+    let t = Math.max(afterMs, anchor);
     while (out.length < count) {
       const n = matcher.nextAfter(t, zone, budget);
       if (n === -1) {
         break;
       }
-      out.push(new Date(n));
+      out.push(n);
       t = n;
     }
     return out;
+  };
+  return {
+    next: (after, count, budget) => fireTimes(after.getTime(), count, budget).map((t) => new Date(t)),
+    nextTimes: fireTimes,
   };
 }
 

@@ -47,6 +47,7 @@ class FieldMemo<V> {
 // memo with entries that are never read again (and keep the garbage collector busy).
 const TIMES_OF_DAY = new FieldMemo<string>();
 const GAP_BOUNDS = new FieldMemo<number>();
+const DAYS = new FieldMemo<{ days: string; months: string }>();
 
 /** English description, e.g. `At 09:00 every weekday (UTC)`. */
 export function describeCron(f: CronFields, timezone: string): string {
@@ -57,6 +58,15 @@ function describeCronFields(f: CronFields): string {
   const time = TIMES_OF_DAY.get(`${f.fields[0]} ${f.fields[1]}`, () =>
     describeTimeOfDay(null, values(f.minutes, 0, 59), values(f.hours, 0, 23)),
   );
+  const days = DAYS.get(`${f.fields[2]} ${f.fields[3]} ${f.fields[4]}`, () => describeDays(f));
+  const text = [time, days.days === 'every day' && /^every /.test(time) ? '' : days.days, days.months]
+    .filter(Boolean)
+    .join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
+
+/** The day and month parts of a description (they depend on the last three fields only). */
+function describeDays(f: CronFields): { days: string; months: string } {
   const dom = values(f.dom, 1, 31);
   const dow = values(f.dow, 0, 6);
   const domAll = dom.length === 31;
@@ -80,9 +90,7 @@ function describeCronFields(f: CronFields): string {
   } else {
     days = `${domText()} and ${describeWeekdays(dow)}`;
   }
-  const months = describeMonths(values(f.months, 1, 12));
-  const text = [time, days === 'every day' && /^every /.test(time) ? '' : days, months].filter(Boolean).join(' ');
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+  return { days, months: describeMonths(values(f.months, 1, 12)) };
 }
 
 /** Compiles a 5-field cron expression (or macro). `next()` is unbounded; the dispatcher applies bounds. */
@@ -105,19 +113,23 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
       fieldGapLowerBound([0], allowedValues(f.minutes), allowedValues(f.hours), zone.isUtc),
     ),
     next(after: Date, count: number, budget?: Budget): Date[] {
-      const b = budget ?? ctx.budget;
-      const out: Date[] = [];
-      let t = after.getTime();
-      while (out.length < count) {
-        const n = matcher.nextAfter(t, zone, b);
-        if (n === -1) {
-          break;
-        }
-        out.push(new Date(n));
-        t = n;
-      }
-      return out;
+      return fireTimes(after.getTime(), count, budget ?? ctx.budget).map((t) => new Date(t));
     },
+    nextTimes: (afterMs: number, count: number, budget?: Budget): number[] =>
+      fireTimes(afterMs, count, budget ?? ctx.budget),
   };
+  function fireTimes(afterMs: number, count: number, b: Budget): number[] {
+    const out: number[] = [];
+    let t = afterMs;
+    while (out.length < count) {
+      const n = matcher.nextAfter(t, zone, b);
+      if (n === -1) {
+        break;
+      }
+      out.push(n);
+      t = n;
+    }
+    return out;
+  }
   return { ok: true, kindDetected: 'cron', schedule };
 }

@@ -34,7 +34,7 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
   const maxYear = ctx.reference.getUTCFullYear() + 100;
   const never = neverMatchesStatically(q);
   const plain = plainQuartz(q);
-  return {
+  const schedule: CompiledSchedule = {
     kind: 'quartz',
     canonical,
     description: describeQuartz(q, ctx.timezone),
@@ -44,21 +44,25 @@ function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext)
     minGapLowerBoundMs: fieldGapLowerBound(q.seconds, q.minutes, q.hours, zone.isUtc),
     equivalentAfter: (afterMs: number): number | null => quartzEquivalentAfter(q, zone, afterMs),
     next(after: Date, count: number, budget?: Budget): Date[] {
-      const b = budget ?? ctx.budget;
-      const out: Date[] = [];
-      let t = after.getTime();
-      while (out.length < count && !never) {
-        b.check();
-        const n =
-          (plain && plainQuartzTimeAfter(plain, zone, t, maxYear)) ??
-          quartzTimeAfter(q, t, { zone, maxYear, budget: b });
-        if (n === null) {
-          break;
-        }
-        out.push(new Date(n));
-        t = n;
-      }
-      return out;
+      return fireTimes(after.getTime(), count, budget ?? ctx.budget).map((t) => new Date(t));
     },
+    nextTimes: (afterMs: number, count: number, budget?: Budget): number[] =>
+      fireTimes(afterMs, count, budget ?? ctx.budget),
   };
+  function fireTimes(afterMs: number, count: number, b: Budget): number[] {
+    const out: number[] = [];
+    let t = afterMs;
+    while (out.length < count && !never) {
+      b.check();
+      const n =
+        (plain && plainQuartzTimeAfter(plain, zone, t, maxYear)) ?? quartzTimeAfter(q, t, { zone, maxYear, budget: b });
+      if (n === null) {
+        break;
+      }
+      out.push(n);
+      t = n;
+    }
+    return out;
+  }
+  return schedule;
 }

@@ -70,7 +70,7 @@ export interface Token {
 
 /** Splits on spaces, tabs, CR and LF, keeping UTF-16 spans (5-field cron's fields). */
 export function tokenize(expr: string): Token[] {
-  return splitOn(expr, /[^ \t\r\n]+/g);
+  return splitOn(expr, isCronSeparator);
 }
 
 /**
@@ -79,14 +79,48 @@ export function tokenize(expr: string): Token[] {
  * accept (`separatorErrors`).
  */
 export function tokenizeLoose(expr: string): Token[] {
-  return splitOn(expr, /\S+/g);
+  return splitOn(expr, isWhitespace);
 }
 
-function splitOn(expr: string, re: RegExp): Token[] {
+const isCronSeparator = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+
+/** JavaScript's `\s`: WhiteSpace and LineTerminator of ECMA-262 (Unicode Zs, BOM, TAB, VT, FF, LF, CR, LS, PS). */
+function isWhitespace(c: number): boolean {
+  if (c <= 0x20) {
+    return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  }
+  if (c < 0xa0) {
+    return false;
+  }
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/** Maximal runs of non-separator code units (a scan, not a regular expression: this runs on every compile). */
+function splitOn(expr: string, isSeparator: (c: number) => boolean): Token[] {
   const out: Token[] = [];
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(expr)) !== null) {
-    out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
+  let start = -1;
+  for (let i = 0; i < expr.length; i++) {
+    if (isSeparator(expr.charCodeAt(i))) {
+      if (start >= 0) {
+        out.push({ text: expr.slice(start, i), start, end: i });
+        start = -1;
+      }
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  if (start >= 0) {
+    out.push({ text: expr.slice(start), start, end: expr.length });
   }
   return out;
 }
