@@ -46,6 +46,7 @@ export function budgetFor(opts: CompileOptions | undefined): Budget {
   return createStepBudget();
 }
 
+const KINDS: ReadonlySet<string> = new Set(['natural', 'quartz', 'cron', 'rrule']);
 const CRON_MACROS = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/i;
 const NUMERIC_FIELD = /^[\d*?/,-]+$/;
 const CRON_TOKEN = /^(?:[\d*?/,#-]|L|W|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i;
@@ -104,7 +105,7 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
   const expr = typeof input.expr === 'string' ? input.expr : '';
   const requested = input.kind ?? 'auto';
   const kind: ScheduleKind = requested === 'auto' ? detectKind(expr) : requested;
-  if (!['natural', 'quartz', 'cron', 'rrule'].includes(kind)) {
+  if (!KINDS.has(kind)) {
     return fail(null, [
       {
         kind: 'unknown_kind',

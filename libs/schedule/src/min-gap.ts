@@ -22,15 +22,33 @@ export const MAX_OFFSET_CHANGE_MS = 3 * HOUR_MS;
  * `[5, 55]` on 60 → 10), or `size` when fewer than two values lie in `[0, size)`.
  */
 export function cyclicMinDistance(values: readonly number[], size: number): number {
-  const v = [...new Set(values.filter((x) => x >= 0 && x < size))].sort((a, b) => a - b);
-  if (v.length < 2) {
-    return size;
+  // presence bits (size <= 64), without sorting or a Set: this runs on every compile
+  let low = 0;
+  let high = 0;
+  for (const x of values) {
+    if (x >= 0 && x < size) {
+      if (x < 32) {
+        low |= 1 << x;
+      } else {
+        high |= 1 << (x - 32);
+      }
+    }
   }
-  let min = size - v[v.length - 1] + v[0];
-  for (let i = 1; i < v.length; i++) {
-    min = Math.min(min, v[i] - v[i - 1]);
+  let first = -1;
+  let prev = -1;
+  let min = size;
+  for (let i = 0; i < size; i++) {
+    if (((i < 32 ? low >>> i : high >>> (i - 32)) & 1) === 0) {
+      continue;
+    }
+    if (first < 0) {
+      first = i;
+    } else {
+      min = Math.min(min, i - prev);
+    }
+    prev = i;
   }
-  return min;
+  return first < 0 || first === prev ? size : Math.min(min, size - prev + first);
 }
 
 /**

@@ -113,16 +113,8 @@ function fnv1a(s: string): number {
 
 /** Everything in the input that can change the fire times, except the reference (see module doc). */
 function cacheKey(input: ScheduleInput): string {
-  return [
-    input.kind ?? 'auto',
-    input.timezone ?? '',
-    // Quartz searches up to the reference's year + 100.
-    input.reference.getUTCFullYear(),
-    input.startsAt?.getTime() ?? '',
-    input.endsAt?.getTime() ?? '',
-    input.count ?? '',
-    input.expr,
-  ].join('\u0000');
+  // Quartz searches up to the reference's year + 100.
+  return `${input.kind ?? 'auto'}\u0000${input.timezone ?? ''}\u0000${input.reference.getUTCFullYear()}\u0000${input.startsAt?.getTime() ?? ''}\u0000${input.endsAt?.getTime() ?? ''}\u0000${input.count ?? ''}\u0000${input.expr}`;
 }
 
 export class ScheduleValidationCache {

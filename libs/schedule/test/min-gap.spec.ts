@@ -116,6 +116,26 @@ describe('field-based minimum-gap bound', () => {
     expect(cyclicMinDistance(values, size)).toBe(expected);
   });
 
+  it('should equal the smallest distance between sorted distinct values, wrapping around, for any set', () => {
+    const reference = (values: number[], size: number): number => {
+      const v = [...new Set(values.filter((x) => x >= 0 && x < size))].sort((a, b) => a - b);
+      if (v.length < 2) {
+        return size;
+      }
+      return Math.min(size - v[v.length - 1] + v[0], ...v.slice(1).map((x, i) => x - v[i]));
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(24, 60),
+        fc.array(fc.integer({ min: -2, max: 99 }), { maxLength: 70 }),
+        (size, values) => {
+          expect(cyclicMinDistance(values, size)).toBe(reference(values, size));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
   it('should bound by the finest field with two or more values, less 3 h outside UTC', () => {
     expect(fieldGapLowerBound([0], [0], [9], true)).toBe(86_400_000);
     expect(fieldGapLowerBound([0], [0], [9], false)).toBe(86_400_000 - 3 * 3_600_000);

@@ -43,47 +43,60 @@ function at(re: RegExp, s: string, i: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
+function token(kind: TokKind, s: string, start: number, len: number): Tok {
+  const text = s.slice(start, start + len);
+  return { kind, text, low: asciiLower(text), start, end: start + len }; // KELVIN SIGN is no 'k'
+}
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isAsciiLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+
 export function tokenize(s: string): Tok[] {
   const out: Tok[] = [];
   let i = 0;
   while (i < s.length) {
     let m: RegExpExecArray | null;
-    if ((m = at(WS, s, i))) {
+    // Each pattern is tried only where its first character can match (same order, same result):
+    // this runs on every natural-language compile.
+    const c = s.charCodeAt(i);
+    const digit = isDigit(c);
+    if (!digit && !isAsciiLetter(c) && (m = at(WS, s, i))) {
       i += m[0].length;
       continue;
     }
-    const start = i;
-    const push = (kind: TokKind, len: number, extra: Partial<Tok> = {}): void => {
-      const text = s.slice(start, start + len);
-      out.push({ kind, text, low: asciiLower(text), start, end: start + len, ...extra }); // KELVIN SIGN is no 'k'
-      i = start + len;
-    };
-    if ((m = at(AMPM, s, i))) {
-      push('word', m[0].length, { low: `${asciiLower(m[1]!)}m` });
-    } else if ((m = at(DATE, s, i))) {
+    let t: Tok;
+    if ((c | 0x20) === 0x61 /* a */ || (c | 0x20) === 0x70 /* p */ ? (m = at(AMPM, s, i)) : false) {
+      t = token('word', s, i, m![0].length);
+      t.low = `${asciiLower(m![1]!)}m`;
+    } else if (digit && (m = at(DATE, s, i))) {
       const hasTime = m[4] !== undefined;
-      push('date', m[0].length, {
-        y: +m[1]!,
-        mo: +m[2]!,
-        d: +m[3]!,
-        hasTime,
-        h: hasTime ? +m[4]! : 0,
-        mi: hasTime ? +m[5]! : 0,
-        s: m[6] !== undefined ? +m[6] : 0,
-      });
-    } else if ((m = at(TIME, s, i))) {
-      push('time', m[0].length, { h: +m[1]!, mi: +m[2]!, s: m[3] !== undefined ? +m[3] : 0 });
-    } else if ((m = at(NUM, s, i))) {
-      push('num', m[0].length, { n: m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0] });
-    } else if ((m = at(WORD, s, i))) {
-      push('word', m[0].length);
+      t = token('date', s, i, m[0].length);
+      t.y = +m[1]!;
+      t.mo = +m[2]!;
+      t.d = +m[3]!;
+      t.hasTime = hasTime;
+      t.h = hasTime ? +m[4]! : 0;
+      t.mi = hasTime ? +m[5]! : 0;
+      t.s = m[6] !== undefined ? +m[6] : 0;
+    } else if (digit && (m = at(TIME, s, i))) {
+      t = token('time', s, i, m[0].length);
+      t.h = +m[1]!;
+      t.mi = +m[2]!;
+      t.s = m[3] !== undefined ? +m[3] : 0;
+    } else if (digit && (m = at(NUM, s, i))) {
+      t = token('num', s, i, m[0].length);
+      t.n = m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0];
+    } else if (!digit && (m = at(WORD, s, i))) {
+      t = token('word', s, i, m[0].length);
     } else if ((m = at(PUNCT, s, i))) {
-      push('punct', 1);
+      t = token('punct', s, i, 1);
     } else if ((m = at(OTHER, s, i))) {
-      push('other', m[0].length);
+      t = token('other', s, i, m[0].length);
     } else {
-      push('other', 1);
+      t = token('other', s, i, 1);
     }
+    out.push(t);
+    i = t.end;
   }
   return out;
 }
