@@ -38,6 +38,7 @@ class FireTimeWindow {
   readonly compiledAt: number;
 
   constructor(
+    readonly key: CacheKey,
     readonly kindDetected: ScheduleKind,
     readonly schedule: CompiledSchedule,
     from: number,
@@ -101,37 +102,78 @@ function upperBound(values: number[], x: number): number {
   return lo;
 }
 
-/** 32-bit FNV-1a hash of a string's UTF-16 code units. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+/** Everything in the input that can change the fire times, except the reference (see module doc). Exported for tests. */
+export class CacheKey {
+  readonly kind: string;
+  readonly timezone: string;
+  /** Quartz searches up to the reference's year + 100. */
+  readonly year: number;
+  readonly startsAt: number | null;
+  readonly endsAt: number | null;
+  readonly count: number | null;
+  readonly expr: string;
+  /** FNV-1a over the parts, 30 bits (a small integer for the maps): equal keys, equal hashes. */
+  readonly hash: number;
+
+  constructor(input: ScheduleInput) {
+    this.kind = input.kind ?? 'auto';
+    this.timezone = input.timezone ?? '';
+    this.year = input.reference.getUTCFullYear();
+    this.startsAt = input.startsAt?.getTime() ?? null;
+    this.endsAt = input.endsAt?.getTime() ?? null;
+    this.count = input.count ?? null;
+    this.expr = input.expr;
+    let h = mixString(0x811c9dc5, this.kind);
+    h = mixString(h, this.timezone);
+    h = mixNumber(h, this.year);
+    h = mixNumber(h, this.startsAt ?? -1);
+    h = mixNumber(h, this.endsAt ?? -1);
+    h = mixNumber(h, this.count ?? -1);
+    this.hash = mixString(h, this.expr) & 0x3fffffff;
   }
-  return h >>> 0;
+
+  equals(other: CacheKey): boolean {
+    return (
+      this.expr === other.expr &&
+      this.timezone === other.timezone &&
+      this.kind === other.kind &&
+      this.year === other.year &&
+      this.startsAt === other.startsAt &&
+      this.endsAt === other.endsAt &&
+      this.count === other.count
+    );
+  }
 }
 
-/** Everything in the input that can change the fire times, except the reference (see module doc). */
-function cacheKey(input: ScheduleInput): string {
-  // Quartz searches up to the reference's year + 100.
-  return `${input.kind ?? 'auto'}\u0000${input.timezone ?? ''}\u0000${input.reference.getUTCFullYear()}\u0000${input.startsAt?.getTime() ?? ''}\u0000${input.endsAt?.getTime() ?? ''}\u0000${input.count ?? ''}\u0000${input.expr}`;
+/** FNV-1a steps over a string's UTF-16 code units (and a separator, so parts cannot run together). */
+function mixString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
+  return Math.imul(h ^ 0xffff, 0x01000193);
+}
+
+/** FNV-1a steps over a number's low and high 32 bits. */
+function mixNumber(h: number, x: number): number {
+  h = Math.imul(h ^ (x | 0), 0x01000193);
+  return Math.imul(h ^ (Math.floor(x / 4_294_967_296) | 0), 0x01000193);
 }
 
 export class ScheduleValidationCache {
-  private readonly entries = new Map<string, FireTimeWindow>();
+  /** By key hash; a window holds its key, so a hash collision is a miss (and the newer input replaces it). */
+  private readonly entries = new Map<number, FireTimeWindow>();
   /**
-   * Inputs seen once and not kept (admission on the second sighting), as 32-bit hashes of their
-   * keys: a stream of one-off expressions then costs a number in a set, not a compiled schedule
-   * and a window each (nor a key string) that live long enough to burden the garbage collector.
-   * A hash collision only admits an input one sighting early.
+   * Inputs seen once and not kept (admission on the second sighting), as hashes of their keys: a
+   * stream of one-off expressions then costs a number in a set, not a compiled schedule and a
+   * window each that live long enough to burden the garbage collector. A hash collision only
+   * admits an input one sighting early.
    */
   private readonly seenOnce = new Set<number>();
 
   constructor(private readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 
-  /** True on the second sighting of `key` (among the last few thousand keys seen once). */
-  private admit(key: string): boolean {
-    const h = fnv1a(key);
+  /** True on the second sighting of a key hash (among the last few thousand seen once). */
+  private admit(h: number): boolean {
     if (this.seenOnce.delete(h)) {
       return true;
     }
@@ -153,15 +195,17 @@ export class ScheduleValidationCache {
     if (!(input.reference instanceof Date) || Number.isNaN(input.reference.getTime())) {
       return validateSchedule(input, { ...opts, budget }); // compile reports the bad reference
     }
-    const key = cacheKey(input);
-    let window = this.entries.get(key);
-    if (window && input.reference.getTime() < window.compiledAt) {
+    const key = new CacheKey(input);
+    let window = this.entries.get(key.hash);
+    if (window && !window.key.equals(key)) {
+      window = undefined; // another input with the same hash
+    } else if (window && input.reference.getTime() < window.compiledAt) {
       // A schedule anchored at its reference (an RRULE without DTSTART) has no fire times before it.
-      this.entries.delete(key);
+      this.entries.delete(key.hash);
       window = undefined;
     }
     if (window) {
-      this.entries.delete(key); // re-insert: Map order is the recency order
+      this.entries.delete(key.hash); // re-insert: Map order is the recency order
       window.markReused();
     } else {
       const compiled = compileSchedule(input, { ...opts, budget });
@@ -169,15 +213,15 @@ export class ScheduleValidationCache {
         return { valid: false, kindDetected: compiled.kindDetected, errors: compiled.errors };
       }
       const s = compiled.schedule;
-      if (!s.referenceFree || !this.admit(key)) {
+      if (!s.referenceFree || !this.admit(key.hash)) {
         return checkFireTimes(input, compiled.kindDetected, s, opts, fireTimesOf(s, budget));
       }
-      window = new FireTimeWindow(compiled.kindDetected, s, input.reference.getTime());
-      if (this.entries.size >= this.maxEntries) {
-        this.entries.delete(this.entries.keys().next().value as string);
+      window = new FireTimeWindow(key, compiled.kindDetected, s, input.reference.getTime());
+      if (this.entries.size >= this.maxEntries && !this.entries.has(key.hash)) {
+        this.entries.delete(this.entries.keys().next().value as number);
       }
     }
-    this.entries.set(key, window);
+    this.entries.set(key.hash, window);
     const w = window;
     return checkFireTimes(input, w.kindDetected, w.schedule, opts, (after, n) => w.take(after, n, budget));
   }

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { compileSchedule, ScheduleValidationCache, validateSchedule, type ScheduleInput } from '@svc/schedule';
+import { CacheKey } from '../src/validate-cache';
 
 const MIN_INTERVAL_MS = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 2, 0, 0);
@@ -146,5 +147,30 @@ describe('ScheduleValidationCache', () => {
       reference: new Date(T0),
     });
     expect(started.ok && started.schedule.referenceFree).toBe(true);
+  });
+});
+
+describe('ScheduleValidationCache: inputs whose keys share a hash', () => {
+  it('should keep answering each input as validateSchedule does', () => {
+    // two distinct expressions with the same 30-bit key hash, found by search
+    const seen = new Map<number, string>();
+    let pair: [string, string] | null = null;
+    for (let i = 0; pair === null && i < 2_000_000; i++) {
+      const expr = `${i % 60} ${Math.floor(i / 60) % 24} ${1 + (Math.floor(i / 1440) % 28)} * ${Math.floor(i / 40320) % 7}`;
+      const hash = new CacheKey({ expr, timezone: 'UTC', reference: new Date(T0) }).hash;
+      const other = seen.get(hash);
+      if (other !== undefined && other !== expr) {
+        pair = [other, expr];
+      }
+      seen.set(hash, expr);
+    }
+    expect(pair).not.toBeNull();
+    const cache = new ScheduleValidationCache();
+    for (let round = 0; round < 3; round++) {
+      for (const expr of pair as [string, string]) {
+        const input: ScheduleInput = { expr, timezone: 'UTC', reference: new Date(T0 + round * 3_600_000) };
+        expect(observable(input, true, cache)).toEqual(observable(input, false, cache));
+      }
+    }
   });
 });
