@@ -93,40 +93,54 @@ function formatDay(w: WeekdayNum): string {
  * `INTERVAL` only when > 1, `WKST` only when not Monday, lists ascending.
  */
 export function formatRule(r: Rule): string {
-  const parts: string[] = [`FREQ=${r.freq}`];
+  // built as one string (no parts array, no closure): this runs on every natural-language compile
+  let out = `FREQ=${r.freq}`;
   if (r.interval !== 1) {
-    parts.push(`INTERVAL=${r.interval}`);
+    out += `;INTERVAL=${r.interval}`;
   }
-  const list = (name: string, v: number[] | null): void => {
-    if (v && v.length) {
-      parts.push(`${name}=${sortSigned(v).join(',')}`);
-    }
-  };
-  list('BYMONTH', r.byMonth);
-  list('BYWEEKNO', r.byWeekNo);
-  list('BYYEARDAY', r.byYearDay);
-  list('BYMONTHDAY', r.byMonthDay);
+  out += listPart('BYMONTH', r.byMonth);
+  out += listPart('BYWEEKNO', r.byWeekNo);
+  out += listPart('BYYEARDAY', r.byYearDay);
+  out += listPart('BYMONTHDAY', r.byMonthDay);
   if (r.byDay && r.byDay.length) {
     const days = [...r.byDay].sort((a, b) => a.day - b.day || a.n - b.n);
-    parts.push(`BYDAY=${days.map(formatDay).join(',')}`);
+    out += `;BYDAY=${days.map(formatDay).join(',')}`;
   }
-  list('BYHOUR', r.byHour);
-  list('BYMINUTE', r.byMinute);
-  list('BYSECOND', r.bySecond);
-  list('BYSETPOS', r.bySetPos);
+  out += listPart('BYHOUR', r.byHour);
+  out += listPart('BYMINUTE', r.byMinute);
+  out += listPart('BYSECOND', r.bySecond);
+  out += listPart('BYSETPOS', r.bySetPos);
   if (r.wkst !== 0) {
-    parts.push(`WKST=${WEEKDAY_CODES[r.wkst]}`);
+    out += `;WKST=${WEEKDAY_CODES[r.wkst]}`;
   }
   if (r.count !== null) {
-    parts.push(`COUNT=${r.count}`);
+    out += `;COUNT=${r.count}`;
   }
   if (r.until) {
-    parts.push(`UNTIL=${formatTimePoint(r.until)}`);
+    out += `;UNTIL=${formatTimePoint(r.until)}`;
   }
   if (r.dtstart) {
-    parts.push(`DTSTART=${formatTimePoint(r.dtstart)}`);
+    out += `;DTSTART=${formatTimePoint(r.dtstart)}`;
   }
-  return parts.join(';');
+  return out;
+}
+
+/** `;NAME=v1,v2` with the values in canonical order, or nothing for an absent or empty list. */
+function listPart(name: string, v: number[] | null): string {
+  if (!v || v.length === 0) {
+    return '';
+  }
+  return `;${name}=${(isCanonicalOrder(v) ? v : sortSigned(v)).join(',')}`;
+}
+
+/** True when `v` already is in `sortSigned` order (the common case: one value, or ascending non-negative). */
+function isCanonicalOrder(v: number[]): boolean {
+  for (let i = 0; i < v.length; i++) {
+    if (v[i] < 0 || (i > 0 && v[i] < v[i - 1])) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Positive values ascending, then negative values ascending (`1,15,-1`). */
