@@ -49,6 +49,7 @@ export function budgetFor(opts: CompileOptions | undefined): Budget {
 const KINDS: ReadonlySet<string> = new Set(['natural', 'quartz', 'cron', 'rrule']);
 const CRON_MACROS = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/i;
 const NUMERIC_FIELD = /^[\d*?/,-]+$/;
+const NUMERIC_START = /^[\d*?/,-]/;
 const CRON_TOKEN = /^(?:[\d*?/,#-]|L|W|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i;
 
 /**
@@ -66,6 +67,11 @@ export function detectKind(expr: string): ScheduleKind {
   }
   if (CRON_MACROS.test(s)) {
     return 'cron';
+  }
+  // Both cron-like forms start with a numeric field: anything else is natural language, without
+  // splitting it into fields first.
+  if (!NUMERIC_START.test(s)) {
+    return 'natural';
   }
   const toks = tokenizeLoose(s).map((t) => t.text);
   const cronLike =
