@@ -74,19 +74,8 @@ function plainRuleNext(o: RuleScheduleOptions): Pick<CompiledSchedule, 'next' | 
   const matcher = new CronMatcher(fields);
   const zone = zoneOffsets(o.timezone);
   const anchor = Math.floor(o.reference.getTime() / 1000) * 1000;
-  const fireTimes = (afterMs: number, count: number, budget: Budget = NO_BUDGET): number[] => {
-    const out: number[] = [];
-    let t = Math.max(afterMs, anchor);
-    while (out.length < count) {
-      const n = matcher.nextAfter(t, zone, budget);
-      if (n === -1) {
-        break;
-      }
-      out.push(n);
-      t = n;
-    }
-    return out;
-  };
+  const fireTimes = (afterMs: number, count: number, budget: Budget = NO_BUDGET): number[] =>
+    matcher.fireTimes(Math.max(afterMs, anchor), count, zone, budget);
   return {
     next: (after, count, budget) => fireTimes(after.getTime(), count, budget).map((t) => new Date(t)),
     nextTimes: fireTimes,

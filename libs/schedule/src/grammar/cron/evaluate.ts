@@ -190,6 +190,45 @@ export class CronMatcher {
     }
     return best;
   }
+
+  /**
+   * Up to `count` successive fire instants after `after`: what calling `nextAfter` again from each
+   * answer gives. From a fire time on a wall-clock day with one offset throughout (no DST change
+   * on it or next to it), the next one is the next matching wall time, read with its own day's
+   * offset when that day has one offset too: no matching wall time lies in between, and no earlier
+   * one can resolve after the fire time (a shifted gap time stays on its own, changing day). Any
+   * other case goes through `nextAfter`.
+   */
+  fireTimes(after: number, count: number, zone: ZoneOffsets, budget: Budget): number[] {
+    const out: number[] = [];
+    let t = after;
+    let wall = NaN; // wall time of `t` when `t` is a fire time on a day with one offset
+    while (out.length < count) {
+      budget.check();
+      if (!Number.isNaN(wall)) {
+        const w = this.nextWall(wall + MIN_MS, budget);
+        if (w === -1) {
+          break;
+        }
+        const offset = zone.isUtc ? 0 : zone.uniformWallDayOffset(w);
+        if (!Number.isNaN(offset) && w - offset > t) {
+          t = w - offset;
+          wall = w;
+          out.push(t);
+          continue;
+        }
+      }
+      const n = this.nextAfter(t, zone, budget);
+      if (n === -1) {
+        break;
+      }
+      out.push(n);
+      t = n;
+      const offset = zone.isUtc ? 0 : zone.uniformWallDayOffset(n + zone.offset(n));
+      wall = Number.isNaN(offset) ? NaN : n + offset;
+    }
+    return out;
+  }
 }
 
 /**

@@ -119,17 +119,7 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
       fireTimes(afterMs, count, budget ?? ctx.budget),
   };
   function fireTimes(afterMs: number, count: number, b: Budget): number[] {
-    const out: number[] = [];
-    let t = afterMs;
-    while (out.length < count) {
-      const n = matcher.nextAfter(t, zone, b);
-      if (n === -1) {
-        break;
-      }
-      out.push(n);
-      t = n;
-    }
-    return out;
+    return matcher.fireTimes(afterMs, count, zone, b);
   }
   return { ok: true, kindDetected: 'cron', schedule };
 }
