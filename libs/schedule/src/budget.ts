@@ -59,7 +59,10 @@ export function createStepBudget(steps: number = DEFAULT_BUDGET_STEPS): Budget {
   };
 }
 
-/** A budget that never runs out (tests and benchmarks only). */
+/**
+ * A budget that never runs out: tests, benchmarks, and loops bounded by themselves (a recurrence
+ * expanded without a caller's budget, the cron evaluator's search of at most 400 years of months).
+ */
 export const UNLIMITED_BUDGET: Budget = { check(): void {} };
 
 /** True for the error thrown by a spent budget. */

@@ -11,6 +11,7 @@
  * so finished periods pass through a small reorder buffer and duplicates are dropped.
  * Sub-daily frequencies step in elapsed time (see `rule.ts`).
  */
+import { UNLIMITED_BUDGET } from '../budget';
 import type { Budget } from '../types';
 import {
   DAY_MS,
@@ -26,7 +27,6 @@ import {
 import type { Rule, TimePoint } from './rule';
 import { ZoneOffsets } from './zone';
 
-const NO_BUDGET: Budget = { check: () => undefined };
 /** Periods never start beyond this floating time (year 9999): a rule that has not fired by then never will. */
 const HORIZON_FL = daysFromCivil(10000, 1, 1) * DAY_MS;
 const HOUR_MS = 3_600_000;
@@ -457,7 +457,7 @@ export class Recurrence {
    * Up to `n` fire times strictly after `after`, ascending (see the class invariants).
    * Calls `budget.check()` as it loops; a rule that cannot fire returns `[]`.
    */
-  next(after: Date, n: number, budget: Budget = NO_BUDGET): Date[] {
+  next(after: Date, n: number, budget: Budget = UNLIMITED_BUDGET): Date[] {
     const res: Date[] = [];
     if (n <= 0 || this.never) {
       return res;

@@ -1,13 +1,12 @@
 /** Wraps a `Rule` into the public `CompiledSchedule`. */
 import type { Budget, CompiledSchedule, ScheduleKind } from '../types';
+import { UNLIMITED_BUDGET } from '../budget';
 import { CronMatcher } from '../grammar/cron/evaluate';
 import { Recurrence } from './expand';
 import { fieldGapLowerBound } from '../min-gap';
 import { zoneOffsets } from '../tz';
 import { plainRuleFields } from './plain';
 import { isAnchorIndependent, type Rule } from './rule';
-
-const NO_BUDGET: Budget = { check: () => undefined };
 
 export interface RuleScheduleOptions {
   kind: ScheduleKind;
@@ -74,7 +73,7 @@ function plainRuleNext(o: RuleScheduleOptions): Pick<CompiledSchedule, 'next' | 
   const matcher = new CronMatcher(fields);
   const zone = zoneOffsets(o.timezone);
   const anchor = Math.floor(o.reference.getTime() / 1000) * 1000;
-  const fireTimes = (afterMs: number, count: number, budget: Budget = NO_BUDGET): number[] =>
+  const fireTimes = (afterMs: number, count: number, budget: Budget = UNLIMITED_BUDGET): number[] =>
     matcher.fireTimes(Math.max(afterMs, anchor), count, zone, budget);
   return {
     next: (after, count, budget) => fireTimes(after.getTime(), count, budget).map((t) => new Date(t)),

@@ -113,13 +113,10 @@ export function compileCron(input: ScheduleInput, ctx: GrammarContext): CompileR
       fieldGapLowerBound([0], allowedValues(f.minutes), allowedValues(f.hours), zone.isUtc),
     ),
     next(after: Date, count: number, budget?: Budget): Date[] {
-      return fireTimes(after.getTime(), count, budget ?? ctx.budget).map((t) => new Date(t));
+      return matcher.fireTimes(after.getTime(), count, zone, budget ?? ctx.budget).map((t) => new Date(t));
     },
     nextTimes: (afterMs: number, count: number, budget?: Budget): number[] =>
-      fireTimes(afterMs, count, budget ?? ctx.budget),
+      matcher.fireTimes(afterMs, count, zone, budget ?? ctx.budget),
   };
-  function fireTimes(afterMs: number, count: number, b: Budget): number[] {
-    return matcher.fireTimes(afterMs, count, zone, b);
-  }
   return { ok: true, kindDetected: 'cron', schedule };
 }

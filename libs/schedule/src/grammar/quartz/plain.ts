@@ -17,7 +17,7 @@
  * Measured: the port resolves a wall time for nearly every field it reads (~5 per fire time);
  * this is one pass over the sets per fire time.
  */
-import type { Budget } from '../../types';
+import { UNLIMITED_BUDGET } from '../../budget';
 import { civilFromDays, weekdayOfDays, type ZoneOffsets } from '../../tz';
 import { CronMatcher } from '../cron/evaluate';
 import { ALL_SPEC, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
@@ -43,9 +43,6 @@ export interface PlainQuartz {
    */
   minuteMatcher: CronMatcher | null;
 }
-
-/** The evaluator's step budget is not needed: its search is bounded (400 years of months). */
-const UNCOUNTED: Budget = { check: () => undefined };
 
 /**
  * The values of a field in `[lo, hi]`, or null when the set also holds a marker (`ALL_SPEC` with a
@@ -165,7 +162,7 @@ export function plainNextWall(p: PlainQuartz, startWall: number): { wall: number
   const firstDay = Math.floor(startWall / DAY_MS);
   if (p.minuteMatcher) {
     // whole minutes at second 0: the first at or after the start (nextWall rounds up to a minute)
-    const wall = p.minuteMatcher.nextWall(startWall, UNCOUNTED);
+    const wall = p.minuteMatcher.nextWall(startWall, UNLIMITED_BUDGET); // bounded: 400 years of months
     const day = Math.floor(wall / DAY_MS);
     return wall === -1 || day > firstDay + MAX_DAYS_AHEAD ? null : { wall, year: civilFromDays(day)[0] };
   }
