@@ -11,7 +11,7 @@ const PROTOCOL =
   '`temporal.ui_url`); a dashboard session needs no `X-CSRF-Token` here. docs/operations.md → Payload encryption.';
 
 /**
- * The codec server (issue #20): lets people allowed to read the workspace's jobs or runs see
+ * The codec server (issue #20): lets people allowed to read the workspace's jobs (`jobs:read`) see
  * decoded payloads in the Temporal Web UI. CORS: codec-cors.hook.ts.
  */
 @Controller('codec')
@@ -20,7 +20,7 @@ export class CodecController {
 
   @Post('encode')
   @HttpCode(200)
-  @Scopes('jobs:read', 'runs:read')
+  @Scopes('jobs:read')
   @ReadOnly()
   @ApiOperation(
     'Encode (encrypt) Temporal payloads with the current codec key',
@@ -33,7 +33,7 @@ export class CodecController {
 
   @Post('decode')
   @HttpCode(200)
-  @Scopes('jobs:read', 'runs:read')
+  @Scopes('jobs:read')
   @ReadOnly()
   @ApiOperation(
     'Decode (decrypt) Temporal payloads',

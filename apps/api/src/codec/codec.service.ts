@@ -59,7 +59,7 @@ export class CodecService {
   /**
    * Decrypts each encrypted payload; others come back unchanged.
    * @throws ValidationFailedError (400) naming each payload that cannot be decrypted here (unknown
-   * key id, tampered, malformed) in `fields` (`payloads[i]`).
+   * key id, tampered, malformed) in `fields` (`payloads.<i>`).
    */
   async decode(payloads: CodecPayloadDto[]): Promise<{ payloads: WirePayload[] }> {
     const fields: Record<string, string> = {};
@@ -72,7 +72,7 @@ export class CodecService {
         if (!isPayloadDecryptionFailure(err)) {
           throw err;
         }
-        fields[`payloads[${index}]`] = err.message;
+        fields[`payloads.${index}`] = err.message;
       }
     }
     const problems = Object.values(fields);
