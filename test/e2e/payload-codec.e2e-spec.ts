@@ -268,6 +268,16 @@ describe('payload encryption (temporal.codec)', () => {
       expect(decoded.body.payloads).toEqual([toWire(plain)]);
     });
 
+    it('should refuse a __proto__ metadata name with 400 in the envelope (JSON prototype poisoning), never a 500', async () => {
+      const api = apiClient(codecBaseUrl, stack.apiKey);
+      const body = '{"payloads":[{"metadata":{"__proto__":"AQI=","encoding":"anNvbi9wbGFpbg=="},"data":"e30="}]}';
+      for (const path of ['/codec/encode', '/codec/decode']) {
+        const response = await api('POST', path, body);
+        expect(response.status).toBe(400);
+        expect(response.body.error.code).toEqual(expect.any(String));
+      }
+    });
+
     it('should encode with the current key, and decode its own output', async () => {
       const api = apiClient(codecBaseUrl, stack.apiKey);
       const plain = toWire(defaultPayloadConverter.toPayload({ n: 1 }));

@@ -185,6 +185,8 @@ describe('serializePayload', () => {
     expect(Object.keys(back.metadata!)).toEqual(['encoding', 'é']);
     expect(Buffer.from(back.data!).toString()).toBe('{}');
     expect(deserializePayload(Buffer.from('{}'))).toBeNull();
+    const odd = deserializePayload(serializePayload({ metadata: JSON.parse('{"__proto__":"AQ=="}') as never }))!;
+    expect(Object.keys(odd.metadata!)).toEqual(['__proto__']);
     expect(deserializePayload(Buffer.from([1, 0, 1, 0, 9]))).toBeNull();
   });
 });

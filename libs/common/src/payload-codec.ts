@@ -118,7 +118,7 @@ export function deserializePayload(bytes: Buffer): Payload | null {
   }
   const count = bytes.readUInt16BE(1);
   let offset = 3;
-  const metadata: Record<string, Uint8Array> = {};
+  const entries: Array<[string, Uint8Array]> = [];
   for (let i = 0; i < count; i++) {
     if (offset + 2 > bytes.length) {
       return null;
@@ -135,10 +135,11 @@ export function deserializePayload(bytes: Buffer): Payload | null {
     if (offset + valueLength > bytes.length) {
       return null;
     }
-    metadata[key] = new Uint8Array(bytes.subarray(offset, offset + valueLength));
+    entries.push([key, new Uint8Array(bytes.subarray(offset, offset + valueLength))]);
     offset += valueLength;
   }
-  return { metadata, data: new Uint8Array(bytes.subarray(offset)) };
+  // Object.fromEntries defines own properties: a name such as `__proto__` stays a name.
+  return { metadata: Object.fromEntries(entries), data: new Uint8Array(bytes.subarray(offset)) };
 }
 
 function aad(keyId: string): Buffer {

@@ -20,19 +20,21 @@ export interface WirePayload {
   data: string;
 }
 
+// Object.fromEntries defines own properties, so a metadata name such as `__proto__` stays a name.
 function fromWire(payload: CodecPayloadDto): Payload {
-  const metadata: Record<string, Uint8Array> = {};
-  for (const [name, value] of Object.entries(payload.metadata ?? {})) {
-    metadata[name] = Buffer.from(value, 'base64');
-  }
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value, 'base64')]),
+  );
   return { metadata, data: Buffer.from(payload.data ?? '', 'base64') };
 }
 
 function toWire(payload: Payload): WirePayload {
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of Object.entries(payload.metadata ?? {})) {
-    metadata[name] = Buffer.from(value ?? new Uint8Array()).toString('base64');
-  }
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([name, value]) => [
+      name,
+      Buffer.from(value ?? new Uint8Array()).toString('base64'),
+    ]),
+  );
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
 }
 
