@@ -3,7 +3,8 @@
  * decode of one payload per call, for payload sizes like ours (a run workflow's input is a few
  * hundred bytes, an attempt result up to a few KiB with a response body excerpt). Not a test.
  * Run: node -r @swc-node/register bench/payload-codec.ts
- * The end-to-end cost on deliveries is `npm run bench:load` with TEMPORAL_CODEC_KEYS set.
+ * The end-to-end cost on deliveries is `npm run bench:load` against a service started with
+ * TEMPORAL_CODEC_KEYS set (API and worker).
  */
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { AesGcmPayloadCodec, generateCodecKey } from '@svc/common/payload-codec';
