@@ -111,6 +111,33 @@ describe('payload encryption (temporal.codec)', () => {
   let plainJobId: string;
   let switchedAt: number;
 
+  /** The deployment's config with the codec on under `keys` (same database and task queue). */
+  function configWithKeys(keys: Record<string, string>): AppConfig {
+    return buildConfig(
+      {
+        scheduler: { reconcile_interval: '1h' },
+        limits: { api_rate_limit_per_minute: 0 },
+        secrets: stack.config.secrets,
+        metrics: { worker_port: 0, temporal_sdk_port: 0, enabled: false },
+        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
+        temporal: { ui_url: `${UI_ORIGIN}/namespaces/default`, codec: { keys } },
+      },
+      {
+        DATABASE_URL: stack.config.database.url,
+        TEMPORAL_ADDRESS: stack.config.temporal.address,
+        TEMPORAL_TASK_QUEUE: stack.config.temporal.task_queue,
+        PORT: '0',
+      },
+    );
+  }
+
+  async function startWorker(config: AppConfig): Promise<INestApplicationContext> {
+    // Errors only: the worker without the key logs the failed workflow task (expected below).
+    const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: false });
+    await worker.init();
+    return worker;
+  }
+
   async function history(workflowId: string) {
     return rawClient.workflow.getHandle(workflowId).fetchHistory();
   }
@@ -150,24 +177,8 @@ describe('payload encryption (temporal.codec)', () => {
     // The switch: worker and API restarted with the codec on, same database and task queue.
     await stack.stopWorker();
     switchedAt = Date.now();
-    codecConfig = buildConfig(
-      {
-        scheduler: { reconcile_interval: '1h' },
-        limits: { api_rate_limit_per_minute: 0 },
-        secrets: stack.config.secrets,
-        metrics: { worker_port: 0, temporal_sdk_port: 0, enabled: false },
-        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
-        temporal: { ui_url: `${UI_ORIGIN}/namespaces/default`, codec: { keys: { k1: KEY_1 } } },
-      },
-      {
-        DATABASE_URL: stack.config.database.url,
-        TEMPORAL_ADDRESS: stack.config.temporal.address,
-        TEMPORAL_TASK_QUEUE: stack.config.temporal.task_queue,
-        PORT: '0',
-      },
-    );
-    codecWorker = await NestFactory.createApplicationContext(WorkerModule.forRoot(codecConfig), { logger: ['error'] });
-    await codecWorker.init();
+    codecConfig = configWithKeys({ k1: KEY_1 });
+    codecWorker = await startWorker(codecConfig);
     codecApp = await createApp({ config: codecConfig, logLevels: ['error'] });
     await codecApp.listen(0, '127.0.0.1');
     codecBaseUrl = (await codecApp.getUrl()).replace('[::1]', '127.0.0.1');
@@ -356,6 +367,45 @@ describe('payload encryption (temporal.codec)', () => {
       expect(response.status).toBe(200);
       expect(metaText(fromWire(response.body.payloads[0]), 'encoding')).toBe('json/plain');
     });
+  });
+
+  describe('a worker without the key of a payload', () => {
+    it('should fail the workflow task (retried) with a message naming the key id, and recover once a worker has the key', async () => {
+      await codecWorker?.close();
+      codecWorker = null;
+      const keyless = await startWorker(configWithKeys({ k9: KEY_9 }));
+      let runId: string;
+      try {
+        const api = apiClient(codecBaseUrl, stack.apiKey);
+        const job = await api('POST', '/api/v1/jobs', {
+          name: 'codec-rotation-gap',
+          schedule: { expr: 'every day at 3am', timezone: ZONE },
+          sink: { kind: 'webhook', config: { url: `${receiver.url}/gap` } },
+        });
+        const triggered = await api('POST', `/api/v1/jobs/${job.body.id}/trigger`);
+        expect(triggered.status).toBe(202);
+        runId = triggered.body.run_id as string;
+        const failed = await waitFor(async () => {
+          const events = (await history(runId)).events ?? [];
+          return events.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes ?? null;
+        }, 30_000);
+        // The failure's message and stack are encrypted too (under the key the failing worker has).
+        expect(failed.failure?.message).toBe('Encoded failure');
+        const k9 = AesGcmPayloadCodec.create({ keys: { k9: KEY_9 }, encryptKeyId: 'k9' });
+        const [attributes] = await k9.decode([failed.failure!.encodedAttributes as Payload]);
+        const { message } = defaultPayloadConverter.fromPayload<{ message: string }>(attributes);
+        expect(message).toBe(
+          'payload encrypted with unknown key id "k1": add that key to temporal.codec.keys (known: k9)',
+        );
+        expect(JSON.stringify(await history(runId))).not.toContain(KEY_1);
+      } finally {
+        await keyless.close();
+      }
+      // The worker with the key takes the retried workflow task: the run completes.
+      codecWorker = await startWorker(codecConfig);
+      const api = apiClient(codecBaseUrl, stack.apiKey);
+      await waitFor(async () => (await api('GET', `/api/v1/runs/${runId}`)).body.status === 'succeeded', 90_000);
+    }, 150_000);
   });
 
   describe('CORS', () => {
