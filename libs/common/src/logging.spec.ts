@@ -23,6 +23,14 @@ const secretFor = (key: string, where = 'top') => `s3cr3t-${where}-${key}`;
 
 describe('logging (docs/operations.md → Logs)', () => {
   describe('redaction', () => {
+    it('should censor the payload codec keys of a logged config (issue #20)', () => {
+      const { logger, lines } = capture();
+      const key = Buffer.from('payload codec test key number 1!').toString('base64');
+      logger.info({ config: { temporal: { address: 'x:7233', codec: { keys: { k1: key } } } } }, 'config');
+      expect(lines.join('')).not.toContain(key);
+      expect(lines.join('')).toContain('x:7233');
+    });
+
     it('should censor every sensitive field at the top of a line', () => {
       const { logger, lines, parsed } = capture();
       logger.info(Object.fromEntries(REDACTED_KEYS.map((key) => [key, secretFor(key)])), 'every sensitive field');

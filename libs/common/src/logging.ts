@@ -42,6 +42,8 @@ export const REDACTED_KEYS: readonly string[] = [
   'signingSecrets',
   'client_secret',
   'encryption_key',
+  // `temporal.codec` (its `keys`): `config.temporal.codec` is censored whole.
+  'codec',
   'password',
   'token',
   'access_token',

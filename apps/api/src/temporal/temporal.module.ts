@@ -1,5 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
+import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
@@ -53,6 +54,8 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
           connection,
           namespace: config.temporal.namespace,
           interceptors: tracingClientInterceptors(config.tracing.enabled),
+          // Payload encryption (docs/operations.md): nothing with the codec off.
+          ...dataConverterOptions(config),
         }),
     },
     {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { AppConfig } from '@svc/common';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { flushTracing } from '@svc/common/tracing';
 import {
   AlertChannelsRepository,
@@ -117,6 +118,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     // Before connecting anywhere: without the key no `{{secret.NAME}}` could be sent, so a
     // missing or malformed one stops the worker with the key's own message (as the API does).
     const cipher = secretsCipherFromConfig(this.config);
+    // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
+    // client and worker of this process; `{}` (nothing added) with the codec off.
+    const converter = dataConverterOptions(this.config);
     const { address, namespace, task_queue } = this.config.temporal;
     // Tracing (docs/operations.md → Traces): clients that start runs and alerts from activities
     // carry the trace on, and the workers get the tracing interceptors and span sink.
@@ -124,12 +128,12 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const interceptors = tracingClientInterceptors(traced);
     this.nativeConnection = await NativeConnection.connect({ address });
     this.clientConnection = await Connection.connect({ address });
-    const client = new Client({ connection: this.clientConnection, namespace, interceptors });
+    const client = new Client({ connection: this.clientConnection, namespace, interceptors, ...converter });
     const gateway = new JobWorkflowGateway(client, task_queue);
     // Runs are started from the worker's own connection, so the server can hand their first
     // workflow task straight back to this worker (eager workflow start) instead of a poll.
     const eagerGateway = new JobWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
       task_queue,
     );
     const jobs = new JobsRepository(this.dataSource);
@@ -158,7 +162,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const alertEvents = new AlertEventsRepository(this.dataSource);
     const alertsQueue = alertsTaskQueue(task_queue);
     const alertGateway = new AlertWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
       alertsQueue,
     );
     const dispatchAlerts = async (eventIds: string[]) => {
@@ -214,6 +218,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
+      ...converter,
       interceptors: workerInterceptors,
     });
     this.running = this.worker.run().catch((err: unknown) => {
@@ -243,6 +248,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
+      ...converter,
       interceptors: workerInterceptors,
     });
     this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../durations';
+import { type CodecConfig, readCodecConfig } from './codec-config';
 
 /**
  * The service's configuration (decisions.md → Config): one YAML file plus environment overrides,
@@ -21,7 +22,14 @@ export interface AppConfig {
   public_url: string;
   http: { host: string; port: number; trust_proxy: boolean };
   database: { url: string };
-  temporal: { address: string; namespace: string; task_queue: string; ui_url: string | null };
+  temporal: {
+    address: string;
+    namespace: string;
+    task_queue: string;
+    ui_url: string | null;
+    /** Payload encryption (codec-config.ts); null = off, the default. */
+    codec: CodecConfig | null;
+  };
   scheduler: {
     delivery_mode: 'safe' | 'fast';
     misfire_threshold_ms: number;
@@ -169,6 +177,9 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['TEMPORAL_NAMESPACE', 'temporal.namespace'],
   ['TEMPORAL_TASK_QUEUE', 'temporal.task_queue'],
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
+  ['TEMPORAL_CODEC_KEYS', 'temporal.codec.keys'],
+  ['TEMPORAL_CODEC_ENCRYPT_KEY_ID', 'temporal.codec.encrypt_key_id'],
+  ['TEMPORAL_CODEC_CORS_ORIGINS', 'temporal.codec.cors_origins'],
   ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
   ['SCHEDULER_PREPARE_AHEAD', 'scheduler.prepare_ahead'],
@@ -447,6 +458,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       namespace: str('temporal.namespace', 'default'),
       task_queue: str('temporal.task_queue', 'svc-jobs'),
       ui_url: getPath(raw, 'temporal.ui_url') ? str('temporal.ui_url', '') : null,
+      codec: readCodecConfig((path) => getPath(raw, path), str('temporal.ui_url', '') || null, problems),
     },
     scheduler: {
       delivery_mode: oneOf('scheduler.delivery_mode', ['safe', 'fast'] as const, 'safe'),
