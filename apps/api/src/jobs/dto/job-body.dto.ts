@@ -85,6 +85,11 @@ export class SinkDto {
  * PATCH's sink: `config` alone merges field by field into the stored config (`null` removes a
  * field: the sink's default applies); a new `kind` needs its complete `config` (job-patch.ts).
  */
+@JSONSchema({
+  description:
+    '`config` alone merges field by field into the stored configuration (`null` removes a field: the sink default ' +
+    'applies). A `kind` other than the stored one needs `config`: the complete configuration of the new kind.',
+})
 export class SinkPatchDto {
   @ValidateIf((_, value) => value !== undefined)
   @IsIn(SINK_KINDS)
@@ -265,6 +270,15 @@ export class CreateJobDto extends JobFieldsDto {
  * omitted is kept; `null` resets a field that has a default.
  */
 @JSONSchema({
+  description:
+    'Any subset of the create fields. Omitted fields keep their stored value; `schedule`, `retry` and `sink.config` ' +
+    'merge field by field with the stored ones (maps and lists inside them are replaced whole); `null` resets a ' +
+    'field to its default (`description`, `tags`, `retry` and each of its fields, `timeout`, `sla_threshold`, ' +
+    '`misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `schedule.kind|timezone|starts_at|ends_at|count`, ' +
+    'and any `sink.config` field, which then takes the sink default); `name`, `schedule`, `schedule.expr` and `sink` ' +
+    'refuse `null`. A new `schedule.expr` without `schedule.kind` is detected again (`auto`). A new `sink.kind` needs ' +
+    'the complete `sink.config` of that kind. The merged job is validated like a create: `400 validation_failed` ' +
+    'names the fields and nothing is written.',
   examples: [
     { description: 'Moved to the afternoon', schedule: { expr: 'every weekday at 2pm' } },
     { sink: { config: { retry_on: ['5xx', 'timeout'] } }, retry: { max_attempts: 5 } },
