@@ -326,6 +326,29 @@ describe('PATCH /api/v1/jobs/{id}', () => {
     });
   });
 
+  it('should keep every one of concurrent PATCHes of different settings (merged under the row lock)', async () => {
+    const job = await create();
+    const patches = [
+      { sink: { config: { method: 'GET' } } },
+      { sink: { config: { follow_redirects: false } } },
+      { retry: { jitter: 0 } },
+      { retry: { max_attempts: 2 } },
+      { description: 'concurrent' },
+      { schedule: { timezone: 'UTC' } },
+    ];
+    const answers = await Promise.all(patches.map((body) => api('PATCH', `/api/v1/jobs/${job.id}`, body)));
+    expect(answers.map((a) => a.status)).toEqual(patches.map(() => 200));
+    const after = await get(job.id);
+    expect(after.version).toBe(job.version + patches.length);
+    expect(settingsOf(after)).toEqual({
+      ...settingsOf(job),
+      description: 'concurrent',
+      schedule: { ...settingsOf(job).schedule, timezone: 'UTC' },
+      retry: { ...job.retry, jitter: 0, max_attempts: 2 },
+      sink: { kind: 'webhook', config: { ...job.sink.config, method: 'GET', follow_redirects: false } },
+    });
+  });
+
   it('should refuse a change to the command sink where the server disables it, naming sink.kind', async () => {
     const off = await startStack({ worker: false });
     try {
