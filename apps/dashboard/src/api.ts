@@ -113,10 +113,30 @@ export interface Job {
   name: string;
   description: string;
   tags: string[];
-  schedule: { expr: string; kind: string; canonical: string; description: string; timezone: string };
+  schedule: {
+    expr: string;
+    kind: string;
+    canonical: string;
+    description: string;
+    timezone: string;
+    starts_at: string | null;
+    ends_at: string | null;
+    count: number | null;
+  };
   sink: { kind: string; config: Record<string, unknown> };
-  retry: { max_attempts: number };
+  retry: {
+    max_attempts: number;
+    backoff: string;
+    initial_interval: string;
+    max_interval: string;
+    multiplier: number;
+    jitter: number;
+  };
   timeout: string;
+  sla_threshold: string | null;
+  misfire_policy: string;
+  overlap_policy: string;
+  auto_disable_threshold: number | null;
   state: 'active' | 'paused' | 'disabled' | 'completed';
   disabled_reason: string | null;
   consecutive_failures: number;
