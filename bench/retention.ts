@@ -20,7 +20,7 @@
  * shared. Needs PostgreSQL: BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  * BENCH_KEEP_DB=1 keeps the scratch database (its name is printed).
  */
-import { buildConfig, newId } from '@svc/common';
+import { buildConfig } from '@svc/common';
 import { purgeExpiredRuns, RUN_PURGE_BATCH } from '@svc/orchestration';
 import { createDataSource, RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
@@ -37,6 +37,14 @@ const DAY_MS = 86_400_000;
 const WORKSPACES = 10;
 /** Rows per INSERT statement while filling a day (keeps each statement's memory bounded). */
 const FILL_CHUNK = 100_000;
+/**
+ * Run ids are `run_` + a zero-padded hex counter that grows with simulated time, like the real
+ * ULIDs (time first): day d's filled runs take d * ID_STRIDE + i, its live runs the ids after
+ * them. (Random ULIDs from the real clock would all sort after every filled id, so each day's fill
+ * would split index pages in the middle instead of appending: a bench-only bloat of the id indexes.)
+ */
+const ID_STRIDE = RUNS_PER_DAY + 1_000_000;
+const runId = (n: number) => `run_${n.toString(16).padStart(26, '0')}`;
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -75,6 +83,7 @@ async function liveWriter(
   at: Date,
   minCycles: number,
   stop: () => boolean,
+  nextId: () => string,
 ): Promise<LiveSamples> {
   const s: LiveSamples = { open: [], attempt: [], close: [], all: [] };
   const timed = async <T>(into: number[], fn: () => Promise<T>): Promise<T> => {
@@ -86,7 +95,7 @@ async function liveWriter(
     return out;
   };
   for (let i = 0; i < minCycles || !stop(); i++) {
-    const id = newId('run');
+    const id = nextId();
     const workspaceId = workspaceIds[i % workspaceIds.length];
     const scheduledAt = new Date(at.getTime() + i);
     await timed(s.open, () =>
@@ -220,7 +229,9 @@ async function main(): Promise<void> {
       const dayStart = base + d * DAY_MS;
       const now = new Date(dayStart + DAY_MS);
       const fillStart = performance.now();
-      await fillDay(ds, workspaceIds, dayStart, d * RUNS_PER_DAY);
+      await fillDay(ds, workspaceIds, dayStart, d * ID_STRIDE);
+      let live = d * ID_STRIDE + RUNS_PER_DAY;
+      const nextId = () => runId(live++);
       await ds.query('ANALYZE runs, attempts');
       rows += RUNS_PER_DAY;
       const fillS = (performance.now() - fillStart) / 1000;
@@ -229,7 +240,7 @@ async function main(): Promise<void> {
       let purgeS = 0;
       if (d + 1 > RETENTION_DAYS) {
         // The live path alone, then the same with the daily purge beside it.
-        const idle = await liveWriter(runs, workspaceIds, now, LIVE_CYCLES, () => true);
+        const idle = await liveWriter(runs, workspaceIds, now, LIVE_CYCLES, () => true, nextId);
         loads.idle.push(loadavg());
         let done = false;
         const purgeStart = performance.now();
@@ -247,7 +258,7 @@ async function main(): Promise<void> {
             done = true;
           }
         })();
-        const during = await liveWriter(runs, workspaceIds, new Date(now.getTime() + 1_000_000), 0, () => done);
+        const during = await liveWriter(runs, workspaceIds, new Date(now.getTime() + 1_000_000), 0, () => done, nextId);
         await purge;
         loads.purge.push(loadavg());
         for (const k of ['open', 'attempt', 'close', 'all'] as const) {
