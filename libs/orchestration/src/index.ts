@@ -5,4 +5,5 @@ export * from './job-lifecycle';
 export * from './audit-retention';
 export * from './sink-sender';
 export * from './body-retention';
+export * from './run-retention';
 export * from './alert-workflow.gateway';

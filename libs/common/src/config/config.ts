@@ -11,6 +11,11 @@ export interface PlanLimits {
   min_interval_ms: number;
   max_runs_per_month_per_workspace: number; // 0 = unlimited
   over_quota_policy: 'block' | 'allow';
+  /**
+   * How long runs and attempts of this plan's workspaces are kept after they finished
+   * (`plans.<name>.run_retention`); null = `runs.retention`.
+   */
+  run_retention_ms: number | null;
 }
 
 export interface AppConfig {
@@ -69,9 +74,11 @@ export interface AppConfig {
   /**
    * Attempt response bodies (decisions.md → Response bodies): kept for non-success attempts, and
    * for successful ones only with `store_success_bodies`; set to null `body_retention` after the
-   * attempt finished (docs/delivery.md).
+   * attempt finished (docs/delivery.md). `retention_ms`: finished runs and their attempts are
+   * deleted this long after they finished (`runs.retention`, default 30 days; a plan may set its
+   * own `run_retention`); open runs are never deleted (docs/operations.md → Run retention).
    */
-  runs: { store_success_bodies: boolean; body_retention_ms: number };
+  runs: { store_success_bodies: boolean; body_retention_ms: number; retention_ms: number };
   /**
    * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), generic OIDC
    * (`providers` lists `oidc` when configured), session lifetime, and where a first-time user
@@ -154,12 +161,14 @@ export const DEFAULT_PLANS: Record<string, PlanLimits> = {
     min_interval_ms: 1_000,
     max_runs_per_month_per_workspace: 0,
     over_quota_policy: 'allow',
+    run_retention_ms: null,
   },
   free: {
     max_jobs_per_workspace: 20,
     min_interval_ms: 60_000,
     max_runs_per_month_per_workspace: 10_000,
     over_quota_policy: 'block',
+    run_retention_ms: null,
   },
 };
 
@@ -222,6 +231,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
   ['RUNS_STORE_SUCCESS_BODIES', 'runs.store_success_bodies'],
   ['RUNS_BODY_RETENTION', 'runs.body_retention'],
+  ['RUNS_RETENTION', 'runs.retention'],
   ['LOG_LEVEL', 'log.level'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
@@ -340,6 +350,19 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
 
   const mode = oneOf('mode', ['self_hosted', 'hosted'] as const, 'self_hosted');
   const port = int('http.port', 3000);
+  // Runs and attempts are kept at least a day: the purge never races a run's own retries.
+  const runRetentionFloor = (path: string, ms: number): number => {
+    if (ms < 86_400_000) {
+      problems.push(`${path}: expected at least 1d`);
+    }
+    return ms;
+  };
+  const runRetention = runRetentionFloor('runs.retention', duration('runs.retention', 30 * 86_400_000));
+  const planRunRetention = (name: string, fallback: number | null): number | null => {
+    const path = `plans.${name}.run_retention`;
+    const v = getPath(raw, path);
+    return v === undefined || v === null ? fallback : runRetentionFloor(path, duration(path, 86_400_000));
+  };
   const plans: Record<string, PlanLimits> = { ...DEFAULT_PLANS };
   const filePlans = getPath(raw, 'plans');
   if (filePlans && typeof filePlans === 'object') {
@@ -357,6 +380,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
           ['block', 'allow'] as const,
           base.over_quota_policy,
         ),
+        run_retention_ms: planRunRetention(name, base.run_retention_ms),
       };
     }
   }
@@ -491,7 +515,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     },
     plans,
     default_plan: defaultPlan,
-    runs: { store_success_bodies: bool('runs.store_success_bodies', false), body_retention_ms: bodyRetention },
+    runs: {
+      store_success_bodies: bool('runs.store_success_bodies', false),
+      body_retention_ms: bodyRetention,
+      retention_ms: runRetention,
+    },
     auth: authConfig(),
     secrets: { encryption_key: secretsKey || null },
     audit: { retention_ms: auditRetention },
