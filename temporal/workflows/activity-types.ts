@@ -2,7 +2,7 @@
  * Type-only contracts of the activities the workflows call; the worker implements them in
  * apps/worker/src/activities. Kept here so workflow code never imports worker code.
  */
-import type { JobSnapshot, RunWorkflowInput, ScheduleSnapshot } from './definitions';
+import type { JobDisplay, JobSnapshot, RunWorkflowInput, ScheduleSnapshot } from './definitions';
 
 export interface PlanOccurrencesInput {
   schedule: ScheduleSnapshot;
@@ -61,6 +61,8 @@ export interface OpenRunsInput {
   notifyJob: boolean;
   /** Missed occurrences folded into these decisions by the misfire policy (no run of their own). */
   collapsed?: number;
+  /** The job's display, for the run workflows' summaries (absent in older inputs). */
+  display?: JobDisplay;
 }
 
 export interface OpenRunsResult {
@@ -78,6 +80,8 @@ export interface StartQueuedRunInput {
   run: { runId: string; scheduledAt: string };
   /** The workflow clock when the run it waited for ended (ISO). */
   releasedAt: string;
+  /** The job's display, for the run workflow's summaries (absent in older inputs). */
+  display?: JobDisplay;
 }
 
 export interface JobActivities {
@@ -102,6 +106,8 @@ export interface JobActivities {
 
 export interface RunAttemptResult {
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+  /** `attempt 2 of 3 · POST host → HTTP 200`, for the Temporal Web UI (absent in older results). */
+  outcome?: string;
 }
 
 export interface FinishRunInput {

@@ -6,3 +6,4 @@ export * from './audit-retention';
 export * from './sink-sender';
 export * from './body-retention';
 export * from './alert-workflow.gateway';
+export * from './temporal-display';

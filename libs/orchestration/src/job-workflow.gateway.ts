@@ -10,6 +10,7 @@ import {
   type JobWorkflowInput,
   type RunWorkflowInput,
 } from '@svc/workflows/definitions';
+import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
 
 import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 
@@ -25,11 +26,16 @@ export class JobWorkflowGateway {
 
   /**
    * Makes the job's workflow exist and know `snapshot`. Idempotent: the workflow ignores
-   * snapshots whose revision it has already seen.
+   * snapshots whose revision it has already seen. A workflow it starts carries the snapshot's
+   * display as its static summary and details (Temporal Web UI); they stay as they were at start,
+   * the workflow's `describe` query and current details follow later snapshots.
    */
   async upsertJob(snapshot: JobSnapshot): Promise<void> {
     const input: JobWorkflowInput = { snapshot };
     await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
+      ...(snapshot.display
+        ? { staticSummary: jobSummary(snapshot.display), staticDetails: jobDetails(snapshot.display, snapshot) }
+        : {}),
       workflowId: jobWorkflowId(snapshot.jobId),
       taskQueue: this.taskQueue,
       args: [input],
@@ -59,11 +65,15 @@ export class JobWorkflowGateway {
    * is open; an earlier workflow of the same id that has ended may be followed by a new one (an
    * occurrence withdrawn and reopened, a stalled run), whose attempt finds the row as it is and
    * never delivers a run already closed. With `eager`, a worker that shares this client's
-   * connection takes the first workflow task straight from the start call.
+   * connection takes the first workflow task straight from the start call. The run carries its
+   * job's `display` (when the caller has it) into its static summary and details and its attempt
+   * activity's summary.
    */
   async startRun(input: RunWorkflowInput, options: { eager?: boolean } = {}): Promise<void> {
     try {
       await this.client.workflow.start(RUN_WORKFLOW, {
+        staticSummary: runSummary(input.display, input),
+        staticDetails: runDetails(input.display, input),
         workflowId: input.runId,
         taskQueue: this.taskQueue,
         args: [input],

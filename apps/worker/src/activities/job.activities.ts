@@ -33,6 +33,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       jobVersion: job.jobVersion,
       scheduledAt,
       trigger: 'schedule',
+      ...(job.display ? { display: job.display } : {}),
     };
   }
 
