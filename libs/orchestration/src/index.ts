@@ -7,3 +7,4 @@ export * from './sink-sender';
 export * from './body-retention';
 export * from './alert-workflow.gateway';
 export * from './temporal-display';
+export * from './stuck-runs';
