@@ -193,6 +193,12 @@ export interface JobWorkflowMemo {
   revision: number;
 }
 
+/**
+ * Heartbeat timeout of the run's attempt activity: a worker that stops heartbeating (killed,
+ * frozen, cut off) loses the attempt after this long. Also the stuck-run rule's `no_heartbeat`.
+ */
+export const ATTEMPT_HEARTBEAT_TIMEOUT_MS = 10_000;
+
 export const JOB_WORKFLOW = 'jobWorkflow';
 export const RUN_WORKFLOW = 'runWorkflow';
 

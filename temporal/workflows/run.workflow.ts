@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunActivities } from './activity-types';
 import {
+  ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   describeRunQuery,
   jobWorkflowId,
   RUN_PATH_PATCH,
@@ -32,7 +33,7 @@ export const NON_RETRYABLE_ATTEMPT_ERRORS = ['RunGone'];
  */
 const attempts = proxyActivities<RunActivities>({
   startToCloseTimeout: '150s',
-  heartbeatTimeout: '10s',
+  heartbeatTimeout: ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   retry: {
     initialInterval: '1s',
     backoffCoefficient: 2,

@@ -1,5 +1,11 @@
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  type WorkflowExecutionDescription,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import {
   JOB_WORKFLOW,
   RUN_WORKFLOW,
@@ -13,6 +19,35 @@ import {
 import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
 
 import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import type { PendingAttemptFacts } from './stuck-runs';
+
+/** A pending activity of a run workflow, as DescribeWorkflowExecution reports it. */
+export interface PendingAttemptView extends PendingAttemptFacts {
+  activityType: string;
+  /** Temporal's own attempt counter of the activity (1-based; infrastructure retries count too). */
+  attempt: number;
+  lastFailure: string | null;
+  lastWorkerIdentity: string | null;
+}
+
+/** What Temporal says about a run's workflow. */
+export interface RunWorkflowView {
+  /** `RUNNING`, `COMPLETED`, `FAILED`, `CANCELED`, `TERMINATED`, `CONTINUED_AS_NEW`, `TIMED_OUT`. */
+  status: string;
+  pendingActivities: PendingAttemptView[];
+}
+
+/** `temporal.api.enums.v1.PendingActivityState` by number. */
+const PENDING_STATES: Record<number, string> = {
+  1: 'scheduled',
+  2: 'started',
+  3: 'cancel_requested',
+  4: 'paused',
+  5: 'pause_requested',
+};
+
+/** Failure messages are ours (secret-free) or Temporal's; bounded all the same. */
+const MAX_FAILURE_MESSAGE = 500;
 
 /**
  * The only code that talks to Temporal about jobs: start, signal, cancel (architecture.md rule 6).
@@ -86,6 +121,43 @@ export class JobWorkflowGateway {
         throw err;
       }
     }
+  }
+
+  /**
+   * Temporal's view of a run workflow (one DescribeWorkflowExecution): its status and pending
+   * activities (attempt, last failure, last heartbeat). Null when no such workflow exists.
+   */
+  async describeRun(runId: string): Promise<RunWorkflowView | null> {
+    let raw: WorkflowExecutionDescription['raw'];
+    let status: string;
+    try {
+      const description = await this.client.workflow.getHandle(runId).describe();
+      raw = description.raw;
+      status = description.status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        return null;
+      }
+      throw err;
+    }
+    return {
+      status,
+      pendingActivities: (raw.pendingActivities ?? []).map((p) => {
+        // While a retry waits, newer servers put its time in `nextAttemptScheduleTime`.
+        const next = optionalTsToDate(p.nextAttemptScheduleTime);
+        const message = p.lastFailure?.message ?? null;
+        return {
+          activityType: p.activityType?.name ?? '',
+          state: PENDING_STATES[p.state ?? 0] ?? 'unspecified',
+          attempt: p.attempt ?? 0,
+          scheduledAt: next ?? optionalTsToDate(p.scheduledTime) ?? null,
+          lastStartedAt: optionalTsToDate(p.lastStartedTime) ?? null,
+          lastHeartbeatAt: optionalTsToDate(p.lastHeartbeatTime) ?? null,
+          lastFailure: message === null ? null : message.slice(0, MAX_FAILURE_MESSAGE),
+          lastWorkerIdentity: p.lastWorkerIdentity || null,
+        };
+      }),
+    };
   }
 
   /** Requests cancellation of a run workflow (job deleted); gone already is fine. */

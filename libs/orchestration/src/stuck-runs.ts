@@ -11,7 +11,8 @@ import type { StoredRetryPolicy } from '@svc/persistence';
 /** Slack on top of the retry budget: bookkeeping, task dispatch and clock skew between hosts. */
 export const STUCK_MARGIN_MS = 60_000;
 
-export type StuckReason = 'past_retry_budget' | 'no_heartbeat';
+export const STUCK_REASONS = ['past_retry_budget', 'no_heartbeat'] as const;
+export type StuckReason = (typeof STUCK_REASONS)[number];
 
 /** The run row's facts the rule reads. */
 export interface StuckRunFacts {

@@ -3,6 +3,10 @@ import { ResponseBodyRetentionTask } from './response-body-retention.task';
 import { RunRetryService } from './run-retry.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
+import { StuckRunsService } from './stuck-runs.service';
 
-@Module({ controllers: [RunsController], providers: [RunsService, RunRetryService, ResponseBodyRetentionTask] })
+@Module({
+  controllers: [RunsController],
+  providers: [RunsService, RunRetryService, StuckRunsService, ResponseBodyRetentionTask],
+})
 export class RunsModule {}
