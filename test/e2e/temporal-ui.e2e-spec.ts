@@ -6,6 +6,8 @@ import {
   type JobWorkflowDescription,
   type RunWorkflowDescription,
 } from '@svc/workflows/definitions';
+import { resolve } from 'node:path';
+import { chromium } from 'playwright-core';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
 import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
 
@@ -116,6 +118,12 @@ describe('Temporal Web UI: summaries, details and describe queries', () => {
       lastOutcome: `attempt 2 of 3 · POST ${host} → HTTP 200`,
     });
 
+    // The UI's "Current Details": the workflow's own words, through the SDK's metadata query.
+    const metadata = await run.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe(`Done: succeeded (attempt 2 of 3 · POST ${host} → HTTP 200).`);
+    const jobMetadata = await job.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(jobMetadata.currentDetails).toContain('Waiting for the job to become active again (it is paused).');
+
     // The attempt activity's summary, as the UI shows it in the history.
     const history = await run.fetchHistory();
     const scheduled = (history.events ?? []).find((e) => e.activityTaskScheduledEventAttributes);
@@ -138,8 +146,39 @@ describe('Temporal Web UI: summaries, details and describe queries', () => {
     ].join('\n');
     expect(everything).not.toContain('query-secret');
     expect(everything).not.toContain('tok-in-path');
+
+    if (process.env.TEST_TEMPORAL_UI_URL) {
+      // The docs' screenshot (docs/operations.md → Debugging in the Temporal Web UI), taken when the
+      // dev server runs with its UI: TEST_TEMPORAL_UI_URL=http://127.0.0.1:<ui port>.
+      await screenshotRun(process.env.TEST_TEMPORAL_UI_URL, runId, runSummary!);
+    }
   });
 });
+
+const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
+
+async function screenshotRun(ui: string, runId: string, summary: string): Promise<void> {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    await page.goto(`${ui.replace(/\/+$/, '')}/namespaces/default/workflows/${runId}`);
+    // The timeline names the attempt activity by its summary.
+    await page.getByText('attempt 1 of 3 ·').first().waitFor({ timeout: 30_000 });
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: `${SCREENSHOTS}/temporal-ui-run-timeline.png`, fullPage: true });
+    // Summary, details and the current details (the workflow's own words, through a query).
+    await page.getByText('User Metadata').first().click();
+    // The UI renders each markdown field in a frame of its own.
+    await page.frameLocator('iframe').first().getByText(summary).waitFor({ timeout: 30_000 });
+    await page.frameLocator('iframe').nth(1).getByText('Query').waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${SCREENSHOTS}/temporal-ui-run.png`, fullPage: true });
+  } finally {
+    await browser.close();
+  }
+}
 
 /**
  * Issue 20, stuck runs: a receiver that hangs keeps the attempt in flight; while the worker
