@@ -8,7 +8,7 @@ import {
   STUCK_MARGIN_MS,
   type PendingAttemptFacts,
   type StuckRunFacts,
-} from './stuck-runs';
+} from '../src/stuck-runs';
 
 const T0 = Date.parse('2026-11-26T02:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
