@@ -182,6 +182,31 @@ export interface Run {
   sla_breached: boolean;
   last_error: string | null;
   skip_reason?: string | null;
+  /** In `?stuck=true` lists only. */
+  stuck?: StuckInfo;
+}
+
+/** Why a run is stuck and what Temporal says it waits on (`GET /api/v1/runs?stuck=true`). */
+export interface StuckInfo {
+  reasons: Array<'past_retry_budget' | 'no_heartbeat'>;
+  explanation: string;
+  deadline: string;
+  silent_for_ms: number | null;
+  temporal: {
+    namespace: string;
+    workflow_id: string;
+    ui_url: string | null;
+    describe_command: string;
+    pending_activity: {
+      activity_type: string;
+      state: string;
+      attempt: number;
+      scheduled_at: string | null;
+      last_started_at: string | null;
+      last_heartbeat_at: string | null;
+      last_failure: string | null;
+    } | null;
+  };
 }
 
 export interface ValidateResponse {

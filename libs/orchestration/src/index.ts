@@ -7,3 +7,5 @@ export * from './sink-sender';
 export * from './body-retention';
 export * from './run-retention';
 export * from './alert-workflow.gateway';
+export * from './temporal-display';
+export * from './stuck-runs';

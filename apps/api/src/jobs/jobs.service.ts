@@ -17,7 +17,13 @@ import {
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
-import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
+import {
+  compileJobSchedule,
+  describeForTemporal,
+  JobLifecycle,
+  JobWorkflowGateway,
+  toJobSnapshot,
+} from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { BackgroundWork } from '../temporal/background-work';
 import { APP_CONFIG } from '../config/config.module';
@@ -278,7 +284,7 @@ export class JobsService {
     };
     await this.runs.openRuns([{ ...run, id: runId, status: 'running' }], now);
     try {
-      await this.gateway.startRun(run);
+      await this.gateway.startRun({ ...run, display: describeForTemporal(job) });
     } catch (err) {
       this.logger.warn(`trigger of ${job.id} failed: ${(err as Error).message}`);
       // Nothing will deliver it: the row is removed again rather than left running forever.

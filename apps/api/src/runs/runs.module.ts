@@ -4,9 +4,10 @@ import { RunRetentionTask } from './run-retention.task';
 import { RunRetryService } from './run-retry.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
+import { StuckRunsService } from './stuck-runs.service';
 
 @Module({
   controllers: [RunsController],
-  providers: [RunsService, RunRetryService, ResponseBodyRetentionTask, RunRetentionTask],
+  providers: [RunsService, RunRetryService, StuckRunsService, ResponseBodyRetentionTask, RunRetentionTask],
 })
 export class RunsModule {}

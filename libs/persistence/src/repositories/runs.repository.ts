@@ -15,6 +15,8 @@ export interface RunPurgeScope {
 export interface RunListFilter {
   jobId?: string;
   status?: RunStatus;
+  /** Any of these statuses. */
+  statuses?: RunStatus[];
   trigger?: RunTrigger;
   slaBreached?: boolean;
   from?: Date;
@@ -23,6 +25,8 @@ export interface RunListFilter {
   tag?: string;
   /** Keyset: strictly after this (scheduled_at DESC, id DESC) position. */
   after?: { scheduledAt: Date; id: string };
+  /** Oldest first (no keyset); newest first otherwise. */
+  oldestFirst?: boolean;
   limit: number;
 }
 
@@ -71,6 +75,9 @@ export class RunsRepository {
     if (filter.status) {
       query.andWhere('run.status = :status', { status: filter.status });
     }
+    if (filter.statuses) {
+      query.andWhere('run.status IN (:...statuses)', { statuses: filter.statuses });
+    }
     if (filter.trigger) {
       query.andWhere('run.trigger = :trigger', { trigger: filter.trigger });
     }
@@ -95,7 +102,8 @@ export class RunsRepository {
         afterId: filter.after.id,
       });
     }
-    return query.orderBy('run.scheduledAt', 'DESC').addOrderBy('run.id', 'DESC').take(filter.limit).getMany();
+    const order = filter.oldestFirst ? 'ASC' : 'DESC';
+    return query.orderBy('run.scheduledAt', order).addOrderBy('run.id', order).take(filter.limit).getMany();
   }
 
   async listInFlightForJob(workspaceId: string, jobId: string): Promise<RunEntity[]> {
