@@ -74,6 +74,16 @@ if ! command -v chromium >/dev/null 2>&1; then
     { tail -5 "$RUN_DIR/chromium.log" >&2; log "chromium could not be installed: the dashboard test will fail"; }
 fi
 
+# The Temporal TLS tests (test/e2e/temporal-tls.e2e-spec.ts) put Debian's nginx in front of the dev
+# server as a TLS-terminating gRPC front (test/utils/tls-front.ts). Installed like chromium; when it
+# cannot be, those tests fail and say why.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  log "installing Debian's nginx-light for the Temporal TLS tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light; } >"$RUN_DIR/nginx.log" 2>&1 ||
+    { tail -5 "$RUN_DIR/nginx.log" >&2; log "nginx could not be installed: the Temporal TLS tests will fail"; }
+fi
+
 log "running tests"
 npx jest --ci --json --outputFile="$RUN_DIR/jest.json" "$@"
 status=$?
