@@ -53,6 +53,14 @@ describe('Temporal connection settings (envconfig + temporal: + profile)', () =>
     expect(temporalConnectOptions(temporal)).toEqual({ address: 'localhost:7233' });
   });
 
+  it('should count an empty variable as unset (compose files write ${KEY:-})', () => {
+    const { temporal } = buildConfig(
+      {},
+      { TEMPORAL_ADDRESS: '', TEMPORAL_API_KEY: '', TEMPORAL_TLS_CLIENT_CERT_PATH: '', TEMPORAL_PROFILE: '' },
+    );
+    expect(temporalConnectOptions(temporal)).toEqual({ address: 'localhost:7233' });
+  });
+
   it('should turn TLS on with the system roots when only an API key is set (Temporal Cloud)', () => {
     const { temporal } = buildConfig(
       {},

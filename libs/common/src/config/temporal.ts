@@ -86,10 +86,15 @@ function settingName(layer: Layer, field: string, source?: ConfigDataSource, pro
   }
 }
 
+/**
+ * The environment for envconfig. An empty variable counts as unset, as for every other setting of
+ * this service (compose files write `TEMPORAL_API_KEY: ${KEY:-}`); only an empty
+ * `TEMPORAL_GRPC_META_*` keeps its envconfig meaning (drop that header of the profile).
+ */
 function stringEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined) {
+    if (value !== undefined && (value !== '' || key.startsWith('TEMPORAL_GRPC_META_'))) {
       out[key] = value;
     }
   }
