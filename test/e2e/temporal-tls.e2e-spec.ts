@@ -2,9 +2,9 @@ import { buildConfig } from '@svc/common';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createApp } from '../../apps/api/src/app';
 import { run as runCli } from '../../apps/cli/src/main';
 import { createTestDatabase } from '../utils/database';
+import { freePort, startApi } from '../utils/processes';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack, TEST_SECRETS_ENCRYPTION_KEY, temporalAddress } from '../utils/stack';
 import { startTlsFront, type TlsFront } from '../utils/tls-front';
@@ -253,6 +253,14 @@ describe('Temporal behind a TLS front', () => {
       return buildConfig({}, mtlsEnv(front.pki.expiredClient)).temporal.connection.tls!.client_cert_expires_at!;
     }
 
+    /** The JSON log lines of a process's output. */
+    function logEntries(output: string): Array<{ level: string; msg: string }> {
+      return output
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as { level: string; msg: string });
+    }
+
     /** Nothing secret in an output: no PEM, no piece of a certificate or key, not the API key. */
     function expectNoKeyMaterial(output: string): void {
       expect(output).not.toMatch(/-----BEGIN|PRIVATE KEY/);
@@ -277,20 +285,25 @@ describe('Temporal behind a TLS front', () => {
         expectNoKeyMaterial(err);
       });
 
-      it('should say so in /readyz (503, temporal_error)', async () => {
-        const config = buildConfig(
-          {},
-          { DATABASE_URL: db.url, PORT: '0', SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY, ...env() },
+      it('should say so at API start-up (error log line) and in /readyz (503, temporal_error)', async () => {
+        const port = await freePort();
+        const api = await startApi(
+          { databaseUrl: db.url, temporalAddress: temporalAddress(), taskQueue: 'svc-tls-failures', extra: env() },
+          port,
         );
-        const app = await createApp({ config, logLevels: [] });
-        await app.listen(0, '127.0.0.1');
         try {
-          const response = await apiClient((await app.getUrl()).replace('[::1]', '127.0.0.1'))('GET', '/readyz');
+          const logged = await waitFor(
+            () => logEntries(api.output).find((entry) => entry.level === 'error' && entry.msg === line()),
+            30_000,
+          );
+          expect(logged.msg).toBe(line());
+          const response = await apiClient(`http://127.0.0.1:${port}`)('GET', '/readyz');
           expect(response.status).toBe(503);
           expect(response.body).toMatchObject({ temporal: false, queue: false, temporal_error: line() });
           expectNoKeyMaterial(JSON.stringify(response.body));
+          expectNoKeyMaterial(api.output);
         } finally {
-          await app.close();
+          await api.kill('SIGTERM');
         }
       });
 
@@ -317,11 +330,7 @@ describe('Temporal behind a TLS front', () => {
           worker.kill('SIGKILL');
         }
         expect(exit).toBe(1);
-        const fatal = output
-          .split('\n')
-          .filter((text) => text.startsWith('{'))
-          .map((text) => JSON.parse(text) as { level: string; msg: string })
-          .find((entry) => entry.level === 'fatal');
+        const fatal = logEntries(output).find((entry) => entry.level === 'fatal');
         expect(fatal?.msg).toBe(line());
         expect(output).not.toContain('polling task queue');
         expectNoKeyMaterial(output);

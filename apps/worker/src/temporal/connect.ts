@@ -1,5 +1,6 @@
 import { type ResolvedTemporal, temporalConnectOptions, temporalFailureContext } from '@svc/common';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
+import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 
 /** A connection failure that waiting will not cure; its message is the one clear line. */
@@ -44,5 +45,19 @@ export async function connectWorkerToTemporal(
       await sleep(delay);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
     }
+  }
+}
+
+/**
+ * The worker's second connection (`@temporalio/client`, for the reconciler's client), made once
+ * the native one answered; a failure still ends in the one line.
+ */
+export async function connectWorkerClient(temporal: ResolvedTemporal, now: () => Date = () => new Date()) {
+  try {
+    return await Connection.connect(temporalConnectOptions(temporal));
+  } catch (err) {
+    throw new TemporalConnectionError(
+      classifyTemporalConnectionError(err, temporalFailureContext(temporal, now())).message,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { type AppConfig, describeTemporalConnection, temporalConnectOptions } from '@svc/common';
+import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
@@ -17,7 +17,7 @@ import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/del
 import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -30,7 +30,7 @@ import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { repairStalledRuns } from '../reconciler/stalled-runs';
 import { WORKER_CONFIG } from '../worker.constants';
-import { connectWorkerToTemporal } from './connect';
+import { connectWorkerClient, connectWorkerToTemporal } from './connect';
 import { activityLogInterceptor } from './logging';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
 
@@ -132,7 +132,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.nativeConnection = await connectWorkerToTemporal(this.config.temporal, {
       warn: (message) => this.logger.warn(message),
     });
-    this.clientConnection = await Connection.connect(temporalConnectOptions(this.config.temporal));
+    this.clientConnection = await connectWorkerClient(this.config.temporal);
     const client = new Client({ connection: this.clientConnection, namespace, interceptors, ...converter });
     const gateway = new JobWorkflowGateway(client, task_queue);
     // Runs are started from the worker's own connection, so the server can hand their first
