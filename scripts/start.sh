@@ -33,6 +33,10 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ] && [ -z "${TEMPORAL_PROFILE:-}" ] && [ -z "${T
   start_temporal_dev "$port" "$ui_port" "$DATA_DIR/temporal.db" "$DATA_DIR/logs/temporal.log" || exit 1
   PIDS+=("$TEMPORAL_PID")
   export TEMPORAL_ADDRESS="127.0.0.1:$port"
+  # A profile of the developer's own (~/.config/temporalio/temporal.toml, e.g. Temporal Cloud's TLS
+  # and namespace) must not reach this dev server: an empty config file in its place.
+  printf '[profile.default]\n' >"$DATA_DIR/temporal-dev.toml"
+  export TEMPORAL_CONFIG_FILE="$DATA_DIR/temporal-dev.toml"
   UI_URL="http://127.0.0.1:$ui_port"
 fi
 

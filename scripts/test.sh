@@ -64,6 +64,10 @@ else
   export TEST_PG_ADMIN_URL="postgres://postgres:postgres@127.0.0.1:$port/postgres"
 fi
 export TEST_RUN_ID="r$$"
+# Spawned API and worker processes inherit this environment: a Temporal profile of the developer's
+# own (~/.config/temporalio/temporal.toml) must not reach them. Tests that use profiles name theirs.
+printf '[profile.default]\n' >"$RUN_DIR/temporal.toml"
+export TEMPORAL_CONFIG_FILE="$RUN_DIR/temporal.toml"
 
 # The dashboard's browser test drives Debian's Chromium (browsers cannot be downloaded here). When
 # it cannot be installed, the test fails and says why; nothing is skipped.
