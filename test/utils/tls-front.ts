@@ -149,6 +149,8 @@ http {
       await exited;
     }
   };
+  // Never outlive the test process, even when it exits without reaching afterAll (a crash).
+  process.once('exit', () => child?.kill('SIGKILL'));
   await start();
   return {
     pki,
