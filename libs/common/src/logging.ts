@@ -44,6 +44,8 @@ export const REDACTED_KEYS: readonly string[] = [
   'encryption_key',
   // `temporal.codec` (its `keys`): `config.temporal.codec` is censored whole.
   'codec',
+  // `temporal.connection` (API key, client key and certificates, gRPC metadata): censored whole.
+  'connection',
   'password',
   'token',
   'access_token',

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../durations';
 import { type CodecConfig, readCodecConfig } from './codec-config';
+import { resolveTemporal, type TemporalConnectionSettings } from './temporal';
 
 /**
  * The service's configuration (decisions.md → Config): one YAML file plus environment overrides,
@@ -27,11 +28,17 @@ export interface AppConfig {
   public_url: string;
   http: { host: string; port: number; trust_proxy: boolean };
   database: { url: string };
+  /**
+   * `address`, `namespace` and `connection` (TLS, API key, gRPC metadata) are resolved from the
+   * standard `TEMPORAL_*` variables, this file's `temporal:` section and a Temporal config file
+   * profile, in that order (`resolveTemporal`, docs/operations.md → Connecting to Temporal).
+   */
   temporal: {
     address: string;
     namespace: string;
     task_queue: string;
     ui_url: string | null;
+    connection: TemporalConnectionSettings;
     /** Payload encryption (codec-config.ts); null = off, the default. */
     codec: CodecConfig | null;
   };
@@ -182,8 +189,6 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['PORT', 'http.port'],
   ['TRUST_PROXY', 'http.trust_proxy'],
   ['DATABASE_URL', 'database.url'],
-  ['TEMPORAL_ADDRESS', 'temporal.address'],
-  ['TEMPORAL_NAMESPACE', 'temporal.namespace'],
   ['TEMPORAL_TASK_QUEUE', 'temporal.task_queue'],
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
   ['TEMPORAL_CODEC_KEYS', 'temporal.codec.keys'],
@@ -478,8 +483,9 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     http: { host: str('http.host', '127.0.0.1'), port, trust_proxy: bool('http.trust_proxy', false) },
     database: { url: str('database.url', 'postgres://postgres@127.0.0.1:5432/svc') },
     temporal: {
-      address: str('temporal.address', 'localhost:7233'),
-      namespace: str('temporal.namespace', 'default'),
+      // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and the TLS/API-key variables are read by
+      // @temporalio/envconfig, as the `temporal` CLI reads them (./temporal.ts).
+      ...resolveTemporal(temporalSection(file), env, problems),
       task_queue: str('temporal.task_queue', 'svc-jobs'),
       ui_url: getPath(raw, 'temporal.ui_url') ? str('temporal.ui_url', '') : null,
       codec: readCodecConfig((path) => getPath(raw, path), str('temporal.ui_url', '') || null, problems),
@@ -538,6 +544,12 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** The YAML file's `temporal:` section (before environment overrides: envconfig applies those). */
+function temporalSection(file: Raw): Raw {
+  const section = file?.temporal;
+  return typeof section === 'object' && section !== null && !Array.isArray(section) ? (section as Raw) : {};
 }
 
 /** True when the standard OpenTelemetry variables ask for a trace exporter. */

@@ -12,10 +12,18 @@ export function loadConfig(): AppConfig {
   if (cached) {
     return cached;
   }
-  const path = process.env.SVC_CONFIG;
-  const file = path ? (parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-  cached = buildConfig(file ?? {}, withCodecKeysFile(withKeyFile(process.env)));
+  cached = loadConfigFrom(process.env);
   return cached;
+}
+
+/**
+ * The same without the cache, from a given environment (the `svc` CLI passes its own): the YAML
+ * file named by `SVC_CONFIG` plus the environment, validated.
+ */
+export function loadConfigFrom(env: NodeJS.ProcessEnv): AppConfig {
+  const path = env.SVC_CONFIG;
+  const file = path ? (parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
+  return buildConfig(file ?? {}, withCodecKeysFile(withKeyFile(env)));
 }
 
 /**
