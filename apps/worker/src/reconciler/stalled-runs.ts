@@ -89,7 +89,14 @@ export async function repairStalledRuns(deps: {
   for (const run of stalled) {
     report.examined += 1;
     const job = jobsById.get(run.jobId);
-    const action = decideStalledRun(run, job !== undefined, await describeRunWorkflow(client, run.id));
+    const workflow = await describeRunWorkflow(client, run.id);
+    // Read again after asking Temporal: a workflow that closed its run between the listing and
+    // the describe has made progress, and is neither restarted nor counted as repaired.
+    const current = await runs.findByIdUnscoped(run.id);
+    if (!current || !isOpen(current) || current.updatedAt.getTime() !== run.updatedAt.getTime()) {
+      continue;
+    }
+    const action = decideStalledRun(current, job !== undefined, workflow);
     if (action.kind === 'start' && job) {
       await gateway.startRun(workflowInput(run, job));
       report.started += 1;
@@ -99,6 +106,10 @@ export async function repairStalledRuns(deps: {
     }
   }
   return report;
+}
+
+function isOpen(run: RunEntity): boolean {
+  return run.status === 'running' || run.status === 'deferred';
 }
 
 async function describeRunWorkflow(client: Client, runId: string): Promise<RunWorkflowState> {
