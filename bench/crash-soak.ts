@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     log('faults over; waiting for the service to be ready');
     await scenario.waitUntilReady();
     const cutoff = Math.max(lastFaultAt, Date.now()) - 15_000;
+    await scenario.waitForOccurrencesDecidedPast(cutoff);
     await scenario.waitForRunsUpTo(cutoff, 120_000);
     const settled = await scenario.runRows();
     await scenario.deleteKeptJobs();

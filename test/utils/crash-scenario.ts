@@ -112,6 +112,8 @@ export interface Account {
   lost: LostOccurrence[];
   /** (job, scheduled_at) with more than one `schedule` run, from PostgreSQL. */
   duplicates: Array<{ job_id: string; scheduled_at: Date; count: string }>;
+  /** The run rows of those occurrences. */
+  duplicateRows: RunRow[];
   /** Occurrences delivered under more than one `webhook-id`, or not under their one run's id. */
   foreign: ForeignDelivery[];
   deliveries: number;
@@ -480,10 +482,15 @@ export class CrashScenario {
     const delivered = deliveriesByOccurrence(this.receiver.requests);
     const deletedIds = new Set(this.deleted.map((job) => job.id));
     const ofDeleted = rows.filter((r) => deletedIds.has(r.job_id));
+    const duplicates = await this.duplicateOccurrences();
+    const duplicated = new Set(duplicates.map((d) => `${d.job_id}@${d.scheduled_at.getTime()}`));
     return {
+      duplicates,
+      duplicateRows: rows.filter(
+        (r) => r.trigger === 'schedule' && duplicated.has(`${r.job_id}@${r.scheduled_at.getTime()}`),
+      ),
       due: this.kept.reduce((n, job) => n + this.dueTicks(job, cutoff).length, 0),
       lost: this.kept.flatMap((job) => this.lostOccurrences(job, settled, cutoff, delivered)),
-      duplicates: await this.duplicateOccurrences(),
       foreign: foreignWebhookIds(rows, delivered),
       deliveries: this.receiver.requests.length,
       occurrencesDelivered: delivered.size,
