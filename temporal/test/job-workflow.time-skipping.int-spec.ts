@@ -46,15 +46,6 @@ const HOUR = 60 * MINUTE;
 /** Real seconds a simulated stretch may take on a loaded machine (a simulated day takes ~8 s). */
 const REAL_BUDGET_MS = 60_000;
 
-/** The workflow clock (ms) when it decided an occurrence: its run id is a ULID minted from it. */
-function decidedAt(runId: string): number {
-  const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  return [...runId.slice(runId.indexOf('_') + 1, runId.indexOf('_') + 11)].reduce(
-    (ms, char) => ms * 32 + ALPHABET.indexOf(char),
-    0,
-  );
-}
-
 /** The instants of an "every <period>" series phased from the epoch in (from, to] (ISO). */
 function instantsBetween(periodMs: number, from: number, to: number): string[] {
   const instants: string[] = [];
@@ -69,17 +60,31 @@ class Recorder {
   readonly openRuns: OpenRunsInput[] = [];
   readonly startQueuedRun: StartQueuedRunInput[] = [];
   readonly cancelRuns: string[][] = [];
+  /** Run id → the `now` of the plan its occurrence was decided on (the workflow clock plus its lead). */
+  private readonly plannedNow = new Map<string, number>();
+  private lastPlanNow = 0;
 
   decisions(): OccurrenceDecision[] {
     return this.openRuns.flatMap((call) => call.decisions);
   }
 
+  /** The workflow clock (ms) when it decided an occurrence (run ids are named after occurrences). */
+  decidedAt(runId: string, leadMs = 0): number {
+    return this.plannedNow.get(runId)! - leadMs;
+  }
+
   activities(): ScheduleActivities & JobActivities {
     return {
-      planOccurrences: async (input) => planOccurrences(input),
+      planOccurrences: async (input) => {
+        this.lastPlanNow = Date.parse(input.now);
+        return planOccurrences(input);
+      },
       readWorkspaceGate: async () => ({ suspended: false, blockingQuota: null }),
       openRuns: async (input) => {
         this.openRuns.push(input);
+        for (const decision of input.decisions) {
+          this.plannedNow.set(decision.runId, this.lastPlanNow);
+        }
       },
       startQueuedRun: async (input) => {
         this.startQueuedRun.push(input);
@@ -234,7 +239,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       // One wake-up per occurrence, at its instant: never before it, and within the misfire threshold.
       expect(recorder.openRuns.map((call) => call.decisions.length)).toEqual(expected.map(() => 1));
       for (const decision of decisions) {
-        const lateBy = decidedAt(decision.runId) - Date.parse(decision.scheduledAt);
+        const lateBy = recorder.decidedAt(decision.runId) - Date.parse(decision.scheduledAt);
         expect(lateBy).toBeGreaterThanOrEqual(0);
         expect(lateBy).toBeLessThan(snapshot.misfireThresholdMs);
       }
@@ -255,7 +260,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(10 * MINUTE, startedAt, until + lead));
       expect(decisions.length).toBeGreaterThanOrEqual(18);
       for (const decision of decisions) {
-        const ahead = Date.parse(decision.scheduledAt) - decidedAt(decision.runId);
+        const ahead = Date.parse(decision.scheduledAt) - recorder.decidedAt(decision.runId, lead);
         expect(ahead).toBeGreaterThan(0);
         expect(ahead).toBeLessThanOrEqual(lead);
       }

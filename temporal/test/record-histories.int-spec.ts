@@ -12,8 +12,11 @@ import { apiClient, startStack, temporalAddress, type Stack } from '../../test/u
 import { sleep, waitFor, WebhookReceiver } from '../../test/utils/receiver';
 
 const STAMP = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-/** Which workflow path recorded the files (v2: one attempt activity, runs opened by the job workflow). */
-const PATH = 'v2';
+/**
+ * Which workflow path recorded the files (v2: one attempt activity, runs opened by the job
+ * workflow; v3: scheduled runs named after their occurrence).
+ */
+const PATH = 'v3';
 
 describe('record workflow histories', () => {
   let stack: Stack;

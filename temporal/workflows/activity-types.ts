@@ -63,6 +63,14 @@ export interface OpenRunsInput {
   collapsed?: number;
 }
 
+export interface OpenRunsResult {
+  /**
+   * Decided run id → the id the occurrence already has, for occurrences recorded earlier under
+   * another id (by code that minted ids from workflow time). Absent in results recorded before it.
+   */
+  renamed?: Record<string, string>;
+}
+
 export interface StartQueuedRunInput {
   jobId: string;
   workspaceId: string;
@@ -77,9 +85,11 @@ export interface JobActivities {
   readWorkspaceGate(input: { workspaceId: string; month: string }): Promise<WorkspaceGate>;
   /**
    * Records one run row per decision (skipped ones terminal, the rest `running`, or `deferred` while
-   * queued) and starts the run workflows of `start` decisions. Idempotent by run id.
+   * queued) and starts the run workflows of `start` decisions. Idempotent by occurrence: an
+   * occurrence already recorded keeps its row and run id, and its workflow is started only while
+   * the row is open.
    */
-  openRuns(input: OpenRunsInput): Promise<void>;
+  openRuns(input: OpenRunsInput): Promise<OpenRunsResult | void>;
   /** Starts the run workflow of a queued occurrence once the run it waited for has ended. */
   startQueuedRun(input: StartQueuedRunInput): Promise<void>;
   /** Cancels runs (overlap_policy `cancel_previous`, job deleted): their workflows and waiting rows. */

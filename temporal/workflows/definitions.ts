@@ -53,6 +53,12 @@ export interface JobSnapshot {
  */
 export const JOB_PATH_PATCH = 'job-occurrence-path-v2';
 export const RUN_PATH_PATCH = 'run-one-attempt-v2';
+/**
+ * Scheduled runs are named after their occurrence (`occurrenceRunId`), not minted from workflow
+ * time, so a workflow task retried after a crash names the same runs (issue #21). Executions that
+ * opened runs before it replay with the ids they minted then.
+ */
+export const OCCURRENCE_RUN_ID_PATCH = 'occurrence-run-id';
 
 /** A run the job workflow started and waits to hear the end of (overlap policies other than allow). */
 export interface TrackedRun {

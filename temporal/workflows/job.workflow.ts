@@ -7,13 +7,14 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { newId } from '@svc/common/ids';
+import { newId, occurrenceRunId } from '@svc/common/ids';
 import type { JobActivities, ScheduleActivities } from './activity-types';
 import {
   jobChangedSignal,
   jobDeletedSignal,
   runFinishedSignal,
   JOB_PATH_PATCH,
+  OCCURRENCE_RUN_ID_PATCH,
   type JobSnapshot,
   type JobWorkflowInput,
   type JobWorkflowMemo,
@@ -184,16 +185,21 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       overlapPolicy,
       gate,
       state: { inFlight, queued },
-      newRunId,
+      newRunId: runIdFactory(current.jobId),
     });
     inFlight = outcome.state.inFlight;
     queued = outcome.state.queued;
-    await jobs.openRuns({
+    const opened = await jobs.openRuns({
       ...jobRef(current),
       decisions: outcome.decisions,
       notifyJob: overlapPolicy !== 'allow',
       collapsed: collapsedCount(missedTotal, due.missed.length, current.misfirePolicy),
     });
+    // An occurrence already recorded under another id (by older code) keeps that run: track it.
+    const renamed = opened?.renamed ?? {};
+    const rename = (run: TrackedRun): TrackedRun => ({ ...run, runId: renamed[run.runId] ?? run.runId });
+    inFlight = inFlight.map(rename);
+    queued = queued && rename(queued);
     if (outcome.cancel.length > 0) {
       await jobs.cancelRuns({ runIds: outcome.cancel });
     }
@@ -204,9 +210,15 @@ function jobRef(snapshot: JobSnapshot) {
   return { jobId: snapshot.jobId, workspaceId: snapshot.workspaceId, jobVersion: snapshot.version };
 }
 
-/** Run ids from the workflow's deterministic clock and random source (replay-safe). */
-function newRunId(): string {
-  return newId('run', Date.now());
+/**
+ * Run ids named after their occurrence; executions that opened runs before that replay with ids
+ * from the workflow's clock and random source, as they recorded them.
+ */
+function runIdFactory(jobId: string): (scheduledAt: string) => string {
+  if (patched(OCCURRENCE_RUN_ID_PATCH)) {
+    return (scheduledAt) => occurrenceRunId(jobId, Date.parse(scheduledAt));
+  }
+  return () => newId('run', Date.now());
 }
 
 function nowIso(aheadMs = 0): string {

@@ -1,9 +1,9 @@
 import { applyMisfirePolicy, collapsedCount, decideOccurrences } from './occurrence-rules';
 
 const open = { suspended: false, blockingQuota: null };
+/** Run ids named after their occurrence, as the job workflow names them. */
 function ids() {
-  let n = 0;
-  return () => `run_${++n}`;
+  return (scheduledAt: string) => `run_${scheduledAt}`;
 }
 const due = (missed: string[], onTime: string[]) => ({ missed, onTime });
 
@@ -70,7 +70,7 @@ describe('decideOccurrences', () => {
   it('should skip while a run is in flight (skip)', () => {
     const outcome = decideOccurrences({ ...base, due: due([], ['a', 'b']), overlapPolicy: 'skip', newRunId: ids() });
     expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['start', 'previous_run_in_progress']);
-    expect(outcome.state.inFlight).toEqual([{ runId: 'run_1', scheduledAt: 'a' }]);
+    expect(outcome.state.inFlight).toEqual([{ runId: 'run_a', scheduledAt: 'a' }]);
   });
 
   it('should keep one waiting occurrence and skip further ones (queue)', () => {
@@ -82,7 +82,7 @@ describe('decideOccurrences', () => {
       newRunId: ids(),
     });
     expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['queue', 'previous_run_in_progress']);
-    expect(outcome.state.queued).toEqual({ runId: 'run_1', scheduledAt: 'a' });
+    expect(outcome.state.queued).toEqual({ runId: 'run_a', scheduledAt: 'a' });
   });
 
   it('should cancel the runs in flight and track only the newest (cancel_previous)', () => {
@@ -94,7 +94,7 @@ describe('decideOccurrences', () => {
       newRunId: ids(),
     });
     expect(outcome.cancel).toEqual(['run_0']);
-    expect(outcome.state.inFlight).toEqual([{ runId: 'run_1', scheduledAt: 'a' }]);
+    expect(outcome.state.inFlight).toEqual([{ runId: 'run_a', scheduledAt: 'a' }]);
   });
 
   it('should never let a misfire skip count against the quota or take a place in flight', () => {

@@ -68,7 +68,8 @@ export function decideOccurrences(args: {
   overlapPolicy: OverlapPolicy;
   gate: WorkspaceGate;
   state: OccurrenceState;
-  newRunId: () => string;
+  /** The run id of an occurrence (derived from it: the same occurrence always gets the same id). */
+  newRunId: (scheduledAt: string) => string;
 }): OccurrenceOutcome {
   const { gate, overlapPolicy } = args;
   let inFlight = [...args.state.inFlight];
@@ -77,7 +78,7 @@ export function decideOccurrences(args: {
   const cancel: string[] = [];
   let counted = 0;
   for (const occurrence of applyMisfirePolicy(args.due, args.misfirePolicy)) {
-    const run = { runId: args.newRunId(), scheduledAt: occurrence.scheduledAt };
+    const run = { runId: args.newRunId(occurrence.scheduledAt), scheduledAt: occurrence.scheduledAt };
     const skip = (skipReason: OccurrenceDecision['skipReason']) =>
       decisions.push({ ...run, action: 'skip', skipReason });
     if (occurrence.misfire) {

@@ -90,10 +90,11 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
       [stack.workspaceId, jobs.quiet, new Date(hourStart - 3 * HOUR + 9_000), 'succeeded'],
       [stack.workspaceId, jobs.quiet, new Date(hourStart - 12 * HOUR), 'cancelled'],
     ]);
-    // Another workspace's runs under the same job ids: never counted for this workspace.
+    // Another workspace's runs under the same job ids: never counted for this workspace (half a
+    // second off the minute: one run per job and instant).
     const foreign: Array<[string, string, Date, Status]> = [];
     for (let i = 0; i < 50; i++) {
-      foreign.push([other.workspaceId, jobs.busy, new Date(hourStart - 2 * HOUR + i * 1_000), 'failed']);
+      foreign.push([other.workspaceId, jobs.busy, new Date(hourStart - 2 * HOUR + i * 1_000 + 500), 'failed']);
       foreign.push([other.workspaceId, jobs.idle, new Date(hourStart - 6 * HOUR + i * 1_000), 'succeeded']);
     }
     await insertRuns(foreign);

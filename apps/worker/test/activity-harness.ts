@@ -113,6 +113,7 @@ export async function startActivityHarness(
     plan: options.plan ?? config.default_plan,
   });
   const started = new Set<string>();
+  let lastScheduledAt = 0;
 
   const harness: ActivityHarness = {
     ds,
@@ -167,12 +168,15 @@ export async function startActivityHarness(
       return (await jobs.findByIdUnscoped(job.id))!;
     },
     async openRun(job, overrides = {}) {
+      // Each row its own occurrence (one run per job and instant): the current second, or the
+      // millisecond after the last one given out.
+      lastScheduledAt = Math.max(Math.floor(Date.now() / 1_000) * 1_000, lastScheduledAt + 1);
       const row = {
         id: newId('run'),
         workspaceId: job.workspaceId,
         jobId: job.id,
         jobVersion: job.version,
-        scheduledAt: new Date(Math.floor(Date.now() / 1_000) * 1_000).toISOString(),
+        scheduledAt: new Date(lastScheduledAt).toISOString(),
         trigger: 'schedule' as const,
         status: 'running' as const,
         skipReason: null,

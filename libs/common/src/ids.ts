@@ -35,6 +35,46 @@ export function newId(kind: IdKind, timeMs: number = Date.now(), random?: () => 
   return `${ID_PREFIXES[kind]}_${ulid(timeMs, random)}`;
 }
 
+/**
+ * The id of a job's scheduled run, derived from the occurrence itself: the ULID's time is the
+ * scheduled instant and its random part a hash of (job id, instant). Every path that reaches the
+ * same occurrence (a job-workflow task retried after a crash, a restarted job workflow) names the
+ * same run, so the same run workflow and the same `webhook-id` (issue #21). Pure and deterministic,
+ * so workflow code may call it.
+ */
+export function occurrenceRunId(jobId: string, scheduledAtMs: number): string {
+  const key = `${jobId}@${Math.floor(scheduledAtMs)}`;
+  // 80 random bits from two independent 53-bit hashes: 10 digits of one, 6 of the other.
+  const digits = [...base32Digits(hash53(key, 0x5bd1e995), 10), ...base32Digits(hash53(key, 0x27d4eb2f), 6)];
+  let index = 0;
+  return newId('run', scheduledAtMs, () => (digits[index++] + 0.5) / 32);
+}
+
+/** The lowest `count` base-32 digits of a non-negative integer, most significant first. */
+function base32Digits(value: number, count: number): number[] {
+  const digits: number[] = [];
+  let rest = value;
+  for (let i = 0; i < count; i++) {
+    digits.unshift(rest % 32);
+    rest = Math.floor(rest / 32);
+  }
+  return digits;
+}
+
+/** cyrb53: a fast, well-mixed 53-bit string hash (not cryptographic; ids are not secrets). */
+function hash53(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
 const ID_PATTERN = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** True when `value` looks like an id of `kind` (used to answer 404 early for malformed ids). */

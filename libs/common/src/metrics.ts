@@ -40,6 +40,8 @@ export interface RunBacklog {
   count: number;
   /** Seconds the oldest of them has been due (0 when none). */
   oldestSeconds: number;
+  /** Runs open with no progress past `scheduler.stalled_run_grace` (RunsRepository.countStalled). */
+  stalled?: number;
 }
 
 export interface WorkerMetrics {
@@ -49,6 +51,7 @@ export interface WorkerMetrics {
   attempts: Counter<'outcome'>;
   startLag: Histogram<'trigger'>;
   endToEnd: Histogram<'status'>;
+  stalledRunsRepaired: Counter<'action'>;
 }
 
 /** `readBacklog` is called on every scrape (one index probe, see RunsRepository.backlog). */
@@ -91,8 +94,26 @@ export function createWorkerMetrics(options: {
       }
     },
   });
+  new Gauge({
+    name: 'svc_runs_stalled',
+    help: 'Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due).',
+    labelNames: ['task_queue'] as const,
+    registers: [registry],
+    async collect() {
+      const backlog = await readOnce();
+      if (backlog?.stalled !== undefined) {
+        this.set(labels, backlog.stalled);
+      }
+    },
+  });
   return {
     registry,
+    stalledRunsRepaired: new Counter({
+      name: 'svc_stalled_runs_repaired_total',
+      help: 'Stalled runs repaired by the worker sweep: start (workflow started), cancel (job deleted), close (workflow ended without an outcome).',
+      labelNames: ['action'] as const,
+      registers: [registry],
+    }),
     occurrences: new Counter({
       name: 'svc_occurrences_total',
       help: 'Occurrences decided by job workflows: action start, queue or skip (with skip_reason, e.g. misfire).',

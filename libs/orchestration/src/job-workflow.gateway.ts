@@ -54,9 +54,12 @@ export class JobWorkflowGateway {
   }
 
   /**
-   * Starts one run workflow (id = run id). Idempotent: a run whose workflow already exists is
-   * left alone, so a retried caller never starts an occurrence twice. With `eager`, a worker that
-   * shares this client's connection takes the first workflow task straight from the start call.
+   * Starts one run workflow (id = run id). Idempotent: a run whose workflow is running is left
+   * alone, so a retried caller never starts an occurrence twice. Callers start only runs whose row
+   * is open; an earlier workflow of the same id that has ended may be followed by a new one (an
+   * occurrence withdrawn and reopened, a stalled run), whose attempt finds the row as it is and
+   * never delivers a run already closed. With `eager`, a worker that shares this client's
+   * connection takes the first workflow task straight from the start call.
    */
   async startRun(input: RunWorkflowInput, options: { eager?: boolean } = {}): Promise<void> {
     try {
@@ -64,7 +67,7 @@ export class JobWorkflowGateway {
         workflowId: input.runId,
         taskQueue: this.taskQueue,
         args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         typedSearchAttributes: runSearchAttributes(input),
         ...(options.eager ? { requestEagerStart: true } : {}),
       });

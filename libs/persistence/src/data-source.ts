@@ -26,6 +26,7 @@ import { RateLimitWindows1795400000001 } from './migrations/1795400000001-RateLi
 import { Sessions1795400000100 } from './migrations/1795400000100-Sessions';
 import { AlertDelivery1795400000500 } from './migrations/1795400000500-AlertDelivery';
 import { AttemptBodyRetention1795400000600 } from './migrations/1795400000600-AttemptBodyRetention';
+import { OneRunPerOccurrence1795400000700 } from './migrations/1795400000700-OneRunPerOccurrence';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -56,6 +57,7 @@ export const ALL_MIGRATIONS = [
   Sessions1795400000100,
   AlertDelivery1795400000500,
   AttemptBodyRetention1795400000600,
+  OneRunPerOccurrence1795400000700,
 ];
 
 /** Table recording applied migrations. */

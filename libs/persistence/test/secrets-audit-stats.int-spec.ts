@@ -310,14 +310,15 @@ describe('secrets, audit and stats repositories', () => {
           status: i < 90 ? 'succeeded' : 'failed',
           lag,
           sla: i >= 95,
-          at: '2030-06-01T12:00:00Z',
+          // One run per occurrence: a millisecond apart.
+          at: new Date(Date.parse('2030-06-01T12:00:00Z') + i).toISOString(),
         })),
       );
       await insertRuns(ws.id, job, [
         { status: 'skipped', lag: null, at: '2030-06-01T12:30:00Z' },
         { status: 'succeeded', lag: 999_999, at: '2030-05-01T00:00:00Z' }, // before the window
       ]);
-      await insertRuns(other.id, job, [{ status: 'failed', lag: 5, at: '2030-06-01T12:00:00Z' }]);
+      await insertRuns(other.id, job, [{ status: 'failed', lag: 5, at: '2030-06-01T12:00:01Z' }]);
 
       const window = await stats.runWindow(ws.id, new Date('2030-06-01T00:00:00Z'));
       // Linear interpolation over 10..1000: p50 = 505, p95 = 950.5, p99 = 990.1 (rounded).

@@ -1,4 +1,14 @@
-import { arrayOf, boolean, enumOf, named, nullable, object, string, timestamp } from '../common/openapi/schema';
+import {
+  arrayOf,
+  boolean,
+  enumOf,
+  integer,
+  named,
+  nullable,
+  object,
+  string,
+  timestamp,
+} from '../common/openapi/schema';
 
 export const HEALTH_SCHEMA = named('Health', object({ status: enumOf(['ok']) }));
 
@@ -14,6 +24,11 @@ export const READINESS_SCHEMA = named(
     sqlite_writable: { ...boolean, description: 'Kept for the spec: PostgreSQL accepts writes here.' },
     database_writable: boolean,
     temporal: boolean,
+    stalled_runs: {
+      ...nullable(integer),
+      description:
+        'Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due); the worker starts or closes them. Informational: does not make the service unready. Null when the database cannot be read.',
+    },
   }),
 );
 

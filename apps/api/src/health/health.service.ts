@@ -18,6 +18,8 @@ export interface Readiness {
   sqlite_writable: boolean;
   database_writable: boolean;
   temporal: boolean;
+  /** Runs open with no progress past `scheduler.stalled_run_grace`; null when unknown. */
+  stalled_runs: number | null;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -49,9 +51,16 @@ export class HealthService implements BeforeApplicationShutdown {
   }
 
   async readiness(): Promise<Readiness> {
-    const check = Promise.all([this.databaseWritable(), this.taskQueue(), this.writerBackpressure()]);
+    const check = Promise.all([
+      this.databaseWritable(),
+      this.taskQueue(),
+      this.writerBackpressure(),
+      this.stalledRuns(),
+    ]);
     this.pending.add(check);
-    const [databaseWritable, temporal, backpressure] = await check.finally(() => this.pending.delete(check));
+    const [databaseWritable, temporal, backpressure, stalledRuns] = await check.finally(() =>
+      this.pending.delete(check),
+    );
     const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active' && !backpressure;
     return {
       ready,
@@ -62,7 +71,18 @@ export class HealthService implements BeforeApplicationShutdown {
       sqlite_writable: databaseWritable,
       database_writable: databaseWritable,
       temporal: temporal.queue,
+      stalled_runs: stalledRuns,
     };
+  }
+
+  /** Runs that stopped progressing (docs/operations.md → Stalled runs); null when unknown. */
+  private async stalledRuns(): Promise<number | null> {
+    try {
+      const cutoff = new Date(Date.now() - this.config.scheduler.stalled_run_grace_ms);
+      return await withTimeout(this.runs.countStalled(cutoff), CHECK_TIMEOUT_MS);
+    } catch {
+      return null;
+    }
   }
 
   /**

@@ -154,6 +154,66 @@ describe('job activities', () => {
     });
   });
 
+  describe('openRuns: one run per occurrence (issue 21)', () => {
+    it('should keep the first run of an occurrence when a retried task decides it under another id', async () => {
+      const job = await h.insertJob();
+      const scheduledAt = at(3);
+      const first = decision('start', scheduledAt);
+      const before = await usage(job.workspaceId);
+      await expect(env().run(activities.openRuns, openRunsInput(job, [first], false))).resolves.toEqual({});
+
+      // What older code did on a retried workflow task: the same occurrence under a new id.
+      const second = decision('start', scheduledAt);
+      const result = await env().run(activities.openRuns, openRunsInput(job, [second], false));
+
+      expect(result).toEqual({ renamed: { [second.runId]: first.runId } });
+      expect(await h.ds.manager.findBy(RunEntity, { jobId: job.id })).toEqual([
+        expect.objectContaining({ id: first.runId, status: 'running' }),
+      ]);
+      expect(await usage(job.workspaceId)).toBe(before + 1);
+      expect(await historyOf(first.runId)).toEqual({ starts: 1, cancelRequests: 0 });
+      await expect(h.client.workflow.getHandle(second.runId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    });
+
+    it('should refuse a second scheduled row for one occurrence in the database itself', async () => {
+      const job = await h.insertJob();
+      const scheduledAt = at(4);
+      await h.openRun(job, { scheduledAt });
+      await expect(
+        h.ds.query(
+          `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status)
+           VALUES ($1, $2, $3, 1, $4, 'schedule', 'running')`,
+          [newId('run'), job.workspaceId, job.id, scheduledAt],
+        ),
+      ).rejects.toThrow(/uq_runs_scheduled_occurrence/);
+    });
+
+    it('should never start an occurrence again once its run has ended', async () => {
+      const job = await h.insertJob();
+      const ended = await h.openRun(job, { scheduledAt: at(5) });
+      await h.lifecycle.closeRun({ runId: ended.id, status: 'succeeded', finishedAt: new Date() });
+
+      const again = decision('start', ended.scheduledAt as string);
+      await env().run(activities.openRuns, openRunsInput(job, [again], false));
+
+      await expect(h.client.workflow.getHandle(ended.id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      expect(await run(ended.id)).toMatchObject({ status: 'succeeded' });
+    });
+
+    it('should let a newer job version adopt an open occurrence that has not started', async () => {
+      const job = await h.insertJob();
+      const scheduledAt = new Date(Math.ceil(Date.now() / 1_000) * 1_000 + 60_000).toISOString();
+      const prepared = decision('start', scheduledAt);
+      await env().run(activities.openRuns, openRunsInput(job, [prepared], false));
+
+      const reached = decision('start', scheduledAt);
+      await env().run(activities.openRuns, { ...openRunsInput(job, [reached], false), jobVersion: 2 });
+
+      expect(await run(prepared.runId)).toMatchObject({ jobVersion: 2, status: 'running' });
+      expect(await h.ds.manager.countBy(RunEntity, { jobId: job.id })).toBe(1);
+    });
+  });
+
   describe('startQueuedRun', () => {
     it('should mark the waiting run running and start its workflow with its release time', async () => {
       const job = await h.insertJob({ overlapPolicy: 'queue' });

@@ -56,23 +56,42 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
         status: d.action === 'skip' ? 'skipped' : d.action === 'queue' ? 'deferred' : 'running',
         skipReason: d.skipReason ?? null,
       }));
-      await runs.openRuns(rows, clock());
+      const opened = await runs.openRuns(rows, clock());
       if (input.collapsed) {
         metrics?.occurrences.inc({ action: 'collapse', skip_reason: 'misfire' }, input.collapsed);
       }
-      for (const d of input.decisions) {
+      const renamed: Record<string, string> = {};
+      for (const [i, d] of input.decisions.entries()) {
+        const run = opened[i];
+        if (run.id !== d.runId) {
+          renamed[d.runId] = run.id;
+        }
+        if (!run.inserted) {
+          // A second path to an occurrence already recorded (a retried task): counted once.
+          continue;
+        }
         metrics?.occurrences.inc({ action: d.action, skip_reason: d.skipReason ?? '' });
         if (d.action === 'skip') {
           // Written terminal: it never passes JobLifecycle.closeRun, where other runs are counted.
           metrics?.runsFinished.inc({ status: 'skipped', trigger: 'schedule', skip_reason: d.skipReason ?? '' });
         }
       }
-      for (const decision of input.decisions.filter((d) => d.action === 'start')) {
+      // Only an open row gets its workflow: started again, it is a no-op while the workflow runs
+      // (workflow id = run id), and an occurrence that already ended is never delivered again.
+      for (const [i, d] of input.decisions.entries()) {
+        const run = opened[i];
+        if (d.action !== 'start' || (run.status !== 'running' && run.status !== 'deferred')) {
+          continue;
+        }
+        if (run.status === 'deferred') {
+          await runs.markRunning(run.id);
+        }
         await gateway.startRun(
-          { ...runInput(input, decision.runId, decision.scheduledAt), notifyJob: input.notifyJob },
+          { ...runInput(input, run.id, d.scheduledAt), notifyJob: input.notifyJob },
           { eager: true },
         );
       }
+      return Object.keys(renamed).length > 0 ? { renamed } : {};
     },
 
     async startQueuedRun(input) {

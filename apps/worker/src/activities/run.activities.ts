@@ -69,13 +69,24 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (!job) {
       return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
     }
-    if (waited && (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion)) {
-      // Read at the occurrence's instant: the job was paused, disabled or changed before it came,
-      // so under the job as it now is this occurrence never existed (decisions.md: paused
-      // occurrences never exist; PATCH recomputes from now). Its row and its usage are withdrawn.
-      // An attempt that starts after the instant (a backlog) delivers as it always did.
-      await runs.deleteUnstarted(run.workspaceId, run.id);
-      return { kind: 'closed', result: { status: 'cancelled' } };
+    if (waited) {
+      // Read again at the occurrence's instant: a newer job version that reached the same
+      // occurrence has adopted the row (openRuns) and this attempt delivers it under that version.
+      run = await runs.findByIdUnscoped(run.id);
+      if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
+        return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
+      }
+      if (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion) {
+        // The job was paused, disabled or changed before the instant came and no newer version
+        // claimed it: under the job as it now is this occurrence never existed (decisions.md:
+        // paused occurrences never exist; PATCH recomputes from now). Its row and usage are
+        // withdrawn. An attempt that starts after the instant (a backlog) delivers as it always did.
+        if (await runs.deleteUnstarted(run.workspaceId, run.id, run.jobVersion)) {
+          return { kind: 'closed', result: { status: 'cancelled' } };
+        }
+        // Adopted by a newer version in the meantime: decide again on the row as it is now.
+        return claim(input, context);
+      }
     }
     const n = run.attemptsCount;
     if (n >= job.retry.max_attempts) {

@@ -27,6 +27,7 @@ import { createAlertActivities } from '../activities/alert.activities';
 import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
+import { repairStalledRuns } from '../reconciler/stalled-runs';
 import { WORKER_CONFIG } from '../worker.constants';
 import { activityLogInterceptor } from './logging';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
@@ -100,6 +101,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private nativeConnection?: NativeConnection;
   private clientConnection?: Connection;
   private reconcileTimer?: NodeJS.Timeout;
+  private stalledTimer?: NodeJS.Timeout;
+  /** The stalled-run sweep in progress, awaited on shutdown like the reconcile pass. */
+  private repairing: Promise<void> = Promise.resolve();
   private metricsServer?: Server;
   /** The reconcile pass in progress, awaited on shutdown so no client call outlives the connection. */
   private reconciling: Promise<void> = Promise.resolve();
@@ -134,8 +138,11 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const metrics = createWorkerMetrics({
       taskQueue: task_queue,
       readBacklog: async () => {
-        const { count, oldest } = await runs.backlog();
-        return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0 };
+        const [{ count, oldest }, stalled] = await Promise.all([
+          runs.backlog(),
+          runs.countStalled(new Date(Date.now() - this.config.scheduler.stalled_run_grace_ms)),
+        ]);
+        return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0, stalled };
       },
     });
     if (this.config.metrics.worker_port > 0) {
@@ -282,6 +289,40 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     startReconcile();
     this.reconcileTimer = setInterval(startReconcile, this.config.scheduler.reconcile_interval_ms);
     this.reconcileTimer.unref();
+
+    // Stalled runs (docs/operations.md → Stalled runs): rows whose workflow never started, was
+    // lost, or ended without closing them are started once or closed with a reason.
+    const repair = async () => {
+      try {
+        const report = await repairStalledRuns({
+          runs,
+          jobs,
+          lifecycle,
+          gateway,
+          client,
+          graceMs: this.config.scheduler.stalled_run_grace_ms,
+          clock: () => new Date(),
+        });
+        if (report.started + report.cancelled + report.closed > 0) {
+          this.logger.warn(
+            `stalled runs: ${report.started} started, ${report.cancelled} cancelled (job deleted), ` +
+              `${report.closed} closed (workflow ended without an outcome) of ${report.examined} examined`,
+          );
+        }
+        metrics.stalledRunsRepaired.inc({ action: 'start' }, report.started);
+        metrics.stalledRunsRepaired.inc({ action: 'cancel' }, report.cancelled);
+        metrics.stalledRunsRepaired.inc({ action: 'close' }, report.closed);
+      } catch (err) {
+        this.logger.warn(`stalled-run sweep failed: ${(err as Error).message}`);
+      }
+    };
+    this.stalledTimer = setInterval(
+      () => {
+        this.repairing = this.repairing.then(repair);
+      },
+      Math.max(1_000, this.config.scheduler.stalled_run_sweep_interval_ms),
+    );
+    this.stalledTimer.unref();
   }
 
   /**
@@ -292,6 +333,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
    */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reconcileTimer);
+    clearInterval(this.stalledTimer);
     clearInterval(this.sweepTimer);
     let inFlight = 0;
     for (const worker of [this.worker, this.alertWorker]) {
@@ -310,6 +352,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       );
     }
     await this.reconciling;
+    await this.repairing;
     await this.sweeping;
     await Promise.all([this.alertsRunning, this.running]);
     await this.nativeConnection?.close().catch(() => undefined);

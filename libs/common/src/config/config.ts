@@ -28,6 +28,13 @@ export interface AppConfig {
     default_sla_threshold_ms: number;
     default_auto_disable_threshold: number;
     reconcile_interval_ms: number;
+    /**
+     * How often the worker looks for stalled runs (open rows whose workflow never started, was
+     * lost, or ended without closing them), and how long a run may go without progress before it
+     * counts as stalled (docs/operations.md → Stalled runs).
+     */
+    stalled_run_sweep_interval_ms: number;
+    stalled_run_grace_ms: number;
     /** Runs are opened this long before their occurrence; the request still leaves at the scheduled instant. */
     prepare_ahead_ms: number;
     /** `/readyz` reports `writer_backpressure` when a due run has waited longer than this for its first attempt. */
@@ -162,6 +169,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SCHEDULER_WRITER_BACKPRESSURE_THRESHOLD', 'scheduler.writer_backpressure_threshold'],
   ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
+  ['SCHEDULER_STALLED_RUN_SWEEP_INTERVAL', 'scheduler.stalled_run_sweep_interval'],
+  ['SCHEDULER_STALLED_RUN_GRACE', 'scheduler.stalled_run_grace'],
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
@@ -438,6 +447,8 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       default_sla_threshold_ms: duration('scheduler.default_sla_threshold', 300_000),
       default_auto_disable_threshold: int('scheduler.default_auto_disable_threshold', 10),
       reconcile_interval_ms: duration('scheduler.reconcile_interval', 300_000),
+      stalled_run_sweep_interval_ms: duration('scheduler.stalled_run_sweep_interval', 20_000),
+      stalled_run_grace_ms: duration('scheduler.stalled_run_grace', 40_000),
       prepare_ahead_ms: prepareAhead,
       writer_backpressure_threshold_ms: duration('scheduler.writer_backpressure_threshold', 30_000),
     },

@@ -36,6 +36,14 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
   unique: true,
   where: `"trigger" = 'retry_manual'`,
 })
+// A scheduled run is its occurrence (issue 21): one row per (job, scheduled_at). Rows that older
+// code recorded twice are kept as history, marked `duplicate_of`, outside the index.
+@Index('uq_runs_scheduled_occurrence', ['jobId', 'scheduledAt'], {
+  unique: true,
+  where: `"trigger" = 'schedule' AND "duplicate_of" IS NULL`,
+})
+// Open runs by last progress: the stalled-run sweep (runs with no workflow, or one that ended).
+@Index('idx_runs_open', ['updatedAt'], { where: `"status" IN ('running', 'deferred')` })
 export class RunEntity {
   /** `run_<ulid>`; also the id of the run workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_runs' })
@@ -93,6 +101,10 @@ export class RunEntity {
   /** For `retry_manual` runs: the failed run this one retries. */
   @Column({ name: 'retry_of', type: 'text', nullable: true })
   retryOf: string | null;
+
+  /** A second row older code recorded for the same occurrence: the id of the run kept for it. */
+  @Column({ name: 'duplicate_of', type: 'text', nullable: true })
+  duplicateOf: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

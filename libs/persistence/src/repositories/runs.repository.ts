@@ -138,13 +138,16 @@ export class RunsRepository {
   /**
    * Removes a run that never made an attempt, and takes it back out of the month's usage, in one
    * statement: a trigger that failed to reach Temporal, or an occurrence prepared ahead of its time
-   * whose job was paused or changed before that time came (it never existed). True if it was removed.
+   * whose job was paused or changed before that time came (it never existed). With `jobVersion`,
+   * only while the row still belongs to that version (a newer one may have adopted it meanwhile).
+   * True if it was removed.
    */
-  async deleteUnstarted(workspaceId: string, id: string): Promise<boolean> {
+  async deleteUnstarted(workspaceId: string, id: string, jobVersion?: number): Promise<boolean> {
     const rows: Array<{ deleted: number }> = await this.manager.query(
       `WITH gone AS (
          DELETE FROM runs
           WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND attempts_count = 0 AND started_at IS NULL
+            AND ($3::int IS NULL OR job_version = $3)
           RETURNING workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month
        ), uncounted AS (
          UPDATE usage_counters u SET runs = GREATEST(0, u.runs - 1)
@@ -152,7 +155,7 @@ export class RunsRepository {
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM uncounted)::int AS uncounted`,
-      [workspaceId, id],
+      [workspaceId, id, jobVersion ?? null],
     );
     return (rows[0]?.deleted ?? 0) > 0;
   }
@@ -357,40 +360,113 @@ export class RunsRepository {
   }
 
   /**
-   * Writes the rows of due occurrences in one statement (existing ids are left alone) and counts
-   * the inserted ones that will deliver in the monthly usage, in the same transaction.
+   * Writes the rows of due occurrences in one statement and counts the inserted ones that will
+   * deliver in the monthly usage, in the same transaction. A scheduled occurrence is its run
+   * (unique by job and `scheduled_at`, issue 21): one already recorded keeps its row and id, and
+   * an open, unstarted one is adopted by the newer job version that reached it again (the version
+   * that now owns the occurrence delivers it). Returns what each row became, in order.
    */
-  async openRuns(rows: OpenRunRow[], claimedAt: Date): Promise<void> {
+  async openRuns(rows: OpenRunRow[], claimedAt: Date): Promise<OpenedRun[]> {
     if (rows.length === 0) {
-      return;
+      return [];
     }
-    await this.dataSource.transaction(async (manager) => {
-      const inserted: Array<{ workspace_id: string; month: string; status: string }> = await manager.query(
+    return this.dataSource.transaction(async (manager) => {
+      const inserted: Array<{ id: string; workspace_id: string; month: string; status: string }> = await manager.query(
         `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
                            claimed_at, finished_at, retry_of)
          SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
                 $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
                 scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status`,
+         ON CONFLICT DO NOTHING
+         RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status`,
         [claimedAt, JSON.stringify(rows.map(toOpenRunRecord))],
       );
-      const counted = new Map<string, { workspaceId: string; month: string; runs: number }>();
-      for (const row of inserted.filter((r) => r.status !== 'skipped')) {
-        const key = `${row.workspace_id}/${row.month}`;
-        const entry = counted.get(key) ?? { workspaceId: row.workspace_id, month: row.month, runs: 0 };
-        entry.runs += 1;
-        counted.set(key, entry);
-      }
-      for (const { workspaceId, month, runs } of counted.values()) {
-        await manager.query(
-          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, $3)
-           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + $3`,
-          [workspaceId, month, runs],
-        );
-      }
+      await this.countUsage(manager, inserted);
+      const insertedIds = new Set(inserted.map((r) => r.id));
+      const existing = await this.existingOccurrences(
+        manager,
+        rows.filter((row) => !insertedIds.has(row.id)),
+      );
+      return rows.map((row): OpenedRun => {
+        if (insertedIds.has(row.id)) {
+          return { requestedId: row.id, id: row.id, status: row.status, inserted: true };
+        }
+        const found = existing.get(occurrenceKey(row));
+        return {
+          requestedId: row.id,
+          id: found?.id ?? row.id,
+          // Gone between the insert and the read (withdrawn): nothing is left to start.
+          status: found?.status ?? 'cancelled',
+          inserted: false,
+        };
+      });
     });
+  }
+
+  private async countUsage(
+    manager: EntityManager,
+    inserted: Array<{ workspace_id: string; month: string; status: string }>,
+  ): Promise<void> {
+    const counted = new Map<string, { workspaceId: string; month: string; runs: number }>();
+    for (const row of inserted.filter((r) => r.status !== 'skipped')) {
+      const key = `${row.workspace_id}/${row.month}`;
+      const entry = counted.get(key) ?? { workspaceId: row.workspace_id, month: row.month, runs: 0 };
+      entry.runs += 1;
+      counted.set(key, entry);
+    }
+    for (const { workspaceId, month, runs } of counted.values()) {
+      await manager.query(
+        `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, $3)
+         ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + $3`,
+        [workspaceId, month, runs],
+      );
+    }
+  }
+
+  /**
+   * The rows that already hold these occurrences (scheduled: by job and instant; others by id),
+   * after letting a newer job version adopt the open, unstarted ones.
+   */
+  private async existingOccurrences(
+    manager: EntityManager,
+    rows: OpenRunRow[],
+  ): Promise<Map<string, { id: string; status: RunStatus }>> {
+    const found = new Map<string, { id: string; status: RunStatus }>();
+    if (rows.length === 0) {
+      return found;
+    }
+    const records = returnedRows<{
+      id: string;
+      job_id: string;
+      scheduled_at: Date;
+      trigger: string;
+      status: RunStatus;
+    }>(
+      await manager.query(
+        `UPDATE runs SET job_version = GREATEST(runs.job_version, r.job_version),
+                updated_at = CASE WHEN runs.job_version < r.job_version THEN now() ELSE runs.updated_at END
+           FROM jsonb_to_recordset($1::jsonb) AS r(id text, job_id text, job_version int, scheduled_at timestamptz,
+                trigger text)
+          WHERE (r.trigger = 'schedule' AND runs.trigger = 'schedule' AND runs.duplicate_of IS NULL
+                 AND runs.job_id = r.job_id AND runs.scheduled_at = r.scheduled_at
+                 OR r.trigger <> 'schedule' AND runs.id = r.id)
+            AND (runs.job_version >= r.job_version
+                 OR runs.status IN ('running', 'deferred') AND runs.attempts_count = 0 AND runs.started_at IS NULL)
+         RETURNING runs.id, runs.job_id, runs.scheduled_at, runs.trigger, runs.status`,
+        [JSON.stringify(rows.map(toOpenRunRecord))],
+      ),
+    );
+    for (const record of records) {
+      const key = occurrenceKey({
+        trigger: record.trigger as RunTrigger,
+        jobId: record.job_id,
+        scheduledAt: record.scheduled_at,
+        id: record.id,
+      });
+      found.set(key, { id: record.id, status: record.status });
+    }
+    return found;
   }
 
   /**
@@ -404,6 +480,38 @@ export class RunsRepository {
       `SELECT count(*)::int AS count, min(scheduled_at) AS oldest FROM runs WHERE status = 'running' AND started_at IS NULL`,
     );
     return { count: rows[0]?.count ?? 0, oldest: rows[0]?.oldest ?? null };
+  }
+
+  /**
+   * Open runs with no progress since `cutoff` (docs/operations.md → Stalled runs): due before it,
+   * last written before it, and not waiting for a retry due after it. Oldest progress first;
+   * served by `idx_runs_open`. Their workflows are checked one by one by the worker's sweep.
+   */
+  async findStalled(cutoff: Date, limit: number): Promise<RunEntity[]> {
+    return this.manager
+      .createQueryBuilder(RunEntity, 'r')
+      .where(`r.status IN ('running', 'deferred')`)
+      .andWhere('r.updatedAt < :cutoff AND r.scheduledAt < :cutoff', { cutoff })
+      .andWhere('(r.nextAttemptAt IS NULL OR r.nextAttemptAt < :cutoff)', { cutoff })
+      .orderBy('r.updatedAt', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /**
+   * How many runs look stalled without asking Temporal (`/readyz`, `svc_runs_stalled`): due before
+   * `cutoff` and still without a first attempt, or with a retry that came due before it. A
+   * backlog (no worker) counts too: those runs are not progressing either.
+   */
+  async countStalled(cutoff: Date): Promise<number> {
+    const rows: Array<{ count: number }> = await this.manager.query(
+      `SELECT count(*)::int AS count FROM runs
+        WHERE status IN ('running', 'deferred') AND updated_at < $1 AND scheduled_at < $1
+          AND (status = 'running' AND started_at IS NULL
+               OR status = 'deferred' AND next_attempt_at < $1)`,
+      [cutoff],
+    );
+    return rows[0]?.count ?? 0;
   }
 
   async oldestAwaitingFirstAttempt(): Promise<Date | null> {
@@ -462,6 +570,22 @@ export class RunsRepository {
       return { run, inserted: inserted.length > 0 };
     });
   }
+}
+
+/** What `openRuns` made of one row. */
+export interface OpenedRun {
+  /** The id the caller asked for. */
+  requestedId: string;
+  /** The run that holds the occurrence: the requested id, or the one recorded earlier. */
+  id: string;
+  status: RunStatus;
+  /** True when this call wrote the row. */
+  inserted: boolean;
+}
+
+/** A scheduled occurrence by job and instant; any other run by its id. */
+function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'jobId' | 'scheduledAt' | 'id'>): string {
+  return row.trigger === 'schedule' ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
 }
 
 /** A run row written when its occurrence is due (or by the API on a manual trigger). */
