@@ -88,6 +88,10 @@ describe('crashes that overlap', () => {
       deletedJobRuns: account.deletedJobRuns,
       deletedJobRunsCancelled: account.deletedJobRunsCancelled,
       readyz503: scenario.readyz.observations.filter((o) => o.status === 503).length,
+      mostStalledRunsInReadyz: Math.max(
+        0,
+        ...scenario.readyz.observations.map((o) => Number(o.body?.stalled_runs ?? 0)),
+      ),
       duplicatedRunsSample: account.duplicateRows.slice(0, 6),
       openSample: stillOpen.slice(0, 6),
     };
@@ -106,6 +110,7 @@ describe('crashes that overlap', () => {
     const stillOpen = await scenario.openRunsAfterWaiting(CLOSE_WAIT_MS);
     const account = await scenario.account(settled, cutoff);
     const repeatedInApi = await scenario.repeatedInApi();
+    const finalReadyz = await scenario.readyz.probe();
     report = summary(account, stillOpen, {
       faultsSeconds: Math.round((lastFaultAt - startedAt) / 1000),
       cutoff: new Date(cutoff).toISOString(),
@@ -123,6 +128,8 @@ describe('crashes that overlap', () => {
       deletedJobRunsNeitherSucceededNorCancelled: account.deletedJobRunsBadlyClosed,
       // Ready again by itself once the faults stop (no restart, nothing left waiting).
       readyzAfterFaults: ready.status === 200 ? 200 : ready,
+      // Nothing left for /readyz to count as stalled once every run is closed.
+      stalledRunsAtTheEnd: finalReadyz.body?.stalled_runs,
     }).toEqual({
       occurrencesWithTwoRuns: [],
       repeatedInApi: [],
@@ -131,6 +138,7 @@ describe('crashes that overlap', () => {
       openAfterDelete: [],
       deletedJobRunsNeitherSucceededNorCancelled: [],
       readyzAfterFaults: 200,
+      stalledRunsAtTheEnd: 0,
     });
   }, 600_000);
 });
