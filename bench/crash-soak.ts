@@ -88,6 +88,8 @@ async function main(): Promise<void> {
         {
           due: account.due,
           lost: account.lost.length,
+          notSucceeded: account.notSucceeded.length,
+          keptJobRunStatuses: account.statuses,
           occurrencesWithTwoRuns: account.duplicates.length,
           resendsWithNewWebhookId: account.foreign.filter((f) => f.webhookIds.length > 1).length,
           deliveriesNotUnderTheirRunsId: account.foreign.length,

@@ -77,6 +77,7 @@ export interface RunRow {
   status: string;
   trigger: string;
   skip_reason: string | null;
+  last_error: string | null;
   created_at: Date;
   attempts_count: number;
 }
@@ -110,6 +111,10 @@ export interface Account {
   /** Occurrences of the kept jobs from their first delivery to the cut-off. */
   due: number;
   lost: LostOccurrence[];
+  /** Runs of the kept jobs up to the cut-off that did not succeed (the receiver always answers 200). */
+  notSucceeded: RunRow[];
+  /** Runs of the kept jobs by status. */
+  statuses: Record<string, number>;
   /** (job, scheduled_at) with more than one `schedule` run, from PostgreSQL. */
   duplicates: Array<{ job_id: string; scheduled_at: Date; count: string }>;
   /** The run rows of those occurrences. */
@@ -128,7 +133,7 @@ export interface Account {
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
-const RUN_COLUMNS = 'id, job_id, scheduled_at, status, trigger, skip_reason, created_at, attempts_count';
+const RUN_COLUMNS = 'id, job_id, scheduled_at, status, trigger, skip_reason, last_error, created_at, attempts_count';
 
 export class CrashScenario {
   readonly kept: Job[] = [];
@@ -427,6 +432,23 @@ export class CrashScenario {
     ).catch(() => undefined);
   }
 
+  /** Pauses a job (in-flight runs finish, no new occurrence), retrying while a part is down. */
+  async pauseJob(job: Job): Promise<void> {
+    await waitFor(
+      async () => {
+        const answer = await this.call('POST', `/api/v1/jobs/${job.id}/pause`).catch(() => ({ status: 0 }));
+        // 409: already paused (an earlier try went through).
+        return answer.status === 200 || answer.status === 409;
+      },
+      180_000,
+      1_000,
+    );
+  }
+
+  async pauseKeptJobs(): Promise<void> {
+    await Promise.all(this.kept.map((job) => this.pauseJob(job)));
+  }
+
   async deleteKeptJobs(): Promise<void> {
     await Promise.all(this.kept.map((job) => this.deleteJob(job)));
   }
@@ -476,12 +498,21 @@ export class CrashScenario {
     return repeated;
   }
 
-  /** Counts what happened: `settled` are the run rows read once runs up to `cutoff` were terminal. */
-  async account(settled: RunRow[], cutoff: number): Promise<Account> {
+  /**
+   * Counts what happened: `settled` are the run rows read once runs up to the cut-off were
+   * terminal; `cutoff` is an instant, or each kept job's last run (its schedule was paused).
+   */
+  async account(settled: RunRow[], cutoff: number | 'last run'): Promise<Account> {
     const rows = await this.runRows();
     const delivered = deliveriesByOccurrence(this.receiver.requests);
     const deletedIds = new Set(this.deleted.map((job) => job.id));
     const ofDeleted = rows.filter((r) => deletedIds.has(r.job_id));
+    const keptIds = new Set(this.kept.map((job) => job.id));
+    const ofKept = settled.filter((r) => keptIds.has(r.job_id));
+    const until = (job: Job) =>
+      cutoff === 'last run'
+        ? Math.max(0, ...ofKept.filter((r) => r.job_id === job.id).map((r) => r.scheduled_at.getTime()))
+        : cutoff;
     const duplicates = await this.duplicateOccurrences();
     const duplicated = new Set(duplicates.map((d) => `${d.job_id}@${d.scheduled_at.getTime()}`));
     return {
@@ -489,8 +520,10 @@ export class CrashScenario {
       duplicateRows: rows.filter(
         (r) => r.trigger === 'schedule' && duplicated.has(`${r.job_id}@${r.scheduled_at.getTime()}`),
       ),
-      due: this.kept.reduce((n, job) => n + this.dueTicks(job, cutoff).length, 0),
-      lost: this.kept.flatMap((job) => this.lostOccurrences(job, settled, cutoff, delivered)),
+      due: this.kept.reduce((n, job) => n + this.dueTicks(job, until(job)).length, 0),
+      lost: this.kept.flatMap((job) => this.lostOccurrences(job, settled, until(job), delivered)),
+      notSucceeded: ofKept.filter((r) => r.status !== 'succeeded' && r.scheduled_at.getTime() <= until(this.jobOf(r))),
+      statuses: countBy(ofKept.map((r) => r.status)),
       foreign: foreignWebhookIds(rows, delivered),
       deliveries: this.receiver.requests.length,
       occurrencesDelivered: delivered.size,
@@ -500,6 +533,10 @@ export class CrashScenario {
       deletedJobRunsCancelled: ofDeleted.filter((r) => r.status === 'cancelled').length,
       deletedJobRunsBadlyClosed: ofDeleted.filter((r) => r.status !== 'succeeded' && r.status !== 'cancelled'),
     };
+  }
+
+  private jobOf(run: RunRow): Job {
+    return this.kept.find((job) => job.id === run.job_id)!;
   }
 
   /** A kept job's occurrences from its first delivery up to `cutoff`, epoch ms. */
@@ -581,4 +618,12 @@ function foreignWebhookIds(rows: RunRow[], delivered: Map<string, ReceivedReques
       runIds: runIdsOf.get(occurrence) ?? [],
     }))
     .filter(({ webhookIds, runIds }) => webhookIds.length !== 1 || runIds.length !== 1 || runIds[0] !== webhookIds[0]);
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) {
+    counts[value] = (counts[value] ?? 0) + 1;
+  }
+  return counts;
 }
