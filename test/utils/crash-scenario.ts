@@ -146,7 +146,8 @@ export class CrashScenario {
   private api: Child | undefined;
   private workers: Child[] = [];
   private readonly workerLogs: string[] = [];
-  private workerLock: Promise<unknown> = Promise.resolve();
+  /** The workers and the API are killed and started by one fault at a time. */
+  private readonly locks = { workers: Promise.resolve(), api: Promise.resolve() };
   private call!: ReturnType<typeof apiClient>;
 
   private constructor(
@@ -229,7 +230,7 @@ export class CrashScenario {
         return await start();
       } catch (err) {
         if (Date.now() > deadline) {
-          throw new Error(`${name} did not start: ${(err as Error).message.slice(0, 2_000)}`);
+          throw new Error(`${name} did not start: ${(err as Error).message.slice(-3_000)}`);
         }
         await sleep(2_000);
       }
@@ -256,10 +257,10 @@ export class CrashScenario {
     this.workerLogs.push(...dying.map((w) => w.output));
   }
 
-  /** Runs `action` on the workers once no other worker fault is in progress. */
-  private withWorkers(action: () => Promise<void>): Promise<void> {
-    const done = this.workerLock.then(action);
-    this.workerLock = done.catch(() => undefined);
+  /** Runs `action` once no other fault of the same processes is in progress. */
+  private serialized(what: keyof CrashScenario['locks'], action: () => Promise<void>): Promise<void> {
+    const done = this.locks[what].then(action);
+    this.locks[what] = done.catch(() => undefined);
     return done;
   }
 
@@ -278,13 +279,16 @@ export class CrashScenario {
   private async crashWorkers(faultsStart: number): Promise<void> {
     for (const kill of this.options.plan.workerKills) {
       await this.sleepUntil(faultsStart, kill.atMs);
-      await this.withWorkers(async () => {
-        this.noteFault(`SIGKILL ${this.workers.length} worker(s)${kill.withApi ? ' and the API' : ''}`);
-        await Promise.all([this.killWorkers(), kill.withApi ? this.killApi() : undefined]);
-        await sleep(kill.downMs);
-        await Promise.all([this.startWorkers(kill.workers), kill.withApi ? this.restartApi() : undefined]);
-        this.noteFault(`started ${kill.workers} worker(s)${kill.withApi ? ' and the API' : ''}`);
-      });
+      const withApi = kill.withApi ? (action: () => Promise<void>) => this.serialized('api', action) : run;
+      await this.serialized('workers', () =>
+        withApi(async () => {
+          this.noteFault(`SIGKILL ${this.workers.length} worker(s)${kill.withApi ? ' and the API' : ''}`);
+          await Promise.all([this.killWorkers(), kill.withApi ? this.killApi() : undefined]);
+          await sleep(kill.downMs);
+          await Promise.all([this.startWorkers(kill.workers), kill.withApi ? this.restartApi() : undefined]);
+          this.noteFault(`started ${kill.workers} worker(s)${kill.withApi ? ' and the API' : ''}`);
+        }),
+      );
     }
   }
 
@@ -293,7 +297,7 @@ export class CrashScenario {
     const { extraWorkerKillEveryMs: every, untilMs } = this.options.plan;
     for (let atMs = every ?? untilMs; atMs < untilMs; atMs += every!) {
       await this.sleepUntil(faultsStart, atMs);
-      await this.withWorkers(async () => {
+      await this.serialized('workers', async () => {
         this.noteFault(`SIGKILL ${this.workers.length} worker(s) (extra)`);
         await this.killWorkers();
         await this.startWorkers(1);
@@ -317,11 +321,14 @@ export class CrashScenario {
 
   private async outage({ part, atMs, downMs }: Outage, faultsStart: number): Promise<void> {
     await this.sleepUntil(faultsStart, atMs);
-    this.noteFault(`SIGKILL ${part}`);
-    await this.stopPart(part);
-    await sleep(downMs);
-    await this.startPart(part);
-    this.noteFault(`started ${part}`);
+    const down = async () => {
+      this.noteFault(`SIGKILL ${part}`);
+      await this.stopPart(part);
+      await sleep(downMs);
+      await this.startPart(part);
+      this.noteFault(`started ${part}`);
+    };
+    await (part === 'api' ? this.serialized('api', down) : down());
   }
 
   /** Deletes a job, retrying while the API or PostgreSQL is down (404: an earlier try went through). */
@@ -626,4 +633,8 @@ function countBy(values: string[]): Record<string, number> {
     counts[value] = (counts[value] ?? 0) + 1;
   }
   return counts;
+}
+
+function run(action: () => Promise<void>): Promise<void> {
+  return action();
 }
