@@ -149,5 +149,5 @@ describe('crashes that overlap', () => {
       deletedJobRunsNeitherSucceededNorCancelled: [],
       readyz: 'ready, 0 stalled',
     });
-  }, 600_000);
+  }, 720_000);
 });
