@@ -61,6 +61,11 @@ export interface OpenRunsInput {
   notifyJob: boolean;
   /** Missed occurrences folded into these decisions by the misfire policy (no run of their own). */
   collapsed?: number;
+  /**
+   * `fire_all` only: the missed occurrences beyond the catch-up limit lie strictly between these
+   * instants; each is recorded as a `skipped` run with `skip_reason: misfire` (decisions.md).
+   */
+  collapsedRange?: { schedule: ScheduleSnapshot; after: string; before: string };
 }
 
 export interface OpenRunsResult {

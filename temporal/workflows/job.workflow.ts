@@ -121,6 +121,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     // releases the request at the scheduled instant. The threshold shifts with the clock, so
     // lateness is still measured from the real now.
     const lead = snapshot.prepareAheadMs ?? 0;
+    const plannedAfter = after;
     const plan = await planOccurrences({
       schedule: snapshot.schedule,
       after,
@@ -138,7 +139,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await inNewTrace(
         'job.occurrence',
         { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal),
+        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter),
       );
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
@@ -176,6 +177,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     current: JobSnapshot,
     due: { missed: string[]; onTime: string[] },
     missedTotal: number,
+    plannedAfter: string,
   ): Promise<void> {
     const overlapPolicy = current.overlapPolicy ?? 'allow';
     const gate = await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) });
@@ -189,11 +191,16 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     });
     inFlight = outcome.state.inFlight;
     queued = outcome.state.queued;
+    const collapsed = collapsedCount(missedTotal, due.missed.length, current.misfirePolicy);
     const opened = await jobs.openRuns({
       ...jobRef(current),
       decisions: outcome.decisions,
       notifyJob: overlapPolicy !== 'allow',
-      collapsed: collapsedCount(missedTotal, due.missed.length, current.misfirePolicy),
+      collapsed,
+      // fire_all records the missed occurrences beyond the catch-up limit as skipped misfires.
+      ...(collapsed > 0 && current.misfirePolicy === 'fire_all'
+        ? { collapsedRange: { schedule: current.schedule, after: plannedAfter, before: due.missed[0] } }
+        : {}),
     });
     // An occurrence already recorded under another id (by older code) keeps that run: track it.
     const renamed = opened?.renamed ?? {};

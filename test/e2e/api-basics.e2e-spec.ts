@@ -284,6 +284,27 @@ describe('Idempotency-Key', () => {
     expect(listed.body.data).toHaveLength(1);
   });
 
+  it("should keep a webhook job's one-time signing secret sealed in the replay record, for its caller only", async () => {
+    const first = await api('POST', '/api/v1/jobs', body('sealed'), { 'idempotency-key': 'create-sealed-1' });
+    expect(first.status).toBe(201);
+    expect(first.body.signing_secret).toMatch(/^whsec_/);
+    const again = await api('POST', '/api/v1/jobs', body('sealed'), { 'idempotency-key': 'create-sealed-1' });
+    expect(again.body).toEqual(first.body);
+    // The database never holds the secret in the clear in the replay record.
+    const records: Array<{ text: string }> = await stack.dataSource.query(
+      `SELECT row_to_json(r)::text AS text FROM idempotency_records r`,
+    );
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.map((r) => r.text).join('\n')).not.toContain(first.body.signing_secret);
+    // Another credential of the workspace replaying the same request learns nothing.
+    const other = await api('POST', '/api/v1/api-keys', { name: 'second key' });
+    const replay = await apiClient(stack.baseUrl, other.body.key)('POST', '/api/v1/jobs', body('sealed'), {
+      'idempotency-key': 'create-sealed-1',
+    });
+    expect(replay.status).toBe(409);
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.signing_secret);
+  });
+
   it('should create one resource for concurrent duplicates', async () => {
     const responses = await Promise.all(
       Array.from({ length: 5 }, () => api('POST', '/api/v1/jobs', body('concurrent'), { 'idempotency-key': 'race-1' })),

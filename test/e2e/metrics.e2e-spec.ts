@@ -118,3 +118,44 @@ describe('worker metrics', () => {
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   }, 30_000);
 });
+
+/**
+ * Who may read `/metrics` (issue 22; docs/operations.md → Metrics access): without
+ * `metrics.token`, loopback peers only (here a client behind a trusted proxy is not one); with a
+ * token, its bearers only — on the API and on the worker's own listener alike.
+ */
+describe('metrics access', () => {
+  it('should serve metrics to loopback peers only when no token is set', async () => {
+    const stack = await startStack({ worker: false, config: { http: { trust_proxy: true } } });
+    try {
+      expect((await fetch(`${stack.baseUrl}/metrics`)).status).toBe(200);
+      const remote = await fetch(`${stack.baseUrl}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(remote.status).toBe(403);
+      expect((await remote.json()).error.code).toBe('forbidden');
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it('should require the bearer token when one is set, on the API and the worker', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const token = 'metrics-test-token-0123456789';
+    const stack = await startStack({ config: { metrics: { token, worker_port: port, temporal_sdk_port: 0 } } });
+    try {
+      for (const url of [`${stack.baseUrl}/metrics`, `http://127.0.0.1:${port}/metrics`]) {
+        expect((await fetch(url)).status).toBe(401);
+        expect((await fetch(url, { headers: { authorization: 'Bearer wrong-token' } })).status).toBe(401);
+        const allowed = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+        expect(allowed.status).toBe(200);
+        expect(await allowed.text()).toContain('svc_');
+      }
+    } finally {
+      await stack.stop();
+    }
+  });
+});

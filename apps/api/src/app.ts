@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type AppConfig, loadConfig } from '@svc/common';
+import { type AppConfig, ForbiddenError, loadConfig, UnauthorizedError } from '@svc/common';
 import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
-import { type ApiMetrics, createApiMetrics } from '@svc/common/metrics';
+import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
@@ -62,6 +62,7 @@ export function createFastifyAdapter(
   metrics?: ApiMetrics,
   traced = false,
   logger?: PinoLogger,
+  metricsToken: string | null = null,
 ): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
@@ -124,7 +125,14 @@ export function createFastifyAdapter(
       metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
       done();
     });
-    fastify.get('/metrics', { config: { openapi: METRICS_DOC } }, async (_request, reply) => {
+    fastify.get('/metrics', { config: { openapi: METRICS_DOC } }, async (request, reply) => {
+      const access = metricsAccess(metricsToken, request.headers.authorization, request.ip);
+      if (access === 'unauthorized') {
+        throw new UnauthorizedError('Metrics need the bearer token of metrics.token');
+      }
+      if (access === 'forbidden') {
+        throw new ForbiddenError('Metrics are served to loopback peers only unless metrics.token is set');
+      }
       void reply.header('Content-Type', metrics.registry.contentType);
       return metrics.registry.metrics();
     });
@@ -151,6 +159,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     config.metrics.enabled ? createApiMetrics() : undefined,
     config.tracing.enabled,
     logger,
+    config.metrics.token,
   );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

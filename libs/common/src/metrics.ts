@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 /**
  * Prometheus instruments of the API and the worker (docs/operations.md lists every one). Each
  * process owns one registry; names start with `svc_`. Labels never carry tenant data (no
@@ -169,4 +170,32 @@ export function recordRunClosed(metrics: WorkerMetrics, run: ClosedRunFacts): vo
   if (run.finishedAt && run.status !== 'skipped') {
     metrics.endToEnd.observe({ status: run.status }, Math.max(0, run.finishedAt.getTime() - scheduled) / 1000);
   }
+}
+
+/**
+ * Who may read `/metrics` (API and worker, docs/operations.md → Metrics access): with
+ * `metrics.token` set, a request bearing it (`Authorization: Bearer <token>`); without one, only
+ * peers on the loopback interface, so a deployment that publishes its port does not publish its
+ * metrics. `remoteAddress` is the peer as the server sees it (behind a trusted proxy, the client).
+ */
+export function metricsAccess(
+  token: string | null,
+  authorization: string | undefined,
+  remoteAddress: string | undefined,
+): 'allowed' | 'unauthorized' | 'forbidden' {
+  if (token) {
+    const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+    const expected = Buffer.from(token);
+    const actual = Buffer.from(given);
+    return actual.length === expected.length && timingSafeEqual(actual, expected) ? 'allowed' : 'unauthorized';
+  }
+  return isLoopback(remoteAddress) ? 'allowed' : 'forbidden';
+}
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) {
+    return false;
+  }
+  const plain = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
 }

@@ -21,11 +21,11 @@ import {
   smtpMissing,
   verifyVerificationToken,
 } from '@svc/delivery';
-import { AlertChannelsRepository, AuditRepository, type JsonValue, Transactions } from '@svc/persistence';
+import { AlertChannelsRepository, AuditRepository, Transactions } from '@svc/persistence';
 import { AlertWorkflowGateway } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
-import { openForCaller, sealToCaller } from '../common/idempotency/caller-seal';
-import { IdempotencyService, type ReplayCodec } from '../common/idempotency/idempotency.service';
+import { sealedFieldReplay } from '../common/idempotency/caller-seal';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { checkChannelConfig } from './alert-channel-config';
 import { type AlertChannelResponse, type CreatedAlertChannelResponse, toAlertChannelResponse } from './alerts.mapper';
@@ -107,7 +107,7 @@ export class AlertChannelsService {
       idempotencyKey,
       dto,
       () => this.insert(auth, dto),
-      idempotencyKey === undefined ? undefined : sealedReplay(credential, `${auth.workspaceId}\n${idempotencyKey}`),
+      idempotencyKey === undefined ? undefined : sealedFieldReplay<CreatedAlertChannelResponse>('signing_secret', credential, `${auth.workspaceId}\n${idempotencyKey}`),
     );
   }
 
@@ -350,18 +350,3 @@ function cursorId(cursor: string): string {
   return decoded.id;
 }
 
-/** The replay record keeps a webhook channel's `signing_secret` sealed to its creator (as for API keys). */
-function sealedReplay(credential: string, context: string): ReplayCodec<CreatedAlertChannelResponse> {
-  return {
-    store: (created) =>
-      (created.signing_secret
-        ? { ...created, signing_secret: sealToCaller(created.signing_secret, credential, context) }
-        : created) as unknown as JsonValue,
-    replay: (stored: JsonValue) => {
-      const record = stored as unknown as CreatedAlertChannelResponse;
-      return record.signing_secret
-        ? { ...record, signing_secret: openForCaller(record.signing_secret, credential, context) }
-        : record;
-    },
-  };
-}

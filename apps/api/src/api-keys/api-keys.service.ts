@@ -8,10 +8,10 @@ import {
   ValidationFailedError,
 } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
-import { ApiKeysRepository, AuditRepository, type JsonValue, Transactions } from '@svc/persistence';
+import { ApiKeysRepository, AuditRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
-import { openForCaller, sealToCaller } from '../common/idempotency/caller-seal';
-import { IdempotencyService, type ReplayCodec } from '../common/idempotency/idempotency.service';
+import { sealedFieldReplay } from '../common/idempotency/caller-seal';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import {
   type ApiKeyResponse,
   type CreatedApiKeyResponse,
@@ -69,7 +69,7 @@ export class ApiKeysService {
       idempotencyKey,
       dto,
       () => this.insert(auth, dto),
-      idempotencyKey === undefined ? undefined : sealedReplay(credential, `${auth.workspaceId}\n${idempotencyKey}`),
+      idempotencyKey === undefined ? undefined : sealedFieldReplay<CreatedApiKeyResponse>('key', credential, `${auth.workspaceId}\n${idempotencyKey}`),
     );
   }
 
@@ -117,13 +117,3 @@ export class ApiKeysService {
   }
 }
 
-/** The replay record keeps the response with `key` sealed to the caller's credential. */
-function sealedReplay(credential: string, context: string): ReplayCodec<CreatedApiKeyResponse> {
-  return {
-    store: (created) => ({ ...created, key: sealToCaller(created.key, credential, context) }),
-    replay: (stored: JsonValue) => {
-      const record = stored as unknown as CreatedApiKeyResponse;
-      return { ...record, key: openForCaller(record.key, credential, context) };
-    },
-  };
-}

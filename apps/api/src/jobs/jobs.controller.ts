@@ -1,8 +1,10 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Credential, Scopes } from '../common/auth/auth.decorators';
+import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
+import type { JobResponse } from './jobs.mapper';
 import { JobsService } from './jobs.service';
 import { SinkTestService } from './sink-test.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
@@ -19,8 +21,23 @@ export class JobsController {
   @Post()
   @Scopes('jobs:write')
   @ApiOperation('Create a job (webhook jobs: `signing_secret` shown this once)', { 201: JOB_SCHEMA })
-  create(@Auth() auth: AuthContext, @Body() body: CreateJobDto, @Headers('idempotency-key') key?: string) {
-    return this.idempotency.execute(auth, 'POST /api/v1/jobs', key, body, () => this.jobs.create(auth, body));
+  create(
+    @Auth() auth: AuthContext,
+    @Body() body: CreateJobDto,
+    @Credential() credential: string,
+    @Headers('idempotency-key') key?: string,
+  ) {
+    // The replay record keeps the one-time signing secret sealed to this caller (caller-seal.ts).
+    return this.idempotency.execute(
+      auth,
+      'POST /api/v1/jobs',
+      key,
+      body,
+      () => this.jobs.create(auth, body),
+      key === undefined
+        ? undefined
+        : sealedFieldReplay<JobResponse>('signing_secret', credential, `${auth.workspaceId}\n${key}`),
+    );
   }
 
   @Get()

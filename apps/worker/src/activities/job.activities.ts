@@ -4,6 +4,12 @@ import type { JobsRepository, OpenRunRow, RunsRepository, WorkspacesRepository }
 import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { occurrenceRunId } from '@svc/common/ids';
+import { occurrencesBetween } from './schedule.activities';
+
+/** Skipped misfires a `fire_all` catch-up records at most (each plan scans up to 100 000). */
+const MAX_RECORDED_PER_CATCH_UP = 10_000;
+const RECORD_BATCH = 1_000;
 
 export interface JobActivityDeps {
   jobs: JobsRepository;
@@ -36,6 +42,37 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     };
   }
 
+  /**
+   * Records the missed occurrences a `fire_all` catch-up does not deliver as skipped misfires
+   * (decisions.md → misfire_policy), named after their occurrence like every scheduled run, at
+   * most MAX_RECORDED_PER_CATCH_UP of them (the rest stay counted as collapsed). Returns how many.
+   */
+  async function recordCollapsed(
+    input: OpenRunsInput,
+    range: NonNullable<OpenRunsInput['collapsedRange']>,
+  ): Promise<number> {
+    const instants = occurrencesBetween(range.schedule, range.after, range.before, MAX_RECORDED_PER_CATCH_UP);
+    for (let i = 0; i < instants.length; i += RECORD_BATCH) {
+      const opened = await runs.openRuns(
+        instants.slice(i, i + RECORD_BATCH).map((scheduledAt) => ({
+          id: occurrenceRunId(input.jobId, Date.parse(scheduledAt)),
+          workspaceId: input.workspaceId,
+          jobId: input.jobId,
+          jobVersion: input.jobVersion,
+          scheduledAt,
+          trigger: 'schedule' as const,
+          status: 'skipped' as const,
+          skipReason: 'misfire',
+        })),
+        clock(),
+      );
+      const inserted = opened.filter((run) => run.inserted).length;
+      metrics?.occurrences.inc({ action: 'skip', skip_reason: 'misfire' }, inserted);
+      metrics?.runsFinished.inc({ status: 'skipped', trigger: 'schedule', skip_reason: 'misfire' }, inserted);
+    }
+    return instants.length;
+  }
+
   return {
     async readWorkspaceGate({ workspaceId, month }) {
       const workspace = await workspaces.findById(workspaceId);
@@ -57,8 +94,9 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
         skipReason: d.skipReason ?? null,
       }));
       const opened = await runs.openRuns(rows, clock());
-      if (input.collapsed) {
-        metrics?.occurrences.inc({ action: 'collapse', skip_reason: 'misfire' }, input.collapsed);
+      const recorded = input.collapsedRange ? await recordCollapsed(input, input.collapsedRange) : 0;
+      if (input.collapsed && input.collapsed > recorded) {
+        metrics?.occurrences.inc({ action: 'collapse', skip_reason: 'misfire' }, input.collapsed - recorded);
       }
       const renamed: Record<string, string> = {};
       for (const [i, d] of input.decisions.entries()) {

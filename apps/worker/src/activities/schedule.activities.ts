@@ -1,5 +1,6 @@
 import { compileJobSchedule } from '@svc/orchestration';
 import type { OccurrencePlan, PlanOccurrencesInput, ScheduleActivities } from '@svc/workflows/activity-types';
+import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
 const MAX_SCANNED = 100_000;
@@ -72,6 +73,34 @@ export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
     cursor = chunk[chunk.length - 1];
   }
   return { onTime, missed, missedTotal, next: null, scannedUntil: cursor.toISOString(), ended: false };
+}
+
+/**
+ * The occurrences strictly between `after` and `before` (ISO, ascending), at most `limit`: the
+ * missed occurrences a `fire_all` catch-up does not deliver, recorded as skipped misfires.
+ */
+export function occurrencesBetween(schedule: ScheduleSnapshot, after: string, before: string, limit: number): string[] {
+  const compiled = compileJobSchedule(schedule);
+  if (!compiled.ok) {
+    return [];
+  }
+  const end = Date.parse(before);
+  const found: string[] = [];
+  let cursor = new Date(after);
+  while (found.length < limit) {
+    const chunk = compiled.schedule.next(cursor, CHUNK);
+    for (const at of chunk) {
+      if (at.getTime() >= end || found.length >= limit) {
+        return found;
+      }
+      found.push(at.toISOString());
+    }
+    if (chunk.length < CHUNK) {
+      return found;
+    }
+    cursor = chunk[chunk.length - 1];
+  }
+  return found;
 }
 
 function lastOr(onTime: string[], missed: string[], input: PlanOccurrencesInput): string {

@@ -150,6 +150,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
         metrics.registry,
         this.config.http.host,
         this.config.metrics.worker_port,
+        this.config.metrics.token,
       );
       this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
     }

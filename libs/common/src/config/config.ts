@@ -89,7 +89,13 @@ export interface AppConfig {
    * `enabled`; the worker serves its own on `worker_port` and the Temporal SDK's on
    * `temporal_sdk_port` (0 = off for either).
    */
-  metrics: { enabled: boolean; worker_port: number; temporal_sdk_port: number };
+  metrics: {
+    enabled: boolean;
+    worker_port: number;
+    temporal_sdk_port: number;
+    /** Bearer token `/metrics` requires; without one, only loopback peers may read it. */
+    token: string | null;
+  };
   /**
    * OpenTelemetry traces (docs/operations.md → Traces), off by default: on when the standard
    * `OTEL_*` variables name an exporter (`OTEL_TRACES_EXPORTER` other than `none`, or an OTLP
@@ -185,6 +191,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['METRICS_ENABLED', 'metrics.enabled'],
   ['METRICS_WORKER_PORT', 'metrics.worker_port'],
   ['METRICS_TEMPORAL_SDK_PORT', 'metrics.temporal_sdk_port'],
+  ['METRICS_TOKEN', 'metrics.token'],
   ['AUTH_DEV_LOGIN', 'auth.dev_login'],
   ['AUTH_SESSION_TTL', 'auth.session_ttl'],
   ['AUTH_JOIN_WORKSPACE', 'auth.join_workspace'],
@@ -480,6 +487,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       enabled: bool('metrics.enabled', true),
       worker_port: int('metrics.worker_port', 9464),
       temporal_sdk_port: int('metrics.temporal_sdk_port', 9465),
+      token: getPath(raw, 'metrics.token') ? str('metrics.token', '') : null,
     },
     smtp,
     alerts,

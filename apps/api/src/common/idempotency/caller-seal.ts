@@ -1,4 +1,5 @@
 import { ConflictError } from '@svc/common';
+import type { JsonValue } from '@svc/persistence';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'sealed.v1.';
@@ -39,6 +40,34 @@ export function openForCaller(sealed: string, credential: string, context: strin
       'This Idempotency-Key created a one-time secret that only the credential which created it can replay',
     );
   }
+}
+
+/**
+ * The replay codec of a create whose response carries one one-time secret in `field` (a new API
+ * key, an alert channel's or a job's signing secret): the record keeps the response with that
+ * field sealed to the caller's credential, and a replay opens it for the same caller only.
+ * `context` is the workspace and the Idempotency-Key.
+ */
+export function sealedFieldReplay<T extends object>(
+  field: keyof T & string,
+  credential: string,
+  context: string,
+): { store(result: T): JsonValue; replay(stored: JsonValue): T } {
+  return {
+    store: (created) => {
+      const secret = (created as Record<string, unknown>)[field];
+      return (typeof secret === 'string'
+        ? { ...created, [field]: sealToCaller(secret, credential, context) }
+        : created) as unknown as JsonValue;
+    },
+    replay: (stored) => {
+      const record = stored as unknown as Record<string, unknown>;
+      const sealed = record[field];
+      return (
+        typeof sealed === 'string' ? { ...record, [field]: openForCaller(sealed, credential, context) } : record
+      ) as T;
+    },
+  };
 }
 
 function deriveKey(credential: string, context: string): Buffer {
