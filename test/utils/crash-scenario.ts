@@ -413,8 +413,8 @@ export class CrashScenario {
    * Waits (bounded, no throw) until each kept job has decided an occurrence due at or after `at`
    * (decisions are in order, so every earlier one is decided by then).
    */
-  async waitForOccurrencesDecidedPast(at: number): Promise<void> {
-    await waitFor(
+  async waitForOccurrencesDecidedPast(at: number): Promise<boolean> {
+    return waitFor(
       async () => {
         const rows = await this.runRows().catch(() => []);
         return this.kept.every((job) =>
@@ -423,7 +423,7 @@ export class CrashScenario {
       },
       120_000,
       1_000,
-    ).catch(() => undefined);
+    ).catch(() => false);
   }
 
   /** Waits (bounded, no throw) until the runs of kept jobs due up to `cutoff` are terminal. */
