@@ -131,7 +131,7 @@ describe('metrics access', () => {
       expect((await fetch(`${stack.baseUrl}/metrics`)).status).toBe(200);
       const remote = await fetch(`${stack.baseUrl}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
       expect(remote.status).toBe(403);
-      expect((await remote.json()).error.code).toBe('forbidden');
+      expect(((await remote.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     } finally {
       await stack.stop();
     }

@@ -107,7 +107,13 @@ export class AlertChannelsService {
       idempotencyKey,
       dto,
       () => this.insert(auth, dto),
-      idempotencyKey === undefined ? undefined : sealedFieldReplay<CreatedAlertChannelResponse>('signing_secret', credential, `${auth.workspaceId}\n${idempotencyKey}`),
+      idempotencyKey === undefined
+        ? undefined
+        : sealedFieldReplay<CreatedAlertChannelResponse>(
+            'signing_secret',
+            credential,
+            `${auth.workspaceId}\n${idempotencyKey}`,
+          ),
     );
   }
 
@@ -349,4 +355,3 @@ function cursorId(cursor: string): string {
   }
   return decoded.id;
 }
-

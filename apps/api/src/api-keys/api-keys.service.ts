@@ -69,7 +69,9 @@ export class ApiKeysService {
       idempotencyKey,
       dto,
       () => this.insert(auth, dto),
-      idempotencyKey === undefined ? undefined : sealedFieldReplay<CreatedApiKeyResponse>('key', credential, `${auth.workspaceId}\n${idempotencyKey}`),
+      idempotencyKey === undefined
+        ? undefined
+        : sealedFieldReplay<CreatedApiKeyResponse>('key', credential, `${auth.workspaceId}\n${idempotencyKey}`),
     );
   }
 
@@ -116,4 +118,3 @@ export class ApiKeysService {
     return toCreatedApiKeyResponse(row, generated.key);
   }
 }
-
