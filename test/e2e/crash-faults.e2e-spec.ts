@@ -17,7 +17,7 @@ import { type Account, CrashScenario, type FaultPlan, type RunRow } from '../uti
  * - one occurrence, one run: no two `schedule` runs of one (job, scheduled_at), in PostgreSQL and
  *   through the API;
  * - one occurrence, one `webhook-id`: every copy of a delivery carries its one run's id;
- * - nothing hangs: within 90 s of the pause no run is `running` or `deferred`, `/readyz` is 200
+ * - nothing hangs: after the pause no run stays `running` or `deferred`, `/readyz` is 200
  *   and counts no stalled run; runs of the jobs deleted mid-faults end `succeeded` or
  *   `cancelled`, and so does whatever is open when the paused jobs are deleted at the end.
  *
