@@ -119,6 +119,7 @@ describe('crashes that overlap', () => {
     const { startedAt, lastFaultAt } = await scenario.runFaults();
     // Every job has decided occurrences past the faults; then no new ones: in-flight runs finish.
     const decidedPastTheFaults = await scenario.waitForOccurrencesDecidedPast(lastFaultAt + DECIDED_AFTER_FAULTS_MS);
+    const lastRuns = await scenario.lastRunOfEachJob();
     await scenario.pauseKeptJobs();
     const stillOpen = await scenario.openRunsAfterWaiting(DRAIN_WAIT_MS);
     const ready = await scenario.waitUntilReady(60_000);
@@ -131,6 +132,8 @@ describe('crashes that overlap', () => {
       faultsSeconds: Math.round((lastFaultAt - startedAt) / 1000),
       secondsToReadyAfterFaults: secondsToReady(lastFaultAt),
       openAfterDelete: openAfterDelete.length,
+      decidedPast: new Date(lastFaultAt + DECIDED_AFTER_FAULTS_MS).toISOString(),
+      lastRunOfEachJobAtThePause: decidedPastTheFaults ? 'past it' : lastRuns,
     });
 
     // One expectation, so that a failure shows every kind of problem at once.

@@ -454,6 +454,15 @@ export class CrashScenario {
     await Promise.all(this.kept.map((job) => this.pauseJob(job)));
   }
 
+  /** Each kept job's latest run (scheduled_at) as read now, for a failure's evidence. */
+  async lastRunOfEachJob(): Promise<Array<{ job: string; periodMs: number; lastScheduledAt: string | null }>> {
+    const rows = await this.runRows();
+    return this.kept.map((job) => {
+      const last = Math.max(0, ...rows.filter((r) => r.job_id === job.id).map((r) => r.scheduled_at.getTime()));
+      return { job: job.id, periodMs: job.periodMs, lastScheduledAt: last ? new Date(last).toISOString() : null };
+    });
+  }
+
   async deleteKeptJobs(): Promise<void> {
     await Promise.all(this.kept.map((job) => this.deleteJob(job)));
   }
