@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that runs the service on a laptop (README): installs dependencies, builds,
-# starts a Temporal dev server unless TEMPORAL_ADDRESS is set, PostgreSQL from embedded-postgres
+# starts a Temporal dev server unless TEMPORAL_ADDRESS, TEMPORAL_PROFILE or TEMPORAL_CONFIG_FILE is
+# set (docs/operations.md → Connecting to Temporal), PostgreSQL from embedded-postgres
 # unless DATABASE_URL is set, migrates, starts the API and the worker, bootstraps a workspace and
 # an API key, and prints where everything listens. Ctrl-C stops all of it; data stays in .data/.
 set -uo pipefail
@@ -25,13 +26,17 @@ log "building"
 npm run --silent build >"$DATA_DIR/logs/build.log" 2>&1 || { cat "$DATA_DIR/logs/build.log" >&2; exit 1; }
 
 UI_URL="${TEMPORAL_UI_URL:-}"
-if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
+if [ -z "${TEMPORAL_ADDRESS:-}" ] && [ -z "${TEMPORAL_PROFILE:-}" ] && [ -z "${TEMPORAL_CONFIG_FILE:-}" ]; then
   port="${SVC_TEMPORAL_PORT:-7233}"
   ui_port="${SVC_TEMPORAL_UI_PORT:-8233}"
   log "starting Temporal dev server on 127.0.0.1:$port (UI :$ui_port, data $DATA_DIR/temporal.db)"
   start_temporal_dev "$port" "$ui_port" "$DATA_DIR/temporal.db" "$DATA_DIR/logs/temporal.log" || exit 1
   PIDS+=("$TEMPORAL_PID")
   export TEMPORAL_ADDRESS="127.0.0.1:$port"
+  # A profile of the developer's own (~/.config/temporalio/temporal.toml, e.g. Temporal Cloud's TLS
+  # and namespace) must not reach this dev server: an empty config file in its place.
+  printf '[profile.default]\n' >"$DATA_DIR/temporal-dev.toml"
+  export TEMPORAL_CONFIG_FILE="$DATA_DIR/temporal-dev.toml"
   UI_URL="http://127.0.0.1:$ui_port"
 fi
 
@@ -98,7 +103,7 @@ cat <<INFO
   Scheduled job service is running.
     Dashboard:       http://$HOST:$PORT/   (sign in with any email: development login)
     API:             http://$HOST:$PORT/api/v1   (health: http://$HOST:$PORT/readyz)
-    Temporal Web UI: ${UI_URL:-"(external Temporal at $TEMPORAL_ADDRESS)"}
+    Temporal Web UI: ${UI_URL:-"(external Temporal at ${TEMPORAL_ADDRESS:-profile ${TEMPORAL_PROFILE:-default}})"}
     API key:         $API_KEY
     Logs:            $DATA_DIR/logs/
     Alerts:          $ALERTS_INFO

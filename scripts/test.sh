@@ -64,6 +64,10 @@ else
   export TEST_PG_ADMIN_URL="postgres://postgres:postgres@127.0.0.1:$port/postgres"
 fi
 export TEST_RUN_ID="r$$"
+# Spawned API and worker processes inherit this environment: a Temporal profile of the developer's
+# own (~/.config/temporalio/temporal.toml) must not reach them. Tests that use profiles name theirs.
+printf '[profile.default]\n' >"$RUN_DIR/temporal.toml"
+export TEMPORAL_CONFIG_FILE="$RUN_DIR/temporal.toml"
 
 # The dashboard's browser test drives Debian's Chromium (browsers cannot be downloaded here). When
 # it cannot be installed, the test fails and says why; nothing is skipped.
@@ -72,6 +76,16 @@ if ! command -v chromium >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } >"$RUN_DIR/chromium.log" 2>&1 ||
     { tail -5 "$RUN_DIR/chromium.log" >&2; log "chromium could not be installed: the dashboard test will fail"; }
+fi
+
+# The Temporal TLS tests (test/e2e/temporal-tls.e2e-spec.ts) put Debian's nginx in front of the dev
+# server as a TLS-terminating gRPC front (test/utils/tls-front.ts). Installed like chromium; when it
+# cannot be, those tests fail and say why.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  log "installing Debian's nginx-light for the Temporal TLS tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light; } >"$RUN_DIR/nginx.log" 2>&1 ||
+    { tail -5 "$RUN_DIR/nginx.log" >&2; log "nginx could not be installed: the Temporal TLS tests will fail"; }
 fi
 
 log "running tests"

@@ -2,7 +2,7 @@
  * Type-only contracts of the activities the workflows call; the worker implements them in
  * apps/worker/src/activities. Kept here so workflow code never imports worker code.
  */
-import type { JobSnapshot, RunWorkflowInput, ScheduleSnapshot } from './definitions';
+import type { JobDisplay, JobSnapshot, RunWorkflowInput, ScheduleSnapshot } from './definitions';
 
 export interface PlanOccurrencesInput {
   schedule: ScheduleSnapshot;
@@ -66,6 +66,8 @@ export interface OpenRunsInput {
    * instants; each is recorded as a `skipped` run with `skip_reason: misfire` (decisions.md).
    */
   collapsedRange?: { schedule: ScheduleSnapshot; after: string; before: string };
+  /** The job's display, for the run workflows' summaries (absent in older inputs). */
+  display?: JobDisplay;
 }
 
 export interface OpenRunsResult {
@@ -83,6 +85,8 @@ export interface StartQueuedRunInput {
   run: { runId: string; scheduledAt: string };
   /** The workflow clock when the run it waited for ended (ISO). */
   releasedAt: string;
+  /** The job's display, for the run workflow's summaries (absent in older inputs). */
+  display?: JobDisplay;
 }
 
 export interface JobActivities {
@@ -107,6 +111,8 @@ export interface JobActivities {
 
 export interface RunAttemptResult {
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+  /** `attempt 2 of 3 · POST host → HTTP 200`, for the Temporal Web UI (absent in older results). */
+  outcome?: string;
 }
 
 export interface FinishRunInput {

@@ -3,7 +3,7 @@
  * names, signals, argument types and search attributes, defined once (style.md rule 20).
  * Deterministic-safe: only `@temporalio/workflow` definitions and plain types.
  */
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export type JobState = 'active' | 'paused' | 'disabled' | 'completed';
 export type RunTrigger = 'schedule' | 'manual' | 'retry_manual';
@@ -44,6 +44,29 @@ export interface JobSnapshot {
    * run's own start-up. Absent (0) in snapshots written before it existed.
    */
   prepareAheadMs?: number;
+  /**
+   * What a person reading the Temporal Web UI is shown about the job (`describeForTemporal`):
+   * never credentials, URL paths or queries, headers or command arguments. Absent in snapshots
+   * written before it existed.
+   */
+  display?: JobDisplay;
+}
+
+/**
+ * The secret-free description of a job shown in the Temporal Web UI (workflow summaries, the
+ * attempt activity's summary, `describe` queries). Built by `describeForTemporal` in
+ * libs/orchestration; plain data so it can ride in snapshots and run inputs.
+ */
+export interface JobDisplay {
+  name: string;
+  /** The schedule as written (`every weekday at 9am`) and its zone. */
+  schedule: string;
+  timezone: string;
+  sink: string;
+  /** `POST hooks.example.com` (method and host only) or `command backup.sh` (program name only). */
+  target: string;
+  maxAttempts: number;
+  timeoutMs: number;
 }
 
 /**
@@ -94,6 +117,10 @@ export interface RunWorkflowInput {
   retryOf?: string;
   /** Only in inputs written by the older job workflow: the run is recorded skipped (misfire). */
   skipReason?: 'misfire';
+  /** For the Temporal Web UI (activity summary, `describe`); absent in older inputs. */
+  display?: JobDisplay;
+  /** Attempts the run had before this workflow started (a stalled run started again); default 0. */
+  attemptsBefore?: number;
 }
 
 export const jobChangedSignal = defineSignal<[JobSnapshot]>('jobChanged');
@@ -101,10 +128,76 @@ export const jobDeletedSignal = defineSignal<[]>('jobDeleted');
 /** A tracked run ended (any terminal status); sent by the run workflow. */
 export const runFinishedSignal = defineSignal<[string]>('runFinished');
 
+/**
+ * `describe` query of a job workflow: what it runs on and what it is waiting for, from its own
+ * state (no I/O). `nextOccurrences` is what the last plan returned (the next one; the plan asks
+ * for no more), so it is empty while paused or before the first plan.
+ */
+export interface JobWorkflowDescription {
+  jobId: string;
+  revision: number;
+  version: number;
+  state: JobState;
+  overlapPolicy: OverlapPolicy;
+  display: JobDisplay | null;
+  /** The next occurrence(s) known from the last plan (ISO); the timer wakes `prepareAheadMs` before. */
+  nextOccurrences: string[];
+  /** Occurrences at or before this instant are done. */
+  doneUntil: string;
+  /** Runs it tracks (overlap policies other than `allow`; under `allow` it tracks none). */
+  inFlight: TrackedRun[];
+  queued: TrackedRun | null;
+  /** A newer snapshot arrived and is applied at the next step. */
+  pendingRevision: number | null;
+  /** What the workflow is blocked on, in words. */
+  waitingFor: string;
+}
+
+/**
+ * What a run workflow is doing, as it knows it. The attempt activity runs under Temporal's
+ * activity retry, which does not wake the workflow between attempts: from `attempt_started` to
+ * the end, the attempt number, the last failure and the next retry time are Temporal's pending
+ * activity (`temporal workflow describe`, `GET /runs?stuck=true`), not workflow state.
+ */
+export interface RunWorkflowDescription {
+  runId: string;
+  jobId: string;
+  trigger: RunTrigger;
+  scheduledAt: string;
+  /**
+   * `waiting_for_instant`: the attempt holds the request until `until` (prepare-ahead);
+   * `attempting`: sending, or waiting for a retry under Temporal's activity retry;
+   * `finishing`: recording the end; `done`: ended with `status`.
+   */
+  phase: 'waiting_for_instant' | 'attempting' | 'finishing' | 'done';
+  /** Workflow time when the phase began (ISO). */
+  since: string;
+  /** `waiting_for_instant`: the instant the request is released (ISO). */
+  until: string | null;
+  /** The attempt number (1-based) the activity began with. */
+  firstAttempt: number;
+  maxAttempts: number | null;
+  target: string | null;
+  status: string | null;
+  /** Outcome of the last attempt the workflow heard of (`attempt 2 · POST host → 200`). */
+  lastOutcome: string | null;
+  /** Workflow time of the last activation (a query does not advance it). */
+  asOf: string;
+}
+
+export const describeJobQuery = defineQuery<JobWorkflowDescription>('describe');
+export const describeRunQuery = defineQuery<RunWorkflowDescription>('describe');
+
 /** Memo of a job workflow: the revision it runs on, so the reconciler can find drift by listing. */
 export interface JobWorkflowMemo {
   revision: number;
 }
+
+/**
+ * Heartbeat timeout of the run's attempt activity: a worker that stops heartbeating (killed,
+ * frozen, cut off) loses the attempt after this long. Also the stuck-run rule's `no_heartbeat`.
+ */
+export const ATTEMPT_HEARTBEAT_TIMEOUT_MS = 10_000;
 
 export const JOB_WORKFLOW = 'jobWorkflow';
 export const RUN_WORKFLOW = 'runWorkflow';

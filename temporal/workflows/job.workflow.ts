@@ -3,6 +3,7 @@ import {
   continueAsNew,
   patched,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -10,12 +11,14 @@ import {
 import { newId, occurrenceRunId } from '@svc/common/ids';
 import type { JobActivities, ScheduleActivities } from './activity-types';
 import {
+  describeJobQuery,
   jobChangedSignal,
   jobDeletedSignal,
   runFinishedSignal,
   JOB_PATH_PATCH,
   OCCURRENCE_RUN_ID_PATCH,
   type JobSnapshot,
+  type JobWorkflowDescription,
   type JobWorkflowInput,
   type JobWorkflowMemo,
   type TrackedRun,
@@ -70,6 +73,29 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   setHandler(runFinishedSignal, (runId) => {
     inFlight = inFlight.filter((run) => run.runId !== runId);
   });
+  // For the `describe` query and the UI's current details: state only, no commands (replay-safe).
+  let next: string | null = null;
+  let waitingFor = 'its first plan';
+  const describe = (): JobWorkflowDescription => ({
+    jobId: snapshot.jobId,
+    revision: snapshot.revision,
+    version: snapshot.version,
+    state: snapshot.state,
+    overlapPolicy: snapshot.overlapPolicy ?? 'allow',
+    display: snapshot.display ?? null,
+    nextOccurrences: next === null ? [] : [next],
+    doneUntil: after,
+    inFlight,
+    queued,
+    pendingRevision: pending?.revision ?? null,
+    waitingFor,
+  });
+  setHandler(describeJobQuery, describe);
+  const waitFor = (what: string, nextOccurrence: string | null = null) => {
+    waitingFor = what;
+    next = nextOccurrence;
+    setCurrentDetails(describeJobState(describe()));
+  };
   const releasable = () => queued !== null && inFlight.length === 0;
   const changed = () => deleted || pending !== null || releasable();
 
@@ -114,6 +140,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (snapshot.state !== 'active') {
+      waitFor(`the job to become active again (it is ${snapshot.state})`);
       await condition(changed);
       continue;
     }
@@ -130,6 +157,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       maxCatchUp: MAX_CATCH_UP,
     });
     if (plan.error) {
+      waitFor(`a change to a schedule that no longer compiles (${plan.error})`);
       await condition(changed);
       continue;
     }
@@ -153,6 +181,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     if (plan.next === null) {
       if (plan.ended) {
         await jobs.markJobCompleted({ jobId: snapshot.jobId, revision: snapshot.revision });
+        waitFor('nothing: the schedule has no further occurrence (job completed)');
         await condition(changed);
       }
       continue;
@@ -165,6 +194,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
         queued,
       });
     }
+    waitFor(`the timer of the occurrence ${plan.next} (it wakes ${lead} ms before)`, plan.next);
     await condition(changed, Math.max(1, Date.parse(plan.next) - lead - Date.now()));
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
@@ -213,8 +243,23 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   }
 }
 
+/** The job workflow's state in words, for the Temporal Web UI's current details. */
+function describeJobState(d: JobWorkflowDescription): string {
+  const runs = `${d.inFlight.length} run(s) tracked in flight${d.queued ? `, 1 queued (${d.queued.scheduledAt})` : ''}`;
+  return [
+    `Revision ${d.revision} (version ${d.version}), ${d.state}${d.display ? ` · ${d.display.name} · ${d.display.schedule} (${d.display.timezone})` : ''}.`,
+    `Waiting for ${d.waitingFor}.`,
+    d.overlapPolicy === 'allow' ? 'Overlap policy allow: runs are not tracked.' : `${runs}.`,
+  ].join('\n');
+}
+
 function jobRef(snapshot: JobSnapshot) {
-  return { jobId: snapshot.jobId, workspaceId: snapshot.workspaceId, jobVersion: snapshot.version };
+  return {
+    jobId: snapshot.jobId,
+    workspaceId: snapshot.workspaceId,
+    jobVersion: snapshot.version,
+    ...(snapshot.display ? { display: snapshot.display } : {}),
+  };
 }
 
 /**

@@ -6,9 +6,20 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  setCurrentDetails,
+  setHandler,
 } from '@temporalio/workflow';
 import type { RunActivities } from './activity-types';
-import { jobWorkflowId, RUN_PATH_PATCH, runFinishedSignal, type RunWorkflowInput } from './definitions';
+import {
+  ATTEMPT_HEARTBEAT_TIMEOUT_MS,
+  describeRunQuery,
+  jobWorkflowId,
+  RUN_PATH_PATCH,
+  runFinishedSignal,
+  type RunWorkflowDescription,
+  type RunWorkflowInput,
+} from './definitions';
+import { attemptSummary, firstAttempt } from './display';
 import { legacyRunWorkflow } from './legacy/run.workflow.v1';
 
 /** Error types of `runAttempt` that must not be retried by Temporal. */
@@ -22,7 +33,7 @@ export const NON_RETRYABLE_ATTEMPT_ERRORS = ['RunGone'];
  */
 const attempts = proxyActivities<RunActivities>({
   startToCloseTimeout: '150s',
-  heartbeatTimeout: '10s',
+  heartbeatTimeout: ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   retry: {
     initialInterval: '1s',
     backoffCoefficient: 2,
@@ -44,22 +55,73 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   if (!patched(RUN_PATH_PATCH)) {
     return legacyRunWorkflow(input);
   }
+  // Read by the `describe` query and the UI's current details; no commands, so replay-safe.
+  const first = firstAttempt(input);
+  const releaseAt = input.releasedAt ?? input.scheduledAt;
+  const state: Omit<RunWorkflowDescription, 'asOf'> = {
+    runId: input.runId,
+    jobId: input.jobId,
+    trigger: input.trigger,
+    scheduledAt: input.scheduledAt,
+    phase: Date.parse(releaseAt) > Date.now() ? 'waiting_for_instant' : 'attempting',
+    since: nowIso(),
+    until: Date.parse(releaseAt) > Date.now() ? releaseAt : null,
+    firstAttempt: first,
+    maxAttempts: input.display?.maxAttempts ?? null,
+    target: input.display?.target ?? null,
+    status: null,
+    lastOutcome: null,
+  };
+  const enter = (phase: RunWorkflowDescription['phase'], changes: Partial<RunWorkflowDescription> = {}) => {
+    Object.assign(state, { phase, since: nowIso(), until: null }, changes);
+    setCurrentDetails(describeRunState(state));
+  };
+  setHandler(describeRunQuery, () => ({ ...state, asOf: nowIso() }));
+  setCurrentDetails(describeRunState(state));
+
   let status: string;
   try {
-    status = (await attempts.runAttempt(input)).status;
+    const result = await attempts.runAttempt.executeWithOptions({ summary: attemptSummary(input.display, first) }, [
+      input,
+    ]);
+    status = result.status;
+    enter('done', { status, lastOutcome: result.outcome ?? null });
   } catch (err) {
     if (isCancellation(err)) {
+      enter('finishing', { status: 'cancelled' });
       await CancellationScope.nonCancellable(async () => {
         await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
         await notifyJob(input);
       });
+      enter('done', { status: 'cancelled' });
       throw err;
     }
-    await bookkeeping.finishRun({ runId: input.runId, status: 'failed', error: failureMessage(err) });
+    const error = failureMessage(err);
+    enter('finishing', { status: 'failed', lastOutcome: error });
+    await bookkeeping.finishRun({ runId: input.runId, status: 'failed', error });
     status = 'failed';
+    enter('done', { status, lastOutcome: error });
   }
   await notifyJob(input);
   return status;
+}
+
+/** The run's state in words, for the Temporal Web UI's current details. */
+function describeRunState(state: Omit<RunWorkflowDescription, 'asOf'>): string {
+  switch (state.phase) {
+    case 'waiting_for_instant':
+      return `Waiting for the scheduled instant ${state.until ?? ''}, then sending attempt ${state.firstAttempt}.`;
+    case 'attempting':
+      return `Attempting since ${state.since} (from attempt ${state.firstAttempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''}): the pending \`runAttempt\` activity shows the current attempt, its last failure and the next retry time.`;
+    case 'finishing':
+      return `Recording the end (${state.status ?? ''}).`;
+    case 'done':
+      return `Done: ${state.status ?? ''}${state.lastOutcome ? ` (${state.lastOutcome})` : ''}.`;
+  }
+}
+
+function nowIso(): string {
+  return new Date(Date.now()).toISOString();
 }
 
 /** Tells the job workflow this run ended, when it tracks runs for its overlap policy. */

@@ -160,6 +160,13 @@ describe('dashboard in Chromium', () => {
     await popup.close();
   });
 
+  it('should show the Stuck runs page from the main navigation, with none while every run progresses', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stuck runs' }).click();
+    await page.getByRole('heading', { name: 'Stuck runs' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/runs/stuck');
+    await page.getByText('No stuck runs.').waitFor();
+  });
+
   it('should rotate the signing secret and show the new one once', async () => {
     await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
     await page.getByRole('button', { name: 'Rotate signing secret' }).click();

@@ -398,6 +398,32 @@ describe('OpenAPI contract', () => {
     });
   });
 
+  describe('codec server (docs/operations.md → Payload encryption)', () => {
+    it('should answer encode, decode and their preflights as documented (codec off: payloads unchanged)', async () => {
+      const payloads = [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: 'e30=' }];
+      for (const path of ['/codec/encode', '/codec/decode']) {
+        const response = await call('POST', path, { body: { payloads } });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ payloads });
+        expect((await call('POST', path, { body: { payloads: [{ data: '%' }] } })).status).toBe(400);
+        expect((await call('POST', path, { body: { payloads }, key: null })).status).toBe(401);
+        expect((await call('OPTIONS', path, { key: null, headers: { origin: 'http://elsewhere.test' } })).status).toBe(
+          204,
+        );
+      }
+      const encrypted = {
+        metadata: {
+          encoding: Buffer.from('binary/encrypted').toString('base64'),
+          'encryption-key-id': Buffer.from('k1').toString('base64'),
+        },
+        data: '',
+      };
+      const refused = await call('POST', '/codec/decode', { body: { payloads: [encrypted] } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.fields['payloads.0']).toContain('key id "k1"');
+    });
+  });
+
   it('should have exercised every operation of the document', () => {
     const missed = contract.operations().filter((op) => !contract.covered.has(op));
     expect(missed).toEqual([]);

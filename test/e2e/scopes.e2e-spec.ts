@@ -59,6 +59,10 @@ const MATRIX: Record<string, Need> = {
   'GET /api/v1/alert-rules/:id': '*',
   'PATCH /api/v1/alert-rules/:id': '*',
   'DELETE /api/v1/alert-rules/:id': '*',
+
+  // The codec server (docs/operations.md → Payload encryption): decoded payloads are job data.
+  'POST /codec/encode': 'jobs:read',
+  'POST /codec/decode': 'jobs:read',
 };
 
 const KEY_SCOPES = ['*', 'jobs:read', 'jobs:write', 'runs:read'] as const;

@@ -19,8 +19,15 @@ export function temporalAddress(): string {
 /** The secrets key of test stacks (a fixed, public test value: never use it anywhere else). */
 export const TEST_SECRETS_ENCRYPTION_KEY = Buffer.from('svc test secrets key, 32 bytes!!').toString('base64');
 
-/** Config for one test file: its own database and its own task queue on the shared dev server. */
-export function testConfig(databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
+/**
+ * Config for one test file: its own database and its own task queue on the shared dev server.
+ * `env` adds to (or replaces) the environment, e.g. the `TEMPORAL_TLS_*` settings of a TLS front.
+ */
+export function testConfig(
+  databaseUrl: string,
+  overrides: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): AppConfig {
   const taskQueue = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   return buildConfig(
     // Tests poll the API quickly; the per-key limit is exercised by its own test.
@@ -32,7 +39,13 @@ export function testConfig(databaseUrl: string, overrides: Record<string, unknow
       metrics: { worker_port: 0, temporal_sdk_port: 0 },
       ...overrides,
     },
-    { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' },
+    {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PORT: '0',
+      ...env,
+    },
   );
 }
 
@@ -76,12 +89,14 @@ export async function startStack(
   options: {
     worker?: boolean;
     config?: Record<string, unknown>;
+    /** Environment of the stack's config and of its spawned workers (e.g. `TEMPORAL_TLS_*`). */
+    env?: Record<string, string>;
     /** Log levels of the in-process API (default: errors only). */
     apiLogLevels?: LogLevel[];
   } = {},
 ): Promise<Stack> {
   const db = await createTestDatabase();
-  const config = testConfig(db.url, options.config);
+  const config = testConfig(db.url, options.config, options.env);
   const dataSource = await createDataSource(db.url).initialize();
   const boot = await bootstrap(dataSource, { slug: 'acme', plan: config.default_plan });
   const app = await createApp({ config, logLevels: options.apiLogLevels ?? ['error'] });
@@ -136,6 +151,7 @@ export async function startStack(
           ...(config.temporal.ui_url ? { TEMPORAL_UI_URL: config.temporal.ui_url } : {}),
           METRICS_WORKER_PORT: String(config.metrics.worker_port),
           METRICS_TEMPORAL_SDK_PORT: String(config.metrics.temporal_sdk_port),
+          ...options.env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -5,6 +5,7 @@ import { AlertsModule } from './alerts/alerts.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
+import { CodecModule } from './codec/codec.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { ApiRateLimitHook } from './common/api-rate-limit.hook';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
@@ -45,6 +46,7 @@ export class AppModule {
         AlertsModule,
         AuthModule,
         DashboardModule,
+        CodecModule,
         OpenApiModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],

@@ -1,3 +1,4 @@
+import { loadConfigFrom, type ResolvedTemporal } from '@svc/common';
 import { CliError } from './errors';
 
 /** The CLI's settings. The only place in apps/cli that reads `process.env` (style.md rule 8). */
@@ -22,4 +23,17 @@ export function loadCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
 /** Readable before the rest of the config is valid, so even a config error can show a stack. */
 export function isDebug(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.SVC_DEBUG === '1' || env.SVC_DEBUG === 'true';
+}
+
+/**
+ * The Temporal connection, resolved exactly as the API and the worker resolve it (the standard
+ * `TEMPORAL_*` variables, the `temporal:` section of `SVC_CONFIG`, a Temporal config file profile):
+ * the whole service configuration is validated on the way, so a bad setting is named here too.
+ */
+export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): ResolvedTemporal {
+  try {
+    return loadConfigFrom(env).temporal;
+  } catch (err) {
+    throw new CliError((err as Error).message.replace(/\n\s*/g, '; ').replace(':;', ':'));
+  }
 }

@@ -9,8 +9,9 @@ import { Command, CommanderError } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
 import { migrate } from './commands/migrate';
+import { checkTemporal } from './commands/temporal-check';
 import { setWorkspaceSuspended } from './commands/workspace';
-import { CliConfig, isDebug, loadCliConfig } from './config';
+import { CliConfig, isDebug, loadCliConfig, loadTemporalSettings } from './config';
 import { CliError } from './errors';
 
 export interface CliIo {
@@ -78,6 +79,15 @@ function buildProgram(io: CliIo): Command {
         const ws = `${result.workspaceCreated ? 'created' : 'existing'} workspace ${opts.workspace} (${result.workspaceId})`;
         io.out(`${ws}; API key ${result.keyId} (shown once): ${result.apiKey}\n`);
       }
+    });
+
+  program
+    .command('temporal')
+    .description('Temporal connection')
+    .command('check')
+    .description('connect to Temporal with the service settings and ask for the namespace; one line either way')
+    .action(async () => {
+      io.out(`${await checkTemporal(loadTemporalSettings(io.env))}\n`);
     });
 
   const workspace = program.command('workspace').description('workspace administration');

@@ -113,10 +113,30 @@ export interface Job {
   name: string;
   description: string;
   tags: string[];
-  schedule: { expr: string; kind: string; canonical: string; description: string; timezone: string };
+  schedule: {
+    expr: string;
+    kind: string;
+    canonical: string;
+    description: string;
+    timezone: string;
+    starts_at: string | null;
+    ends_at: string | null;
+    count: number | null;
+  };
   sink: { kind: string; config: Record<string, unknown> };
-  retry: { max_attempts: number };
+  retry: {
+    max_attempts: number;
+    backoff: string;
+    initial_interval: string;
+    max_interval: string;
+    multiplier: number;
+    jitter: number;
+  };
   timeout: string;
+  sla_threshold: string | null;
+  misfire_policy: string;
+  overlap_policy: string;
+  auto_disable_threshold: number | null;
   state: 'active' | 'paused' | 'disabled' | 'completed';
   disabled_reason: string | null;
   consecutive_failures: number;
@@ -162,6 +182,31 @@ export interface Run {
   sla_breached: boolean;
   last_error: string | null;
   skip_reason?: string | null;
+  /** In `?stuck=true` lists only. */
+  stuck?: StuckInfo;
+}
+
+/** Why a run is stuck and what Temporal says it waits on (`GET /api/v1/runs?stuck=true`). */
+export interface StuckInfo {
+  reasons: Array<'past_retry_budget' | 'no_heartbeat'>;
+  explanation: string;
+  deadline: string;
+  silent_for_ms: number | null;
+  temporal: {
+    namespace: string;
+    workflow_id: string;
+    ui_url: string | null;
+    describe_command: string;
+    pending_activity: {
+      activity_type: string;
+      state: string;
+      attempt: number;
+      scheduled_at: string | null;
+      last_started_at: string | null;
+      last_heartbeat_at: string | null;
+      last_failure: string | null;
+    } | null;
+  };
 }
 
 export interface ValidateResponse {

@@ -7,6 +7,7 @@ import { JobsPage } from './pages/jobs';
 import { LoginPage } from './pages/login';
 import { RunDetailPage } from './pages/run-detail';
 import { SettingsPage } from './pages/settings';
+import { StuckRunsPage } from './pages/stuck-runs';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
 
@@ -71,7 +72,7 @@ function App() {
   }
 
   const context: AppContext = { me, workspaceId, config };
-  const section = path.startsWith('/settings') ? 'settings' : 'jobs';
+  const section = path.startsWith('/settings') ? 'settings' : path === '/runs/stuck' ? 'stuck' : 'jobs';
   return (
     <div class="shell" onClick={onLinkClick}>
       <a class="skip" href="#main">
@@ -84,6 +85,9 @@ function App() {
         <nav aria-label="Main">
           <a href="/" aria-current={section === 'jobs' ? 'page' : undefined}>
             Jobs
+          </a>
+          <a href="/runs/stuck" aria-current={section === 'stuck' ? 'page' : undefined}>
+            Stuck runs
           </a>
           <a href="/settings" aria-current={section === 'settings' ? 'page' : undefined}>
             Settings
@@ -132,6 +136,9 @@ function Routes({ path, context }: { path: string; context: AppContext }) {
   }
   if ((match = /^\/jobs\/([^/]+)$/.exec(path))) {
     return <JobDetailPage jobId={decodeURIComponent(match[1])} />;
+  }
+  if (path === '/runs/stuck') {
+    return <StuckRunsPage />;
   }
   if ((match = /^\/runs\/([^/]+)$/.exec(path))) {
     return <RunDetailPage runId={decodeURIComponent(match[1])} context={context} />;

@@ -23,6 +23,23 @@ const secretFor = (key: string, where = 'top') => `s3cr3t-${where}-${key}`;
 
 describe('logging (docs/operations.md → Logs)', () => {
   describe('redaction', () => {
+    it('should censor the payload codec keys of a logged config (issue #20)', () => {
+      const { logger, lines } = capture();
+      const key = Buffer.from('payload codec test key number 1!').toString('base64');
+      logger.info({ config: { temporal: { address: 'x:7233', codec: { keys: { k1: key } } } } }, 'config');
+      expect(lines.join('')).not.toContain(key);
+      expect(lines.join('')).toContain('x:7233');
+    });
+
+    it('should censor the Temporal connection (API key, TLS key) of a logged config (issue #20)', () => {
+      const { logger, lines } = capture();
+      const connection = { api_key: 'temporal-api-key-1', tls: { client_key: 'PRIVATE-KEY-BYTES' }, grpc_meta: {} };
+      logger.info({ config: { temporal: { address: 'x:7233', connection } } }, 'config');
+      expect(lines.join('')).not.toContain('temporal-api-key-1');
+      expect(lines.join('')).not.toContain('PRIVATE-KEY-BYTES');
+      expect(lines.join('')).toContain('x:7233');
+    });
+
     it('should censor every sensitive field at the top of a line', () => {
       const { logger, lines, parsed } = capture();
       logger.info(Object.fromEntries(REDACTED_KEYS.map((key) => [key, secretFor(key)])), 'every sensitive field');

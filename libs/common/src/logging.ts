@@ -42,6 +42,10 @@ export const REDACTED_KEYS: readonly string[] = [
   'signingSecrets',
   'client_secret',
   'encryption_key',
+  // `temporal.codec` (its `keys`): `config.temporal.codec` is censored whole.
+  'codec',
+  // `temporal.connection` (API key, client key and certificates, gRPC metadata): censored whole.
+  'connection',
   'password',
   'token',
   'access_token',

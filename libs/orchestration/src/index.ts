@@ -5,4 +5,7 @@ export * from './job-lifecycle';
 export * from './audit-retention';
 export * from './sink-sender';
 export * from './body-retention';
+export * from './run-retention';
 export * from './alert-workflow.gateway';
+export * from './temporal-display';
+export * from './stuck-runs';

@@ -1,8 +1,12 @@
 import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
 import type { JobSnapshot, MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
+import { describeForTemporal } from './temporal-display';
 
-/** What the job workflow is told about a job: timing only, never sink config or secrets. */
+/**
+ * What the job workflow is told about a job: timing, plus the secret-free display the Temporal Web
+ * UI shows (`describeForTemporal`: method and host, never the URL, headers or secrets).
+ */
 export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
   return {
     jobId: job.id,
@@ -23,5 +27,6 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
     overlapPolicy: job.overlapPolicy as OverlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
+    display: describeForTemporal(job),
   };
 }

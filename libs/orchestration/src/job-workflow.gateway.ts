@@ -1,5 +1,11 @@
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  type WorkflowExecutionDescription,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import {
   JOB_WORKFLOW,
   RUN_WORKFLOW,
@@ -10,8 +16,38 @@ import {
   type JobWorkflowInput,
   type RunWorkflowInput,
 } from '@svc/workflows/definitions';
+import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
 
 import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import type { PendingAttemptFacts } from './stuck-runs';
+
+/** A pending activity of a run workflow, as DescribeWorkflowExecution reports it. */
+export interface PendingAttemptView extends PendingAttemptFacts {
+  activityType: string;
+  /** Temporal's own attempt counter of the activity (1-based; infrastructure retries count too). */
+  attempt: number;
+  lastFailure: string | null;
+  lastWorkerIdentity: string | null;
+}
+
+/** What Temporal says about a run's workflow. */
+export interface RunWorkflowView {
+  /** `RUNNING`, `COMPLETED`, `FAILED`, `CANCELED`, `TERMINATED`, `CONTINUED_AS_NEW`, `TIMED_OUT`. */
+  status: string;
+  pendingActivities: PendingAttemptView[];
+}
+
+/** `temporal.api.enums.v1.PendingActivityState` by number. */
+const PENDING_STATES: Record<number, string> = {
+  1: 'scheduled',
+  2: 'started',
+  3: 'cancel_requested',
+  4: 'paused',
+  5: 'pause_requested',
+};
+
+/** Failure messages are ours (secret-free) or Temporal's; bounded all the same. */
+const MAX_FAILURE_MESSAGE = 500;
 
 /**
  * The only code that talks to Temporal about jobs: start, signal, cancel (architecture.md rule 6).
@@ -25,11 +61,16 @@ export class JobWorkflowGateway {
 
   /**
    * Makes the job's workflow exist and know `snapshot`. Idempotent: the workflow ignores
-   * snapshots whose revision it has already seen.
+   * snapshots whose revision it has already seen. A workflow it starts carries the snapshot's
+   * display as its static summary and details (Temporal Web UI); they stay as they were at start,
+   * the workflow's `describe` query and current details follow later snapshots.
    */
   async upsertJob(snapshot: JobSnapshot): Promise<void> {
     const input: JobWorkflowInput = { snapshot };
     await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
+      ...(snapshot.display
+        ? { staticSummary: jobSummary(snapshot.display), staticDetails: jobDetails(snapshot.display, snapshot) }
+        : {}),
       workflowId: jobWorkflowId(snapshot.jobId),
       taskQueue: this.taskQueue,
       args: [input],
@@ -59,11 +100,15 @@ export class JobWorkflowGateway {
    * is open; an earlier workflow of the same id that has ended may be followed by a new one (an
    * occurrence withdrawn and reopened, a stalled run), whose attempt finds the row as it is and
    * never delivers a run already closed. With `eager`, a worker that shares this client's
-   * connection takes the first workflow task straight from the start call.
+   * connection takes the first workflow task straight from the start call. The run carries its
+   * job's `display` (when the caller has it) into its static summary and details and its attempt
+   * activity's summary.
    */
   async startRun(input: RunWorkflowInput, options: { eager?: boolean } = {}): Promise<void> {
     try {
       await this.client.workflow.start(RUN_WORKFLOW, {
+        staticSummary: runSummary(input.display, input),
+        staticDetails: runDetails(input.display, input),
         workflowId: input.runId,
         taskQueue: this.taskQueue,
         args: [input],
@@ -76,6 +121,43 @@ export class JobWorkflowGateway {
         throw err;
       }
     }
+  }
+
+  /**
+   * Temporal's view of a run workflow (one DescribeWorkflowExecution): its status and pending
+   * activities (attempt, last failure, last heartbeat). Null when no such workflow exists.
+   */
+  async describeRun(runId: string): Promise<RunWorkflowView | null> {
+    let raw: WorkflowExecutionDescription['raw'];
+    let status: string;
+    try {
+      const description = await this.client.workflow.getHandle(runId).describe();
+      raw = description.raw;
+      status = description.status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        return null;
+      }
+      throw err;
+    }
+    return {
+      status,
+      pendingActivities: (raw.pendingActivities ?? []).map((p) => {
+        // While a retry waits, newer servers put its time in `nextAttemptScheduleTime`.
+        const next = optionalTsToDate(p.nextAttemptScheduleTime);
+        const message = p.lastFailure?.message ?? null;
+        return {
+          activityType: p.activityType?.name ?? '',
+          state: PENDING_STATES[p.state ?? 0] ?? 'unspecified',
+          attempt: p.attempt ?? 0,
+          scheduledAt: next ?? optionalTsToDate(p.scheduledTime) ?? null,
+          lastStartedAt: optionalTsToDate(p.lastStartedTime) ?? null,
+          lastHeartbeatAt: optionalTsToDate(p.lastHeartbeatTime) ?? null,
+          lastFailure: message === null ? null : message.slice(0, MAX_FAILURE_MESSAGE),
+          lastWorkerIdentity: p.lastWorkerIdentity || null,
+        };
+      }),
+    };
   }
 
   /** Requests cancellation of a run workflow (job deleted); gone already is fine. */

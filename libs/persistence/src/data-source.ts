@@ -27,6 +27,7 @@ import { Sessions1795400000100 } from './migrations/1795400000100-Sessions';
 import { AlertDelivery1795400000500 } from './migrations/1795400000500-AlertDelivery';
 import { AttemptBodyRetention1795400000600 } from './migrations/1795400000600-AttemptBodyRetention';
 import { OneRunPerOccurrence1795400000700 } from './migrations/1795400000700-OneRunPerOccurrence';
+import { RunRetention1795400000820 } from './migrations/1795400000820-RunRetention';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -58,6 +59,7 @@ export const ALL_MIGRATIONS = [
   AlertDelivery1795400000500,
   AttemptBodyRetention1795400000600,
   OneRunPerOccurrence1795400000700,
+  RunRetention1795400000820,
 ];
 
 /** Table recording applied migrations. */

@@ -27,10 +27,11 @@ describe('RateLimitsRepository', () => {
   });
 
   it('should open a new window once the current one has closed, and sweep closed ones', async () => {
-    await windows.hit('api:expiring', 50);
-    expect((await windows.hit('api:expiring', 50)).count).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect((await windows.hit('api:expiring', 50)).count).toBe(1);
+    // A window long enough that two hits fall in it even on a loaded machine; then one past it.
+    await windows.hit('api:expiring', 3_000);
+    expect((await windows.hit('api:expiring', 3_000)).count).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    expect((await windows.hit('api:expiring', 3_000)).count).toBe(1);
 
     await windows.hit('api:closed', 1);
     await new Promise((resolve) => setTimeout(resolve, 20));

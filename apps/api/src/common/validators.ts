@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isBase64, registerDecorator, ValidationOptions } from 'class-validator';
 import { parseDuration } from '@svc/common';
 
 /** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
@@ -73,6 +73,30 @@ export function IsPlainObject(options?: ValidationOptions) {
       validator: {
         validate(value: unknown) {
           return typeof value === 'object' && value !== null && !Array.isArray(value);
+        },
+      },
+    });
+}
+
+/**
+ * A map of names to base64 strings (the metadata of a Temporal payload in protobuf JSON): a plain
+ * object whose every value is canonical base64 (padding included).
+ */
+export function IsBase64Map(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isBase64Map',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be an object of base64 strings', ...options },
+      validator: {
+        validate(value: unknown) {
+          return (
+            typeof value === 'object' &&
+            value !== null &&
+            !Array.isArray(value) &&
+            Object.values(value as Record<string, unknown>).every((v) => typeof v === 'string' && isBase64(v))
+          );
         },
       },
     });

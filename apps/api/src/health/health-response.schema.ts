@@ -29,6 +29,11 @@ export const READINESS_SCHEMA = named(
       description:
         'Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due); the worker starts or closes them. Informational: does not make the service unready. Null when the database cannot be read.',
     },
+    temporal_error: {
+      ...nullable(string),
+      description:
+        'Why Temporal did not answer, in one line naming the cause (untrusted server certificate, rejected client certificate or API key, unknown namespace, unreachable); null when it answered.',
+    },
   }),
 );
 

@@ -1,5 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { type AppConfig, describeTemporalConnection, temporalFailureContext } from '@svc/common';
+import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { Connection } from '@temporalio/client';
 import { DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { APP_CONFIG } from '../config/config.module';
@@ -20,6 +21,12 @@ export interface Readiness {
   temporal: boolean;
   /** Runs open with no progress past `scheduler.stalled_run_grace`; null when unknown. */
   stalled_runs: number | null;
+  /**
+   * Why Temporal did not answer, in one line naming the cause (untrusted server, rejected client
+   * certificate or API key, unknown namespace, unreachable …); null when it answered. Never holds
+   * key material (docs/operations.md → Connecting to Temporal).
+   */
+  temporal_error: string | null;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -35,7 +42,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * queue answer, heartbeat = the worker's last poll, *_writable = PostgreSQL accepts writes.
  */
 @Injectable()
-export class HealthService implements BeforeApplicationShutdown {
+export class HealthService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Temporal');
   /** Checks in flight; the Temporal connection must not close under them (its retries would throw). */
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -45,6 +53,22 @@ export class HealthService implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly runs: RunsRepository,
   ) {}
+
+  /**
+   * One look at Temporal on start-up, so a bad connection setting shows in the log at once (the
+   * API starts anyway: its connection is lazy and `/readyz` keeps reporting until Temporal answers).
+   */
+  onApplicationBootstrap(): void {
+    const check = this.taskQueue().then((result) => {
+      if (result.error) {
+        this.logger.error(result.error);
+      } else {
+        this.logger.log(`connected to Temporal at ${describeTemporalConnection(this.config.temporal)}`);
+      }
+    });
+    this.pending.add(check);
+    void check.finally(() => this.pending.delete(check));
+  }
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.pending]);
@@ -72,6 +96,7 @@ export class HealthService implements BeforeApplicationShutdown {
       database_writable: databaseWritable,
       temporal: temporal.queue,
       stalled_runs: stalledRuns,
+      temporal_error: temporal.error,
     };
   }
 
@@ -111,6 +136,7 @@ export class HealthService implements BeforeApplicationShutdown {
     queue: boolean;
     dispatcher: Readiness['dispatcher'];
     heartbeat: string | null;
+    error: string | null;
   }> {
     try {
       // The deadline ends the call and the client's own retries; the timeout guards connecting.
@@ -134,9 +160,11 @@ export class HealthService implements BeforeApplicationShutdown {
         queue: true,
         dispatcher: active ? 'active' : 'stopped',
         heartbeat: last ? new Date(last).toISOString() : null,
+        error: null,
       };
-    } catch {
-      return { queue: false, dispatcher: 'stopped', heartbeat: null };
+    } catch (err) {
+      const failure = classifyTemporalConnectionError(err, temporalFailureContext(this.config.temporal, new Date()));
+      return { queue: false, dispatcher: 'stopped', heartbeat: null, error: failure.message };
     }
   }
 }

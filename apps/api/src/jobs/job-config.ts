@@ -1,6 +1,7 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import type { StoredRetryPolicy } from '@svc/persistence';
 import type { RetryDto } from './dto/job-body.dto';
+import type { RetrySettings } from './job-patch';
 
 /** Server defaults (decisions.md → retry defaults, timeout). */
 export const DEFAULT_RETRY: StoredRetryPolicy = {
@@ -25,6 +26,18 @@ export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined)
     max_interval_ms: patch.max_interval ? parseDuration(patch.max_interval)! : base.max_interval_ms,
     multiplier: patch.multiplier ?? base.multiplier,
     jitter: patch.jitter ?? base.jitter,
+  };
+}
+
+/** A complete retry policy in the API's shape (durations as strings) → the stored policy. */
+export function storedRetry(retry: RetrySettings): StoredRetryPolicy {
+  return {
+    max_attempts: retry.max_attempts,
+    backoff: retry.backoff as StoredRetryPolicy['backoff'],
+    initial_interval_ms: parseDuration(retry.initial_interval)!,
+    max_interval_ms: parseDuration(retry.max_interval)!,
+    multiplier: retry.multiplier,
+    jitter: retry.jitter,
   };
 }
 

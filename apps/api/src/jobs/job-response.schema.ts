@@ -73,7 +73,9 @@ export const JOB_SCHEMA = named(
       signing_secret: {
         type: 'string',
         pattern: '^whsec_',
-        description: 'Webhook jobs only, and only in the create and rotate responses: shown this once.',
+        description:
+          'Webhook jobs only, and only in the create and rotate responses and in the PATCH response that changes ' +
+          '`sink.kind` to `webhook`: shown this once.',
       },
     },
     ['next_runs', 'stats_24h', 'signing_secret'],

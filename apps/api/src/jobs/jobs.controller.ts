@@ -56,7 +56,13 @@ export class JobsController {
 
   @Patch(':id')
   @Scopes('jobs:write')
-  @ApiOperation('Change a job; what is omitted is kept', { 200: JOB_SCHEMA })
+  @ApiOperation(
+    'Change any subset of a job’s settings; what is omitted is kept',
+    { 200: JOB_SCHEMA },
+    'Nested objects (`schedule`, `retry`, `sink.config`) merge field by field with the stored job and `null` resets ' +
+      'a field to its default (see the request schema). A change of `sink.kind` to `webhook` answers the new ' +
+      '`signing_secret` this once; to `command`, the job’s signing secrets are dropped.',
+  )
   update(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Body() body: UpdateJobDto) {
     return this.jobs.update(auth, id, body);
   }

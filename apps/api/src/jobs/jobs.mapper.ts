@@ -1,6 +1,7 @@
 import { formatDuration } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
 import { retryResponse } from './job-config';
+import type { JobSettings } from './job-patch';
 
 export interface JobStats24h {
   runs: number;
@@ -61,3 +62,27 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
 }
 
 export type JobResponse = ReturnType<typeof toJobResponse>;
+
+/** The stored job's settings in the create body's shape: what a PATCH is merged with (job-patch.ts). */
+export function toJobSettings(job: JobEntity): JobSettings {
+  return {
+    name: job.name,
+    description: job.description,
+    tags: [...job.tags],
+    schedule: {
+      expr: job.scheduleExpr,
+      kind: job.scheduleKind,
+      timezone: job.scheduleTimezone,
+      starts_at: iso(job.scheduleStartsAt),
+      ends_at: iso(job.scheduleEndsAt),
+      count: job.scheduleCount,
+    },
+    sink: { kind: job.sinkKind, config: { ...job.sinkConfig } },
+    retry: retryResponse(job.retry),
+    timeout: formatDuration(job.timeoutMs),
+    sla_threshold: job.slaThresholdMs === null ? null : formatDuration(job.slaThresholdMs),
+    misfire_policy: job.misfirePolicy,
+    overlap_policy: job.overlapPolicy,
+    auto_disable_threshold: job.autoDisableThreshold,
+  };
+}

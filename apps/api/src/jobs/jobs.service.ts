@@ -17,14 +17,21 @@ import {
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
-import { compileJobSchedule, JobLifecycle, JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
+import {
+  compileJobSchedule,
+  describeForTemporal,
+  JobLifecycle,
+  JobWorkflowGateway,
+  toJobSnapshot,
+} from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { BackgroundWork } from '../temporal/background-work';
 import { APP_CONFIG } from '../config/config.module';
-import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
-import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import { CreateJobDto, ListJobsQueryDto, ScheduleDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
+import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry, storedRetry } from './job-config';
+import { applyJobPatch, changesSinkKind, type JobPatch } from './job-patch';
 import { JobScheduleValidator, ValidatedSchedule } from './job-schedule.validator';
-import { JobResponse, toJobResponse } from './jobs.mapper';
+import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
 
@@ -137,63 +144,46 @@ export class JobsService {
     return toJobResponse(job, { nextRunAt: nextRuns[0] ?? null, nextRuns, stats24h });
   }
 
+  /**
+   * `PATCH /jobs/{id}`: the stored job ⊕ the patch (`applyJobPatch`, the one merge rule), then
+   * the merged job validated as a create validates it, then written with its audit entry, all in
+   * one transaction: a refused PATCH writes nothing. A change of sink kind to `webhook` gives the
+   * job a signing secret (in this response only, as on create); to `command`, its secrets go.
+   */
   async update(auth: AuthContext, id: string, dto: UpdateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.planOf(auth.workspaceId);
+    const patch = dto as JobPatch;
+    let signingSecret: string | undefined;
     const updated = await this.transactions.run(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
-      const changed: string[] = [];
-      if (dto.name !== undefined) {
-        job.name = dto.name;
+      const stored = toJobSettings(job);
+      const merged = applyJobPatch(stored, patch);
+      // The stored schedule and sink were valid when written; they are validated again when the
+      // PATCH touches them (an untouched schedule keeps its anchor, so interval phases hold).
+      if (patch.schedule !== undefined) {
+        const schedule = this.schedules.validate(merged.schedule as ScheduleDto, now, plan.min_interval_ms);
+        Object.assign(job, scheduleColumns(schedule));
       }
-      // A field sent as null takes the server default, as on create (the fields with none, name,
-      // schedule and sink, refuse null in UpdateJobDto).
-      if (dto.description !== undefined) {
-        job.description = dto.description ?? '';
-      }
-      if (dto.tags !== undefined) {
-        job.tags = dto.tags ?? [];
-      }
-      if (dto.schedule !== undefined) {
-        const merged = {
-          expr: dto.schedule.expr ?? job.scheduleExpr,
-          kind: dto.schedule.kind ?? (dto.schedule.expr !== undefined ? 'auto' : job.scheduleKind),
-          timezone: dto.schedule.timezone ?? job.scheduleTimezone,
-          starts_at: dto.schedule.starts_at !== undefined ? dto.schedule.starts_at : iso(job.scheduleStartsAt),
-          ends_at: dto.schedule.ends_at !== undefined ? dto.schedule.ends_at : iso(job.scheduleEndsAt),
-          count: dto.schedule.count !== undefined ? dto.schedule.count : job.scheduleCount,
-        } as CreateJobDto['schedule'];
-        Object.assign(job, scheduleColumns(this.schedules.validate(merged, now, plan.min_interval_ms)));
-      }
-      if (dto.sink !== undefined) {
-        if (dto.sink.kind !== job.sinkKind) {
-          throw new ValidationFailedError({ 'sink.kind': 'a job cannot change its sink kind; create a new job' });
+      if (patch.sink !== undefined) {
+        const sinkConfig = this.sinks.validate(merged.sink as SinkDto);
+        await this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager);
+        if (changesSinkKind(stored, patch)) {
+          signingSecret = merged.sink.kind === 'webhook' ? generateSigningSecret() : undefined;
+          job.signingSecrets = signingSecret ? [{ secret: signingSecret, expires_at: null }] : [];
         }
-        const sinkConfig = this.sinks.validate(dto.sink);
-        await this.templates.check(auth.workspaceId, job.sinkKind, sinkConfig, manager);
+        job.sinkKind = merged.sink.kind;
         job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
       }
-      if (dto.retry !== undefined) {
-        job.retry = checkRetry(dto.retry === null ? DEFAULT_RETRY : mergeRetry(job.retry, dto.retry));
-      }
-      if (dto.timeout !== undefined) {
-        job.timeoutMs = dto.timeout === null ? DEFAULT_TIMEOUT_MS : parseDuration(dto.timeout)!;
-      }
-      if (dto.sla_threshold !== undefined) {
-        job.slaThresholdMs = dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null;
-      }
-      if (dto.misfire_policy !== undefined) {
-        job.misfirePolicy = dto.misfire_policy ?? 'fire_once';
-      }
-      if (dto.overlap_policy !== undefined) {
-        job.overlapPolicy = dto.overlap_policy ?? 'allow';
-      }
-      if (dto.auto_disable_threshold !== undefined) {
-        job.autoDisableThreshold = dto.auto_disable_threshold;
-      }
-      for (const key of Object.keys(dto)) {
-        changed.push(key);
-      }
+      job.retry = checkRetry(storedRetry(merged.retry));
+      job.name = merged.name;
+      job.description = merged.description;
+      job.tags = merged.tags;
+      job.timeoutMs = parseDuration(merged.timeout)!;
+      job.slaThresholdMs = merged.sla_threshold === null ? null : parseDuration(merged.sla_threshold)!;
+      job.misfirePolicy = merged.misfire_policy;
+      job.overlapPolicy = merged.overlap_policy;
+      job.autoDisableThreshold = merged.auto_disable_threshold;
       job.version += 1;
       job.revision += 1;
       // A completed job whose new schedule has future occurrences becomes active again.
@@ -203,7 +193,16 @@ export class JobsService {
       await this.jobs.save(job, manager);
       await this.audit.insert(
         auth.workspaceId,
-        { actor: auth.actor, action: 'job.update', target: job.id, details: { fields: changed, version: job.version } },
+        {
+          actor: auth.actor,
+          action: 'job.update',
+          target: job.id,
+          details: {
+            fields: Object.keys(dto),
+            version: job.version,
+            ...(changesSinkKind(stored, patch) ? { sink_kind: { from: stored.sink.kind, to: merged.sink.kind } } : {}),
+          },
+        },
         manager,
       );
       return (await this.jobs.getById(auth.workspaceId, id, manager))!;
@@ -216,7 +215,7 @@ export class JobsService {
       this.logger.warn(`signalling the workflow of job ${id} failed (${(err as Error).message}); retrying`);
       this.syncInBackground(`updating the workflow of job ${id}`, updated, { alreadyTried: true });
     }
-    return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, now, 1)[0] ?? null });
+    return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, now, 1)[0] ?? null, signingSecret });
   }
 
   async remove(auth: AuthContext, id: string): Promise<void> {
@@ -285,7 +284,7 @@ export class JobsService {
     };
     await this.runs.openRuns([{ ...run, id: runId, status: 'running' }], now);
     try {
-      await this.gateway.startRun(run);
+      await this.gateway.startRun({ ...run, display: describeForTemporal(job) });
     } catch (err) {
       this.logger.warn(`trigger of ${job.id} failed: ${(err as Error).message}`);
       // Nothing will deliver it: the row is removed again rather than left running forever.
@@ -400,10 +399,6 @@ export class JobsService {
     }
     return job;
   }
-}
-
-function iso(d: Date | null): string | null {
-  return d ? d.toISOString() : null;
 }
 
 function scheduleColumns(schedule: ValidatedSchedule): Partial<JobEntity> {

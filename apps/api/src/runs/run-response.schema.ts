@@ -1,4 +1,5 @@
 import { ATTEMPT_OUTCOMES, RUN_STATUSES, RUN_TRIGGERS, SKIP_REASONS } from '@svc/persistence';
+import { STUCK_REASONS } from '@svc/orchestration';
 import {
   arrayOf,
   boolean,
@@ -29,6 +30,47 @@ export const ATTEMPT_SCHEMA = named(
   }),
 );
 
+/** Why a run is listed by `?stuck=true`, and what Temporal says it waits on. */
+export const STUCK_SCHEMA = named(
+  'StuckRun',
+  object({
+    reasons: {
+      ...arrayOf(enumOf(STUCK_REASONS)),
+      description:
+        '`past_retry_budget`: open past `deadline`; `no_heartbeat`: the attempt showed no life for longer than the heartbeat timeout.',
+    },
+    explanation: string,
+    deadline: {
+      ...timestamp,
+      description: 'By when the run should have ended: timeout × max_attempts + backoff + margin.',
+    },
+    silent_for_ms: { ...nullable(integer), description: 'How long the attempt has shown no life (`no_heartbeat`).' },
+    temporal: object({
+      namespace: string,
+      workflow_id: string,
+      ui_url: {
+        ...nullable(string),
+        description: 'The run workflow in the Temporal Web UI, when `temporal.ui_url` is set.',
+      },
+      describe_command: { ...string, description: 'The `temporal workflow describe` command that shows the same.' },
+      pending_activity: nullable(
+        object({
+          activity_type: string,
+          state: { ...string, description: '`scheduled`, `started`, `cancel_requested`, `paused`…' },
+          attempt: { ...integer, description: "Temporal's attempt counter of the activity (1-based)." },
+          scheduled_at: {
+            ...nullable(timestamp),
+            description: 'When the current attempt was, or the next will be, scheduled.',
+          },
+          last_started_at: nullable(timestamp),
+          last_heartbeat_at: nullable(timestamp),
+          last_failure: nullable(string),
+        }),
+      ),
+    }),
+  }),
+);
+
 const runFields = {
   id: idOf('run'),
   job_id: idOf('job'),
@@ -52,7 +94,14 @@ const optional = ['skip_reason', 'retry_of'];
 /** A run in lists: `attempts` is a count. */
 export const RUN_SUMMARY_SCHEMA = named(
   'RunSummary',
-  object({ ...runFields, attempts: { type: 'integer', minimum: 0, description: 'Number of attempts.' } }, optional),
+  object(
+    {
+      ...runFields,
+      attempts: { type: 'integer', minimum: 0, description: 'Number of attempts.' },
+      stuck: STUCK_SCHEMA,
+    },
+    [...optional, 'stuck'],
+  ),
 );
 
 /** A run on its own (`GET /runs/{id}`, retry): `attempts` is the array of attempts. */

@@ -1,4 +1,6 @@
 import type { AttemptEntity, RunEntity } from '@svc/persistence';
+import type { PendingAttemptView, StuckVerdict } from '@svc/orchestration';
+import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -40,3 +42,74 @@ export function toAttemptResponse(attempt: AttemptEntity) {
 }
 
 export type RunResponse = ReturnType<typeof toRunResponse>;
+
+/**
+ * Why a run is stuck and what Temporal says it waits on (`GET /runs?stuck=true`), with the run
+ * workflow's Temporal UI link and the CLI command that shows the same.
+ */
+export function toStuckResponse(
+  runId: string,
+  verdict: StuckVerdict,
+  pending: PendingAttemptView | null,
+  temporal: { namespace: string; ui_url: string | null },
+) {
+  const { namespace, ui_url } = temporal;
+  return {
+    reasons: verdict.reasons,
+    explanation: explainStuck(verdict, pending),
+    deadline: verdict.deadline.toISOString(),
+    silent_for_ms: verdict.silentForMs,
+    temporal: {
+      namespace,
+      workflow_id: runId,
+      ui_url: ui_url
+        ? `${ui_url.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(runId)}`
+        : null,
+      describe_command: `temporal workflow describe --workflow-id ${runId} --namespace ${shellWord(namespace)}`,
+      pending_activity: pending
+        ? {
+            activity_type: pending.activityType,
+            state: pending.state,
+            attempt: pending.attempt,
+            scheduled_at: iso(pending.scheduledAt),
+            last_started_at: iso(pending.lastStartedAt),
+            last_heartbeat_at: iso(pending.lastHeartbeatAt),
+            last_failure: pending.lastFailure,
+          }
+        : null,
+    },
+  };
+}
+
+export type StuckResponse = ReturnType<typeof toStuckResponse>;
+/** A run in a list: `stuck` only in `?stuck=true` lists. */
+export type RunListItem = RunResponse & { stuck?: StuckResponse };
+
+/** The verdict in words: what is wrong and what Temporal says it waits on. */
+function explainStuck(verdict: StuckVerdict, pending: PendingAttemptView | null): string {
+  const parts: string[] = [];
+  if (verdict.reasons.includes('past_retry_budget')) {
+    parts.push(`still open after its whole retry budget (deadline ${verdict.deadline.toISOString()})`);
+  }
+  if (verdict.reasons.includes('no_heartbeat') && verdict.silentForMs !== null) {
+    const silent = `${Math.round(verdict.silentForMs / 1000)} s`;
+    parts.push(
+      pending?.state === 'scheduled'
+        ? `attempt ${pending.attempt} is due but no worker has picked it up for ${silent}`
+        : `attempt ${pending?.attempt ?? '?'} has not heartbeated for ${silent} (timeout ${ATTEMPT_HEARTBEAT_TIMEOUT_MS / 1000} s)`,
+    );
+  }
+  let waits = 'no pending activity: the workflow itself is not progressing (see its workflow task)';
+  if (pending) {
+    waits = `waits on ${pending.activityType} (${pending.state}, attempt ${pending.attempt})`;
+    if (pending.lastFailure) {
+      waits += `, last failure: ${pending.lastFailure}`;
+    }
+  }
+  return `${parts.join('; ')}; ${waits}.`;
+}
+
+/** A namespace is `[A-Za-z0-9._-]`; quoted anyway if it ever is not. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9._-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -11,17 +11,22 @@ import {
 import { JobsRepository, RunsRepository } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { ListRunsQueryDto } from './dto/list-runs-query.dto';
-import { RunResponse, toRunResponse } from './runs.mapper';
+import { RunListItem, RunResponse, toRunResponse } from './runs.mapper';
+import { StuckRunsService } from './stuck-runs.service';
 
-/** Reads runs and attempts from the PostgreSQL mirror (never from Temporal). */
+/**
+ * Reads runs and attempts from the PostgreSQL mirror (never from Temporal); `?stuck=true` asks
+ * Temporal to describe the open runs that may be stuck (StuckRunsService).
+ */
 @Injectable()
 export class RunsService {
   constructor(
     private readonly runs: RunsRepository,
     private readonly jobs: JobsRepository,
+    private readonly stuck: StuckRunsService,
   ) {}
 
-  async listForJob(auth: AuthContext, jobId: string, query: ListRunsQueryDto): Promise<Page<RunResponse>> {
+  async listForJob(auth: AuthContext, jobId: string, query: ListRunsQueryDto): Promise<Page<RunListItem>> {
     // Run history outlives a deleted job, so an unknown job id with runs still lists them.
     const job = await this.jobs.getById(auth.workspaceId, jobId);
     if (!job) {
@@ -33,7 +38,10 @@ export class RunsService {
     return this.list(auth, { ...query, job_id: jobId });
   }
 
-  async list(auth: AuthContext, query: ListRunsQueryDto): Promise<Page<RunResponse>> {
+  async list(auth: AuthContext, query: ListRunsQueryDto): Promise<Page<RunListItem>> {
+    if (query.stuck === true) {
+      return this.stuck.list(auth, query);
+    }
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
     let after: { scheduledAt: Date; id: string } | undefined;
     if (query.cursor) {

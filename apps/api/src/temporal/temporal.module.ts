@@ -1,5 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
+import { type AppConfig, temporalConnectOptions } from '@svc/common';
+import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
@@ -37,12 +38,15 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
     {
       provide: TEMPORAL_CONNECTION,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => Connection.lazy({ address: config.temporal.address }),
+      // Address, TLS, API key and metadata: one rule for every connection (docs/operations.md →
+      // Connecting to Temporal).
+      useFactory: (config: AppConfig) => Connection.lazy(temporalConnectOptions(config.temporal)),
     },
     {
       provide: TEMPORAL_PROBE_CONNECTION,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => Connection.lazy({ address: config.temporal.address, interceptors: [] }),
+      useFactory: (config: AppConfig) =>
+        Connection.lazy({ ...temporalConnectOptions(config.temporal), interceptors: [] }),
     },
     {
       provide: TEMPORAL_CLIENT,
@@ -53,6 +57,8 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
           connection,
           namespace: config.temporal.namespace,
           interceptors: tracingClientInterceptors(config.tracing.enabled),
+          // Payload encryption (docs/operations.md): nothing with the codec off.
+          ...dataConverterOptions(config),
         }),
     },
     {

@@ -1,121 +1,68 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Job } from '../api';
+import { api, ApiError, type Features, type Job } from '../api';
 import { ErrorNote } from '../components/common';
 import { ScheduleField } from '../components/schedule-field';
 import { timeZones, viewerZone } from '../format';
+import {
+  BACKOFFS,
+  createBody,
+  emptyForm,
+  type FormState,
+  fromJob,
+  HTTP_METHODS,
+  MISFIRE_POLICIES,
+  OVERLAP_POLICIES,
+  patchBody,
+  SCHEDULE_KINDS,
+} from '../job-form-model';
 import { navigate } from '../router';
 
-interface FormState {
-  name: string;
-  description: string;
-  tags: string;
-  expr: string;
-  kind: string;
-  timezone: string;
-  url: string;
-  method: string;
-  headers: string;
-  body: string;
-  maxAttempts: string;
-  timeout: string;
-}
+type TextKey = { [K in keyof FormState]: FormState[K] extends string ? K : never }[keyof FormState];
 
-const EMPTY: FormState = {
-  name: '',
-  description: '',
-  tags: '',
-  expr: '',
-  kind: 'auto',
-  timezone: viewerZone,
-  url: '',
-  method: 'POST',
-  headers: '',
-  body: '',
-  maxAttempts: '3',
-  timeout: '30s',
-};
-
-function fromJob(job: Job): FormState {
-  const config = job.sink.config as { url?: string; method?: string; headers?: Record<string, string>; body?: string };
-  return {
-    name: job.name,
-    description: job.description ?? '',
-    tags: job.tags.join(', '),
-    expr: job.schedule.expr,
-    kind: 'auto',
-    timezone: job.schedule.timezone,
-    url: config.url ?? '',
-    method: config.method ?? 'POST',
-    headers: Object.entries(config.headers ?? {})
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\n'),
-    body: config.body ?? '',
-    maxAttempts: String(job.retry.max_attempts),
-    timeout: job.timeout,
-  };
-}
-
-/** `Name: value` lines → a header map. */
-function parseHeaders(text: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const at = line.indexOf(':');
-    if (at > 0) {
-      headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-    }
-  }
-  return headers;
-}
-
-/** Create or edit a webhook job. */
+/**
+ * Create or edit a job: every setting the API has (job-form-model.ts). An edit sends only what
+ * the user changed, so nothing the user did not touch is reset (issue #22).
+ */
 export function JobFormPage({ jobId }: { jobId?: string }) {
-  const [form, setForm] = useState<FormState>(EMPTY);
+  const [form, setForm] = useState<FormState>(() => emptyForm(viewerZone));
+  const [loadedForm, setLoadedForm] = useState<FormState | null>(null);
+  const [features, setFeatures] = useState<Features | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [loaded, setLoaded] = useState(!jobId);
 
   useEffect(() => {
+    void api<Features>('GET', '/api/v1/features').then(setFeatures, () => undefined);
     if (jobId) {
       api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`).then((job) => {
-        setForm(fromJob(job));
+        const state = fromJob(job);
+        setForm(state);
+        setLoadedForm(state);
         setLoaded(true);
       }, setError);
     }
   }, [jobId]);
 
-  const set = (key: keyof FormState) => (event: Event) =>
-    setForm({ ...form, [key]: (event.target as HTMLInputElement).value });
+  const set = (key: TextKey) => (event: Event) => setForm({ ...form, [key]: (event.target as HTMLInputElement).value });
 
   async function submit(event: Event) {
     event.preventDefault();
     setBusy(true);
     setError(null);
     setFields({});
-    const body = {
-      name: form.name,
-      description: form.description,
-      tags: form.tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean),
-      schedule: { expr: form.expr, kind: form.kind, timezone: form.timezone },
-      sink: {
-        kind: 'webhook',
-        config: {
-          url: form.url,
-          method: form.method,
-          headers: parseHeaders(form.headers),
-          ...(form.body ? { body: form.body } : {}),
-        },
-      },
-      retry: { max_attempts: Number(form.maxAttempts) },
-      timeout: form.timeout,
-    };
     try {
-      const job = jobId
-        ? await api<Job>('PATCH', `/api/v1/jobs/${encodeURIComponent(jobId)}`, body)
-        : await api<Job>('POST', '/api/v1/jobs', body);
+      let job: Job;
+      if (jobId && loadedForm) {
+        const patch = patchBody(loadedForm, form);
+        job =
+          Object.keys(patch).length === 0
+            ? await api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`)
+            : await api<Job>('PATCH', `/api/v1/jobs/${encodeURIComponent(jobId)}`, patch);
+      } else {
+        job = await api<Job>('POST', '/api/v1/jobs', createBody(form));
+      }
       if (job.signing_secret) {
         sessionStorage.setItem(`svc.signing.${job.id}`, job.signing_secret);
       }
@@ -130,34 +77,90 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
     }
   }
 
+  const id = (name: string) => `job-${name.replace(/[^a-z0-9]+/gi, '-')}`;
   const fieldError = (name: string) =>
     fields[name] ? (
-      <p class="error" id={`${name}-error`}>
+      <p class="error" id={`${id(name)}-error`}>
         {fields[name]}
       </p>
     ) : null;
-  const described = (name: string) => (fields[name] ? `${name}-error` : undefined);
+  const described = (name: string, hint?: boolean) =>
+    [fields[name] ? `${id(name)}-error` : '', hint ? `${id(name)}-hint` : ''].filter(Boolean).join(' ') || undefined;
+
+  /** A labelled text input bound to `key`, with the API's error for `name` under it. */
+  const input = (
+    key: TextKey,
+    name: string,
+    label: string,
+    options: { hint?: string; placeholder?: string; type?: 'text' | 'number' | 'url' } = {},
+  ) => (
+    <div class="field">
+      <label for={id(name)}>{label}</label>
+      <input
+        id={id(name)}
+        type={(options.type ?? 'text') as 'text'}
+        value={form[key]}
+        onInput={set(key)}
+        placeholder={options.placeholder}
+        aria-invalid={fields[name] ? 'true' : undefined}
+        aria-describedby={described(name, Boolean(options.hint))}
+      />
+      {options.hint && (
+        <p class="hint" id={`${id(name)}-hint`}>
+          {options.hint}
+        </p>
+      )}
+      {fieldError(name)}
+    </div>
+  );
+  const select = (key: TextKey, name: string, label: string, values: string[]) => (
+    <div class="field">
+      <label for={id(name)}>{label}</label>
+      <select id={id(name)} value={form[key]} onChange={set(key)} aria-describedby={described(name)}>
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+      {fieldError(name)}
+    </div>
+  );
+  const textarea = (key: TextKey, name: string, label: string, hint: string, placeholder?: string) => (
+    <div class="field">
+      <label for={id(name)}>{label}</label>
+      <textarea
+        id={id(name)}
+        rows={3}
+        value={form[key]}
+        onInput={set(key)}
+        placeholder={placeholder}
+        aria-invalid={fields[name] ? 'true' : undefined}
+        aria-describedby={described(name, true)}
+      />
+      <p class="hint" id={`${id(name)}-hint`}>
+        {hint}
+      </p>
+      {fieldError(name)}
+    </div>
+  );
+  const row = (children: ComponentChildren) => <div class="row">{children}</div>;
+  // Other fields the API named that have no control of their own (e.g. `sink.config.headers.X-Key`).
+  const shown =
+    /^(name|description|tags|timeout|sla_threshold|misfire_policy|overlap_policy|auto_disable_threshold|schedule\.\w+|retry\.\w+|sink\.kind|sink\.config\.\w+)$/;
+  const otherErrors = Object.entries(fields).filter(([name]) => !shown.test(name));
 
   if (!loaded) {
     return error ? <ErrorNote error={error} /> : <p>Loading…</p>;
   }
+  const commandAllowed = features?.sinks.command === true || loadedForm?.sinkKind === 'command';
   return (
     <section>
-      <h1>{jobId ? `Edit ${form.name}` : 'New job'}</h1>
+      <h1>{jobId ? `Edit ${loadedForm?.name ?? form.name}` : 'New job'}</h1>
       <form class="job-form" onSubmit={(e) => void submit(e)} noValidate>
-        <div class="field">
-          <label for="job-name">Name</label>
-          <input id="job-name" value={form.name} required onInput={set('name')} aria-describedby={described('name')} />
-          {fieldError('name')}
-        </div>
-        <div class="field">
-          <label for="job-description">Description</label>
-          <input id="job-description" value={form.description} onInput={set('description')} />
-        </div>
-        <div class="field">
-          <label for="job-tags">Tags</label>
-          <input id="job-tags" value={form.tags} onInput={set('tags')} placeholder="billing, nightly" />
-        </div>
+        {input('name', 'name', 'Name')}
+        {input('description', 'description', 'Description')}
+        {input('tags', 'tags', 'Tags', { placeholder: 'billing, nightly', hint: 'Comma-separated.' })}
         <fieldset>
           <legend>When</legend>
           <ScheduleField
@@ -167,98 +170,137 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
             onExpr={(expr) => setForm({ ...form, expr })}
             serverError={fields['schedule.expr']}
           />
-          <div class="row">
-            <div class="field">
-              <label for="job-kind">Format</label>
-              <select id="job-kind" value={form.kind} onChange={set('kind')}>
-                {['auto', 'natural', 'quartz', 'cron', 'rrule'].map((k) => (
-                  <option key={k}>{k}</option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="job-timezone">Time zone</label>
-              <input
-                id="job-timezone"
-                list="time-zones"
-                value={form.timezone}
-                onInput={set('timezone')}
-                aria-describedby={described('schedule.timezone')}
-              />
-              <datalist id="time-zones">
-                {timeZones().map((z) => (
-                  <option key={z} value={z} />
-                ))}
-              </datalist>
-              {fieldError('schedule.timezone')}
-            </div>
-          </div>
+          {row(
+            <>
+              {select('kind', 'schedule.kind', 'Format', SCHEDULE_KINDS)}
+              <div class="field">
+                <label for="job-timezone">Time zone</label>
+                <input
+                  id="job-timezone"
+                  list="time-zones"
+                  value={form.timezone}
+                  onInput={set('timezone')}
+                  aria-describedby={described('schedule.timezone')}
+                />
+                <datalist id="time-zones">
+                  {timeZones().map((z) => (
+                    <option key={z} value={z} />
+                  ))}
+                </datalist>
+                {fieldError('schedule.timezone')}
+              </div>
+            </>,
+          )}
+          {row(
+            <>
+              {input('startsAt', 'schedule.starts_at', 'Starts at', {
+                placeholder: '2030-01-01T00:00:00Z',
+                hint: 'RFC 3339; empty: now.',
+              })}
+              {input('endsAt', 'schedule.ends_at', 'Ends at', {
+                placeholder: 'never',
+                hint: 'RFC 3339; empty: never.',
+              })}
+              {input('count', 'schedule.count', 'Occurrences', { type: 'number', hint: 'Empty: no limit.' })}
+            </>,
+          )}
+          {row(
+            <>
+              {select('misfirePolicy', 'misfire_policy', 'Misfire policy', MISFIRE_POLICIES)}
+              {select('overlapPolicy', 'overlap_policy', 'Overlap policy', OVERLAP_POLICIES)}
+            </>,
+          )}
         </fieldset>
         <fieldset>
-          <legend>Webhook</legend>
-          <div class="field">
-            <label for="job-url">URL</label>
-            <input
-              id="job-url"
-              type="url"
-              value={form.url}
-              required
-              onInput={set('url')}
-              placeholder="https://example.com/hooks/nightly"
-              aria-describedby={described('sink.config.url')}
-            />
-            {fieldError('sink.config.url')}
-          </div>
-          <div class="row">
-            <div class="field">
-              <label for="job-method">Method</label>
-              <select id="job-method" value={form.method} onChange={set('method')}>
-                {['POST', 'GET', 'PUT', 'PATCH', 'DELETE'].map((m) => (
-                  <option key={m}>{m}</option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="job-attempts">Max attempts</label>
-              <input
-                id="job-attempts"
-                type="number"
-                min={1}
-                max={20}
-                value={form.maxAttempts}
-                onInput={set('maxAttempts')}
-              />
-              {fieldError('retry.max_attempts')}
-            </div>
-            <div class="field">
-              <label for="job-timeout">Timeout</label>
-              <input id="job-timeout" value={form.timeout} onInput={set('timeout')} />
-              {fieldError('timeout')}
-            </div>
-          </div>
-          <div class="field">
-            <label for="job-headers">Headers</label>
-            <textarea
-              id="job-headers"
-              rows={3}
-              value={form.headers}
-              onInput={set('headers')}
-              placeholder={'Authorization: Bearer {{secret.API_TOKEN}}'}
-            />
-            {fieldError('sink.config.headers')}
-          </div>
-          <div class="field">
-            <label for="job-body">Body</label>
-            <textarea
-              id="job-body"
-              rows={3}
-              value={form.body}
-              onInput={set('body')}
-              placeholder="Empty: the standard JSON payload"
-            />
-            {fieldError('sink.config.body')}
-          </div>
+          <legend>Limits</legend>
+          {row(
+            <>
+              {input('timeout', 'timeout', 'Timeout', { hint: 'Per attempt, 1s to 120s.' })}
+              {input('slaThreshold', 'sla_threshold', 'SLA threshold', { hint: 'Empty: the server default.' })}
+              {input('autoDisableThreshold', 'auto_disable_threshold', 'Auto-disable after failures', {
+                type: 'number',
+                hint: '0 never; empty: the server default.',
+              })}
+            </>,
+          )}
         </fieldset>
+        <fieldset>
+          <legend>Retry policy</legend>
+          {row(
+            <>
+              {input('maxAttempts', 'retry.max_attempts', 'Max attempts', { type: 'number' })}
+              {select('backoff', 'retry.backoff', 'Backoff', BACKOFFS)}
+              {input('initialInterval', 'retry.initial_interval', 'Initial interval')}
+              {input('maxInterval', 'retry.max_interval', 'Max interval')}
+              {input('multiplier', 'retry.multiplier', 'Multiplier')}
+              {input('jitter', 'retry.jitter', 'Jitter', { hint: 'Fraction of the delay, 0 to 1.' })}
+            </>,
+          )}
+        </fieldset>
+        <fieldset>
+          <legend>Sink</legend>
+          {select('sinkKind', 'sink.kind', 'Sink kind', commandAllowed ? ['webhook', 'command'] : ['webhook'])}
+          {form.sinkKind === 'command' ? (
+            <>
+              {textarea('argv', 'sink.config.argv', 'Command', 'One argument per line; no shell.', '/usr/bin/backup')}
+              {textarea('env', 'sink.config.env', 'Environment', 'KEY=value lines.')}
+              {row(
+                <>
+                  {input('cwd', 'sink.config.cwd', 'Working directory')}
+                  {input('retryOnExitCodes', 'sink.config.retry_on_exit_codes', 'Retryable exit codes', {
+                    hint: 'Comma-separated.',
+                  })}
+                </>,
+              )}
+            </>
+          ) : (
+            <>
+              {input('url', 'sink.config.url', 'URL', {
+                type: 'url',
+                placeholder: 'https://example.com/hooks/nightly',
+              })}
+              {row(
+                <>
+                  {select('method', 'sink.config.method', 'Method', HTTP_METHODS)}
+                  {input('successCodes', 'sink.config.success_codes', 'Success codes', {
+                    hint: '2xx, or codes such as 200, 204.',
+                  })}
+                  {input('retryOn', 'sink.config.retry_on', 'Retry on', {
+                    hint: 'Classes (5xx), codes, network, timeout.',
+                  })}
+                </>,
+              )}
+              <div class="field checkbox">
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={form.followRedirects}
+                    onChange={(e) => setForm({ ...form, followRedirects: (e.target as HTMLInputElement).checked })}
+                  />{' '}
+                  Follow redirects (at most 5)
+                </label>
+                {fieldError('sink.config.follow_redirects')}
+              </div>
+              {textarea(
+                'headers',
+                'sink.config.headers',
+                'Headers',
+                'Name: value lines; values may use {{secret.NAME}} and {{run.id}}.',
+                'Authorization: Bearer {{secret.API_TOKEN}}',
+              )}
+              {textarea('body', 'sink.config.body', 'Body', 'Empty: the standard JSON payload.')}
+            </>
+          )}
+        </fieldset>
+        {otherErrors.length > 0 && (
+          <ul class="error" data-testid="other-field-errors">
+            {otherErrors.map(([name, message]) => (
+              <li key={name}>
+                <code>{name}</code>: {message}
+              </li>
+            ))}
+          </ul>
+        )}
         <ErrorNote error={error} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>

@@ -39,6 +39,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       jobVersion: job.jobVersion,
       scheduledAt,
       trigger: 'schedule',
+      ...(job.display ? { display: job.display } : {}),
     };
   }
 

@@ -72,7 +72,7 @@ describe('run activities: secrets at send time', () => {
       },
     });
     const row = await h.openRun(job);
-    await expect(attempt(row)).resolves.toEqual({ status: 'succeeded' });
+    await expect(attempt(row)).resolves.toMatchObject({ status: 'succeeded' });
     const [request] = requestsTo('/ok-secrets');
     expect(request.headers.authorization).toBe('Bearer tok-send-time-1');
     expect(JSON.parse(request.body)).toEqual({ t: 'tok-send-time-1', run: row.id });
@@ -97,7 +97,7 @@ describe('run activities: secrets at send time', () => {
       sinkConfig: { url: `${h.receiver.url}/ok-foreign`, headers: { 'X-Key': '{{secret.FOREIGN}}' } },
     });
     const row = await h.openRun(job);
-    await expect(attempt(row)).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(row)).resolves.toMatchObject({ status: 'failed' });
     expect(requestsTo('/ok-foreign')).toHaveLength(0);
     const error = 'secret "FOREIGN" cannot be decrypted with the configured secrets.encryption_key';
     expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ n: 0, outcome: 'fatal', error })]);
@@ -115,7 +115,7 @@ describe('run activities: secrets at send time', () => {
     // The API refuses to delete a secret in use (409); this is the row vanishing anyway.
     await h.ds.query(`DELETE FROM secrets WHERE workspace_id = $1 AND name = 'DOOMED'`, [h.workspaceId]);
     const row = await h.openRun(job);
-    await expect(attempt(row)).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(row)).resolves.toMatchObject({ status: 'failed' });
     expect(requestsTo('/ok-doomed')).toHaveLength(0);
     expect(await attemptsOf(row.id)).toEqual([
       expect.objectContaining({ outcome: 'fatal', error: 'body: unknown secret "DOOMED"' }),
@@ -128,7 +128,7 @@ describe('run activities: secrets at send time', () => {
       sinkConfig: { url: `${h.receiver.url}/ok-multiline`, headers: { 'X-Key': '{{secret.MULTILINE}}' } },
     });
     const row = await h.openRun(job);
-    await expect(attempt(row)).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(row)).resolves.toMatchObject({ status: 'failed' });
     expect(requestsTo('/ok-multiline')).toHaveLength(0);
     const [only] = await attemptsOf(row.id);
     expect(only.error).toBe('header "X-Key": the rendered value contains a line break or another control character');

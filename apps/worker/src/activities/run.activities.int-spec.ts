@@ -79,7 +79,12 @@ describe('run activities', () => {
   it('should deliver, record the attempt and close the run and the job on success', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ok-1` } });
     const row = await h.openRun(job);
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+    const host = new URL(h.receiver.url).host;
+    // The result names the attempt and its target for the Temporal Web UI: method and host only.
+    await expect(attempt(inputOf(row))).resolves.toEqual({
+      status: 'succeeded',
+      outcome: `attempt 1 of ${job.retry.max_attempts} · POST ${host} → HTTP 200`,
+    });
 
     const closed = await run(row.id);
     expect(closed).toMatchObject({ status: 'succeeded', attemptsCount: 1, nextAttemptAt: null, lastError: null });
@@ -96,14 +101,14 @@ describe('run activities', () => {
     expect(request.headers['svc-attempt']).toBe('0');
 
     // A re-executed activity (at-least-once) finds the run closed and sends nothing.
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
     expect(requestsTo('/ok-1')).toHaveLength(1);
   });
 
   it('should fail the run at once on a fatal response and add one to the failure streak', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/missing` }, consecutiveFailures: 2 });
     const row = await h.openRun(job);
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
 
     expect(await run(row.id)).toMatchObject({ status: 'failed', attemptsCount: 1, lastError: 'HTTP 404' });
     expect(await attemptsOf(row.id)).toEqual([
@@ -116,7 +121,11 @@ describe('run activities', () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/busy` } });
     const row = await h.openRun(job);
     const failure = await retryFailure(inputOf(row));
-    expect(failure).toMatchObject({ type: 'RetryableDelivery', message: 'HTTP 503', nonRetryable: false });
+    expect(failure).toMatchObject({
+      type: 'RetryableDelivery',
+      message: `attempt 1 of ${job.retry.max_attempts} · POST ${new URL(h.receiver.url).host} → HTTP 503`,
+      nonRetryable: false,
+    });
     // exponential, initial 1 s, jitter 0 → the first retry waits 1 s.
     expect(failure.nextRetryDelay).toBe(1_000);
 
@@ -145,7 +154,7 @@ describe('run activities', () => {
     });
     const row = await h.openRun(job);
     await retryFailure(inputOf(row));
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
 
     expect(await run(row.id)).toMatchObject({
       status: 'failed',
@@ -165,7 +174,7 @@ describe('run activities', () => {
     const row = await h.openRun(job);
     // A worker died mid-request: the attempt row was written, never finished.
     await h.runs.startAttempt(await run(row.id), 0, new Date(Date.now() - 5_000), 'POST /ok-2');
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
 
     expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 2 });
     const [interrupted, next] = await attemptsOf(row.id);
@@ -183,7 +192,7 @@ describe('run activities', () => {
     });
     const row = await h.openRun(job);
     await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-3');
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
 
     expect(await run(row.id)).toMatchObject({ status: 'failed', lastError: 'interrupted (after 1 attempts)' });
     expect(requestsTo('/ok-3')).toHaveLength(0);
@@ -198,7 +207,7 @@ describe('run activities', () => {
     });
     const row = await h.openRun(job);
     await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-4');
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
     const [interrupted] = await attemptsOf(row.id);
     expect(interrupted).toMatchObject({ n: 0, outcome: 'retryable', error: 'interrupted' });
     expect(interrupted.finishedAt).not.toBeNull();
@@ -210,7 +219,7 @@ describe('run activities', () => {
     it('should be skipped under misfire_policy skip', async () => {
       const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-skip` } });
       const row = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'skipped' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'skipped' });
       expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire', attemptsCount: 0 });
       expect(await attemptsOf(row.id)).toEqual([]);
       expect(requestsTo('/late-skip')).toHaveLength(0);
@@ -220,7 +229,7 @@ describe('run activities', () => {
     it('should be delivered under fire_once when no later occurrence has a run', async () => {
       const job = await h.insertJob({ misfirePolicy: 'fire_once', sinkConfig: { url: `${h.receiver.url}/late-once` } });
       const row = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/late-once')).toHaveLength(1);
     });
 
@@ -231,7 +240,7 @@ describe('run activities', () => {
       });
       const row = await h.openRun(job, { scheduledAt: late() });
       await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'skipped' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'skipped' });
       expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
       expect(requestsTo('/late-once-2')).toHaveLength(0);
     });
@@ -240,18 +249,18 @@ describe('run activities', () => {
       const job = await h.insertJob({ misfirePolicy: 'fire_all', sinkConfig: { url: `${h.receiver.url}/late-all` } });
       const row = await h.openRun(job, { scheduledAt: late() });
       await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/late-all')).toHaveLength(1);
     });
 
     it('should be measured from its release when it waited in the queue, and never for a manual run', async () => {
       const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-released` } });
       const queued = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt({ ...inputOf(queued), releasedAt: new Date().toISOString() })).resolves.toEqual({
+      await expect(attempt({ ...inputOf(queued), releasedAt: new Date().toISOString() })).resolves.toMatchObject({
         status: 'succeeded',
       });
       const manual = await h.openRun(job, { scheduledAt: late(), trigger: 'manual' });
-      await expect(attempt({ ...inputOf(manual), trigger: 'manual' })).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt({ ...inputOf(manual), trigger: 'manual' })).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/late-released')).toHaveLength(2);
     });
 
@@ -260,7 +269,7 @@ describe('run activities', () => {
       const row = await h.openRun(job);
       await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /late-retry');
       await h.ds.query(`UPDATE runs SET scheduled_at = $2 WHERE id = $1`, [row.id, late()]);
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
     });
   });
 
@@ -277,7 +286,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ahead` } });
       const scheduledAt = new Date(Date.now() + 700);
       const row = await h.openRun(job, { scheduledAt });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       const [request] = requestsTo('/ahead');
       expect(request.at).toBeGreaterThanOrEqual(scheduledAt.getTime());
       const closed = await run(row.id);
@@ -297,7 +306,7 @@ describe('run activities', () => {
         const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
         expect(await usageRuns(job.workspaceId)).toBe(before + 1);
         await h.ds.manager.update(JobEntity, { id: job.id }, change);
-        await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'cancelled' });
+        await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
         expect(await h.ds.manager.findOneBy(RunEntity, { id: row.id })).toBeNull();
         expect(await usageRuns(job.workspaceId)).toBe(before);
         expect(requestsTo(`/withdrawn-${_}`)).toHaveLength(0);
@@ -309,7 +318,7 @@ describe('run activities', () => {
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 200) });
       await new Promise((resolve) => setTimeout(resolve, 400));
       await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'paused' });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/backlogged')).toHaveLength(1);
     });
 
@@ -317,7 +326,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/last-one` } });
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
       await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'completed' });
-      await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/last-one')).toHaveLength(1);
     });
   });
@@ -326,7 +335,7 @@ describe('run activities', () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/deleted` } });
     const row = await h.openRun(job);
     await h.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'cancelled' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
     expect(await run(row.id)).toMatchObject({ status: 'cancelled', attemptsCount: 0 });
     expect(requestsTo('/deleted')).toHaveLength(0);
   });
@@ -335,7 +344,7 @@ describe('run activities', () => {
     expect(h.config.sinks.command.enabled).toBe(false);
     const job = await h.insertJob({ sinkKind: 'command', sinkConfig: { argv: ['true'] } });
     const row = await h.openRun(job);
-    await expect(attempt(inputOf(row))).resolves.toEqual({ status: 'failed' });
+    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
     expect(await run(row.id)).toMatchObject({
       status: 'failed',
       lastError: 'the command sink is disabled on this server',
@@ -351,7 +360,7 @@ describe('run activities', () => {
       workspaceId: job.workspaceId,
       scheduledAt: new Date(),
     });
-    await expect(attempt(input)).resolves.toEqual({ status: 'succeeded' });
+    await expect(attempt(input)).resolves.toMatchObject({ status: 'succeeded' });
     expect(await run(input.runId)).toMatchObject({ status: 'succeeded', jobId: job.id, trigger: 'schedule' });
   });
 
@@ -383,7 +392,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/db-back` } });
       const row = await h.openRun(job);
       const flaky = withFailingClose([unavailable(), unavailable()]);
-      await expect(environment().run(flaky.runAttempt, inputOf(row))).resolves.toEqual({ status: 'succeeded' });
+      await expect(environment().run(flaky.runAttempt, inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/db-back')).toHaveLength(1);
       expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 1 });
       expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ n: 0, outcome: 'success' })]);

@@ -11,9 +11,10 @@ import {
   type RunEntity,
   type RunsRepository,
 } from '@svc/persistence';
-import type { JobLifecycle, SinkSender } from '@svc/orchestration';
+import { type JobLifecycle, type SinkSender, sinkTarget } from '@svc/orchestration';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { attemptOutcome } from '@svc/workflows/display';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 /** Longest pause between two tries of recording a sent attempt while the database is away. */
@@ -214,6 +215,12 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         },
       };
       const exhausted = n + 1 >= job.retry.max_attempts;
+      // What the Temporal Web UI shows as this attempt's result or failure (method and host only).
+      const said = attemptOutcome(
+        { maxAttempts: job.retry.max_attempts, target: sinkTarget(job.sinkKind, job.sinkConfig) },
+        n + 1,
+        result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? result.outcome),
+      );
       // The outcome, never the request or the response (they may carry secrets).
       const outcome = {
         outcome: result.outcome,
@@ -230,7 +237,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         } else {
           context.log.warn('attempt failed; run failed', { ...outcome, status });
         }
-        return { status };
+        return { status, outcome: said };
       }
       const delayMs = computeRetryDelayMs({
         attemptIndex: n,
@@ -249,7 +256,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       );
       context.log.warn('attempt failed; retrying', { ...outcome, retry_in_ms: Math.round(delayMs) });
       throw ApplicationFailure.create({
-        message: result.error ?? 'retryable response',
+        message: said,
         type: 'RetryableDelivery',
         nextRetryDelay: Math.max(1, delayMs),
       });

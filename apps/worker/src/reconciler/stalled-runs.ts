@@ -1,5 +1,5 @@
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
-import type { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
+import { describeForTemporal, type JobLifecycle, type JobWorkflowGateway } from '@svc/orchestration';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 
@@ -126,6 +126,8 @@ function workflowInput(run: RunEntity, job: JobEntity): RunWorkflowInput {
     scheduledAt: run.scheduledAt.toISOString(),
     trigger: run.trigger,
     ...(run.retryOf ? { retryOf: run.retryOf } : {}),
+    display: describeForTemporal(job),
+    attemptsBefore: run.attemptsCount,
     // The job workflow tracks runs for these policies and ignores the end of one it does not know.
     notifyJob: job.overlapPolicy !== 'allow',
   };

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
+import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
+import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { flushTracing } from '@svc/common/tracing';
 import {
   AlertChannelsRepository,
@@ -16,8 +17,8 @@ import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/del
 import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import { Client, type Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
@@ -29,6 +30,7 @@ import { startMetricsServer } from '../metrics/metrics-server';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { repairStalledRuns } from '../reconciler/stalled-runs';
 import { WORKER_CONFIG } from '../worker.constants';
+import { connectWorkerClient, connectWorkerToTemporal } from './connect';
 import { activityLogInterceptor } from './logging';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
 
@@ -117,19 +119,26 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     // Before connecting anywhere: without the key no `{{secret.NAME}}` could be sent, so a
     // missing or malformed one stops the worker with the key's own message (as the API does).
     const cipher = secretsCipherFromConfig(this.config);
-    const { address, namespace, task_queue } = this.config.temporal;
+    // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
+    // client and worker of this process; `{}` (nothing added) with the codec off.
+    const converter = dataConverterOptions(this.config);
+    const { namespace, task_queue } = this.config.temporal;
     // Tracing (docs/operations.md → Traces): clients that start runs and alerts from activities
     // carry the trace on, and the workers get the tracing interceptors and span sink.
     const traced = this.config.tracing.enabled;
     const interceptors = tracingClientInterceptors(traced);
-    this.nativeConnection = await NativeConnection.connect({ address });
-    this.clientConnection = await Connection.connect({ address });
-    const client = new Client({ connection: this.clientConnection, namespace, interceptors });
+    // TLS, API key and metadata from envconfig and the config file (docs/operations.md →
+    // Connecting to Temporal); a failure that waiting cannot cure stops the worker with one line.
+    this.nativeConnection = await connectWorkerToTemporal(this.config.temporal, {
+      warn: (message) => this.logger.warn(message),
+    });
+    this.clientConnection = await connectWorkerClient(this.config.temporal);
+    const client = new Client({ connection: this.clientConnection, namespace, interceptors, ...converter });
     const gateway = new JobWorkflowGateway(client, task_queue);
     // Runs are started from the worker's own connection, so the server can hand their first
     // workflow task straight back to this worker (eager workflow start) instead of a poll.
     const eagerGateway = new JobWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
       task_queue,
     );
     const jobs = new JobsRepository(this.dataSource);
@@ -158,7 +167,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const alertEvents = new AlertEventsRepository(this.dataSource);
     const alertsQueue = alertsTaskQueue(task_queue);
     const alertGateway = new AlertWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors }),
+      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
       alertsQueue,
     );
     const dispatchAlerts = async (eventIds: string[]) => {
@@ -214,6 +223,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
+      ...converter,
       interceptors: workerInterceptors,
     });
     this.running = this.worker.run().catch((err: unknown) => {
@@ -243,6 +253,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
       ...code,
       ...tracing,
+      ...converter,
       interceptors: workerInterceptors,
     });
     this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {
@@ -272,7 +283,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       this.sweeping = this.sweeping.then(sweep);
     }, this.config.alerts.sweep_interval_ms);
     this.sweepTimer.unref();
-    this.logger.log(`polling task queue ${task_queue} and ${alertsQueue} on ${address} (${namespace})`);
+    this.logger.log(
+      `polling task queue ${task_queue} and ${alertsQueue} on ${describeTemporalConnection(this.config.temporal)}`,
+    );
 
     const reconcile = async () => {
       try {

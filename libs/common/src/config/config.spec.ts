@@ -90,16 +90,52 @@ describe('buildConfig', () => {
 
   describe('runs (response bodies)', () => {
     it('should keep success bodies off and bodies 7 days by default, both settable from the environment', () => {
-      expect(buildConfig({}, {}).runs).toEqual({ store_success_bodies: false, body_retention_ms: 7 * 86_400_000 });
+      expect(buildConfig({}, {}).runs).toEqual({
+        store_success_bodies: false,
+        body_retention_ms: 7 * 86_400_000,
+        retention_ms: 30 * 86_400_000,
+      });
       expect(buildConfig({}, { RUNS_STORE_SUCCESS_BODIES: 'true', RUNS_BODY_RETENTION: '2d' }).runs).toEqual({
         store_success_bodies: true,
         body_retention_ms: 2 * 86_400_000,
+        retention_ms: 30 * 86_400_000,
       });
     });
 
     it('should refuse a body retention shorter than an hour', () => {
       expect(() => buildConfig({ runs: { body_retention: '5m' } }, {})).toThrow(
         /runs\.body_retention: expected at least 1h/,
+      );
+    });
+  });
+
+  describe('runs.retention', () => {
+    it('should keep runs 30 days by default and accept a duration from RUNS_RETENTION', () => {
+      expect(buildConfig({}, {}).runs.retention_ms).toBe(30 * 86_400_000);
+      expect(buildConfig({ runs: { retention: '90d' } }, {}).runs.retention_ms).toBe(90 * 86_400_000);
+      expect(buildConfig({ runs: { retention: '90d' } }, { RUNS_RETENTION: '14d' }).runs.retention_ms).toBe(
+        14 * 86_400_000,
+      );
+    });
+
+    it('should let a plan keep runs for its own time, other plans following runs.retention', () => {
+      const config = buildConfig(
+        { runs: { retention: '60d' }, plans: { free: { run_retention: '7d' }, pro: { max_jobs_per_workspace: 100 } } },
+        {},
+      );
+      expect(config.plans.free.run_retention_ms).toBe(7 * 86_400_000);
+      expect(config.plans.pro.run_retention_ms).toBeNull();
+      expect(config.plans.self_hosted.run_retention_ms).toBeNull();
+      expect(config.runs.retention_ms).toBe(60 * 86_400_000);
+    });
+
+    it('should refuse a run retention shorter than a day, for the service or a plan', () => {
+      expect(() => buildConfig({ runs: { retention: '12h' } }, {})).toThrow(/runs\.retention: expected at least 1d/);
+      expect(() => buildConfig({ plans: { free: { run_retention: '1h' } } }, {})).toThrow(
+        /plans\.free\.run_retention: expected at least 1d/,
+      );
+      expect(() => buildConfig({ plans: { free: { run_retention: 'soon' } } }, {})).toThrow(
+        /plans\.free\.run_retention: expected a duration/,
       );
     });
   });

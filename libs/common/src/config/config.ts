@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../durations';
+import { type CodecConfig, readCodecConfig } from './codec-config';
+import { resolveTemporal, type TemporalConnectionSettings } from './temporal';
 
 /**
  * The service's configuration (decisions.md → Config): one YAML file plus environment overrides,
@@ -10,6 +12,11 @@ export interface PlanLimits {
   min_interval_ms: number;
   max_runs_per_month_per_workspace: number; // 0 = unlimited
   over_quota_policy: 'block' | 'allow';
+  /**
+   * How long runs and attempts of this plan's workspaces are kept after they finished
+   * (`plans.<name>.run_retention`); null = `runs.retention`.
+   */
+  run_retention_ms: number | null;
 }
 
 export interface AppConfig {
@@ -21,7 +28,20 @@ export interface AppConfig {
   public_url: string;
   http: { host: string; port: number; trust_proxy: boolean };
   database: { url: string };
-  temporal: { address: string; namespace: string; task_queue: string; ui_url: string | null };
+  /**
+   * `address`, `namespace` and `connection` (TLS, API key, gRPC metadata) are resolved from the
+   * standard `TEMPORAL_*` variables, this file's `temporal:` section and a Temporal config file
+   * profile, in that order (`resolveTemporal`, docs/operations.md → Connecting to Temporal).
+   */
+  temporal: {
+    address: string;
+    namespace: string;
+    task_queue: string;
+    ui_url: string | null;
+    connection: TemporalConnectionSettings;
+    /** Payload encryption (codec-config.ts); null = off, the default. */
+    codec: CodecConfig | null;
+  };
   scheduler: {
     delivery_mode: 'safe' | 'fast';
     misfire_threshold_ms: number;
@@ -61,9 +81,11 @@ export interface AppConfig {
   /**
    * Attempt response bodies (decisions.md → Response bodies): kept for non-success attempts, and
    * for successful ones only with `store_success_bodies`; set to null `body_retention` after the
-   * attempt finished (docs/delivery.md).
+   * attempt finished (docs/delivery.md). `retention_ms`: finished runs and their attempts are
+   * deleted this long after they finished (`runs.retention`, default 30 days; a plan may set its
+   * own `run_retention`); open runs are never deleted (docs/operations.md → Run retention).
    */
-  runs: { store_success_bodies: boolean; body_retention_ms: number };
+  runs: { store_success_bodies: boolean; body_retention_ms: number; retention_ms: number };
   /**
    * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), generic OIDC
    * (`providers` lists `oidc` when configured), session lifetime, and where a first-time user
@@ -146,12 +168,14 @@ export const DEFAULT_PLANS: Record<string, PlanLimits> = {
     min_interval_ms: 1_000,
     max_runs_per_month_per_workspace: 0,
     over_quota_policy: 'allow',
+    run_retention_ms: null,
   },
   free: {
     max_jobs_per_workspace: 20,
     min_interval_ms: 60_000,
     max_runs_per_month_per_workspace: 10_000,
     over_quota_policy: 'block',
+    run_retention_ms: null,
   },
 };
 
@@ -165,10 +189,11 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['PORT', 'http.port'],
   ['TRUST_PROXY', 'http.trust_proxy'],
   ['DATABASE_URL', 'database.url'],
-  ['TEMPORAL_ADDRESS', 'temporal.address'],
-  ['TEMPORAL_NAMESPACE', 'temporal.namespace'],
   ['TEMPORAL_TASK_QUEUE', 'temporal.task_queue'],
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
+  ['TEMPORAL_CODEC_KEYS', 'temporal.codec.keys'],
+  ['TEMPORAL_CODEC_ENCRYPT_KEY_ID', 'temporal.codec.encrypt_key_id'],
+  ['TEMPORAL_CODEC_CORS_ORIGINS', 'temporal.codec.cors_origins'],
   ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
   ['SCHEDULER_PREPARE_AHEAD', 'scheduler.prepare_ahead'],
@@ -211,6 +236,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
   ['RUNS_STORE_SUCCESS_BODIES', 'runs.store_success_bodies'],
   ['RUNS_BODY_RETENTION', 'runs.body_retention'],
+  ['RUNS_RETENTION', 'runs.retention'],
   ['LOG_LEVEL', 'log.level'],
   ['SVC_VERSION', 'version'],
   ['SVC_COMMIT', 'commit'],
@@ -329,6 +355,19 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
 
   const mode = oneOf('mode', ['self_hosted', 'hosted'] as const, 'self_hosted');
   const port = int('http.port', 3000);
+  // Runs and attempts are kept at least a day: the purge never races a run's own retries.
+  const runRetentionFloor = (path: string, ms: number): number => {
+    if (ms < 86_400_000) {
+      problems.push(`${path}: expected at least 1d`);
+    }
+    return ms;
+  };
+  const runRetention = runRetentionFloor('runs.retention', duration('runs.retention', 30 * 86_400_000));
+  const planRunRetention = (name: string, fallback: number | null): number | null => {
+    const path = `plans.${name}.run_retention`;
+    const v = getPath(raw, path);
+    return v === undefined || v === null ? fallback : runRetentionFloor(path, duration(path, 86_400_000));
+  };
   const plans: Record<string, PlanLimits> = { ...DEFAULT_PLANS };
   const filePlans = getPath(raw, 'plans');
   if (filePlans && typeof filePlans === 'object') {
@@ -346,6 +385,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
           ['block', 'allow'] as const,
           base.over_quota_policy,
         ),
+        run_retention_ms: planRunRetention(name, base.run_retention_ms),
       };
     }
   }
@@ -443,10 +483,12 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     http: { host: str('http.host', '127.0.0.1'), port, trust_proxy: bool('http.trust_proxy', false) },
     database: { url: str('database.url', 'postgres://postgres@127.0.0.1:5432/svc') },
     temporal: {
-      address: str('temporal.address', 'localhost:7233'),
-      namespace: str('temporal.namespace', 'default'),
+      // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and the TLS/API-key variables are read by
+      // @temporalio/envconfig, as the `temporal` CLI reads them (./temporal.ts).
+      ...resolveTemporal(temporalSection(file), env, problems),
       task_queue: str('temporal.task_queue', 'svc-jobs'),
       ui_url: getPath(raw, 'temporal.ui_url') ? str('temporal.ui_url', '') : null,
+      codec: readCodecConfig((path) => getPath(raw, path), str('temporal.ui_url', '') || null, problems),
     },
     scheduler: {
       delivery_mode: oneOf('scheduler.delivery_mode', ['safe', 'fast'] as const, 'safe'),
@@ -479,7 +521,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     },
     plans,
     default_plan: defaultPlan,
-    runs: { store_success_bodies: bool('runs.store_success_bodies', false), body_retention_ms: bodyRetention },
+    runs: {
+      store_success_bodies: bool('runs.store_success_bodies', false),
+      body_retention_ms: bodyRetention,
+      retention_ms: runRetention,
+    },
     auth: authConfig(),
     secrets: { encryption_key: secretsKey || null },
     audit: { retention_ms: auditRetention },
@@ -498,6 +544,12 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return config;
+}
+
+/** The YAML file's `temporal:` section (before environment overrides: envconfig applies those). */
+function temporalSection(file: Raw): Raw {
+  const section = file?.temporal;
+  return typeof section === 'object' && section !== null && !Array.isArray(section) ? (section as Raw) : {};
 }
 
 /** True when the standard OpenTelemetry variables ask for a trace exporter. */

@@ -44,6 +44,10 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 })
 // Open runs by last progress: the stalled-run sweep (runs with no workflow, or one that ended).
 @Index('idx_runs_open', ['updatedAt'], { where: `"status" IN ('running', 'deferred')` })
+// Run retention (issue 22): terminal runs by finish time, oldest first; open runs stay out.
+@Index('idx_runs_finished_terminal', ['finishedAt'], {
+  where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
+})
 export class RunEntity {
   /** `run_<ulid>`; also the id of the run workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_runs' })

@@ -97,6 +97,16 @@ export class JobsRepository {
   }
 
   /** Jobs by id across workspaces (for the reconciler, which holds trusted ids). */
+  async findMany(workspaceId: string, ids: string[]): Promise<JobEntity[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    return this.repo()
+      .createQueryBuilder('job')
+      .where('job.workspaceId = :workspaceId AND job.id IN (:...ids)', { workspaceId, ids })
+      .getMany();
+  }
+
   async findManyUnscoped(ids: string[]): Promise<JobEntity[]> {
     if (ids.length === 0) {
       return [];

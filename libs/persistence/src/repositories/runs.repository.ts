@@ -6,9 +6,17 @@ import { returnedRows } from './query-result';
 
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
 
+/** Which workspaces a run purge covers: all, those on `plans`, or those on any plan but `exceptPlans`. */
+export interface RunPurgeScope {
+  plans?: string[];
+  exceptPlans?: string[];
+}
+
 export interface RunListFilter {
   jobId?: string;
   status?: RunStatus;
+  /** Any of these statuses. */
+  statuses?: RunStatus[];
   trigger?: RunTrigger;
   slaBreached?: boolean;
   from?: Date;
@@ -17,6 +25,8 @@ export interface RunListFilter {
   tag?: string;
   /** Keyset: strictly after this (scheduled_at DESC, id DESC) position. */
   after?: { scheduledAt: Date; id: string };
+  /** Oldest first (no keyset); newest first otherwise. */
+  oldestFirst?: boolean;
   limit: number;
 }
 
@@ -65,6 +75,9 @@ export class RunsRepository {
     if (filter.status) {
       query.andWhere('run.status = :status', { status: filter.status });
     }
+    if (filter.statuses) {
+      query.andWhere('run.status IN (:...statuses)', { statuses: filter.statuses });
+    }
     if (filter.trigger) {
       query.andWhere('run.trigger = :trigger', { trigger: filter.trigger });
     }
@@ -89,7 +102,8 @@ export class RunsRepository {
         afterId: filter.after.id,
       });
     }
-    return query.orderBy('run.scheduledAt', 'DESC').addOrderBy('run.id', 'DESC').take(filter.limit).getMany();
+    const order = filter.oldestFirst ? 'ASC' : 'DESC';
+    return query.orderBy('run.scheduledAt', order).addOrderBy('run.id', order).take(filter.limit).getMany();
   }
 
   async listInFlightForJob(workspaceId: string, jobId: string): Promise<RunEntity[]> {
@@ -193,6 +207,35 @@ export class RunsRepository {
       [cutoff, limit],
     );
     return returnedRows(rows).length;
+  }
+
+  /**
+   * Run retention (decisions.md → Response bodies; config `runs.retention`): deletes at most
+   * `limit` runs of every workspace (or only of workspaces on `scope.plans`, or on any plan but
+   * `scope.exceptPlans`) that are terminal and finished before `cutoff`, oldest first, and returns
+   * how many. Their attempts go with them (`fk_attempts_run` is ON DELETE CASCADE); open runs
+   * (`running`, `deferred`) are never touched. Served by the partial index
+   * `idx_runs_finished_terminal`; rows locked by another purge (or a live write) are skipped, so
+   * several processes may run it at once and it never waits on the live path.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number, scope: RunPurgeScope = {}): Promise<number> {
+    const params: unknown[] = [cutoff, limit];
+    let planFilter = '';
+    if (scope.plans) {
+      params.push(scope.plans);
+      planFilter = 'AND workspace_id IN (SELECT id FROM workspaces WHERE plan = ANY($3::text[]))';
+    } else if (scope.exceptPlans && scope.exceptPlans.length > 0) {
+      params.push(scope.exceptPlans);
+      planFilter = 'AND workspace_id NOT IN (SELECT id FROM workspaces WHERE plan = ANY($3::text[]))';
+    }
+    const result: unknown = await this.manager.query(
+      `DELETE FROM runs WHERE id IN (
+         SELECT id FROM runs
+          WHERE status IN ('succeeded', 'failed', 'skipped', 'cancelled') AND finished_at < $1 ${planFilter}
+          ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      params,
+    );
+    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 
   async stats(workspaceId: string, jobId: string, since: Date) {

@@ -12,6 +12,7 @@ import {
   type AuthContext,
   bearerToken,
   PUBLIC_ROUTE,
+  READ_ONLY_ROUTE,
   REQUIRED_SCOPES,
   type Scope,
   type ScopeRequirement,
@@ -58,7 +59,12 @@ export class ApiKeyGuard implements CanActivate {
     if (!this.transactions.connected) {
       throw new UnavailableError('Database unavailable; retry');
     }
-    const auth = token ? await this.authenticateKey(token) : await this.authenticateSession(request, sessionToken!);
+    // A `@ReadOnly()` POST (the codec server) changes nothing: no CSRF token, allowed when suspended.
+    const mutating =
+      MUTATING.has(request.method) && !this.reflector.getAllAndOverride<boolean>(READ_ONLY_ROUTE, targets);
+    const auth = token
+      ? await this.authenticateKey(token)
+      : await this.authenticateSession(request, sessionToken!, mutating);
     request.auth = auth;
     addLogFields({ workspace_id: auth.workspaceId }); // on this request's later lines (docs/operations.md → Logs)
 
@@ -74,7 +80,7 @@ export class ApiKeyGuard implements CanActivate {
           : 'Your role in this workspace does not allow this request',
       );
     }
-    if (auth.suspended && MUTATING.has(request.method)) {
+    if (auth.suspended && mutating) {
       throw new WorkspaceSuspendedError();
     }
     return true;
@@ -102,10 +108,14 @@ export class ApiKeyGuard implements CanActivate {
    * request that changes data must carry the session's `X-CSRF-Token` (403 without it): a
    * cross-site page can make the browser send the cookie, but cannot read the token.
    */
-  private async authenticateSession(request: FastifyRequest, sessionToken: string): Promise<AuthContext> {
+  private async authenticateSession(
+    request: FastifyRequest,
+    sessionToken: string,
+    mutating: boolean,
+  ): Promise<AuthContext> {
     const workspace = request.headers['svc-workspace'];
     const auth = await this.sessions.authenticate(sessionToken, typeof workspace === 'string' ? workspace : undefined);
-    if (MUTATING.has(request.method) && !csrfMatches(request.headers['x-csrf-token'], auth.csrfToken!)) {
+    if (mutating && !csrfMatches(request.headers['x-csrf-token'], auth.csrfToken!)) {
       throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
     }
     return auth;

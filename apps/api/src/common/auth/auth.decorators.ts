@@ -43,6 +43,15 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
  */
 export const Scopes = (...scopes: [Scope, ...Scope[]]) => SetMetadata(REQUIRED_SCOPES, scopes);
 
+export const READ_ONLY_ROUTE = 'svc:read-only';
+
+/**
+ * A POST that changes nothing (the codec server's `/codec/encode` and `/decode`): a session needs
+ * no `X-CSRF-Token` for it (a cross-site page can send it but, without a CORS grant, not read the
+ * answer; the Temporal Web UI cannot send the token) and a suspended workspace may call it.
+ */
+export const ReadOnly = () => SetMetadata(READ_ONLY_ROUTE, true);
+
 /** Any valid key of the workspace, whatever its scopes (decisions.md → Scopes). */
 export const AnyKey = () => SetMetadata(REQUIRED_SCOPES, ANY_KEY);
 

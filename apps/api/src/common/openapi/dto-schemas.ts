@@ -36,6 +36,11 @@ const CUSTOM_CONVERTERS: ISchemaConverters = {
     description: `At most ${meta.constraints?.[0] as number} bytes of UTF-8`,
   }),
   isPlainObject: { type: 'object' },
+  isBase64Map: {
+    type: 'object',
+    additionalProperties: { type: 'string', format: 'byte' },
+    description: 'Names to base64 bytes',
+  },
 };
 
 const OPTIONS = {

@@ -117,6 +117,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   stats: 'The workspace at a glance.',
   health: 'Liveness, readiness, version and server features; no authentication.',
   'open-api': 'This document.',
+  codec: 'Temporal’s codec-server protocol: encrypt and decrypt Temporal payloads for the Temporal Web UI.',
 };
 
 function kebab(name: string): string {
@@ -167,7 +168,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
   const hoist = (schema: JsonSchema | null): JsonSchema | null => (schema ? hoistSchema(schema, components) : null);
 
   const routes = [...input.routes]
-    .filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS')
+    .filter((r) => r.method !== 'HEAD')
     .sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method));
   for (const route of routes) {
     const nest = nestByRoute.get(`${route.method} ${route.url}`);

@@ -59,9 +59,13 @@ export class ScheduleDto {
   count?: number | null;
 }
 
-/** PATCH may send part of the schedule; what is missing keeps its stored value. */
+/**
+ * PATCH may send part of the schedule; what is missing keeps its stored value, `null` resets
+ * `kind` (auto), `timezone` (UTC), `starts_at`, `ends_at` and `count` (none). `expr` has no
+ * default: `null` is refused.
+ */
 export class SchedulePatchDto extends ScheduleDto {
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxBytes(4096)
@@ -75,6 +79,26 @@ export class SinkDto {
   /** Kind-specific configuration; validated by the sink's own rules. */
   @IsPlainObject()
   config: Record<string, unknown>;
+}
+
+/**
+ * PATCH's sink: `config` alone merges field by field into the stored config (`null` removes a
+ * field: the sink's default applies); a new `kind` needs its complete `config` (job-patch.ts).
+ */
+@JSONSchema({
+  description:
+    '`config` alone merges field by field into the stored configuration (`null` removes a field: the sink default ' +
+    'applies). A `kind` other than the stored one needs `config`: the complete configuration of the new kind.',
+})
+export class SinkPatchDto {
+  @ValidateIf((_, value) => value !== undefined)
+  @IsIn(SINK_KINDS)
+  kind?: (typeof SINK_KINDS)[number];
+
+  /** Fields of the kind's configuration; with a new `kind`, the complete configuration. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsPlainObject()
+  config?: Record<string, unknown>;
 }
 
 export class RetryDto {
@@ -241,7 +265,25 @@ export class CreateJobDto extends JobFieldsDto {
   sink: SinkDto;
 }
 
-@JSONSchema({ examples: [{ description: 'Moved to the afternoon', schedule: { expr: 'every weekday at 2pm' } }] })
+/**
+ * Any subset of the create fields (job-patch.ts has the merge rule; docs/api.md → PATCH). What is
+ * omitted is kept; `null` resets a field that has a default.
+ */
+@JSONSchema({
+  description:
+    'Any subset of the create fields. Omitted fields keep their stored value; `schedule`, `retry` and `sink.config` ' +
+    'merge field by field with the stored ones (maps and lists inside them are replaced whole); `null` resets a ' +
+    'field to its default (`description`, `tags`, `retry` and each of its fields, `timeout`, `sla_threshold`, ' +
+    '`misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `schedule.kind|timezone|starts_at|ends_at|count`, ' +
+    'and any `sink.config` field, which then takes the sink default); `name`, `schedule`, `schedule.expr` and `sink` ' +
+    'refuse `null`. A new `schedule.expr` without `schedule.kind` is detected again (`auto`). A new `sink.kind` needs ' +
+    'the complete `sink.config` of that kind. The merged job is validated like a create: `400 validation_failed` ' +
+    'names the fields and nothing is written.',
+  examples: [
+    { description: 'Moved to the afternoon', schedule: { expr: 'every weekday at 2pm' } },
+    { sink: { config: { retry_on: ['5xx', 'timeout'] } }, retry: { max_attempts: 5 } },
+  ],
+})
 export class UpdateJobDto extends JobFieldsDto {
   // name, schedule and sink have no server default: omit them to keep them; null is refused (400).
   @ValidateIf((_, value) => value !== undefined)
@@ -257,8 +299,8 @@ export class UpdateJobDto extends JobFieldsDto {
 
   @ValidateIf((_, value) => value !== undefined)
   @ValidateNested()
-  @Type(() => SinkDto)
-  sink?: SinkDto;
+  @Type(() => SinkPatchDto)
+  sink?: SinkPatchDto;
 }
 
 export class ListJobsQueryDto extends PageQueryDto {

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsTimestamp } from '../../common/validators';
 import { PageQueryDto } from '../../common/page-query.dto';
 
@@ -17,6 +18,21 @@ export class ListJobRunsQueryDto extends PageQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   sla_breached?: boolean;
+
+  /**
+   * Only `true` filters: open runs whose workflow runs in Temporal but does not progress (past
+   * the retry budget, or no heartbeat for longer than the heartbeat timeout), each with what
+   * Temporal says it waits on (docs/operations.md → Stuck runs). Examines the oldest 200 open runs;
+   * `next_cursor` is always null.
+   */
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  @JSONSchema({
+    description:
+      'Only `true` filters: open runs whose workflow runs in Temporal but does not progress (past the retry budget, or no heartbeat for longer than the heartbeat timeout), each with a `stuck` object: the reasons and what Temporal says it waits on. Examines the oldest 200 open runs; `next_cursor` is null.',
+  })
+  stuck?: boolean;
 
   /** Inclusive lower bound on scheduled_at (RFC 3339). */
   @IsOptional()

@@ -1,0 +1,194 @@
+import { formatDuration, ValidationFailedError } from '@svc/common';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse } from './job-config';
+
+/**
+ * The merge rule of `PATCH /api/v1/jobs/{id}` (spec: "any subset of the create fields"; issue
+ * #22 "edits never lose settings"), in one pure function so it is stated and tested once.
+ *
+ * - A field that is absent keeps its stored value.
+ * - A field given a value takes it.
+ * - `schedule`, `retry` and `sink.config` are merged field by field with the stored ones (one
+ *   level deep: maps and lists inside them, such as `headers`, `env`, `retry_on`,
+ *   `success_codes`, are values and are replaced whole).
+ * - `null` resets a field to its default ({@link PATCH_DEFAULTS}; inside `sink.config`, removing
+ *   the field lets the sink's own default apply). `name`, `schedule`, `schedule.expr` and `sink`
+ *   have no default and refuse `null` (the DTO does that, with `400 validation_failed`).
+ * - When `schedule.expr` changes and `schedule.kind` is not given, the kind is `auto` again (the
+ *   stored kind is what the old expression was detected as).
+ * - A change of `sink.kind` needs `sink.config`: the new kind's configuration, complete. The old
+ *   kind's configuration is not merged into it. Without it: `400` naming `sink.config`.
+ *
+ * The result is not validated here: the caller validates the merged job exactly as a create
+ * (schedule, sink, retry consistency), so a PATCH can never produce an invalid job.
+ */
+
+/** A job's settings in the shape of the create body, as the job object returns them. */
+export interface JobSettings {
+  name: string;
+  description: string;
+  tags: string[];
+  schedule: ScheduleSettings;
+  sink: SinkSettings;
+  retry: RetrySettings;
+  timeout: string;
+  sla_threshold: string | null;
+  misfire_policy: string;
+  overlap_policy: string;
+  auto_disable_threshold: number | null;
+}
+
+export interface ScheduleSettings {
+  expr: string;
+  kind: string;
+  timezone: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  count: number | null;
+}
+
+export interface SinkSettings {
+  kind: string;
+  config: Record<string, unknown>;
+}
+
+export interface RetrySettings {
+  max_attempts: number;
+  backoff: string;
+  initial_interval: string;
+  max_interval: string;
+  multiplier: number;
+  jitter: number;
+}
+
+type Patch<T> = { [K in keyof T]?: T[K] | null };
+
+/** A PATCH body after DTO validation (types and ranges checked, unknown fields refused). */
+export interface JobPatch {
+  name?: string;
+  description?: string | null;
+  tags?: string[] | null;
+  schedule?: Patch<ScheduleSettings>;
+  sink?: { kind?: string; config?: Record<string, unknown> };
+  retry?: Patch<RetrySettings> | null;
+  timeout?: string | null;
+  sla_threshold?: string | null;
+  misfire_policy?: string | null;
+  overlap_policy?: string | null;
+  auto_disable_threshold?: number | null;
+}
+
+/** What `null` resets a field to (decisions.md → defaults; `null` thresholds = the server default). */
+export const PATCH_DEFAULTS = {
+  description: '',
+  tags: [] as string[],
+  timeout: formatDuration(DEFAULT_TIMEOUT_MS),
+  sla_threshold: null,
+  misfire_policy: 'fire_once',
+  overlap_policy: 'allow',
+  auto_disable_threshold: null,
+  schedule: { kind: 'auto', timezone: 'UTC', starts_at: null, ends_at: null, count: null },
+  retry: retryResponse(DEFAULT_RETRY) as RetrySettings,
+} as const;
+
+/** The fields `null` resets (documented in docs/api.md); the others refuse `null`. */
+export const NULLABLE_FIELDS = [
+  'description',
+  'tags',
+  'timeout',
+  'sla_threshold',
+  'misfire_policy',
+  'overlap_policy',
+  'auto_disable_threshold',
+  'retry',
+  'retry.*',
+  'schedule.kind',
+  'schedule.timezone',
+  'schedule.starts_at',
+  'schedule.ends_at',
+  'schedule.count',
+  'sink.config.*',
+] as const;
+
+type TopLevelResettable = Exclude<keyof typeof PATCH_DEFAULTS, 'schedule' | 'retry'>;
+const TOP_LEVEL: TopLevelResettable[] = [
+  'description',
+  'tags',
+  'timeout',
+  'sla_threshold',
+  'misfire_policy',
+  'overlap_policy',
+  'auto_disable_threshold',
+];
+
+/** `stored ⊕ patch`: the job a PATCH asks for (see the rule above). Pure; throws only `400`. */
+export function applyJobPatch(stored: JobSettings, patch: JobPatch): JobSettings {
+  const result: JobSettings = {
+    ...stored,
+    tags: [...stored.tags],
+    schedule: { ...stored.schedule },
+    sink: { kind: stored.sink.kind, config: { ...stored.sink.config } },
+    retry: { ...stored.retry },
+  };
+  if (patch.name !== undefined) {
+    result.name = patch.name;
+  }
+  for (const key of TOP_LEVEL) {
+    const value = patch[key];
+    if (value !== undefined) {
+      (result as unknown as Record<string, unknown>)[key] = value === null ? clone(PATCH_DEFAULTS[key]) : value;
+    }
+  }
+  if (patch.schedule) {
+    result.schedule = mergeFields(stored.schedule, patch.schedule, PATCH_DEFAULTS.schedule);
+    if (patch.schedule.expr !== undefined && patch.schedule.kind === undefined) {
+      result.schedule.kind = 'auto';
+    }
+  }
+  if (patch.retry === null) {
+    result.retry = { ...PATCH_DEFAULTS.retry };
+  } else if (patch.retry) {
+    result.retry = mergeFields(stored.retry, patch.retry, PATCH_DEFAULTS.retry);
+  }
+  if (patch.sink) {
+    result.sink = mergeSink(stored.sink, patch.sink);
+  }
+  return result;
+}
+
+/** Whether a PATCH changes the sink's kind (the signing secret follows: see JobsService.update). */
+export function changesSinkKind(stored: JobSettings, patch: JobPatch): boolean {
+  return patch.sink?.kind !== undefined && patch.sink.kind !== stored.sink.kind;
+}
+
+function mergeSink(stored: SinkSettings, patch: NonNullable<JobPatch['sink']>): SinkSettings {
+  const kind = patch.kind ?? stored.kind;
+  if (kind !== stored.kind) {
+    if (patch.config === undefined) {
+      throw new ValidationFailedError({
+        'sink.config': `changing sink.kind from ${stored.kind} to ${kind} needs the complete configuration of a ${kind} sink`,
+      });
+    }
+    return { kind, config: withoutNulls(patch.config) };
+  }
+  return { kind, config: withoutNulls({ ...stored.config, ...(patch.config ?? {}) }) };
+}
+
+/** Field by field: absent keeps, `null` takes the default, a value wins. */
+function mergeFields<T extends object>(stored: T, patch: Patch<T>, defaults: Partial<T>): T {
+  const merged = { ...stored } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) {
+      continue;
+    }
+    merged[key] = value === null ? clone((defaults as Record<string, unknown>)[key] ?? null) : value;
+  }
+  return merged as T;
+}
+
+function withoutNulls(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && value !== undefined));
+}
+
+function clone<T>(value: T): T {
+  return Array.isArray(value) ? ([...value] as T) : value;
+}

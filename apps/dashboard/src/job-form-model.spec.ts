@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import type { Job } from './api';
+import { createBody, emptyForm, fromJob, patchBody } from './job-form-model';
+
+// Issue #22: the dashboard's edit sends only what the user changed.
+
+const webhookJob = (): Job =>
+  ({
+    id: 'job_1',
+    name: 'full',
+    description: 'every field set',
+    tags: ['billing', 'nightly'],
+    schedule: {
+      expr: 'every 7 minutes',
+      kind: 'natural',
+      canonical: 'FREQ=MINUTELY;INTERVAL=7',
+      description: 'every 7 minutes',
+      timezone: 'Europe/Berlin',
+      starts_at: '2030-01-01T00:00:00.000Z',
+      ends_at: '2031-01-01T00:00:00.000Z',
+      count: 40,
+    },
+    sink: {
+      kind: 'webhook',
+      config: {
+        url: 'https://example.com/full',
+        method: 'PUT',
+        headers: { Authorization: 'Bearer {{secret.TOKEN}}', 'X-Run': '{{run.id}}' },
+        body: '{"job":"{{job.name}}"}',
+        success_codes: [200, 202],
+        retry_on: ['timeout', 503],
+        follow_redirects: true,
+      },
+    },
+    retry: {
+      max_attempts: 7,
+      backoff: 'linear',
+      initial_interval: '5s',
+      max_interval: '2m',
+      multiplier: 3,
+      jitter: 0.5,
+    },
+    timeout: '45s',
+    sla_threshold: '3m',
+    misfire_policy: 'fire_all',
+    overlap_policy: 'queue',
+    auto_disable_threshold: 4,
+  }) as unknown as Job;
+
+const commandJob = (): Job => {
+  const job = webhookJob();
+  job.sink = { kind: 'command', config: { argv: ['/bin/echo', 'a b'], env: { A: '1' }, retry_on_exit_codes: [75] } };
+  return job;
+};
+
+describe('job form model', () => {
+  it('should send nothing when nothing changed, for webhook and command jobs', () => {
+    for (const job of [webhookJob(), commandJob()]) {
+      const loaded = fromJob(job);
+      expect(patchBody(loaded, { ...loaded })).toEqual({});
+    }
+  });
+
+  it('should send nothing for any unchanged job (property over settings)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          sla: fc.option(fc.constantFrom('1m', '2h'), { nil: null }),
+          auto: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+          count: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+          codes: fc.oneof(fc.constant('2xx'), fc.array(fc.integer({ min: 200, max: 299 }), { minLength: 1 })),
+          headers: fc.dictionary(fc.constantFrom('X-A', 'X-B'), fc.constantFrom('1', 'a: b')),
+          body: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
+          jitter: fc.double({ min: 0, max: 1, noNaN: true }),
+        }),
+        ({ sla, auto, count, codes, headers, body, jitter }) => {
+          const job = webhookJob();
+          Object.assign(job, { sla_threshold: sla, auto_disable_threshold: auto });
+          job.schedule.count = count;
+          job.retry.jitter = jitter;
+          job.sink.config = { ...job.sink.config, success_codes: codes, headers, body };
+          const loaded = fromJob(job);
+          expect(patchBody(loaded, { ...loaded })).toEqual({});
+        },
+      ),
+    );
+  });
+
+  it('should send only the changed field, nested ones inside their object', () => {
+    const loaded = fromJob(webhookJob());
+    expect(patchBody(loaded, { ...loaded, name: 'renamed' })).toEqual({ name: 'renamed' });
+    expect(patchBody(loaded, { ...loaded, url: 'https://example.com/b' })).toEqual({
+      sink: { config: { url: 'https://example.com/b' } },
+    });
+    expect(patchBody(loaded, { ...loaded, jitter: '0', timezone: 'UTC' })).toEqual({
+      retry: { jitter: 0 },
+      schedule: { timezone: 'UTC' },
+    });
+    expect(patchBody(loaded, { ...loaded, followRedirects: false, retryOn: '5xx, 429' })).toEqual({
+      sink: { config: { follow_redirects: false, retry_on: ['5xx', 429] } },
+    });
+  });
+
+  it('should send null for a field the user emptied (the server default applies)', () => {
+    const loaded = fromJob(webhookJob());
+    expect(
+      patchBody(loaded, { ...loaded, slaThreshold: '', autoDisableThreshold: '', body: '', count: '', endsAt: '' }),
+    ).toEqual({
+      sla_threshold: null,
+      auto_disable_threshold: null,
+      schedule: { count: null, ends_at: null },
+      sink: { config: { body: null } },
+    });
+  });
+
+  it('should send the whole new config on a sink kind change', () => {
+    const loaded = fromJob(webhookJob());
+    expect(patchBody(loaded, { ...loaded, sinkKind: 'command', argv: '/bin/true\n--flag', cwd: '/tmp' })).toEqual({
+      sink: { kind: 'command', config: { argv: ['/bin/true', '--flag'], cwd: '/tmp', retry_on_exit_codes: [] } },
+    });
+  });
+
+  it('should build a create body without the empty fields', () => {
+    const form = { ...emptyForm('UTC'), name: 'n', expr: 'every day', url: 'https://example.com/h' };
+    const body = createBody(form) as Record<string, any>;
+    expect(body).toMatchObject({ name: 'n', schedule: { expr: 'every day', kind: 'auto', timezone: 'UTC' } });
+    expect(body.sla_threshold).toBeUndefined();
+    expect(body.sink.config.body).toBeUndefined();
+    expect(body.schedule.count).toBeUndefined();
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * The job form's model, pure (no DOM, no fetch): every setting of a job as form text, the create
+ * body built from it, and the PATCH body of an edit, which holds only what the user changed
+ * (issue #22: saving must never reset what the form did not touch). The server merges that PATCH
+ * with the stored job field by field (docs/api.md → PATCH); `null` resets a field to its default.
+ */
+import type { Job } from './api';
+
+export interface FormState {
+  name: string;
+  description: string;
+  tags: string;
+  expr: string;
+  kind: string;
+  timezone: string;
+  startsAt: string;
+  endsAt: string;
+  count: string;
+  misfirePolicy: string;
+  overlapPolicy: string;
+  timeout: string;
+  slaThreshold: string;
+  autoDisableThreshold: string;
+  maxAttempts: string;
+  backoff: string;
+  initialInterval: string;
+  maxInterval: string;
+  multiplier: string;
+  jitter: string;
+  sinkKind: string;
+  url: string;
+  method: string;
+  headers: string;
+  body: string;
+  successCodes: string;
+  retryOn: string;
+  followRedirects: boolean;
+  argv: string;
+  env: string;
+  cwd: string;
+  retryOnExitCodes: string;
+}
+
+export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'];
+export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'];
+export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'];
+export const BACKOFFS = ['exponential', 'linear', 'fixed'];
+export const HTTP_METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'];
+
+/** A new job: the server's defaults, shown (decisions.md → retry defaults, timeout; spec → webhook). */
+export function emptyForm(timezone: string): FormState {
+  return {
+    name: '',
+    description: '',
+    tags: '',
+    expr: '',
+    kind: 'auto',
+    timezone,
+    startsAt: '',
+    endsAt: '',
+    count: '',
+    misfirePolicy: 'fire_once',
+    overlapPolicy: 'allow',
+    timeout: '30s',
+    slaThreshold: '',
+    autoDisableThreshold: '',
+    maxAttempts: '3',
+    backoff: 'exponential',
+    initialInterval: '10s',
+    maxInterval: '10m',
+    multiplier: '2',
+    jitter: '0.2',
+    sinkKind: 'webhook',
+    url: '',
+    method: 'POST',
+    headers: '',
+    body: '',
+    successCodes: '2xx',
+    retryOn: '5xx, 408, 429, network, timeout',
+    followRedirects: false,
+    argv: '',
+    env: '',
+    cwd: '',
+    retryOnExitCodes: '',
+  };
+}
+
+const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+const list = (value: unknown): string => (Array.isArray(value) ? value.join(', ') : text(value));
+const lines = (map: unknown, separator: string): string =>
+  Object.entries((map as Record<string, string> | undefined) ?? {})
+    .map(([k, v]) => `${k}${separator}${v}`)
+    .join('\n');
+
+/** A loaded job as form text: every setting the API has, exactly as stored. */
+export function fromJob(job: Job): FormState {
+  const config = job.sink.config;
+  const empty = emptyForm(job.schedule.timezone);
+  const webhook = job.sink.kind === 'webhook';
+  return {
+    ...empty,
+    name: job.name,
+    description: job.description ?? '',
+    tags: job.tags.join(', '),
+    expr: job.schedule.expr,
+    kind: job.schedule.kind,
+    timezone: job.schedule.timezone,
+    startsAt: text(job.schedule.starts_at),
+    endsAt: text(job.schedule.ends_at),
+    count: text(job.schedule.count),
+    misfirePolicy: job.misfire_policy,
+    overlapPolicy: job.overlap_policy,
+    timeout: job.timeout,
+    slaThreshold: text(job.sla_threshold),
+    autoDisableThreshold: text(job.auto_disable_threshold),
+    maxAttempts: String(job.retry.max_attempts),
+    backoff: job.retry.backoff,
+    initialInterval: job.retry.initial_interval,
+    maxInterval: job.retry.max_interval,
+    multiplier: String(job.retry.multiplier),
+    jitter: String(job.retry.jitter),
+    sinkKind: job.sink.kind,
+    ...(webhook
+      ? {
+          url: text(config.url),
+          method: text(config.method) || 'POST',
+          headers: lines(config.headers, ': '),
+          body: text(config.body),
+          successCodes: list(config.success_codes ?? '2xx'),
+          retryOn: list(config.retry_on ?? []),
+          followRedirects: config.follow_redirects === true,
+        }
+      : {
+          argv: ((config.argv as string[] | undefined) ?? []).join('\n'),
+          env: lines(config.env, '='),
+          cwd: text(config.cwd),
+          retryOnExitCodes: list(config.retry_on_exit_codes ?? []),
+        }),
+  };
+}
+
+/** `Name: value` (or `KEY=value`) lines → a map; blank lines are ignored. */
+export function parseMap(value: string, separator: string): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const line of value.split('\n')) {
+    const at = line.indexOf(separator);
+    if (at > 0) {
+      map[line.slice(0, at).trim()] = line.slice(at + separator.length).trim();
+    }
+  }
+  return map;
+}
+
+/** A number when the text is one; other text goes as typed, so the API names the field in its 400. */
+function numberOr(value: string): number | string | null {
+  const trimmed = value.trim();
+  if (trimmed === '') {
+    return null;
+  }
+  return Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed;
+}
+
+const orNull = (value: string): string | null => (value.trim() === '' ? null : value.trim());
+const entries = (value: string): string[] =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+
+/** The job the form describes, in the create body's shape; `null` where a field is left empty. */
+export function toSettings(form: FormState): Record<string, any> {
+  const successCodes = entries(form.successCodes);
+  const config =
+    form.sinkKind === 'command'
+      ? {
+          argv: form.argv.split('\n').filter((arg) => arg !== ''),
+          env: form.env.trim() ? parseMap(form.env, '=') : null,
+          cwd: orNull(form.cwd),
+          retry_on_exit_codes: entries(form.retryOnExitCodes).map(numberOr),
+        }
+      : {
+          url: form.url.trim(),
+          method: form.method,
+          headers: parseMap(form.headers, ':'),
+          body: form.body === '' ? null : form.body,
+          success_codes:
+            successCodes.length === 1 && successCodes[0] === '2xx' ? '2xx' : successCodes.map((c) => numberOr(c)),
+          retry_on: entries(form.retryOn).map((entry) => (/^\d+$/.test(entry) ? Number(entry) : entry)),
+          follow_redirects: form.followRedirects,
+        };
+  return {
+    name: form.name,
+    description: form.description,
+    tags: entries(form.tags),
+    schedule: {
+      expr: form.expr,
+      kind: form.kind,
+      timezone: form.timezone.trim() || 'UTC',
+      starts_at: orNull(form.startsAt),
+      ends_at: orNull(form.endsAt),
+      count: numberOr(form.count),
+    },
+    sink: { kind: form.sinkKind, config },
+    retry: {
+      max_attempts: numberOr(form.maxAttempts),
+      backoff: form.backoff,
+      initial_interval: form.initialInterval.trim(),
+      max_interval: form.maxInterval.trim(),
+      multiplier: numberOr(form.multiplier),
+      jitter: numberOr(form.jitter),
+    },
+    timeout: orNull(form.timeout),
+    sla_threshold: orNull(form.slaThreshold),
+    misfire_policy: form.misfirePolicy,
+    overlap_policy: form.overlapPolicy,
+    auto_disable_threshold: numberOr(form.autoDisableThreshold),
+  };
+}
+
+/** The create body: the settings without the empty (null) fields, which then take their defaults. */
+export function createBody(form: FormState): Record<string, unknown> {
+  return withoutNulls(toSettings(form)) as Record<string, unknown>;
+}
+
+function withoutNulls(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return value;
+  }
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The fields of `after` that differ from `before` (one level); a field gone from `after` is `null`. */
+function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!same(before[key], after[key])) {
+      changed[key] = after[key] ?? null;
+    }
+  }
+  return changed;
+}
+
+/**
+ * The PATCH body of an edit: only what differs between the form as loaded and the form now, so
+ * every setting the user did not touch stays as stored on the server. Nested objects (`schedule`,
+ * `retry`, `sink.config`) carry only their changed fields; a sink kind change carries the new
+ * kind's whole config. Empty when nothing changed.
+ */
+export function patchBody(loaded: FormState, edited: FormState): Record<string, unknown> {
+  const before = toSettings(loaded);
+  const after = toSettings(edited);
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(after)) {
+    if (key === 'schedule' || key === 'retry' || key === 'sink') {
+      continue;
+    }
+    if (!same(before[key], after[key])) {
+      patch[key] = after[key];
+    }
+  }
+  for (const key of ['schedule', 'retry'] as const) {
+    const changed = changedFields(before[key], after[key]);
+    if (Object.keys(changed).length > 0) {
+      patch[key] = changed;
+    }
+  }
+  if (before.sink.kind !== after.sink.kind) {
+    patch.sink = { kind: after.sink.kind, config: withoutNulls(after.sink.config) };
+  } else {
+    const changed = changedFields(before.sink.config, after.sink.config);
+    if (Object.keys(changed).length > 0) {
+      patch.sink = { config: changed };
+    }
+  }
+  return patch;
+}

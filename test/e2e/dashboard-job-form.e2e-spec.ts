@@ -1,0 +1,281 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { WebhookReceiver } from '../utils/receiver';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/**
+ * Issue #22 "edits never lose settings", in Debian's Chromium (as dashboard.e2e-spec.ts drives
+ * it): a job created through the API with a non-default value in every field is opened in the
+ * dashboard's form, renamed and saved, and reads back through the API identical apart from its
+ * name; the form's PATCH carries only the name. The same for a command job (command sinks are on
+ * in this stack), and a command job created from the form.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
+const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
+
+jest.setTimeout(180_000);
+
+const SETTINGS = [
+  'name',
+  'description',
+  'tags',
+  'schedule',
+  'sink',
+  'retry',
+  'timeout',
+  'sla_threshold',
+  'misfire_policy',
+  'overlap_policy',
+  'auto_disable_threshold',
+];
+const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, job[key]]));
+
+describe('dashboard job form in Chromium (issue #22)', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let api: ReturnType<typeof apiClient>;
+  /** Bodies of the job PATCH/POST requests the page sent. */
+  const sent: Array<{ method: string; url: string; body: unknown }> = [];
+
+  beforeAll(async () => {
+    if (!existsSync(DASHBOARD_BUILD)) {
+      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
+    }
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
+    }
+    receiver = await WebhookReceiver.start();
+    stack = await startStack({
+      worker: false,
+      config: {
+        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
+        sinks: { command: { enabled: true } },
+      },
+    });
+    api = apiClient(stack.baseUrl, stack.apiKey);
+    expect((await api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      timezoneId: 'America/New_York',
+    });
+    page = await context.newPage();
+    page.on('request', (request) => {
+      if (/\/api\/v1\/jobs/.test(request.url()) && ['POST', 'PATCH'].includes(request.method())) {
+        sent.push({ method: request.method(), url: request.url(), body: request.postDataJSON() });
+      }
+    });
+    await page.goto(stack.baseUrl + '/');
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  /** Opens the job's edit form, renames it and saves; returns what the page sent. */
+  async function renameInForm(id: string, from: string, to: string) {
+    await page.goto(`${stack.baseUrl}/jobs/${id}/edit`);
+    await page.getByRole('heading', { name: `Edit ${from}` }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill(to);
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: to, exact: true }).waitFor();
+    return [...sent];
+  }
+
+  it('should show every setting of a webhook job and save a rename as a PATCH of the name alone', async () => {
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'full webhook',
+      description: 'every field set',
+      tags: ['billing', 'nightly'],
+      schedule: {
+        expr: 'every 7 minutes',
+        kind: 'natural',
+        timezone: 'Europe/Berlin',
+        starts_at: '2030-01-01T00:00:00.000Z',
+        ends_at: '2031-01-01T00:00:00.000Z',
+        count: 40,
+      },
+      sink: {
+        kind: 'webhook',
+        config: {
+          url: `${receiver.url}/full`,
+          method: 'PUT',
+          headers: { Authorization: 'Bearer {{secret.TOKEN}}', 'X-Run': '{{run.id}}' },
+          body: '{"job":"{{job.name}}"}',
+          success_codes: [200, 202],
+          retry_on: ['timeout', 503],
+          follow_redirects: true,
+        },
+      },
+      retry: {
+        max_attempts: 7,
+        backoff: 'linear',
+        initial_interval: '5s',
+        max_interval: '2m',
+        multiplier: 3,
+        jitter: 0.5,
+      },
+      timeout: '45s',
+      sla_threshold: '3m',
+      misfire_policy: 'fire_all',
+      overlap_policy: 'queue',
+      auto_disable_threshold: 4,
+    });
+    expect(created.status).toBe(201);
+    const before = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+
+    await page.goto(`${stack.baseUrl}/jobs/${before.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit full webhook' }).waitFor();
+    // Every setting is on the form, as stored.
+    const value = (label: string) => page.getByLabel(label, { exact: true }).inputValue();
+    expect({
+      format: await value('Format'),
+      timezone: await value('Time zone'),
+      startsAt: await value('Starts at'),
+      endsAt: await value('Ends at'),
+      count: await value('Occurrences'),
+      misfire: await value('Misfire policy'),
+      overlap: await value('Overlap policy'),
+      timeout: await value('Timeout'),
+      sla: await value('SLA threshold'),
+      autoDisable: await value('Auto-disable after failures'),
+      maxAttempts: await value('Max attempts'),
+      backoff: await value('Backoff'),
+      initial: await value('Initial interval'),
+      max: await value('Max interval'),
+      multiplier: await value('Multiplier'),
+      jitter: await value('Jitter'),
+      sinkKind: await value('Sink kind'),
+      url: await value('URL'),
+      method: await value('Method'),
+      successCodes: await value('Success codes'),
+      retryOn: await value('Retry on'),
+      // PostgreSQL's jsonb keeps its own key order: the lines, in any order.
+      headers: (await value('Headers')).split('\n').sort(),
+      body: await value('Body'),
+    }).toEqual({
+      format: 'natural',
+      timezone: 'Europe/Berlin',
+      startsAt: '2030-01-01T00:00:00.000Z',
+      endsAt: '2031-01-01T00:00:00.000Z',
+      count: '40',
+      misfire: 'fire_all',
+      overlap: 'queue',
+      timeout: '45s',
+      sla: '3m',
+      autoDisable: '4',
+      maxAttempts: '7',
+      backoff: 'linear',
+      initial: '5s',
+      max: '2m',
+      multiplier: '3',
+      jitter: '0.5',
+      sinkKind: 'webhook',
+      url: `${receiver.url}/full`,
+      method: 'PUT',
+      successCodes: '200, 202',
+      retryOn: 'timeout, 503',
+      headers: ['Authorization: Bearer {{secret.TOKEN}}', 'X-Run: {{run.id}}'],
+      body: '{"job":"{{job.name}}"}',
+    });
+    expect(await page.getByLabel('Follow redirects').isChecked()).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/job-form-edit.png`, fullPage: true });
+
+    const requests = await renameInForm(before.id, 'full webhook', 'full webhook renamed');
+    expect(requests).toEqual([
+      { method: 'PATCH', url: `${stack.baseUrl}/api/v1/jobs/${before.id}`, body: { name: 'full webhook renamed' } },
+    ]);
+    const after = (await api('GET', `/api/v1/jobs/${before.id}`)).body;
+    expect(settingsOf(after)).toEqual({ ...settingsOf(before), name: 'full webhook renamed' });
+    expect(after.version).toBe(before.version + 1);
+  });
+
+  it('should save one changed webhook option without touching the others', async () => {
+    const job = (await api('GET', '/api/v1/jobs?q=full webhook')).body.data[0];
+    await page.goto(`${stack.baseUrl}/jobs/${job.id}/edit`);
+    await page.getByRole('heading', { name: `Edit ${job.name}` }).waitFor();
+    await page.getByLabel('Retry on', { exact: true }).fill('5xx, network');
+    await page.getByLabel('Jitter', { exact: true }).fill('0');
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: job.name, exact: true }).waitFor();
+    expect(sent.map((r) => r.body)).toEqual([
+      { retry: { jitter: 0 }, sink: { config: { retry_on: ['5xx', 'network'] } } },
+    ]);
+    const after = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    expect(settingsOf(after)).toEqual({
+      ...settingsOf(job),
+      retry: { ...job.retry, jitter: 0 },
+      sink: { kind: 'webhook', config: { ...job.sink.config, retry_on: ['5xx', 'network'] } },
+    });
+  });
+
+  it('should rename a command job from the form and read it back identical apart from its name', async () => {
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'full command',
+      description: 'a command job',
+      tags: ['ops'],
+      schedule: { expr: '0 15 10 ? * MON-FRI', kind: 'quartz', timezone: 'Asia/Kolkata', count: 9 },
+      sink: {
+        kind: 'command',
+        config: { argv: ['/bin/echo', 'two words'], env: { MODE: 'full' }, cwd: '/tmp', retry_on_exit_codes: [75, 3] },
+      },
+      retry: {
+        max_attempts: 2,
+        backoff: 'fixed',
+        initial_interval: '1s',
+        max_interval: '1s',
+        multiplier: 1,
+        jitter: 0,
+      },
+      timeout: '2m',
+      sla_threshold: '1h',
+      misfire_policy: 'skip',
+      overlap_policy: 'cancel_previous',
+      auto_disable_threshold: 0,
+    });
+    expect(created.status).toBe(201);
+    const before = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    await page.goto(`${stack.baseUrl}/jobs/${before.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit full command' }).waitFor();
+    expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('/bin/echo\ntwo words');
+    expect(await page.getByLabel('Environment', { exact: true }).inputValue()).toBe('MODE=full');
+    expect(await page.getByLabel('Retryable exit codes', { exact: true }).inputValue()).toBe('75, 3');
+
+    const requests = await renameInForm(before.id, 'full command', 'full command renamed');
+    expect(requests.map((r) => r.body)).toEqual([{ name: 'full command renamed' }]);
+    const after = (await api('GET', `/api/v1/jobs/${before.id}`)).body;
+    expect(settingsOf(after)).toEqual({ ...settingsOf(before), name: 'full command renamed' });
+  });
+
+  it('should create a command job from the form where the server enables the command sink', async () => {
+    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.getByRole('heading', { name: 'New job' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('from the form');
+    await page.getByLabel('Schedule', { exact: true }).fill('every day at 6am');
+    await page.getByLabel('Sink kind').selectOption('command');
+    await page.getByLabel('Command', { exact: true }).fill('/usr/bin/env\n--ignore-environment');
+    await page.getByLabel('Retryable exit codes', { exact: true }).fill('75');
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.getByRole('heading', { name: 'from the form', exact: true }).waitFor();
+    const id = page.url().split('/jobs/')[1];
+    const job = (await api('GET', `/api/v1/jobs/${id}`)).body;
+    expect(job.sink).toEqual({
+      kind: 'command',
+      config: { argv: ['/usr/bin/env', '--ignore-environment'], retry_on_exit_codes: [75] },
+    });
+    expect(job.signing_secret).toBeUndefined();
+    expect(sent).toHaveLength(1);
+  });
+});
