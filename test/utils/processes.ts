@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -205,9 +205,39 @@ export class PrivatePostgres {
     await this.child?.kill('SIGTERM');
   }
 
+  /**
+   * Crashes the server as a lost host would: SIGKILL to the postmaster (its pid is the first line
+   * of `postmaster.pid`), then to the wrapper that started it, and waits until the postmaster and
+   * its backends are gone (they exit when they notice the postmaster's death), so that a start
+   * after it does crash recovery on the same data folder.
+   */
+  async crash(): Promise<void> {
+    const pidFile = join(this.dir, 'postmaster.pid');
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
+    if (pid > 0 && processExists(pid)) {
+      process.kill(pid, 'SIGKILL');
+    }
+    await this.child?.kill('SIGKILL');
+    for (let waited = 0; pid > 0 && processExists(pid) && waited < 10_000; waited += 100) {
+      await sleep(100);
+    }
+  }
+
   async destroy(): Promise<void> {
-    await this.stop();
+    if (this.child?.alive) {
+      await this.stop();
+    }
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
