@@ -9,3 +9,4 @@ export * from './run-retention';
 export * from './alert-workflow.gateway';
 export * from './temporal-display';
 export * from './stuck-runs';
+export * from './run-input';

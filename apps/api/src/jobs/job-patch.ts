@@ -90,25 +90,6 @@ export const PATCH_DEFAULTS = {
   retry: retryResponse(DEFAULT_RETRY) as RetrySettings,
 } as const;
 
-/** The fields `null` resets (documented in docs/api.md); the others refuse `null`. */
-export const NULLABLE_FIELDS = [
-  'description',
-  'tags',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-  'retry',
-  'retry.*',
-  'schedule.kind',
-  'schedule.timezone',
-  'schedule.starts_at',
-  'schedule.ends_at',
-  'schedule.count',
-  'sink.config.*',
-] as const;
-
 type TopLevelResettable = Exclude<keyof typeof PATCH_DEFAULTS, 'schedule' | 'retry'>;
 const TOP_LEVEL: TopLevelResettable[] = [
   'description',

@@ -2,14 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConflictError, LimitExceededError, newId, NotFoundError, UnavailableError } from '@svc/common';
 import {
   AuditRepository,
-  type JobEntity,
   JobsRepository,
   type RunEntity,
   RunsRepository,
   TERMINAL_RUN_STATUSES,
 } from '@svc/persistence';
-import { describeForTemporal, JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { JobLifecycle, JobWorkflowGateway, runWorkflowInputOf } from '@svc/orchestration';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { RunResponse, toRunResponse } from './runs.mapper';
 
@@ -74,7 +72,7 @@ export class RunRetryService {
       return this.answer(auth, run);
     }
     try {
-      await this.gateway.startRun(workflowInput(run, job));
+      await this.gateway.startRun(runWorkflowInputOf(run, job));
     } catch (err) {
       this.logger.warn(`retry of ${original.id} failed: ${(err as Error).message}`);
       // Nothing will deliver it: the row is removed so that the occurrence is not used up.
@@ -100,25 +98,11 @@ export class RunRetryService {
       throw new ConflictError(`The manual retry of this occurrence is exhausted (run ${run.id} is ${run.status})`);
     }
     try {
-      await this.gateway.startRun(workflowInput(run, await this.jobs.getById(auth.workspaceId, run.jobId)));
+      await this.gateway.startRun(runWorkflowInputOf(run, await this.jobs.getById(auth.workspaceId, run.jobId)));
     } catch (err) {
       this.logger.warn(`start of manual retry ${run.id} failed: ${(err as Error).message}`);
       throw new UnavailableError('The scheduler is unavailable; retry');
     }
     return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, run.id));
   }
-}
-
-function workflowInput(run: RunEntity, job: JobEntity | null): RunWorkflowInput {
-  return {
-    ...(job ? { display: describeForTemporal(job) } : {}),
-    attemptsBefore: run.attemptsCount,
-    runId: run.id,
-    jobId: run.jobId,
-    workspaceId: run.workspaceId,
-    jobVersion: run.jobVersion,
-    scheduledAt: run.scheduledAt.toISOString(),
-    trigger: 'retry_manual',
-    retryOf: run.retryOf ?? undefined,
-  };
 }

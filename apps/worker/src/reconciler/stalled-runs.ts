@@ -1,6 +1,5 @@
 import type { JobEntity, JobsRepository, RunEntity, RunsRepository } from '@svc/persistence';
-import { describeForTemporal, type JobLifecycle, type JobWorkflowGateway } from '@svc/orchestration';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { type JobLifecycle, type JobWorkflowGateway, runWorkflowInputOf } from '@svc/orchestration';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 
 const BATCH = 200;
@@ -98,7 +97,8 @@ export async function repairStalledRuns(deps: {
     }
     const action = decideStalledRun(current, job !== undefined, workflow);
     if (action.kind === 'start' && job) {
-      await gateway.startRun(workflowInput(run, job));
+      // The job workflow tracks runs for these policies and ignores the end of one it does not know.
+      await gateway.startRun(runWorkflowInputOf(current, job, { notifyJob: job.overlapPolicy !== 'allow' }));
       report.started += 1;
     } else if (action.kind === 'close') {
       await lifecycle.closeRun({ runId: run.id, status: action.status, finishedAt: clock(), error: action.error });
@@ -126,20 +126,4 @@ async function describeRunWorkflow(client: Client, runId: string): Promise<RunWo
     }
     throw err;
   }
-}
-
-function workflowInput(run: RunEntity, job: JobEntity): RunWorkflowInput {
-  return {
-    runId: run.id,
-    jobId: run.jobId,
-    workspaceId: run.workspaceId,
-    jobVersion: run.jobVersion,
-    scheduledAt: run.scheduledAt.toISOString(),
-    trigger: run.trigger,
-    ...(run.retryOf ? { retryOf: run.retryOf } : {}),
-    display: describeForTemporal(job),
-    attemptsBefore: run.attemptsCount,
-    // The job workflow tracks runs for these policies and ignores the end of one it does not know.
-    notifyJob: job.overlapPolicy !== 'allow',
-  };
 }
