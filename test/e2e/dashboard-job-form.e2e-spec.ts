@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings", in Debian's Chromium (as dashboard.e2e-spec.ts drives
@@ -93,44 +94,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
   }
 
   it('should show every setting of a webhook job and save a rename as a PATCH of the name alone', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
-      name: 'full webhook',
-      description: 'every field set',
-      tags: ['billing', 'nightly'],
-      schedule: {
-        expr: 'every 7 minutes',
-        kind: 'natural',
-        timezone: 'Europe/Berlin',
-        starts_at: '2030-01-01T00:00:00.000Z',
-        ends_at: '2031-01-01T00:00:00.000Z',
-        count: 40,
-      },
-      sink: {
-        kind: 'webhook',
-        config: {
-          url: `${receiver.url}/full`,
-          method: 'PUT',
-          headers: { Authorization: 'Bearer {{secret.TOKEN}}', 'X-Run': '{{run.id}}' },
-          body: '{"job":"{{job.name}}"}',
-          success_codes: [200, 202],
-          retry_on: ['timeout', 503],
-          follow_redirects: true,
-        },
-      },
-      retry: {
-        max_attempts: 7,
-        backoff: 'linear',
-        initial_interval: '5s',
-        max_interval: '2m',
-        multiplier: 3,
-        jitter: 0.5,
-      },
-      timeout: '45s',
-      sla_threshold: '3m',
-      misfire_policy: 'fire_all',
-      overlap_policy: 'queue',
-      auto_disable_threshold: 4,
-    });
+    const created = await api('POST', '/api/v1/jobs', fullWebhookJob('full webhook', `${receiver.url}/full`));
     expect(created.status).toBe(201);
     const before = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
 

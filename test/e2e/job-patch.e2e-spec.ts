@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { applyJobPatch, type JobPatch, type JobSettings } from '../../apps/api/src/jobs/job-patch';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings": `PATCH /api/v1/jobs/{id}` over the assembled API, a worker
@@ -51,44 +52,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
   });
 
   /** A webhook job with a non-default value in every field. */
-  const fullJob = () => ({
-    name: 'full',
-    description: 'every field set',
-    tags: ['billing', 'nightly'],
-    schedule: {
-      expr: 'every 7 minutes',
-      kind: 'natural',
-      timezone: 'Europe/Berlin',
-      starts_at: '2030-01-01T00:00:00.000Z',
-      ends_at: '2031-01-01T00:00:00.000Z',
-      count: 40,
-    },
-    sink: {
-      kind: 'webhook',
-      config: {
-        url: `${receiver.url}/full`,
-        method: 'PUT',
-        headers: { Authorization: 'Bearer {{secret.TOKEN}}', 'X-Run': '{{run.id}}' },
-        body: '{"job":"{{job.name}}"}',
-        success_codes: [200, 202],
-        retry_on: ['timeout', 503],
-        follow_redirects: true,
-      },
-    },
-    retry: {
-      max_attempts: 7,
-      backoff: 'linear',
-      initial_interval: '5s',
-      max_interval: '2m',
-      multiplier: 3,
-      jitter: 0.5,
-    },
-    timeout: '45s',
-    sla_threshold: '3m',
-    misfire_policy: 'fire_all',
-    overlap_policy: 'queue',
-    auto_disable_threshold: 4,
-  });
+  const fullJob = () => fullWebhookJob('full', `${receiver.url}/full`);
 
   async function create(body: Record<string, unknown> = fullJob()) {
     const created = await api('POST', '/api/v1/jobs', body);
