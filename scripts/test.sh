@@ -24,6 +24,7 @@ trap 'exit 130' INT TERM
 
 fail_setup() { log "$1"; echo "0 passed, 1 failed"; exit 1; }
 
+ensure_node || fail_setup "Node.js 24 could not be installed"
 ensure_node_modules || fail_setup "npm ci failed"
 ensure_compose_cli
 log "building (tsc)"
