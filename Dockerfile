@@ -1,12 +1,13 @@
-# One image for the api, the worker and the operator CLI (`svc`).
-FROM node:20-bookworm-slim AS build
+# One image for the api, the worker and the operator CLI (`svc`), on Node.js 24 LTS (package.json
+# engines; the same version scripts/lib.sh installs where the machine's node is older).
+FROM node:24.19.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24.19.0-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
