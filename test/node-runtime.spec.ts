@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { satisfies } from 'semver';
@@ -22,7 +31,9 @@ const wheelVersion = /^NODE_WHEEL_VERSION="([^"]+)"$/m.exec(libSh)![1];
 describe('Node.js version', () => {
   it('should pin a wheel, a Docker image and typings that satisfy the engines range', () => {
     expect(satisfies(wheelVersion, pkg.engines.node)).toBe(true);
-    const images = [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^FROM node:(\S+?)-/gm)].map((m) => m[1]);
+    const images = [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^FROM node:(\S+?)-/gm)].map(
+      (m) => m[1],
+    );
     expect(images.length).toBeGreaterThan(0);
     for (const image of images) {
       expect(satisfies(image, pkg.engines.node)).toBe(true);
@@ -85,7 +96,19 @@ describe('Node.js version', () => {
     }
 
     it('should accept exactly the node versions the engines range accepts', () => {
-      const versions = ['v20.20.2', 'v22.22.3', 'v24.11.0', 'v24.14.9', 'v24.15.0', 'v24.19.0', 'v25.2.1', 'v26.0.0', 'v27.1.0', 'garbage', ''];
+      const versions = [
+        'v20.20.2',
+        'v22.22.3',
+        'v24.11.0',
+        'v24.14.9',
+        'v24.15.0',
+        'v24.19.0',
+        'v25.2.1',
+        'v26.0.0',
+        'v27.1.0',
+        'garbage',
+        '',
+      ];
       const accepted = run(
         `for v in ${versions.map((v) => `'${v}'`).join(' ')}; do node_version_ok "$v" && echo "$v"; done; true`,
       ).out.split('\n');

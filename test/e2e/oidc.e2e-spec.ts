@@ -1,11 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildConfig } from '@svc/common';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { createApp } from '../../apps/api/src/app';
+import { startOidcProvider } from '../utils/oidc-provider-process';
 import { startStack, type Stack } from '../utils/stack';
 
 /**
@@ -46,29 +46,7 @@ describe('OIDC sign-in', () => {
     stack = await startStack({ worker: false });
     const [apiPort, providerPort] = [await freePort(), await freePort()];
     baseUrl = `http://127.0.0.1:${apiPort}`;
-    provider = spawn(
-      process.execPath,
-      [
-        resolve(__dirname, '../utils/oidc-provider.mjs'),
-        String(providerPort),
-        CLIENT_ID,
-        CLIENT_SECRET,
-        `${baseUrl}/api/v1/auth/oidc/callback`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    await new Promise<void>((ready, fail) => {
-      let output = '';
-      const onOutput = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('ready')) {
-          ready();
-        }
-      };
-      provider.stdout!.on('data', onOutput);
-      provider.stderr!.on('data', onOutput);
-      provider.once('exit', (code) => fail(new Error(`oidc-provider exited with ${code}: ${output}`)));
-    });
+    provider = await startOidcProvider(providerPort, CLIENT_ID, CLIENT_SECRET, `${baseUrl}/api/v1/auth/oidc/callback`);
     const config = buildConfig(
       {
         public_url: baseUrl,

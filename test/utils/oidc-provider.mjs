@@ -1,7 +1,8 @@
 // A real OpenID Connect provider for the sign-in tests (npm oidc-provider, ESM-only, hence a
 // child process): `node oidc-provider.mjs PORT CLIENT_ID CLIENT_SECRET REDIRECT_URI`. Its
 // development interactions accept any login; the login becomes the account's email unless it
-// starts with `unverified:`, which yields `email_verified: false`. Prints `ready` when listening.
+// starts with `unverified:`, which yields `email_verified: false`, or `unstated:`, which leaves
+// `email_verified` out of the ID token. Prints `ready` when listening.
 import Provider from 'oidc-provider';
 
 const [port, clientId, clientSecret, redirectUri] = process.argv.slice(2);
@@ -24,12 +25,12 @@ const provider = new Provider(issuer, {
   features: { devInteractions: { enabled: true } },
   pkce: { required: () => true },
   async findAccount(_ctx, id) {
-    const unverified = id.startsWith('unverified:');
-    const email = unverified ? id.slice('unverified:'.length) : id;
+    const [, prefix = '', email] = /^(unverified:|unstated:)?(.*)$/.exec(id);
     return {
       accountId: id,
       async claims() {
-        return { sub: id, email, email_verified: !unverified, name: 'Olive Provider' };
+        const verified = prefix === 'unstated:' ? {} : { email_verified: prefix !== 'unverified:' };
+        return { sub: id, email, ...verified, name: 'Olive Provider' };
       },
     };
   },

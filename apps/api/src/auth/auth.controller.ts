@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { type AppConfig, DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
+import {
+  type AppConfig,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  type SignInProviderId,
+  ValidationFailedError,
+} from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
@@ -7,18 +14,30 @@ import { APP_CONFIG } from '../config/config.module';
 import { ME_SCHEMA } from '../me/me-response.schema';
 import { toMeResponse } from '../me/me.mapper';
 import { DevLoginDto } from './dto/dev-login.dto';
-import { OIDC_FLOW_TTL_SECONDS, type OidcFlow, OidcService } from './oidc.service';
 import {
   csrfMatches,
   csrfTokenFor,
-  OIDC_FLOW_COOKIE,
+  flowCookieName,
+  flowCookiePath,
   readCookie,
   serializeCookie,
   SESSION_COOKIE,
 } from './session-cookie';
 import { type SignedIn, SessionsService } from './sessions.service';
+import { SIGN_IN_FLOW_TTL_SECONDS, type SignInFlow } from './sign-in-provider';
+import { SignInProviders } from './sign-in-providers.service';
 
-const OIDC_FLOW_PATH = '/api/v1/auth/oidc';
+const START_SCHEMA = {
+  type: 'object',
+  properties: { authorization_url: { type: 'string', format: 'uri' } },
+  required: ['authorization_url'],
+  additionalProperties: false,
+} as const;
+const CALLBACK_PAGE = {
+  description: 'Signed in; the page continues to the dashboard',
+  schema: { type: 'string' },
+  contentType: 'text/html',
+} as const;
 
 /**
  * Dashboard sign-in and sign-out (decisions.md → Sessions). These routes are public: they are how
@@ -31,7 +50,7 @@ export class AuthController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sessions: SessionsService,
-    private readonly oidc: OidcService,
+    private readonly providers: SignInProviders,
   ) {}
 
   /** Development sign-in by email alone; `404` unless `auth.dev_login` is on. */
@@ -67,29 +86,65 @@ export class AuthController {
     void reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure: this.secure(request) }));
   }
 
-  /**
-   * Starts an OIDC sign-in: answers the provider's authorization URL (the dashboard navigates to
-   * it) and keeps state, nonce and the PKCE verifier in a short-lived HttpOnly cookie.
-   */
+  @Post('github/start')
+  @HttpCode(200)
+  @ApiOperation('Start a GitHub sign-in (OAuth2 authorization code with PKCE): the URL to send the browser to', {
+    200: START_SCHEMA,
+  })
+  githubStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.start('github', request, reply);
+  }
+
+  @Get('github/callback')
+  @ApiOperation('GitHub redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  githubCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.callback('github', request, reply);
+  }
+
+  @Post('google/start')
+  @HttpCode(200)
+  @ApiOperation('Start a Google sign-in (OpenID Connect, code with PKCE): the URL to send the browser to', {
+    200: START_SCHEMA,
+  })
+  googleStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.start('google', request, reply);
+  }
+
+  @Get('google/callback')
+  @ApiOperation('Google redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  googleCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.callback('google', request, reply);
+  }
+
   @Post('oidc/start')
   @HttpCode(200)
   @ApiOperation('Start an OIDC sign-in (authorization code with PKCE): the URL to send the browser to', {
-    200: {
-      type: 'object',
-      properties: { authorization_url: { type: 'string', format: 'uri' } },
-      required: ['authorization_url'],
-      additionalProperties: false,
-    },
+    200: START_SCHEMA,
   })
-  async oidcStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { url, flow } = await this.oidc.start();
+  oidcStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.start('oidc', request, reply);
+  }
+
+  @Get('oidc/callback')
+  @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.callback('oidc', request, reply);
+  }
+
+  /**
+   * Starts a sign-in: answers the provider's authorization URL (the dashboard navigates to it)
+   * and keeps state, nonce and the PKCE verifier in a short-lived HttpOnly cookie whose path is
+   * this provider's, so only its callback sees it.
+   */
+  private async start(id: SignInProviderId, request: FastifyRequest, reply: FastifyReply) {
+    const { url, flow } = await this.providers.get(id).start(this.providers.redirectUri(id));
     const value = Buffer.from(JSON.stringify(flow)).toString('base64url');
     void reply.header(
       'Set-Cookie',
-      serializeCookie(OIDC_FLOW_COOKIE, value, {
-        maxAge: OIDC_FLOW_TTL_SECONDS,
+      serializeCookie(flowCookieName(id), value, {
+        maxAge: SIGN_IN_FLOW_TTL_SECONDS,
         secure: this.secure(request),
-        path: OIDC_FLOW_PATH,
+        path: flowCookiePath(id),
       }),
     );
     return { authorization_url: url };
@@ -100,24 +155,19 @@ export class AuthController {
    * a small page that continues to the dashboard (a page rather than a redirect, so the session
    * cookie is set on a same-site response).
    */
-  @Get('oidc/callback')
-  @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', {
-    200: {
-      description: 'Signed in; the page continues to the dashboard',
-      schema: { type: 'string' },
-      contentType: 'text/html',
-    },
-  })
-  async oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  private async callback(id: SignInProviderId, request: FastifyRequest, reply: FastifyReply) {
     let signedIn: SignedIn;
     try {
-      const flow = parseFlow(readCookie(request.headers.cookie, OIDC_FLOW_COOKIE));
+      const flow = parseFlow(readCookie(request.headers.cookie, flowCookieName(id)));
       if (!flow) {
         throw new ValidationFailedError({ state: 'no sign-in in progress in this browser; start again' });
       }
-      const callback = new URL(request.url, this.oidc.redirectUri());
-      const identity = await this.oidc.finish(callback, flow);
-      signedIn = await this.sessions.signIn(identity, 'oidc');
+      const provider = this.providers.get(id);
+      const redirectUri = this.providers.redirectUri(id);
+      // The URL the provider redirected to, with the query it added (code, state, or error).
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      const identity = await provider.finish(new URL(`${redirectUri}${query}`), redirectUri, flow);
+      signedIn = await this.sessions.signIn(identity, id);
     } catch (err) {
       // A browser lands here from the provider: it gets a page that says what went wrong and
       // leads back to the sign-in, not a JSON envelope. API clients keep the envelope.
@@ -131,7 +181,7 @@ export class AuthController {
     }
     const secure = this.secure(request);
     void reply.header('Set-Cookie', [
-      serializeCookie(OIDC_FLOW_COOKIE, '', { maxAge: 0, secure, path: OIDC_FLOW_PATH }),
+      serializeCookie(flowCookieName(id), '', { maxAge: 0, secure, path: flowCookiePath(id) }),
       this.sessionCookie(signedIn, secure),
     ]);
     void reply.header('Content-Type', 'text/html; charset=utf-8');
@@ -158,14 +208,16 @@ export class AuthController {
   }
 }
 
-function parseFlow(value: string | null): OidcFlow | null {
+function parseFlow(value: string | null): SignInFlow | null {
   if (!value) {
     return null;
   }
   try {
-    const flow = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<OidcFlow>;
-    return typeof flow.state === 'string' && typeof flow.nonce === 'string' && typeof flow.verifier === 'string'
-      ? (flow as OidcFlow)
+    const flow = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<SignInFlow> | null;
+    return typeof flow?.state === 'string' &&
+      typeof flow.verifier === 'string' &&
+      (flow.nonce === undefined || typeof flow.nonce === 'string')
+      ? { state: flow.state, verifier: flow.verifier, ...(flow.nonce === undefined ? {} : { nonce: flow.nonce }) }
       : null;
   } catch {
     return null;

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuthController } from './auth.controller';
-import { OidcService } from './oidc.service';
 import { SessionsService } from './sessions.service';
+import { SignInProviders } from './sign-in-providers.service';
 
 /** Dashboard sessions (issue #11): sign-in, sign-out, and the session lookup ApiKeyGuard uses. */
-@Module({ controllers: [AuthController], providers: [SessionsService, OidcService], exports: [SessionsService] })
+@Module({ controllers: [AuthController], providers: [SessionsService, SignInProviders], exports: [SessionsService] })
 export class AuthModule {}

@@ -1,10 +1,16 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { SignInProviderId } from '@svc/common';
 import type { MembershipRole } from '@svc/persistence';
 
 /** The session cookie (decisions.md → Sessions). */
 export const SESSION_COOKIE = 'svc_session';
-/** Holds the OIDC flow's state, nonce and PKCE verifier between the redirect and the callback. */
-export const OIDC_FLOW_COOKIE = 'svc_oidc_flow';
+/**
+ * Holds a sign-in flow's state, nonce and PKCE verifier between the redirect and the callback:
+ * one cookie per provider (`svc_github_flow`, `svc_google_flow`, `svc_oidc_flow`), sent only to
+ * that provider's routes, so a flow started with one provider cannot complete at another.
+ */
+export const flowCookieName = (provider: SignInProviderId): string => `svc_${provider}_flow`;
+export const flowCookiePath = (provider: SignInProviderId): string => `/api/v1/auth/${provider}`;
 
 /** 32 random bytes, base64url: the cookie value. Only its hash is stored. */
 export function generateSessionToken(): string {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig, ForbiddenError, UnauthorizedError } from '@svc/common';
+import { type AppConfig, ForbiddenError, type SignInProviderId, UnauthorizedError } from '@svc/common';
 import {
   type MembershipWithWorkspace,
   SessionsRepository,
@@ -45,7 +45,7 @@ export class SessionsService {
     private readonly workspaces: WorkspacesRepository,
   ) {}
 
-  async signIn(identity: SignInIdentity, provider: 'dev' | 'oidc'): Promise<SignedIn> {
+  async signIn(identity: SignInIdentity, provider: 'dev' | SignInProviderId): Promise<SignedIn> {
     const email = identity.email.trim().toLowerCase();
     const name = identity.name?.trim() || identity.email.trim().split('@')[0];
     const token = generateSessionToken();

@@ -1,7 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Features } from '../api';
 
-/** Sign-in: the providers `/api/v1/features` lists, and the email-only dev login when it is on. */
+/** The sign-in button's words for each provider `/api/v1/features` may list. */
+const PROVIDER_NAMES: Record<string, string> = { github: 'GitHub', google: 'Google', oidc: 'single sign-on' };
+
+/**
+ * Sign-in: a button per provider `/api/v1/features` lists (GitHub, Google, generic OIDC, in that
+ * order), and the email-only dev login when it is on.
+ */
 export function LoginPage({ features, onSignedIn }: { features: Features | null; onSignedIn: () => void }) {
   const [email, setEmail] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -22,10 +28,13 @@ export function LoginPage({ features, onSignedIn }: { features: Features | null;
     }
   }
 
-  async function oidcLogin() {
+  async function providerLogin(provider: string) {
     setError(null);
     try {
-      const { authorization_url } = await api<{ authorization_url: string }>('POST', '/api/v1/auth/oidc/start');
+      const { authorization_url } = await api<{ authorization_url: string }>(
+        'POST',
+        `/api/v1/auth/${encodeURIComponent(provider)}/start`,
+      );
       location.assign(authorization_url);
     } catch (err) {
       setError(err instanceof Error ? err.message : 'Sign-in failed');
@@ -41,11 +50,11 @@ export function LoginPage({ features, onSignedIn }: { features: Features | null;
           {failed}
         </p>
       )}
-      {providers.includes('oidc') && (
-        <button type="button" class="primary" onClick={() => void oidcLogin()}>
-          Sign in with single sign-on
+      {providers.map((provider) => (
+        <button key={provider} type="button" class="primary" onClick={() => void providerLogin(provider)}>
+          Sign in with {PROVIDER_NAMES[provider] ?? provider}
         </button>
-      )}
+      ))}
       {features?.auth.dev_login && (
         <form onSubmit={(e) => void devLogin(e)} aria-describedby="dev-login-note">
           <p id="dev-login-note" class="note">

@@ -19,6 +19,10 @@ export interface PlanLimits {
   run_retention_ms: number | null;
 }
 
+/** Dashboard sign-in providers, in the order the sign-in page offers them. */
+export const SIGN_IN_PROVIDERS = ['github', 'google', 'oidc'] as const;
+export type SignInProviderId = (typeof SIGN_IN_PROVIDERS)[number];
+
 export interface AppConfig {
   mode: 'self_hosted' | 'hosted';
   service_name: string;
@@ -87,17 +91,22 @@ export interface AppConfig {
    */
   runs: { store_success_bodies: boolean; body_retention_ms: number; retention_ms: number };
   /**
-   * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), generic OIDC
-   * (`providers` lists `oidc` when configured), session lifetime, and where a first-time user
-   * lands: `join_workspace` (slug) with `join_role`, else a workspace of their own as owner.
+   * Dashboard sign-in (docs/dashboard.md): `dev_login` (email only; development), the GitHub
+   * (OAuth2), Google and generic OIDC providers (`providers` lists the configured ones), session
+   * lifetime, and where a first-time user lands: `join_workspace` (slug) with `join_role`, else a
+   * workspace of their own as owner. Each provider is null unless its client id is set.
    */
   auth: {
     dev_login: boolean;
-    providers: string[];
+    providers: SignInProviderId[];
     session_ttl_ms: number;
     join_workspace: string | null;
     join_role: 'owner' | 'admin' | 'member';
     oidc: { issuer: string; client_id: string; client_secret: string | null; scopes: string } | null;
+    /** `url`: GitHub's web origin (authorize, token); `api_url`: its REST API (GitHub Enterprise Server: `<url>/api/v3`). */
+    github: { url: string; api_url: string; client_id: string; client_secret: string; scopes: string } | null;
+    /** `issuer`: Google's OIDC issuer, discovered like generic OIDC's (settable for tests). */
+    google: { issuer: string; client_id: string; client_secret: string; scopes: string } | null;
   };
   /**
    * `encryption_key`: 32 bytes (base64 or hex) under which workspace secrets are encrypted at
@@ -224,6 +233,13 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['AUTH_OIDC_ISSUER', 'auth.oidc.issuer'],
   ['AUTH_OIDC_CLIENT_ID', 'auth.oidc.client_id'],
   ['AUTH_OIDC_CLIENT_SECRET', 'auth.oidc.client_secret'],
+  ['AUTH_GITHUB_CLIENT_ID', 'auth.github.client_id'],
+  ['AUTH_GITHUB_CLIENT_SECRET', 'auth.github.client_secret'],
+  ['AUTH_GITHUB_URL', 'auth.github.url'],
+  ['AUTH_GITHUB_API_URL', 'auth.github.api_url'],
+  ['AUTH_GOOGLE_CLIENT_ID', 'auth.google.client_id'],
+  ['AUTH_GOOGLE_CLIENT_SECRET', 'auth.google.client_secret'],
+  ['AUTH_GOOGLE_ISSUER', 'auth.google.issuer'],
   ['SECRETS_ENCRYPTION_KEY', 'secrets.encryption_key'],
   ['AUDIT_RETENTION', 'audit.retention'],
   ['SMTP_HOST', 'smtp.host'],
@@ -435,13 +451,54 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
             scopes: str('auth.oidc.scopes', 'openid email profile'),
           }
         : null;
+    // Provider URLs: https, or plain http on a loopback address (a stand-in on this machine).
+    const providerUrl = (path: string, fallback: string): string => {
+      const value = str(path, fallback).trim().replace(/\/+$/, '');
+      if (!isHttpsOrLoopbackHttp(value)) {
+        problems.push(`${path}: expected an https URL (plain http only on 127.0.0.1, ::1 or localhost)`);
+      }
+      return value;
+    };
+    const githubId = str('auth.github.client_id', '').trim();
+    const githubSecret = str('auth.github.client_secret', '');
+    if (Boolean(githubId) !== Boolean(githubSecret)) {
+      problems.push('auth.github: expected both client_id and client_secret (the OAuth app on GitHub)');
+    }
+    const github =
+      githubId && githubSecret
+        ? {
+            url: providerUrl('auth.github.url', 'https://github.com'),
+            api_url: providerUrl('auth.github.api_url', 'https://api.github.com'),
+            client_id: githubId,
+            client_secret: githubSecret,
+            // The profile, and the email addresses with their verified flag (GET /user/emails).
+            scopes: str('auth.github.scopes', 'read:user user:email'),
+          }
+        : null;
+    const googleId = str('auth.google.client_id', '').trim();
+    const googleSecret = str('auth.google.client_secret', '');
+    if (Boolean(googleId) !== Boolean(googleSecret)) {
+      problems.push('auth.google: expected both client_id and client_secret (the OAuth client on Google Cloud)');
+    }
+    const google =
+      googleId && googleSecret
+        ? {
+            issuer: providerUrl('auth.google.issuer', 'https://accounts.google.com'),
+            client_id: googleId,
+            client_secret: googleSecret,
+            scopes: str('auth.google.scopes', 'openid email profile'),
+          }
+        : null;
+    const configured = { github, google, oidc };
     return {
       dev_login: bool('auth.dev_login', false),
-      providers: oidc ? ['oidc'] : [],
+      providers: SIGN_IN_PROVIDERS.filter((id) => configured[id] !== null),
       session_ttl_ms: duration('auth.session_ttl', 7 * 86_400_000),
       join_workspace: str('auth.join_workspace', '') || null,
       join_role: oneOf('auth.join_role', ['owner', 'admin', 'member'] as const, 'member'),
       oidc,
+      github,
+      google,
     };
   };
 
@@ -584,4 +641,17 @@ function isDnsServer(text: string): boolean {
 
 function validPort(port: string | undefined): boolean {
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/** An https URL, or plain http on a loopback host. */
+function isHttpsOrLoopbackHttp(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (
+      url.protocol === 'https:' ||
+      (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+    );
+  } catch {
+    return false;
+  }
 }

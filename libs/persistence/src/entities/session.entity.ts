@@ -16,7 +16,7 @@ export class SessionEntity {
   @Column({ name: 'user_id', type: 'text' })
   userId: string;
 
-  /** How the user signed in: `dev` or `oidc`. */
+  /** How the user signed in: `dev`, `github`, `google` or `oidc`. */
   @Column({ name: 'provider', type: 'text' })
   provider: string;
 
