@@ -143,11 +143,9 @@ export async function startGitHubStandIn(options: {
     app.get(path, async (request, reply) => {
       apiRequests.push({ path, headers: { ...request.headers } });
       if (!request.headers['user-agent']) {
-        return reply
-          .status(403)
-          .send({
-            message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header',
-          });
+        return reply.status(403).send({
+          message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header',
+        });
       }
       const signedIn = who(request.headers.authorization);
       if (!signedIn) {
