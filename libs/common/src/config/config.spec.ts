@@ -25,6 +25,84 @@ describe('buildConfig', () => {
     expect(config.scheduler.misfire_threshold_ms).toBe(120_000);
   });
 
+  describe('sign-in providers', () => {
+    it('should configure GitHub and Google from the environment, with the public endpoints by default', () => {
+      const config = buildConfig(
+        {},
+        {
+          AUTH_GITHUB_CLIENT_ID: 'gh-id',
+          AUTH_GITHUB_CLIENT_SECRET: 'gh-secret',
+          AUTH_GOOGLE_CLIENT_ID: 'g-id.apps.googleusercontent.com',
+          AUTH_GOOGLE_CLIENT_SECRET: 'g-secret',
+        },
+      );
+      expect(config.auth.providers).toEqual(['github', 'google']);
+      expect(config.auth.github).toEqual({
+        url: 'https://github.com',
+        api_url: 'https://api.github.com',
+        client_id: 'gh-id',
+        client_secret: 'gh-secret',
+        scopes: 'read:user user:email',
+      });
+      expect(config.auth.google).toEqual({
+        issuer: 'https://accounts.google.com',
+        client_id: 'g-id.apps.googleusercontent.com',
+        client_secret: 'g-secret',
+        scopes: 'openid email profile',
+      });
+    });
+
+    it('should take GitHub Enterprise Server URLs and list providers in a fixed order', () => {
+      const config = buildConfig(
+        {
+          auth: {
+            oidc: { issuer: 'https://id.example.com', client_id: 'o' },
+            github: { client_id: 'a', client_secret: 'b', url: 'https://ghe.example.com/' },
+          },
+        },
+        { AUTH_GITHUB_API_URL: 'https://ghe.example.com/api/v3' },
+      );
+      expect(config.auth.providers).toEqual(['github', 'oidc']);
+      expect(config.auth.github).toMatchObject({
+        url: 'https://ghe.example.com',
+        api_url: 'https://ghe.example.com/api/v3',
+      });
+      expect(config.auth.google).toBeNull();
+    });
+
+    it('should refuse half a client and plain-http provider URLs off loopback, never echoing the secret', () => {
+      expect(() => buildConfig({}, { AUTH_GITHUB_CLIENT_ID: 'a' })).toThrow(/auth\.github: expected both client_id/);
+      expect(() => buildConfig({}, { AUTH_GOOGLE_CLIENT_SECRET: 'only-the-secret' })).toThrow(
+        /auth\.google: expected both client_id/,
+      );
+      expect(() =>
+        buildConfig(
+          {},
+          { AUTH_GITHUB_CLIENT_ID: 'a', AUTH_GITHUB_CLIENT_SECRET: 'b', AUTH_GITHUB_URL: 'http://gh.example.com' },
+        ),
+      ).toThrow(/auth\.github\.url: expected an https URL/);
+      const error = (() => {
+        try {
+          buildConfig(
+            {},
+            { AUTH_GOOGLE_CLIENT_ID: 'a', AUTH_GOOGLE_CLIENT_SECRET: 's3cr3t', AUTH_GOOGLE_ISSUER: 'nope' },
+          );
+        } catch (err) {
+          return (err as Error).message;
+        }
+        return '';
+      })();
+      expect(error).toMatch(/auth\.google\.issuer/);
+      expect(error).not.toContain('s3cr3t');
+      expect(
+        buildConfig(
+          {},
+          { AUTH_GOOGLE_CLIENT_ID: 'a', AUTH_GOOGLE_CLIENT_SECRET: 'b', AUTH_GOOGLE_ISSUER: 'http://127.0.0.1:9' },
+        ).auth.google?.issuer,
+      ).toBe('http://127.0.0.1:9');
+    });
+  });
+
   it('should default a hosted server to the free plan and refuse private networks', () => {
     const config = buildConfig({ mode: 'hosted' }, {});
     expect(config.default_plan).toBe('free');
