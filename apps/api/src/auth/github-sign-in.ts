@@ -87,7 +87,10 @@ export class GitHubSignIn implements SignInProvider {
       );
     } catch (err) {
       this.logger.warn(`GET ${path} failed: ${(err as Error).message}`);
-      throw new UnavailableError('GitHub is unreachable; retry');
+      // A WWW-Authenticate challenge is GitHub refusing the token; anything else, not reaching it.
+      throw err instanceof oidc.WWWAuthenticateChallengeError
+        ? new ForbiddenError('GitHub refused the sign-in token; start again')
+        : new UnavailableError('GitHub is unreachable; retry');
     }
     if (response.status !== 200) {
       this.logger.warn(`GET ${path} answered ${response.status}`);
