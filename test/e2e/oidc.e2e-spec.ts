@@ -149,6 +149,20 @@ describe('OIDC sign-in', () => {
     await context.close();
   });
 
+  it('should accept an ID token without email_verified (not every provider sends it; Google must)', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${baseUrl}/`);
+    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+    await page.locator('input[name="login"]').fill('unstated:uma@example.com');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    const me = (await page.evaluate(async () => (await fetch('/api/v1/me')).json())) as { user: { email: string } };
+    expect(me.user.email).toBe('uma@example.com');
+    await context.close();
+  });
+
   it('should refuse a callback without the flow cookie of the browser that started it', async () => {
     const response = await fetch(`${baseUrl}/api/v1/auth/oidc/callback?code=stolen&state=guessed`);
     expect(response.status).toBe(400);
