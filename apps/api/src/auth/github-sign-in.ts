@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { type AppConfig, ForbiddenError, UnavailableError } from '@svc/common';
+import { type AppConfig, ForbiddenError, isLoopbackHttpUrl, UnavailableError } from '@svc/common';
 import * as oidc from 'openid-client';
 import type { SignInIdentity } from './sessions.service';
-import { isLoopbackHttp, type SignInFlow, type SignInProvider } from './sign-in-provider';
+import type { SignInFlow, SignInProvider } from './sign-in-provider';
 
 type GitHubSettings = NonNullable<AppConfig['auth']['github']>;
 
@@ -34,7 +34,7 @@ export class GitHubSignIn implements SignInProvider {
       settings.client_id,
       settings.client_secret,
     );
-    if (isLoopbackHttp(settings.url) || isLoopbackHttp(settings.api_url)) {
+    if (isLoopbackHttpUrl(settings.url) || isLoopbackHttpUrl(settings.api_url)) {
       oidc.allowInsecureRequests(this.configuration);
     }
   }

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { DomainError, ForbiddenError, UnavailableError } from '@svc/common';
+import { DomainError, ForbiddenError, isLoopbackHttpUrl, UnavailableError } from '@svc/common';
 import * as oidc from 'openid-client';
 import type { SignInIdentity } from './sessions.service';
-import { isLoopbackHttp, type SignInFlow, type SignInProvider } from './sign-in-provider';
+import type { SignInFlow, SignInProvider } from './sign-in-provider';
 
 export interface OidcSettings {
   issuer: string;
@@ -84,7 +84,7 @@ export class OidcSignIn implements SignInProvider {
         client_id,
         client_secret ?? undefined,
         client_secret ? undefined : oidc.None(),
-        isLoopbackHttp(issuer) ? { execute: [oidc.allowInsecureRequests] } : undefined,
+        isLoopbackHttpUrl(issuer) ? { execute: [oidc.allowInsecureRequests] } : undefined,
       )
       .catch((err: unknown) => {
         this.configuration = undefined;

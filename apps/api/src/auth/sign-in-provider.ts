@@ -22,9 +22,3 @@ export interface SignInProvider {
   start(redirectUri: string): Promise<{ url: string; flow: SignInFlow }>;
   finish(callbackUrl: URL, redirectUri: string, flow: SignInFlow): Promise<SignInIdentity>;
 }
-
-/** Plain-http provider URLs are accepted only on loopback addresses (stand-ins on this machine). */
-export function isLoopbackHttp(url: string): boolean {
-  const parsed = new URL(url);
-  return parsed.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
-}

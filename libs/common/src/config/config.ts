@@ -643,15 +643,17 @@ function validPort(port: string | undefined): boolean {
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
-/** An https URL, or plain http on a loopback host. */
-function isHttpsOrLoopbackHttp(text: string): boolean {
+/** A plain-http URL on a loopback host (a sign-in provider's stand-in on this machine). */
+export function isLoopbackHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
-    return (
-      url.protocol === 'https:' ||
-      (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
-    );
+    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
   } catch {
     return false;
   }
+}
+
+/** An https URL, or plain http on a loopback host. */
+function isHttpsOrLoopbackHttp(text: string): boolean {
+  return /^https:\/\/[^/]/.test(text) ? URL.canParse(text) : isLoopbackHttpUrl(text);
 }
