@@ -85,6 +85,8 @@ function Channels({
   reload: () => void;
 }) {
   const [editing, setEditing] = useState<AlertChannel | null>(null);
+  // Bumped after each save: the form starts empty again.
+  const [generation, setGeneration] = useState(0);
   const [created, setCreated] = useState<AlertChannel | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -126,6 +128,7 @@ function Channels({
 
   function saved(channel: AlertChannel, wasNew: boolean) {
     setEditing(null);
+    setGeneration((n) => n + 1);
     setError(null);
     if (channel.signing_secret) {
       setCreated(channel);
@@ -155,7 +158,7 @@ function Channels({
         />
       )}
       <ChannelForm
-        key={editing?.id ?? 'new'}
+        key={`${editing?.id ?? 'new'}.${generation}`}
         channel={editing}
         onSaved={saved}
         onCancel={editing ? () => setEditing(null) : undefined}
@@ -363,6 +366,7 @@ function Rules({
   reload: () => void;
 }) {
   const [editing, setEditing] = useState<AlertRule | null>(null);
+  const [generation, setGeneration] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const channelName = (id: string) => channels.find((c) => c.id === id)?.name ?? id;
@@ -392,12 +396,13 @@ function Rules({
         <p class="empty">Create a channel first: a rule sends to one or more channels.</p>
       ) : (
         <RuleForm
-          key={editing?.id ?? 'new'}
+          key={`${editing?.id ?? 'new'}.${generation}`}
           rule={editing}
           channels={channels}
           jobs={jobs}
           onSaved={(rule, wasNew) => {
             setEditing(null);
+            setGeneration((n) => n + 1);
             setNotice(`${wasNew ? 'Created' : 'Saved'} ${rule.name}.`);
             reload();
           }}
@@ -614,7 +619,7 @@ function RuleForm({
           </p>
         )}
       </div>
-      <label class="check">
+      <label class="check enabled">
         <input
           type="checkbox"
           checked={form.enabled}
