@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   ALERT_EVENTS,
   type AlertChannel,
@@ -40,7 +40,7 @@ const EVENT_LABELS: Record<AlertEvent, string> = {
 
 /** Puts the keyboard focus on `ref` when the form opens (an Edit button moves it here). */
 function useFocusOnMount(ref: { current: HTMLElement | null }) {
-  useEffect(() => ref.current?.focus(), []);
+  useLayoutEffect(() => ref.current?.focus(), []);
 }
 
 /**
