@@ -118,6 +118,20 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
     });
   }
 
+  /** `2026-11-21T10:00`: an instant as a `datetime-local` input in the browser's zone shows it. */
+  function berlinLocal(iso: string): string {
+    return new Intl.DateTimeFormat('sv-SE', {
+      timeZone: 'Europe/Berlin',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    })
+      .format(new Date(iso))
+      .replace(' ', 'T');
+  }
+
   /** The confirmation link of the n-th mail to `address`, pointed at the API under test. */
   async function confirmationLink(address: string, n: number): Promise<string> {
     const mail = await waitFor(() => smtp.to(address)[n - 1]);
@@ -388,8 +402,9 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
   });
 
   it('should filter the audit log by time range and page through it as the API does', async () => {
-    // 60 older entries of one target, an hour apart, written as the server writes them.
-    const base = Date.parse('2026-11-20T12:00:00Z');
+    // 60 entries of one target, an hour apart from noon UTC six days ago (inside the 30-day
+    // retention; no DST change between 09:00 and 13:00 UTC), written as the server writes them.
+    const base = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 6 * 86_400_000 + 12 * 3_600_000;
     await stack.dataSource.query(
       `INSERT INTO audit_log (id, workspace_id, actor, action, target, details, created_at)
        SELECT 'aud_' || lpad(n::text, 26, '0'), $1, 'system', 'job.update', 'job_paged', ('{"n": ' || n || '}')::jsonb, $2::timestamptz + n * interval '1 hour'
@@ -410,17 +425,17 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
     await page.getByRole('button', { name: 'Newer entries' }).click();
     await waitFor(async () => (await table.locator('tbody tr').count()) === 50);
 
-    // From 10:00 to 14:00 Berlin time on 21 Nov (the viewer's zone) = 09:00 to 13:00 UTC, `to` exclusive.
-    await page.getByLabel('From').fill('2026-11-21T10:00');
-    await page.getByLabel('To (before)').fill('2026-11-21T14:00');
+    // Entries 21 to 24 by the viewer's clock (Berlin), as typed into the inputs; `to` is exclusive.
+    const from = new Date(base + 21 * 3_600_000).toISOString();
+    const to = new Date(base + 25 * 3_600_000).toISOString();
+    await page.getByLabel('From').fill(berlinLocal(from));
+    await page.getByLabel('To (before)').fill(berlinLocal(to));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/from=/);
     const url = new URL(page.url());
-    expect(url.searchParams.get('from')).toBe('2026-11-21T09:00:00.000Z');
-    expect(url.searchParams.get('to')).toBe('2026-11-21T13:00:00.000Z');
-    const ranged = (
-      await api('GET', `/api/v1/audit-log?target=job_paged&from=2026-11-21T09:00:00.000Z&to=2026-11-21T13:00:00.000Z`)
-    ).body.data;
+    expect(url.searchParams.get('from')).toBe(from);
+    expect(url.searchParams.get('to')).toBe(to);
+    const ranged = (await api('GET', `/api/v1/audit-log?target=job_paged&from=${from}&to=${to}`)).body.data;
     expect(ranged.map((e: { details: { n: number } }) => e.details.n)).toEqual([24, 23, 22, 21]);
     await waitFor(async () => (await table.locator('tbody tr').count()) === 4);
     expect(await details()).toEqual(ranged.map((e: { details: unknown }) => JSON.stringify(e.details)));
