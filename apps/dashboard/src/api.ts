@@ -228,3 +228,153 @@ export interface PreviewResponse {
 export interface DashboardConfig {
   temporal: { ui_url: string; namespace: string } | null;
 }
+
+/*
+ * Alerts, audit log and workspace settings (issue #23): one small typed function per operation,
+ * so the pages never spell a path or a body shape themselves.
+ */
+
+export type AlertChannelKind = 'email' | 'webhook' | 'slack';
+
+/** The one configuration key of each kind (docs/alerts.md → Channels). */
+export const CHANNEL_CONFIG_KEY: Record<AlertChannelKind, 'address' | 'url' | 'webhook_url'> = {
+  email: 'address',
+  webhook: 'url',
+  slack: 'webhook_url',
+};
+
+export interface AlertChannel {
+  id: string;
+  name: string;
+  kind: AlertChannelKind;
+  /** `{address}`, `{url}` or `{webhook_url}` (a Slack URL shown up to its first path segment). */
+  config: Record<string, string>;
+  verified: boolean;
+  created_at: string;
+  updated_at: string;
+  /** Webhook channels, in the create response only. */
+  signing_secret?: string;
+}
+
+export interface AlertChannelInput {
+  name: string;
+  kind: AlertChannelKind;
+  config: Record<string, string>;
+}
+
+export interface AlertChannelTestResult {
+  delivered: boolean;
+  error: string | null;
+}
+
+export const ALERT_EVENTS = ['run.failed', 'run.sla_breached', 'job.auto_disabled', 'job.recovered'] as const;
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+export interface AlertRule {
+  id: string;
+  name: string;
+  enabled: boolean;
+  channel_ids: string[];
+  events: AlertEvent[];
+  job_ids: string[] | null;
+  tags: string[] | null;
+  cooldown: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AlertRuleInput = Pick<AlertRule, 'name' | 'enabled' | 'channel_ids' | 'events' | 'job_ids' | 'tags'> & {
+  cooldown?: string;
+};
+
+export interface AuditEntry {
+  id: string;
+  actor: string;
+  action: string;
+  target: string;
+  details: Record<string, unknown>;
+  created_at: string;
+}
+
+/** `GET /audit-log` filters: exact `action`, `actor`, `target`; `from` inclusive, `to` exclusive. */
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface WorkspaceDetail {
+  id: string;
+  name: string;
+  slug: string;
+  plan: string;
+  created_at: string;
+}
+
+const channelPath = (id: string) => `/api/v1/alert-channels/${encodeURIComponent(id)}`;
+const rulePath = (id: string) => `/api/v1/alert-rules/${encodeURIComponent(id)}`;
+
+export function listAlertChannels(): Promise<Page<AlertChannel>> {
+  return api<Page<AlertChannel>>('GET', '/api/v1/alert-channels?limit=200');
+}
+
+export function createAlertChannel(body: AlertChannelInput): Promise<AlertChannel> {
+  return api<AlertChannel>('POST', '/api/v1/alert-channels', body);
+}
+
+export function updateAlertChannel(
+  id: string,
+  body: { name?: string; config?: Record<string, string> },
+): Promise<AlertChannel> {
+  return api<AlertChannel>('PATCH', channelPath(id), body);
+}
+
+export function deleteAlertChannel(id: string): Promise<void> {
+  return api<void>('DELETE', channelPath(id));
+}
+
+export function testAlertChannel(id: string): Promise<AlertChannelTestResult> {
+  return api<AlertChannelTestResult>('POST', `${channelPath(id)}/test`);
+}
+
+/** Mails a new confirmation link to an unverified email channel (`202`). */
+export function resendAlertChannelVerification(id: string): Promise<{ channel_id: string; address: string }> {
+  return api<{ channel_id: string; address: string }>('POST', `${channelPath(id)}/verify`);
+}
+
+export function listAlertRules(): Promise<Page<AlertRule>> {
+  return api<Page<AlertRule>>('GET', '/api/v1/alert-rules?limit=200');
+}
+
+export function createAlertRule(body: AlertRuleInput): Promise<AlertRule> {
+  return api<AlertRule>('POST', '/api/v1/alert-rules', body);
+}
+
+export function updateAlertRule(id: string, body: Partial<AlertRuleInput>): Promise<AlertRule> {
+  return api<AlertRule>('PATCH', rulePath(id), body);
+}
+
+export function deleteAlertRule(id: string): Promise<void> {
+  return api<void>('DELETE', rulePath(id));
+}
+
+export function listAuditLog(filter: AuditFilter): Promise<Page<AuditEntry>> {
+  return api<Page<AuditEntry>>('GET', `/api/v1/audit-log${query({ ...filter })}`);
+}
+
+export function getWorkspace(id: string): Promise<WorkspaceDetail> {
+  return api<WorkspaceDetail>('GET', `/api/v1/workspaces/${encodeURIComponent(id)}`);
+}
+
+export function updateWorkspace(id: string, body: { name?: string; slug?: string }): Promise<WorkspaceDetail> {
+  return api<WorkspaceDetail>('PATCH', `/api/v1/workspaces/${encodeURIComponent(id)}`, body);
+}
+
+/** Up to 200 jobs by name, for pickers (alert rule filters). */
+export function listJobChoices(): Promise<Page<Pick<Job, 'id' | 'name' | 'tags'>>> {
+  return api<Page<Job>>('GET', '/api/v1/jobs?limit=200');
+}

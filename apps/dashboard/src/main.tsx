@@ -6,7 +6,8 @@ import { JobFormPage } from './pages/job-form';
 import { JobsPage } from './pages/jobs';
 import { LoginPage } from './pages/login';
 import { RunDetailPage } from './pages/run-detail';
-import { SettingsPage } from './pages/settings';
+import { AUDIT_LOG_PATH } from './pages/audit-log';
+import { ALERTS_PATH, SettingsPage } from './pages/settings';
 import { StuckRunsPage } from './pages/stuck-runs';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
@@ -17,6 +18,8 @@ export interface AppContext {
   me: Me;
   workspaceId: string;
   config: DashboardConfig;
+  /** Reads `/me` again (e.g. after the workspace was renamed). */
+  reload: () => void;
 }
 
 function App() {
@@ -71,8 +74,16 @@ function App() {
     navigate('/');
   }
 
-  const context: AppContext = { me, workspaceId, config };
-  const section = path.startsWith('/settings') ? 'settings' : path === '/runs/stuck' ? 'stuck' : 'jobs';
+  const context: AppContext = { me, workspaceId, config, reload: () => void load() };
+  const section = path.startsWith(ALERTS_PATH)
+    ? 'alerts'
+    : path.startsWith(AUDIT_LOG_PATH)
+      ? 'audit'
+      : path.startsWith('/settings')
+        ? 'settings'
+        : path === '/runs/stuck'
+          ? 'stuck'
+          : 'jobs';
   return (
     <div class="shell" onClick={onLinkClick}>
       <a class="skip" href="#main">
@@ -88,6 +99,12 @@ function App() {
           </a>
           <a href="/runs/stuck" aria-current={section === 'stuck' ? 'page' : undefined}>
             Stuck runs
+          </a>
+          <a href={ALERTS_PATH} aria-current={section === 'alerts' ? 'page' : undefined}>
+            Alerts
+          </a>
+          <a href={AUDIT_LOG_PATH} aria-current={section === 'audit' ? 'page' : undefined}>
+            Audit log
           </a>
           <a href="/settings" aria-current={section === 'settings' ? 'page' : undefined}>
             Settings

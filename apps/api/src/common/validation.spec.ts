@@ -1,10 +1,15 @@
 import { DomainError } from '@svc/common';
-import { IsString } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
 import { createValidationPipe, findNulString } from './validation';
 
 class NameDto {
   @IsString()
   name: string;
+}
+
+class ActionDto {
+  @Matches(/^[a-z.]+$/, { message: 'must be an action such as job.create' })
+  action: string;
 }
 
 describe('findNulString', () => {
@@ -50,5 +55,16 @@ describe('createValidationPipe', () => {
   it('should keep the whitelist and the envelope', async () => {
     expect((await errorOf({ name: 'ok', extra: 1 }))?.body.fields).toEqual({ extra: 'unknown field' });
     expect(await errorOf({ name: 'ok' })).toBeUndefined();
+  });
+
+  it('should drop only the leading property name of a message, never the word elsewhere', async () => {
+    expect((await errorOf({ name: 7 }))?.body.fields).toEqual({ name: 'must be a string' });
+    let error: DomainError | undefined;
+    try {
+      await pipe.transform({ action: 'Bad!' }, { type: 'body', metatype: ActionDto });
+    } catch (err) {
+      error = err as DomainError;
+    }
+    expect(error?.body.fields).toEqual({ action: 'must be an action such as job.create' });
   });
 });

@@ -7,8 +7,15 @@ export function validationErrorsToFields(errors: ValidationError[], prefix = '')
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     if (error.constraints) {
+      // class-validator's own messages start with the property's name, which `fields` already
+      // says; only that leading name goes (a custom message may use the word elsewhere).
+      const lead = `${error.property} `;
       const messages = Object.entries(error.constraints).map(([key, message]) =>
-        key === 'whitelistValidation' ? 'unknown field' : message.replace(`${error.property} `, ''),
+        key === 'whitelistValidation'
+          ? 'unknown field'
+          : message.startsWith(lead)
+            ? message.slice(lead.length)
+            : message,
       );
       fields[path] = messages[0];
     }

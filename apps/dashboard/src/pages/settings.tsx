@@ -1,11 +1,17 @@
 import type { ChartConfiguration } from 'chart.js';
 import { Fragment } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
-import { api, ApiError, type Page } from '../api';
+import { api, type Page } from '../api';
 import { COLORS, useChart } from '../charts';
 import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad } from '../components/common';
 import { formatMs, formatTime } from '../format';
 import type { AppContext } from '../main';
+import { AlertsPage } from './alerts';
+import { AUDIT_LOG_PATH, AuditLogPage } from './audit-log';
+import { WorkspaceSettings } from './workspace-settings';
+
+export const WORKSPACE_PATH = '/settings/workspace';
+export const ALERTS_PATH = '/settings/alerts';
 
 interface ApiKey {
   id: string;
@@ -27,11 +33,16 @@ interface Secret {
 const TABS = [
   { path: '/settings', label: 'API keys' },
   { path: '/settings/secrets', label: 'Secrets' },
+  { path: WORKSPACE_PATH, label: 'Workspace' },
+  { path: ALERTS_PATH, label: 'Alerts' },
+  { path: AUDIT_LOG_PATH, label: 'Audit log' },
   { path: '/settings/usage', label: 'Usage and stats' },
-  { path: '/settings/alerts', label: 'Alerts' },
 ];
 
-/** Settings: API keys, secrets, usage and stats, and alert channels and rules when the server has them. */
+/**
+ * Settings: API keys, secrets, the workspace's name and slug, alert channels and rules, the audit
+ * log, usage and stats. All under `/settings/…`, the paths the API serves the page at.
+ */
 export function SettingsPage({ path, context }: { path: string; context: AppContext }) {
   const role = context.me.workspaces.find((w) => w.id === context.workspaceId)?.role;
   return (
@@ -45,12 +56,17 @@ export function SettingsPage({ path, context }: { path: string; context: AppCont
         ))}
       </nav>
       {role === 'member' && path !== '/settings/usage' && (
-        <p class="notice">Members cannot manage keys, secrets or alerts; ask an owner or admin.</p>
+        <p class="notice">
+          Members cannot manage keys, secrets, alerts or the workspace, nor read the audit log; ask an owner or admin.
+        </p>
       )}
       {path === '/settings' && <ApiKeys />}
       {path === '/settings/secrets' && <Secrets />}
+      {path === WORKSPACE_PATH && <WorkspaceSettings workspaceId={context.workspaceId} onChanged={context.reload} />}
+      {path === ALERTS_PATH && <AlertsPage />}
+      {path === AUDIT_LOG_PATH && <AuditLogPage />}
       {path === '/settings/usage' && <UsageAndStats />}
-      {path === '/settings/alerts' && <Alerts />}
+      {!TABS.some((tab) => tab.path === path) && <p>There is no such settings page.</p>}
     </section>
   );
 }
@@ -384,56 +400,6 @@ function UsageAndStats() {
             )}
           </div>
         </div>
-      )}
-    </div>
-  );
-}
-
-interface AlertChannel {
-  id: string;
-  name?: string;
-  kind: string;
-  verified?: boolean;
-}
-
-interface AlertRule {
-  id: string;
-  name: string;
-  enabled: boolean;
-  events: string[];
-}
-
-function Alerts() {
-  const channels = useLoad(() => api<Page<AlertChannel>>('GET', '/api/v1/alert-channels'), []);
-  const rules = useLoad(() => api<Page<AlertRule>>('GET', '/api/v1/alert-rules'), []);
-  if (channels.error instanceof ApiError && channels.error.status === 404) {
-    return <p class="muted">This server has no alerting.</p>;
-  }
-  return (
-    <div>
-      <h2>Alert channels</h2>
-      <ErrorNote error={channels.error} />
-      {channels.data && channels.data.data.length === 0 && <p class="empty">No channels.</p>}
-      {channels.data && channels.data.data.length > 0 && (
-        <ul>
-          {channels.data.data.map((c) => (
-            <li key={c.id}>
-              {c.name ?? c.id} — {c.kind} {c.verified === false && <StatusBadge value="unverified" />}
-            </li>
-          ))}
-        </ul>
-      )}
-      <h2>Alert rules</h2>
-      <ErrorNote error={rules.error} />
-      {rules.data && rules.data.data.length === 0 && <p class="empty">No rules.</p>}
-      {rules.data && rules.data.data.length > 0 && (
-        <ul>
-          {rules.data.data.map((r) => (
-            <li key={r.id}>
-              {r.name} — {r.events.join(', ')} {!r.enabled && <StatusBadge value="disabled" />}
-            </li>
-          ))}
-        </ul>
       )}
     </div>
   );

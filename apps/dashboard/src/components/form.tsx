@@ -1,0 +1,119 @@
+import type { ComponentChildren } from 'preact';
+import { ApiError } from '../api';
+
+/**
+ * Form controls that show the API's errors by field (the error envelope's `fields`, keyed by
+ * input path such as `config.url`), the way the job form does: under the control it belongs to,
+ * with `aria-invalid` and `aria-describedby`, and anything without a control listed in one note.
+ */
+
+/** The envelope's `fields` of an error, or none. */
+export function fieldsOf(error: unknown): Record<string, string> {
+  return error instanceof ApiError ? (error.body.fields ?? {}) : {};
+}
+
+/** The message for `name` and any nested path under it (`tags` also shows `tags.0`). */
+export function messageFor(fields: Record<string, string>, name: string): string | undefined {
+  const messages = Object.entries(fields)
+    .filter(([key]) => key === name || key.startsWith(`${name}.`))
+    .map(([key, message]) => (key === name ? message : `${key.slice(name.length + 1)}: ${message}`));
+  return messages.length > 0 ? messages.join('; ') : undefined;
+}
+
+/** The described-by ids and invalid flag of a control with this `id` and error. */
+export function describe(id: string, error: string | undefined, hint?: string) {
+  const ids = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
+  return { 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': ids || undefined };
+}
+
+/** A labelled control, its hint and its error; `control` gets `describe(id, error, hint)`. */
+export function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A text input in a `Field`, bound to `value`. */
+export function TextField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  error?: string;
+  hint?: string;
+  type?: 'text' | 'email' | 'url' | 'datetime-local';
+  placeholder?: string;
+  required?: boolean;
+  disabled?: boolean;
+  list?: string;
+  autoComplete?: string;
+}) {
+  return (
+    <Field id={props.id} label={props.label} error={props.error} hint={props.hint}>
+      <input
+        id={props.id}
+        type={props.type ?? 'text'}
+        value={props.value}
+        placeholder={props.placeholder}
+        required={props.required}
+        disabled={props.disabled}
+        list={props.list}
+        autoComplete={props.autoComplete}
+        onInput={(e) => props.onValue((e.target as HTMLInputElement).value)}
+        {...describe(props.id, props.error, props.hint)}
+      />
+    </Field>
+  );
+}
+
+/**
+ * The error's message, and the fields the form has no control for (`shown` are those it has), so
+ * that nothing the API said is lost.
+ */
+export function FormError({ error, shown }: { error: unknown; shown: string[] }) {
+  if (!error) {
+    return null;
+  }
+  const fields = fieldsOf(error);
+  const others = Object.entries(fields).filter(([key]) => !shown.some((s) => key === s || key.startsWith(`${s}.`)));
+  const message = error instanceof ApiError ? error.body.message : String((error as Error).message ?? error);
+  return (
+    <div role="alert" class="error">
+      <p>{message}</p>
+      {others.length > 0 && (
+        <ul>
+          {others.map(([key, text]) => (
+            <li key={key}>
+              <code>{key}</code> {text}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
