@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
+import { fieldMessage } from './validation-messages';
 
 /** Flattens class-validator errors into the envelope's `fields`: input path → message. */
 export function validationErrorsToFields(errors: ValidationError[], prefix = ''): Record<string, string> {
@@ -7,10 +8,7 @@ export function validationErrorsToFields(errors: ValidationError[], prefix = '')
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     if (error.constraints) {
-      const messages = Object.entries(error.constraints).map(([key, message]) =>
-        key === 'whitelistValidation' ? 'unknown field' : message.replace(`${error.property} `, ''),
-      );
-      fields[path] = messages[0];
+      fields[path] = fieldMessage(error);
     }
     if (error.children?.length) {
       Object.assign(fields, validationErrorsToFields(error.children, path));
