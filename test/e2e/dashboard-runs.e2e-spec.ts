@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { WebhookReceiver, waitFor } from '../utils/receiver';
@@ -14,6 +14,7 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
+const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(240_000);
 
@@ -33,6 +34,7 @@ describe('dashboard job and run pages in Chromium', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
     }
+    mkdirSync(SCREENSHOTS, { recursive: true });
     receiver = await WebhookReceiver.start();
     receiver.respondWith((request) =>
       failing.has(request.url) ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
@@ -55,6 +57,20 @@ describe('dashboard job and run pages in Chromium', () => {
     await stack?.stop();
     await receiver?.stop();
   });
+
+  const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+
+  /** Elements wider than the viewport (outside scrollable tables), as in dashboard.e2e-spec.ts. */
+  function overflowing(): Promise<string[]> {
+    return page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const width: number = doc.documentElement.clientWidth;
+      const offenders = [...doc.querySelectorAll('body *')]
+        .filter((el: any) => el.closest('.table-wrap') === null && el.getBoundingClientRect().right > width + 0.5)
+        .map((el: any) => `${el.tagName.toLowerCase()}.${el.className}`);
+      return doc.documentElement.scrollWidth > width ? [...offenders, 'document'] : offenders;
+    });
+  }
 
   const scheduledTimes = async (jobId: string): Promise<string[]> =>
     (
@@ -149,6 +165,10 @@ describe('dashboard job and run pages in Chromium', () => {
     const row = page.getByTestId('runs').locator('tbody tr').first();
     await row.locator('.badge.failed').waitFor();
     expect(await row.locator('td').nth(3).textContent()).toBe('2 of 2');
+    await shot('job-auto-disabled');
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflowing()).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   it('should name the job in the run breadcrumb, count attempts from 1 and say no attempt was left', async () => {
@@ -174,9 +194,13 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(detail.attempts.map((a: { n: number }) => a.n)).toEqual([0, 1]);
   });
 
-  it('should retry a failed run from its page once, and refuse a second retry of the occurrence', async () => {
+  it('should retry a failed run from its page once (by keyboard, at 360 px), and refuse a second retry of the occurrence', async () => {
     failing.clear();
-    await page.getByRole('button', { name: 'Retry' }).click();
+    await shot('run-failed');
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflowing()).toEqual([]);
+    await page.getByRole('button', { name: 'Retry' }).focus();
+    await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(failedRunId));
     const retryId = new URL(page.url()).pathname.split('/runs/')[1];
     await page.getByRole('heading', { name: `Run ${retryId}` }).waitFor();
@@ -186,6 +210,7 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(retried).toMatchObject({ trigger: 'retry_manual', retry_of: failedRunId, status: 'succeeded' });
     expect(await page.getByTestId('attempts').locator('tbody tr td:first-child').allTextContents()).toEqual(['1 of 2']);
     expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     await page.getByRole('link', { name: 'the failed run' }).click();
     await page.getByRole('heading', { name: `Run ${failedRunId}` }).waitFor();
