@@ -23,7 +23,7 @@ export function useApiBodyParsers(adapter: FastifyAdapter, bodyLimit: number): v
       done(null, undefined);
       return;
     }
-    json(req, body.toString('utf8'), done);
+    void json(req, body.toString('utf8'), done);
   });
   adapter.useBodyParser('*', false, { bodyLimit }, (_req, body: Buffer, done: Done) => {
     if (body.length === 0) {
