@@ -1,6 +1,7 @@
 import { parseDuration } from '@svc/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
+import { getMetadataSchema } from 'class-validator-jsonschema/build/decorators';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { validationErrorsToFields } from './validation';
@@ -142,6 +143,33 @@ describe('validation messages of every DTO', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('should accept every example a DTO documents (the OpenAPI examples), whole or per field', () => {
+    const refused: string[] = [];
+    let examples = 0;
+    for (const [name, cls] of DTOS) {
+      const own = getMetadataSchema(cls.prototype, cls.name) as { examples?: unknown[]; example?: unknown };
+      for (const example of [...(own.examples ?? []), ...(own.example === undefined ? [] : [own.example])]) {
+        examples += 1;
+        const fields = fieldsOf(cls, example as Record<string, unknown>);
+        if (Object.keys(fields).length > 0) {
+          refused.push(`${name} example ${JSON.stringify(example)}: ${JSON.stringify(fields)}`);
+        }
+      }
+      for (const property of new Set(metadataOf(cls).map((m) => m.propertyName))) {
+        const schema = getMetadataSchema(cls.prototype, property) as { examples?: unknown[]; example?: unknown };
+        for (const example of [...(schema.examples ?? []), ...(schema.example === undefined ? [] : [schema.example])]) {
+          examples += 1;
+          const message = fieldsOf(cls, { [property]: example })[property];
+          if (message !== undefined) {
+            refused.push(`${name}.${property} example ${JSON.stringify(example)}: "${message}"`);
+          }
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
   });
 
   it('should answer the messages the issue quotes', () => {
