@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
 type Json = Record<string, any>;
@@ -13,7 +14,13 @@ type Json = Record<string, any>;
 describe('requests without a body', () => {
   let stack: Stack;
   let doc: Json;
-  const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml'];
+  const CONTENT_TYPES = [
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/xml',
+    'not a media type',
+  ];
 
   beforeAll(async () => {
     stack = await startStack({ worker: false, config: { auth: { dev_login: true } } });
@@ -50,6 +57,29 @@ describe('requests without a body', () => {
     });
     const text = await response.text();
     return { status: response.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as any };
+  }
+
+  /** A request whose body is chunked and ends at once: no Content-Length, zero body bytes. */
+  function sendChunkedEmpty(method: string, path: string, contentType: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        `${stack.baseUrl}${path}`,
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${stack.apiKey}`,
+            'content-type': contentType,
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   it('should enumerate the operations of the document, with and without a body', () => {
@@ -117,6 +147,9 @@ describe('requests without a body', () => {
     expect((await api('GET', path)).body.state).toBe('paused');
     expect((await send('POST', `${path}/resume`, 'application/json')).status).toBe(200);
     expect((await api('GET', path)).body.state).toBe('active');
+    // Chunked with no chunk: the body parsers themselves see zero bytes.
+    expect(await sendChunkedEmpty('POST', `${path}/pause`, 'application/json')).toBe(200);
+    expect(await sendChunkedEmpty('POST', `${path}/resume`, 'application/xml')).toBe(200);
     expect((await send('DELETE', path, 'application/json')).status).toBe(204);
     expect((await api('GET', path)).status).toBe(404);
   });

@@ -17,6 +17,19 @@ type Done = (err: Error | null, body?: unknown) => void;
 export function useApiBodyParsers(adapter: FastifyAdapter, bodyLimit: number): void {
   const fastify: FastifyInstance = adapter.getInstance();
   const json = fastify.getDefaultJsonParser('error', 'error');
+  // A header Fastify cannot even parse (`Content-Type: nonsense`) would be refused before any
+  // parser runs; on a request that declares no body bytes it says nothing, so it is dropped.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const { headers } = request;
+    if (
+      headers['content-type'] !== undefined &&
+      headers['transfer-encoding'] === undefined &&
+      (headers['content-length'] === undefined || headers['content-length'] === '0')
+    ) {
+      delete headers['content-type'];
+    }
+    done();
+  });
   fastify.removeContentTypeParser('text/plain'); // Fastify's default: a string body no DTO accepts
   adapter.useBodyParser('application/json', false, { bodyLimit }, (req, body: Buffer, done: Done) => {
     if (body.length === 0) {
