@@ -126,7 +126,7 @@ describe('dashboard in Chromium', () => {
     expect(jobId).toMatch(/^job_/);
     firstSecret = (await page.getByTestId('one-time-secret').textContent())!;
     expect(firstSecret).toMatch(/^whsec_/);
-    expect(await page.getByTestId('fire-times').locator('tbody tr').count()).toBe(10);
+    expect(await page.getByTestId('fire-times').locator('tbody tr').count()).toBe(5);
   });
 
   it('should trigger the job and show the run with its attempt as the worker delivers it', async () => {
@@ -144,7 +144,7 @@ describe('dashboard in Chromium', () => {
     const attempts = page.getByTestId('attempts');
     await attempts.waitFor();
     const cells = await attempts.locator('tbody tr').first().locator('td').allTextContents();
-    expect(cells.slice(0, 3)).toEqual(['0', 'success', '200']);
+    expect(cells.slice(0, 3)).toEqual([expect.stringMatching(/^1 of \d+$/), 'success', '200']);
     expect(cells[5]).toContain(`POST ${receiver.url}/hooks/nightly`);
     await shot('run-detail');
   });

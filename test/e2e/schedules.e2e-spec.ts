@@ -141,7 +141,7 @@ describe('schedule endpoints', () => {
     it.each([
       ['an unknown field', { expr: 'daily', after: '2026-01-01T00:00:00Z' }, { after: 'unknown field' }],
       ['a missing expr', { timezone: 'UTC' }, { expr: 'is required' }],
-      ['a non-string expr', { expr: 5 }, { expr: 'must be string' }],
+      ['a non-string expr', { expr: 5 }, { expr: 'must be a string' }],
       ['an expr over 4096 bytes', { expr: 'é'.repeat(2049) }, { expr: 'must be at most 4096 bytes' }],
       ['an unknown kind', { expr: 'daily', kind: 'crontab' }, { kind: expect.stringContaining('must be one of') }],
     ])('should refuse %s with 400 validation_failed', async (_, body, fields) => {
@@ -356,7 +356,10 @@ describe('schedule endpoints', () => {
       const response = await api('POST', '/api/v1/schedules/validate', raw);
       expect(response.status).toBe(400);
       // not an object: the envelope names the body itself
-      expect(response.body.error).toMatchObject({ code: 'validation_failed', fields: { body: 'must be object' } });
+      expect(response.body.error).toMatchObject({
+        code: 'validation_failed',
+        fields: { body: 'must be a JSON object' },
+      });
     });
 
     it('should not limit the rate when schedule_rate_limit_per_minute is 0', async () => {

@@ -11,6 +11,7 @@ import { flushTracing } from '@svc/common/tracing';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
+import { useApiBodyParsers } from './common/body-parsers';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { trackRoutes } from './common/openapi/fastify-routes';
@@ -76,6 +77,7 @@ export function createFastifyAdapter(
     },
   });
   const fastify = adapter.getInstance();
+  useApiBodyParsers(adapter, ONE_MIB);
   trackRoutes(fastify); // before any route: the OpenAPI document lists every route registered
   if (logger) {
     addRequestLogging(fastify, logger); // first: every later hook logs in the request's context

@@ -182,6 +182,8 @@ export interface Run {
   sla_breached: boolean;
   last_error: string | null;
   skip_reason?: string | null;
+  /** A manual retry's failed run (`trigger = retry_manual`). */
+  retry_of?: string | null;
   /** In `?stuck=true` lists only. */
   stuck?: StuckInfo;
 }

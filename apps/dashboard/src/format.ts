@@ -46,3 +46,39 @@ export function timeZones(): string[] {
   const withSupported = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
   return withSupported.supportedValuesOf?.('timeZone') ?? ['UTC'];
 }
+
+/**
+ * An attempt as people count it (issue #26): the API numbers attempts from 0 (`n`, the
+ * `Svc-Attempt` header, as the spec says); the dashboard says "attempt 1 of 3" on every page.
+ */
+export function attemptLabel(n: number, maxAttempts: number | null | undefined): string {
+  return maxAttempts ? `attempt ${n + 1} of ${maxAttempts}` : `attempt ${n + 1}`;
+}
+
+/** How many attempts a run made, against the job's budget: "2 of 3". */
+export function attemptsMade(count: number, maxAttempts: number | null | undefined): string {
+  return maxAttempts ? `${count} of ${maxAttempts}` : String(count);
+}
+
+/**
+ * Why a job is disabled, as a sentence: the worker stores `auto_disabled: 3 consecutive failed
+ * runs`; any other reason is shown as the API gives it.
+ */
+export function disabledSentence(reason: string | null): string {
+  const auto = /^auto_disabled: (\d+) consecutive failed runs?$/.exec(reason ?? '');
+  if (auto) {
+    const runs = auto[1] === '1' ? 'a failed run' : `${auto[1]} failed runs in a row`;
+    return `The job was disabled automatically after ${runs}, and no longer runs on its schedule.`;
+  }
+  return reason ? `The job is disabled: ${reason}.` : 'The job is disabled and no longer runs on its schedule.';
+}
+
+/** A delivery URL at a glance: host and path (the query may carry tokens, so it is left out). */
+export function urlAtAGlance(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return url; // templates such as {{secret.HOST}} make it unparseable: show it as written
+  }
+}

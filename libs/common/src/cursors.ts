@@ -34,6 +34,9 @@ export function decodeCursor<T extends Record<string, string | number>>(
   }
 }
 
+/** `fields.cursor` for a cursor this server did not hand out (or one that was altered). */
+export const INVALID_CURSOR_MESSAGE = "must be a previous page's next_cursor, unchanged";
+
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 200;
 

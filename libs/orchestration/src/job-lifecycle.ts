@@ -51,6 +51,13 @@ export interface CloseRunInput {
  * auto-disable), completion, and the plan limits and monthly quota that gate runs. After every
  * committed change the job's workflow is told (the reconciler repairs a missed signal).
  */
+/** Why a state change is refused, as a sentence naming what the user can do instead. */
+const TRANSITION_REFUSED: Record<string, (state: string) => string> = {
+  'job.pause': (state) => `The job is ${state}; only an active job can be paused`,
+  'job.resume': (state) => `The job is ${state}; only a paused job can be resumed`,
+  'job.enable': (state) => `The job is ${state}; only a disabled job can be enabled`,
+};
+
 export class JobLifecycle {
   constructor(private readonly deps: JobLifecycleDeps) {}
 
@@ -84,7 +91,7 @@ export class JobLifecycle {
         throw new NotFoundError('Job');
       }
       if (job.state !== change.from) {
-        throw new ConflictError(`Job is ${job.state}; ${change.action.split('.')[1]} needs a ${change.from} job`);
+        throw new ConflictError(TRANSITION_REFUSED[change.action]?.(job.state) ?? `The job is ${job.state}`);
       }
       const moved = await jobs.transitionState(
         id,

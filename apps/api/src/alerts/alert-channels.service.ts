@@ -4,6 +4,7 @@ import {
   ConflictError,
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   newId,
   NotFoundError,
   type Page,
@@ -351,7 +352,7 @@ export class AlertChannelsService {
 function cursorId(cursor: string): string {
   const decoded = decodeCursor<{ id: string }>(cursor, ['id']);
   if (!decoded || typeof decoded.id !== 'string') {
-    throw new ValidationFailedError({ cursor: 'invalid cursor' });
+    throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
   }
   return decoded.id;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   newId,
   NotFoundError,
   type Page,
@@ -45,7 +46,7 @@ export class AlertRulesService {
     if (query.cursor !== undefined) {
       const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
       if (!cursor || typeof cursor.id !== 'string') {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       beforeId = cursor.id;
     }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   NotFoundError,
   type Page,
   PAGE_LIMIT_DEFAULT,
@@ -49,7 +50,7 @@ export class ApiKeysService {
     if (query.cursor !== undefined) {
       const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
       if (!cursor) {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       beforeId = String(cursor.id);
     }

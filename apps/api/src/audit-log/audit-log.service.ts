@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { decodeCursor, encodeCursor, type Page, PAGE_LIMIT_DEFAULT, ValidationFailedError } from '@svc/common';
+import {
+  decodeCursor,
+  encodeCursor,
+  INVALID_CURSOR_MESSAGE,
+  type Page,
+  PAGE_LIMIT_DEFAULT,
+  ValidationFailedError,
+} from '@svc/common';
 import { AuditRepository } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { type AuditEntryResponse, toAuditEntryResponse } from './audit-log.mapper';
@@ -28,7 +35,7 @@ export class AuditLogService {
     if (query.cursor !== undefined) {
       const cursor = decodeCursor<{ at: string; id: string }>(query.cursor, ['at', 'id']);
       if (!cursor || !isCursorTime(cursor.at) || typeof cursor.id !== 'string') {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       after = { at: cursor.at, id: cursor.id };
     }

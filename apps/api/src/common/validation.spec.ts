@@ -1,10 +1,17 @@
 import { DomainError } from '@svc/common';
-import { IsString, Matches } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { createValidationPipe, findNulString } from './validation';
 
 class NameDto {
   @IsString()
   name: string;
+}
+
+class LimitDto {
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  limit: number;
 }
 
 class ActionDto {
@@ -55,6 +62,16 @@ describe('createValidationPipe', () => {
   it('should keep the whitelist and the envelope', async () => {
     expect((await errorOf({ name: 'ok', extra: 1 }))?.body.fields).toEqual({ extra: 'unknown field' });
     expect(await errorOf({ name: 'ok' })).toBeUndefined();
+  });
+
+  it('should state the range the DTO declares when a value is refused through the pipe', async () => {
+    let error: DomainError | undefined;
+    try {
+      await pipe.transform({ limit: 'x' }, { type: 'body', metatype: LimitDto });
+    } catch (err) {
+      error = err as DomainError;
+    }
+    expect(error?.body.fields).toEqual({ limit: 'must be an integer from 1 to 20' });
   });
 
   it('should drop only the leading property name of a message, never the word elsewhere', async () => {

@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
+import { fieldMessage } from './validation-messages';
 
 /** Flattens class-validator errors into the envelope's `fields`: input path → message. */
 export function validationErrorsToFields(errors: ValidationError[], prefix = ''): Record<string, string> {
@@ -7,17 +8,7 @@ export function validationErrorsToFields(errors: ValidationError[], prefix = '')
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     if (error.constraints) {
-      // class-validator's own messages start with the property's name, which `fields` already
-      // says; only that leading name goes (a custom message may use the word elsewhere).
-      const lead = `${error.property} `;
-      const messages = Object.entries(error.constraints).map(([key, message]) =>
-        key === 'whitelistValidation'
-          ? 'unknown field'
-          : message.startsWith(lead)
-            ? message.slice(lead.length)
-            : message,
-      );
-      fields[path] = messages[0];
+      fields[path] = fieldMessage(error);
     }
     if (error.children?.length) {
       Object.assign(fields, validationErrorsToFields(error.children, path));
@@ -86,6 +77,9 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,
+    // fieldMessage reads the DTO's declared constraints through the error's target; the errors
+    // never leave the process (the factory keeps only the messages).
+    validationError: { target: true },
     exceptionFactory: (errors) => new ValidationFailedError(validationErrorsToFields(errors)),
   });
 }

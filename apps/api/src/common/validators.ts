@@ -1,5 +1,22 @@
 import { isBase64, registerDecorator, ValidationOptions } from 'class-validator';
-import { parseDuration } from '@svc/common';
+import { formatDuration, parseDuration } from '@svc/common';
+
+const DURATION_EXAMPLES = ['30s', '90s', '5m', '1h30m', '6h', '2d', '500ms'];
+
+/** Up to two example durations inside [minMs, maxMs] (an example must be one the field accepts). */
+export function durationExamples(minMs: number, maxMs: number): string[] {
+  return DURATION_EXAMPLES.filter((e) => {
+    const ms = parseDuration(e)!;
+    return ms >= minMs && ms <= maxMs;
+  }).slice(0, 2);
+}
+
+/** The message of a duration field, with its range and examples inside it. */
+export function durationMessage(minMs: number, maxMs: number): string {
+  const examples = durationExamples(minMs, maxMs);
+  const such = examples.length > 0 ? ` such as ${examples.join(' or ')}` : '';
+  return `must be a duration${such}, from ${formatDuration(minMs)} to ${formatDuration(maxMs)}`;
+}
 
 /** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
 export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?: ValidationOptions) {
@@ -9,10 +26,7 @@ export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?:
       target: target.constructor,
       propertyName,
       constraints: [minMs, maxMs],
-      options: {
-        message: `must be a duration such as 30s or 1h30m, between ${minMs / 1000}s and ${maxMs / 1000}s`,
-        ...options,
-      },
+      options: { message: durationMessage(minMs, maxMs), ...options },
       validator: {
         validate(value: unknown) {
           if (typeof value !== 'string') {

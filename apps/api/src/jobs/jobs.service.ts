@@ -4,6 +4,7 @@ import {
   ConflictError,
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   LimitExceededError,
   newId,
   NotFoundError,
@@ -123,7 +124,7 @@ export class JobsService {
     if (query.cursor) {
       const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
       if (!cursor) {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       beforeId = cursor.id;
     }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   isId,
   NotFoundError,
   type Page,
@@ -47,7 +48,7 @@ export class RunsService {
     if (query.cursor) {
       const cursor = decodeCursor<{ at: string; id: string }>(query.cursor, ['at', 'id']);
       if (!cursor || Number.isNaN(Date.parse(cursor.at))) {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       after = { scheduledAt: new Date(cursor.at), id: cursor.id };
     }

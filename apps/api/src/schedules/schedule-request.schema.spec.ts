@@ -60,6 +60,22 @@ describe('schedule request bodies', () => {
     expect(fieldsFor(parseValidateBody, { expr: 'daily', count: 3 })).toEqual(['count']);
   });
 
+  it('should word every message as a sentence with the allowed range or values', () => {
+    let fields: Record<string, string> = {};
+    try {
+      parsePreviewBody({ kind: 'crontab', timezone: 5, count: 0, after: 7 });
+    } catch (err) {
+      fields = (err as DomainError).body.fields ?? {};
+    }
+    expect(fields).toEqual({
+      expr: 'is required',
+      kind: 'must be one of auto, natural, quartz, cron, rrule, or null',
+      timezone: 'must be a string of at most 64 characters, or null',
+      count: 'must be an integer from 1 to 100, or null',
+      after: 'must be a string, or null',
+    });
+  });
+
   it('should refuse a body that is not an object', () => {
     expect(fieldsFor(parseValidateBody, ['daily'])).toEqual(['body']);
     expect(fieldsFor(parseValidateBody, null)).toEqual(['body']);

@@ -79,8 +79,45 @@ export function isRfc3339Instant(value: string): boolean {
   );
 }
 
+interface PropertySchema {
+  type?: string | string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+}
+
+/**
+ * What a field accepts, as the end of a sentence ("must be an integer from 1 to 100, or null"),
+ * from its schema: the same wording as the DTO-validated routes (common/validation-messages.ts)
+ * instead of Ajv's ("must be string").
+ */
+function describeSchema(schema: PropertySchema | undefined): string {
+  if (!schema) {
+    return 'must be a JSON object';
+  }
+  if (schema.enum) {
+    const values = schema.enum.filter((v) => v !== null);
+    return `must be one of ${values.join(', ')}${values.length < schema.enum.length ? ', or null' : ''}`;
+  }
+  const types = ([] as string[]).concat(schema.type ?? []);
+  const nullable = types.includes('null') ? ', or null' : '';
+  if (types.includes('integer')) {
+    const range =
+      schema.minimum !== undefined && schema.maximum !== undefined
+        ? ` from ${schema.minimum} to ${schema.maximum}`
+        : '';
+    return `must be an integer${range}${nullable}`;
+  }
+  const length = schema.maxLength !== undefined ? ` of at most ${schema.maxLength} characters` : '';
+  return `must be a string${length}${nullable}`;
+}
+
 /** Ajv's errors as the envelope's `fields`: input path → message. */
-function toFields(errors: ErrorObject[] | null | undefined): Record<string, string> {
+function toFields(
+  errors: ErrorObject[] | null | undefined,
+  properties: Record<string, PropertySchema>,
+): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const error of errors ?? []) {
     if (error.keyword === 'additionalProperties') {
@@ -89,8 +126,7 @@ function toFields(errors: ErrorObject[] | null | undefined): Record<string, stri
       fields[String(error.params.missingProperty)] = 'is required';
     } else {
       const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'body';
-      fields[path] ??=
-        error.keyword === 'enum' ? `must be one of ${SCHEDULE_KINDS.join(', ')}` : (error.message ?? 'invalid');
+      fields[path] ??= describeSchema(path === 'body' ? undefined : properties[path]);
     }
   }
   return fields;
@@ -104,7 +140,7 @@ function checkExpr(body: ValidateScheduleBody | null, fields: Record<string, str
 
 /** Parses a validate body or throws `400 validation_failed` naming every bad field. */
 export function parseValidateBody(body: unknown): ValidateScheduleBody {
-  const fields = checkValidateBody(body) ? {} : toFields(checkValidateBody.errors);
+  const fields = checkValidateBody(body) ? {} : toFields(checkValidateBody.errors, VALIDATE_BODY_SCHEMA.properties);
   checkExpr(body as ValidateScheduleBody, fields);
   if (Object.keys(fields).length > 0) {
     throw new ValidationFailedError(fields);
@@ -114,7 +150,7 @@ export function parseValidateBody(body: unknown): ValidateScheduleBody {
 
 /** Parses a preview body or throws `400 validation_failed` naming every bad field. */
 export function parsePreviewBody(body: unknown): PreviewScheduleBody {
-  const fields = checkPreviewBody(body) ? {} : toFields(checkPreviewBody.errors);
+  const fields = checkPreviewBody(body) ? {} : toFields(checkPreviewBody.errors, PREVIEW_BODY_SCHEMA.properties);
   checkExpr(body as PreviewScheduleBody, fields);
   const after = (body as PreviewScheduleBody | null)?.after;
   if (typeof after === 'string' && !isRfc3339Instant(after)) {

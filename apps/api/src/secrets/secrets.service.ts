@@ -3,6 +3,7 @@ import {
   ConflictError,
   decodeCursor,
   encodeCursor,
+  INVALID_CURSOR_MESSAGE,
   LimitExceededError,
   NotFoundError,
   type Page,
@@ -40,7 +41,7 @@ export class SecretsService {
     if (query.cursor !== undefined) {
       const cursor = decodeCursor<{ name: string }>(query.cursor, ['name']);
       if (!cursor || typeof cursor.name !== 'string' || !SECRET_NAME_PATTERN.test(cursor.name)) {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
+        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
       }
       afterName = cursor.name;
     }

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type Job, type Page, type PreviewResponse, query, type Run } from '../api';
+import { api, type Job, type Page, query, type Run } from '../api';
 import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
 import { NextFireTimes } from '../components/schedule-field';
-import { formatMs, formatTime } from '../format';
+import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
 import { navigate } from '../router';
 
 interface SinkTestResult {
@@ -19,16 +19,15 @@ const RUNS_PAGE = 20;
 export function JobDetailPage({ jobId }: { jobId: string }) {
   const path = `/api/v1/jobs/${encodeURIComponent(jobId)}`;
   const job = useLoad(() => api<Job>('GET', path), [jobId]);
-  const preview = useLoad(
+  // The job is read again every 5 s, so "Next fire times" (the API's next_runs) move on as runs fire.
+  usePoll(() => job.reload(), 5000);
+  // The last failed run's error, for the sentence that explains an auto-disable.
+  const lastFailure = useLoad(
     async () =>
-      job.data
-        ? api<PreviewResponse>('POST', '/api/v1/schedules/preview', {
-            expr: job.data.schedule.expr,
-            timezone: job.data.schedule.timezone,
-            count: 10,
-          })
+      job.data?.state === 'disabled'
+        ? ((await api<Page<Run>>('GET', `${path}/runs${query({ status: 'failed', limit: 1 })}`)).data[0] ?? null)
         : null,
-    [job.data?.version],
+    [job.data?.state, job.data?.version],
   );
   const [actionError, setActionError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -92,15 +91,6 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
             Resume
           </button>
         )}
-        {j.state === 'disabled' && (
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => void act('Enabled', () => api('POST', `${path}/enable`))}
-          >
-            Enable
-          </button>
-        )}
         <button
           type="button"
           disabled={busy || j.state === 'disabled' || j.state === 'completed'}
@@ -154,6 +144,26 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
         {notice && <p class="notice">{notice}</p>}
         <ErrorNote error={actionError} />
       </div>
+      {j.state === 'disabled' && (
+        <div class="panel disabled-note" role="status" data-testid="disabled-note">
+          <p>{disabledSentence(j.disabled_reason)}</p>
+          {lastFailure.data?.last_error && (
+            <p>
+              Last error: <span class="error-text">{lastFailure.data.last_error}</span> (
+              <a href={`/runs/${lastFailure.data.id}`}>run of {formatTime(lastFailure.data.scheduled_at)}</a>)
+            </p>
+          )}
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              void act('Re-enabled: the job runs on its schedule again', () => api('POST', `${path}/enable`))
+            }
+          >
+            Re-enable
+          </button>
+        </div>
+      )}
       {secret && <OneTimeSecret label="Signing secret" value={secret} onDone={() => setSecret(null)} />}
       {testResult && (
         <div class="panel" data-testid="test-result">
@@ -189,18 +199,13 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
             <dd>{j.schedule.timezone}</dd>
             <dt>Next run</dt>
             <dd>{formatTime(j.next_run_at, j.schedule.timezone)}</dd>
-            {j.disabled_reason && (
-              <>
-                <dt>Disabled because</dt>
-                <dd>{j.disabled_reason}</dd>
-              </>
-            )}
           </dl>
-          {preview.data && j.state === 'active' && (
-            <NextFireTimes next={preview.data.next} timezone={preview.data.timezone} />
+          {j.state === 'active' && j.next_runs && j.next_runs.length > 0 && (
+            <NextFireTimes next={j.next_runs} timezone={j.schedule.timezone} />
           )}
           {j.state !== 'active' && <p class="muted">The job is {j.state}: no occurrences are scheduled.</p>}
         </div>
+        <DeliveryPanel job={j} />
         <div class="panel">
           <h2>Last 24 hours</h2>
           {j.stats_24h && (
@@ -221,13 +226,63 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
           )}
         </div>
       </div>
-      <RunHistory jobId={j.id} reloadKey={runsReload} />
+      <RunHistory jobId={j.id} maxAttempts={j.retry.max_attempts} reloadKey={runsReload} />
     </section>
   );
 }
 
+/** Where and how the job delivers, at a glance: target, retries, timeout and its policies. */
+function DeliveryPanel({ job }: { job: Job }) {
+  const config = job.sink.config;
+  const r = job.retry;
+  return (
+    <div class="panel" data-testid="delivery">
+      <h2>Delivery</h2>
+      <dl>
+        {job.sink.kind === 'webhook' ? (
+          <>
+            <dt>Target</dt>
+            <dd title={String(config.url)}>
+              <code>{String(config.method ?? 'POST')}</code> {urlAtAGlance(String(config.url))}
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>Command</dt>
+            <dd>
+              <code>{((config.argv as string[] | undefined) ?? []).join(' ')}</code>
+            </dd>
+          </>
+        )}
+        <dt>Retries</dt>
+        <dd>
+          {r.max_attempts <= 1
+            ? 'none: 1 attempt'
+            : `up to ${r.max_attempts} attempts, ${r.backoff} backoff from ${r.initial_interval} to ${r.max_interval}`}
+        </dd>
+        <dt>Timeout</dt>
+        <dd>{job.timeout} per attempt</dd>
+        <dt>Overlap</dt>
+        <dd>{job.overlap_policy.replace(/_/g, ' ')}</dd>
+        <dt>Misfire</dt>
+        <dd>{job.misfire_policy.replace(/_/g, ' ')}</dd>
+        <dt>Auto-disable</dt>
+        <dd>
+          {job.auto_disable_threshold === 0
+            ? 'never'
+            : job.auto_disable_threshold === 1
+              ? 'after a failed run'
+              : job.auto_disable_threshold
+                ? `after ${job.auto_disable_threshold} failed runs in a row`
+                : 'server default'}
+        </dd>
+      </dl>
+    </div>
+  );
+}
+
 /** Runs of the job, newest first, with the API's filters and cursor paging; refreshed every 3 s. */
-function RunHistory({ jobId, reloadKey }: { jobId: string; reloadKey: number }) {
+function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttempts: number; reloadKey: number }) {
   const [filters, setFilters] = useState({ status: '', trigger: '', from: '', to: '' });
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const cursor = cursors[cursors.length - 1];
@@ -308,7 +363,9 @@ function RunHistory({ jobId, reloadKey }: { jobId: string; reloadKey: number }) 
                     <StatusBadge value={run.status} />
                   </td>
                   <td>{run.trigger}</td>
-                  <td>{typeof run.attempts === 'number' ? run.attempts : run.attempts.length}</td>
+                  <td>
+                    {attemptsMade(typeof run.attempts === 'number' ? run.attempts : run.attempts.length, maxAttempts)}
+                  </td>
                   <td>{formatMs(run.start_lag_ms)}</td>
                   <td>{formatMs(run.e2e_ms)}</td>
                 </tr>

@@ -1,7 +1,9 @@
-import { api, type Attempt, type Run } from '../api';
+import { useState } from 'preact/hooks';
+import { api, ApiError, type Attempt, type Job, type Run } from '../api';
 import { ErrorNote, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
-import { formatMs, formatTime } from '../format';
+import { attemptLabel, formatMs, formatTime } from '../format';
 import type { AppContext } from '../main';
+import { navigate } from '../router';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
 
@@ -18,6 +20,22 @@ export function temporalLink(config: AppContext['config'], runId: string): strin
 export function RunDetailPage({ runId, context }: { runId: string; context: AppContext }) {
   const run = useLoad(() => api<Run>('GET', `/api/v1/runs/${encodeURIComponent(runId)}`), [runId]);
   usePoll(() => run.data && !TERMINAL.has(run.data.status) && run.reload(), 2000);
+  // The job names the breadcrumb and gives the attempt budget; a deleted job leaves its id.
+  const job = useLoad(async () => {
+    if (!run.data) {
+      return null;
+    }
+    try {
+      return await api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(run.data.job_id)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        return null;
+      }
+      throw err;
+    }
+  }, [run.data?.job_id]);
+  const [retryError, setRetryError] = useState<unknown>(null);
+  const [retrying, setRetrying] = useState(false);
   if (run.error) {
     return <ErrorNote error={run.error} />;
   }
@@ -27,14 +45,50 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
   const r = run.data;
   const attempts = Array.isArray(r.attempts) ? r.attempts : [];
   const link = temporalLink(context.config, r.id);
+  const maxAttempts = job.data?.retry.max_attempts ?? null;
+  const last = attempts[attempts.length - 1];
+  // A retryable failure on the last attempt the budget allowed: say that none was left.
+  const budgetSpent =
+    r.status === 'failed' && last?.outcome === 'retryable' && maxAttempts !== null && last.n + 1 >= maxAttempts;
+
+  async function retry() {
+    setRetrying(true);
+    setRetryError(null);
+    try {
+      const created = await api<Run>('POST', `/api/v1/runs/${encodeURIComponent(r.id)}/retry`);
+      navigate(`/runs/${created.id}`);
+    } catch (err) {
+      setRetryError(err);
+    } finally {
+      setRetrying(false);
+    }
+  }
+
   return (
     <section>
       <p class="crumbs">
-        <a href="/">Jobs</a> / <a href={`/jobs/${r.job_id}`}>{r.job_id}</a> / run
+        <a href="/">Jobs</a> /{' '}
+        <a href={`/jobs/${r.job_id}`} data-testid="job-crumb">
+          {job.data ? job.data.name : job.loading ? '…' : `${r.job_id} (deleted)`}
+        </a>{' '}
+        / run
       </p>
       <div class="page-head">
         <h1>Run {r.id}</h1>
         <StatusBadge value={r.status} />
+      </div>
+      {r.status === 'failed' && (
+        <div class="toolbar" role="toolbar" aria-label="Run actions">
+          <button type="button" disabled={retrying} onClick={() => void retry()}>
+            Retry
+          </button>
+          <span class="muted">
+            Runs the job again for this occurrence, with its current settings (once per occurrence).
+          </span>
+        </div>
+      )}
+      <div aria-live="polite">
+        <ErrorNote error={retryError} />
       </div>
       {link ? (
         <p>
@@ -50,7 +104,15 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
           <dt>Scheduled</dt>
           <dd>{formatTime(r.scheduled_at)}</dd>
           <dt>Trigger</dt>
-          <dd>{r.trigger}</dd>
+          <dd>
+            {r.trigger}
+            {r.retry_of && (
+              <>
+                {' '}
+                of <a href={`/runs/${r.retry_of}`}>the failed run</a>
+              </>
+            )}
+          </dd>
           <dt>Started</dt>
           <dd>{formatTime(r.started_at)}</dd>
           <dt>Finished</dt>
@@ -73,6 +135,14 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
               <dd>{r.last_error}</dd>
             </>
           )}
+          {budgetSpent && (
+            <>
+              <dt>Retries</dt>
+              <dd data-testid="no-attempt-left">
+                The last failure could have been retried, but no attempt was left ({maxAttempts} of {maxAttempts} used).
+              </dd>
+            </>
+          )}
           {r.skip_reason && (
             <>
               <dt>Skipped because</dt>
@@ -88,7 +158,7 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
           <table class="attempts" data-testid="attempts">
             <thead>
               <tr>
-                <th scope="col">#</th>
+                <th scope="col">Attempt</th>
                 <th scope="col">Outcome</th>
                 <th scope="col">Status</th>
                 <th scope="col">Started</th>
@@ -98,7 +168,7 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
             </thead>
             <tbody>
               {attempts.map((a) => (
-                <AttemptRow attempt={a} key={a.n} />
+                <AttemptRow attempt={a} maxAttempts={maxAttempts} key={a.n} />
               ))}
             </tbody>
           </table>
@@ -108,7 +178,7 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
         .filter((a) => a.response_body || a.error)
         .map((a) => (
           <details class="panel" key={`body-${a.n}`}>
-            <summary>Attempt {a.n}: error and response body</summary>
+            <summary>{capitalize(attemptLabel(a.n, maxAttempts))}: error and response body</summary>
             {a.error && <p class="error">{a.error}</p>}
             {a.response_body && <pre>{a.response_body}</pre>}
           </details>
@@ -117,10 +187,12 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
   );
 }
 
-function AttemptRow({ attempt }: { attempt: Attempt }) {
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function AttemptRow({ attempt, maxAttempts }: { attempt: Attempt; maxAttempts: number | null }) {
   return (
     <tr>
-      <td>{attempt.n}</td>
+      <td>{attemptLabel(attempt.n, maxAttempts).replace(/^attempt /, '')}</td>
       <td>
         <StatusBadge value={attempt.outcome ?? 'in flight'} />
       </td>

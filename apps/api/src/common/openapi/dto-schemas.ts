@@ -3,6 +3,7 @@ import { getMetadataStorage, IS_OPTIONAL, ValidationTypes } from 'class-validato
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
 import { formatDuration } from '@svc/common';
+import { durationExamples } from '../validators';
 import type { JsonSchema } from './schema';
 
 // class-transformer keeps `@Type(() => X)` here; without it nested DTOs would be `Object`.
@@ -26,7 +27,12 @@ const CUSTOM_CONVERTERS: ISchemaConverters = {
     return {
       type: 'string',
       pattern: '^([0-9]+(d|h|m|s|ms))+$',
-      description: `A duration${range}: number+unit parts in descending units (\`d\`, \`h\`, \`m\`, \`s\`, \`ms\`), e.g. \`30s\`, \`1h30m\``,
+      description: `A duration${range}: number+unit parts in descending units (\`d\`, \`h\`, \`m\`, \`s\`, \`ms\`), e.g. ${durationExamples(
+        min ?? 0,
+        max ?? Number.MAX_SAFE_INTEGER,
+      )
+        .map((e) => `\`${e}\``)
+        .join(', ')}`,
     };
   },
   isTimestamp: { type: 'string', format: 'date-time', description: 'RFC 3339 timestamp with `Z` or an offset' },

@@ -1,0 +1,233 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { WebhookReceiver, waitFor } from '../utils/receiver';
+import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/**
+ * The job and run pages in a real browser (issues #26 and #23): the next fire times are the API's
+ * `next_runs` and the runs that then happen fire at exactly those times (an interval job, whose
+ * phase is the moment it was saved, not the moment the page opens); the job page shows where and
+ * how it delivers; an auto-disabled job says so in a sentence with the last error and is
+ * re-enabled from there; a run's breadcrumb names its job; attempts read "1 of 2" and a retryable
+ * failure with no attempt left says so; a failed run is retried from its page, once.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
+const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
+
+jest.setTimeout(240_000);
+
+describe('dashboard job and run pages in Chromium', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let api: ReturnType<typeof apiClient>;
+  /** Paths the receiver answers with 500. */
+  const failing = new Set<string>();
+
+  beforeAll(async () => {
+    if (!existsSync(DASHBOARD_BUILD)) {
+      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
+    }
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
+    }
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    receiver = await WebhookReceiver.start();
+    receiver.respondWith((request) =>
+      failing.has(request.url) ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
+    );
+    stack = await startStack({
+      config: { auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' } },
+    });
+    api = apiClient(stack.baseUrl, stack.apiKey);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Asia/Kolkata' });
+    page = await context.newPage();
+    await page.goto(stack.baseUrl + '/');
+    await page.getByLabel('Email').fill('grace@example.com');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+
+  /** Elements wider than the viewport (outside scrollable tables), as in dashboard.e2e-spec.ts. */
+  function overflowing(): Promise<string[]> {
+    return page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const width: number = doc.documentElement.clientWidth;
+      const offenders = [...doc.querySelectorAll('body *')]
+        .filter((el: any) => el.closest('.table-wrap') === null && el.getBoundingClientRect().right > width + 0.5)
+        .map((el: any) => `${el.tagName.toLowerCase()}.${el.className}`);
+      return doc.documentElement.scrollWidth > width ? [...offenders, 'document'] : offenders;
+    });
+  }
+
+  const scheduledTimes = async (jobId: string): Promise<string[]> =>
+    (
+      (await api('GET', `/api/v1/jobs/${jobId}/runs?trigger=schedule&limit=100`)).body.data as Array<{
+        scheduled_at: string;
+      }>
+    ).map((run) => run.scheduled_at);
+
+  it('should show the next fire times of an interval job as the API gives them, and runs then fire at those times', async () => {
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'Every seven seconds',
+      schedule: { expr: 'every 7 seconds', timezone: 'Europe/Berlin' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/interval` } },
+    });
+    expect(created.status).toBe(201);
+    const jobId: string = created.body.id;
+    // Open the page off the job's phase: a browser computing from page-open time would be 2.5 s off.
+    await new Promise((r) => setTimeout(r, 2500));
+    await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
+    const fireTimes = page.getByTestId('fire-times');
+    await fireTimes.waitFor();
+    const shown = await fireTimes.locator('time').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('datetime')!));
+    expect(shown.length).toBe(5);
+    const job = (await api('GET', `/api/v1/jobs/${jobId}`)).body;
+    // The page's times are the API's occurrences (the API's list may have moved on by one since).
+    expect(job.next_runs.filter((t: string) => shown.includes(t)).length).toBeGreaterThanOrEqual(4);
+    const gaps = shown.slice(1).map((t, i) => Date.parse(t) - Date.parse(shown[i]));
+    expect(gaps).toEqual([7000, 7000, 7000, 7000]);
+
+    // The first three shown times are when the runs then fire.
+    const expected = shown.slice(0, 3);
+    await waitFor(async () => {
+      const fired = await scheduledTimes(jobId);
+      return expected.every((t) => fired.includes(t));
+    }, 60_000);
+    const fired = await scheduledTimes(jobId);
+    expect(
+      fired.filter((t) => Date.parse(t) >= Date.parse(expected[0]) && Date.parse(t) <= Date.parse(expected[2])).sort(),
+    ).toEqual([...expected].sort());
+    // "Next fire times" move on as runs fire (the page reads the job again).
+    await waitFor(async () => {
+      const now = await fireTimes.locator('time').first().getAttribute('datetime');
+      return now !== null && Date.parse(now) > Date.parse(expected[2]);
+    }, 20_000);
+    expect((await api('POST', `/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
+  });
+
+  let failingJob: { id: string; name: string };
+  let failedRunId: string;
+
+  it('should show where and how a job delivers, and an auto-disable as a sentence with the last error', async () => {
+    failing.add('/flaky/hook?token=secret');
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'Flaky export',
+      schedule: { expr: 'every day at 9am' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/flaky/hook?token=secret`, method: 'PUT' } },
+      retry: { max_attempts: 2, backoff: 'fixed', initial_interval: '1s' },
+      timeout: '5s',
+      overlap_policy: 'skip',
+      misfire_policy: 'fire_once',
+      auto_disable_threshold: 1,
+    });
+    expect(created.status).toBe(201);
+    failingJob = created.body;
+    expect((await api('POST', `/api/v1/jobs/${failingJob.id}/trigger`)).status).toBe(202);
+    await waitFor(async () => (await api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state === 'disabled', 60_000);
+
+    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    const delivery = page.getByTestId('delivery');
+    await delivery.waitFor();
+    const text = (await delivery.textContent())!;
+    const host = new URL(receiver.url).host;
+    expect(text).toContain(`PUT ${host}/flaky/hook`);
+    expect(text).not.toContain('token=secret');
+    expect(text).toContain('up to 2 attempts, fixed backoff from 1s');
+    expect(text).toContain('5s per attempt');
+    expect(text).toContain('OverlapskipMisfirefire once');
+    expect(text).toContain('Auto-disableafter a failed run');
+
+    const note = page.getByTestId('disabled-note');
+    await note.getByText('Last error:').waitFor();
+    const noteText = (await note.textContent())!;
+    expect(noteText).toContain(
+      'The job was disabled automatically after a failed run, and no longer runs on its schedule.',
+    );
+    expect(noteText).not.toContain('auto_disabled');
+    const run = (await api('GET', `/api/v1/jobs/${failingJob.id}/runs`)).body.data[0];
+    expect(run.status).toBe('failed');
+    failedRunId = run.id;
+    expect(noteText).toContain(run.last_error);
+    // The runs table counts attempts against the budget.
+    const row = page.getByTestId('runs').locator('tbody tr').first();
+    await row.locator('.badge.failed').waitFor();
+    expect(await row.locator('td').nth(3).textContent()).toBe('2 of 2');
+    await shot('job-auto-disabled');
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflowing()).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('should name the job in the run breadcrumb, count attempts from 1 and say no attempt was left', async () => {
+    await page.getByTestId('disabled-note').getByRole('link').click();
+    await page.getByRole('heading', { name: `Run ${failedRunId}` }).waitFor();
+    const crumb = page.getByTestId('job-crumb');
+    await crumb.getByText('Flaky export').waitFor();
+    expect(await crumb.getAttribute('href')).toBe(`/jobs/${failingJob.id}`);
+
+    const attempts = page.getByTestId('attempts');
+    await attempts.waitFor();
+    const firstColumn = await attempts.locator('tbody tr td:first-child').allTextContents();
+    expect(firstColumn).toEqual(['1 of 2', '2 of 2']);
+    const outcomes = await attempts.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(outcomes).toEqual(['retryable', 'retryable']);
+    expect(await page.getByTestId('no-attempt-left').textContent()).toContain('no attempt was left (2 of 2 used)');
+    expect(await page.locator('details summary').allTextContents()).toEqual([
+      'Attempt 1 of 2: error and response body',
+      'Attempt 2 of 2: error and response body',
+    ]);
+    // The API keeps the spec's 0-based numbering.
+    const detail = (await api('GET', `/api/v1/runs/${failedRunId}`)).body;
+    expect(detail.attempts.map((a: { n: number }) => a.n)).toEqual([0, 1]);
+  });
+
+  it('should retry a failed run from its page once (by keyboard, at 360 px), and refuse a second retry of the occurrence', async () => {
+    failing.clear();
+    await shot('run-failed');
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflowing()).toEqual([]);
+    await page.getByRole('button', { name: 'Retry' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(failedRunId));
+    const retryId = new URL(page.url()).pathname.split('/runs/')[1];
+    await page.getByRole('heading', { name: `Run ${retryId}` }).waitFor();
+    await page.locator('.page-head .badge.succeeded').waitFor({ timeout: 60_000 });
+    expect(await page.getByText('retry_manual of the failed run').count()).toBe(1);
+    const retried = (await api('GET', `/api/v1/runs/${retryId}`)).body;
+    expect(retried).toMatchObject({ trigger: 'retry_manual', retry_of: failedRunId, status: 'succeeded' });
+    expect(await page.getByTestId('attempts').locator('tbody tr td:first-child').allTextContents()).toEqual(['1 of 2']);
+    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    await page.getByRole('link', { name: 'the failed run' }).click();
+    await page.getByRole('heading', { name: `Run ${failedRunId}` }).waitFor();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/exhausted|retried/i);
+    expect(new URL(page.url()).pathname).toBe(`/runs/${failedRunId}`);
+  });
+
+  it('should re-enable an auto-disabled job from its page', async () => {
+    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    await page.getByTestId('disabled-note').waitFor();
+    await page.getByRole('button', { name: 'Re-enable' }).click();
+    await page.getByText('Re-enabled: the job runs on its schedule again').waitFor();
+    expect((await api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state).toBe('active');
+    await page.getByTestId('fire-times').waitFor();
+    expect(await page.getByTestId('disabled-note').count()).toBe(0);
+  });
+});
