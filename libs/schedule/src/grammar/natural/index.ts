@@ -10,11 +10,31 @@ import { formatRule } from '../../recurrence/rule';
 import { buildNatural } from './build';
 import { parseNatural } from './parser';
 
+const RATE = /^(\s*)(rate\s*\()([^()]*)\)(\s*)$/i;
+
+/**
+ * EventBridge's `rate(5 minutes)` reads as `each 5 minutes`: the wrapper is overwritten in place
+ * (same length, ASCII), so error positions still point into what the user wrote.
+ */
+export function rateAsEvery(expr: string): string {
+  const m = RATE.exec(expr);
+  if (!m) {
+    return expr;
+  }
+  const open = m[2]!;
+  return `${m[1]}each${' '.repeat(open.length - 4)}${m[3]} ${m[4]}`;
+}
+
 /** Compiles an English schedule expression. Positions in errors are UTF-8 byte offsets into `input.expr`. */
 export function compileNatural(input: ScheduleInput, ctx: GrammarContext): CompileResult {
   const timezone = ctx.timezone ?? input.timezone ?? 'UTC';
   const reference = ctx.reference ?? input.reference;
-  const { spec, errors } = parseNatural(input.expr, ctx.budget);
+  const rewritten = rateAsEvery(input.expr);
+  const { spec, errors } = parseNatural(rewritten, ctx.budget);
+  if (rewritten !== input.expr && spec.interval && (spec.interval.unit === 'day' || spec.interval.unit === 'week')) {
+    // a rate is elapsed time from its start (EventBridge): rate(2 days) is every 48 hours, not midnights
+    spec.interval = { ...spec.interval, n: spec.interval.n * (spec.interval.unit === 'week' ? 168 : 24), unit: 'hour' };
+  }
   if (input.expr.trim() === '') {
     return {
       ok: false,

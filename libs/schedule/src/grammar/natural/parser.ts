@@ -11,7 +11,10 @@ import type { Tok } from './lexer';
 import { tokenize } from './lexer';
 import {
   ADVERBS,
+  ADVERB_STEPS,
   MONTHS,
+  NUMBER_WORDS,
+  TIMES_WORDS,
   ORDINAL_SUFFIXES,
   ORDINAL_WORDS,
   UNITS,
@@ -60,7 +63,16 @@ export interface Spec {
   until: { fl: number; hasTime: boolean; span: Span } | null;
   count: { n: number; span: Span } | null;
   oneOff: OneOff | null;
+  /** `every 6 hours starting at 2am`: the time of day that phases a sub-daily interval. */
+  phase: { sec: number; span: Span } | null;
+  /** `twice a day`, `3 times a day`: this many times a day. */
+  perDay: { k: number; span: Span } | null;
+  /** `except weekends`, `except on monday and friday`: days taken out. */
+  except: { days: number[]; span: Span } | null;
 }
+
+/** Largest interval (`every N …`, RRULE `INTERVAL`): a Java/C `int`, as Quartz and cron steps. */
+export const MAX_INTERVAL = 2_147_483_647;
 
 export interface ParseResult {
   spec: Spec;
@@ -101,6 +113,9 @@ class Parser {
     until: null,
     count: null,
     oneOff: null,
+    phase: null,
+    perDay: null,
+    except: null,
   };
 
   constructor(
@@ -224,9 +239,15 @@ class Parser {
       this.i++;
       const span = this.spanFrom(t);
       if (!this.dup(this.spec.interval, span, 'the repetition')) {
-        this.spec.interval = { n: 1, unit: ADVERBS[w]!, span };
+        this.spec.interval = { n: ADVERB_STEPS[w] ?? 1, unit: ADVERBS[w]!, span };
       }
       return true;
+    }
+    if (this.perDayAhead()) {
+      return this.perDayClause(t);
+    }
+    if (w === 'except' || w === 'excluding' || (w === 'but' && this.low(1) === 'not')) {
+      return this.exceptClause(t);
     }
     if (w === 'on') {
       return this.on();
@@ -329,6 +350,71 @@ class Parser {
     );
   }
 
+  /** `twice a day`, `3 times a day`, `three times per day`, `twice daily` ahead? */
+  private perDayAhead(): boolean {
+    let k = 0;
+    if (TIMES_WORDS[this.low()] !== undefined) {
+      k = 1;
+    } else if ((this.tok()?.kind === 'num' || NUMBER_WORDS[this.low()] !== undefined) && this.is2('times', 'time')) {
+      k = 2;
+    } else {
+      return false;
+    }
+    return this.low(k) === 'daily' || (['a', 'per', 'each', 'every'].includes(this.low(k)) && this.low(k + 1) === 'day');
+  }
+
+  private is2(...words: string[]): boolean {
+    return words.includes(this.low(1));
+  }
+
+  private perDayClause(start: Tok): boolean {
+    const w = this.low();
+    const k = TIMES_WORDS[w] ?? NUMBER_WORDS[w] ?? start.n!;
+    this.i += TIMES_WORDS[w] !== undefined ? 1 : 2;
+    if (!this.accept('daily')) {
+      this.i += 2;
+    }
+    const span = this.spanFrom(start);
+    if (k < 1 || k > 86_400 || 86_400 % k !== 0) {
+      this.err(
+        span,
+        span,
+        'out_of_range',
+        `${k} times a day cannot be evenly spaced in whole seconds; give the times (\`at 8am, 1pm and 6pm\`) or an interval (\`every 3 hours\`)`,
+      );
+      return true;
+    }
+    if (!this.dup(this.spec.perDay, span, 'the number of times a day')) {
+      this.spec.perDay = { k, span };
+    }
+    return true;
+  }
+
+  /** `except weekends`, `except on mondays and fridays`, `excluding sunday`, `but not on saturdays`. */
+  private exceptClause(start: Tok): boolean {
+    this.i += this.low() === 'but' ? 2 : 1;
+    this.accept('on');
+    const saved = this.spec.weekdays;
+    this.spec.weekdays = null;
+    const before = this.errors.length;
+    this.weekdayList(start);
+    const got = this.spec.weekdays as { days: number[]; span: Span } | null;
+    this.spec.weekdays = saved;
+    if (!got || this.errors.length > before) {
+      return true;
+    }
+    const span = this.spanFrom(start);
+    if (this.spec.except) {
+      this.spec.except = {
+        days: [...new Set([...this.spec.except.days, ...got.days])].sort((a, b) => a - b),
+        span: { start: this.spec.except.span.start, end: span.end },
+      };
+    } else {
+      this.spec.except = { days: got.days, span };
+    }
+    return true;
+  }
+
   /** `next monday`: a one-off on the first such weekday after the reference's date. */
   private next(): boolean {
     const start = this.tok()!;
@@ -397,7 +483,7 @@ class Parser {
       this.i++;
       const span = this.spanFrom(start);
       if (n < 1) {
-        this.err(t, unitTok, 'out_of_range', 'an interval must be at least 1', `every ${u}`);
+        this.err(t, unitTok, 'out_of_range', `an interval must be at least 1 ${u}; got ${t.text}`);
         return true;
       }
       this.checkInterval(n, u, { start: t.start, end: unitTok.end }, unitTok);
@@ -483,39 +569,14 @@ class Parser {
     return WEEKDAYS[this.low(k)] !== undefined || WEEKDAY_PLURALS[this.low(k)] !== undefined;
   }
 
-  /** `every 61 minutes` → `every hour`: sub-day intervals must fit in the next larger unit. */
+  /**
+   * Any whole number of any unit is an interval (`every 90 minutes`, `every 36 hours`), up to a
+   * C/Java `int` as Quartz and cron read their steps; equal spellings are made one in the builder.
+   */
   private checkInterval(n: number, u: Unit, span: Span, _unitTok: Tok): void {
-    const limits: Partial<Record<Unit, [number, Unit, number]>> = {
-      second: [59, 'minute', 60],
-      minute: [59, 'hour', 60],
-      hour: [23, 'day', 24],
-    };
-    const lim = limits[u];
-    if (!lim || n <= lim[0]) {
-      if (n > 1000) {
-        this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
-      }
-      return;
+    if (n > MAX_INTERVAL) {
+      this.err(span, span, 'out_of_range', `an interval can be at most ${MAX_INTERVAL} ${u}s; got ${n}`);
     }
-    const [max, bigger, factor] = lim;
-    const q = Math.max(1, Math.round(n / factor));
-    const sug =
-      n % factor === 0
-        ? n === factor
-          ? `every ${bigger}`
-          : `every ${n / factor} ${bigger}s`
-        : q === 1
-          ? `every ${bigger}`
-          : `every ${q} ${bigger}s`;
-    const exact =
-      n % factor === 0 ? `; ${n} ${u}s is ${n === factor ? `one ${bigger}` : `${n / factor} ${bigger}s`}` : '';
-    this.err(
-      span,
-      span,
-      'out_of_range',
-      `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`,
-      sug,
-    );
   }
 
   /** `on weekdays`, `on monday and thursday`, `on the 1st`, `on the first monday`, `on march 15`, `on 2026-12-01`. */
@@ -1125,8 +1186,17 @@ class Parser {
   private bound(which: 'starting' | 'until'): boolean {
     const start = this.tok()!;
     this.i++;
-    this.accept('on', 'from', 'at');
+    const at = this.accept('on', 'from', 'at');
     const t = this.tok();
+    if (which === 'starting' && t && t.kind !== 'date' && this.isTimeStart(at)) {
+      // `every 6 hours starting at 2am`: a time of day phases the interval
+      const tm = this.time(at);
+      const span = this.spanFrom(start);
+      if (tm && tm.sec !== null && !this.dup(this.spec.phase, span, 'the starting time')) {
+        this.spec.phase = { sec: tm.sec, span };
+      }
+      return true;
+    }
     if (which === 'starting' && t && (t.low === 'today' || t.low === 'tomorrow')) {
       this.i++;
       let sec = 0;
