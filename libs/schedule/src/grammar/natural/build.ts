@@ -209,8 +209,8 @@ export function buildNatural(
     err(
       spec.window.span,
       'incomplete',
+      // no suggestion: any interval we picked would be a schedule the user did not write
       'a time window needs a repetition in seconds, minutes or hours, e.g. `every 15 minutes between 9am and 5pm`',
-      `every 15 minutes ${expr.slice(spec.window.span.start, spec.window.span.end)}`,
     );
   }
   if (subDaily && spec.times.length) {

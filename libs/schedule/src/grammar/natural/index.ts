@@ -45,7 +45,7 @@ export function compileNatural(input: ScheduleInput, ctx: GrammarContext): Compi
           position: 0,
           length: 0,
           message: 'the schedule is empty; try `every day at 9am`',
-          suggestion: 'every day at 9am',
+          suggestion: null,
         },
       ],
     };

@@ -7,6 +7,7 @@ import { MONTH_NAMES } from '../../calendar-names';
 import { errorAt, suggest } from '../../errors';
 import type { Budget, ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
+import { MAX_INTERVAL } from '../../recurrence/rule';
 import type { Tok } from './lexer';
 import { tokenize } from './lexer';
 import {
@@ -71,8 +72,6 @@ export interface Spec {
   except: { days: number[]; span: Span } | null;
 }
 
-/** Largest interval (`every N …`, RRULE `INTERVAL`): a Java/C `int`, as Quartz and cron steps. */
-export const MAX_INTERVAL = 2_147_483_647;
 
 export interface ParseResult {
   spec: Spec;
@@ -721,7 +720,7 @@ class Parser {
             t,
             'out_of_range',
             `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`,
-            n > 31 ? 'last day' : null,
+            null, // `last day` would be another schedule, not a fix
           );
         }
       }
@@ -1262,7 +1261,7 @@ class Parser {
         t,
         'out_of_range',
         `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`,
-        `${y}-${pad2(mo)}-${pad2(daysInMonth(y, mo))}`,
+        null,
       );
       bad = true;
     }
