@@ -4,7 +4,7 @@
  * collecting every independent error instead of stopping at the first.
  */
 import { MONTH_NAMES } from '../../calendar-names';
-import { errorAt, suggest } from '../../errors';
+import { errorAt, suggestAll } from '../../errors';
 import type { Budget, ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
 import { MAX_INTERVAL } from '../../recurrence/rule';
@@ -73,9 +73,16 @@ export interface Spec {
 }
 
 
+export interface Misspelling {
+  start: number;
+  end: number;
+  candidates: string[];
+}
+
 export interface ParseResult {
   spec: Spec;
   errors: ScheduleError[];
+  ambiguous: Misspelling[];
 }
 
 const TIME_RANGE = 'times go from 00:00 to 23:59';
@@ -97,6 +104,8 @@ const PLURAL_UNITS = new Set([
 class Parser {
   private i = 0;
   readonly errors: ScheduleError[] = [];
+  /** Misspelt words as close to several vocabulary words (`tice`: `time`, `twice`). */
+  readonly ambiguous: Misspelling[] = [];
   readonly spec: Spec = {
     interval: null,
     weekdays: null,
@@ -192,7 +201,11 @@ class Parser {
         kept.push(t);
         continue;
       }
-      const s = suggest(t.low, VOCABULARY);
+      const all = suggestAll(t.low, VOCABULARY);
+      const s = all[0] ?? null;
+      if (all.length > 1) {
+        this.ambiguous.push({ start: t.start, end: t.end, candidates: all });
+      }
       this.err(
         t,
         t,
@@ -1368,5 +1381,5 @@ function capital(s: string): string {
 export function parseNatural(expr: string, budget: Budget): ParseResult {
   const p = new Parser(expr, tokenize(expr), budget);
   p.parse();
-  return { spec: p.spec, errors: p.errors };
+  return { spec: p.spec, errors: p.errors, ambiguous: p.ambiguous };
 }

@@ -467,13 +467,15 @@ function parseItem(
     }
     const checked = ranged ? undefined : QUARTZ_STEP_MAX[type];
     if (checked !== undefined && v > checked) {
-      // `*\/60` in seconds is every 60 seconds: once a minute, at `from`; a larger step has no such reading
+      // `*\/60` in seconds is every 60 seconds: once a minute, at `from` (the suggestion replaces
+      // the whole item); a larger step has no such reading
+      const once = v === checked + 1 && checked + 1 === FIELD_SIZE[type];
       fail(
         it,
         'out_of_range',
-        `a ${name} step can be at most ${checked} (as in Quartz); got ${s}`,
-        v === checked + 1 && checked + 1 === FIELD_SIZE[type] ? `${from}` : null,
-        ...at,
+        `a ${name} step can be at most ${checked} (as in Quartz); got ${s}${once ? `: '${it.text}' is once a ${['minute', 'hour', 'day'][type]}, at ${from}` : ''}`,
+        once ? `${from}` : null,
+        ...(once ? ([it.start, it.end] as const) : at),
       );
     }
     if (v > INT_MAX - from) {
