@@ -126,7 +126,10 @@ export function suggestAll(word: string, vocabulary: readonly string[]): string[
   }
   const w = word.toLowerCase();
   const d = levenshtein(w, best.toLowerCase());
-  if (d === 0 || !vocabulary.some((v) => v.toLowerCase() === best.toLowerCase() && levenshtein(w, v.toLowerCase()) === d)) {
+  if (
+    d === 0 ||
+    !vocabulary.some((v) => v.toLowerCase() === best.toLowerCase() && levenshtein(w, v.toLowerCase()) === d)
+  ) {
     return [best];
   }
   return [best, ...vocabulary.filter((v) => v !== best && levenshtein(w, v.toLowerCase()) === d)];

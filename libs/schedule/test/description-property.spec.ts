@@ -75,7 +75,13 @@ const naturalExpr = fc.oneof(
     .tuple(interval, fc.option(days, { nil: '' }), fc.option(time, { nil: undefined }), bounds)
     .map(([i, d, t, b]) => join([i, d, t === undefined ? '' : `at ${t}`, b])),
   fc
-    .tuple(fc.integer({ min: 1, max: 300 }), pick(['seconds', 'minutes', 'hours']), time, time, fc.option(days, { nil: '' }))
+    .tuple(
+      fc.integer({ min: 1, max: 300 }),
+      pick(['seconds', 'minutes', 'hours']),
+      time,
+      time,
+      fc.option(days, { nil: '' }),
+    )
     .map(([n, u, a, b, d]) => join([`every ${n} ${u} between ${a} and ${b}`, d])),
   fc
     .tuple(fc.integer({ min: 1, max: 30 }), pick(['minutes', 'hours', 'seconds']), time, fc.option(days, { nil: '' }))
@@ -93,19 +99,34 @@ const naturalExpr = fc.oneof(
 );
 
 const quartzField = (values: string[]): fc.Arbitrary<string> =>
-  fc.oneof(pick(values), fc.integer({ min: 1, max: 70 }).map((s) => `*/${s}`));
+  fc.oneof(
+    pick(values),
+    fc.integer({ min: 1, max: 70 }).map((s) => `*/${s}`),
+  );
 const quartzExpr = fc
   .tuple(
     quartzField(['0', '30', '*', '0,30', '10-20']),
     quartzField(['0', '15', '*', '0-30/10', '5/15']),
     quartzField(['0', '12', '*', '9-17', '22-2']),
-    fc.constantFrom(['1', '?'], ['L', '?'], ['15W', '?'], ['?', 'MON-FRI'], ['?', '6#3'], ['?', '5L'], ['*/31', '?'], ['?', '*/7']),
+    fc.constantFrom(
+      ['1', '?'],
+      ['L', '?'],
+      ['15W', '?'],
+      ['?', 'MON-FRI'],
+      ['?', '6#3'],
+      ['?', '5L'],
+      ['*/31', '?'],
+      ['?', '*/7'],
+    ),
     quartzField(['*', '1', 'JAN-MAR', '*/12', '2/12']),
     fc.option(pick(['2027', '2026-2030', '*/5', '2027/100']), { nil: undefined }),
   )
   .map(([s, m, h, [dom, dow], mon, y]) => [s, m, h, dom, mon, dow, ...(y ? [y] : [])].join(' '));
 const cronField = (values: string[]): fc.Arbitrary<string> =>
-  fc.oneof(pick(values), fc.integer({ min: 1, max: 100 }).map((s) => `*/${s}`));
+  fc.oneof(
+    pick(values),
+    fc.integer({ min: 1, max: 100 }).map((s) => `*/${s}`),
+  );
 const cronExpr = fc
   .tuple(
     cronField(['0', '*/15', '5', '0,30']),

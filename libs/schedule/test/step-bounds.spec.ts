@@ -38,7 +38,10 @@ describe('Quartz steps: exactly as Quartz 2.5.2 bounds them', () => {
           const [e] = errorsOf(at(v), { kind: 'quartz' });
           // at the step; at the whole item when it offers the one value it picks (`*/60` → `0`)
           const item = e.suggestion !== null;
-          expect(e).toMatchObject({ kind: 'out_of_range', position: shape.indexOf('X') + (item ? 0 : v.indexOf('/') + 1) });
+          expect(e).toMatchObject({
+            kind: 'out_of_range',
+            position: shape.indexOf('X') + (item ? 0 : v.indexOf('/') + 1),
+          });
         }
       });
     } else {
@@ -72,8 +75,16 @@ describe('Quartz steps: exactly as Quartz 2.5.2 bounds them', () => {
   });
 
   it('*/60 in seconds is once a minute: the one value it would pick is offered', () => {
-    expect(errorsOf('0 */60 12 * * ?', { kind: 'quartz' })[0]).toMatchObject({ position: 2, length: 4, suggestion: '0' });
-    expect(errorsOf('0 0 5/24 * * ?', { kind: 'quartz' })[0]).toMatchObject({ position: 4, length: 4, suggestion: '5' });
+    expect(errorsOf('0 */60 12 * * ?', { kind: 'quartz' })[0]).toMatchObject({
+      position: 2,
+      length: 4,
+      suggestion: '0',
+    });
+    expect(errorsOf('0 0 5/24 * * ?', { kind: 'quartz' })[0]).toMatchObject({
+      position: 4,
+      length: 4,
+      suggestion: '5',
+    });
     expect(errorsOf('0 */61 12 * * ?', { kind: 'quartz' })[0]).toMatchObject({ position: 4, suggestion: null });
   });
 });

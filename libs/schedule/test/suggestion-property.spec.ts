@@ -51,7 +51,10 @@ function meaningChanges(broken: string, meant: string, kind: Kind, timezone: str
   return r.errors
     .filter((e) => e.suggestion !== null)
     .filter((e) => !applied(broken, e).some((fixed) => fireTimes(fixed, kind, timezone) === want))
-    .map((e) => `${JSON.stringify(broken)}: suggestion ${JSON.stringify(e.suggestion)} (${e.kind}) is not ${JSON.stringify(meant)}`);
+    .map(
+      (e) =>
+        `${JSON.stringify(broken)}: suggestion ${JSON.stringify(e.suggestion)} (${e.kind}) is not ${JSON.stringify(meant)}`,
+    );
 }
 
 const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
@@ -76,7 +79,13 @@ const BASES = [
 
 /** A one-letter mistake in a word of at least 5 letters. */
 const typo = fc
-  .tuple(pick(BASES), fc.nat(), fc.nat(), pick(['substitute', 'delete', 'swap', 'double']), pick([...'abcdefghijklmnopqrstuvwxyz']))
+  .tuple(
+    pick(BASES),
+    fc.nat(),
+    fc.nat(),
+    pick(['substitute', 'delete', 'swap', 'double']),
+    pick([...'abcdefghijklmnopqrstuvwxyz']),
+  )
   .map(([base, w, p, how, c]) => {
     const words = base.split(' ');
     const long = words.map((x, i) => (/^[a-z]{5,}$/.test(x) ? i : -1)).filter((i) => i >= 0);
@@ -91,7 +100,11 @@ const typo = fc
           : how === 'swap'
             ? word.slice(0, k) + word[k + 1] + word[k] + word.slice(k + 2)
             : word.slice(0, k) + word[k] + word.slice(k);
-    return { broken: [...words.slice(0, i), bad, ...words.slice(i + 1)].join(' '), meant: base, kind: 'natural' as Kind };
+    return {
+      broken: [...words.slice(0, i), bad, ...words.slice(i + 1)].join(' '),
+      meant: base,
+      kind: 'natural' as Kind,
+    };
   });
 
 const UNIT_WORDS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'];
@@ -99,15 +112,25 @@ const otherNatural = fc.oneof(
   // a plural unit without its number: `every minutes` means `every minute`
   pick(UNIT_WORDS).map((u) => ({ broken: `every ${u}s`, meant: `every ${u}`, kind: 'natural' as Kind })),
   // a dangling conjunction
-  fc.tuple(pick(BASES), pick([' and', ',', ' &'])).map(([b, c]) => ({ broken: b + c, meant: b, kind: 'natural' as Kind })),
+  fc
+    .tuple(pick(BASES), pick([' and', ',', ' &']))
+    .map(([b, c]) => ({ broken: b + c, meant: b, kind: 'natural' as Kind })),
   fc.tuple(pick(BASES), pick(['and ', ', '])).map(([b, c]) => ({ broken: c + b, meant: b, kind: 'natural' as Kind })),
   // `13pm` is 13:00, `0am` 00:00, `24:00` midnight
-  fc.integer({ min: 13, max: 23 }).map((h) => ({ broken: `every day at ${h}pm`, meant: `every day at ${h}:00`, kind: 'natural' as Kind })),
+  fc
+    .integer({ min: 13, max: 23 })
+    .map((h) => ({ broken: `every day at ${h}pm`, meant: `every day at ${h}:00`, kind: 'natural' as Kind })),
   fc.constant({ broken: 'every day at 0am', meant: 'every day at 00:00', kind: 'natural' as Kind }),
   fc.constant({ broken: 'every day at 24:00', meant: 'every day at midnight', kind: 'natural' as Kind }),
   // out of range, no reading: no suggestion may be given at all (`meant` is never matched)
-  fc.integer({ min: 32, max: 99 }).map((d) => ({ broken: `every month on the ${d}th`, meant: 'every day', kind: 'natural' as Kind })),
-  pick(['between 9am and 5pm', 'every 0 minutes', 'at 2026-02-30 09:00']).map((b) => ({ broken: b, meant: 'every day', kind: 'natural' as Kind })),
+  fc
+    .integer({ min: 32, max: 99 })
+    .map((d) => ({ broken: `every month on the ${d}th`, meant: 'every day', kind: 'natural' as Kind })),
+  pick(['between 9am and 5pm', 'every 0 minutes', 'at 2026-02-30 09:00']).map((b) => ({
+    broken: b,
+    meant: 'every day',
+    kind: 'natural' as Kind,
+  })),
 );
 
 const QUARTZ_FIELDS: Array<[number, number]> = [
@@ -117,14 +140,16 @@ const QUARTZ_FIELDS: Array<[number, number]> = [
 ];
 const quartz = fc.oneof(
   // a step of the field's size: every 60 seconds is second 0 (Quartz refuses */60)
-  fc.tuple(pick(QUARTZ_FIELDS), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 40 })).map(([[i, size], start, extra]) => {
-    const f = ['0', '0', '12', '*', '*', '?'];
-    const g = [...f];
-    f[i] = `${start === 0 ? '*' : start}/${size + (extra > 30 ? extra : 0)}`;
-    g[i] = String(start);
-    // a larger step has no single reading: then no suggestion may be given (g is never matched)
-    return { broken: f.join(' '), meant: extra > 30 ? '0 0 0 1 1 ? 2030' : g.join(' '), kind: 'quartz' as Kind };
-  }),
+  fc
+    .tuple(pick(QUARTZ_FIELDS), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 40 }))
+    .map(([[i, size], start, extra]) => {
+      const f = ['0', '0', '12', '*', '*', '?'];
+      const g = [...f];
+      f[i] = `${start === 0 ? '*' : start}/${size + (extra > 30 ? extra : 0)}`;
+      g[i] = String(start);
+      // a larger step has no single reading: then no suggestion may be given (g is never matched)
+      return { broken: f.join(' '), meant: extra > 30 ? '0 0 0 1 1 ? 2030' : g.join(' '), kind: 'quartz' as Kind };
+    }),
   // `/5` is read by Quartz as `*/5`
   fc.tuple(fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 59 })).map(([i, s]) => {
     const f = ['0', '0', '*', '*', '*', '?'];
@@ -134,9 +159,16 @@ const quartz = fc.oneof(
     return { broken: f.join(' '), meant: g.join(' '), kind: 'quartz' as Kind };
   }),
   // misspelt day and month names
-  fc.tuple(pick(['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN']), pick(['MONN', 'TUES', 'WEDD', 'THUR', 'FRII', 'SATT', 'SUNN'])).map(
-    ([, bad]) => ({ broken: `0 0 12 ? * ${bad}`, meant: `0 0 12 ? * ${bad.slice(0, 3)}`, kind: 'quartz' as Kind }),
-  ),
+  fc
+    .tuple(
+      pick(['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN']),
+      pick(['MONN', 'TUES', 'WEDD', 'THUR', 'FRII', 'SATT', 'SUNN']),
+    )
+    .map(([, bad]) => ({
+      broken: `0 0 12 ? * ${bad}`,
+      meant: `0 0 12 ? * ${bad.slice(0, 3)}`,
+      kind: 'quartz' as Kind,
+    })),
 );
 const cron = fc.oneof(
   pick(['0 12 ? * *', '0 12 * * ?']).map((b) => ({ broken: b, meant: '0 12 * * *', kind: 'cron' as Kind })),
@@ -175,7 +207,11 @@ describe('suggestions never change the meaning', () => {
           throw new Error(`${expr} compiled`);
         }
         for (const e of r.errors.filter((x) => x.suggestion !== null)) {
-          const without = (expr.slice(0, e.position).trimEnd() + ' ' + expr.slice(e.position + e.length).trimStart()).trim();
+          const without = (
+            expr.slice(0, e.position).trimEnd() +
+            ' ' +
+            expr.slice(e.position + e.length).trimStart()
+          ).trim();
           expect(e.suggestion).toBe(without);
         }
       }),
@@ -184,7 +220,14 @@ describe('suggestions never change the meaning', () => {
   });
 
   it('every N <unit> means the RRULE with that interval, whatever the spelling', () => {
-    const FREQ = { second: 'SECONDLY', minute: 'MINUTELY', hour: 'HOURLY', day: 'DAILY', week: 'WEEKLY', month: 'MONTHLY' };
+    const FREQ = {
+      second: 'SECONDLY',
+      minute: 'MINUTELY',
+      hour: 'HOURLY',
+      day: 'DAILY',
+      week: 'WEEKLY',
+      month: 'MONTHLY',
+    };
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 5000 }),

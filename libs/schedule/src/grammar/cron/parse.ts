@@ -325,13 +325,7 @@ function parseFieldText(expr: string, tok: Token, type: number): boolean[] {
       const max = CRON_INT_MAX - lo;
       if (step < 1 || step > max) {
         const off = t.indexOf('/') + 1;
-        fail(
-          'out_of_range',
-          `a ${name} step must be between 1 and ${max}; got ${m![4]}`,
-          null,
-          it.start + off,
-          it.end,
-        );
+        fail('out_of_range', `a ${name} step must be between 1 and ${max}; got ${m![4]}`, null, it.start + off, it.end);
       }
     }
     for (let v = lo; v <= hi; v += step) {

@@ -506,7 +506,12 @@ function canonicalCalendarStep(r: Rule): void {
  * point of the elapsed-time grid through <time> on the reference's local date that is after the
  * reference, as local wall time (as an instant where the wall time is ambiguous).
  */
-function phaseStart(z: ZoneOffsets, ref: number, sec: number, stepSec: number): { floating: number } | { instant: number } {
+function phaseStart(
+  z: ZoneOffsets,
+  ref: number,
+  sec: number,
+  stepSec: number,
+): { floating: number } | { instant: number } {
   const day = fieldsOf(z.toFloating(ref)).dayNum;
   const origin = z.toInstant(day * DAY_MS + sec * 1000);
   const stepMs = stepSec * 1000;

@@ -20,7 +20,12 @@ const MAX_AMBIGUOUS = 2;
  * agree: the candidates that make the expression compile all give the same schedule. Otherwise
  * the spelling alone cannot say what was meant, and a guess could change the meaning.
  */
-function resolveMisspellings(input: ScheduleInput, ctx: GrammarContext, errors: ScheduleError[], words: Misspelling[]): void {
+function resolveMisspellings(
+  input: ScheduleInput,
+  ctx: GrammarContext,
+  errors: ScheduleError[],
+  words: Misspelling[],
+): void {
   for (const m of words) {
     const e = errors.find((x) => x.kind === 'unknown_word' && x.position === utf8Offset(input.expr, m.start));
     if (!e) {

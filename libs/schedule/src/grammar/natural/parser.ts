@@ -72,7 +72,6 @@ export interface Spec {
   except: { days: number[]; span: Span } | null;
 }
 
-
 export interface Misspelling {
   start: number;
   end: number;
@@ -372,7 +371,9 @@ class Parser {
     } else {
       return false;
     }
-    return this.low(k) === 'daily' || (['a', 'per', 'each', 'every'].includes(this.low(k)) && this.low(k + 1) === 'day');
+    return (
+      this.low(k) === 'daily' || (['a', 'per', 'each', 'every'].includes(this.low(k)) && this.low(k + 1) === 'day')
+    );
   }
 
   private is2(...words: string[]): boolean {
@@ -1269,13 +1270,7 @@ class Parser {
       this.err(t, t, 'out_of_range', `month ${mo} is out of range: months go from 01 to 12`);
       bad = true;
     } else if (d < 1 || d > daysInMonth(y, mo)) {
-      this.err(
-        t,
-        t,
-        'out_of_range',
-        `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`,
-        null,
-      );
+      this.err(t, t, 'out_of_range', `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`, null);
       bad = true;
     }
     if (t.hasTime && (t.h! > 23 || t.mi! > 59 || t.s! > 59)) {
