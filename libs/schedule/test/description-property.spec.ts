@@ -96,6 +96,20 @@ const naturalExpr = fc.oneof(
     .tuple(fc.subarray(DAYS, { minLength: 1, maxLength: 4 }), fc.array(time, { minLength: 1, maxLength: 3 }))
     .map(([d, ts]) => `every ${d.join(', ')} at ${ts.join(' and ')}`),
   pick(['in 20 minutes', 'tomorrow at 9am', 'next friday at 9am', 'at 2027-03-01 09:00']),
+  fc
+    .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 59 }), fc.option(days, { nil: '' }))
+    .map(([h, m, d]) => join([`every ${h}h${m}m`, d])),
+  fc
+    .tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 59 }), fc.option(days, { nil: '' }))
+    .map(([h, m, d]) => join([`every ${h} hours at ${m} minutes past`, d])),
+  fc
+    .tuple(fc.integer({ min: 1, max: 12 }), fc.option(days, { nil: '' }))
+    .map(([h, d]) => join([`every ${h} hours synchronized`, d])),
+  pick([
+    'the last business day of the month at 5pm',
+    'every business day at 8:30',
+    'the first business day of every month',
+  ]),
 );
 
 const quartzField = (values: string[]): fc.Arbitrary<string> =>

@@ -126,7 +126,14 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
     return `${text}${times.length ? ` ${describeTimes(times)}` : ''}${bounds(r)}`;
   }
   if (x.phase) {
-    text = `Every ${x.phase.step} from ${clock(x.phase.from)} (${describeTimes(times)})`;
+    const list =
+      times.length <= 6
+        ? describeTimes(times)
+        : `${times.length} times a day, ${clock(times[0]!)} to ${clock(times[times.length - 1]!)}`;
+    text =
+      x.phase.step === 'hour' && x.phase.from < 3600 && x.phase.from % 60 === 0
+        ? `Every hour at minute ${x.phase.from / 60}`
+        : `Every ${x.phase.step} from ${clock(x.phase.from)} (${list})`;
     if (plainDays.length) {
       text += ` on ${describeWeekdays(plainDays, true)}`;
     }

@@ -134,6 +134,13 @@ export function buildNatural(
 
   // ---- recurring -----------------------------------------------------------------------------
   // one spelling per interval: `every 60 seconds` is `every minute`, `every 120 minutes` `every 2 hours`
+  if (spec.phase?.minuteOfHour && !spec.interval) {
+    // `at minute 30` alone: every hour at that minute
+    spec.interval = { n: 1, unit: 'hour', span: spec.phase.span };
+  }
+  if (spec.phase?.minuteOfHour && spec.interval && spec.interval.unit !== 'hour') {
+    err(spec.phase.span, 'conflict', 'a minute past the hour goes with hours: `every 2 hours at 15 minutes past`');
+  }
   const iv = spec.interval ? { ...spec.interval, ...canonicalInterval(spec.interval.n, spec.interval.unit) } : null;
   const subDaily = !!iv && iv.unit in UNIT_SEC;
   if (spec.perDay) {

@@ -13,6 +13,7 @@ import { tokenize } from './lexer';
 import {
   ADVERBS,
   ADVERB_STEPS,
+  DURATION_UNITS,
   MONTHS,
   NUMBER_WORDS,
   TIMES_WORDS,
@@ -65,7 +66,7 @@ export interface Spec {
   count: { n: number; span: Span } | null;
   oneOff: OneOff | null;
   /** `every 6 hours starting at 2am`: the time of day that phases a sub-daily interval. */
-  phase: { sec: number; span: Span } | null;
+  phase: { sec: number; span: Span; minuteOfHour?: boolean } | null;
   /** `twice a day`, `3 times a day`: this many times a day. */
   perDay: { k: number; span: Span } | null;
   /** `except weekends`, `except on monday and friday`: days taken out. */
@@ -85,6 +86,7 @@ export interface ParseResult {
 }
 
 const TIME_RANGE = 'times go from 00:00 to 23:59';
+const UNIT_SECONDS: Record<'hour' | 'minute' | 'second', number> = { hour: 3600, minute: 60, second: 1 };
 const CONJUNCTIONS = ['and', ',', 'then', '&'];
 /** Unit words that need a number (`every minutes` is not English; `every minute` is). */
 const PLURAL_UNITS = new Set([
@@ -257,6 +259,15 @@ class Parser {
     if (this.perDayAhead()) {
       return this.perDayClause(t);
     }
+    if (w === 'synchronized' || w === 'synchronised') {
+      // Cloud Scheduler (groc): `every 2 hours synchronized` counts the steps from midnight
+      this.i++;
+      const span = this.spanFrom(t);
+      if (!this.dup(this.spec.phase, span, 'the starting time')) {
+        this.spec.phase = { sec: 0, span };
+      }
+      return true;
+    }
     if (w === 'except' || w === 'excluding' || (w === 'but' && this.low(1) === 'not')) {
       return this.exceptClause(t);
     }
@@ -320,6 +331,7 @@ class Parser {
     if (
       WEEKDAY_PLURALS[w] !== undefined ||
       ['weekdays', 'weekends', 'workdays'].includes(w) ||
+      (w === 'business' && ['day', 'days'].includes(this.low(1))) ||
       WEEKDAYS[w] !== undefined
     ) {
       return this.weekdayList(t);
@@ -474,10 +486,13 @@ class Parser {
     if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || MONTHS[this.low(1)] !== undefined)) {
       return this.dayList(start); // `every 15th`, `every 25 december`
     }
+    if (t.kind === 'num' && this.compoundAhead()) {
+      return this.compoundInterval(start);
+    }
     if (t.kind === 'num' || this.is('other')) {
       n = t.kind === 'num' ? t.n! : 2;
       this.i++;
-      const u = UNITS[this.low()];
+      const u = UNITS[this.low()] ?? (t.kind === 'num' ? DURATION_UNITS[this.low()] : undefined);
       if (!u) {
         const nt = this.tok();
         this.err(
@@ -532,7 +547,7 @@ class Parser {
       return true;
     }
     if (
-      this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays') ||
+      this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays', 'business') ||
       WEEKDAYS[this.low()] !== undefined ||
       WEEKDAY_PLURALS[this.low()] !== undefined
     ) {
@@ -550,6 +565,50 @@ class Parser {
       'incomplete',
       '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`',
     );
+    return true;
+  }
+
+  private subDailyUnitAt(k: number): 'hour' | 'minute' | 'second' | undefined {
+    const u = UNITS[this.low(k)] ?? DURATION_UNITS[this.low(k)];
+    return u === 'hour' || u === 'minute' || u === 'second' ? u : undefined;
+  }
+
+  /** `1h30m`, `1 hour 30 minutes`, `1 hour and 30 minutes` ahead (two or more sub-daily parts)? */
+  private compoundAhead(): boolean {
+    if (!this.subDailyUnitAt(1)) {
+      return false;
+    }
+    const k = this.low(2) === 'and' ? 3 : 2;
+    return this.tok(k)?.kind === 'num' && !!this.subDailyUnitAt(k + 1);
+  }
+
+  /** `every 1h30m`, `every 1 hour and 30 minutes`: one interval in seconds (the builder writes it in the largest exact unit). */
+  private compoundInterval(start: Tok): boolean {
+    const first = this.tok()!;
+    let sec = 0;
+    let last = first;
+    for (;;) {
+      const num = this.tok()!;
+      const u = this.subDailyUnitAt(1)!;
+      this.i += 2;
+      last = this.toks[this.i - 1]!;
+      sec += num.n! * UNIT_SECONDS[u];
+      const k = this.low() === 'and' ? 1 : 0;
+      if (this.tok(k)?.kind === 'num' && this.subDailyUnitAt(k + 1)) {
+        this.i += k;
+        continue;
+      }
+      break;
+    }
+    const span = this.spanFrom(start);
+    if (sec < 1) {
+      this.err(first, last, 'out_of_range', 'an interval must be at least 1 second');
+      return true;
+    }
+    this.checkInterval(sec, 'second', { start: first.start, end: last.end }, last);
+    if (!this.dup(this.spec.interval, span, 'the repetition')) {
+      this.spec.interval = { n: sec, unit: 'second', span };
+    }
     return true;
   }
 
@@ -887,6 +946,9 @@ class Parser {
     if (w === 'weekday' || w === 'workday') {
       return { length: 1, days: [0, 1, 2, 3, 4], label: 'weekday' };
     }
+    if (w === 'business' && this.low(k + 1) === 'day') {
+      return { length: 2, days: [0, 1, 2, 3, 4], label: 'weekday' };
+    }
     if (w === 'weekend' && this.low(k + 1) === 'day') {
       return { length: 2, days: [5, 6], label: 'weekend day' };
     }
@@ -927,6 +989,9 @@ class Parser {
       if (['weekday', 'weekdays', 'workday', 'workdays'].includes(w)) {
         [0, 1, 2, 3, 4].forEach((d) => days.add(d));
         this.i++;
+      } else if (w === 'business' && ['day', 'days'].includes(this.low(1))) {
+        [0, 1, 2, 3, 4].forEach((d) => days.add(d));
+        this.i += 2;
       } else if (w === 'weekend' || w === 'weekends') {
         days.add(5).add(6);
         this.i++;
@@ -1012,7 +1077,7 @@ class Parser {
     return (
       WEEKDAYS[l] !== undefined ||
       WEEKDAY_PLURALS[l] !== undefined ||
-      ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays'].includes(l)
+      ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays', 'business'].includes(l)
     );
   }
 
@@ -1026,6 +1091,9 @@ class Parser {
       if (d) {
         this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
       }
+      return true;
+    }
+    if (t && this.minuteOfHour(start)) {
       return true;
     }
     if (!t || !this.isTimeStart(true)) {
@@ -1042,6 +1110,44 @@ class Parser {
       return true;
     }
     this.timeList(true);
+    return true;
+  }
+
+  /**
+   * `at minute 30`, `at 30 minutes past the hour`, `at 15 past`: the minute of every hour (cron's
+   * `30 * * * *`), a phase of the hourly steps (`every 2 hours at 15 minutes past` = 00:15, 02:15 …).
+   */
+  private minuteOfHour(start: Tok): boolean {
+    let n: Tok | undefined;
+    let len: number;
+    if (this.low() === 'minute' && this.tok(1)?.kind === 'num') {
+      n = this.tok(1);
+      len = 2;
+    } else if (this.tok()?.kind === 'num' && ['minute', 'minutes', 'mins', 'min', 'past'].includes(this.low(1))) {
+      const unit = this.low(1) !== 'past';
+      if (unit && this.low(2) !== 'past') {
+        return false;
+      }
+      n = this.tok();
+      len = unit ? 3 : 2;
+    } else {
+      return false;
+    }
+    this.i += len;
+    if (this.low() === 'the' && this.low(1) === 'hour') {
+      this.i += 2;
+    } else {
+      this.accept('hour', 'each', 'every');
+      this.accept('hour');
+    }
+    const span = this.spanFrom(start);
+    if (n!.n! > 59) {
+      this.err(n!, n!, 'out_of_range', `minute ${n!.n} is out of range: minutes go from 0 to 59`);
+      return true;
+    }
+    if (!this.dup(this.spec.phase, span, 'the starting time')) {
+      this.spec.phase = { sec: n!.n! * 60, span, minuteOfHour: true };
+    }
     return true;
   }
 

@@ -67,6 +67,8 @@ export const UNITS: Record<string, Unit> = {
   year: 'year',
   years: 'year',
 };
+/** Duration letters as Temporal and Go write them (`1h30m`, `90s`): m is minutes. Only after a number. */
+export const DURATION_UNITS: Record<string, Unit> = { h: 'hour', m: 'minute', s: 'second' };
 
 /** `hourly` … `yearly`. */
 export const ADVERBS: Record<string, Unit> = {
@@ -158,6 +160,13 @@ export const KEYWORDS = [
   'eight',
   'twelve',
   'per',
+  'h',
+  'm',
+  's',
+  'synchronized',
+  'synchronised',
+  'business',
+  'past',
   'except',
   'excluding',
   'but',
