@@ -1,6 +1,7 @@
+import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 import { planOccurrences } from './schedule.activities';
 
-const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}) => ({
+const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}): ScheduleSnapshot => ({
   expr,
   kind: 'auto',
   timezone: 'UTC',
@@ -11,12 +12,8 @@ const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }
 });
 
 /** A plan with a 1-minute misfire threshold and the workflow's catch-up cap unless overridden. */
-const planFor = (input: {
-  schedule: ReturnType<typeof schedule>;
-  after: string;
-  now: string;
-  misfireThresholdMs?: number;
-}) => planOccurrences({ misfireThresholdMs: 60_000, maxCatchUp: 100, ...input });
+const planFor = (input: { schedule: ScheduleSnapshot; after: string; now: string; misfireThresholdMs?: number }) =>
+  planOccurrences({ misfireThresholdMs: 60_000, maxCatchUp: 100, ...input });
 
 describe('planOccurrences', () => {
   it('should report nothing due and the next occurrence when on schedule', () => {
