@@ -179,12 +179,28 @@ const cron = fc.oneof(
   })),
 );
 
+const rrule = fc
+  .tuple(
+    pick([
+      ['FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0', 'DAILY', 'DAYLY'],
+      ['FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9', 'WEEKLY', 'WEEKLI'],
+      ['FREQ=MONTHLY;BYMONTHDAY=15;BYHOUR=8', 'MONTHLY', 'MONTLY'],
+      ['FREQ=MINUTELY;INTERVAL=90', 'MINUTELY', 'MINUTLY'],
+      ['FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9', 'BYDAY', 'BYDAI'],
+      ['FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0', 'BYMINUTE', 'BYMINUT'],
+      ['FREQ=SECONDLY;INTERVAL=90', 'INTERVAL', 'INTERVALL'],
+    ] as Array<[string, string, string]>),
+    pick(['', 'RRULE:']),
+  )
+  .map(([[meant, good, bad], prefix]) => ({ broken: prefix + meant.replace(good, bad), meant, kind: 'rrule' as Kind }));
+
 describe('suggestions never change the meaning', () => {
   it.each([
     ['misspelt natural words', typo],
     ['other natural mistakes', otherNatural],
     ['Quartz mistakes', quartz],
     ['cron mistakes', cron],
+    ['RRULE mistakes', rrule],
   ] as Array<[string, fc.Arbitrary<{ broken: string; meant: string; kind: Kind }>]>)('%s', (_name, cases) => {
     fc.assert(
       fc.property(cases, pick(ZONES), ({ broken, meant, kind }, zone) => {
