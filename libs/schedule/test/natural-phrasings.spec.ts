@@ -217,3 +217,26 @@ describe('more phrasings people ask for', () => {
     ]);
   });
 });
+
+describe('EventBridge cron(): Quartz without the seconds field', () => {
+  it.each([
+    ['cron(0 12 * * ? *)', '0 0 12 * * ? *', ['2026-11-30T12:00:00Z', '2026-12-01T12:00:00Z']],
+    ['cron(0/15 * ? * MON-FRI *)', '0 0/15 * ? * MON-FRI *', ['2026-11-30T10:30:00Z', '2026-11-30T10:45:00Z']],
+    ['cron(15 10 ? * 6L 2027-2029)', '0 15 10 ? * 6L 2027-2029', ['2027-01-29T10:15:00Z', '2027-02-26T10:15:00Z']],
+  ])('%s is the Quartz expression %s', (expr, canonical, next) => {
+    const got = check(expr);
+    expect(got.canonical).toBe(canonical);
+    expect(got.next.slice(0, next.length)).toEqual(next);
+  });
+
+  it.each([
+    ['cron(0 25 * * ? *)', 'out_of_range', 7, null],
+    ['cron(0 12 ? * MONN *)', 'unknown_word', 14, 'MON'],
+    ['cron(0 12 * * ?)', 'field_count', 5, null],
+    ['cron(0 12 * * * *)', 'day_fields_conflict', 14, null],
+  ])('%s: %s at byte %d of what was written', (expr, kind, position, suggestion) => {
+    const r = validateSchedule({ expr, reference: REF });
+    expect(r.valid).toBe(false);
+    expect(r.errors[0]).toMatchObject({ kind, position, suggestion });
+  });
+});
