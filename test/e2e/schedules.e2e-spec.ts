@@ -208,6 +208,34 @@ describe('schedule endpoints', () => {
       ]);
     });
 
+    it.each([
+      ['every 90 minutes', 'FREQ=MINUTELY;INTERVAL=90', ['2026-03-01T11:30:07.000Z', '2026-03-01T13:00:07.000Z']],
+      ['every 36 hours', 'FREQ=HOURLY;INTERVAL=36', ['2026-03-02T22:00:07.000Z', '2026-03-04T10:00:07.000Z']],
+      ['every 90 seconds', 'FREQ=SECONDLY;INTERVAL=90', ['2026-03-01T10:01:37.000Z', '2026-03-01T10:03:07.000Z']],
+      ['every 120 seconds', 'FREQ=MINUTELY;INTERVAL=2', ['2026-03-01T10:02:07.000Z', '2026-03-01T10:04:07.000Z']],
+      ['every 60 seconds', 'FREQ=MINUTELY', ['2026-03-01T10:01:07.000Z', '2026-03-01T10:02:07.000Z']],
+    ])('should accept %s (issue #24) as an interval phased at `after`', async (expr, canonical, next) => {
+      // a 1-minute minimum interval on this stack: 90 seconds passes, the phase is `after`'s
+      const response = await preview({ expr, after: '2026-03-01T10:00:07Z', count: 2 });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ kind_detected: 'natural', canonical, next });
+    });
+
+    it.each([
+      [
+        'every 90 minutes between 9am and 5pm on weekdays',
+        'Every 90 minutes between 09:00 and 17:00 (last at 16:30) on weekdays (UTC)',
+      ],
+      ['every 6 hours starting at 2am', 'Every 6 hours from 02:00 (at 02:00, 08:00, 14:00 and 20:00) (UTC)'],
+      ['twice a day', 'Every day at 00:00 and 12:00 (UTC)'],
+      ['at 9am every day except weekends', 'Every weekday at 09:00 (UTC)'],
+      ['every 18 months', 'Every 18 months at 00:00 (UTC)'],
+    ])('should validate %s (issue #24) with a description without holes', async (expr, description) => {
+      const response = await validate({ expr });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ valid: true, description, errors: [] });
+    });
+
     it.each([1, 100])('should accept count %p', async (count) => {
       const response = await preview({ expr: 'every hour', after: '2026-03-01T00:00:00Z', count });
       expect(response.status).toBe(200);

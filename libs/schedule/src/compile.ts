@@ -68,6 +68,9 @@ export function detectKind(expr: string): ScheduleKind {
   if (CRON_MACROS.test(s)) {
     return 'cron';
   }
+  if (/^cron\s*\(/i.test(s)) {
+    return 'quartz'; // EventBridge cron(…): Quartz without seconds
+  }
   // Both cron-like forms start with a numeric field: anything else is natural language, without
   // splitting it into fields first.
   if (!NUMERIC_START.test(s)) {

@@ -115,6 +115,26 @@ export function levenshtein(a: string, b: string): number {
  * preferred spelling first. A prefix of at least 3 characters of a single entry also matches
  * (`wedn` → `wednesday`).
  */
+/**
+ * Every vocabulary entry as close to `word` as the best one (within the same limits as `suggest`),
+ * in vocabulary order: more than one means the spelling alone cannot tell which word was meant.
+ */
+export function suggestAll(word: string, vocabulary: readonly string[]): string[] {
+  const best = suggest(word, vocabulary);
+  if (best === null) {
+    return [];
+  }
+  const w = word.toLowerCase();
+  const d = levenshtein(w, best.toLowerCase());
+  if (
+    d === 0 ||
+    !vocabulary.some((v) => v.toLowerCase() === best.toLowerCase() && levenshtein(w, v.toLowerCase()) === d)
+  ) {
+    return [best];
+  }
+  return [best, ...vocabulary.filter((v) => v !== best && levenshtein(w, v.toLowerCase()) === d)];
+}
+
 export function suggest(word: string, vocabulary: readonly string[], maxDistance?: number): string | null {
   const w = word.toLowerCase();
   if (w.length === 0) {

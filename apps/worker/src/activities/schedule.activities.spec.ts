@@ -1,6 +1,7 @@
+import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 import { planOccurrences } from './schedule.activities';
 
-const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}) => ({
+const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}): ScheduleSnapshot => ({
   expr,
   kind: 'auto',
   timezone: 'UTC',
@@ -11,12 +12,8 @@ const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }
 });
 
 /** A plan with a 1-minute misfire threshold and the workflow's catch-up cap unless overridden. */
-const planFor = (input: {
-  schedule: ReturnType<typeof schedule>;
-  after: string;
-  now: string;
-  misfireThresholdMs?: number;
-}) => planOccurrences({ misfireThresholdMs: 60_000, maxCatchUp: 100, ...input });
+const planFor = (input: { schedule: ScheduleSnapshot; after: string; now: string; misfireThresholdMs?: number }) =>
+  planOccurrences({ misfireThresholdMs: 60_000, maxCatchUp: 100, ...input });
 
 describe('planOccurrences', () => {
   it('should report nothing due and the next occurrence when on schedule', () => {
@@ -77,5 +74,103 @@ describe('planOccurrences', () => {
     });
     expect(plan.error).toBeTruthy();
     expect(plan.next).toBeNull();
+  });
+});
+
+/**
+ * Intervals longer than the next unit (issue #24) are planned from the job's anchor, the phase
+ * rule of the spec ("interval phases begin at the reference time"), whatever the chunking and
+ * wherever a plan resumes.
+ */
+describe('planOccurrences: interval RRULEs phased at the anchor', () => {
+  const ANCHOR = '2026-03-01T10:00:07.000Z';
+  const at = (expr: string, extra: Partial<{ timezone: string; startsAt: string }> = {}) => ({
+    ...schedule(expr),
+    timezone: extra.timezone ?? 'UTC',
+    startsAt: extra.startsAt ?? null,
+    anchor: ANCHOR,
+  });
+  const plus = (ms: number): string => new Date(Date.parse(ANCHOR) + ms).toISOString();
+  const all = (p: ReturnType<typeof planOccurrences>): string[] => [...p.missed, ...p.onTime];
+
+  it.each([
+    ['every 90 seconds', 90_000],
+    ['FREQ=SECONDLY;INTERVAL=90', 90_000],
+    ['every 90 minutes', 5_400_000],
+    ['FREQ=MINUTELY;INTERVAL=90', 5_400_000],
+    ['rate(36 hours)', 129_600_000],
+  ])('%s: every occurrence is the anchor plus a whole number of steps', (expr, step) => {
+    const plan = planFor({
+      schedule: at(expr),
+      after: ANCHOR,
+      now: plus(10 * step + step / 2),
+      misfireThresholdMs: 3 * step,
+    });
+    expect(all(plan)).toEqual(Array.from({ length: 10 }, (_, k) => plus((k + 1) * step)));
+    expect(plan.missed).toHaveLength(7);
+    expect(plan.next).toBe(plus(11 * step));
+  });
+
+  it('a backlog of 960 occurrences across many chunks keeps the phase and the catch-up cap', () => {
+    const plan = planFor({ schedule: at('every 90 seconds'), after: ANCHOR, now: plus(86_400_000) });
+    expect(plan.missedTotal + plan.onTime.length).toBe(960);
+    expect(plan.missed).toHaveLength(100);
+    for (const t of all(plan)) {
+      expect((Date.parse(t) - Date.parse(ANCHOR)) % 90_000).toBe(0);
+    }
+    expect(plan.next).toBe(plus(961 * 90_000));
+  });
+
+  it('a plan that resumes where the last one stopped continues the same grid', () => {
+    const first = planFor({
+      schedule: at('FREQ=MINUTELY;INTERVAL=90'),
+      after: ANCHOR,
+      now: plus(4 * 5_400_000 + 1000),
+    });
+    const second = planFor({
+      schedule: at('FREQ=MINUTELY;INTERVAL=90'),
+      after: first.scannedUntil,
+      now: plus(7 * 5_400_000 + 1000),
+    });
+    expect(all(second)).toEqual([5, 6, 7].map((k) => plus(k * 5_400_000)));
+  });
+
+  it('starts_at, when set, is the phase instead of the anchor', () => {
+    const startsAt = '2026-03-02T00:00:00.000Z';
+    const plan = planFor({
+      schedule: at('every 90 minutes', { startsAt }),
+      after: ANCHOR,
+      now: '2026-03-02T03:00:01.000Z',
+    });
+    expect(all(plan)).toEqual(['2026-03-02T00:00:00.000Z', '2026-03-02T01:30:00.000Z', '2026-03-02T03:00:00.000Z']);
+  });
+
+  it('every 6 hours starting at 2am keeps its wall times across a DST change; every 5 hours counts elapsed time', () => {
+    const ny = planFor({
+      schedule: {
+        ...at('every 6 hours starting at 2am', { timezone: 'America/New_York' }),
+        anchor: '2026-03-07T12:00:00.000Z',
+      },
+      after: '2026-03-07T12:00:00.000Z',
+      now: '2026-03-09T00:00:00.000Z',
+      misfireThresholdMs: 86_400_000 * 3,
+    });
+    // 8 March: 02:00 does not exist (shifted to 03:00 EDT); then 08:00, 14:00, 20:00 EDT
+    expect(ny.onTime).toEqual([
+      '2026-03-07T13:00:00.000Z',
+      '2026-03-07T19:00:00.000Z',
+      '2026-03-08T01:00:00.000Z',
+      '2026-03-08T07:00:00.000Z',
+      '2026-03-08T12:00:00.000Z',
+      '2026-03-08T18:00:00.000Z',
+      '2026-03-09T00:00:00.000Z',
+    ]);
+    const five = planFor({
+      schedule: { ...at('every 5 hours starting at 2am'), anchor: '2026-03-07T12:00:00.000Z' },
+      after: '2026-03-07T12:00:00.000Z',
+      now: '2026-03-08T06:00:00.000Z',
+      misfireThresholdMs: 86_400_000,
+    });
+    expect(five.onTime).toEqual(['2026-03-07T17:00:00.000Z', '2026-03-07T22:00:00.000Z', '2026-03-08T03:00:00.000Z']);
   });
 });

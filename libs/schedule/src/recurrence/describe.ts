@@ -94,6 +94,8 @@ export interface DescribeExtras {
   times?: number[];
   /** Window phrase parts for `every 15 minutes between 9am and 5pm`. */
   window?: { step: string; from: number; to: number; last: number };
+  /** `every 6 hours starting at 2am` (a step that divides the day): the same times every day. */
+  phase?: { step: string; from: number };
   /** `the last weekday of the month`: BYDAY + BYSETPOS picking days (not times) of each month. */
   setPos?: { ns: number[]; label: string };
 }
@@ -122,6 +124,23 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
       return `${text}, every ${x.window.step} between ${clock(x.window.from)} and ${clock(x.window.to)} (last at ${clock(x.window.last)})${bounds(r)}`;
     }
     return `${text}${times.length ? ` ${describeTimes(times)}` : ''}${bounds(r)}`;
+  }
+  if (x.phase) {
+    const list =
+      times.length <= 6
+        ? describeTimes(times)
+        : `${times.length} times a day, ${clock(times[0]!)} to ${clock(times[times.length - 1]!)}`;
+    text =
+      x.phase.step === 'hour' && x.phase.from < 3600 && x.phase.from % 60 === 0
+        ? `Every hour at minute ${x.phase.from / 60}`
+        : `Every ${x.phase.step} from ${clock(x.phase.from)} (${list})`;
+    if (plainDays.length) {
+      text += ` on ${describeWeekdays(plainDays, true)}`;
+    }
+    if (mdays) {
+      text += ` on ${mdays} of the month`;
+    }
+    return text + monthFilter + bounds(r);
   }
   if (x.window) {
     text = `Every ${x.window.step} between ${clock(x.window.from)} and ${clock(x.window.to)} (last at ${clock(x.window.last)})`;
@@ -190,7 +209,8 @@ export function describeRule(r: Rule, x: DescribeExtras = {}): string {
           ...nth.map((d) => `the ${nthPhrase(d.n, d.day)}`),
           ...(plainDays.length ? [`every ${describeWeekdays(plainDays)}`] : []),
         ];
-        text = `${n === 1 ? 'Monthly' : `Every ${n} months`} on ${joinList(parts)}`;
+        // no day named: the start's day of the month (RFC 5545), as `Every 2 weeks` keeps its weekday
+        text = `${n === 1 ? 'Monthly' : `Every ${n} months`}${parts.length ? ` on ${joinList(parts)}` : ''}`;
       }
       text += monthFilter;
       break;

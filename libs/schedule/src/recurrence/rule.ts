@@ -27,6 +27,9 @@ export interface WeekdayNum {
 /** A time point: floating wall time (ms, `Date.UTC` of the wall reading) or a UTC instant. */
 export type TimePoint = { floating: number } | { instant: number };
 
+/** Largest INTERVAL (`every N …` too): RFC 5545 sets none; a Java/C `int`, as Quartz and cron steps. */
+export const MAX_INTERVAL = 2_147_483_647;
+
 export interface Rule {
   freq: Freq;
   interval: number;

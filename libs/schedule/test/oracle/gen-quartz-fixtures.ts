@@ -39,7 +39,7 @@ const rnd = (): number => {
 };
 const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
 
-type Group = 'random' | 'overlap' | 'far' | 'lenient';
+type Group = 'random' | 'overlap' | 'far' | 'lenient' | 'steps';
 interface Case {
   group: Group;
   expr: string;
@@ -412,20 +412,7 @@ for (const name of ['SEP', 'SEP-DEC', 'JAN,SEP', 'MAR-SEP']) {
     lenient.push({ expr, at: at + bytes(parts.slice(0, j).join('')) + (u[0] === '\u017f' ? 0 : bytes(u.slice(0, 2))) });
   }
 }
-// 4. a step as large as the field (error at the step), L-0 (at the item), W with several hours (at the W item)
-for (const [field, base, starts, size] of [
-  [3, DOM_BASE, ['*', '1', '5', '1-20', '10-5'], 31],
-  [4, DOM_BASE, ['*', '1', '3', '2-11'], 12],
-  [5, DOW_BASE, ['*', '1', '2', '2-6'], 7],
-] as Array<[number, string[], string[], number]>) {
-  for (const start of starts) {
-    for (const step of [size, size + (size === 31 ? 0 : 0)]) {
-      const v = `${start}/${step}`;
-      const { expr, at } = fieldsWith(field, v, base);
-      lenient.push({ expr, at: at + bytes(start) + 1 });
-    }
-  }
-}
+// 4. L-0 (at the item), W with several hours (at the W item)
 for (const v of ['L-0', 'l-0', 'L-0W', 'L-00', '1,L-0']) {
   const { expr, at } = fieldsWith(3, v, DOM_BASE);
   lenient.push({ expr, at: at + (v.startsWith('1,') ? 2 : 0) });
@@ -458,6 +445,47 @@ for (const sep of ['\n', '\r', '\r\n', '\v', '\f', '\u00a0', '\u2003', '\u2028',
 }
 for (const { expr, at } of lenient) {
   cases.push({ group: 'lenient', expr, zone: pick(ZONES), after: pick(AFTERS), n: 3, at });
+}
+
+// ---------------------------------------------------------------- steps
+// The largest step of every field, on both sides of Quartz's bound, in the three step forms:
+// `*\/s` and `a/s` (Quartz's checkIncrementRange: 59 59 23 31 12 7, none for years) and `a-b/s`
+// (not checked). Steps past a Java int, or so large that Quartz's own loop counter would overflow
+// (it then loops on), are left to the unit tests.
+const INT_MAX = 2147483647;
+const STEP_FIELDS: Array<[number, string[], number | null, string, string]> = [
+  // field, base, Quartz's bound for `*\/s` and `a/s`, a start, a range
+  [0, DOM_BASE, 59, '7', '5-50'],
+  [1, DOM_BASE, 59, '7', '5-50'],
+  [2, DOM_BASE, 23, '3', '2-20'],
+  [3, DOM_BASE, 31, '5', '3-28'],
+  [4, DOM_BASE, 12, '2', '2-11'],
+  [5, DOW_BASE, 7, '2', '2-6'],
+  [6, [...DOM_BASE, '*'], null, '2030', '2030-2120'],
+];
+for (const [field, base, max, start, range] of STEP_FIELDS) {
+  const first = Number(start);
+  const rangeFirst = Number(range.split('-')[0]);
+  const near = max === null ? [1, 2, 7, 50, 96, 97, 100, 1000] : [1, max - 1, max, max + 1, max + 2];
+  const steps: Array<[string, number]> = [];
+  for (const s of near) {
+    steps.push([`*/${s}`, s], [`${start}/${s}`, s], [`${range}/${s}`, s]);
+  }
+  for (const [form, from] of [
+    ['*', field === 6 ? 1970 : field >= 3 ? 1 : 0],
+    [start, first],
+    [range, rangeFirst],
+  ] as Array<[string, number]>) {
+    steps.push([`${form}/1000`, 1000], [`${form}/${INT_MAX - from}`, INT_MAX - from], [`${form}/${INT_MAX + 1}`, 0]);
+  }
+  const cycle = [...ZONES];
+  let k = 0;
+  for (const [v] of steps) {
+    const f = [...base];
+    f[field] = v;
+    const zone = cycle[k++ % cycle.length]!;
+    cases.push({ group: 'steps', expr: f.join(' '), zone, after: AFTERS[k % AFTERS.length]!, n: 5 });
+  }
 }
 
 // ---------------------------------------------------------------- output
@@ -496,5 +524,5 @@ writeFileSync(
 const count = (g: Group): number => fixtures.filter((f) => f.group === g).length;
 console.log(
   `wrote ${fixtures.length} cases (${fixtures.filter((f) => 'error' in f).length} rejected by Quartz): ` +
-    (['random', 'overlap', 'far', 'lenient'] as Group[]).map((g) => `${g} ${count(g)}`).join(', '),
+    (['random', 'overlap', 'far', 'lenient', 'steps'] as Group[]).map((g) => `${g} ${count(g)}`).join(', '),
 );

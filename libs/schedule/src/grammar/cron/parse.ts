@@ -13,6 +13,9 @@ import type { ScheduleError } from '../../types';
 import { tokenize, type Token } from '../quartz/parse';
 import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
 
+/** A C `int` (cronie reads steps with strtol into an int). */
+const CRON_INT_MAX = 2_147_483_647;
+
 export interface CronFields {
   /** Bit i set = minute i allowed (0-59), as two 30-bit halves for speed: lo = 0-29, hi = 30-59. */
   minutes: boolean[];
@@ -316,17 +319,13 @@ function parseFieldText(expr: string, tok: Token, type: number): boolean[] {
     }
     let step = 1;
     if (m![4] !== undefined) {
-      step = parseInt(m![4], 10);
-      const span = HI[type] - LO[type] + 1;
-      if (step < 1 || step > span) {
+      // as cronie (the maintained Vixie cron): any step from 1 up to a C int; a step past the
+      // range picks its first value only. Past INT_MAX - first, cronie's loop counter overflows.
+      step = m![4].length > 10 ? Number.MAX_SAFE_INTEGER : parseInt(m![4], 10);
+      const max = CRON_INT_MAX - lo;
+      if (step < 1 || step > max) {
         const off = t.indexOf('/') + 1;
-        fail(
-          'out_of_range',
-          `a ${name} step must be between 1 and ${span}; got ${m![4]}`,
-          null,
-          it.start + off,
-          it.end,
-        );
+        fail('out_of_range', `a ${name} step must be between 1 and ${max}; got ${m![4]}`, null, it.start + off, it.end);
       }
     }
     for (let v = lo; v <= hi; v += step) {

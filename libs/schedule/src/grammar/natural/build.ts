@@ -21,6 +21,7 @@ import { emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule } from '../../recurrence/rule';
 import { ZoneOffsets } from '../../recurrence/zone';
 import type { Span, Spec } from './parser';
+import type { Unit } from './vocab';
 
 export interface Built {
   rule: Rule;
@@ -58,6 +59,9 @@ export function buildNatural(
       [spec.count, spec.count?.span, 'a number of times'],
       [spec.starting, spec.starting?.span, 'a start date'],
       [spec.until, spec.until?.span, 'an end date'],
+      [spec.phase, spec.phase?.span, 'a starting time'],
+      [spec.perDay, spec.perDay?.span, 'a number of times a day'],
+      [spec.except, spec.except?.span, 'excepted days'],
     ];
     for (const [v, span, what] of clash) {
       if (v && span) {
@@ -129,14 +133,91 @@ export function buildNatural(
   }
 
   // ---- recurring -----------------------------------------------------------------------------
-  const iv = spec.interval;
+  // one spelling per interval: `every 60 seconds` is `every minute`, `every 120 minutes` `every 2 hours`
+  if (spec.phase?.minuteOfHour && !spec.interval) {
+    // `at minute 30` alone: every hour at that minute
+    spec.interval = { n: 1, unit: 'hour', span: spec.phase.span };
+  }
+  if (spec.phase?.minuteOfHour && spec.interval && spec.interval.unit !== 'hour') {
+    err(spec.phase.span, 'conflict', 'a minute past the hour goes with hours: `every 2 hours at 15 minutes past`');
+  }
+  const iv = spec.interval ? { ...spec.interval, ...canonicalInterval(spec.interval.n, spec.interval.unit) } : null;
   const subDaily = !!iv && iv.unit in UNIT_SEC;
+  if (spec.perDay) {
+    const pd = spec.perDay;
+    if (iv) {
+      err(
+        pd.span,
+        'conflict',
+        `"${expr.slice(pd.span.start, pd.span.end)}" and "${expr.slice(iv.span.start, iv.span.end)}" both say how often; give one`,
+      );
+    } else if (spec.times.length && spec.times.length !== pd.k) {
+      err(
+        spec.times[0]!.span,
+        'conflict',
+        `"${expr.slice(pd.span.start, pd.span.end)}" needs ${pd.k} time${pd.k === 1 ? '' : 's'}; got ${spec.times.length}`,
+      );
+    } else if (!spec.times.length) {
+      // evenly spaced from midnight: twice a day = 00:00 and 12:00
+      spec.times = Array.from({ length: pd.k }, (_, i) => ({ sec: (i * 86_400) / pd.k, span: pd.span }));
+    }
+  }
+  if (spec.phase) {
+    const ph = spec.phase;
+    if (!iv) {
+      err(ph.span, 'incomplete', 'a starting time phases a repetition: `every 6 hours starting at 2am`');
+    } else if (spec.window || spec.times.length) {
+      const other = spec.window?.span ?? spec.times[0]!.span;
+      err(
+        ph.span.start > other.start ? ph.span : other,
+        'conflict',
+        `"${expr.slice(ph.span.start, ph.span.end)}" and "${expr.slice(other.start, other.end)}" both set the times; give one`,
+      );
+    } else if (spec.starting) {
+      err(ph.span, 'conflict', 'the start is given twice; give it once');
+    } else if (!subDaily) {
+      // `every 2 days starting at 9am`: for calendar steps the starting time is the time of day
+      spec.times = [{ sec: ph.sec, span: ph.span }];
+    }
+  }
+  if (spec.except) {
+    const ex = spec.except;
+    if (spec.nthWeekdays || spec.setPos) {
+      const other = (spec.nthWeekdays ?? spec.setPos)!.span;
+      err(ex.span, 'conflict', `"${expr.slice(other.start, other.end)}" already picks the day; remove the exception`);
+    } else if (
+      iv &&
+      (iv.unit === 'week' || iv.unit === 'month' || iv.unit === 'year') &&
+      !spec.weekdays &&
+      !spec.monthDays &&
+      !spec.yearDate
+    ) {
+      err(
+        ex.span,
+        'conflict',
+        `"${expr.slice(iv.span.start, iv.span.end)}" fires on one day each time; name the days instead (\`every 2 weeks on monday and friday\`)`,
+      );
+    } else {
+      const base = spec.weekdays?.days ?? [0, 1, 2, 3, 4, 5, 6];
+      const days = base.filter((d) => !ex.days.includes(d));
+      if (!days.length) {
+        err(ex.span, 'never_fires', 'no day is left after the exception: this never fires');
+      } else {
+        spec.weekdays = { days, span: spec.weekdays?.span ?? ex.span };
+      }
+    }
+  }
+  const stepSec = subDaily ? iv!.n * UNIT_SEC[iv!.unit as keyof typeof UNIT_SEC] : 0;
+  // `every 6 hours starting at 2am`: a step that divides the day gives the same wall times every
+  // day (02:00, 08:00, 14:00, 20:00); any other step counts elapsed time from that time (phaseFrom)
+  const phaseDaily = !!spec.phase && subDaily && 86_400 % stepSec === 0;
+  const gridDaily = !!spec.window || phaseDaily;
   if (spec.window && !subDaily) {
     err(
       spec.window.span,
       'incomplete',
+      // no suggestion: any interval we picked would be a schedule the user did not write
       'a time window needs a repetition in seconds, minutes or hours, e.g. `every 15 minutes between 9am and 5pm`',
-      `every 15 minutes ${expr.slice(spec.window.span.start, spec.window.span.end)}`,
     );
   }
   if (subDaily && spec.times.length) {
@@ -155,7 +236,7 @@ export function buildNatural(
   }
   const sp = spec.setPos;
   if (sp) {
-    if (subDaily && !spec.window) {
+    if (subDaily && !gridDaily) {
       err(
         sp.span,
         'conflict',
@@ -244,7 +325,7 @@ export function buildNatural(
     // BYSETPOS counts within one period: a month (a year only for `every N years … of march`)
     freq = iv?.unit === 'year' && iv.n > 1 ? 'YEARLY' : 'MONTHLY';
     interval = iv?.unit === 'month' || iv?.unit === 'year' ? iv.n : 1;
-  } else if (subDaily && !spec.window) {
+  } else if (subDaily && !gridDaily) {
     freq = iv!.unit === 'second' ? 'SECONDLY' : iv!.unit === 'minute' ? 'MINUTELY' : 'HOURLY';
     interval = iv!.n;
   } else if (subDaily) {
@@ -287,6 +368,9 @@ export function buildNatural(
   }
   if (spec.starting) {
     rule.dtstart = { floating: spec.starting.fl };
+  } else if (spec.phase && subDaily && !gridDaily) {
+    usesReference = true;
+    rule.dtstart = phaseStart(z, reference.getTime(), spec.phase.sec, stepSec);
   }
   if (spec.until) {
     rule.until = { floating: spec.until.hasTime ? spec.until.fl : spec.until.fl + DAY_MS - 1000 };
@@ -296,9 +380,17 @@ export function buildNatural(
   }
 
   const extras: DescribeExtras = {};
-  if (!subDaily || spec.window) {
+  if (!subDaily || gridDaily) {
     let times: number[];
-    if (spec.window) {
+    if (phaseDaily) {
+      const from = spec.phase!.sec;
+      times = [];
+      for (let t = from; t < from + 86_400; t += stepSec) {
+        times.push(t % 86_400);
+      }
+      times.sort((a, b) => a - b);
+      extras.phase = { step: stepLabel(iv!), from };
+    } else if (spec.window) {
       const step = iv!.n * UNIT_SEC[iv!.unit as keyof typeof UNIT_SEC];
       const { from, to } = spec.window;
       const end = to > from ? to : to + 86_400;
@@ -308,7 +400,7 @@ export function buildNatural(
       }
       times.sort((a, b) => a - b);
       extras.window = {
-        step: iv!.n === 1 ? iv!.unit : `${iv!.n} ${iv!.unit}s`,
+        step: stepLabel(iv!),
         from,
         to,
         last: (from + Math.floor((end - 1 - from) / step) * step) % 86_400,
@@ -376,8 +468,64 @@ export function buildNatural(
       }
     }
   }
+  canonicalCalendarStep(rule);
   const description = describeRule(rule, extras);
   return { built: { rule, oneOff: false, usesReference, description }, errors };
+}
+
+function stepLabel(iv: { n: number; unit: string }): string {
+  return iv.n === 1 ? iv.unit : `${iv.n} ${iv.unit}s`;
+}
+
+/** `every 60 seconds` = `every minute`, `every 120 minutes` = `every 2 hours` (elapsed time, so never days). */
+export function canonicalInterval(n: number, unit: Unit): { n: number; unit: Unit } {
+  if (unit === 'second' && n % 60 === 0) {
+    n /= 60;
+    unit = 'minute';
+  }
+  if (unit === 'minute' && n % 60 === 0) {
+    n /= 60;
+    unit = 'hour';
+  }
+  return { n, unit };
+}
+
+/**
+ * Calendar steps with one spelling: every 14 days = every 2 weeks, every 24 months = every 2 years,
+ * when nothing else picks the days (both then repeat the start's weekday / date).
+ */
+function canonicalCalendarStep(r: Rule): void {
+  const free = !r.byDay && !r.byMonthDay && !r.byMonth && !r.bySetPos && !r.byYearDay && !r.byWeekNo;
+  if (!free) {
+    return;
+  }
+  if (r.freq === 'DAILY' && r.interval % 7 === 0) {
+    r.freq = 'WEEKLY';
+    r.interval /= 7;
+  } else if (r.freq === 'MONTHLY' && r.interval % 12 === 0) {
+    r.freq = 'YEARLY';
+    r.interval /= 12;
+  }
+}
+
+/**
+ * DTSTART of `every N <sub-daily unit> starting at <time>` when N does not divide a day: the first
+ * point of the elapsed-time grid through <time> on the reference's local date that is after the
+ * reference, as local wall time (as an instant where the wall time is ambiguous).
+ */
+function phaseStart(
+  z: ZoneOffsets,
+  ref: number,
+  sec: number,
+  stepSec: number,
+): { floating: number } | { instant: number } {
+  const day = fieldsOf(z.toFloating(ref)).dayNum;
+  const origin = z.toInstant(day * DAY_MS + sec * 1000);
+  const stepMs = stepSec * 1000;
+  const refS = Math.floor(ref / 1000) * 1000;
+  const first = origin > refS ? origin : origin + (Math.floor((refS - origin) / stepMs) + 1) * stepMs;
+  const fl = z.toFloating(first);
+  return z.toInstant(fl) === first ? { floating: fl } : { instant: first };
 }
 
 const MONTHS = MONTH_NAMES;
@@ -421,7 +569,8 @@ export function gridOf(times: number[]): {
 function daysPerPeriod(r: Rule): number | null {
   switch (r.freq) {
     case 'DAILY':
-      return r.byDay || r.byMonthDay || r.byMonth ? (r.byDay || r.byMonthDay ? null : null) : 1;
+      // BYDAY, BYMONTHDAY and BYMONTH only limit a DAILY rule: a period is one whole day or none
+      return 1;
     case 'WEEKLY':
       return r.byMonth ? null : r.byDay ? new Set(r.byDay.map((d) => d.day)).size : 1;
     case 'MONTHLY': {

@@ -85,7 +85,7 @@ export function tokenize(s: string): Tok[] {
       t.s = m[3] !== undefined ? +m[3] : 0;
     } else if (digit && (m = at(NUM, s, i))) {
       t = token('num', s, i, m[0].length);
-      t.n = m[0].length > 9 ? Number.MAX_SAFE_INTEGER : +m[0];
+      t.n = m[0].length > 15 ? Number.MAX_SAFE_INTEGER : +m[0];
     } else if (!digit && (m = at(WORD, s, i))) {
       t = token('word', s, i, m[0].length);
     } else if ((m = at(PUNCT, s, i))) {

@@ -4,14 +4,19 @@
  * collecting every independent error instead of stopping at the first.
  */
 import { MONTH_NAMES } from '../../calendar-names';
-import { errorAt, suggest } from '../../errors';
+import { errorAt, suggestAll } from '../../errors';
 import type { Budget, ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
+import { MAX_INTERVAL } from '../../recurrence/rule';
 import type { Tok } from './lexer';
 import { tokenize } from './lexer';
 import {
   ADVERBS,
+  ADVERB_STEPS,
+  DURATION_UNITS,
   MONTHS,
+  NUMBER_WORDS,
+  TIMES_WORDS,
   ORDINAL_SUFFIXES,
   ORDINAL_WORDS,
   UNITS,
@@ -60,14 +65,28 @@ export interface Spec {
   until: { fl: number; hasTime: boolean; span: Span } | null;
   count: { n: number; span: Span } | null;
   oneOff: OneOff | null;
+  /** `every 6 hours starting at 2am`: the time of day that phases a sub-daily interval. */
+  phase: { sec: number; span: Span; minuteOfHour?: boolean } | null;
+  /** `twice a day`, `3 times a day`: this many times a day. */
+  perDay: { k: number; span: Span } | null;
+  /** `except weekends`, `except on monday and friday`: days taken out. */
+  except: { days: number[]; span: Span } | null;
+}
+
+export interface Misspelling {
+  start: number;
+  end: number;
+  candidates: string[];
 }
 
 export interface ParseResult {
   spec: Spec;
   errors: ScheduleError[];
+  ambiguous: Misspelling[];
 }
 
 const TIME_RANGE = 'times go from 00:00 to 23:59';
+const UNIT_SECONDS: Record<'hour' | 'minute' | 'second', number> = { hour: 3600, minute: 60, second: 1 };
 const CONJUNCTIONS = ['and', ',', 'then', '&'];
 /** Unit words that need a number (`every minutes` is not English; `every minute` is). */
 const PLURAL_UNITS = new Set([
@@ -86,6 +105,8 @@ const PLURAL_UNITS = new Set([
 class Parser {
   private i = 0;
   readonly errors: ScheduleError[] = [];
+  /** Misspelt words as close to several vocabulary words (`tice`: `time`, `twice`). */
+  readonly ambiguous: Misspelling[] = [];
   readonly spec: Spec = {
     interval: null,
     weekdays: null,
@@ -101,6 +122,9 @@ class Parser {
     until: null,
     count: null,
     oneOff: null,
+    phase: null,
+    perDay: null,
+    except: null,
   };
 
   constructor(
@@ -178,7 +202,11 @@ class Parser {
         kept.push(t);
         continue;
       }
-      const s = suggest(t.low, VOCABULARY);
+      const all = suggestAll(t.low, VOCABULARY);
+      const s = all[0] ?? null;
+      if (all.length > 1) {
+        this.ambiguous.push({ start: t.start, end: t.end, candidates: all });
+      }
       this.err(
         t,
         t,
@@ -224,9 +252,24 @@ class Parser {
       this.i++;
       const span = this.spanFrom(t);
       if (!this.dup(this.spec.interval, span, 'the repetition')) {
-        this.spec.interval = { n: 1, unit: ADVERBS[w]!, span };
+        this.spec.interval = { n: ADVERB_STEPS[w] ?? 1, unit: ADVERBS[w]!, span };
       }
       return true;
+    }
+    if (this.perDayAhead()) {
+      return this.perDayClause(t);
+    }
+    if (w === 'synchronized' || w === 'synchronised') {
+      // Cloud Scheduler (groc): `every 2 hours synchronized` counts the steps from midnight
+      this.i++;
+      const span = this.spanFrom(t);
+      if (!this.dup(this.spec.phase, span, 'the starting time')) {
+        this.spec.phase = { sec: 0, span };
+      }
+      return true;
+    }
+    if (w === 'except' || w === 'excluding' || (w === 'but' && this.low(1) === 'not')) {
+      return this.exceptClause(t);
     }
     if (w === 'on') {
       return this.on();
@@ -288,6 +331,7 @@ class Parser {
     if (
       WEEKDAY_PLURALS[w] !== undefined ||
       ['weekdays', 'weekends', 'workdays'].includes(w) ||
+      (w === 'business' && ['day', 'days'].includes(this.low(1))) ||
       WEEKDAYS[w] !== undefined
     ) {
       return this.weekdayList(t);
@@ -327,6 +371,73 @@ class Parser {
       `"${t.text}" ${where} joins nothing: add what it joins (\`every monday and friday\`) or remove it`,
       without === '' ? null : without,
     );
+  }
+
+  /** `twice a day`, `3 times a day`, `three times per day`, `twice daily` ahead? */
+  private perDayAhead(): boolean {
+    let k = 0;
+    if (TIMES_WORDS[this.low()] !== undefined) {
+      k = 1;
+    } else if ((this.tok()?.kind === 'num' || NUMBER_WORDS[this.low()] !== undefined) && this.is2('times', 'time')) {
+      k = 2;
+    } else {
+      return false;
+    }
+    return (
+      this.low(k) === 'daily' || (['a', 'per', 'each', 'every'].includes(this.low(k)) && this.low(k + 1) === 'day')
+    );
+  }
+
+  private is2(...words: string[]): boolean {
+    return words.includes(this.low(1));
+  }
+
+  private perDayClause(start: Tok): boolean {
+    const w = this.low();
+    const k = TIMES_WORDS[w] ?? NUMBER_WORDS[w] ?? start.n!;
+    this.i += TIMES_WORDS[w] !== undefined ? 1 : 2;
+    if (!this.accept('daily')) {
+      this.i += 2;
+    }
+    const span = this.spanFrom(start);
+    if (k < 1 || k > 86_400 || 86_400 % k !== 0) {
+      this.err(
+        span,
+        span,
+        'out_of_range',
+        `${k} times a day cannot be evenly spaced in whole seconds; give the times (\`at 8am, 1pm and 6pm\`) or an interval (\`every 3 hours\`)`,
+      );
+      return true;
+    }
+    if (!this.dup(this.spec.perDay, span, 'the number of times a day')) {
+      this.spec.perDay = { k, span };
+    }
+    return true;
+  }
+
+  /** `except weekends`, `except on mondays and fridays`, `excluding sunday`, `but not on saturdays`. */
+  private exceptClause(start: Tok): boolean {
+    this.i += this.low() === 'but' ? 2 : 1;
+    this.accept('on');
+    const saved = this.spec.weekdays;
+    this.spec.weekdays = null;
+    const before = this.errors.length;
+    this.weekdayList(start);
+    const got = this.spec.weekdays as { days: number[]; span: Span } | null;
+    this.spec.weekdays = saved;
+    if (!got || this.errors.length > before) {
+      return true;
+    }
+    const span = this.spanFrom(start);
+    if (this.spec.except) {
+      this.spec.except = {
+        days: [...new Set([...this.spec.except.days, ...got.days])].sort((a, b) => a - b),
+        span: { start: this.spec.except.span.start, end: span.end },
+      };
+    } else {
+      this.spec.except = { days: got.days, span };
+    }
+    return true;
   }
 
   /** `next monday`: a one-off on the first such weekday after the reference's date. */
@@ -375,10 +486,13 @@ class Parser {
     if (t.kind === 'num' && (ORDINAL_SUFFIXES.has(this.low(1)) || MONTHS[this.low(1)] !== undefined)) {
       return this.dayList(start); // `every 15th`, `every 25 december`
     }
+    if (t.kind === 'num' && this.compoundAhead()) {
+      return this.compoundInterval(start);
+    }
     if (t.kind === 'num' || this.is('other')) {
       n = t.kind === 'num' ? t.n! : 2;
       this.i++;
-      const u = UNITS[this.low()];
+      const u = UNITS[this.low()] ?? (t.kind === 'num' ? DURATION_UNITS[this.low()] : undefined);
       if (!u) {
         const nt = this.tok();
         this.err(
@@ -397,7 +511,7 @@ class Parser {
       this.i++;
       const span = this.spanFrom(start);
       if (n < 1) {
-        this.err(t, unitTok, 'out_of_range', 'an interval must be at least 1', `every ${u}`);
+        this.err(t, unitTok, 'out_of_range', `an interval must be at least 1 ${u}; got ${t.text}`);
         return true;
       }
       this.checkInterval(n, u, { start: t.start, end: unitTok.end }, unitTok);
@@ -433,7 +547,7 @@ class Parser {
       return true;
     }
     if (
-      this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays') ||
+      this.is('weekday', 'weekdays', 'weekend', 'weekends', 'workday', 'workdays', 'business') ||
       WEEKDAYS[this.low()] !== undefined ||
       WEEKDAY_PLURALS[this.low()] !== undefined
     ) {
@@ -451,6 +565,50 @@ class Parser {
       'incomplete',
       '`every` must be followed by an interval or a day, e.g. `every 5 minutes`, `every monday`, `every first monday`',
     );
+    return true;
+  }
+
+  private subDailyUnitAt(k: number): 'hour' | 'minute' | 'second' | undefined {
+    const u = UNITS[this.low(k)] ?? DURATION_UNITS[this.low(k)];
+    return u === 'hour' || u === 'minute' || u === 'second' ? u : undefined;
+  }
+
+  /** `1h30m`, `1 hour 30 minutes`, `1 hour and 30 minutes` ahead (two or more sub-daily parts)? */
+  private compoundAhead(): boolean {
+    if (!this.subDailyUnitAt(1)) {
+      return false;
+    }
+    const k = this.low(2) === 'and' ? 3 : 2;
+    return this.tok(k)?.kind === 'num' && !!this.subDailyUnitAt(k + 1);
+  }
+
+  /** `every 1h30m`, `every 1 hour and 30 minutes`: one interval in seconds (the builder writes it in the largest exact unit). */
+  private compoundInterval(start: Tok): boolean {
+    const first = this.tok()!;
+    let sec = 0;
+    let last = first;
+    for (;;) {
+      const num = this.tok()!;
+      const u = this.subDailyUnitAt(1)!;
+      this.i += 2;
+      last = this.toks[this.i - 1]!;
+      sec += num.n! * UNIT_SECONDS[u];
+      const k = this.low() === 'and' ? 1 : 0;
+      if (this.tok(k)?.kind === 'num' && this.subDailyUnitAt(k + 1)) {
+        this.i += k;
+        continue;
+      }
+      break;
+    }
+    const span = this.spanFrom(start);
+    if (sec < 1) {
+      this.err(first, last, 'out_of_range', 'an interval must be at least 1 second');
+      return true;
+    }
+    this.checkInterval(sec, 'second', { start: first.start, end: last.end }, last);
+    if (!this.dup(this.spec.interval, span, 'the repetition')) {
+      this.spec.interval = { n: sec, unit: 'second', span };
+    }
     return true;
   }
 
@@ -483,39 +641,14 @@ class Parser {
     return WEEKDAYS[this.low(k)] !== undefined || WEEKDAY_PLURALS[this.low(k)] !== undefined;
   }
 
-  /** `every 61 minutes` → `every hour`: sub-day intervals must fit in the next larger unit. */
+  /**
+   * Any whole number of any unit is an interval (`every 90 minutes`, `every 36 hours`), up to a
+   * C/Java `int` as Quartz and cron read their steps; equal spellings are made one in the builder.
+   */
   private checkInterval(n: number, u: Unit, span: Span, _unitTok: Tok): void {
-    const limits: Partial<Record<Unit, [number, Unit, number]>> = {
-      second: [59, 'minute', 60],
-      minute: [59, 'hour', 60],
-      hour: [23, 'day', 24],
-    };
-    const lim = limits[u];
-    if (!lim || n <= lim[0]) {
-      if (n > 1000) {
-        this.err(span, span, 'out_of_range', `an interval of ${n} ${u}s is too long (at most 1000)`);
-      }
-      return;
+    if (n > MAX_INTERVAL) {
+      this.err(span, span, 'out_of_range', `an interval can be at most ${MAX_INTERVAL} ${u}s; got ${n}`);
     }
-    const [max, bigger, factor] = lim;
-    const q = Math.max(1, Math.round(n / factor));
-    const sug =
-      n % factor === 0
-        ? n === factor
-          ? `every ${bigger}`
-          : `every ${n / factor} ${bigger}s`
-        : q === 1
-          ? `every ${bigger}`
-          : `every ${q} ${bigger}s`;
-    const exact =
-      n % factor === 0 ? `; ${n} ${u}s is ${n === factor ? `one ${bigger}` : `${n / factor} ${bigger}s`}` : '';
-    this.err(
-      span,
-      span,
-      'out_of_range',
-      `an interval in ${u}s must be between 1 and ${max}${exact}; for longer intervals use ${bigger}s`,
-      sug,
-    );
   }
 
   /** `on weekdays`, `on monday and thursday`, `on the 1st`, `on the first monday`, `on march 15`, `on 2026-12-01`. */
@@ -660,7 +793,7 @@ class Parser {
             t,
             'out_of_range',
             `days of the month go from the 1st to the 31st (or \`last day\`); got ${n}`,
-            n > 31 ? 'last day' : null,
+            null, // `last day` would be another schedule, not a fix
           );
         }
       }
@@ -813,6 +946,9 @@ class Parser {
     if (w === 'weekday' || w === 'workday') {
       return { length: 1, days: [0, 1, 2, 3, 4], label: 'weekday' };
     }
+    if (w === 'business' && this.low(k + 1) === 'day') {
+      return { length: 2, days: [0, 1, 2, 3, 4], label: 'weekday' };
+    }
     if (w === 'weekend' && this.low(k + 1) === 'day') {
       return { length: 2, days: [5, 6], label: 'weekend day' };
     }
@@ -853,6 +989,9 @@ class Parser {
       if (['weekday', 'weekdays', 'workday', 'workdays'].includes(w)) {
         [0, 1, 2, 3, 4].forEach((d) => days.add(d));
         this.i++;
+      } else if (w === 'business' && ['day', 'days'].includes(this.low(1))) {
+        [0, 1, 2, 3, 4].forEach((d) => days.add(d));
+        this.i += 2;
       } else if (w === 'weekend' || w === 'weekends') {
         days.add(5).add(6);
         this.i++;
@@ -938,7 +1077,7 @@ class Parser {
     return (
       WEEKDAYS[l] !== undefined ||
       WEEKDAY_PLURALS[l] !== undefined ||
-      ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays'].includes(l)
+      ['weekday', 'weekdays', 'weekend', 'weekends', 'workdays', 'business'].includes(l)
     );
   }
 
@@ -952,6 +1091,9 @@ class Parser {
       if (d) {
         this.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
       }
+      return true;
+    }
+    if (t && this.minuteOfHour(start)) {
       return true;
     }
     if (!t || !this.isTimeStart(true)) {
@@ -968,6 +1110,44 @@ class Parser {
       return true;
     }
     this.timeList(true);
+    return true;
+  }
+
+  /**
+   * `at minute 30`, `at 30 minutes past the hour`, `at 15 past`: the minute of every hour (cron's
+   * `30 * * * *`), a phase of the hourly steps (`every 2 hours at 15 minutes past` = 00:15, 02:15 …).
+   */
+  private minuteOfHour(start: Tok): boolean {
+    let n: Tok | undefined;
+    let len: number;
+    if (this.low() === 'minute' && this.tok(1)?.kind === 'num') {
+      n = this.tok(1);
+      len = 2;
+    } else if (this.tok()?.kind === 'num' && ['minute', 'minutes', 'mins', 'min', 'past'].includes(this.low(1))) {
+      const unit = this.low(1) !== 'past';
+      if (unit && this.low(2) !== 'past') {
+        return false;
+      }
+      n = this.tok();
+      len = unit ? 3 : 2;
+    } else {
+      return false;
+    }
+    this.i += len;
+    if (this.low() === 'the' && this.low(1) === 'hour') {
+      this.i += 2;
+    } else {
+      this.accept('hour', 'each', 'every');
+      this.accept('hour');
+    }
+    const span = this.spanFrom(start);
+    if (n!.n! > 59) {
+      this.err(n!, n!, 'out_of_range', `minute ${n!.n} is out of range: minutes go from 0 to 59`);
+      return true;
+    }
+    if (!this.dup(this.spec.phase, span, 'the starting time')) {
+      this.spec.phase = { sec: n!.n! * 60, span, minuteOfHour: true };
+    }
     return true;
   }
 
@@ -1125,8 +1305,17 @@ class Parser {
   private bound(which: 'starting' | 'until'): boolean {
     const start = this.tok()!;
     this.i++;
-    this.accept('on', 'from', 'at');
+    const at = this.accept('on', 'from', 'at');
     const t = this.tok();
+    if (which === 'starting' && t && t.kind !== 'date' && this.isTimeStart(at)) {
+      // `every 6 hours starting at 2am`: a time of day phases the interval
+      const tm = this.time(at);
+      const span = this.spanFrom(start);
+      if (tm && tm.sec !== null && !this.dup(this.spec.phase, span, 'the starting time')) {
+        this.spec.phase = { sec: tm.sec, span };
+      }
+      return true;
+    }
     if (which === 'starting' && t && (t.low === 'today' || t.low === 'tomorrow')) {
       this.i++;
       let sec = 0;
@@ -1187,13 +1376,7 @@ class Parser {
       this.err(t, t, 'out_of_range', `month ${mo} is out of range: months go from 01 to 12`);
       bad = true;
     } else if (d < 1 || d > daysInMonth(y, mo)) {
-      this.err(
-        t,
-        t,
-        'out_of_range',
-        `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`,
-        `${y}-${pad2(mo)}-${pad2(daysInMonth(y, mo))}`,
-      );
+      this.err(t, t, 'out_of_range', `${monthName(mo)} ${y} has ${daysInMonth(y, mo)} days; got day ${d}`, null);
       bad = true;
     }
     if (t.hasTime && (t.h! > 23 || t.mi! > 59 || t.s! > 59)) {
@@ -1299,5 +1482,5 @@ function capital(s: string): string {
 export function parseNatural(expr: string, budget: Budget): ParseResult {
   const p = new Parser(expr, tokenize(expr), budget);
   p.parse();
-  return { spec: p.spec, errors: p.errors };
+  return { spec: p.spec, errors: p.errors, ambiguous: p.ambiguous };
 }

@@ -67,6 +67,8 @@ export const UNITS: Record<string, Unit> = {
   year: 'year',
   years: 'year',
 };
+/** Duration letters as Temporal and Go write them (`1h30m`, `90s`): m is minutes. Only after a number. */
+export const DURATION_UNITS: Record<string, Unit> = { h: 'hour', m: 'minute', s: 'second' };
 
 /** `hourly` … `yearly`. */
 export const ADVERBS: Record<string, Unit> = {
@@ -76,7 +78,15 @@ export const ADVERBS: Record<string, Unit> = {
   monthly: 'month',
   yearly: 'year',
   annually: 'year',
+  fortnightly: 'week',
+  quarterly: 'month',
 };
+/** Steps of the adverbs that are not 1 (`fortnightly` = every 2 weeks, `quarterly` = every 3 months). */
+export const ADVERB_STEPS: Record<string, number> = { fortnightly: 2, quarterly: 3 };
+
+/** `once`, `twice`, `three times` … a day: how many times. */
+export const TIMES_WORDS: Record<string, number> = { once: 1, twice: 2, thrice: 3 };
+export const NUMBER_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, six: 6, eight: 8, twelve: 12 };
 
 export const ORDINAL_WORDS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, last: -1 };
 export const ORDINAL_SUFFIXES = new Set(['st', 'nd', 'rd', 'th']);
@@ -140,6 +150,27 @@ export const KEYWORDS = [
   'a',
   'an',
   'then',
+  'once',
+  'twice',
+  'thrice',
+  'two',
+  'three',
+  'four',
+  'six',
+  'eight',
+  'twelve',
+  'per',
+  'h',
+  'm',
+  's',
+  'synchronized',
+  'synchronised',
+  'business',
+  'past',
+  'except',
+  'excluding',
+  'but',
+  'not',
 ];
 
 /** Suggestion vocabulary, preferred spellings first (ties keep this order). */

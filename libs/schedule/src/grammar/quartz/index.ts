@@ -3,6 +3,7 @@
  * Quartz's `CronExpression.getTimeAfter` in the schedule's zone (see evaluate.ts), canonical form
  * is the expression unchanged.
  */
+import { errorAt, utf8Length } from '../../errors';
 import { zoneOffsets } from '../../tz';
 import type { Budget, CompileResult, CompiledSchedule, ScheduleInput } from '../../types';
 import type { GrammarContext } from '../context';
@@ -22,11 +23,57 @@ export { quartzTimeAfter } from './evaluate';
  * year of `ctx.reference` (UTC) + 100.
  */
 export function compileQuartz(input: ScheduleInput, ctx: GrammarContext): CompileResult {
+  const aws = AWS_CRON.exec(input.expr);
+  if (aws) {
+    return compileAwsCron(input, ctx, aws[1]!, aws[2]!);
+  }
   const parsed = parseQuartz(input.expr);
   if (!parsed.ok) {
     return { ok: false, kindDetected: 'quartz', errors: parsed.errors };
   }
   return { ok: true, kindDetected: 'quartz', schedule: quartzSchedule(parsed.fields, input.expr.trim(), ctx) };
+}
+
+/** EventBridge `cron(minutes hours day-of-month month day-of-week year)`. */
+export const AWS_CRON = /^(\s*cron\s*\()([^()]*)\)\s*$/i;
+
+/**
+ * EventBridge's `cron(0 12 * * ? *)` is Quartz without the seconds field (same `?`, `L`, `W`, `#`,
+ * 1 = Sunday): compiled as the Quartz expression `0 0 12 * * ? *`, which is its canonical form.
+ * Error positions point into what the user wrote; a suggestion that is a whole Quartz expression
+ * is dropped (it would be in the other spelling).
+ */
+function compileAwsCron(input: ScheduleInput, ctx: GrammarContext, open: string, inner: string): CompileResult {
+  const fields = inner.trim() === '' ? [] : inner.trim().split(/[ \t]+/);
+  if (fields.length !== 6) {
+    return {
+      ok: false,
+      kindDetected: 'quartz',
+      errors: [
+        errorAt(
+          input.expr,
+          open.length,
+          open.length + inner.length,
+          'field_count',
+          `cron(…) has 6 fields (minutes hours day-of-month month day-of-week year); got ${fields.length}`,
+        ),
+      ],
+    };
+  }
+  const r = compileQuartz({ ...input, expr: `0 ${inner}` }, ctx);
+  if (r.ok) {
+    return r;
+  }
+  const shift = utf8Length(open) - 2;
+  return {
+    ok: false,
+    kindDetected: 'quartz',
+    errors: r.errors.map((e) => ({
+      ...e,
+      position: Math.max(utf8Length(open), e.position + shift),
+      suggestion: e.suggestion !== null && /\s/.test(e.suggestion) ? null : e.suggestion,
+    })),
+  };
 }
 
 function quartzSchedule(q: QuartzFields, canonical: string, ctx: GrammarContext): CompiledSchedule {

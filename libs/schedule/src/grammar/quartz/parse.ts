@@ -10,8 +10,7 @@
  * wildcards (out of range here), characters trailing a valid token (`12x`, `MON/2`, `*5`, `?x`),
  * `W` after a range (`1-15W`), `L` in fields other than day-of-month/day-of-week (`0 0 12 * L ?`,
  * which Quartz accepts but cannot evaluate), `L`/`#` mixed with other day-of-week items, `?` inside
- * a list, a step of 0 and a step as large as the field (`*\/31` in day-of-month, `*\/12` in month,
- * `*\/7` in day-of-week, which pick one value), `L-0`, `W` with several hours (Quartz's own
+ * a list, a step of 0, `L-0`, `W` with several hours (Quartz's own
  * evaluation skips the later hours on a shifted day), any character outside ASCII (Java's
  * `toUpperCase` would turn `ſun` into `SUN`), and separators other than spaces and tabs (a line
  * break, CR, VT, FF, NBSP …, which Quartz's tokenizer does not split on).
@@ -40,8 +39,11 @@ export const enum F {
 export const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week', 'year'];
 const MIN = [0, 0, 0, 1, 1, 1, 1970];
 const MAX = [59, 59, 23, 31, 12, 7, 2999];
-/** Number of values of each field; a step must be smaller (the year's 999 is a plain cap). */
-const FIELD_SIZE = [60, 60, 24, 31, 12, 7, 1000];
+/** Number of values of each field. */
+const FIELD_SIZE = [60, 60, 24, 31, 12, 7, Infinity];
+/** Quartz's `checkIncrementRange` (for `*\/s` and `a/s`): the largest step per field; none for years. */
+const QUARTZ_STEP_MAX: Array<number | undefined> = [59, 59, 23, 31, 12, 7, undefined];
+const INT_MAX = 2_147_483_647;
 
 /** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
 export interface QuartzFields {
@@ -450,30 +452,34 @@ function parseItem(
     }
     return v;
   };
-  /** A step; `from` is the first value it picks (`*\/31` → 1), the whole pick when it is too large. */
-  const step = (s: string, offset: number, from: number): number => {
-    const v = parseInt(s, 10);
-    const size = FIELD_SIZE[type];
+  /**
+   * A step, bounded exactly as Quartz 2.5.2 bounds it: `*\/s` and `a/s` go through
+   * `checkIncrementRange` (at most 59 for seconds and minutes, 23 for hours, 31 for day-of-month,
+   * 12 for month, 7 for day-of-week, no check for years), `a-b/s` through no check at all; a Java
+   * `int` in both. Where Quartz does not check, a step past 2^31 - 1 - `from` would overflow its
+   * loop counter (it loops on), so that is the bound. `from` is the first value the step picks.
+   */
+  const step = (s: string, offset: number, from: number, ranged: boolean): number => {
+    const v = s.length > 10 ? Number.MAX_SAFE_INTEGER : parseInt(s, 10);
+    const at = [it.start + offset, it.start + offset + s.length] as const;
     if (v < 1) {
+      fail(it, 'out_of_range', `a ${name} step must be at least 1; got ${s}`, null, ...at);
+    }
+    const checked = ranged ? undefined : QUARTZ_STEP_MAX[type];
+    if (checked !== undefined && v > checked) {
+      // `*\/60` in seconds is every 60 seconds: once a minute, at `from` (the suggestion replaces
+      // the whole item); a larger step has no such reading
+      const once = v === checked + 1 && checked + 1 === FIELD_SIZE[type];
       fail(
         it,
         'out_of_range',
-        `a ${name} step must be at least 1; got ${s}`,
-        null,
-        it.start + offset,
-        it.start + offset + s.length,
+        `a ${name} step can be at most ${checked} (as in Quartz); got ${s}${once ? `: '${it.text}' is once a ${['minute', 'hour', 'day'][type]}, at ${from}` : ''}`,
+        once ? `${from}` : null,
+        ...(once ? ([it.start, it.end] as const) : at),
       );
     }
-    if (v >= size) {
-      // Quartz accepts a step as large as the field (it checks "> 31", not ">= 31"): it picks one value.
-      fail(
-        it,
-        'out_of_range',
-        `a ${name} step must be less than ${size}: '${it.text}' can only ever pick ${from}, so write ${from}`,
-        `${from}`,
-        it.start + offset,
-        it.start + offset + s.length,
-      );
+    if (v > INT_MAX - from) {
+      fail(it, 'out_of_range', `a ${name} step can be at most ${INT_MAX - from} here; got ${s}`, null, ...at);
     }
     return v;
   };
@@ -484,7 +490,7 @@ function parseItem(
     return;
   }
   if ((m = /^\*\/(\d+)$/.exec(t))) {
-    addToSet(set, type, ALL_SPEC, -1, step(m[1], 2, MIN[type]));
+    addToSet(set, type, ALL_SPEC, -1, step(m[1], 2, MIN[type], false));
     return;
   }
   if ((m = /^\/(\d+)$/.exec(t))) {
@@ -500,13 +506,13 @@ function parseItem(
     if (type === F.YEAR && b < a) {
       fail(it, 'out_of_range', `year range ${t} ends before it starts`);
     }
-    const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2, a) : 1;
+    const s = m[3] !== undefined ? step(m[3], m[1].length + m[2].length + 2, a, true) : 1;
     addToSet(set, type, a, b, s);
     return;
   }
   if ((m = /^(\d+)\/(\d+)$/.exec(t))) {
     const a = num(m[1], 0);
-    addToSet(set, type, a, -1, step(m[2], m[1].length + 1, a));
+    addToSet(set, type, a, -1, step(m[2], m[1].length + 1, a, false));
     return;
   }
   // --- day-of-month specials ---

@@ -7,7 +7,7 @@
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { daysInMonth, floating } from '../../recurrence/calendar';
-import { FREQS, WEEKDAY_CODES, emptyRule } from '../../recurrence/rule';
+import { FREQS, MAX_INTERVAL, WEEKDAY_CODES, emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule, TimePoint, WeekdayNum } from '../../recurrence/rule';
 import { ZoneOffsets } from '../../recurrence/zone';
 
@@ -232,7 +232,8 @@ export function parseRrule(expr: string): RruleParse {
     }
     return +x.v;
   };
-  rule.interval = int('INTERVAL', 1, 100_000) ?? 1;
+  // RFC 5545 sets no bound; the natural grammar's (a Java/C int, as Quartz and cron steps)
+  rule.interval = int('INTERVAL', 1, MAX_INTERVAL) ?? 1;
   rule.count = int('COUNT', 1, 1_000_000);
   for (const [name, [min, max, neg, what]] of Object.entries(LIST_RANGES)) {
     const x = values[name];
