@@ -27,6 +27,7 @@ import { createActivities } from '../activities';
 import { createAlertActivities } from '../activities/alert.activities';
 import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
+import { portInUseError } from '../metrics/port-in-use';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { repairStalledRuns } from '../reconciler/stalled-runs';
 import { WORKER_CONFIG } from '../worker.constants';
@@ -155,11 +156,18 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       },
     });
     if (this.config.metrics.worker_port > 0) {
-      this.metricsServer = await startMetricsServer(
-        metrics.registry,
-        this.config.http.host,
-        this.config.metrics.worker_port,
-        this.config.metrics.token,
+      const { host } = this.config.http;
+      const port = this.config.metrics.worker_port;
+      this.metricsServer = await startMetricsServer(metrics.registry, host, port, this.config.metrics.token).catch(
+        (err: unknown) => {
+          throw portInUseError(err, {
+            what: "The worker's metrics",
+            host,
+            port,
+            env: 'METRICS_WORKER_PORT',
+            key: 'metrics.worker_port',
+          });
+        },
       );
       this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
     }
