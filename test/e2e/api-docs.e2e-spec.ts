@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { apiClient, startStack, type Stack } from '../utils/stack';
@@ -10,6 +10,23 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DOCS_BUILD = resolve(__dirname, '../../dist/api-docs/index.html');
+const README = resolve(__dirname, '../../README.md');
+/** Operations of the dashboard's own sign-in and settings: in the reference, not in the README's list. */
+const DASHBOARD_ONLY = /^(GET|POST) \/api\/v1\/(auth\/|dashboard\/)/;
+
+/** `METHOD /api/v1/path` of each curl in the README's "The API" section, ids as `{}`. */
+function readmeOperations(readme: string): Set<string> {
+  const section = readme.slice(readme.indexOf('## The API'), readme.indexOf('\n## ', readme.indexOf('## The API') + 1));
+  const operations = new Set<string>();
+  for (const line of section.split('\n').filter((l) => l.startsWith('curl '))) {
+    const method = /-X (GET|POST|PUT|PATCH|DELETE)\b/.exec(line)?.[1] ?? 'GET';
+    const url = /"?\$API(\/[^\s"?]*)/.exec(line)?.[1];
+    if (url) {
+      operations.add(`${method} /api/v1${url.replace(/\/\$\w+/g, '/{}')}`);
+    }
+  }
+  return operations;
+}
 
 jest.setTimeout(120_000);
 
@@ -49,6 +66,21 @@ describe('API reference at /api/v1/docs', () => {
     expect(operations(live)).toEqual(
       expect.arrayContaining(['jobs.create', 'jobs.test', 'runs.retry', 'openApi.docs']),
     );
+  });
+
+  it("should have every operation under /api/v1 in the README's API section, with one curl each", async () => {
+    const live = (await apiClient(stack.baseUrl)('GET', '/api/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(live.paths)
+      .filter(([path]) => path.startsWith('/api/v1/'))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{\w+\}/g, '{}')}`))
+      .filter((op) => !DASHBOARD_ONLY.test(op))
+      .sort();
+    const listed = readmeOperations(readFileSync(README, 'utf8'));
+    expect(documented.filter((op) => !listed.has(op))).toEqual([]);
+    expect([...listed].filter((op) => !documented.includes(op))).toEqual([]);
+    expect(documented.length).toBeGreaterThan(40); // the filter above left the API in
   });
 
   it('should reference only same-origin assets, and forbid the browser any other origin', async () => {
