@@ -5,7 +5,8 @@ import { Child, freePort } from '../../../test/utils/processes';
 import { waitFor } from '../../../test/utils/receiver';
 import { apiClient, startStack, type Stack } from '../../../test/utils/stack';
 
-const MAIN = resolve(__dirname, '../src/main.ts');
+/** The built CLI (`npm run build`), as `npx svc` runs it; e2e-style tests run the build. */
+const MAIN = resolve(__dirname, '../../../dist/apps/cli/src/main.js');
 
 /**
  * `svc receive` (issue #26, README "Try it"): a real job of the assembled stack delivers to the CLI
@@ -33,7 +34,7 @@ describe('svc receive', () => {
     const child = await Child.start(
       'svc receive',
       process.execPath,
-      ['-r', '@swc-node/register', MAIN, 'receive', ...args],
+      [MAIN, 'receive', ...args],
       process.env,
       (output) => output.includes('svc receive: listening on'),
     );
@@ -118,7 +119,7 @@ describe('svc receive', () => {
     const refused = Child.start(
       'svc receive',
       process.execPath,
-      ['-r', '@swc-node/register', MAIN, 'receive', '--secret', 'not-a-secret'],
+      [MAIN, 'receive', '--secret', 'not-a-secret'],
       process.env,
       () => false,
     );
