@@ -167,10 +167,15 @@ until (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; do
   [ $SECONDS -ge $deadline ] && { log "the API did not listen on $HOST:$PORT within 60 s; see $DATA_DIR/logs/api.log"; exit 1; }
   sleep 0.3
 done
-# The banner waits for the worker to poll its task queue (the line apps/worker/src/temporal/
-# worker.service.ts logs then): before it, nothing would run the jobs the banner invites to create.
+# The banner waits for the worker to poll its task queue: before it, nothing would run the jobs the
+# banner invites to create. Asked of the API's /readyz (`dispatcher: active`: Temporal sees a poller
+# on the queue), so it holds whatever LOG_LEVEL hides.
+worker_polling() {
+  node -e 'fetch(process.argv[1]).then((r) => r.json()).then((b) => process.exit(b.dispatcher === "active" ? 0 : 1), () => process.exit(1))' \
+    "http://$HOST:$PORT/readyz" 2>/dev/null
+}
 deadline=$((SECONDS + 120))
-until grep -q '"msg":"polling task queue' "$DATA_DIR/logs/worker.log" 2>/dev/null; do
+until worker_polling; do
   fail_if_exited "$WORKER_PID" "the worker" "$DATA_DIR/logs/worker.log"
   fail_if_exited "$API_PID" "the API" "$DATA_DIR/logs/api.log"
   [ $SECONDS -ge $deadline ] && { log "the worker is not polling after 120 s; see $DATA_DIR/logs/worker.log"; exit 1; }

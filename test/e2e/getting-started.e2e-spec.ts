@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Child, freePort } from '../utils/processes';
+import { waitFor } from '../utils/receiver';
 import { temporalAddress } from '../utils/stack';
 
 /**
@@ -74,9 +75,11 @@ describe('docs/getting-started.md, step by step', () => {
     expect(blocks[0]).toBe('bash scripts/start.sh\n');
 
     service = await start();
-    // The banner comes once the worker polls, with the embedded database's URL, which svc reads.
-    const workerLog = readFileSync(join(dataDir, 'logs/worker.log'), 'utf8');
-    expect(workerLog).toContain('"msg":"polling task queue');
+    // The banner comes once the worker polls (its pollers are on the queue: /readyz says so at once,
+    // and its log says so), with the embedded database's URL, which svc reads.
+    const readyz = await fetch(`http://127.0.0.1:${ports.api}/readyz`);
+    expect(((await readyz.json()) as { dispatcher: string }).dispatcher).toBe('active');
+    await waitFor(() => readFileSync(join(dataDir, 'logs/worker.log'), 'utf8').includes('"msg":"polling task queue'));
     const url = `postgres://postgres:postgres@127.0.0.1:${ports.pg}/svc`;
     expect(service.output).toContain(`    Database:        DATABASE_URL=${url}   (svc run from this folder finds it)`);
     expect(readFileSync(join(dataDir, 'database-url'), 'utf8')).toBe(`${url}\n`);
