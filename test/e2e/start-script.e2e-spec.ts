@@ -132,16 +132,23 @@ describe('scripts/start.sh start-up checks', () => {
   });
 });
 
-describe('the worker on a taken metrics port', () => {
+describe('the API and the worker on a taken port', () => {
   it.each([
-    ['METRICS_WORKER_PORT', "The worker's metrics", 'metrics.worker_port'],
-    ['METRICS_TEMPORAL_SDK_PORT', "The Temporal SDK's worker metrics", 'metrics.temporal_sdk_port'],
-  ])('should exit naming the port and %s', async (variable, what, key) => {
+    ['METRICS_WORKER_PORT', 'worker', "The worker's metrics", 'metrics.worker_port', '; 0 turns it off'],
+    [
+      'METRICS_TEMPORAL_SDK_PORT',
+      'worker',
+      "The Temporal SDK's worker metrics",
+      'metrics.temporal_sdk_port',
+      '; 0 turns it off',
+    ],
+    ['PORT', 'api', 'The API', 'http.port', ''],
+  ])('should exit naming the port and %s (%s)', async (variable, app, what, key, off) => {
     const db = await createTestDatabase();
     const port = await freePort();
     const taken = await occupy(port);
     try {
-      const result = await runToEnd(process.execPath, ['dist/apps/worker/src/main.js'], {
+      const result = await runToEnd(process.execPath, [`dist/apps/${app}/src/main.js`], {
         ...baseEnv({}),
         DATABASE_URL: db.url,
         TEMPORAL_ADDRESS: temporalAddress(),
@@ -149,6 +156,7 @@ describe('the worker on a taken metrics port', () => {
         SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY,
         METRICS_WORKER_PORT: '0',
         METRICS_TEMPORAL_SDK_PORT: '0',
+        PORT: '0',
         [variable]: String(port),
       });
       expect(result.code).toBe(1);
@@ -159,7 +167,7 @@ describe('the worker on a taken metrics port', () => {
         .find((line) => line.level === 'fatal');
       expect(fatal?.msg).toBe(
         `${what} cannot listen on 127.0.0.1:${port}: the port is already in use. Stop what listens there, ` +
-          `or move it with ${variable}=<another port> (${key} in SVC_CONFIG; 0 turns it off)`,
+          `or move it with ${variable}=<another port> (${key} in SVC_CONFIG${off})`,
       );
     } finally {
       taken.close();

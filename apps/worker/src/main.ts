@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@svc/common';
+import { portInUseError } from '@svc/common/port-in-use';
 import { createLogger } from '@svc/common/logging';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { startTracing } from '@svc/common/tracing';
 import { Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
-import { portInUseError } from './metrics/port-in-use';
 import { TemporalPinoLogger } from './temporal/logging';
 import { WorkerModule } from './worker.module';
 

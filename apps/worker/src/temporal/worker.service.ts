@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
+import { portInUseError } from '@svc/common/port-in-use';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
@@ -27,7 +28,6 @@ import { createActivities } from '../activities';
 import { createAlertActivities } from '../activities/alert.activities';
 import { AlertSweeper } from '../alerts/alert-sweeper';
 import { startMetricsServer } from '../metrics/metrics-server';
-import { portInUseError } from '../metrics/port-in-use';
 import { reconcileJobWorkflows } from '../reconciler/reconciler';
 import { repairStalledRuns } from '../reconciler/stalled-runs';
 import { WORKER_CONFIG } from '../worker.constants';
