@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Child, freePort } from '../utils/processes';
@@ -129,6 +130,25 @@ describe('docs/getting-started.md, step by step', () => {
     expect(out).toMatch(/^204$/m);
   });
 
+  it("should deliver the README's Try it, watched and verified, too", async () => {
+    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+    const tryIt = bashBlocks(readme.slice(readme.indexOf('Try it')))[0];
+    expect(tryIt).toContain('npx svc receive --port 4000');
+    const script = tryIt
+      .split('http://127.0.0.1:3000')
+      .join(`http://127.0.0.1:${ports.api}`)
+      .split('4000')
+      .join(String(ports.receiver));
+    // The walk ended with `kill %1`, which ends npx but not the receiver it started: the receiver
+    // notices it lost its parent and frees the port, which this block listens on again.
+    await waitFor(async () => !(await listening(ports.receiver)), 10_000);
+    const result = await runBash(`set -euo pipefail\n${script}\nkill %1\n`, project, env);
+    expect({ code: result.code, output: result.output }).toMatchObject({ code: 0 });
+    expect(result.output).toMatch(/"outcome":"success","status_code":200/);
+    const sinkTest = result.output.split(/\n(?=\[\d{4}-)/).find((b) => b.includes('POST /hook'));
+    expect(sinkTest).toContain('\n  signature: verified\n');
+  });
+
   it('should keep the previous start’s logs after a restart', async () => {
     await service!.kill('SIGINT');
     expect(service!.exitStatus?.code).toBe(0);
@@ -153,6 +173,17 @@ describe('docs/getting-started.md, step by step', () => {
     expect(service.output).toContain(`API key:         ${readFileSync(join(dataDir, 'api-key'), 'utf8')}`);
   });
 });
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((answer) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      answer(true);
+    });
+    socket.once('error', () => answer(false));
+  });
+}
 
 function runBash(
   script: string,

@@ -156,7 +156,11 @@ function statusCode(value: string): number {
   return status;
 }
 
-/** Resolves when `signal` aborts, else on the process's first SIGINT or SIGTERM. */
+/**
+ * Resolves when `signal` aborts, else on the process's first SIGINT or SIGTERM, or once its parent
+ * is gone: `npx svc receive &` stopped with `kill %1` ends npx, which does not pass the signal on,
+ * and the receiver would otherwise keep the port (reparented, its `ppid` changes).
+ */
 function untilStopped(signal?: AbortSignal): Promise<void> {
   return new Promise((stopped) => {
     if (signal) {
@@ -166,8 +170,19 @@ function untilStopped(signal?: AbortSignal): Promise<void> {
       signal.addEventListener('abort', () => stopped(), { once: true });
       return;
     }
-    process.once('SIGINT', () => stopped());
-    process.once('SIGTERM', () => stopped());
+    const parent = process.ppid;
+    const orphaned = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(orphaned);
+        stopped();
+      }
+    }, 500);
+    const stop = () => {
+      clearInterval(orphaned);
+      stopped();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
   });
 }
 
