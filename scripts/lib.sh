@@ -123,13 +123,29 @@ postgres_reachable() { # url
   node -e 'const {Client}=require("pg");const c=new Client({connectionString:process.argv[1],connectionTimeoutMillis:2000});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))' "$1" 2>/dev/null
 }
 
+# Installs a Debian package system-wide (apt-get, as root or with passwordless sudo), saying what
+# and why before it starts; SVC_NO_SYSTEM_INSTALL=1 installs nothing. Args: package why log_file.
+# Returns 1 when the package was not installed.
+install_debian_package() {
+  if [ -n "${SVC_NO_SYSTEM_INSTALL:-}" ]; then
+    log "not installing Debian's $1 for $2: SVC_NO_SYSTEM_INSTALL is set"
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo -n"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    log "Debian's $1 is needed for $2, and there is no apt-get to install it with"
+    return 1
+  fi
+  log "installing Debian's $1 system-wide (apt-get install) for $2; SVC_NO_SYSTEM_INSTALL=1 skips this"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1"; } >"$3" 2>&1 ||
+    { tail -5 "$3" >&2; log "$1 could not be installed (log: $3)"; return 1; }
+}
+
 # Best effort: a compose front end so the docker-compose.yml check can run (no engine needed).
-ensure_compose_cli() {
+ensure_compose_cli() { # log_file
   docker compose version >/dev/null 2>&1 && return 0
   command -v docker-compose >/dev/null 2>&1 && return 0
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "installing Debian's docker-compose for the compose file check"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose) >/dev/null 2>&1 ||
-      log "docker-compose could not be installed; the compose check will be skipped"
-  fi
+  install_debian_package docker-compose "the compose file check (test/compose.int-spec.ts)" "$1" ||
+    log "without docker-compose the compose check is skipped"
 }

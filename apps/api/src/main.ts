@@ -1,4 +1,5 @@
 import { loadConfig } from '@svc/common';
+import { portInUseError } from '@svc/common/port-in-use';
 import { createLogger } from '@svc/common/logging';
 import { startTracing } from '@svc/common/tracing';
 import { createApp } from './app';
@@ -9,7 +10,10 @@ async function main(): Promise<void> {
   startTracing(config, 'api');
   const logger = createLogger({ name: 'api', level: config.log.level });
   const app = await createApp({ config, logger });
-  await app.listen(config.http.port, config.http.host);
+  const { host, port } = config.http;
+  await app.listen(port, host).catch((err: unknown) => {
+    throw portInUseError(err, { what: 'The API', host, port, env: 'PORT', key: 'http.port', off: false });
+  });
   logger.info({ url: await app.getUrl() }, 'API listening');
 }
 

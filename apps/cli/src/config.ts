@@ -1,9 +1,20 @@
 import { loadConfigFrom, type ResolvedTemporal } from '@svc/common';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CliError } from './errors';
+
+/**
+ * Where `scripts/start.sh` writes the URL of the embedded PostgreSQL it started (inside its data
+ * folder, `SVC_DATA_DIR`, default `.data/`), so `svc` run from the project folder finds it.
+ */
+export const DATABASE_URL_FILE = 'database-url';
 
 /** The CLI's settings. The only place in apps/cli that reads `process.env` (style.md rule 8). */
 export interface CliConfig {
-  /** `DATABASE_URL`, required by every command that touches the database. */
+  /**
+   * `DATABASE_URL`, required by every command that touches the database; without it, the URL
+   * `npm start` wrote into its data folder (`$SVC_DATA_DIR` or `./.data`).
+   */
   databaseUrl: string;
   /** `PLAN`: plan name for workspaces created by `bootstrap`; default `self_hosted`. */
   plan: string;
@@ -11,13 +22,21 @@ export interface CliConfig {
   debug: boolean;
 }
 
-export function loadCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
-  const databaseUrl = env.DATABASE_URL?.trim();
+export function loadCliConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): CliConfig {
+  const dataDir = resolve(cwd, env.SVC_DATA_DIR?.trim() || '.data');
+  const databaseUrl = env.DATABASE_URL?.trim() || readDatabaseUrlFile(join(dataDir, DATABASE_URL_FILE));
   if (!databaseUrl) {
-    throw new CliError('DATABASE_URL is not set');
+    throw new CliError(
+      `DATABASE_URL is not set, and ${join(dataDir, DATABASE_URL_FILE)} (written by npm start for its embedded ` +
+        'PostgreSQL) does not exist: set DATABASE_URL, or run svc from the project folder while npm start runs',
+    );
   }
   const plan = env.PLAN?.trim() || 'self_hosted';
   return { databaseUrl, plan, debug: isDebug(env) };
+}
+
+function readDatabaseUrlFile(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() || undefined : undefined;
 }
 
 /** Readable before the rest of the config is valid, so even a config error can show a stack. */

@@ -5,10 +5,11 @@
  */
 import 'reflect-metadata';
 import { createDataSource } from '@svc/persistence';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
 import { migrate } from './commands/migrate';
+import { startReceiver } from './commands/receive';
 import { checkTemporal } from './commands/temporal-check';
 import { setWorkspaceSuspended } from './commands/workspace';
 import { CliConfig, isDebug, loadCliConfig, loadTemporalSettings } from './config';
@@ -19,6 +20,10 @@ export interface CliIo {
   err(text: string): void;
   /** Environment for the config module; defaults to `process.env` there. */
   env?: NodeJS.ProcessEnv;
+  /** Folder the data dir is looked for in (`.data/database-url`); defaults to `process.cwd()`. */
+  cwd?: string;
+  /** Ends a long-running command (`receive`); without it, SIGINT or SIGTERM does. */
+  stop?: AbortSignal;
 }
 
 const defaultIo: CliIo = {
@@ -90,6 +95,28 @@ function buildProgram(io: CliIo): Command {
       io.out(`${await checkTemporal(loadTemporalSettings(io.env))}\n`);
     });
 
+  program
+    .command('receive')
+    .description(
+      'receive webhooks on this machine: print each request and whether its signature verifies (Ctrl-C stops)',
+    )
+    .option('--port <port>', 'port to listen on (0: any free port)', portNumber, 4000)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--secret <whsec_…>',
+      "the job's signing secret, to verify signatures (repeat it for an old and a new secret)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--status <code>', 'status code to answer with, e.g. 500 to watch retries', statusCode, 200)
+    .action(async (opts: { port: number; host: string; secret: string[]; status: number }) => {
+      const receiver = await startReceiver({ ...opts, secrets: opts.secret, out: io.out });
+      const checking = opts.secret.length > 0 ? 'verifying signatures' : 'signatures not checked (no --secret)';
+      io.out(`svc receive: listening on ${receiver.url} (answering ${opts.status}; ${checking}); Ctrl-C stops\n`);
+      await untilStopped(io.stop);
+      await receiver.close();
+    });
+
   const workspace = program.command('workspace').description('workspace administration');
   for (const [name, suspended] of [
     ['suspend', true],
@@ -113,8 +140,54 @@ function buildProgram(io: CliIo): Command {
   return program;
 }
 
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError('a port is a whole number from 0 to 65535');
+  }
+  return port;
+}
+
+function statusCode(value: string): number {
+  const status = Number(value);
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    throw new InvalidArgumentError('a status code is a whole number from 200 to 599');
+  }
+  return status;
+}
+
+/**
+ * Resolves when `signal` aborts, else on the process's first SIGINT or SIGTERM, or once its parent
+ * is gone: `npx svc receive &` stopped with `kill %1` ends npx, which does not pass the signal on,
+ * and the receiver would otherwise keep the port (reparented, its `ppid` changes).
+ */
+function untilStopped(signal?: AbortSignal): Promise<void> {
+  return new Promise((stopped) => {
+    if (signal) {
+      if (signal.aborted) {
+        stopped();
+      }
+      signal.addEventListener('abort', () => stopped(), { once: true });
+      return;
+    }
+    const parent = process.ppid;
+    const orphaned = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(orphaned);
+        stopped();
+      }
+    }, 500);
+    const stop = () => {
+      clearInterval(orphaned);
+      stopped();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 async function withDataSource<T>(io: CliIo, fn: (ds: DataSource, config: CliConfig) => Promise<T>): Promise<T> {
-  const config = loadCliConfig(io.env);
+  const config = loadCliConfig(io.env, io.cwd);
   const ds = createDataSource(config.databaseUrl, { poolSize: 2, applicationName: 'svc-cli' });
   await ds.initialize();
   try {

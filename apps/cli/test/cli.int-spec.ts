@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ALL_MIGRATIONS, ApiKeysRepository, AuditLogEntity, createDataSource, WorkspaceEntity } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -16,14 +19,17 @@ interface Captured {
 describe('svc (operator CLI)', () => {
   let db: ScratchDatabase;
   let ds: DataSource;
+  /** A folder without `.data/`: the developer's own `npm start` data must not answer for a test. */
+  const emptyDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 
-  async function svc(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Captured> {
+  async function svc(argv: string[], env: NodeJS.ProcessEnv = {}, cwd = emptyDir): Promise<Captured> {
     let out = '';
     let err = '';
     const code = await run(argv, {
       out: (t) => (out += t),
       err: (t) => (err += t),
       env: { DATABASE_URL: db.url, ...env },
+      cwd,
     });
     return { code, out, err };
   }
@@ -39,6 +45,7 @@ describe('svc (operator CLI)', () => {
       await ds.destroy();
     }
     await db?.drop();
+    rmSync(emptyDir, { recursive: true, force: true });
   });
 
   describe('svc migrate', () => {
@@ -169,12 +176,51 @@ describe('svc (operator CLI)', () => {
       await expect(child).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'error: workspace not found: nope\n' });
     }, 30_000);
 
-    it('should exit 1 when DATABASE_URL is missing', async () => {
+    it('should exit 1 naming both places when DATABASE_URL is missing and npm start wrote no URL', async () => {
       expect(await svc(['migrate'], { DATABASE_URL: '' })).toEqual({
         code: 1,
         out: '',
-        err: 'error: DATABASE_URL is not set\n',
+        err:
+          `error: DATABASE_URL is not set, and ${emptyDir}/.data/database-url (written by npm start for its ` +
+          'embedded PostgreSQL) does not exist: set DATABASE_URL, or run svc from the project folder while npm start runs\n',
       });
+    });
+  });
+
+  describe('the database of npm start (issue #26)', () => {
+    it('should use the URL scripts/start.sh wrote into .data/ of the folder it runs in', async () => {
+      const project = mkdtempSync(join(tmpdir(), 'svc-cli-project-'));
+      try {
+        mkdirSync(join(project, '.data'));
+        writeFileSync(join(project, '.data', 'database-url'), `${db.url}\n`);
+        expect(await svc(['migrate'], { DATABASE_URL: '' }, project)).toEqual({
+          code: 0,
+          out: 'no pending migrations\n',
+          err: '',
+        });
+        // a URL that cannot work proves the file is what was read
+        writeFileSync(join(project, '.data', 'database-url'), 'postgres://nobody@127.0.0.1:1/none\n');
+        expect(await svc(['migrate'], { DATABASE_URL: '' }, project)).toMatchObject({ code: 1, out: '' });
+        // DATABASE_URL, when set, wins over the file
+        expect(await svc(['migrate'], {}, project)).toMatchObject({ code: 0, out: 'no pending migrations\n' });
+      } finally {
+        rmSync(project, { recursive: true, force: true });
+      }
+    });
+
+    it('should read the data folder of SVC_DATA_DIR, relative to the folder it runs in', async () => {
+      const project = mkdtempSync(join(tmpdir(), 'svc-cli-project-'));
+      try {
+        mkdirSync(join(project, 'elsewhere'));
+        writeFileSync(join(project, 'elsewhere', 'database-url'), db.url);
+        expect(await svc(['migrate'], { DATABASE_URL: '', SVC_DATA_DIR: 'elsewhere' }, project)).toEqual({
+          code: 0,
+          out: 'no pending migrations\n',
+          err: '',
+        });
+      } finally {
+        rmSync(project, { recursive: true, force: true });
+      }
     });
   });
 });

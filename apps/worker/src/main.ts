@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@svc/common';
+import { portInUseError } from '@svc/common/port-in-use';
 import { createLogger } from '@svc/common/logging';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { startTracing } from '@svc/common/tracing';
@@ -18,15 +19,25 @@ async function main(): Promise<void> {
   // Once per process, before any connection: the SDK's lines, the Rust core's forwarded ones
   // (warnings and up) and, when enabled, the SDK's own worker metrics (task slots, poll
   // latencies, sticky cache …).
-  Runtime.install({
-    logger: new TemporalPinoLogger(logger),
-    telemetryOptions: {
-      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
-      ...(metrics.temporal_sdk_port > 0
-        ? { metrics: { prometheus: { bindAddress: `${http.host}:${metrics.temporal_sdk_port}` } } }
-        : {}),
-    },
-  });
+  try {
+    Runtime.install({
+      logger: new TemporalPinoLogger(logger),
+      telemetryOptions: {
+        logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+        ...(metrics.temporal_sdk_port > 0
+          ? { metrics: { prometheus: { bindAddress: `${http.host}:${metrics.temporal_sdk_port}` } } }
+          : {}),
+      },
+    });
+  } catch (err) {
+    throw portInUseError(err, {
+      what: "The Temporal SDK's worker metrics",
+      host: http.host,
+      port: metrics.temporal_sdk_port,
+      env: 'METRICS_TEMPORAL_SDK_PORT',
+      key: 'metrics.temporal_sdk_port',
+    });
+  }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), {
     logger: new PinoNestLogger(logger),
   });

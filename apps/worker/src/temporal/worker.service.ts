@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
+import { portInUseError } from '@svc/common/port-in-use';
 import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
@@ -155,11 +156,18 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       },
     });
     if (this.config.metrics.worker_port > 0) {
-      this.metricsServer = await startMetricsServer(
-        metrics.registry,
-        this.config.http.host,
-        this.config.metrics.worker_port,
-        this.config.metrics.token,
+      const { host } = this.config.http;
+      const port = this.config.metrics.worker_port;
+      this.metricsServer = await startMetricsServer(metrics.registry, host, port, this.config.metrics.token).catch(
+        (err: unknown) => {
+          throw portInUseError(err, {
+            what: "The worker's metrics",
+            host,
+            port,
+            env: 'METRICS_WORKER_PORT',
+            key: 'metrics.worker_port',
+          });
+        },
       );
       this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
     }

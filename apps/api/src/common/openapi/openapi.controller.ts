@@ -1,5 +1,8 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { UnavailableError } from '@svc/common';
+import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
+import { type ApiDocsPage, loadApiDocs } from './api-docs';
 import { ApiOperation } from './openapi.decorators';
 import { OpenApiService } from './openapi.service';
 
@@ -7,7 +10,25 @@ import { OpenApiService } from './openapi.service';
 @Public()
 @Controller('api/v1')
 export class OpenApiController {
+  private readonly docsPage: ApiDocsPage | null = loadApiDocs();
+
   constructor(private readonly openapi: OpenApiService) {}
+
+  @Get('docs')
+  @ApiOperation('The API reference: this document rendered as one HTML page (loads nothing from elsewhere)', {
+    200: { description: 'The page', schema: { type: 'string' }, contentType: 'text/html' },
+  })
+  docs(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    if (!this.docsPage) {
+      throw new UnavailableError('The API reference is not built: run npm run build.');
+    }
+    void reply.header('Content-Security-Policy', this.docsPage.csp);
+    void reply.header('X-Content-Type-Options', 'nosniff');
+    void reply.header('Referrer-Policy', 'same-origin');
+    void reply.header('Cache-Control', 'no-cache');
+    void reply.type('text/html; charset=utf-8');
+    return this.docsPage.html;
+  }
 
   @Get('openapi.yaml')
   @Header('Content-Type', 'application/yaml; charset=utf-8')

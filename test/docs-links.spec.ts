@@ -1,0 +1,107 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * Every link of the project's Markdown (README, docs/, the READMEs of other folders) works in any
+ * clone (issue #26): it is an http(s) or mailto URL, or it names a file inside the repository that
+ * exists, and a `#fragment` names a heading of that file (GitHub's anchors).
+ */
+const ROOT = resolve(__dirname, '..');
+const SKIP = new Set(['node_modules', 'dist', '.git', '.data', '.tools', '.test-data', 'coverage']);
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (SKIP.has(name) || (name.startsWith('.') && statSync(path).isDirectory())) {
+      return [];
+    }
+    if (statSync(path).isDirectory()) {
+      return markdownFiles(path);
+    }
+    return name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** Link targets outside code: `[text](target)`, `![alt](target)`, `[ref]: target`, `<scheme://…>`. */
+function linksOf(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, '');
+  return [
+    ...[...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]),
+    ...[...prose.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]),
+    ...[...prose.matchAll(/<([a-z][a-z0-9+.-]*:[^>\s]+)>/gi)].map((m) => m[1]),
+  ];
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  const prose = markdown.replace(/^```[\s\S]*?^```$/gm, '');
+  for (const [, heading] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*_]/g, (c) => (c === '_' ? '_' : ''));
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+/** What is wrong with one link of `file`, or null. */
+function problemOf(file: string, link: string): string | null {
+  if (/^(https?:\/\/|mailto:)/i.test(link)) {
+    return null;
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(link)) {
+    return 'a scheme other than http(s) or mailto';
+  }
+  const [pathPart, fragment] = link.split('#', 2);
+  const target = pathPart ? resolve(dirname(file), decodeURIComponent(pathPart.split('?')[0])) : file;
+  if (pathPart.startsWith('/')) {
+    return 'an absolute path';
+  }
+  if (relative(ROOT, target).startsWith('..') || !`${target}${sep}`.startsWith(`${ROOT}${sep}`)) {
+    return 'leaves the repository';
+  }
+  if (!existsSync(target)) {
+    return 'names no file';
+  }
+  if (fragment && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(fragment)) {
+    return `names no heading of ${relative(ROOT, target)}`;
+  }
+  return null;
+}
+
+describe('links of the Markdown documentation', () => {
+  const files = markdownFiles(ROOT);
+
+  it('should find the README and the docs', () => {
+    const names = files.map((f) => relative(ROOT, f));
+    expect(names).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/api.md']));
+  });
+
+  it('should have only links that work in any clone', () => {
+    const broken = files.flatMap((file) =>
+      linksOf(readFileSync(file, 'utf8'))
+        .map((link) => ({ file: relative(ROOT, file), link, problem: problemOf(file, link) }))
+        .filter((entry) => entry.problem !== null),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('should tell a working link from a broken one', () => {
+    const readme = join(ROOT, 'README.md');
+    expect(problemOf(readme, 'docs/api.md')).toBeNull();
+    expect(problemOf(readme, 'https://example.com/x')).toBeNull();
+    expect(problemOf(readme, '../shared/spec/service-spec.md')).toBe('leaves the repository');
+    expect(problemOf(readme, 'docs/nope.md')).toBe('names no file');
+    expect(problemOf(readme, 'docs/getting-started.md#no-such-heading')).toBe(
+      'names no heading of docs/getting-started.md',
+    );
+    expect(problemOf(readme, 'docs/getting-started.md#3-watch-deliveries-svc-receive')).toBeNull();
+    expect(problemOf(readme, 'file:///etc/passwd')).toBe('a scheme other than http(s) or mailto');
+  });
+});

@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase } from '../utils/database';
+import { freePort } from '../utils/processes';
+import { TEST_SECRETS_ENCRYPTION_KEY, temporalAddress } from '../utils/stack';
+
+/**
+ * Start-up failures of the run command (issue #26): a taken port, any of the six, stops
+ * `scripts/start.sh` before anything starts, naming the port and the variable that moves it; a
+ * worker that exits before it polls stops it with the worker's reason and no banner; the worker
+ * itself names a taken metrics port and its variable.
+ */
+const ROOT = resolve(__dirname, '../..');
+
+jest.setTimeout(120_000);
+
+interface Outcome {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a command to its end (bounded), with stdout and stderr together. */
+function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<Outcome> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGINT'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}
+
+/** Holds a port as "something else" would, on the address start.sh checks. */
+async function occupy(port: number, host = '127.0.0.1'): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(port, host, () => listening()));
+  return server;
+}
+
+/** The environment of a start.sh of the test's own: nothing of the test run's Temporal or database. */
+function baseEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_PROFILE', 'TEMPORAL_CONFIG_FILE', 'SVC_CONFIG']) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+const PORT_VARIABLES = [
+  'PORT',
+  'METRICS_WORKER_PORT',
+  'METRICS_TEMPORAL_SDK_PORT',
+  'SVC_TEMPORAL_PORT',
+  'SVC_TEMPORAL_UI_PORT',
+  'SVC_PG_PORT',
+] as const;
+
+describe('scripts/start.sh start-up checks', () => {
+  const dirs: string[] = [];
+  const dataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-start-'));
+    dirs.push(dir);
+    return join(dir, 'data');
+  };
+
+  afterAll(() => {
+    for (const dir of dirs) {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each(PORT_VARIABLES)('should stop before starting anything when the port of %s is taken', async (variable) => {
+    const ports: Record<string, string> = {};
+    for (const name of PORT_VARIABLES) {
+      ports[name] = String(await freePort());
+    }
+    const taken = await occupy(Number(ports[variable]));
+    const data = dataDir();
+    try {
+      const result = await runToEnd('bash', ['scripts/start.sh'], baseEnv({ ...ports, SVC_DATA_DIR: data }));
+      expect(result.code).toBe(1);
+      expect(result.output).toContain(`port ${ports[variable]} on 127.0.0.1 (`);
+      expect(result.output).toContain(`move it with ${variable}=<another port>`);
+      expect(result.output).toContain('not started: 1 port(s) taken');
+      // Exactly the taken one is reported, and nothing was built, started or written.
+      expect(result.output.match(/is already in use/g)).toHaveLength(1);
+      expect(result.output).not.toMatch(/building|starting/);
+      expect(existsSync(data)).toBe(false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('should exit non-zero with the worker’s reason, and print no banner, when the worker exits before it polls', async () => {
+    const db = await createTestDatabase();
+    const data = dataDir();
+    try {
+      const result = await runToEnd(
+        'bash',
+        ['scripts/start.sh'],
+        baseEnv({
+          SVC_SKIP_BUILD: '1',
+          SVC_DATA_DIR: data,
+          DATABASE_URL: db.url,
+          TEMPORAL_ADDRESS: temporalAddress(),
+          // A namespace the server does not have: the worker stops at once with one line; the API runs.
+          TEMPORAL_NAMESPACE: 'no-such-namespace',
+          TEMPORAL_TASK_QUEUE: `svc-start-${process.pid}`,
+          SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY,
+          PORT: String(await freePort()),
+          METRICS_WORKER_PORT: '0',
+          METRICS_TEMPORAL_SDK_PORT: '0',
+        }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.output).toMatch(
+        /\[svc\] the worker exited \(code 1\) before it was ready: Temporal at [^:]+:\d+: namespace no-such-namespace does not exist/,
+      );
+      expect(result.output).toContain(`[svc] its log: ${data}/logs/worker.log`);
+      expect(result.output).not.toContain('Scheduled job service is running');
+      expect(result.output).toContain('[svc] stopped');
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('the API and the worker on a taken port', () => {
+  it.each([
+    ['METRICS_WORKER_PORT', 'worker', "The worker's metrics", 'metrics.worker_port', '; 0 turns it off'],
+    [
+      'METRICS_TEMPORAL_SDK_PORT',
+      'worker',
+      "The Temporal SDK's worker metrics",
+      'metrics.temporal_sdk_port',
+      '; 0 turns it off',
+    ],
+    ['PORT', 'api', 'The API', 'http.port', ''],
+  ])('should exit naming the port and %s (%s)', async (variable, app, what, key, off) => {
+    const db = await createTestDatabase();
+    const port = await freePort();
+    const taken = await occupy(port);
+    try {
+      const result = await runToEnd(process.execPath, [`dist/apps/${app}/src/main.js`], {
+        ...baseEnv({}),
+        DATABASE_URL: db.url,
+        TEMPORAL_ADDRESS: temporalAddress(),
+        TEMPORAL_TASK_QUEUE: `svc-ports-${process.pid}`,
+        SECRETS_ENCRYPTION_KEY: TEST_SECRETS_ENCRYPTION_KEY,
+        METRICS_WORKER_PORT: '0',
+        METRICS_TEMPORAL_SDK_PORT: '0',
+        PORT: '0',
+        [variable]: String(port),
+      });
+      expect(result.code).toBe(1);
+      const fatal = result.output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: string; msg: string })
+        .find((line) => line.level === 'fatal');
+      expect(fatal?.msg).toBe(
+        `${what} cannot listen on 127.0.0.1:${port}: the port is already in use. Stop what listens there, ` +
+          `or move it with ${variable}=<another port> (${key} in SVC_CONFIG${off})`,
+      );
+    } finally {
+      taken.close();
+      await db.drop();
+    }
+  });
+});
