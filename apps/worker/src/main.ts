@@ -27,7 +27,7 @@ async function main(): Promise<void> {
         : {}),
     },
   });
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(logger),
   });
   app.enableShutdownHooks();
