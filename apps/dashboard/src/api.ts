@@ -105,7 +105,27 @@ export interface Me {
 export interface Features {
   public_url: string;
   auth: { providers: string[]; dev_login: boolean };
-  sinks: { webhook: boolean; command: boolean };
+  sinks: Record<string, boolean>;
+  /** Every registered sink kind (docs/extending.md): the form renders the fields of the others. */
+  sink_kinds?: SinkKindInfo[];
+}
+
+export interface SinkFormField {
+  name: string;
+  label: string;
+  type: 'text' | 'textarea' | 'number' | 'select' | 'checkbox' | 'json' | 'lines' | 'map';
+  required?: boolean;
+  options?: string[];
+  placeholder?: string;
+  help?: string;
+}
+
+export interface SinkKindInfo {
+  kind: string;
+  label: string;
+  description: string;
+  enabled: boolean;
+  fields: SinkFormField[];
 }
 
 export interface Job {
