@@ -185,6 +185,16 @@ export interface Attempt {
   error: string | null;
   request_summary: string;
   response_body: string | null;
+  /** The workflow a `temporal_workflow` sink started (docs/extending.md). */
+  started_workflow?: StartedWorkflow | null;
+}
+
+export interface StartedWorkflow {
+  namespace: string;
+  workflow_id: string;
+  run_id: string;
+  /** Its page in the Temporal UI, when the server knows the UI's address. */
+  ui_url: string | null;
 }
 
 export interface Run {
@@ -202,6 +212,7 @@ export interface Run {
   sla_breached: boolean;
   last_error: string | null;
   skip_reason?: string | null;
+  started_workflow?: StartedWorkflow | null;
   /** In `?stuck=true` lists only. */
   stuck?: StuckInfo;
 }
