@@ -19,10 +19,19 @@ export function checkAgainstSchema(schema: SinkJsonSchema, value: unknown, base 
   if (validate(value)) {
     return {};
   }
-  const fields: SinkFieldErrors = {};
-  for (const error of validate.errors ?? []) {
+  // `anyOf: [X, null]` (optional fields) reports both branches; name the deepest, most specific
+  // problem: a nested field's error over its parent's, a branch's error over "must be null".
+  const described = (validate.errors ?? []).map((error) => {
     const [path, message] = describeError(error, base);
-    fields[path] ??= message;
+    const vague = error.keyword === 'anyOf' || error.keyword === 'oneOf' || message === 'must be null';
+    return { path, message, vague };
+  });
+  const fields: SinkFieldErrors = {};
+  for (const { path, message } of [...described.filter((e) => !e.vague), ...described.filter((e) => e.vague)]) {
+    const deeper = described.some((other) => other.path.startsWith(`${path}.`));
+    if (!deeper) {
+      fields[path] ??= message;
+    }
   }
   return fields;
 }

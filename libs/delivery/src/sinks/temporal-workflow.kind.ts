@@ -23,7 +23,7 @@ import {
   TerminatedFailure,
   TimeoutFailure,
 } from '@temporalio/common';
-import { type AppConfig, parseDuration } from '@svc/common';
+import { type AppConfig, parseDuration, UnavailableError } from '@svc/common';
 import { performance } from 'node:perf_hooks';
 import { findTemplateReferences, renderTemplate, type TemplateContext } from '../templating';
 import type {
@@ -259,7 +259,13 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     ctx: SinkValidateContext,
   ): Promise<SinkFieldErrors> {
     const client = ctx.services.temporal(namespace);
-    const listed = await client.connection.operatorService.listSearchAttributes({ namespace });
+    let listed: Awaited<ReturnType<typeof client.connection.operatorService.listSearchAttributes>>;
+    try {
+      listed = await client.connection.operatorService.listSearchAttributes({ namespace });
+    } catch {
+      // The job cannot be checked now: `503 unavailable`, retry later (never a 500).
+      throw new UnavailableError(`cannot read the search attributes of namespace "${namespace}" now; retry`);
+    }
     const known: Record<string, number> = {
       ...(listed.systemAttributes as Record<string, number>),
       ...(listed.customAttributes as Record<string, number>),
