@@ -28,7 +28,10 @@ describe('a sink kind added by a Nest module', () => {
     const created = await api('POST', '/api/v1/jobs', {
       name: 'memory job',
       schedule: { expr: 'every day at 3am' },
-      sink: { kind: 'memory', config: { channel: 'ops', message: '{{secret.GREETING}} from {{job.name}} ({{run.id}})' } },
+      sink: {
+        kind: 'memory',
+        config: { channel: 'ops', message: '{{secret.GREETING}} from {{job.name}} ({{run.id}})' },
+      },
       retry: { max_attempts: 1 },
     });
     expect(created.status).toBe(201);
@@ -78,7 +81,9 @@ describe('a sink kind added by a Nest module', () => {
       sink: { kind: 'carrier_pigeon', config: {} },
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.fields['sink.kind']).toMatch(/^unknown sink kind; one of webhook, command, temporal_workflow, memory$/);
+    expect(unknown.body.error.fields['sink.kind']).toMatch(
+      /^unknown sink kind; one of webhook, command, temporal_workflow, memory$/,
+    );
   });
 
   it('is sent by POST /jobs/test without a run, secret values redacted from what it answered', async () => {

@@ -156,7 +156,10 @@ describe('temporal_workflow sink', () => {
       [{ workflow_type: 'succeeds', args: ['{{secret.NOT_THERE}}'] }, 'sink.config.args.0'],
       [{ workflow_type: 'succeeds', namespace: 'elsewhere' }, 'sink.config.namespace'],
       [{ workflow_type: 'succeeds', workflow_id: 'x-{{secret.TOKEN}}' }, 'sink.config.workflow_id'],
-      [{ workflow_type: 'succeeds', search_attributes: { NoSuchAttribute: 'x' } }, 'sink.config.search_attributes.NoSuchAttribute'],
+      [
+        { workflow_type: 'succeeds', search_attributes: { NoSuchAttribute: 'x' } },
+        'sink.config.search_attributes.NoSuchAttribute',
+      ],
       [{ workflow_type: 'succeeds', search_attributes: { SvcJobId: 7 } }, 'sink.config.search_attributes.SvcJobId'],
       [{ workflow_type: 'succeeds', wait: 'finished' }, 'sink.config.wait'],
       [{ workflow_type: 'succeeds', surprise: true }, 'sink.config.surprise'],

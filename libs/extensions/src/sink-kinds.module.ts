@@ -1,11 +1,4 @@
-import {
-  type DynamicModule,
-  Global,
-  Injectable,
-  Module,
-  type OnModuleInit,
-  type Type,
-} from '@nestjs/common';
+import { type DynamicModule, Global, Injectable, Module, type OnModuleInit, type Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';

@@ -122,7 +122,6 @@ export interface SinkKind<C extends object = Record<string, unknown>> {
 }
 
 /** Any kind, whatever its config type (the registry's view). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySinkKind = SinkKind<any>;
 
 /** A fatal attempt that sent nothing; `error` holds no secret. */

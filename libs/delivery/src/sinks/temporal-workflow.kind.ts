@@ -403,7 +403,10 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
         try {
           runId = (await handle.describe()).runId;
         } catch (describeErr) {
-          return result('retryable', `workflow ${workflowId} exists but cannot be read: ${(describeErr as Error).message}`);
+          return result(
+            'retryable',
+            `workflow ${workflowId} exists but cannot be read: ${(describeErr as Error).message}`,
+          );
         }
       } else {
         const fatal = isGrpcServiceError(err) && FATAL_GRPC_CODES.has(err.code);

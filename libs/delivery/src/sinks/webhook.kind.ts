@@ -159,4 +159,3 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
     };
   }
 }
-
