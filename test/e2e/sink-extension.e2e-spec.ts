@@ -113,6 +113,11 @@ describe('a sink kind added by a Nest module', () => {
       (variant: { properties: { kind: { const: string } } }) => variant.properties.kind.const,
     );
     expect(kinds).toEqual(['webhook', 'temporal_workflow', 'memory']); // command is off on this server
+    // A stored job may still be of a kind this server turned off: responses describe every kind.
+    const stored = doc.components.schemas.Job.properties.sink.oneOf.map(
+      (variant: { properties: { kind: { const: string } } }) => variant.properties.kind.const,
+    );
+    expect(stored).toEqual(['webhook', 'command', 'temporal_workflow', 'memory']);
     const features = (await api('GET', '/api/v1/features')).body;
     expect(features.sinks).toEqual({ webhook: true, command: false, temporal_workflow: true, memory: true });
     expect(features.sink_kinds.find((k: { kind: string }) => k.kind === 'memory')).toMatchObject({

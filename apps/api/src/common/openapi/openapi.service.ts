@@ -35,8 +35,12 @@ export class OpenApiService {
         api: this.config.limits.api_rate_limit_per_minute > 0,
         schedules: this.config.limits.schedule_rate_limit_per_minute > 0,
       },
-      // Only the kinds this server accepts: a disabled one answers 400 whatever its config.
-      sinkKinds: this.sinkKinds.all().filter((kind) => kind.disabledReason(this.config) === null),
+      sinkKinds: this.sinkKinds.all().map((kind) => ({
+        kind: kind.kind,
+        description: kind.description,
+        configSchema: kind.configSchema,
+        enabled: kind.disabledReason(this.config) === null,
+      })),
     });
     return this.document;
   }

@@ -6,6 +6,8 @@ export interface SinkKindDoc {
   kind: string;
   description: string;
   configSchema: JsonSchema;
+  /** Accepted in requests on this server; a disabled kind may still be stored on older jobs. */
+  enabled: boolean;
 }
 
 /** `temporal_workflow` → `TemporalWorkflowSinkConfig`. */
@@ -15,38 +17,38 @@ export function sinkConfigComponentName(kind: string): string {
 
 /**
  * Makes the document describe each registered sink kind precisely (docs/extending.md): one
- * component per kind's config schema, and wherever a sink is read or written (`SinkDto` of create
- * and sink tests, the `Job` response) a `oneOf` of `{kind: <const>, config: <that kind's config>}`;
- * PATCH's `SinkPatchDto.kind` becomes the enum of registered kinds (its `config` is a partial,
- * merged before validation, so it stays an object).
+ * component per kind's config schema, and wherever a sink is written (`SinkDto` of create and
+ * sink tests: the kinds enabled here) or read (the `Job` response: every registered kind) a
+ * `oneOf` of `{kind: <const>, config: <that kind's config>}`; PATCH's `SinkPatchDto.kind` becomes
+ * the enum of enabled kinds (its `config` is a partial, merged before validation: an object).
  */
 export function applySinkKinds(components: Record<string, JsonSchema>, kinds: readonly SinkKindDoc[]): void {
-  if (kinds.length === 0) {
+  const enabled = kinds.filter((kind) => kind.enabled);
+  if (enabled.length === 0) {
     return;
   }
-  const variants = kinds.map((kind) => {
-    const name = sinkConfigComponentName(kind.kind);
-    components[name] = { ...kind.configSchema, description: kind.description };
-    return {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'config'],
-      properties: { kind: { const: kind.kind }, config: { $ref: `${SCHEMA_REF_PREFIX}${name}` } },
-    };
+  const sinkOf = (some: readonly SinkKindDoc[]): JsonSchema => ({
+    description: `A sink: \`kind\` (${some.map((k) => `\`${k.kind}\``).join(', ')}) and its configuration.`,
+    oneOf: some.map((kind) => {
+      const name = sinkConfigComponentName(kind.kind);
+      components[name] = { ...kind.configSchema, description: kind.description };
+      return {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'config'],
+        properties: { kind: { const: kind.kind }, config: { $ref: `${SCHEMA_REF_PREFIX}${name}` } },
+      };
+    }),
   });
-  const sink: JsonSchema = {
-    description: `A sink: \`kind\` (${kinds.map((k) => `\`${k.kind}\``).join(', ')}) and its configuration.`,
-    oneOf: variants,
-  };
   if (components.SinkDto) {
-    components.SinkDto = sink;
+    components.SinkDto = sinkOf(enabled);
   }
   const job = components.Job as { properties?: Record<string, JsonSchema> } | undefined;
   if (job?.properties?.sink) {
-    job.properties.sink = sink;
+    job.properties.sink = sinkOf(kinds);
   }
   const patch = components.SinkPatchDto as { properties?: Record<string, JsonSchema> } | undefined;
   if (patch?.properties?.kind) {
-    patch.properties.kind = { enum: kinds.map((k) => k.kind) };
+    patch.properties.kind = { enum: enabled.map((k) => k.kind) };
   }
 }
