@@ -43,6 +43,13 @@ describe('temporal_workflow sink across a worker crash', () => {
       return found.length > 0 ? found : null;
     }, 30_000);
     expect(started.status.name).toBe('RUNNING');
+    // Recorded as soon as it started: the run links to it while the attempt still waits.
+    const waiting = await waitFor(async () => {
+      const run = (await api('GET', `/api/v1/runs/${runId}`)).body;
+      return run.started_workflow ? run : null;
+    });
+    expect(waiting.status).toBe('running');
+    expect(waiting.started_workflow).toMatchObject({ workflow_id: workflowId, run_id: started.runId });
 
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));

@@ -8,6 +8,7 @@ import {
   type SigningSecretEntry,
   type SinkAttemptResult,
   type SinkRegistry,
+  type SinkSendContext,
   type SinkServices,
   unsentResult,
 } from '@svc/delivery';
@@ -29,6 +30,8 @@ export interface SendSinkInput {
   test?: boolean;
   /** The attempt's cancellation (overlap `cancel_previous`, job deleted). */
   signal?: AbortSignal;
+  /** Records what the attempt started as soon as it did (a workflow); best effort. */
+  reportStarted?: SinkSendContext['reportStarted'];
 }
 
 export interface SinkSenderDeps {
@@ -114,6 +117,7 @@ export class SinkSender {
         test: input.test ?? false,
         signal: input.signal ?? new AbortController().signal,
         services: this.services,
+        reportStarted: input.reportStarted,
       });
     } catch (err) {
       // The contract says never throw; an extension that does fails the attempt, not the worker.

@@ -195,6 +195,14 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           // overlap `cancel_previous` and job deletion cancel the attempt; a sink that started
           // something elsewhere (a workflow) cancels it too.
           signal: context.cancellationSignal,
+          // The run page links to the started workflow while the attempt still waits on it.
+          reportStarted: async (ref) => {
+            try {
+              await runs.recordStartedWorkflow(run.id, n, ref);
+            } catch (err) {
+              context.log.warn('could not record the started workflow yet', { error: (err as Error).message });
+            }
+          },
         });
       } finally {
         clearInterval(heartbeat);

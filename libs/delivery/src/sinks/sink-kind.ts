@@ -42,6 +42,11 @@ export interface SinkSendContext {
   /** Aborted when the attempt is cancelled (overlap `cancel_previous`, job deleted, shutdown). */
   signal: AbortSignal;
   services: SinkServices;
+  /**
+   * Tells the service what the attempt started, as soon as it did (the run page links to it while
+   * the attempt still waits); best effort, never throws.
+   */
+  reportStarted?(ref: StartedWorkflowRef): Promise<void>;
 }
 
 /** Something the attempt started elsewhere that the run and its attempt record (a workflow). */

@@ -415,6 +415,7 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
       }
     }
     const startedWorkflow: StartedWorkflowRef = { namespace, workflow_id: workflowId, run_id: runId };
+    await ctx.reportStarted?.(startedWorkflow);
     const body = () => JSON.stringify({ workflow_id: workflowId, run_id: runId });
     if ((config.wait ?? 'started') === 'started') {
       return result('success', null, { body: body(), startedWorkflow });

@@ -349,6 +349,18 @@ export class RunsRepository {
     }
   }
 
+  /**
+   * What attempt `n` started (a workflow), recorded as soon as it did: on the run, and on the
+   * attempt row while it is open (in `fast` delivery mode the row is written after the send).
+   */
+  async recordStartedWorkflow(runId: string, n: number, ref: StartedWorkflowColumn): Promise<void> {
+    await this.manager.query(
+      `UPDATE attempts SET started_workflow = $3 WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
+      [runId, n, ref],
+    );
+    await this.manager.query(`UPDATE runs SET started_workflow = $2 WHERE id = $1`, [runId, ref]);
+  }
+
   /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */
   async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null, manager = this.manager): Promise<void> {
     await manager.query(
