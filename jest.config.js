@@ -21,6 +21,8 @@ const moduleNameMapper = {
   '^@svc/delivery/(.*)$': '<rootDir>/libs/delivery/src/$1',
   '^@svc/orchestration$': '<rootDir>/libs/orchestration/src',
   '^@svc/orchestration/(.*)$': '<rootDir>/libs/orchestration/src/$1',
+  '^@svc/extensions$': '<rootDir>/libs/extensions/src',
+  '^@svc/extensions/(.*)$': '<rootDir>/libs/extensions/src/$1',
   '^@svc/workflows$': '<rootDir>/temporal/workflows',
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
 };

@@ -6,6 +6,7 @@
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] \
  *   [TEMPORAL_NAMESPACE=default] node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] \
  *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300]
+ *   [--sink=webhook|temporal_workflow]
  *
  * What it creates (jobs tagged `bench-load-<run>`, Schedules `bench-native-<run>-<i>`) it deletes
  * at the end, also after an error or Ctrl-C (a second Ctrl-C exits at once). See bench/README.md.
@@ -149,6 +150,21 @@ async function main(signal: AbortSignal): Promise<void> {
         intervalS: options.intervalS,
         receiverUrl: receiver.baseUrl,
         runTag: `bench-load-${runId}`,
+        // temporal_workflow: each occurrence starts the native side's own workflow on the bench
+        // worker, with the occurrence time as the argument a Schedule would set as an attribute.
+        ...(options.sink === 'temporal_workflow'
+          ? {
+              sink: (_: number, url: string) => ({
+                kind: 'temporal_workflow',
+                config: {
+                  workflow_type: 'nativeDeliver',
+                  task_queue: worker.taskQueue,
+                  namespace: options.temporal.namespace,
+                  args: [url, '{{run.scheduled_at}}'],
+                },
+              }),
+            }
+          : {}),
       });
       cleanup.add('service jobs', () => jobs.remove());
       sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
@@ -192,6 +208,7 @@ async function main(signal: AbortSignal): Promise<void> {
       date: new Date().toISOString(),
       runId,
       mode: options.mode,
+      sink: options.sink,
       jobs: options.jobs,
       durationS: options.durationS,
       intervalS: options.intervalS,

@@ -4,11 +4,18 @@
  *   SVC_URL=… SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
  *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
  *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--settle=180]
+ *        [--sink=webhook|temporal_workflow]
  */
 import type { TemporalTarget } from './native-side';
 
 export type Only = 'svc' | 'native' | 'both';
 export type Mode = 'interleaved' | 'sequential';
+/**
+ * The service jobs' sink: `webhook` POSTs to the receiver itself; `temporal_workflow` starts the
+ * native side's own workflow (`nativeDeliver` on the bench worker's task queue), so both sides run
+ * the same workflow and activity and differ only in what starts it (issue 28).
+ */
+export type SinkMode = 'webhook' | 'temporal_workflow';
 
 export interface LoadOptions {
   /** API base, e.g. `http://127.0.0.1:3000`; required unless `--only=native`. */
@@ -20,6 +27,7 @@ export interface LoadOptions {
   intervalS: number;
   only: Only;
   mode: Mode;
+  sink: SinkMode;
   /** No-op workflows for the ceiling; 0 skips it. */
   noopWorkflows: number;
   noopConcurrency: number;
@@ -71,7 +79,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
       positional.push(arg);
     }
   }
-  const unknown = [...flags.keys()].filter((name) => !['only', 'mode', 'noop', 'settle'].includes(name));
+  const unknown = [...flags.keys()].filter((name) => !['only', 'mode', 'noop', 'settle', 'sink'].includes(name));
   if (unknown.length > 0) {
     throw new Error(`unknown flag --${unknown[0]}`);
   }
@@ -85,6 +93,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     intervalS,
     only: oneOf('only', flags.get('only') ?? 'both', ['svc', 'native', 'both'] as const),
     mode: oneOf('mode', flags.get('mode') ?? 'interleaved', ['interleaved', 'sequential'] as const),
+    sink: oneOf('sink', flags.get('sink') ?? 'webhook', ['webhook', 'temporal_workflow'] as const),
     noopWorkflows: boundedInt('noopWorkflows', flags.get('noop') ?? '300'),
     noopConcurrency: 16,
     drainS: 2 * intervalS,

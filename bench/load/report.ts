@@ -1,13 +1,15 @@
 /** The bench's output: Markdown tables to paste into docs/benchmarks.md, then one JSON line. */
 import type { MirrorAccount, SideResult } from './analysis';
 import type { NoopCeiling } from './native-side';
-import type { Mode } from './options';
+import type { Mode, SinkMode } from './options';
 import type { LatencySummary } from './util';
 
 export interface LoadReport {
   date: string;
   runId: string;
   mode: Mode;
+  /** The service jobs' sink kind. */
+  sink: SinkMode;
   jobs: number;
   durationS: number;
   intervalS: number;
@@ -71,7 +73,7 @@ const latencyLine = (label: string, l: LatencySummary | null): string | null =>
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
-      `${report.durationS} s, ${report.mode}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `${report.durationS} s, ${report.mode}, service sink ${report.sink}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
       `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
     '',
     sidesTable(report.sides),

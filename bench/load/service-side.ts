@@ -90,6 +90,12 @@ export interface ServiceJobsOptions {
   receiverUrl: string;
   /** Tag on every job of this run: what cleanup deletes by. */
   runTag: string;
+  /** The sink of job `i` delivering to `url`; default a webhook to it. */
+  sink?: (i: number, url: string) => { kind: string; config: Record<string, unknown> };
+}
+
+function webhookSink(_: number, url: string) {
+  return { kind: 'webhook', config: { url } };
 }
 
 /** The N jobs of one run: created, later deleted (by tag, so none is left behind), latencies kept. */
@@ -112,7 +118,7 @@ export class ServiceJobs {
           name: `bench-${i}`,
           tags: [runTag],
           schedule,
-          sink: { kind: 'webhook', config: { url: `${receiverUrl}/svc/${i}` } },
+          sink: (this.options.sink ?? webhookSink)(i, `${receiverUrl}/svc/${i}`),
         };
         const { value, ms } = await timed(() => api.call<{ id: string }>('POST', '/jobs', body, [201]));
         this.jobIds[i] = value.id;

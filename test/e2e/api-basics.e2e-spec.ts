@@ -247,7 +247,12 @@ describe('API basics', () => {
       expect(features.body).toEqual({
         public_url: expect.any(String),
         auth: { providers: [], dev_login: false },
-        sinks: { webhook: true, command: false },
+        sinks: { webhook: true, command: false, temporal_workflow: true },
+        sink_kinds: [
+          expect.objectContaining({ kind: 'webhook', enabled: true }),
+          expect.objectContaining({ kind: 'command', enabled: false }),
+          expect.objectContaining({ kind: 'temporal_workflow', enabled: true }),
+        ],
       });
     });
   });

@@ -242,4 +242,45 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     expect(job.signing_secret).toBeUndefined();
     expect(sent).toHaveLength(1);
   });
+
+  // Issue 28: a registered kind without controls of its own, from its fields in /features.
+  it('should create a temporal_workflow job from the form, naming bad fields before sending', async () => {
+    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.getByRole('heading', { name: 'New job' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('start my workflow');
+    await page.getByLabel('Schedule', { exact: true }).fill('every day at 7am');
+    await page.getByLabel('Sink kind').selectOption('temporal_workflow');
+    await page.getByLabel('Arguments (JSON)').fill('[{"day": "{{run.scheduled_at}}"');
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.getByText('must be valid JSON').waitFor();
+    expect(await page.getByText('is required').count()).toBe(2); // workflow type, task queue
+    expect(sent).toHaveLength(0);
+
+    await page.getByLabel('Workflow type *').fill('NightlyReport');
+    await page.getByLabel('Task queue *').fill('has spaces');
+    await page.getByLabel('Arguments (JSON)').fill('[{"day": "{{run.scheduled_at}}"}]');
+    await page.getByLabel('Wait for').selectOption('completed');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    // The server's 400 lands under the field it names.
+    await page.locator('#job-sink-config-task-queue-error', { hasText: 'must match pattern' }).waitFor();
+    await page.getByLabel('Task queue *').fill('reports');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.getByRole('heading', { name: 'start my workflow', exact: true }).waitFor();
+    const id = page.url().split('/jobs/')[1];
+    const job = (await api('GET', `/api/v1/jobs/${id}`)).body;
+    expect(job.sink).toEqual({
+      kind: 'temporal_workflow',
+      config: {
+        workflow_type: 'NightlyReport',
+        task_queue: 'reports',
+        namespace: 'default',
+        args: [{ day: '{{run.scheduled_at}}' }],
+        workflow_id: 'svc-{{run.id}}',
+        wait: 'completed',
+      },
+    });
+    const requests = await renameInForm(id, 'start my workflow', 'start my workflow renamed');
+    expect(requests.map((r) => r.body)).toEqual([{ name: 'start my workflow renamed' }]);
+  });
 });

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
+import { SinkKindsModule } from '@svc/extensions';
 import { AlertsModule } from './alerts/alerts.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
@@ -30,6 +31,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        // Sink kinds (docs/extending.md): the built-ins and the modules `sinks.modules` names.
+        SinkKindsModule.forRoot(config),
         DatabaseModule,
         TemporalModule,
         HealthModule,

@@ -105,7 +105,27 @@ export interface Me {
 export interface Features {
   public_url: string;
   auth: { providers: string[]; dev_login: boolean };
-  sinks: { webhook: boolean; command: boolean };
+  sinks: Record<string, boolean>;
+  /** Every registered sink kind (docs/extending.md): the form renders the fields of the others. */
+  sink_kinds?: SinkKindInfo[];
+}
+
+export interface SinkFormField {
+  name: string;
+  label: string;
+  type: 'text' | 'textarea' | 'number' | 'select' | 'checkbox' | 'json' | 'lines' | 'map';
+  required?: boolean;
+  options?: string[];
+  placeholder?: string;
+  help?: string;
+}
+
+export interface SinkKindInfo {
+  kind: string;
+  label: string;
+  description: string;
+  enabled: boolean;
+  fields: SinkFormField[];
 }
 
 export interface Job {
@@ -165,6 +185,16 @@ export interface Attempt {
   error: string | null;
   request_summary: string;
   response_body: string | null;
+  /** The workflow a `temporal_workflow` sink started (docs/extending.md). */
+  started_workflow?: StartedWorkflow | null;
+}
+
+export interface StartedWorkflow {
+  namespace: string;
+  workflow_id: string;
+  run_id: string;
+  /** Its page in the Temporal UI, when the server knows the UI's address. */
+  ui_url: string | null;
 }
 
 export interface Run {
@@ -184,6 +214,7 @@ export interface Run {
   skip_reason?: string | null;
   /** A manual retry's failed run (`trigger = retry_manual`). */
   retry_of?: string | null;
+  started_workflow?: StartedWorkflow | null;
   /** In `?stuck=true` lists only. */
   stuck?: StuckInfo;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { Job } from './api';
-import { createBody, emptyForm, fromJob, patchBody } from './job-form-model';
+import type { Job, SinkKindInfo } from './api';
+import { createBody, emptyForm, fromJob, patchBody, sinkFieldErrors } from './job-form-model';
 
 // Issue #22: the dashboard's edit sends only what the user changed.
 
@@ -127,5 +127,64 @@ describe('job form model', () => {
     expect(body.sla_threshold).toBeUndefined();
     expect(body.sink.config.body).toBeUndefined();
     expect(body.schedule.count).toBeUndefined();
+  });
+});
+
+// Issue 28: a kind the form has no controls of its own for is edited through its /features fields.
+describe('job form: other sink kinds', () => {
+  const kinds: SinkKindInfo[] = [
+    {
+      kind: 'temporal_workflow',
+      label: 'Temporal workflow',
+      description: '',
+      enabled: true,
+      fields: [
+        { name: 'workflow_type', label: 'Workflow type', type: 'text', required: true },
+        { name: 'task_queue', label: 'Task queue', type: 'text', required: true },
+        { name: 'args', label: 'Arguments', type: 'json' },
+        { name: 'wait', label: 'Wait', type: 'select', options: ['started', 'completed'] },
+      ],
+    },
+  ];
+  const workflowJob = (): Job => ({
+    ...webhookJob(),
+    sink: {
+      kind: 'temporal_workflow',
+      config: {
+        workflow_type: 'Report',
+        task_queue: 'reports',
+        namespace: 'default',
+        args: [{ day: '{{run.scheduled_at}}' }],
+        workflow_id: 'svc-{{run.id}}',
+        wait: 'started',
+      },
+    },
+  });
+
+  it('round-trips the stored config: an untouched edit sends nothing', () => {
+    const loaded = fromJob(workflowJob(), kinds);
+    expect(loaded.sinkFields.args).toBe('[{"day":"{{run.scheduled_at}}"}]');
+    expect(patchBody(loaded, { ...loaded }, kinds)).toEqual({});
+    expect(createBody(loaded, kinds).sink).toEqual(workflowJob().sink);
+  });
+
+  it('sends the changed fields as values of their type; an emptied field as null', () => {
+    const loaded = fromJob(workflowJob(), kinds);
+    const edited = {
+      ...loaded,
+      sinkFields: { ...loaded.sinkFields, args: '[1, 2]', wait: 'completed', workflow_id: '' },
+    };
+    expect(patchBody(loaded, edited, kinds)).toEqual({
+      sink: { config: { args: [1, 2], wait: 'completed', workflow_id: null } },
+    });
+  });
+
+  it('names missing required fields and JSON that does not parse before sending', () => {
+    const form = { ...emptyForm('UTC'), sinkKind: 'temporal_workflow', sinkFields: { task_queue: 'q', args: '[1,' } };
+    expect(sinkFieldErrors(form, kinds)).toEqual({
+      'sink.config.workflow_type': 'is required',
+      'sink.config.args': 'must be valid JSON',
+    });
+    expect(sinkFieldErrors(emptyForm('UTC'), kinds)).toEqual({});
   });
 });

@@ -4,7 +4,7 @@
  * (issue #22: saving must never reset what the form did not touch). The server merges that PATCH
  * with the stored job field by field (docs/api.md → PATCH); `null` resets a field to its default.
  */
-import type { Job } from './api';
+import type { Job, SinkFormField, SinkKindInfo } from './api';
 
 export interface FormState {
   name: string;
@@ -39,7 +39,12 @@ export interface FormState {
   env: string;
   cwd: string;
   retryOnExitCodes: string;
+  /** The config of any other sink kind, by field name, as text (its `fields` from /features). */
+  sinkFields: Record<string, string>;
 }
+
+/** The kinds with fields of their own in the form; every other kind is rendered from its `fields`. */
+export const BUILT_IN_FORM_KINDS = ['webhook', 'command'];
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'];
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'];
@@ -82,6 +87,7 @@ export function emptyForm(timezone: string): FormState {
     env: '',
     cwd: '',
     retryOnExitCodes: '',
+    sinkFields: {},
   };
 }
 
@@ -93,10 +99,41 @@ const lines = (map: unknown, separator: string): string =>
     .join('\n');
 
 /** A loaded job as form text: every setting the API has, exactly as stored. */
-export function fromJob(job: Job): FormState {
+export function fromJob(job: Job, kinds: readonly SinkKindInfo[] = []): FormState {
   const config = job.sink.config;
   const empty = emptyForm(job.schedule.timezone);
   const webhook = job.sink.kind === 'webhook';
+  if (!BUILT_IN_FORM_KINDS.includes(job.sink.kind)) {
+    return {
+      ...fromJobSettings(job, empty),
+      sinkKind: job.sink.kind,
+      sinkFields: fieldTexts(config, kinds.find((k) => k.kind === job.sink.kind)?.fields ?? []),
+    };
+  }
+  return {
+    ...fromJobSettings(job, empty),
+    sinkKind: job.sink.kind,
+    ...(webhook
+      ? {
+          url: text(config.url),
+          method: text(config.method) || 'POST',
+          headers: lines(config.headers, ': '),
+          body: text(config.body),
+          successCodes: list(config.success_codes ?? '2xx'),
+          retryOn: list(config.retry_on ?? []),
+          followRedirects: config.follow_redirects === true,
+        }
+      : {
+          argv: ((config.argv as string[] | undefined) ?? []).join('\n'),
+          env: lines(config.env, '='),
+          cwd: text(config.cwd),
+          retryOnExitCodes: list(config.retry_on_exit_codes ?? []),
+        }),
+  };
+}
+
+/** The settings every job has, as form text (fromJob without the sink). */
+function fromJobSettings(job: Job, empty: FormState): FormState {
   return {
     ...empty,
     name: job.name,
@@ -119,24 +156,77 @@ export function fromJob(job: Job): FormState {
     maxInterval: job.retry.max_interval,
     multiplier: String(job.retry.multiplier),
     jitter: String(job.retry.jitter),
-    sinkKind: job.sink.kind,
-    ...(webhook
-      ? {
-          url: text(config.url),
-          method: text(config.method) || 'POST',
-          headers: lines(config.headers, ': '),
-          body: text(config.body),
-          successCodes: list(config.success_codes ?? '2xx'),
-          retryOn: list(config.retry_on ?? []),
-          followRedirects: config.follow_redirects === true,
-        }
-      : {
-          argv: ((config.argv as string[] | undefined) ?? []).join('\n'),
-          env: lines(config.env, '='),
-          cwd: text(config.cwd),
-          retryOnExitCodes: list(config.retry_on_exit_codes ?? []),
-        }),
   };
+}
+
+/** A stored config of another kind as text per field, by the field's type (JSON when unknown). */
+function fieldTexts(config: Record<string, unknown>, fields: readonly SinkFormField[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(config).map(([name, value]) => {
+      const type = fields.find((f) => f.name === name)?.type ?? 'json';
+      if (type === 'lines' && Array.isArray(value)) {
+        return [name, value.join('\n')];
+      }
+      if (type === 'map') {
+        return [name, lines(value, '=')];
+      }
+      if (type !== 'json' && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+        return [name, String(value)];
+      }
+      return [name, JSON.stringify(value)];
+    }),
+  );
+}
+
+/**
+ * A field's text as its config value, by the field's type: `null` when empty (the kind's default
+ * applies); JSON that does not parse stays text (`sinkFieldErrors` names it first).
+ */
+function fieldValue(field: SinkFormField | undefined, value: string): unknown {
+  const trimmed = value.trim();
+  if (trimmed === '') {
+    return null;
+  }
+  switch (field?.type ?? 'json') {
+    case 'number':
+      return numberOr(trimmed);
+    case 'checkbox':
+      return trimmed === 'true';
+    case 'lines':
+      return value.split('\n').filter((line) => line !== '');
+    case 'map':
+      return parseMap(value, '=');
+    case 'json':
+      try {
+        return JSON.parse(trimmed) as unknown;
+      } catch {
+        return value;
+      }
+    default:
+      return field?.type === 'textarea' ? value : trimmed;
+  }
+}
+
+/** The fields of another kind that the form can tell are wrong before sending: required, JSON. */
+export function sinkFieldErrors(form: FormState, kinds: readonly SinkKindInfo[]): Record<string, string> {
+  const kind = kinds.find((k) => k.kind === form.sinkKind);
+  if (!kind || BUILT_IN_FORM_KINDS.includes(kind.kind)) {
+    return {};
+  }
+  const errors: Record<string, string> = {};
+  for (const field of kind.fields) {
+    const value = (form.sinkFields[field.name] ?? '').trim();
+    if (field.required && value === '') {
+      errors[`sink.config.${field.name}`] = 'is required';
+    } else if (field.type === 'json' && value !== '') {
+      try {
+        JSON.parse(value);
+      } catch {
+        errors[`sink.config.${field.name}`] = 'must be valid JSON';
+      }
+    }
+  }
+  return errors;
 }
 
 /** `Name: value` (or `KEY=value`) lines → a map; blank lines are ignored. */
@@ -168,10 +258,20 @@ const entries = (value: string): string[] =>
     .filter(Boolean);
 
 /** The job the form describes, in the create body's shape; `null` where a field is left empty. */
-export function toSettings(form: FormState): Record<string, any> {
+export function toSettings(form: FormState, kinds: readonly SinkKindInfo[] = []): Record<string, any> {
   const successCodes = entries(form.successCodes);
-  const config =
-    form.sinkKind === 'command'
+  const fields = kinds.find((k) => k.kind === form.sinkKind)?.fields ?? [];
+  const config = !BUILT_IN_FORM_KINDS.includes(form.sinkKind)
+    ? Object.fromEntries(
+        Object.entries(form.sinkFields).map(([name, value]) => [
+          name,
+          fieldValue(
+            fields.find((f) => f.name === name),
+            value,
+          ),
+        ]),
+      )
+    : form.sinkKind === 'command'
       ? {
           argv: form.argv.split('\n').filter((arg) => arg !== ''),
           env: form.env.trim() ? parseMap(form.env, '=') : null,
@@ -218,8 +318,8 @@ export function toSettings(form: FormState): Record<string, any> {
 }
 
 /** The create body: the settings without the empty (null) fields, which then take their defaults. */
-export function createBody(form: FormState): Record<string, unknown> {
-  return withoutNulls(toSettings(form)) as Record<string, unknown>;
+export function createBody(form: FormState, kinds: readonly SinkKindInfo[] = []): Record<string, unknown> {
+  return withoutNulls(toSettings(form, kinds)) as Record<string, unknown>;
 }
 
 function withoutNulls(value: unknown): unknown {
@@ -252,9 +352,13 @@ function changedFields(before: Record<string, unknown>, after: Record<string, un
  * `retry`, `sink.config`) carry only their changed fields; a sink kind change carries the new
  * kind's whole config. Empty when nothing changed.
  */
-export function patchBody(loaded: FormState, edited: FormState): Record<string, unknown> {
-  const before = toSettings(loaded);
-  const after = toSettings(edited);
+export function patchBody(
+  loaded: FormState,
+  edited: FormState,
+  kinds: readonly SinkKindInfo[] = [],
+): Record<string, unknown> {
+  const before = toSettings(loaded, kinds);
+  const after = toSettings(edited, kinds);
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(after)) {
     if (key === 'schedule' || key === 'retry' || key === 'sink') {

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       key: 'metrics.temporal_sdk_port',
     });
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(logger),
   });
   app.enableShutdownHooks();

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { type AppConfig, loadConfig } from '@svc/common';
+import { SinkKindsModule } from '@svc/extensions';
 import { createDataSource } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import { WorkerService } from './temporal/worker.service';
@@ -11,6 +12,8 @@ export class WorkerModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
+      // The same sink kinds as the API's (docs/extending.md): attempts send through them.
+      imports: [SinkKindsModule.forRoot(config)],
       providers: [
         { provide: WORKER_CONFIG, useFactory: () => config ?? loadConfig() },
         {

@@ -11,3 +11,4 @@ export * from './webhook-attempt';
 export * from './sink-attempt';
 export * from './alerts';
 export * from './tracing';
+export * from './sinks';

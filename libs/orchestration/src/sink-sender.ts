@@ -2,13 +2,15 @@ import type { AppConfig } from '@svc/common';
 import { SecretDecryptionError, type SecretsCipher } from '@svc/common/secrets-crypto';
 import {
   activeSigningSecrets,
-  attemptSink,
+  defaultSinkRegistry,
   networkRulesOf,
   type Sink,
   type SigningSecretEntry,
   type SinkAttemptResult,
-  sinkSecretNames,
-  unsentAttempt,
+  type SinkRegistry,
+  type SinkSendContext,
+  type SinkServices,
+  unsentResult,
 } from '@svc/delivery';
 import type { SecretsRepository } from '@svc/persistence';
 
@@ -24,8 +26,22 @@ export interface SendSinkInput {
   /** Wall-clock time of sending, epoch ms (`fired_at`, `webhook-timestamp`, rotation expiry). */
   nowMs: number;
   timeoutMs: number;
-  /** A sink test (`Svc-Test: true`). */
+  /** A sink test (`Svc-Test: true`, a marked workflow). */
   test?: boolean;
+  /** The attempt's cancellation (overlap `cancel_previous`, job deleted). */
+  signal?: AbortSignal;
+  /** Records what the attempt started as soon as it did (a workflow); best effort. */
+  reportStarted?: SinkSendContext['reportStarted'];
+}
+
+export interface SinkSenderDeps {
+  secrets: SecretsRepository;
+  cipher: SecretsCipher;
+  config: AppConfig;
+  /** The kinds this process knows; default the process's registry. */
+  registry?: SinkRegistry;
+  /** What kinds may use of the service (its Temporal connection); default: no Temporal client. */
+  services?: SinkServices;
 }
 
 /** What replaces a secret value found in a response body or error text. */
@@ -49,7 +65,16 @@ export const MIN_REDACTED_LENGTH = 4;
  * in an error) is replaced with `[redacted]` before the caller stores or returns it.
  */
 export class SinkSender {
-  constructor(private readonly deps: { secrets: SecretsRepository; cipher: SecretsCipher; config: AppConfig }) {}
+  private readonly services: SinkServices;
+
+  constructor(private readonly deps: SinkSenderDeps) {
+    this.services = deps.services ?? {
+      config: deps.config,
+      temporal: () => {
+        throw new Error('no Temporal connection is available to sinks in this process');
+      },
+    };
+  }
 
   /**
    * @throws only for database errors while reading the secrets (the caller retries; nothing was
@@ -57,34 +82,56 @@ export class SinkSender {
    */
   async send(input: SendSinkInput): Promise<SinkAttemptResult> {
     const { config } = this.deps;
+    const kind = (this.deps.registry ?? defaultSinkRegistry()).get(input.sink.kind);
+    if (!kind) {
+      return unsentResult(input.sink.kind, `unknown sink kind ${input.sink.kind}`);
+    }
+    const summary = safeSummary(() => kind.summarize(input.sink.config), input.sink.kind);
+    const disabled = kind.disabledReason(config);
+    if (disabled) {
+      return unsentResult(summary, disabled);
+    }
     let values: Record<string, string>;
     try {
       values = await this.deps.secrets.resolveForWorkspace(
         input.workspaceId,
-        sinkSecretNames(input.sink),
+        kind.secretNames(input.sink.config),
         this.deps.cipher,
       );
     } catch (err) {
       if (err instanceof SecretDecryptionError) {
-        return unsentAttempt(input.sink, err.message);
+        return unsentResult(summary, err.message);
       }
       throw err;
     }
-    const result = await attemptSink({
-      sink: input.sink,
-      run: input.run,
-      job: input.job,
-      signingSecrets: activeSigningSecrets(input.signingSecrets, input.nowMs),
-      secrets: values,
-      nowMs: input.nowMs,
-      timeoutMs: input.timeoutMs,
-      rules: networkRulesOf(config),
-      serviceName: config.service_name,
-      version: config.version,
-      commandsEnabled: config.sinks.command.enabled,
-      test: input.test,
-    });
+    let result: SinkAttemptResult;
+    try {
+      result = await kind.send(input.sink.config, {
+        run: input.run,
+        job: input.job,
+        signingSecrets: activeSigningSecrets(input.signingSecrets, input.nowMs),
+        secrets: values,
+        nowMs: input.nowMs,
+        timeoutMs: input.timeoutMs,
+        rules: networkRulesOf(config),
+        test: input.test ?? false,
+        signal: input.signal ?? new AbortController().signal,
+        services: this.services,
+        reportStarted: input.reportStarted,
+      });
+    } catch (err) {
+      // The contract says never throw; an extension that does fails the attempt, not the worker.
+      result = unsentResult(summary, `sink ${kind.kind} failed: ${(err as Error).message}`);
+    }
     return redactSecretValues(result, Object.values(values));
+  }
+}
+
+function safeSummary(summarize: () => string, fallback: string): string {
+  try {
+    return summarize();
+  } catch {
+    return fallback;
   }
 }
 

@@ -1,3 +1,4 @@
+import { defaultSinkRegistry } from '@svc/delivery';
 import type { JobEntity } from '@svc/persistence';
 import type { JobDisplay } from '@svc/workflows/definitions';
 
@@ -27,27 +28,21 @@ export function describeForTemporal(job: DisplayableJob): JobDisplay {
   };
 }
 
-/** `POST hooks.example.com` / `command backup.sh`; `?` when the config cannot be read. */
+/**
+ * `POST hooks.example.com` / `command backup.sh` / `workflow Report on reports`: the kind's own
+ * `describe` (sinks/sink-kind.ts: secret-free by contract); the kind's name when it is unknown or
+ * its config cannot be read.
+ */
 export function sinkTarget(kind: string, config: JobEntity['sinkConfig']): string {
-  if (kind === 'webhook') {
-    const method = typeof config.method === 'string' ? config.method.toUpperCase() : 'POST';
-    let host = '?';
-    if (typeof config.url === 'string') {
-      try {
-        // `host` never includes `user:pass@`; a port stays (it names the target).
-        host = new URL(config.url).host || '?';
-      } catch {
-        host = '?';
-      }
-    }
-    return `${/^[A-Z]+$/.test(method) ? method : '?'} ${host}`;
+  const sinkKind = defaultSinkRegistry().get(kind);
+  if (!sinkKind) {
+    return kind;
   }
-  if (kind === 'command') {
-    const argv = Array.isArray(config.argv) ? config.argv : [];
-    const program = typeof argv[0] === 'string' ? (argv[0].split('/').pop() ?? '') : '';
-    return `command ${program ? oneLine(program) : '?'}`;
+  try {
+    return oneLine(sinkKind.describe(config)) || kind;
+  } catch {
+    return kind;
   }
-  return kind;
 }
 
 function oneLine(text: string): string {

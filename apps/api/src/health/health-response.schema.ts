@@ -47,6 +47,36 @@ export const FEATURES_SCHEMA = named(
   object({
     public_url: string,
     auth: object({ providers: arrayOf(string), dev_login: boolean }),
-    sinks: object({ webhook: boolean, command: boolean }),
+    sinks: {
+      ...object({ webhook: boolean, command: boolean, temporal_workflow: boolean }),
+      additionalProperties: boolean,
+      description: 'Each registered sink kind: whether this server accepts it.',
+    },
+    sink_kinds: {
+      ...arrayOf(
+        object({
+          kind: string,
+          label: string,
+          description: string,
+          enabled: boolean,
+          fields: arrayOf(
+            object(
+              {
+                name: string,
+                label: string,
+                type: enumOf(['text', 'textarea', 'number', 'select', 'checkbox', 'json', 'lines', 'map']),
+                required: boolean,
+                options: arrayOf(string),
+                placeholder: string,
+                help: string,
+              },
+              ['required', 'options', 'placeholder', 'help'],
+            ),
+          ),
+          config_schema: { type: 'object', description: 'The JSON Schema of `sink.config` for this kind.' },
+        }),
+      ),
+      description: 'The registered sink kinds with their form fields (the dashboard builds its job form from them).',
+    },
   }),
 );

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
+import { SinkRegistry } from '@svc/delivery';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
@@ -13,6 +14,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sinkKinds: SinkRegistry,
   ) {}
 
   /** Liveness: 200 while the process runs. */
@@ -49,7 +51,15 @@ export class HealthController {
     return {
       public_url: this.config.public_url,
       auth: { providers: this.config.auth.providers, dev_login: this.config.auth.dev_login },
-      sinks: { webhook: true, command: this.config.sinks.command.enabled },
+      sinks: Object.fromEntries(this.sinkKinds.all().map((k) => [k.kind, k.disabledReason(this.config) === null])),
+      sink_kinds: this.sinkKinds.all().map((k) => ({
+        kind: k.kind,
+        label: k.label,
+        description: k.description,
+        enabled: k.disabledReason(this.config) === null,
+        fields: k.formFields,
+        config_schema: k.configSchema,
+      })),
     };
   }
 }

@@ -2,13 +2,17 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { SecretsRepository } from '@svc/persistence';
-import { SinkSender } from '@svc/orchestration';
+import { SinkRegistry, type SinkServices } from '@svc/delivery';
+import { SinkSender, sinkServices } from '@svc/orchestration';
+import type { Connection } from '@temporalio/client';
+import { TEMPORAL_CONNECTION } from '../temporal/temporal.module';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretsModule } from '../secrets/secrets.module';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { JobsController } from './jobs.controller';
 import { JobsService } from './jobs.service';
+import { SINK_SERVICES } from './sink-services.token';
 import { SinkTestService } from './sink-test.service';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
@@ -26,9 +30,20 @@ import { SinkValidator } from './sink.validator';
     {
       // Sink tests send exactly as the worker's attempts do (secrets decrypted at send time).
       provide: SinkSender,
-      inject: [SecretsRepository, SecretsCipher, APP_CONFIG],
-      useFactory: (secrets: SecretsRepository, cipher: SecretsCipher, config: AppConfig) =>
-        new SinkSender({ secrets, cipher, config }),
+      inject: [SecretsRepository, SecretsCipher, APP_CONFIG, SinkRegistry, SINK_SERVICES],
+      useFactory: (
+        secrets: SecretsRepository,
+        cipher: SecretsCipher,
+        config: AppConfig,
+        registry: SinkRegistry,
+        services: SinkServices,
+      ) => new SinkSender({ secrets, cipher, config, registry, services }),
+    },
+    {
+      // What sink kinds may use of the API: its config and its (lazy) Temporal connection.
+      provide: SINK_SERVICES,
+      inject: [APP_CONFIG, TEMPORAL_CONNECTION],
+      useFactory: (config: AppConfig, connection: Connection) => sinkServices(config, () => connection),
     },
   ],
 })

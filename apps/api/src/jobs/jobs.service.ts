@@ -62,7 +62,7 @@ export class JobsService {
     const now = new Date();
     const plan = await this.planOf(auth.workspaceId);
     const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = this.sinks.validate(dto.sink);
+    const sinkConfig = await this.sinks.validate(dto.sink);
     const retry = checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
     const signingSecret = dto.sink.kind === 'webhook' ? generateSigningSecret() : undefined;
 
@@ -167,7 +167,7 @@ export class JobsService {
         Object.assign(job, scheduleColumns(schedule));
       }
       if (patch.sink !== undefined) {
-        const sinkConfig = this.sinks.validate(merged.sink as SinkDto);
+        const sinkConfig = await this.sinks.validate(merged.sink as SinkDto);
         await this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager);
         if (changesSinkKind(stored, patch)) {
           signingSecret = merged.sink.kind === 'webhook' ? generateSigningSecret() : undefined;

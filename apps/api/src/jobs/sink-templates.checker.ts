@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
-import { collectSecretNames, type TemplatableConfig, validateTemplates } from '@svc/delivery';
+import { SinkRegistry, validateTemplates } from '@svc/delivery';
 import { SecretsRepository, type Tx } from '@svc/persistence';
 
 /**
- * Templates of a webhook sink (decisions.md → Templates): `{{…}}` only in header values and the
- * body, only known variables, and `{{secret.NAME}}` only for secrets the workspace holds.
- * Otherwise `400 validation_failed` naming each field (`sink.config.headers.X-Token`,
- * `sink.config.body`, `sink.config.url`).
+ * Templates of a sink (decisions.md → Templates): `{{…}}` only in the fields its kind lists
+ * (`templateFields`: a webhook's header values and body, a workflow's `args` and id), only known
+ * variables, and `{{secret.NAME}}` only for secrets the workspace holds. Otherwise
+ * `400 validation_failed` naming each field (`sink.config.headers.X-Token`, `sink.config.body`).
  *
  * Runs inside the job's write transaction: the referenced secrets are locked `FOR KEY SHARE`
  * until it commits, so a concurrent `DELETE /secrets/{name}` either waits and then sees this job
@@ -15,15 +15,29 @@ import { SecretsRepository, type Tx } from '@svc/persistence';
  */
 @Injectable()
 export class SinkTemplateChecker {
-  constructor(private readonly secrets: SecretsRepository) {}
+  constructor(
+    private readonly secrets: SecretsRepository,
+    private readonly registry: SinkRegistry,
+  ) {}
 
   async check(workspaceId: string, sinkKind: string, sinkConfig: Record<string, unknown>, manager: Tx): Promise<void> {
-    if (sinkKind !== 'webhook') {
+    const kind = this.registry.get(sinkKind);
+    if (!kind) {
       return;
     }
-    const config = sinkConfig as TemplatableConfig;
-    const existing = await this.secrets.lockExisting(workspaceId, collectSecretNames(config), manager);
-    const fields = validateTemplates(config, { secretNames: existing });
+    const texts = kind.templateFields(sinkConfig);
+    if (Object.keys(texts).length === 0) {
+      return;
+    }
+    const existing = await this.secrets.lockExisting(workspaceId, kind.secretNames(sinkConfig), manager);
+    const fields: Record<string, string> = {};
+    for (const [path, text] of Object.entries(texts)) {
+      // One field at a time, keyed by the kind's own path (the message format is the webhook's).
+      const errors = validateTemplates({ body: text }, { secretNames: existing, basePath: '' });
+      if (errors['.body']) {
+        fields[path] = errors['.body'];
+      }
+    }
     if (Object.keys(fields).length > 0) {
       throw new ValidationFailedError(fields);
     }

@@ -14,6 +14,22 @@ import {
   timestamp,
 } from '../common/openapi/schema';
 
+/** The workflow a `temporal_workflow` sink started (docs/extending.md), or null. */
+const STARTED_WORKFLOW = {
+  ...nullable(
+    named(
+      'StartedWorkflow',
+      object({
+        namespace: string,
+        workflow_id: string,
+        run_id: string,
+        ui_url: { ...nullable(string), description: 'Its page in the Temporal UI (`temporal.ui_url`), if configured.' },
+      }),
+    ),
+  ),
+  description: 'The workflow a `temporal_workflow` sink started or attached to; null for other sinks.',
+};
+
 /** One attempt, as `toAttemptResponse` (runs.mapper.ts) builds it. */
 export const ATTEMPT_SCHEMA = named(
   'Attempt',
@@ -27,6 +43,7 @@ export const ATTEMPT_SCHEMA = named(
     error: nullable(string),
     request_summary: string,
     response_body: nullable(string),
+    started_workflow: STARTED_WORKFLOW,
   }),
 );
 
@@ -86,6 +103,7 @@ const runFields = {
   e2e_ms: nullable(integer),
   sla_breached: boolean,
   last_error: nullable(string),
+  started_workflow: STARTED_WORKFLOW,
   skip_reason: { ...enumOf(SKIP_REASONS), description: 'On skipped runs only.' },
   retry_of: { ...idOf('run'), description: 'On manual retries: the failed run they retry.' },
 };

@@ -1,11 +1,25 @@
-import type { AttemptEntity, RunEntity } from '@svc/persistence';
+import { workflowUiUrl } from '@svc/delivery';
+import type { AttemptEntity, RunEntity, StartedWorkflowColumn } from '@svc/persistence';
 import type { PendingAttemptView, StuckVerdict } from '@svc/orchestration';
 import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The spec's run object; `attempts` is a count in lists and an array on the single GET. */
-export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[]) {
+/**
+ * The workflow a `temporal_workflow` sink started, with its Temporal UI page (`temporal.ui_url`),
+ * or null.
+ */
+function startedWorkflowView(ref: StartedWorkflowColumn | null | undefined, uiUrl: string | null) {
+  return ref
+    ? { namespace: ref.namespace, workflow_id: ref.workflow_id, run_id: ref.run_id, ui_url: workflowUiUrl(uiUrl, ref) }
+    : null;
+}
+
+/**
+ * The spec's run object; `attempts` is a count in lists and an array on the single GET. `uiUrl`:
+ * the Temporal UI (`temporal.ui_url`) that `started_workflow.ui_url` links into.
+ */
+export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl: string | null = null) {
   return {
     id: run.id,
     job_id: run.jobId,
@@ -13,7 +27,7 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[]) {
     scheduled_at: run.scheduledAt.toISOString(),
     trigger: run.trigger,
     status: run.status,
-    attempts: attempts ? attempts.map(toAttemptResponse) : run.attemptsCount,
+    attempts: attempts ? attempts.map((attempt) => toAttemptResponse(attempt, uiUrl)) : run.attemptsCount,
     claimed_at: iso(run.claimedAt),
     started_at: iso(run.startedAt),
     finished_at: iso(run.finishedAt),
@@ -22,12 +36,13 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[]) {
     e2e_ms: run.e2eMs,
     sla_breached: run.slaBreached,
     last_error: run.lastError,
+    started_workflow: startedWorkflowView(run.startedWorkflow, uiUrl),
     ...(run.skipReason ? { skip_reason: run.skipReason } : {}),
     ...(run.retryOf ? { retry_of: run.retryOf } : {}),
   };
 }
 
-export function toAttemptResponse(attempt: AttemptEntity) {
+export function toAttemptResponse(attempt: AttemptEntity, uiUrl: string | null = null) {
   return {
     n: attempt.n,
     started_at: attempt.startedAt.toISOString(),
@@ -38,6 +53,7 @@ export function toAttemptResponse(attempt: AttemptEntity) {
     error: attempt.error,
     request_summary: attempt.requestSummary,
     response_body: attempt.responseBody,
+    started_workflow: startedWorkflowView(attempt.startedWorkflow, uiUrl),
   };
 }
 

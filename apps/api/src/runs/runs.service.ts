@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
+  type AppConfig,
   decodeCursor,
   encodeCursor,
   INVALID_CURSOR_MESSAGE,
@@ -11,6 +12,7 @@ import {
 } from '@svc/common';
 import { JobsRepository, RunsRepository } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
+import { APP_CONFIG } from '../config/config.module';
 import { ListRunsQueryDto } from './dto/list-runs-query.dto';
 import { RunListItem, RunResponse, toRunResponse } from './runs.mapper';
 import { StuckRunsService } from './stuck-runs.service';
@@ -25,6 +27,7 @@ export class RunsService {
     private readonly runs: RunsRepository,
     private readonly jobs: JobsRepository,
     private readonly stuck: StuckRunsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async listForJob(auth: AuthContext, jobId: string, query: ListRunsQueryDto): Promise<Page<RunListItem>> {
@@ -69,7 +72,7 @@ export class RunsService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      data: page.map((run) => toRunResponse(run)),
+      data: page.map((run) => toRunResponse(run, undefined, this.config.temporal.ui_url)),
       next_cursor: rows.length > limit ? encodeCursor({ at: last.scheduledAt.toISOString(), id: last.id }) : null,
     };
   }
@@ -79,6 +82,6 @@ export class RunsService {
     if (!run) {
       throw new NotFoundError('Run');
     }
-    return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, id));
+    return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, id), this.config.temporal.ui_url);
   }
 }

@@ -1,11 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Features, type Job } from '../api';
+import { api, ApiError, type Features, type Job, type SinkFormField } from '../api';
 import { ErrorNote } from '../components/common';
 import { ScheduleField } from '../components/schedule-field';
 import { timeZones, viewerZone } from '../format';
 import {
   BACKOFFS,
+  BUILT_IN_FORM_KINDS,
   createBody,
   emptyForm,
   type FormState,
@@ -15,6 +16,7 @@ import {
   OVERLAP_POLICIES,
   patchBody,
   SCHEDULE_KINDS,
+  sinkFieldErrors,
 } from '../job-form-model';
 import { navigate } from '../router';
 
@@ -34,10 +36,17 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
   const [loaded, setLoaded] = useState(!jobId);
 
   useEffect(() => {
-    void api<Features>('GET', '/api/v1/features').then(setFeatures, () => undefined);
+    // The features first: a job of an extension's sink kind is read through that kind's fields.
+    const features = api<Features>('GET', '/api/v1/features').then(
+      (loaded) => {
+        setFeatures(loaded);
+        return loaded;
+      },
+      () => null,
+    );
     if (jobId) {
-      api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`).then((job) => {
-        const state = fromJob(job);
+      Promise.all([api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`), features]).then(([job, known]) => {
+        const state = fromJob(job, known?.sink_kinds ?? []);
         setForm(state);
         setLoadedForm(state);
         setLoaded(true);
@@ -47,21 +56,29 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
 
   const set = (key: TextKey) => (event: Event) => setForm({ ...form, [key]: (event.target as HTMLInputElement).value });
 
+  const kinds = features?.sink_kinds ?? [];
+
   async function submit(event: Event) {
     event.preventDefault();
+    // What the form can tell without the server (required fields, JSON) of an extension's kind.
+    const local = sinkFieldErrors(form, kinds);
+    if (Object.keys(local).length > 0) {
+      setFields(local);
+      return;
+    }
     setBusy(true);
     setError(null);
     setFields({});
     try {
       let job: Job;
       if (jobId && loadedForm) {
-        const patch = patchBody(loadedForm, form);
+        const patch = patchBody(loadedForm, form, kinds);
         job =
           Object.keys(patch).length === 0
             ? await api<Job>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`)
             : await api<Job>('PATCH', `/api/v1/jobs/${encodeURIComponent(jobId)}`, patch);
       } else {
-        job = await api<Job>('POST', '/api/v1/jobs', createBody(form));
+        job = await api<Job>('POST', '/api/v1/jobs', createBody(form, kinds));
       }
       if (job.signing_secret) {
         sessionStorage.setItem(`svc.signing.${job.id}`, job.signing_secret);
@@ -154,6 +171,78 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
     return error ? <ErrorNote error={error} /> : <p>Loading…</p>;
   }
   const commandAllowed = features?.sinks.command === true || loadedForm?.sinkKind === 'command';
+  // Every kind this server accepts (and the loaded job's own), built-ins first.
+  const sinkKindOptions = [
+    'webhook',
+    ...(commandAllowed ? ['command'] : []),
+    ...kinds
+      .filter((k) => !BUILT_IN_FORM_KINDS.includes(k.kind) && (k.enabled || loadedForm?.sinkKind === k.kind))
+      .map((k) => k.kind),
+  ];
+  const otherKind = kinds.find((k) => k.kind === form.sinkKind && !BUILT_IN_FORM_KINDS.includes(k.kind));
+  const setSinkField = (name: string, value: string) =>
+    setForm({ ...form, sinkFields: { ...form.sinkFields, [name]: value } });
+  /** A field of an extension's kind (docs/extending.md), from its `fields` in /features. */
+  const sinkField = (field: SinkFormField) => {
+    const name = `sink.config.${field.name}`;
+    const value = form.sinkFields[field.name] ?? '';
+    const onInput = (event: Event) =>
+      setSinkField(field.name, (event.target as HTMLInputElement | HTMLTextAreaElement).value);
+    const common = {
+      id: id(name),
+      'aria-invalid': fields[name] ? ('true' as const) : undefined,
+      'aria-describedby': described(name, Boolean(field.help)),
+    };
+    let control;
+    if (field.type === 'select') {
+      control = (
+        <select {...common} value={value} onChange={onInput}>
+          <option value="">(default)</option>
+          {(field.options ?? []).map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      );
+    } else if (field.type === 'checkbox') {
+      control = (
+        <input
+          {...common}
+          type="checkbox"
+          checked={value === 'true'}
+          onChange={(e) => setSinkField(field.name, String((e.target as HTMLInputElement).checked))}
+        />
+      );
+    } else if (['textarea', 'json', 'lines', 'map'].includes(field.type)) {
+      control = <textarea {...common} rows={3} value={value} onInput={onInput} placeholder={field.placeholder} />;
+    } else {
+      control = (
+        <input
+          {...common}
+          type={(field.type === 'number' ? 'number' : 'text') as 'text'}
+          value={value}
+          onInput={onInput}
+          placeholder={field.placeholder}
+        />
+      );
+    }
+    return (
+      <div class="field" key={field.name}>
+        <label for={id(name)}>
+          {field.label}
+          {field.required ? ' *' : ''}
+        </label>
+        {control}
+        {field.help && (
+          <p class="hint" id={`${id(name)}-hint`}>
+            {field.help}
+          </p>
+        )}
+        {fieldError(name)}
+      </div>
+    );
+  };
   return (
     <section>
       <h1>{jobId ? `Edit ${loadedForm?.name ?? form.name}` : 'New job'}</h1>
@@ -239,8 +328,13 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
         </fieldset>
         <fieldset>
           <legend>Sink</legend>
-          {select('sinkKind', 'sink.kind', 'Sink kind', commandAllowed ? ['webhook', 'command'] : ['webhook'])}
-          {form.sinkKind === 'command' ? (
+          {select('sinkKind', 'sink.kind', 'Sink kind', sinkKindOptions)}
+          {otherKind ? (
+            <>
+              <p class="hint">{otherKind.description}</p>
+              {otherKind.fields.map(sinkField)}
+            </>
+          ) : form.sinkKind === 'command' ? (
             <>
               {textarea('argv', 'sink.config.argv', 'Command', 'One argument per line; no shell.', '/usr/bin/backup')}
               {textarea('env', 'sink.config.env', 'Environment', 'KEY=value lines.')}

@@ -149,6 +149,23 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
               <dd>{r.skip_reason}</dd>
             </>
           )}
+          {r.started_workflow && (
+            <>
+              <dt>Workflow started</dt>
+              <dd data-testid="started-workflow">
+                {r.started_workflow.ui_url ? (
+                  <a href={r.started_workflow.ui_url} target="_blank" rel="noreferrer">
+                    {r.started_workflow.workflow_id}
+                  </a>
+                ) : (
+                  <code>{r.started_workflow.workflow_id}</code>
+                )}{' '}
+                <span class="hint">
+                  run {r.started_workflow.run_id} in {r.started_workflow.namespace}
+                </span>
+              </dd>
+            </>
+          )}
         </dl>
       </div>
       <h2>Attempts</h2>

@@ -192,6 +192,17 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           signingSecrets: job.signingSecrets,
           nowMs: firedAt.getTime(),
           timeoutMs: job.timeoutMs,
+          // overlap `cancel_previous` and job deletion cancel the attempt; a sink that started
+          // something elsewhere (a workflow) cancels it too.
+          signal: context.cancellationSignal,
+          // The run page links to the started workflow while the attempt still waits on it.
+          reportStarted: async (ref) => {
+            try {
+              await runs.recordStartedWorkflow(run.id, n, ref);
+            } catch (err) {
+              context.log.warn('could not record the started workflow yet', { error: (err as Error).message });
+            }
+          },
         });
       } finally {
         clearInterval(heartbeat);
@@ -212,8 +223,18 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           error: result.error,
           requestSummary: result.requestSummary,
           responseBody: result.outcome !== 'success' || config.runs.store_success_bodies ? result.body : null,
+          startedWorkflow: result.startedWorkflow ?? null,
         },
       };
+      if (context.cancellationSignal.aborted) {
+        // Cancelled while sending (overlap `cancel_previous`, job deleted): the run ends cancelled
+        // with this attempt recorded, whatever the sink answered.
+        await record(context, n, () =>
+          lifecycle.closeRun({ runId: run.id, status: 'cancelled', finishedAt, error: result.error, attempt }),
+        );
+        context.log.info('attempt cancelled; run cancelled', { outcome: result.outcome });
+        return { status: 'cancelled' };
+      }
       const exhausted = n + 1 >= job.retry.max_attempts;
       // What the Temporal Web UI shows as this attempt's result or failure (method and host only).
       const said = attemptOutcome(

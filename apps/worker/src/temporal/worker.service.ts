@@ -14,8 +14,8 @@ import {
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
+import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
+import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender, sinkServices } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
 import { Client, type Connection } from '@temporalio/client';
@@ -114,6 +114,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly sinkKinds: SinkRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -202,7 +203,13 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       workspaces,
       lifecycle,
       gateway: eagerGateway,
-      sender: new SinkSender({ secrets: new SecretsRepository(this.dataSource), cipher, config: this.config }),
+      sender: new SinkSender({
+        secrets: new SecretsRepository(this.dataSource),
+        cipher,
+        config: this.config,
+        registry: this.sinkKinds,
+        services: sinkServices(this.config, () => this.clientConnection!),
+      }),
       config: this.config,
       clock: () => new Date(),
       random: Math.random,

@@ -74,7 +74,21 @@ export interface AppConfig {
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
    * instead of the system resolver; empty = system resolver (docs/network-rules.md).
    */
-  sinks: { webhook: { allow_private_networks: boolean; dns_servers: string[] }; command: { enabled: boolean } };
+  sinks: {
+    webhook: { allow_private_networks: boolean; dns_servers: string[] };
+    command: { enabled: boolean };
+    /**
+     * The `temporal_workflow` sink (docs/extending.md): on by default when self-hosted, off in
+     * hosted mode unless enabled; `namespaces`: namespaces other than `temporal.namespace` a job
+     * may start workflows in (the service's own is always allowed).
+     */
+    temporal_workflow: { enabled: boolean; namespaces: string[] };
+    /**
+     * Node modules that export a Nest module providing sink kinds (docs/extending.md), loaded by
+     * the API and the worker alike; relative paths resolve from the working directory.
+     */
+    modules: string[];
+  };
   /**
    * `store`: where request counts live: `postgres` (default) shares them between every API
    * replica; `memory` counts per process (one replica only).
@@ -217,6 +231,9 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
+  ['SINKS_TEMPORAL_WORKFLOW_ENABLED', 'sinks.temporal_workflow.enabled'],
+  ['SINKS_TEMPORAL_WORKFLOW_NAMESPACES', 'sinks.temporal_workflow.namespaces'],
+  ['SINKS_MODULES', 'sinks.modules'],
   ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
   ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
@@ -356,6 +373,19 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : v;
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && isDnsServer(x))) {
       problems.push(`${path}: expected a list of DNS server addresses (ip, ip:port or [ipv6]:port)`);
+      return [];
+    }
+    return list as string[];
+  };
+  /** A list of strings: an array, or one comma-separated string (environment variables). */
+  const strings = (path: string, valid: (item: string) => boolean, expected: string): string[] => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null || v === '') {
+      return [];
+    }
+    const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : v;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && valid(x))) {
+      problems.push(`${path}: expected ${expected}`);
       return [];
     }
     return list as string[];
@@ -570,6 +600,15 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
         dns_servers: dnsServers('sinks.webhook.dns_servers'),
       },
       command: { enabled: bool('sinks.command.enabled', false) },
+      temporal_workflow: {
+        enabled: bool('sinks.temporal_workflow.enabled', mode !== 'hosted'),
+        namespaces: strings(
+          'sinks.temporal_workflow.namespaces',
+          (ns) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(ns),
+          'a list of Temporal namespace names',
+        ),
+      },
+      modules: strings('sinks.modules', (m) => m.length > 0, 'a list of module paths'),
     },
     limits: {
       api_rate_limit_per_minute: apiRate,

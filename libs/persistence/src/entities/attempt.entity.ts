@@ -1,3 +1,4 @@
+import type { StartedWorkflowColumn } from './json';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { RunEntity } from './run.entity';
 
@@ -44,6 +45,10 @@ export class AttemptEntity {
 
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
+
+  /** The workflow a `temporal_workflow` sink started (the latest attempt's, on the run). */
+  @Column({ name: 'started_workflow', type: 'jsonb', nullable: true })
+  startedWorkflow: StartedWorkflowColumn | null;
 
   @ManyToOne(() => RunEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'run_id', foreignKeyConstraintName: 'fk_attempts_run' })

@@ -5,3 +5,10 @@
  */
 export type JsonValue = NonNullable<unknown> | null;
 export type JsonObject = Record<string, JsonValue>;
+
+/** `{namespace, workflow_id, run_id}` of a workflow a sink started (runs and attempts). */
+export interface StartedWorkflowColumn {
+  namespace: string;
+  workflow_id: string;
+  run_id: string;
+}

@@ -1,3 +1,4 @@
+import type { StartedWorkflowColumn } from './json';
 import {
   Column,
   CreateDateColumn,
@@ -109,6 +110,10 @@ export class RunEntity {
   /** A second row older code recorded for the same occurrence: the id of the run kept for it. */
   @Column({ name: 'duplicate_of', type: 'text', nullable: true })
   duplicateOf: string | null;
+
+  /** The workflow a `temporal_workflow` sink started (the latest attempt's, on the run). */
+  @Column({ name: 'started_workflow', type: 'jsonb', nullable: true })
+  startedWorkflow: StartedWorkflowColumn | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
 import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
+import type { StartedWorkflowColumn } from '../entities/json';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
 import { returnedRows } from './query-result';
 
@@ -38,6 +39,8 @@ export interface AttemptFinish {
   error: string | null;
   requestSummary: string;
   responseBody: string | null;
+  /** The workflow a `temporal_workflow` sink started; recorded on the attempt and its run. */
+  startedWorkflow?: StartedWorkflowColumn | null;
 }
 
 /**
@@ -326,7 +329,7 @@ export class RunsRepository {
   async finishAttempt(runId: string, n: number, finish: AttemptFinish, manager = this.manager): Promise<void> {
     await manager.query(
       `UPDATE attempts SET finished_at = $3, duration_ms = $4, outcome = $5, status_code = $6, error = $7,
-              response_body = $8, request_summary = $9
+              response_body = $8, request_summary = $9, started_workflow = $10
         WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
       [
         runId,
@@ -338,8 +341,24 @@ export class RunsRepository {
         finish.error,
         finish.responseBody,
         finish.requestSummary,
+        finish.startedWorkflow ?? null,
       ],
     );
+    if (finish.startedWorkflow) {
+      await manager.query(`UPDATE runs SET started_workflow = $2 WHERE id = $1`, [runId, finish.startedWorkflow]);
+    }
+  }
+
+  /**
+   * What attempt `n` started (a workflow), recorded as soon as it did: on the run, and on the
+   * attempt row while it is open (in `fast` delivery mode the row is written after the send).
+   */
+  async recordStartedWorkflow(runId: string, n: number, ref: StartedWorkflowColumn): Promise<void> {
+    await this.manager.query(
+      `UPDATE attempts SET started_workflow = $3 WHERE run_id = $1 AND n = $2 AND finished_at IS NULL`,
+      [runId, n, ref],
+    );
+    await this.manager.query(`UPDATE runs SET started_workflow = $2 WHERE id = $1`, [runId, ref]);
   }
 
   /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */

@@ -9,6 +9,7 @@ import type { RegisteredRoute } from './fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
 import { API_OPERATION, type ApiOperationDoc, type FastifyRouteDoc, type ResponseDoc } from './openapi.decorators';
 import { type JsonSchema, schemaName } from './schema';
+import { applySinkKinds, type SinkKindDoc } from './sink-kinds';
 
 export interface OpenApiInput {
   /** Every route the server registered (fastify-routes.ts): what the document must cover. */
@@ -20,6 +21,8 @@ export interface OpenApiInput {
   serverUrl: string;
   /** Whether the authenticated API and the schedule endpoints send `RateLimit-*` headers (limit > 0). */
   rateLimits: { api: boolean; schedules: boolean };
+  /** The registered sink kinds (docs/extending.md): each one's config schema. */
+  sinkKinds?: readonly SinkKindDoc[];
 }
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -191,6 +194,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
     components[name] = schema;
   }
   components.Error = hoistSchema(ERROR_SCHEMA, components, true);
+  applySinkKinds(components, input.sinkKinds ?? []);
   return {
     openapi: '3.1.0',
     info: {

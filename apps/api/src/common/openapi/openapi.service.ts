@@ -1,6 +1,7 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
+import { SinkRegistry } from '@svc/delivery';
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
 import { APP_CONFIG } from '../../config/config.module';
@@ -21,6 +22,7 @@ export class OpenApiService {
     private readonly adapterHost: HttpAdapterHost,
     private readonly modules: ModulesContainer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sinkKinds: SinkRegistry,
   ) {}
 
   json(): OpenApiDocument {
@@ -33,6 +35,12 @@ export class OpenApiService {
         api: this.config.limits.api_rate_limit_per_minute > 0,
         schedules: this.config.limits.schedule_rate_limit_per_minute > 0,
       },
+      sinkKinds: this.sinkKinds.all().map((kind) => ({
+        kind: kind.kind,
+        description: kind.description,
+        configSchema: kind.configSchema,
+        enabled: kind.disabledReason(this.config) === null,
+      })),
     });
     return this.document;
   }

@@ -1,0 +1,6 @@
+export * from './sink-kind';
+export * from './schema-check';
+export * from './registry';
+export * from './webhook.kind';
+export * from './command.kind';
+export * from './temporal-workflow.kind';

@@ -1,0 +1,1 @@
+export * from './sink-kinds.module';
