@@ -10,3 +10,4 @@ export * from './alert-workflow.gateway';
 export * from './temporal-display';
 export * from './stuck-runs';
 export * from './run-input';
+export * from './prepare-lead';
