@@ -1,6 +1,11 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import type {
+  JobsRepository,
+  OccurrenceBurstsRepository,
+  RunsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
 import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
@@ -17,6 +22,9 @@ export interface ActivityDeps {
   config: AppConfig;
   clock: () => Date;
   random: () => number;
+  /** The burst estimate (issue 25); absent in tests that do not prepare bursts. */
+  bursts?: OccurrenceBurstsRepository;
+  warn?: (message: string) => void;
   /** Prometheus instruments; absent in tests that do not look at them. */
   metrics?: WorkerMetrics;
 }
@@ -25,7 +33,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const run = createRunActivities(deps);
   return {
-    ...createScheduleActivities(),
+    ...createScheduleActivities({ bursts: deps.bursts, config: deps.config, warn: deps.warn }),
     ...createJobActivities(deps),
     ...run,
     ...createLegacyActivities({ ...deps, current: run }),
