@@ -26,7 +26,7 @@ import { parseOptions, type LoadOptions } from './load/options';
 import { startReceiver, type Receiver, type Source } from './load/receiver';
 import { printReport } from './load/report';
 import { ServiceApi, ServiceJobs } from './load/service-side';
-import { log, round, summarizeLatencies } from './load/util';
+import { busyBetween, log, round, sampleCpu, summarizeLatencies } from './load/util';
 
 /** Undo actions run last-registered first; each failure is logged and the rest still run. */
 class Cleanup {
@@ -95,10 +95,14 @@ async function runPhase(
     `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
       `(exclusive), reading at ${new Date(drainedAt).toISOString()}`,
   );
+  // The machine's CPU over the window and its drain: this phase's side (or both, interleaved).
+  await sleep(Math.max(0, window.startMs - Date.now()), undefined, { signal });
+  const cpuFrom = sampleCpu();
   await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
+  const cpuBusy = busyBetween(cpuFrom, sampleCpu());
 
   const arrivals = receiver.arrivals();
-  const results = sides.map((side) => analyseSide(side.source, options.jobs, window, arrivals));
+  const results = sides.map((side) => ({ ...analyseSide(side.source, options.jobs, window, arrivals), cpuBusy }));
   // The native side goes first: what it still fires would only slow the service's catch-up.
   const ordered = [...sides].sort((a, b) => Number(a.source === 'svc') - Number(b.source === 'svc'));
   let mirror: MirrorAccount | null = null;
@@ -149,6 +153,7 @@ async function main(signal: AbortSignal): Promise<void> {
         intervalS: options.intervalS,
         receiverUrl: receiver.baseUrl,
         runTag: `bench-load-${runId}`,
+        aligned: options.aligned,
       });
       cleanup.add('service jobs', () => jobs.remove());
       sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
@@ -162,6 +167,7 @@ async function main(signal: AbortSignal): Promise<void> {
         receiverUrl: receiver.baseUrl,
         runId,
         taskQueue: worker.taskQueue,
+        aligned: options.aligned,
       });
       cleanup.add('native Schedules', () => schedules.remove());
       sides.push({ source: 'native', create: (s) => schedules.create(s), remove: () => schedules.remove() });
@@ -192,6 +198,7 @@ async function main(signal: AbortSignal): Promise<void> {
       date: new Date().toISOString(),
       runId,
       mode: options.mode,
+      aligned: options.aligned,
       jobs: options.jobs,
       durationS: options.durationS,
       intervalS: options.intervalS,
