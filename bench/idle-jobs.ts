@@ -3,7 +3,7 @@
  * and what waking them costs. Not a test. It starts nothing; it takes a running stack:
  *
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [WORKER_METRICS_URL=http://127.0.0.1:9464/metrics]
- *   [METRICS_TOKEN=…] [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
+ *   [SDK_METRICS_URL=http://127.0.0.1:9465/metrics] [METRICS_TOKEN=…] [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
  *   node -r @swc-node/register bench/idle-jobs.ts [jobs=1000] [settle seconds=30]
  *
  * 1. samples the worker's resident memory and heap (its own /metrics) until steady;
@@ -63,6 +63,17 @@ async function steadySample(url: string, token: string | undefined): Promise<Wor
   }
 }
 
+/** Workflows in the worker's cache (the Temporal SDK's own metrics, when served); null if not. */
+async function cachedWorkflows(url: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(url)).text();
+    const lines = text.split('\n').filter((l) => l.startsWith('temporal_sticky_cache_size'));
+    return lines.reduce((sum, l) => sum + Number(l.trim().split(/\s+/).pop()), 0);
+  } catch {
+    return null;
+  }
+}
+
 const mib = (bytes: number) => round(bytes / 1024 / 1024, 1);
 const kib = (bytes: number) => round(bytes / 1024, 1);
 
@@ -79,6 +90,7 @@ async function main(): Promise<void> {
   }
   const metricsUrl = process.env.WORKER_METRICS_URL ?? 'http://127.0.0.1:9464/metrics';
   const token = process.env.METRICS_TOKEN || undefined;
+  const sdkMetricsUrl = process.env.SDK_METRICS_URL ?? 'http://127.0.0.1:9465/metrics';
   const api = new ServiceApi(svcUrl, apiKey);
   const tag = `bench-idle-${randomBytes(4).toString('hex')}`;
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS || '127.0.0.1:7233' });
@@ -120,6 +132,7 @@ async function main(): Promise<void> {
     log(`created in ${round(created.ms / 1000, 1)} s; waiting ${settleS} s for the workflows to sleep`);
     await sleep(settleS * 1_000);
     const idle = await steadySample(metricsUrl, token);
+    const cached = await cachedWorkflows(sdkMetricsUrl);
 
     log('waking every job workflow once (describe query: replayed when evicted)');
     const lat: number[] = [];
@@ -136,7 +149,7 @@ async function main(): Promise<void> {
       jobs,
       loadAverage: { before: loadBefore, after: loadavg() },
       workerBefore: { rssMiB: mib(before.rssBytes), heapMiB: mib(before.heapUsedBytes) },
-      workerIdle: { rssMiB: mib(idle.rssBytes), heapMiB: mib(idle.heapUsedBytes) },
+      workerIdle: { rssMiB: mib(idle.rssBytes), heapMiB: mib(idle.heapUsedBytes), cachedWorkflows: cached },
       perIdleJobKiB: {
         rss: kib((idle.rssBytes - before.rssBytes) / jobs),
         heap: kib((idle.heapUsedBytes - before.heapUsedBytes) / jobs),
@@ -153,7 +166,8 @@ async function main(): Promise<void> {
       [
         `idle jobs bench ${report.date}: ${jobs} jobs; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`,
         `worker RSS ${report.workerBefore.rssMiB} MiB -> ${report.workerIdle.rssMiB} MiB idle ` +
-          `(${report.perIdleJobKiB.rss} KiB per idle job; heap ${report.perIdleJobKiB.heap} KiB per job)`,
+          `(${report.perIdleJobKiB.rss} KiB per idle job; main-thread heap ${report.perIdleJobKiB.heap} KiB per job; ` +
+          `${cached ?? '?'} workflows cached)`,
         `waking all once: ${report.wake.seconds} s, query p50 ${report.wake.queryMs.p50} ms p99 ${report.wake.queryMs.p99} ms, ` +
           `worker CPU ${report.wake.workerCpuSecondsPer1000} s per 1,000 jobs, RSS after ${report.wake.workerRssAfterMiB} MiB`,
         JSON.stringify(report),
