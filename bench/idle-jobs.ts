@@ -7,11 +7,13 @@
  *   node -r @swc-node/register bench/idle-jobs.ts [jobs=1000] [settle seconds=30]
  *
  * 1. samples the worker's resident memory and heap (its own /metrics) until steady;
- * 2. creates N jobs firing once a day, 12 hours from now (8 requests at a time), waits until each
- *    job workflow has slept (its `describe` query answers) and memory is steady again;
+ * 2. creates N jobs firing once a day, 12 hours from now (8 requests at a time), waits `settle`
+ *    seconds and until memory is steady, samples, then does it again with N more: the growth from
+ *    the first sample to the second, divided by N, is the cost of an idle job (the first batch
+ *    also pays the worker's warm-up, which a fresh process has to do once);
  * 3. wakes every job workflow once with the `describe` query: a workflow the worker evicted from
  *    its cache is fetched and replayed from history to answer it (the cost of its next wake);
- *    reports query latency and the worker's CPU seconds for the whole pass, per 1,000 jobs;
+ *    reports query latency and the worker's CPU seconds for the whole pass (2N), per 1,000 jobs;
  * 4. deletes the jobs (by tag, also after an error or Ctrl-C).
  * See bench/README.md.
  */
@@ -109,28 +111,36 @@ async function main(): Promise<void> {
     interrupted = true;
   });
   try {
-    log('sampling the worker before');
-    const before = await steadySample(metricsUrl, token);
     // Once a day, half a day away: the job workflow plans, then sleeps for hours.
     const at = new Date(Date.now() + 12 * 3_600_000);
     const schedule = { expr: `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`, kind: 'cron' };
-    log(`creating ${jobs} idle jobs (${schedule.expr} UTC)`);
-    const created = await timed(() =>
-      forEachLimited(range(jobs), 8, async (i) => {
-        if (interrupted) {
-          throw new Error('interrupted');
-        }
-        const body = {
-          name: `idle-${i}`,
-          tags: [tag],
-          schedule,
-          sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/never' } },
-        };
-        ids[i] = (await api.call<{ id: string }>('POST', '/jobs', body, [201])).id;
-      }),
-    );
-    log(`created in ${round(created.ms / 1000, 1)} s; waiting ${settleS} s for the workflows to sleep`);
-    await sleep(settleS * 1_000);
+    const createBatch = async (from: number) => {
+      log(`creating ${jobs} idle jobs (${schedule.expr} UTC)`);
+      const created = await timed(() =>
+        forEachLimited(range(jobs), 8, async (i) => {
+          if (interrupted) {
+            throw new Error('interrupted');
+          }
+          const body = {
+            name: `idle-${from + i}`,
+            tags: [tag],
+            schedule,
+            sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/never' } },
+          };
+          ids[from + i] = (await api.call<{ id: string }>('POST', '/jobs', body, [201])).id;
+        }),
+      );
+      log(`created in ${round(created.ms / 1000, 1)} s; waiting ${settleS} s for the workflows to sleep`);
+      await sleep(settleS * 1_000);
+      return created;
+    };
+    // The first batch also warms the worker (JIT, thread heaps, allocator arenas), which a fresh
+    // process pays once: the cost per idle job is the growth from the first batch to the second.
+    log('sampling the worker before');
+    const before = await steadySample(metricsUrl, token);
+    await createBatch(0);
+    const first = await steadySample(metricsUrl, token);
+    const created = await createBatch(jobs);
     const idle = await steadySample(metricsUrl, token);
     const cached = await cachedWorkflows(sdkMetricsUrl);
 
@@ -149,23 +159,25 @@ async function main(): Promise<void> {
       jobs,
       loadAverage: { before: loadBefore, after: loadavg() },
       workerBefore: { rssMiB: mib(before.rssBytes), heapMiB: mib(before.heapUsedBytes) },
+      workerFirstBatch: { rssMiB: mib(first.rssBytes), heapMiB: mib(first.heapUsedBytes) },
       workerIdle: { rssMiB: mib(idle.rssBytes), heapMiB: mib(idle.heapUsedBytes), cachedWorkflows: cached },
       perIdleJobKiB: {
-        rss: kib((idle.rssBytes - before.rssBytes) / jobs),
-        heap: kib((idle.heapUsedBytes - before.heapUsedBytes) / jobs),
+        rss: kib((idle.rssBytes - first.rssBytes) / jobs),
+        heap: kib((idle.heapUsedBytes - first.heapUsedBytes) / jobs),
       },
       wake: {
         seconds: round(wake.ms / 1000, 2),
         queryMs: { p50: round(percentile(lat, 0.5), 1), p99: round(percentile(lat, 0.99), 1) },
-        workerCpuSecondsPer1000: round(((woken.cpuSeconds - idle.cpuSeconds) * 1000) / jobs, 2),
+        workerCpuSecondsPer1000: round(((woken.cpuSeconds - idle.cpuSeconds) * 1000) / ids.length, 2),
         workerRssAfterMiB: mib(woken.rssBytes),
       },
       createPerS: round(jobs / (created.ms / 1000), 1),
     };
     console.log(
       [
-        `idle jobs bench ${report.date}: ${jobs} jobs; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`,
-        `worker RSS ${report.workerBefore.rssMiB} MiB -> ${report.workerIdle.rssMiB} MiB idle ` +
+        `idle jobs bench ${report.date}: 2 x ${jobs} jobs; load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`,
+        `worker RSS ${report.workerBefore.rssMiB} MiB -> ${report.workerFirstBatch.rssMiB} MiB (first batch) -> ` +
+          `${report.workerIdle.rssMiB} MiB (second) ` +
           `(${report.perIdleJobKiB.rss} KiB per idle job; main-thread heap ${report.perIdleJobKiB.heap} KiB per job; ` +
           `${cached ?? '?'} workflows cached)`,
         `waking all once: ${report.wake.seconds} s, query p50 ${report.wake.queryMs.p50} ms p99 ${report.wake.queryMs.p99} ms, ` +
