@@ -18,6 +18,11 @@ export interface PlanOccurrencesInput {
    * recorded before it.
    */
   prepare?: PlanPrepareInput;
+  /**
+   * Read the workspace gate in the same activity when occurrences are due (one local activity
+   * less per occurrence). Absent in plans recorded before it.
+   */
+  gate?: { workspaceId: string; month: string };
 }
 
 export interface PlanPrepareInput {
@@ -47,6 +52,8 @@ export interface OccurrencePlan {
   leadMs?: number;
   /** The burst estimate the lead was computed from (for the workflow's details). */
   burst?: number;
+  /** The workspace gate, read when asked with `gate` and occurrences are due. */
+  gate?: WorkspaceGate;
 }
 
 export interface ScheduleActivities {

@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { newId, occurrenceRunId } from '@svc/common/ids';
-import type { JobActivities, ScheduleActivities } from './activity-types';
+import type { JobActivities, ScheduleActivities, WorkspaceGate } from './activity-types';
 import {
   describeJobQuery,
   jobChangedSignal,
@@ -177,6 +177,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
               overlapPolicy: snapshot.overlapPolicy ?? 'allow',
               timeoutMs: snapshot.display?.timeoutMs ?? null,
             },
+            gate: { workspaceId: snapshot.workspaceId, month: nowIso().slice(0, 7) },
           }
         : {}),
     });
@@ -196,7 +197,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await inNewTrace(
         'job.occurrence',
         { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter),
+        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter, plan.gate),
       );
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
@@ -239,9 +240,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     due: { missed: string[]; onTime: string[] },
     missedTotal: number,
     plannedAfter: string,
+    /** Read by the plan (prepared bursts); older plans leave it to its own local activity. */
+    plannedGate: WorkspaceGate | undefined,
   ): Promise<void> {
     const overlapPolicy = current.overlapPolicy ?? 'allow';
-    const gate = await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) });
+    const gate =
+      plannedGate ?? (await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) }));
     const outcome = decideOccurrences({
       due,
       misfirePolicy: current.misfirePolicy,

@@ -32,9 +32,15 @@ export interface ActivityDeps {
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
 export function createActivities(deps: ActivityDeps) {
   const run = createRunActivities(deps);
+  const job = createJobActivities(deps);
   return {
-    ...createScheduleActivities({ bursts: deps.bursts, config: deps.config, warn: deps.warn }),
-    ...createJobActivities(deps),
+    ...createScheduleActivities({
+      bursts: deps.bursts,
+      config: deps.config,
+      warn: deps.warn,
+      readGate: (input) => job.readWorkspaceGate(input),
+    }),
+    ...job,
     ...run,
     ...createLegacyActivities({ ...deps, current: run }),
   };

@@ -1,7 +1,12 @@
 import type { AppConfig } from '@svc/common';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
-import type { OccurrencePlan, PlanOccurrencesInput, ScheduleActivities } from '@svc/workflows/activity-types';
+import type {
+  OccurrencePlan,
+  PlanOccurrencesInput,
+  ScheduleActivities,
+  WorkspaceGate,
+} from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 
 export interface ScheduleActivityDeps {
@@ -9,6 +14,8 @@ export interface ScheduleActivityDeps {
   bursts?: OccurrenceBurstsRepository;
   config?: AppConfig;
   warn?: (message: string) => void;
+  /** Reads the workspace gate (the job activity's), for plans asked with `gate`. */
+  readGate?: (input: { workspaceId: string; month: string }) => Promise<WorkspaceGate>;
 }
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
@@ -22,7 +29,10 @@ const CHUNK = 500;
 export function createScheduleActivities(deps: ScheduleActivityDeps = {}): ScheduleActivities {
   return {
     async planOccurrences(input: PlanOccurrencesInput): Promise<OccurrencePlan> {
-      const plan = planOccurrences(input);
+      let plan = planOccurrences(input);
+      if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
+        plan = { ...plan, gate: await deps.readGate(input.gate) };
+      }
       return deps.bursts && deps.config && input.prepare && plan.next !== null
         ? { ...plan, ...(await leadOf(plan.next, plan, input, deps.bursts, deps.config, deps.warn)) }
         : plan;
