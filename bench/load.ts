@@ -26,7 +26,7 @@ import { parseOptions, type LoadOptions } from './load/options';
 import { startReceiver, type Receiver, type Source } from './load/receiver';
 import { printReport } from './load/report';
 import { ServiceApi, ServiceJobs } from './load/service-side';
-import { busyBetween, log, round, sampleCpu, summarizeLatencies } from './load/util';
+import { busyBetween, log, peakWorkerRss, round, sampleCpu, summarizeLatencies } from './load/util';
 
 /** Undo actions run last-registered first; each failure is logged and the rest still run. */
 class Cleanup {
@@ -98,11 +98,16 @@ async function runPhase(
   // The machine's CPU over the window and its drain: this phase's side (or both, interleaved).
   await sleep(Math.max(0, window.startMs - Date.now()), undefined, { signal });
   const cpuFrom = sampleCpu();
+  const workerRssPeak = await peakWorkerRss(options.workerMetricsUrl, drainedAt, signal);
   await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
   const cpuBusy = busyBetween(cpuFrom, sampleCpu());
 
   const arrivals = receiver.arrivals();
-  const results = sides.map((side) => ({ ...analyseSide(side.source, options.jobs, window, arrivals), cpuBusy }));
+  const results = sides.map((side) => ({
+    ...analyseSide(side.source, options.jobs, window, arrivals),
+    cpuBusy,
+    workerRssPeakMiB: workerRssPeak === null ? null : round(workerRssPeak / 1024 / 1024, 1),
+  }));
   // The native side goes first: what it still fires would only slow the service's catch-up.
   const ordered = [...sides].sort((a, b) => Number(a.source === 'svc') - Number(b.source === 'svc'));
   let mirror: MirrorAccount | null = null;

@@ -68,6 +68,8 @@ export interface SideResult {
   bursts: BurstResult[];
   /** Busy share of the machine's CPU (/proc/stat) from the window's start to the drain's end. */
   cpuBusy: number | null;
+  /** The service worker's peak RSS over the window (`WORKER_METRICS_URL`), MiB; null when not read. */
+  workerRssPeakMiB: number | null;
 }
 
 export interface BurstResult {
@@ -144,6 +146,7 @@ export function analyseSide(side: Source, jobs: number, window: MeasurementWindo
       };
     }),
     cpuBusy: null,
+    workerRssPeakMiB: null,
   };
 }
 

@@ -37,11 +37,13 @@ export interface LoadOptions {
    * so every occurrence of a side falls in the same second; interval 60 s only.
    */
   aligned: boolean;
+  /** The service worker's /metrics (`WORKER_METRICS_URL`): its peak RSS is reported when set. */
+  workerMetricsUrl: string | undefined;
 }
 
 // Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
 const LIMITS = {
-  jobs: [1, 2000],
+  jobs: [1, 10_000],
   durationS: [10, 3600],
   intervalS: [1, 3600],
   noopWorkflows: [0, 10_000],
@@ -96,6 +98,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     drainS: 2 * intervalS,
     settleS: boundedInt('settleS', flags.get('settle') ?? '180'),
     aligned: oneOf('aligned', flags.get('aligned') ?? '0', ['0', '1'] as const) === '1',
+    workerMetricsUrl: env.WORKER_METRICS_URL || undefined,
   };
   if (options.aligned && intervalS !== 60) {
     throw new Error('--aligned=1 fires every minute: use interval 60');

@@ -79,9 +79,11 @@ function cpuLine(sides: SideResult[], mode: Mode): string | null {
     return null;
   }
   const label = mode === 'sequential' ? 'each side alone' : 'both sides at once';
+  const rss = sides.find((s) => s.workerRssPeakMiB !== null);
+  const rssNote = rss ? `; service worker peak RSS during its window ${fmt(rss.workerRssPeakMiB, 1)} MiB` : '';
   return `machine CPU busy over window + drain (/proc/stat, ${label}): ${busy
     .map((s) => `${s.side} ${fmt(s.cpuBusy! * 100, 1)}%`)
-    .join(', ')}`;
+    .join(', ')}${rssNote}`;
 }
 
 function mirrorLine(m: MirrorAccount): string {

@@ -98,3 +98,29 @@ export function busyBetween(from: CpuSample | null, to: CpuSample | null): numbe
   }
   return round((to.busy - from.busy) / (to.total - from.total), 3);
 }
+
+/**
+ * The largest `svc_worker_process_resident_memory_bytes` the worker's /metrics reported, sampled
+ * every 2 s until `untilMs`: its memory while a burst's runs wait prepared. Null without a URL or
+ * when no sample could be read.
+ */
+export async function peakWorkerRss(
+  url: string | undefined,
+  untilMs: number,
+  signal: AbortSignal,
+): Promise<number | null> {
+  let peak: number | null = null;
+  while (url && Date.now() < untilMs && !signal.aborted) {
+    try {
+      const text = await (await fetch(url)).text();
+      const line = text.split('\n').find((l) => l.startsWith('svc_worker_process_resident_memory_bytes '));
+      if (line) {
+        peak = Math.max(peak ?? 0, Number(line.trim().split(/\s+/).pop()));
+      }
+    } catch {
+      // A missed sample: the next one counts.
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, Math.max(0, untilMs - Date.now()))));
+  }
+  return peak;
+}
