@@ -78,7 +78,7 @@ function cpuLine(sides: SideResult[], mode: Mode): string | null {
   if (busy.length === 0) {
     return null;
   }
-  const label = mode === 'sequential' ? 'each side alone' : 'both sides at once';
+  const label = mode === 'sequential' || sides.length === 1 ? 'each side alone' : 'both sides at once';
   const rss = sides.find((s) => s.workerRssPeakMiB !== null);
   const rssNote = rss ? `; service worker peak RSS during its window ${fmt(rss.workerRssPeakMiB, 1)} MiB` : '';
   return `machine CPU busy over window + drain (/proc/stat, ${label}): ${busy
