@@ -27,7 +27,7 @@ import { parseOptions, type LoadOptions } from './load/options';
 import { startReceiver, type Receiver, type Source } from './load/receiver';
 import { printReport } from './load/report';
 import { ServiceApi, ServiceJobs } from './load/service-side';
-import { log, round, summarizeLatencies } from './load/util';
+import { busyBetween, log, peakWorkerRss, round, sampleCpu, summarizeLatencies } from './load/util';
 
 /** Undo actions run last-registered first; each failure is logged and the rest still run. */
 class Cleanup {
@@ -96,10 +96,19 @@ async function runPhase(
     `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
       `(exclusive), reading at ${new Date(drainedAt).toISOString()}`,
   );
+  // The machine's CPU over the window and its drain: this phase's side (or both, interleaved).
+  await sleep(Math.max(0, window.startMs - Date.now()), undefined, { signal });
+  const cpuFrom = sampleCpu();
+  const workerRssPeak = await peakWorkerRss(options.workerMetricsUrl, drainedAt, signal);
   await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
+  const cpuBusy = busyBetween(cpuFrom, sampleCpu());
 
   const arrivals = receiver.arrivals();
-  const results = sides.map((side) => analyseSide(side.source, options.jobs, window, arrivals));
+  const results = sides.map((side) => ({
+    ...analyseSide(side.source, options.jobs, window, arrivals),
+    cpuBusy,
+    workerRssPeakMiB: workerRssPeak === null ? null : round(workerRssPeak / 1024 / 1024, 1),
+  }));
   // The native side goes first: what it still fires would only slow the service's catch-up.
   const ordered = [...sides].sort((a, b) => Number(a.source === 'svc') - Number(b.source === 'svc'));
   let mirror: MirrorAccount | null = null;
@@ -165,6 +174,7 @@ async function main(signal: AbortSignal): Promise<void> {
               }),
             }
           : {}),
+        aligned: options.aligned,
       });
       cleanup.add('service jobs', () => jobs.remove());
       sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
@@ -178,6 +188,7 @@ async function main(signal: AbortSignal): Promise<void> {
         receiverUrl: receiver.baseUrl,
         runId,
         taskQueue: worker.taskQueue,
+        aligned: options.aligned,
       });
       cleanup.add('native Schedules', () => schedules.remove());
       sides.push({ source: 'native', create: (s) => schedules.create(s), remove: () => schedules.remove() });
@@ -209,6 +220,7 @@ async function main(signal: AbortSignal): Promise<void> {
       runId,
       mode: options.mode,
       sink: options.sink,
+      aligned: options.aligned,
       jobs: options.jobs,
       durationS: options.durationS,
       intervalS: options.intervalS,

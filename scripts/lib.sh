@@ -105,7 +105,8 @@ start_temporal_dev() {
     return 1
   fi
   local args=(server start-dev --ip 127.0.0.1 --port "$1" --log-level warn "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"
-    --dynamic-config-value frontend.enableUpdateWorkflowExecution=true --dynamic-config-value system.enableEagerWorkflowStart=true)
+    --dynamic-config-value frontend.enableUpdateWorkflowExecution=true --dynamic-config-value system.enableEagerWorkflowStart=true
+    --dynamic-config-value system.enableActivityEagerExecution=true)
   if [ -n "$2" ]; then args+=(--ui-port "$2" --ui-disable-news-fetch); else args+=(--headless); fi
   if [ -n "$3" ]; then args+=(--db-filename "$3"); fi
   "$cli" "${args[@]}" >"$4" 2>&1 &

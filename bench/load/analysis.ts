@@ -64,10 +64,27 @@ export interface SideResult {
   lagMs: LagSummary;
   deliveriesPerS: number;
   offeredPerS: number;
+  /** Per scheduled instant (a burst when the jobs are aligned): what arrived and its lag. */
+  bursts: BurstResult[];
+  /** Busy share of the machine's CPU (/proc/stat) from the window's start to the drain's end. */
+  cpuBusy: number | null;
+  /** The service worker's peak RSS over the window (`WORKER_METRICS_URL`), MiB; null when not read. */
+  workerRssPeakMiB: number | null;
+}
+
+export interface BurstResult {
+  /** The scheduled instant (ISO). */
+  at: string;
+  expected: number;
+  received: number;
+  lost: number;
+  duplicates: number;
+  lagMs: LagSummary;
 }
 
 export function analyseSide(side: Source, jobs: number, window: MeasurementWindow, arrivals: Arrival[]): SideResult {
   const firstArrival = new Map<string, number>();
+  const duplicatesAt = new Map<number, number>();
   let duplicates = 0;
   let unexpected = 0;
   for (const arrival of arrivals) {
@@ -92,6 +109,7 @@ export function analyseSide(side: Source, jobs: number, window: MeasurementWindo
       firstArrival.set(key, arrival.arrivedAtMs - at);
     } else {
       duplicates++;
+      duplicatesAt.set(at, (duplicatesAt.get(at) ?? 0) + 1);
     }
   }
   const windowS = (window.endMs - window.startMs) / 1000;
@@ -106,14 +124,38 @@ export function analyseSide(side: Source, jobs: number, window: MeasurementWindo
     lost: expected - firstArrival.size,
     duplicates,
     unexpected,
-    lagMs: {
-      p50: percentile(lags, 0.5),
-      p90: percentile(lags, 0.9),
-      p99: percentile(lags, 0.99),
-      max: lags.length > 0 ? lags[lags.length - 1]! : null,
-    },
+    lagMs: lagSummary(lags),
     deliveriesPerS: windowS > 0 ? round(firstArrival.size / windowS, 3) : 0,
     offeredPerS: jobs / (window.intervalMs / 1000),
+    bursts: slotsOf(window).map((slot) => {
+      const slotLags: number[] = [];
+      for (let index = 0; index < jobs; index++) {
+        const lag = firstArrival.get(occurrenceKey(index, slot));
+        if (lag !== undefined) {
+          slotLags.push(lag);
+        }
+      }
+      slotLags.sort((a, b) => a - b);
+      return {
+        at: new Date(slot).toISOString(),
+        expected: jobs,
+        received: slotLags.length,
+        lost: jobs - slotLags.length,
+        duplicates: duplicatesAt.get(slot) ?? 0,
+        lagMs: lagSummary(slotLags),
+      };
+    }),
+    cpuBusy: null,
+    workerRssPeakMiB: null,
+  };
+}
+
+function lagSummary(sorted: number[]): LagSummary {
+  return {
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p99: percentile(sorted, 0.99),
+    max: sorted.length > 0 ? sorted[sorted.length - 1]! : null,
   };
 }
 

@@ -68,6 +68,8 @@ export interface NativeSchedulesOptions {
   receiverUrl: string;
   runId: string;
   taskQueue: string;
+  /** Cron `* * * * *` like the service's aligned jobs (the same second 0 of each minute). */
+  aligned?: boolean;
 }
 
 /** The N Schedules of one run, `bench-native-<run>-<i>`, firing at multiples of the interval since the epoch. */
@@ -94,7 +96,9 @@ export class NativeSchedules {
           client.schedule.create({
             scheduleId,
             // Offset 0: fires at Epoch + n × interval, the same instants as the service's Quartz job.
-            spec: { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
+            spec: this.options.aligned
+              ? { cronExpressions: ['* * * * *'] }
+              : { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
             action: {
               type: 'startWorkflow',
               workflowType: 'nativeDeliver',

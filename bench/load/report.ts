@@ -10,6 +10,7 @@ export interface LoadReport {
   mode: Mode;
   /** The service jobs' sink kind. */
   sink: SinkMode;
+  aligned: boolean;
   jobs: number;
   durationS: number;
   intervalS: number;
@@ -55,6 +56,38 @@ function sidesTable(sides: SideResult[]): string {
   return `${table(header, rows)}\n(deliv/s: delivered / offered, over ${fmt(sides[0]?.windowS)} s of window)`;
 }
 
+/** One row per side and scheduled instant: the bursts of an aligned run. */
+function burstsTable(sides: SideResult[]): string {
+  const header = ['side', 'instant', 'expected', 'received', 'lost', 'dup', 'lag p50', 'p99', 'max ms'];
+  const rows = sides.flatMap((s) =>
+    s.bursts.map((b) => [
+      s.side,
+      b.at.slice(11, 19),
+      String(b.expected),
+      String(b.received),
+      String(b.lost),
+      String(b.duplicates),
+      fmt(b.lagMs.p50),
+      fmt(b.lagMs.p99),
+      fmt(b.lagMs.max),
+    ]),
+  );
+  return table(header, rows);
+}
+
+function cpuLine(sides: SideResult[], mode: Mode): string | null {
+  const busy = sides.filter((s) => s.cpuBusy !== null);
+  if (busy.length === 0) {
+    return null;
+  }
+  const label = mode === 'sequential' || sides.length === 1 ? 'each side alone' : 'both sides at once';
+  const rss = sides.find((s) => s.workerRssPeakMiB !== null);
+  const rssNote = rss ? `; service worker peak RSS during its window ${fmt(rss.workerRssPeakMiB, 1)} MiB` : '';
+  return `machine CPU busy over window + drain (/proc/stat, ${label}): ${busy
+    .map((s) => `${s.side} ${fmt(s.cpuBusy! * 100, 1)}%`)
+    .join(', ')}${rssNote}`;
+}
+
 function mirrorLine(m: MirrorAccount): string {
   const list = (counts: Record<string, number>) =>
     Object.entries(counts)
@@ -73,11 +106,14 @@ const latencyLine = (label: string, l: LatencySummary | null): string | null =>
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
-      `${report.durationS} s, ${report.mode}, service sink ${report.sink}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `${report.durationS} s, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
       `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
     '',
     sidesTable(report.sides),
     '',
+    report.aligned ? burstsTable(report.sides) : null,
+    report.aligned ? '' : null,
+    cpuLine(report.sides, report.mode),
     report.ratios
       ? `service / native: deliveries/s ${fmt(report.ratios.deliveriesPerS, 2)}, lag p50 ${fmt(report.ratios.lagP50, 2)}x`
       : null,

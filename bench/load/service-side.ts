@@ -13,7 +13,7 @@ const PAGE_LIMIT = 200;
 
 export interface ScheduleBody {
   expr: string;
-  kind: 'quartz';
+  kind: 'quartz' | 'cron';
 }
 
 /**
@@ -21,7 +21,11 @@ export interface ScheduleBody {
  * Schedules use (interval spec, offset 0). The natural `every 10 seconds` would phase from the
  * moment each job is saved (docs/schedules.md), so the two sides would fire at different seconds.
  */
-export function serviceSchedule(intervalS: number): ScheduleBody {
+export function serviceSchedule(intervalS: number, aligned = false): ScheduleBody {
+  if (aligned) {
+    // What people write: every minute, at second 0 (the burst of issue 25).
+    return { expr: '* * * * *', kind: 'cron' };
+  }
   if (intervalS < 60 && 60 % intervalS === 0) {
     return { expr: `*/${intervalS} * * * * ?`, kind: 'quartz' };
   }
@@ -90,6 +94,7 @@ export interface ServiceJobsOptions {
   receiverUrl: string;
   /** Tag on every job of this run: what cleanup deletes by. */
   runTag: string;
+  aligned?: boolean;
   /** The sink of job `i` delivering to `url`; default a webhook to it. */
   sink?: (i: number, url: string) => { kind: string; config: Record<string, unknown> };
 }
@@ -109,7 +114,7 @@ export class ServiceJobs {
 
   async create(signal: AbortSignal): Promise<void> {
     const { api, count, intervalS, receiverUrl, runTag } = this.options;
-    const schedule = serviceSchedule(intervalS);
+    const schedule = serviceSchedule(intervalS, this.options.aligned);
     await forEachLimited(
       range(count),
       API_CONCURRENCY,

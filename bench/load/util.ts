@@ -1,4 +1,5 @@
-/** Small helpers of the load bench: percentiles, a bounded-concurrency loop, timing. */
+/** Small helpers of the load bench: percentiles, a bounded-concurrency loop, timing, CPU. */
+import { readFileSync } from 'node:fs';
 
 /** Nearest-rank percentile of an ascending list; `null` for an empty one. */
 export function percentile(sorted: readonly number[], p: number): number | null {
@@ -70,3 +71,56 @@ export function range(n: number): number[] {
 export const log = (message: string): void => {
   process.stderr.write(`[load ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 };
+
+/** Jiffies of the whole machine from the first line of /proc/stat (Linux). */
+export interface CpuSample {
+  busy: number;
+  total: number;
+}
+
+export function sampleCpu(): CpuSample | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const fields = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy, total: busy + idle + iowait };
+  } catch {
+    return null;
+  }
+}
+
+/** Share of the machine's CPU time that was busy between two samples (0..1); null off Linux. */
+export function busyBetween(from: CpuSample | null, to: CpuSample | null): number | null {
+  if (!from || !to || to.total <= from.total) {
+    return null;
+  }
+  return round((to.busy - from.busy) / (to.total - from.total), 3);
+}
+
+/**
+ * The largest `svc_worker_process_resident_memory_bytes` the worker's /metrics reported, sampled
+ * every 2 s until `untilMs`: its memory while a burst's runs wait prepared. Null without a URL or
+ * when no sample could be read.
+ */
+export async function peakWorkerRss(
+  url: string | undefined,
+  untilMs: number,
+  signal: AbortSignal,
+): Promise<number | null> {
+  let peak: number | null = null;
+  while (url && Date.now() < untilMs && !signal.aborted) {
+    try {
+      const text = await (await fetch(url)).text();
+      const line = text.split('\n').find((l) => l.startsWith('svc_worker_process_resident_memory_bytes '));
+      if (line) {
+        peak = Math.max(peak ?? 0, Number(line.trim().split(/\s+/).pop()));
+      }
+    } catch {
+      // A missed sample: the next one counts.
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, Math.max(0, untilMs - Date.now()))));
+  }
+  return peak;
+}

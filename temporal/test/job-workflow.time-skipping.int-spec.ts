@@ -17,7 +17,10 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
+import type { AppConfig } from '../../libs/common/src';
+import { prepareLeadMs } from '../../libs/orchestration/src/prepare-lead';
+import type { OccurrenceBurstsRepository } from '../../libs/persistence/src';
+import { createScheduleActivities, planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
 import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
 import { waitFor } from '../../test/utils/receiver';
 import type {
@@ -63,6 +66,11 @@ class Recorder {
   /** Run id → the `now` of the plan its occurrence was decided on (the workflow clock plus its lead). */
   private readonly plannedNow = new Map<string, number>();
   private lastPlanNow = 0;
+  /** With a burst estimate (issue 25): the plan activity computes leads as the worker's does. */
+  burst: { size: number; registered: Array<{ at: number; register: boolean }> } | null = null;
+  readonly config = {
+    scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+  } as AppConfig;
 
   decisions(): OccurrenceDecision[] {
     return this.openRuns.flatMap((call) => call.decisions);
@@ -77,7 +85,17 @@ class Recorder {
     return {
       planOccurrences: async (input) => {
         this.lastPlanNow = Date.parse(input.now);
-        return planOccurrences(input);
+        const burst = this.burst;
+        if (burst === null) {
+          return planOccurrences(input);
+        }
+        const bursts = {
+          plan: async (next: Date, _previous: Date | null, register: boolean) => {
+            burst.registered.push({ at: next.getTime(), register });
+            return { next: burst.size, previous: burst.size };
+          },
+        } as unknown as OccurrenceBurstsRepository;
+        return createScheduleActivities({ bursts, config: this.config }).planOccurrences(input);
       },
       readWorkspaceGate: async () => ({ suspended: false, blockingQuota: null }),
       openRuns: async (input) => {
@@ -264,6 +282,55 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
         expect(ahead).toBeGreaterThan(0);
         expect(ahead).toBeLessThanOrEqual(lead);
       }
+      await deleteJob(snapshot.jobId);
+    });
+  }, 120_000);
+
+  it('should prepare each occurrence of a large burst at its own lead, before the instant, counted once', async () => {
+    const timeoutMs = 30_000;
+    const snapshot = snapshotOf({
+      expr: 'every 1 minute',
+      prepareAheadMs: 1_000,
+      display: {
+        name: 'burst',
+        schedule: 'every 1 minute',
+        timezone: 'UTC',
+        sink: 'webhook',
+        target: 'POST example.com',
+        maxAttempts: 3,
+        timeoutMs,
+      },
+    });
+    recorder.burst = { size: 1_000, registered: [] };
+    // 1 000 jobs at 25 a second: this job's place in the 40 s spread before the base lead.
+    const lead = prepareLeadMs({
+      jobId: snapshot.jobId,
+      burst: 1_000,
+      baseMs: 1_000,
+      ratePerS: 25,
+      maxMs: 60_000,
+      gapMs: MINUTE,
+      timeoutMs,
+    });
+    expect(lead).toBeGreaterThan(1_000);
+    await withWorker(async () => {
+      const { startedAt } = await startJob(snapshot);
+      await advance(30 * MINUTE);
+      const until = await env.currentTimeMs();
+
+      const decisions = recorder.decisions();
+      expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(MINUTE, startedAt, until + lead));
+      // The first was planned when the job started, less than a lead before it; the rest:
+      for (const decision of decisions.slice(1)) {
+        // Decided exactly its lead before the instant (the attempt then waits for the instant).
+        const ahead = Date.parse(decision.scheduledAt) - recorder.decidedAt(decision.runId, lead);
+        expect(ahead).toBeGreaterThan(lead - 1_000);
+        expect(ahead).toBeLessThanOrEqual(lead);
+      }
+      // Each instant counted once in the burst estimate, however often it was planned.
+      const counted = recorder.burst!.registered.filter((r) => r.register).map((r) => r.at);
+      expect(new Set(counted).size).toBe(counted.length);
+      expect(counted.length).toBeGreaterThanOrEqual(decisions.length);
       await deleteJob(snapshot.jobId);
     });
   }, 120_000);

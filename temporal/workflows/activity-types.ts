@@ -2,7 +2,7 @@
  * Type-only contracts of the activities the workflows call; the worker implements them in
  * apps/worker/src/activities. Kept here so workflow code never imports worker code.
  */
-import type { JobDisplay, JobSnapshot, RunWorkflowInput, ScheduleSnapshot } from './definitions';
+import type { JobDisplay, JobSnapshot, OverlapPolicy, RunWorkflowInput, ScheduleSnapshot } from './definitions';
 
 export interface PlanOccurrencesInput {
   schedule: ScheduleSnapshot;
@@ -12,6 +12,26 @@ export interface PlanOccurrencesInput {
   now: string;
   misfireThresholdMs: number;
   maxCatchUp: number;
+  /**
+   * Asks for the lead of `next` (issue 25): the job is counted in the burst estimate of `next`
+   * (unless it is `registered` there already) and the plan returns `leadMs`. Absent in plans
+   * recorded before it.
+   */
+  prepare?: PlanPrepareInput;
+  /**
+   * Read the workspace gate in the same activity when occurrences are due (one local activity
+   * less per occurrence). Absent in plans recorded before it.
+   */
+  gate?: { workspaceId: string; month: string };
+}
+
+export interface PlanPrepareInput {
+  jobId: string;
+  /** The instant this job was last counted at (not counted twice). */
+  registered: string | null;
+  overlapPolicy: OverlapPolicy;
+  /** The job's request timeout (ms), when known. */
+  timeoutMs: number | null;
 }
 
 export interface OccurrencePlan {
@@ -28,6 +48,12 @@ export interface OccurrencePlan {
   ended: boolean;
   /** Set when the schedule no longer compiles. */
   error?: string;
+  /** How long before `next` to wake and prepare it (only when asked with `prepare`). */
+  leadMs?: number;
+  /** The burst estimate the lead was computed from (for the workflow's details). */
+  burst?: number;
+  /** The workspace gate, read when asked with `gate` and occurrences are due. */
+  gate?: WorkspaceGate;
 }
 
 export interface ScheduleActivities {

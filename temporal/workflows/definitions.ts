@@ -82,6 +82,12 @@ export const RUN_PATH_PATCH = 'run-one-attempt-v2';
  * opened runs before it replay with the ids they minted then.
  */
 export const OCCURRENCE_RUN_ID_PATCH = 'occurrence-run-id';
+/**
+ * Issue 25: the job workflow asks its plan for the lead of the next occurrence (longer when many
+ * jobs share its instant) and continues-as-new at a shorter history. Executions begun before it
+ * keep the fixed `prepareAheadMs` and the longer history until they continue-as-new.
+ */
+export const PREPARED_BURSTS_PATCH = 'prepared-bursts';
 
 /** A run the job workflow started and waits to hear the end of (overlap policies other than allow). */
 export interface TrackedRun {
@@ -97,6 +103,10 @@ export interface JobWorkflowInput {
   inFlight?: TrackedRun[];
   /** Carried across continue-as-new: the one occurrence waiting (overlap_policy `queue`). */
   queued?: TrackedRun | null;
+  /** Carried across continue-as-new: the lead of the next occurrence from the last plan (ms). */
+  leadMs?: number;
+  /** Carried across continue-as-new: the instant the job is counted at in the burst estimate. */
+  registered?: string | null;
 }
 
 export interface RunWorkflowInput {

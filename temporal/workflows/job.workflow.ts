@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { newId, occurrenceRunId } from '@svc/common/ids';
-import type { JobActivities, ScheduleActivities } from './activity-types';
+import type { JobActivities, ScheduleActivities, WorkspaceGate } from './activity-types';
 import {
   describeJobQuery,
   jobChangedSignal,
@@ -17,6 +17,7 @@ import {
   runFinishedSignal,
   JOB_PATH_PATCH,
   OCCURRENCE_RUN_ID_PATCH,
+  PREPARED_BURSTS_PATCH,
   type JobSnapshot,
   type JobWorkflowDescription,
   type JobWorkflowInput,
@@ -41,6 +42,11 @@ const jobs = proxyLocalActivities<JobActivities>({
 /** fire_all delivers at most this many missed occurrences per catch-up (decisions.md). */
 const MAX_CATCH_UP = 100;
 const HISTORY_LIMIT = 4_000;
+/**
+ * With prepared bursts: about 60 occurrences a run (8 events each). A sleeping job replays at most
+ * this much when it wakes after being evicted from the worker's cache, and holds less while cached.
+ */
+const SHORT_HISTORY_LIMIT = 500;
 
 /**
  * One per job (workflow id = job id). Owns timing and the occurrence rules: computes the next
@@ -55,7 +61,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   if (!patched(JOB_PATH_PATCH)) {
     return legacyJobWorkflow(input, (carried) => continueAsNew<typeof jobWorkflow>(carried));
   }
+  // Once per execution: a run begun before issue 25 keeps its fixed lead until it continues-as-new.
+  const prepared = patched(PREPARED_BURSTS_PATCH);
+  const historyLimit = prepared ? SHORT_HISTORY_LIMIT : HISTORY_LIMIT;
   let snapshot = input.snapshot;
+  /** The lead of the occurrence the workflow sleeps for, from the plan that found it (prepared). */
+  let plannedLead: number | null = prepared ? (input.leadMs ?? null) : null;
+  let registered: string | null = prepared ? (input.registered ?? null) : null;
   let after = input.after ?? nowIso();
   let inFlight: TrackedRun[] = input.inFlight ?? [];
   let queued: TrackedRun | null = input.queued ?? null;
@@ -147,7 +159,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     // Occurrences within the lead count as due now: their runs are opened ahead and the attempt
     // releases the request at the scheduled instant. The threshold shifts with the clock, so
     // lateness is still measured from the real now.
-    const lead = snapshot.prepareAheadMs ?? 0;
+    // Prepared bursts: the lead comes from the plan that found the occurrence (longer when many
+    // jobs share its instant, spread so the server's work is done before it: architecture.md).
+    const lead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
     const plannedAfter = after;
     const plan = await planOccurrences({
       schedule: snapshot.schedule,
@@ -155,7 +169,23 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       now: nowIso(lead),
       misfireThresholdMs: snapshot.misfireThresholdMs + lead,
       maxCatchUp: MAX_CATCH_UP,
+      ...(prepared
+        ? {
+            prepare: {
+              jobId: snapshot.jobId,
+              registered,
+              overlapPolicy: snapshot.overlapPolicy ?? 'allow',
+              timeoutMs: snapshot.display?.timeoutMs ?? null,
+            },
+            gate: { workspaceId: snapshot.workspaceId, month: nowIso().slice(0, 7) },
+          }
+        : {}),
     });
+    if (prepared && plan.next !== null) {
+      registered = plan.next;
+      plannedLead = plan.leadMs ?? null;
+    }
+    const nextLead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
     if (plan.error) {
       waitFor(`a change to a schedule that no longer compiles (${plan.error})`);
       await condition(changed);
@@ -167,7 +197,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await inNewTrace(
         'job.occurrence',
         { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter),
+        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter, plan.gate),
       );
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
@@ -186,16 +216,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       }
       continue;
     }
-    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_LIMIT) {
+    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit) {
       await continueAsNew<typeof jobWorkflow>({
         snapshot: pending ?? snapshot,
         after,
         inFlight,
         queued,
+        ...(prepared ? { leadMs: plannedLead ?? undefined, registered } : {}),
       });
     }
-    waitFor(`the timer of the occurrence ${plan.next} (it wakes ${lead} ms before)`, plan.next);
-    await condition(changed, Math.max(1, Date.parse(plan.next) - lead - Date.now()));
+    const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
+    waitFor(`the timer of the occurrence ${plan.next} (it wakes ${nextLead} ms before${burst})`, plan.next);
+    await condition(changed, Math.max(1, Date.parse(plan.next) - nextLead - Date.now()));
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
   if (queued !== null) {
@@ -208,9 +240,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     due: { missed: string[]; onTime: string[] },
     missedTotal: number,
     plannedAfter: string,
+    /** Read by the plan (prepared bursts); older plans leave it to its own local activity. */
+    plannedGate: WorkspaceGate | undefined,
   ): Promise<void> {
     const overlapPolicy = current.overlapPolicy ?? 'allow';
-    const gate = await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) });
+    const gate =
+      plannedGate ?? (await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) }));
     const outcome = decideOccurrences({
       due,
       misfirePolicy: current.misfirePolicy,

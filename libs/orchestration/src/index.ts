@@ -11,3 +11,4 @@ export * from './temporal-display';
 export * from './stuck-runs';
 export * from './run-input';
 export * from './sink-services';
+export * from './prepare-lead';

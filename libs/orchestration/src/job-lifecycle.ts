@@ -62,14 +62,24 @@ export class JobLifecycle {
   constructor(private readonly deps: JobLifecycleDeps) {}
 
   async planOf(workspaceId: string): Promise<PlanLimits> {
-    const { config, workspaces } = this.deps;
-    const workspace = await workspaces.findById(workspaceId);
+    return this.planOfWorkspace(await this.deps.workspaces.findById(workspaceId));
+  }
+
+  private planOfWorkspace(workspace: { plan: string } | null): PlanLimits {
+    const { config } = this.deps;
     return config.plans[workspace?.plan ?? ''] ?? config.plans[config.default_plan];
   }
 
-  /** The monthly cap that blocks runs (`over_quota_policy = block`), with the month's use; else null. */
-  async blockingQuota(workspaceId: string, month: string): Promise<{ limit: number; used: number } | null> {
-    const plan = await this.planOf(workspaceId);
+  /**
+   * The monthly cap that blocks runs (`over_quota_policy = block`), with the month's use; else null.
+   * A caller that has just read the workspace passes it (one read less per occurrence).
+   */
+  async blockingQuota(
+    workspaceId: string,
+    month: string,
+    workspace?: { plan: string } | null,
+  ): Promise<{ limit: number; used: number } | null> {
+    const plan = workspace === undefined ? await this.planOf(workspaceId) : this.planOfWorkspace(workspace);
     if (plan.max_runs_per_month_per_workspace <= 0 || plan.over_quota_policy !== 'block') {
       return null;
     }

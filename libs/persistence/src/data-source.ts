@@ -28,6 +28,7 @@ import { AlertDelivery1795400000500 } from './migrations/1795400000500-AlertDeli
 import { AttemptBodyRetention1795400000600 } from './migrations/1795400000600-AttemptBodyRetention';
 import { OneRunPerOccurrence1795400000700 } from './migrations/1795400000700-OneRunPerOccurrence';
 import { RunRetention1795400000820 } from './migrations/1795400000820-RunRetention';
+import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-OccurrenceBursts';
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 
 export const ALL_ENTITIES = [
@@ -61,6 +62,7 @@ export const ALL_MIGRATIONS = [
   AttemptBodyRetention1795400000600,
   OneRunPerOccurrence1795400000700,
   RunRetention1795400000820,
+  OccurrenceBursts1795400000900,
   SinkStartedWorkflow1795400002800,
 ];
 

@@ -1,6 +1,11 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import type { JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import type {
+  JobsRepository,
+  OccurrenceBurstsRepository,
+  RunsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
 import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
@@ -17,6 +22,9 @@ export interface ActivityDeps {
   config: AppConfig;
   clock: () => Date;
   random: () => number;
+  /** The burst estimate (issue 25); absent in tests that do not prepare bursts. */
+  bursts?: OccurrenceBurstsRepository;
+  warn?: (message: string) => void;
   /** Prometheus instruments; absent in tests that do not look at them. */
   metrics?: WorkerMetrics;
 }
@@ -24,9 +32,15 @@ export interface ActivityDeps {
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
 export function createActivities(deps: ActivityDeps) {
   const run = createRunActivities(deps);
+  const job = createJobActivities(deps);
   return {
-    ...createScheduleActivities(),
-    ...createJobActivities(deps),
+    ...createScheduleActivities({
+      bursts: deps.bursts,
+      config: deps.config,
+      warn: deps.warn,
+      readGate: (input) => job.readWorkspaceGate(input),
+    }),
+    ...job,
     ...run,
     ...createLegacyActivities({ ...deps, current: run }),
   };

@@ -79,7 +79,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       const workspace = await workspaces.findById(workspaceId);
       return {
         suspended: Boolean(workspace?.suspendedAt),
-        blockingQuota: await lifecycle.blockingQuota(workspaceId, month),
+        blockingQuota: await lifecycle.blockingQuota(workspaceId, month, workspace),
       };
     },
 

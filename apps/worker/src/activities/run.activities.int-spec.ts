@@ -313,6 +313,52 @@ describe('run activities', () => {
       },
     );
 
+    it('should release a burst at its shared instant, never early, reading and recording it together', async () => {
+      const jobs = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => h.insertJob({ sinkConfig: { url: `${h.receiver.url}/burst-${i}` } })),
+      );
+      const scheduledAt = new Date(Date.now() + 1_500);
+      const rows = await Promise.all(jobs.map((job) => h.openRun(job, { scheduledAt })));
+      // One of them paused while the burst waits: withdrawn inside the same batch.
+      await h.ds.manager.update(JobEntity, { id: jobs[0].id }, { state: 'paused' });
+      const starts = jest.spyOn(h.runs, 'startAttempts');
+      const reads = jest.spyOn(h.jobs, 'findManyWithSecretsUnscoped');
+      try {
+        const results = await Promise.all(rows.map((row) => attempt(inputOf(row))));
+        expect(results.map((r) => (r as { status: string }).status)).toEqual([
+          'cancelled',
+          ...rows.slice(1).map(() => 'succeeded'),
+        ]);
+        // Fewer statements than attempts: those released in the same turn shared each one.
+        expect(reads.mock.calls.length).toBeLessThan(rows.length);
+        expect(starts.mock.calls.length).toBeLessThan(rows.length - 1);
+        expect(starts.mock.calls.flatMap(([batch]) => batch.map((s) => s.run.id)).sort()).toEqual(
+          rows
+            .slice(1)
+            .map((r) => r.id)
+            .sort(),
+        );
+      } finally {
+        starts.mockRestore();
+        reads.mockRestore();
+      }
+      expect(requestsTo('/burst-0')).toHaveLength(0);
+      for (const [i, row] of rows.entries()) {
+        if (i === 0) {
+          continue;
+        }
+        const [request] = requestsTo(`/burst-${i}`);
+        expect(request.at).toBeGreaterThanOrEqual(scheduledAt.getTime());
+        const closed = await run(row.id);
+        expect(closed).toMatchObject({ status: 'succeeded', attemptsCount: 1 });
+        expect(closed.startedAt!.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
+        expect(closed.startLagMs).toBe(closed.startedAt!.getTime() - scheduledAt.getTime());
+        const [first] = await attemptsOf(row.id);
+        expect(first).toMatchObject({ n: 0, outcome: 'success' });
+        expect(first.startedAt.getTime()).toBe(closed.startedAt!.getTime());
+      }
+    });
+
     it('should deliver an occurrence whose attempt starts after its instant, whatever happened since', async () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/backlogged` } });
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 200) });

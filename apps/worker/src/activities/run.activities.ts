@@ -15,6 +15,7 @@ import { type JobLifecycle, type SinkSender, sinkTarget } from '@svc/orchestrati
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
+import { byIdLoader, Coalescer } from './coalescer';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 /** Longest pause between two tries of recording a sent attempt while the database is away. */
@@ -34,7 +35,8 @@ export interface RunActivityDeps {
 
 /** What the claim step found: an attempt to make, or a run that ends without one. */
 type Claim =
-  { kind: 'attempt'; run: RunEntity; job: JobEntity; n: number } | { kind: 'closed'; result: RunAttemptResult };
+  | { kind: 'attempt'; run: RunEntity; job: JobEntity; n: number; atInstant: boolean }
+  | { kind: 'closed'; result: RunAttemptResult };
 
 /**
  * The run's delivery, one activity execution per attempt: claim (the run row, the job, the
@@ -45,6 +47,18 @@ type Claim =
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const { jobs, runs, lifecycle, sender, config, clock, random, metrics } = deps;
   const safeMode = config.scheduler.delivery_mode === 'safe';
+  // Attempts released at their instant (a burst prepared ahead) read and record together: one
+  // statement per kind for all those released in the same turn of the event loop.
+  const atInstant = {
+    runs: byIdLoader((ids) => runs.findManyUnscoped(ids)),
+    jobs: byIdLoader((ids) => jobs.findManyWithSecretsUnscoped(ids)),
+    starts: new Coalescer<{ run: RunEntity; n: number; startedAt: Date; requestSummary: string }, void>(
+      async (starts) => {
+        await runs.startAttempts(starts);
+        return starts.map(() => undefined);
+      },
+    ),
+  };
 
   async function close(runId: string, result: RunAttemptResult, extra: { error?: string; skipReason?: string } = {}) {
     await lifecycle.closeRun({ runId, status: result.status, finishedAt: clock(), ...extra });
@@ -66,14 +80,16 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     }
     const waited = await untilScheduled(run, context);
     const now = clock();
-    const job = await jobs.findWithSecretsUnscoped(run.jobId);
+    // At the instant the run is read again: a newer job version that reached the same
+    // occurrence has adopted the row (openRuns) and this attempt delivers it under that version.
+    const [job, atTheInstant] = waited
+      ? await Promise.all([atInstant.jobs.call(run.jobId), atInstant.runs.call(run.id)])
+      : [await jobs.findWithSecretsUnscoped(run.jobId), run];
     if (!job) {
       return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
     }
     if (waited) {
-      // Read again at the occurrence's instant: a newer job version that reached the same
-      // occurrence has adopted the row (openRuns) and this attempt delivers it under that version.
-      run = await runs.findByIdUnscoped(run.id);
+      run = atTheInstant;
       if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
         return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
       }
@@ -101,7 +117,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (n === 0 && input.trigger === 'schedule' && (await isMisfire(run, job, input, now))) {
       return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
     }
-    return { kind: 'attempt', run, job, n };
+    return { kind: 'attempt', run, job, n, atInstant: waited };
   }
 
   /**
@@ -179,7 +195,10 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
       }
       if (safeMode) {
-        await runs.startAttempt(run, n, firedAt, summarizeSink(sink));
+        const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };
+        await (claimed.atInstant
+          ? atInstant.starts.call(start)
+          : runs.startAttempt(start.run, start.n, start.startedAt, start.requestSummary));
       }
       const heartbeat = setInterval(() => context.heartbeat({ n }), HEARTBEAT_EVERY_MS);
       let result: SinkAttemptResult;

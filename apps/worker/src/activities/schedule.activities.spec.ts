@@ -1,5 +1,8 @@
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
-import { planOccurrences } from './schedule.activities';
+import type { AppConfig } from '@svc/common';
+import { prepareLeadMs } from '@svc/orchestration';
+import type { OccurrenceBurstsRepository } from '@svc/persistence';
+import { createScheduleActivities, planOccurrences } from './schedule.activities';
 
 const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}): ScheduleSnapshot => ({
   expr,
@@ -172,5 +175,83 @@ describe('planOccurrences: interval RRULEs phased at the anchor', () => {
       misfireThresholdMs: 86_400_000,
     });
     expect(five.onTime).toEqual(['2026-03-07T17:00:00.000Z', '2026-03-07T22:00:00.000Z', '2026-03-08T03:00:00.000Z']);
+  });
+});
+
+describe('the plan activity with prepared bursts (issue 25)', () => {
+  const config = {
+    scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+  } as AppConfig;
+  const prepare = { jobId: 'job_A', registered: null, overlapPolicy: 'allow' as const, timeoutMs: 30_000 };
+  const input = (now: string) => ({
+    schedule: schedule('0 * * * * ?'),
+    after: '2026-01-01T10:00:00.000Z',
+    now,
+    misfireThresholdMs: 60_000,
+    maxCatchUp: 100,
+    prepare,
+    gate: { workspaceId: 'ws_A', month: '2026-01' },
+  });
+  const gate = { suspended: false, blockingQuota: null };
+
+  function activities(counts: { next: number; previous: number } | Error) {
+    const calls: Array<{ next: Date; previous: Date | null; register: boolean }> = [];
+    const bursts = {
+      plan: async (next: Date, previous: Date | null, register: boolean) => {
+        calls.push({ next, previous, register });
+        if (counts instanceof Error) {
+          throw counts;
+        }
+        return counts;
+      },
+    } as unknown as OccurrenceBurstsRepository;
+    const readGate = jest.fn(async () => gate);
+    const warnings: string[] = [];
+    const { planOccurrences: plan } = createScheduleActivities({
+      bursts,
+      config,
+      readGate,
+      warn: (m) => warnings.push(m),
+    });
+    return { plan, calls, readGate, warnings };
+  }
+
+  it('should read the gate only when occurrences are due, and give the lead of the next from the burst', async () => {
+    const { plan, calls, readGate } = activities({ next: 3, previous: 1_000 });
+    const idle = await plan(input('2026-01-01T10:00:30.000Z'));
+    expect(idle.gate).toBeUndefined();
+    expect(readGate).not.toHaveBeenCalled();
+    const due = await plan(input('2026-01-01T10:01:00.000Z'));
+    expect(due.gate).toEqual(gate);
+    expect(readGate).toHaveBeenCalledWith({ workspaceId: 'ws_A', month: '2026-01' });
+    // The burst the job fires in now (1 000) is the estimate for its next instant.
+    expect(due.burst).toBe(1_000);
+    expect(due.leadMs).toBe(
+      prepareLeadMs({ ...prepare, burst: 1_000, baseMs: 1_000, ratePerS: 25, maxMs: 60_000, gapMs: 60_000 }),
+    );
+    expect(calls[1]).toEqual({
+      next: new Date('2026-01-01T10:02:00.000Z'),
+      previous: new Date('2026-01-01T10:01:00.000Z'),
+      register: true,
+    });
+    // Already counted at that instant: read, not counted again.
+    await plan({
+      ...input('2026-01-01T10:01:00.000Z'),
+      prepare: { ...prepare, registered: '2026-01-01T10:02:00.000Z' },
+    });
+    expect(calls[2]!.register).toBe(false);
+  });
+
+  it('should keep the base lead for other overlap policies and when the estimate cannot be read', async () => {
+    const queued = await activities({ next: 1_000, previous: 1_000 }).plan({
+      ...input('2026-01-01T10:01:00.000Z'),
+      prepare: { ...prepare, overlapPolicy: 'queue' },
+    });
+    expect(queued.leadMs).toBe(1_000);
+    const down = activities(new Error('connection refused'));
+    const plan = await down.plan(input('2026-01-01T10:01:00.000Z'));
+    expect(plan.leadMs).toBe(1_000);
+    expect(plan.onTime).toEqual(['2026-01-01T10:01:00.000Z']);
+    expect(down.warnings[0]).toMatch(/connection refused/);
   });
 });

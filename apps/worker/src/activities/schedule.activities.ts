@@ -1,6 +1,22 @@
-import { compileJobSchedule } from '@svc/orchestration';
-import type { OccurrencePlan, PlanOccurrencesInput, ScheduleActivities } from '@svc/workflows/activity-types';
+import type { AppConfig } from '@svc/common';
+import type { OccurrenceBurstsRepository } from '@svc/persistence';
+import { compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
+import type {
+  OccurrencePlan,
+  PlanOccurrencesInput,
+  ScheduleActivities,
+  WorkspaceGate,
+} from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
+
+export interface ScheduleActivityDeps {
+  /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
+  bursts?: OccurrenceBurstsRepository;
+  config?: AppConfig;
+  warn?: (message: string) => void;
+  /** Reads the workspace gate (the job activity's), for plans asked with `gate`. */
+  readGate?: (input: { workspaceId: string; month: string }) => Promise<WorkspaceGate>;
+}
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
 const MAX_SCANNED = 100_000;
@@ -10,12 +26,65 @@ const CHUNK = 500;
  * Schedule math for the job workflow, run as a local activity so time-zone data of the worker
  * host is recorded in history rather than re-evaluated on replay (style.md rule 13).
  */
-export function createScheduleActivities(): ScheduleActivities {
+export function createScheduleActivities(deps: ScheduleActivityDeps = {}): ScheduleActivities {
   return {
     async planOccurrences(input: PlanOccurrencesInput): Promise<OccurrencePlan> {
-      return planOccurrences(input);
+      let plan = planOccurrences(input);
+      if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
+        plan = { ...plan, gate: await deps.readGate(input.gate) };
+      }
+      return deps.bursts && deps.config && input.prepare && plan.next !== null
+        ? { ...plan, ...(await leadOf(plan.next, plan, input, deps.bursts, deps.config, deps.warn)) }
+        : plan;
     },
   };
+}
+
+/**
+ * Counts the job in the burst at `next` and returns the lead to prepare it with. The estimate is
+ * the larger of the count planned at `next` so far and the count at the instant the job fires now
+ * (complete by then; periodic schedules meet again). The estimate is an optimisation: if the
+ * database cannot be asked, the plan goes on with the base lead.
+ */
+async function leadOf(
+  next: string,
+  plan: OccurrencePlan,
+  input: PlanOccurrencesInput,
+  bursts: OccurrenceBurstsRepository,
+  config: AppConfig,
+  warn?: (message: string) => void,
+): Promise<{ leadMs: number; burst: number }> {
+  const prepare = input.prepare!;
+  const baseMs = config.scheduler.prepare_ahead_ms;
+  const due = [...plan.missed, ...plan.onTime];
+  const previous = due.length > 0 ? due[due.length - 1] : null;
+  let burst = 1;
+  try {
+    const counts = await bursts.plan(
+      new Date(next),
+      previous === null ? null : new Date(previous),
+      prepare.registered !== next,
+    );
+    burst = Math.max(1, counts.next, counts.previous);
+  } catch (err) {
+    warn?.(`burst estimate unavailable, preparing with the base lead: ${(err as Error).message}`);
+    return { leadMs: baseMs, burst };
+  }
+  // Other overlap policies decide against the runs in flight when the occurrence is opened:
+  // opening it long before its instant would judge overlap too early. They keep the base lead.
+  if (prepare.overlapPolicy !== 'allow') {
+    return { leadMs: baseMs, burst };
+  }
+  const leadMs = prepareLeadMs({
+    jobId: prepare.jobId,
+    burst,
+    baseMs,
+    ratePerS: config.scheduler.prepare_rate,
+    maxMs: config.scheduler.max_prepare_ahead_ms,
+    gapMs: Date.parse(next) - Date.parse(previous ?? input.after),
+    timeoutMs: prepare.timeoutMs,
+  });
+  return { leadMs, burst };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   AlertEventsRepository,
   AuditRepository,
   JobsRepository,
+  OccurrenceBurstsRepository,
   RunsRepository,
   SecretsRepository,
   WorkspacesRepository,
@@ -146,6 +147,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const jobs = new JobsRepository(this.dataSource);
     const runs = new RunsRepository(this.dataSource);
     const workspaces = new WorkspacesRepository(this.dataSource);
+    const bursts = new OccurrenceBurstsRepository(this.dataSource);
     const metrics = createWorkerMetrics({
       taskQueue: task_queue,
       readBacklog: async () => {
@@ -214,6 +216,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       clock: () => new Date(),
       random: Math.random,
       metrics,
+      bursts,
+      warn: (message) => this.logger.warn(message),
     });
     const code = await workflowCode(traced);
     const tracing = workerTracingOptions(traced);
@@ -228,11 +232,14 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       taskQueue: task_queue,
       activities,
       // Sized for many short tasks: an occurrence is one workflow task of the job, two of the run
-      // and one attempt activity that mostly waits on the network (docs/benchmarks.md).
+      // and one attempt activity that mostly waits, for its instant (a burst prepared ahead holds
+      // one slot per occurrence) and on the network (docs/benchmarks.md).
       maxConcurrentActivityTaskExecutions: this.config.worker.max_concurrent_activities,
       maxConcurrentWorkflowTaskExecutions: this.config.worker.max_concurrent_workflow_tasks,
       maxConcurrentLocalActivityExecutions: this.config.worker.max_concurrent_workflow_tasks,
-      maxCachedWorkflows: 5_000,
+      // Idle jobs fall out of the cache and are replayed on their next wake (docs/benchmarks.md →
+      // Idle jobs); busy jobs and the runs in flight stay.
+      maxCachedWorkflows: this.config.worker.max_cached_workflows,
       // SIGTERM (docs/operations.md → Faults): polling stops at once; an attempt in flight keeps
       // running, bounded by its job's timeout, and is recorded before the worker exits.
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
@@ -303,6 +310,10 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     );
 
     const reconcile = async () => {
+      // The burst estimate only looks at instants to come: an hour back is plenty.
+      await bursts.pruneBefore(new Date(Date.now() - 3_600_000)).catch((err: unknown) => {
+        this.logger.warn(`burst estimate prune failed: ${(err as Error).message}`);
+      });
       try {
         const report = await reconcileJobWorkflows({ jobs, gateway, client, config: this.config });
         this.logger.log(

@@ -103,6 +103,22 @@ describe('buildConfig', () => {
     });
   });
 
+  it('should read the burst preparation and worker cache settings, with bounds', () => {
+    expect(buildConfig({}, {})).toMatchObject({
+      scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+      worker: { max_concurrent_activities: 2_000, max_cached_workflows: 2_500 },
+    });
+    const tuned = buildConfig(
+      {},
+      { SCHEDULER_PREPARE_RATE: '0', SCHEDULER_MAX_PREPARE_AHEAD: '90s', WORKER_MAX_CACHED_WORKFLOWS: '500' },
+    );
+    expect(tuned.scheduler).toMatchObject({ prepare_rate: 0, max_prepare_ahead_ms: 90_000 });
+    expect(tuned.worker.max_cached_workflows).toBe(500);
+    expect(() => buildConfig({}, { SCHEDULER_MAX_PREPARE_AHEAD: '3m' })).toThrow(/max_prepare_ahead/);
+    expect(() => buildConfig({ scheduler: { max_prepare_ahead: '500ms' } }, {})).toThrow(/max_prepare_ahead/);
+    expect(() => buildConfig({}, { WORKER_MAX_CACHED_WORKFLOWS: '0' })).toThrow(/max_cached_workflows/);
+  });
+
   it('should default a hosted server to the free plan and refuse private networks', () => {
     const config = buildConfig({ mode: 'hosted' }, {});
     expect(config.default_plan).toBe('free');

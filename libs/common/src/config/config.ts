@@ -61,6 +61,13 @@ export interface AppConfig {
     stalled_run_grace_ms: number;
     /** Runs are opened this long before their occurrence; the request still leaves at the scheduled instant. */
     prepare_ahead_ms: number;
+    /**
+     * Bursts (issue 25): occurrences a second the deployment prepares ahead (runs opened, run
+     * workflows started); a burst of N occurrences at one instant is spread over N / rate seconds
+     * before it. 0 keeps every occurrence at `prepare_ahead`. Bounded by `max_prepare_ahead`.
+     */
+    prepare_rate: number;
+    max_prepare_ahead_ms: number;
     /** `/readyz` reports `writer_backpressure` when a due run has waited longer than this for its first attempt. */
     writer_backpressure_threshold_ms: number;
   };
@@ -69,7 +76,17 @@ export interface AppConfig {
    * the worker stops polling and lets the tasks it holds finish for up to `shutdown_grace_time`
    * (docs/operations.md → Faults); only then are activities still running told to cancel.
    */
-  worker: { max_concurrent_activities: number; max_concurrent_workflow_tasks: number; shutdown_grace_time_ms: number };
+  worker: {
+    max_concurrent_activities: number;
+    max_concurrent_workflow_tasks: number;
+    shutdown_grace_time_ms: number;
+    /**
+     * Workflows kept in the worker's sticky cache (least recently used beyond it are evicted and
+     * replayed from history on their next wake): sized for the job workflows that wake often and
+     * the runs in flight, so idle jobs cost little memory (docs/benchmarks.md → Idle jobs).
+     */
+    max_cached_workflows: number;
+  };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
    * instead of the system resolver; empty = system resolver (docs/network-rules.md).
@@ -220,6 +237,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SCHEDULER_DELIVERY_MODE', 'scheduler.delivery_mode'],
   ['SCHEDULER_MISFIRE_THRESHOLD', 'scheduler.misfire_threshold'],
   ['SCHEDULER_PREPARE_AHEAD', 'scheduler.prepare_ahead'],
+  ['SCHEDULER_PREPARE_RATE', 'scheduler.prepare_rate'],
+  ['SCHEDULER_MAX_PREPARE_AHEAD', 'scheduler.max_prepare_ahead'],
   ['SCHEDULER_WRITER_BACKPRESSURE_THRESHOLD', 'scheduler.writer_backpressure_threshold'],
   ['SCHEDULER_DEFAULT_SLA_THRESHOLD', 'scheduler.default_sla_threshold'],
   ['SCHEDULER_RECONCILE_INTERVAL', 'scheduler.reconcile_interval'],
@@ -228,6 +247,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
+  ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
@@ -465,6 +485,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   if (prepareAhead > 10_000) {
     problems.push('scheduler.prepare_ahead: expected at most 10s');
   }
+  // A burst's lead: its attempts wait inside their 150 s start-to-close, beside the request.
+  const maxPrepareAhead = duration('scheduler.max_prepare_ahead', 60_000);
+  if (maxPrepareAhead < prepareAhead || maxPrepareAhead > 120_000) {
+    problems.push('scheduler.max_prepare_ahead: expected from prepare_ahead to 120s');
+  }
 
   const authConfig = (): AppConfig['auth'] => {
     const issuer = str('auth.oidc.issuer', '');
@@ -586,13 +611,17 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       stalled_run_sweep_interval_ms: duration('scheduler.stalled_run_sweep_interval', 20_000),
       stalled_run_grace_ms: duration('scheduler.stalled_run_grace', 40_000),
       prepare_ahead_ms: prepareAhead,
+      prepare_rate: int('scheduler.prepare_rate', 25),
+      max_prepare_ahead_ms: maxPrepareAhead,
       writer_backpressure_threshold_ms: duration('scheduler.writer_backpressure_threshold', 30_000),
     },
     worker: {
-      max_concurrent_activities: int('worker.max_concurrent_activities', 200),
+      // Attempts waiting for their instant hold a slot (a timer, no request): a burst of N needs N.
+      max_concurrent_activities: int('worker.max_concurrent_activities', 2_000),
       max_concurrent_workflow_tasks: int('worker.max_concurrent_workflow_tasks', 100),
       // The attempt activity's start-to-close: the longest job timeout (120 s) plus its bookkeeping.
       shutdown_grace_time_ms: duration('worker.shutdown_grace_time', 150_000),
+      max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
     },
     sinks: {
       webhook: {

@@ -13,3 +13,4 @@ export * from './sessions.repository';
 export * from './alert-channels.repository';
 export * from './alert-rules.repository';
 export * from './alert-events.repository';
+export * from './occurrence-bursts.repository';

@@ -1,0 +1,57 @@
+/**
+ * How long before its instant a job workflow prepares an occurrence (issue 25, docs/architecture.md
+ * → Bursts prepared ahead). Pure: the worker's plan activity computes it and the job workflow
+ * records it with the plan, so replay never computes it again.
+ */
+
+/** The run workflow's attempt start-to-close (temporal/workflows/definitions.ts, same value). */
+export const ATTEMPT_BUDGET_MS = 150_000;
+/** The longest job timeout (spec): an attempt whose timeout is unknown is assumed to use it. */
+const LONGEST_JOB_TIMEOUT_MS = 120_000;
+/** Bookkeeping of an attempt besides its request (claim, records), kept out of the wait. */
+const ATTEMPT_BOOKKEEPING_MS = 15_000;
+
+export interface PrepareLeadInput {
+  jobId: string;
+  /** Jobs planned at the occurrence's instant, this one included (best estimate, >= 1). */
+  burst: number;
+  /** `scheduler.prepare_ahead`: the lead of a lone occurrence and the least lead of any. */
+  baseMs: number;
+  /** `scheduler.prepare_rate`: occurrences a second the deployment prepares; 0 turns spreading off. */
+  ratePerS: number;
+  /** `scheduler.max_prepare_ahead`. */
+  maxMs: number;
+  /** From the job's previous occurrence (or the plan's start) to this one. */
+  gapMs: number;
+  /** The job's request timeout, when known. */
+  timeoutMs: number | null;
+}
+
+/**
+ * `base + position × burst / rate`: the burst's preparations are spread evenly over the time the
+ * server needs for them at `rate`, ending `base` before the instant; each job's place in that
+ * spread is fixed by its id, so the same job always takes the same place. Capped so an attempt's
+ * wait plus its request fits the attempt's start-to-close, so a job never holds two of its own
+ * occurrences waiting at once (less than its gap), and by `maxMs`; never below `base`.
+ */
+export function prepareLeadMs(input: PrepareLeadInput): number {
+  const { baseMs } = input;
+  if (input.ratePerS <= 0 || input.burst <= 1) {
+    return baseMs;
+  }
+  const spreadMs = (input.burst / input.ratePerS) * 1000;
+  const lead = baseMs + Math.floor(spreadPosition(input.jobId) * spreadMs);
+  const attemptCap = ATTEMPT_BUDGET_MS - (input.timeoutMs ?? LONGEST_JOB_TIMEOUT_MS) - ATTEMPT_BOOKKEEPING_MS;
+  const cap = Math.min(input.maxMs, attemptCap, input.gapMs - 1_000);
+  return Math.max(baseMs, Math.min(lead, cap));
+}
+
+/** A job's fixed place in [0, 1) (FNV-1a of its id): spreads a burst evenly, the same every time. */
+export function spreadPosition(jobId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < jobId.length; i++) {
+    hash ^= jobId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash / 2 ** 32;
+}

@@ -1,0 +1,62 @@
+import { ATTEMPT_BUDGET_MS, prepareLeadMs, spreadPosition, type PrepareLeadInput } from '../src/prepare-lead';
+
+const input = (overrides: Partial<PrepareLeadInput> = {}): PrepareLeadInput => ({
+  jobId: 'job_01JDX5Y0000000000000000000',
+  burst: 1,
+  baseMs: 1_000,
+  ratePerS: 25,
+  maxMs: 60_000,
+  gapMs: 60_000,
+  timeoutMs: 30_000,
+  ...overrides,
+});
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `job_01JDX5Y${String(i).padStart(19, '0')}`);
+
+describe('prepareLeadMs', () => {
+  it('should keep the base lead for a lone occurrence or with spreading off', () => {
+    expect(prepareLeadMs(input({ burst: 1 }))).toBe(1_000);
+    expect(prepareLeadMs(input({ burst: 500, ratePerS: 0 }))).toBe(1_000);
+  });
+
+  it('should spread a burst over burst / rate seconds before the base lead', () => {
+    const leads = ids(1_000).map((jobId) => prepareLeadMs(input({ jobId, burst: 1_000 })));
+    // 1 000 at 25 a second: 40 s of preparation, ending 1 s before the instant.
+    expect(Math.min(...leads)).toBeGreaterThanOrEqual(1_000);
+    expect(Math.max(...leads)).toBeLessThanOrEqual(41_000);
+    // Evenly: each 10 s of the spread holds about a quarter of the burst.
+    for (let from = 1_000; from < 41_000; from += 10_000) {
+      const inSlice = leads.filter((lead) => lead >= from && lead < from + 10_000).length;
+      expect(inSlice).toBeGreaterThan(200);
+      expect(inSlice).toBeLessThan(300);
+    }
+  });
+
+  it('should grow with the burst size for the same job', () => {
+    const jobId = ids(1)[0]!;
+    const small = prepareLeadMs(input({ jobId, burst: 100 }));
+    const large = prepareLeadMs(input({ jobId, burst: 1_000 }));
+    expect(large).toBeGreaterThan(small);
+    expect(large - 1_000).toBeCloseTo((small - 1_000) * 10, -2);
+  });
+
+  it('should give a job the same place every time', () => {
+    expect(spreadPosition('job_a')).toBe(spreadPosition('job_a'));
+    expect(spreadPosition('job_a')).not.toBe(spreadPosition('job_b'));
+    for (const jobId of ids(100)) {
+      expect(spreadPosition(jobId)).toBeGreaterThanOrEqual(0);
+      expect(spreadPosition(jobId)).toBeLessThan(1);
+    }
+  });
+
+  it('should stay below the gap to the previous occurrence, the attempt budget and the maximum', () => {
+    const leads = (overrides: Partial<PrepareLeadInput>) =>
+      ids(200).map((jobId) => prepareLeadMs(input({ jobId, burst: 5_000, ...overrides })));
+    expect(Math.max(...leads({ gapMs: 10_000 }))).toBe(9_000);
+    expect(Math.max(...leads({ maxMs: 20_000 }))).toBe(20_000);
+    // A 120 s request timeout leaves 15 s of the attempt's 150 s for the wait.
+    expect(Math.max(...leads({ timeoutMs: 120_000 }))).toBe(ATTEMPT_BUDGET_MS - 120_000 - 15_000);
+    expect(Math.max(...leads({ timeoutMs: null }))).toBe(15_000);
+    // Never below the base, even when a cap is below it.
+    expect(Math.min(...leads({ gapMs: 500 }))).toBe(1_000);
+  });
+});
