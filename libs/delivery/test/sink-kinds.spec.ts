@@ -51,6 +51,13 @@ describe('checkAgainstSchema', () => {
     });
     expect(checkAgainstSchema(webhook.configSchema, { url: 'https://x.example', method: null })).toEqual({});
   });
+
+  it('reports a bad list item on the list, as the DTO validation names fields', () => {
+    const webhook = new WebhookSinkKind();
+    const fields = checkAgainstSchema(webhook.configSchema, { url: 'https://x.example', retry_on: ['bogus'] });
+    expect(Object.keys(fields)).toEqual(['sink.config.retry_on']);
+    expect(fields['sink.config.retry_on']).toMatch(/^each item /);
+  });
 });
 
 describe('temporal_workflow normalize', () => {

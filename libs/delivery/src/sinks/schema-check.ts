@@ -37,7 +37,25 @@ export function checkAgainstSchema(schema: SinkJsonSchema, value: unknown, base 
 }
 
 function describeError(error: ErrorObject, base: string): [string, string] {
-  const path = base + error.instancePath.replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  const [path, item] = fieldPath(base, error.instancePath);
+  const [at, message] = describeAt(error, path);
+  return [at, item && at === path ? `each item ${message}` : message];
+}
+
+/**
+ * The field an error belongs to, as the DTO validation names it: a list's item is reported on the
+ * list (`sink.config.retry_on`, not `sink.config.retry_on.0`); says whether an index was dropped.
+ */
+function fieldPath(base: string, instancePath: string): [string, boolean] {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const kept = segments.filter((s) => !/^\d+$/.test(s));
+  return [[base, ...kept].filter(Boolean).join('.'), kept.length !== segments.length];
+}
+
+function describeAt(error: ErrorObject, path: string): [string, string] {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
