@@ -122,7 +122,7 @@ PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="" "$ROOT/.tools/schem
   "http://127.0.0.1:$api_port/api/v1/openapi.json" \
   --url "http://127.0.0.1:$api_port" \
   --header "Authorization: Bearer $API_KEY" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --checks all \
   --max-examples "${SVC_FUZZ_MAX_EXAMPLES:-12}" \
   --seed "${SVC_FUZZ_SEED:-20261122}" \
   --workers 1 \

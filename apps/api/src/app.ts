@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type AppConfig, ForbiddenError, loadConfig, UnauthorizedError } from '@svc/common';
+import { type AppConfig, ForbiddenError, loadConfig, MethodNotAllowedError, UnauthorizedError } from '@svc/common';
 import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
 import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
-import { trackRoutes } from './common/openapi/fastify-routes';
+import { allowedMethods, trackRoutes } from './common/openapi/fastify-routes';
 import { addRequestLogging } from './common/request-logging';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
 import { addRequestSpanHooks, tracedServerFactory } from './common/tracing/http-tracing';
@@ -88,6 +88,20 @@ export function createFastifyAdapter(
   // unmatched requests, which its not-found handler and ErrorFilter answer with the same envelope.
   fastify.addHook('onRoute', (route) => {
     route.errorHandler ??= answerFastifyError;
+  });
+  // A known path asked with a method it does not serve is 405 with `Allow`, not 404 (RFC 9110
+  // 15.5.6). A preParsing hook: after every onRequest hook (so rate-limit headers are set as on a
+  // 404) and before the body is read, so no body can turn it into a 400.
+  fastify.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.routeOptions.url !== undefined) {
+      return done(null, payload);
+    }
+    const allow = allowedMethods(fastify, request.url);
+    if (allow.length === 0) {
+      return done(null, payload);
+    }
+    const { status, body } = toErrorResponse(new MethodNotAllowedError(request.method, allow));
+    void reply.status(status).header('Allow', allow.join(', ')).send({ error: body });
   });
   if (traced) {
     addRequestSpanHooks(fastify);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
-  decodeCursor,
-  encodeCursor,
+  readCursor,
+  CURSORS,
   newId,
   NotFoundError,
   type Page,
@@ -41,19 +41,12 @@ export class AlertRulesService {
 
   async list(auth: AuthContext, query: ListAlertRulesQueryDto): Promise<Page<AlertRuleResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let beforeId: string | undefined;
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
-      if (!cursor || typeof cursor.id !== 'string') {
-        throw new ValidationFailedError({ cursor: 'invalid cursor' });
-      }
-      beforeId = cursor.id;
-    }
+    const beforeId = readCursor(CURSORS.alertRules, query.cursor)?.id;
     const rows = await this.rules.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return {
       data: page.map(toAlertRuleResponse),
-      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.alertRules.encode({ id: page[page.length - 1].id }) : null,
     };
   }
 

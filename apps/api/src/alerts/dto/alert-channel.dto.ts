@@ -1,6 +1,7 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ALERT_CHANNEL_KINDS, type AlertChannelKind } from '@svc/delivery';
 import { IsPlainObject } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /**
@@ -35,7 +36,7 @@ export class UpdateAlertChannelDto {
   config?: Record<string, unknown>;
 }
 
-export class ListAlertChannelsQueryDto extends PageQueryDto {}
+export class ListAlertChannelsQueryDto extends PageQueryDto(CURSORS.alertChannels) {}
 
 /** `GET /api/v1/alert-channels/verify?token=…` (no login: the link of a confirmation mail). */
 export class VerifyAlertChannelQueryDto {

@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
 import { IsDuration } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /** Cooldown bounds: `0s` (every event alerts) to 7 days. */
@@ -126,4 +127,4 @@ export class UpdateAlertRuleDto {
   cooldown?: string;
 }
 
-export class ListAlertRulesQueryDto extends PageQueryDto {}
+export class ListAlertRulesQueryDto extends PageQueryDto(CURSORS.alertRules) {}

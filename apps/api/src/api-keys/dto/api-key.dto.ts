@@ -11,6 +11,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { SCOPES, type Scope } from '../../common/auth/auth.decorators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 export const API_KEY_NAME_MAX = 100;
@@ -35,4 +36,4 @@ export class CreateApiKeyDto {
 }
 
 /** `GET /api/v1/api-keys`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
-export class ListApiKeysQueryDto extends PageQueryDto {}
+export class ListApiKeysQueryDto extends PageQueryDto(CURSORS.apiKeys) {}

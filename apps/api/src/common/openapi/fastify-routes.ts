@@ -35,3 +35,39 @@ export function registeredRoutes(fastify: FastifyInstance): readonly RegisteredR
   }
   return routes;
 }
+
+/** A route template as a matcher: `:param` is one path segment, a trailing `*` the rest of the path. */
+function templateMatcher(url: string): RegExp {
+  const pattern = url
+    .split(/(:[A-Za-z0-9_]+|\*$)/)
+    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${pattern}$`);
+}
+
+const MATCHERS = new WeakMap<readonly RegisteredRoute[], { count: number; byTemplate: Array<[RegExp, Set<string>]> }>();
+
+/**
+ * The methods the server serves on the path of `rawUrl` (its query string ignored), `HEAD` beside
+ * every `GET` as Fastify adds it; empty when no route has that path (an unknown path: 404).
+ */
+export function allowedMethods(fastify: FastifyInstance, rawUrl: string): string[] {
+  const routes = registeredRoutes(fastify);
+  let cached = MATCHERS.get(routes);
+  if (!cached || cached.count !== routes.length) {
+    const byUrl = new Map<string, Set<string>>();
+    for (const route of routes) {
+      byUrl.set(route.url, (byUrl.get(route.url) ?? new Set()).add(route.method));
+    }
+    cached = { count: routes.length, byTemplate: [...byUrl].map(([url, methods]) => [templateMatcher(url), methods]) };
+    MATCHERS.set(routes, cached);
+  }
+  const path = rawUrl.split('?')[0];
+  const methods = new Set<string>();
+  for (const [matcher, served] of cached.byTemplate) {
+    if (matcher.test(path)) {
+      served.forEach((m) => methods.add(m));
+    }
+  }
+  return [...methods].sort();
+}

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
@@ -303,7 +304,7 @@ export class UpdateJobDto extends JobFieldsDto {
   sink?: SinkPatchDto;
 }
 
-export class ListJobsQueryDto extends PageQueryDto {
+export class ListJobsQueryDto extends PageQueryDto(CURSORS.jobs) {
   @IsOptional()
   @IsIn(['active', 'paused', 'disabled', 'completed'])
   state?: 'active' | 'paused' | 'disabled' | 'completed';
