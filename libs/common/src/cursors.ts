@@ -38,11 +38,12 @@ export function nameCursor(namePattern: RegExp): CursorFormat<{ name: string }> 
 }
 
 /**
- * Lists ordered by (time, id): `<integer>.<id>`, the time as an integer count of `unit`s since
- * the epoch, at most `digits` digits (so every match is a representable instant).
+ * Lists ordered by (time, id): `<integer>.<id>`, the time as an integer count of some unit since
+ * the epoch, matching `integer` (a regular expression bounding it, so that every match is an
+ * exact JavaScript number and a representable instant).
  */
-export function timeIdCursor(kind: IdKind, digits: number): CursorFormat<{ at: number; id: string }> {
-  const pattern = new RegExp(`^([0-9]{1,${digits}})\\.(${ID_PREFIXES[kind]}_${ULID})$`);
+export function timeIdCursor(kind: IdKind, integer: string): CursorFormat<{ at: number; id: string }> {
+  const pattern = new RegExp(`^(${integer})\\.(${ID_PREFIXES[kind]}_${ULID})$`);
   return {
     pattern,
     encode: ({ at, id }) => `${at}.${id}`,
@@ -68,9 +69,9 @@ export const CURSORS = {
   alertChannels: idCursor('channel'),
   alertRules: idCursor('rule'),
   /** `scheduled_at` in milliseconds (15 digits reach past year 30000). */
-  runs: timeIdCursor('run', 15),
-  /** `created_at` in microseconds, exact (16 digits reach year 2286). */
-  auditLog: timeIdCursor('audit', 16),
+  runs: timeIdCursor('run', '[0-9]{1,15}'),
+  /** `created_at` in microseconds, exact: below 9e15 (year 2255), under 2^53. */
+  auditLog: timeIdCursor('audit', '[0-8]?[0-9]{1,15}'),
 };
 
 /** The key of `cursor` (undefined without one); a cursor of another format is 400 `cursor`. */
