@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
-import { allowedMethods, trackRoutes } from './common/openapi/fastify-routes';
+import { resourceOf, trackRoutes } from './common/openapi/fastify-routes';
 import { addRequestLogging } from './common/request-logging';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
 import { addRequestSpanHooks, tracedServerFactory } from './common/tracing/http-tracing';
@@ -90,18 +90,21 @@ export function createFastifyAdapter(
     route.errorHandler ??= answerFastifyError;
   });
   // A known path asked with a method it does not serve is 405 with `Allow`, not 404 (RFC 9110
-  // 15.5.6). A preParsing hook: after every onRequest hook (so rate-limit headers are set as on a
-  // 404) and before the body is read, so no body can turn it into a 400.
+  // 15.5.6); so is a path that a parametric route only matched because the path's own resource
+  // lacks the method (`PATCH /alert-channels/verify` is not `PATCH /alert-channels/{id}`). A
+  // preParsing hook: after every onRequest hook (so rate-limit headers are set as on a 404) and
+  // before the body is read, so no body can turn it into a 400.
   fastify.addHook('preParsing', (request, reply, payload, done) => {
-    if (request.routeOptions.url !== undefined) {
+    const matched = request.routeOptions.url;
+    if (matched !== undefined && !/[:*]/.test(matched)) {
+      return done(null, payload); // a literal route: the path's own resource
+    }
+    const resource = resourceOf(fastify, request.url);
+    if (resource.methods.length === 0 || (matched !== undefined && resource.templates.includes(matched))) {
       return done(null, payload);
     }
-    const allow = allowedMethods(fastify, request.url);
-    if (allow.length === 0) {
-      return done(null, payload);
-    }
-    const { status, body } = toErrorResponse(new MethodNotAllowedError(request.method, allow));
-    void reply.status(status).header('Allow', allow.join(', ')).send({ error: body });
+    const { status, body } = toErrorResponse(new MethodNotAllowedError(request.method, resource.methods));
+    void reply.status(status).header('Allow', resource.methods.join(', ')).send({ error: body });
   });
   if (traced) {
     addRequestSpanHooks(fastify);

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs
 import { type AppConfig, DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { ME_SCHEMA } from '../me/me-response.schema';
 import { toMeResponse } from '../me/me.mapper';
@@ -101,6 +101,7 @@ export class AuthController {
    * cookie is set on a same-site response).
    */
   @Get('oidc/callback')
+  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
   @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', {
     200: {
       description: 'Signed in; the page continues to the dashboard',

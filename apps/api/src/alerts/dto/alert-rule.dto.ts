@@ -8,12 +8,14 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Matches,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
 import { IsDuration } from '../../common/validators';
-import { CURSORS } from '@svc/common';
+import { CURSORS, idPattern } from '@svc/common';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /** Cooldown bounds: `0s` (every event alerts) to 7 days. */
@@ -44,6 +46,8 @@ export class CreateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_CHANNELS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
+  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
   channel_ids: string[];
 
   /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`. */
@@ -60,6 +64,8 @@ export class CreateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_JOBS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
+  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
   job_ids?: string[] | null;
 
   /** Only jobs with at least one of these tags (null or absent: every job). */
@@ -96,6 +102,8 @@ export class UpdateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_CHANNELS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
+  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
   channel_ids?: string[];
 
   @IsOptional()
@@ -111,6 +119,8 @@ export class UpdateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_JOBS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
+  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
   job_ids?: string[] | null;
 
   @IsOptional()

@@ -45,29 +45,44 @@ function templateMatcher(url: string): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-const MATCHERS = new WeakMap<readonly RegisteredRoute[], { count: number; byTemplate: Array<[RegExp, Set<string>]> }>();
+interface Template {
+  url: string;
+  matcher: RegExp;
+  /** Literal path segments: the most specific templates are the path's resource. */
+  literals: number;
+  methods: Set<string>;
+}
+
+const TEMPLATES = new WeakMap<readonly RegisteredRoute[], { count: number; templates: Template[] }>();
 
 /**
- * The methods the server serves on the path of `rawUrl` (its query string ignored), `HEAD` beside
- * every `GET` as Fastify adds it; empty when no route has that path (an unknown path: 404).
+ * The resource `rawUrl` names (its query string ignored): the route templates that match it most
+ * specifically (literal segments over parameters, as the router prefers them: `/alert-channels/
+ * verify` is not `/alert-channels/{id}`) and the methods they serve, `HEAD` beside every `GET` as
+ * Fastify adds it. No templates for a path no route has (an unknown path: 404).
  */
-export function allowedMethods(fastify: FastifyInstance, rawUrl: string): string[] {
+export function resourceOf(fastify: FastifyInstance, rawUrl: string): { templates: string[]; methods: string[] } {
   const routes = registeredRoutes(fastify);
-  let cached = MATCHERS.get(routes);
+  let cached = TEMPLATES.get(routes);
   if (!cached || cached.count !== routes.length) {
     const byUrl = new Map<string, Set<string>>();
     for (const route of routes) {
       byUrl.set(route.url, (byUrl.get(route.url) ?? new Set()).add(route.method));
     }
-    cached = { count: routes.length, byTemplate: [...byUrl].map(([url, methods]) => [templateMatcher(url), methods]) };
-    MATCHERS.set(routes, cached);
+    const templates = [...byUrl].map(([url, methods]) => ({
+      url,
+      matcher: templateMatcher(url),
+      literals: url.split('/').filter((segment) => segment && !segment.startsWith(':') && segment !== '*').length,
+      methods,
+    }));
+    cached = { count: routes.length, templates };
+    TEMPLATES.set(routes, cached);
   }
   const path = rawUrl.split('?')[0];
+  const matching = cached.templates.filter((t) => t.matcher.test(path));
+  const best = Math.max(...matching.map((t) => t.literals));
+  const resource = matching.filter((t) => t.literals === best);
   const methods = new Set<string>();
-  for (const [matcher, served] of cached.byTemplate) {
-    if (matcher.test(path)) {
-      served.forEach((m) => methods.add(m));
-    }
-  }
-  return [...methods].sort();
+  resource.forEach((t) => t.methods.forEach((m) => methods.add(m)));
+  return { templates: resource.map((t) => t.url), methods: [...methods].sort() };
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
 import { APP_CONFIG } from '../../config/config.module';
 import { type RouteInfo, routesOfController } from '../auth/route-table';
+import { enabledSinkKinds } from '../../jobs/dto/job-body.dto';
 import { registeredRoutes } from './fastify-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.document';
 
@@ -29,6 +30,7 @@ export class OpenApiService {
       nestRoutes: this.nestRoutes(),
       version: this.config.version,
       serverUrl: this.config.public_url,
+      enums: { enabled_sink_kinds: enabledSinkKinds(this.config) },
       rateLimits: {
         api: this.config.limits.api_rate_limit_per_minute > 0,
         schedules: this.config.limits.schedule_rate_limit_per_minute > 0,

@@ -226,6 +226,7 @@ describe('OpenAPI document', () => {
         nestRoutes: routesOfModule(AppModule.forRoot()),
         version: '1',
         serverUrl: 'http://x',
+        enums: { enabled_sink_kinds: ['webhook'] },
         rateLimits: { api: true, schedules: true },
       };
       expect(JSON.stringify(buildOpenApiDocument(input))).toBe(JSON.stringify(buildOpenApiDocument(input)));

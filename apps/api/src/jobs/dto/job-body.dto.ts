@@ -17,12 +17,30 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import type { AppConfig } from '@svc/common';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
 import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
+const SCHEDULE_CHECK =
+  'a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not)';
+const SINK_CONFIG_CHECK =
+  'the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` ' +
+  '(a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), ' +
+  'command `{argv, env?, cwd?, retry_on_exit_codes?}`';
+
+/** Every sink kind: the one list the DTOs, the response schema and the OpenAPI document use. */
 export const SINK_KINDS = ['webhook', 'command'] as const;
+export type SinkKind = (typeof SINK_KINDS)[number];
+
+/** The kinds this server accepts in requests (the document lists only these: docs/api.md). */
+export function enabledSinkKinds(config: Pick<AppConfig, 'sinks'>): SinkKind[] {
+  return SINK_KINDS.filter((kind) => kind !== 'command' || config.sinks.command.enabled);
+}
+
+/** Marks an enum the document narrows to this server's enabled sink kinds (openapi.document.ts). */
+const ENABLED_SINK_KINDS = { 'x-enum-of': 'enabled_sink_kinds' };
 export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
 export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
@@ -33,6 +51,7 @@ export class ScheduleDto {
   @IsString()
   @IsNotEmpty()
   @MaxBytes(4096)
+  @JSONSchema({ 'x-server-check': SCHEDULE_CHECK })
   expr: string;
 
   @IsOptional()
@@ -43,6 +62,7 @@ export class ScheduleDto {
   @IsOptional()
   @IsString()
   @MaxLength(64)
+  @JSONSchema({ 'x-server-check': 'an IANA time zone' })
   timezone?: string;
 
   @IsOptional()
@@ -51,6 +71,7 @@ export class ScheduleDto {
 
   @IsOptional()
   @IsTimestamp()
+  @JSONSchema({ 'x-server-check': 'after `starts_at`' })
   ends_at?: string | null;
 
   @IsOptional()
@@ -70,15 +91,18 @@ export class SchedulePatchDto extends ScheduleDto {
   @IsString()
   @IsNotEmpty()
   @MaxBytes(4096)
+  @JSONSchema({ 'x-server-check': SCHEDULE_CHECK })
   declare expr: string;
 }
 
 export class SinkDto {
   @IsIn(SINK_KINDS)
+  @JSONSchema(ENABLED_SINK_KINDS)
   kind: (typeof SINK_KINDS)[number];
 
   /** Kind-specific configuration; validated by the sink's own rules. */
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': SINK_CONFIG_CHECK })
   config: Record<string, unknown>;
 }
 
@@ -94,11 +118,13 @@ export class SinkDto {
 export class SinkPatchDto {
   @ValidateIf((_, value) => value !== undefined)
   @IsIn(SINK_KINDS)
+  @JSONSchema(ENABLED_SINK_KINDS)
   kind?: (typeof SINK_KINDS)[number];
 
   /** Fields of the kind's configuration; with a new `kind`, the complete configuration. */
   @ValidateIf((_, value) => value !== undefined)
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': SINK_CONFIG_CHECK })
   config?: Record<string, unknown>;
 }
 
@@ -116,6 +142,7 @@ export class RetryDto {
 
   @IsOptional()
   @IsDuration(100, 24 * 3_600_000)
+  @JSONSchema({ 'x-server-check': 'from 100ms to 1d, and at most `max_interval`' })
   initial_interval?: string;
 
   @IsOptional()
