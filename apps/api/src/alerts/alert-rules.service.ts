@@ -98,7 +98,8 @@ export class AlertRulesService {
         events: dto.events ?? current.events,
         jobIds: dto.job_ids === undefined ? current.jobIds : dto.job_ids,
         tags: dto.tags === undefined ? current.tags : dto.tags,
-        cooldownMs: dto.cooldown === undefined ? current.cooldownMs : parseDuration(dto.cooldown)!,
+        // null resets to the default, as on create (a PATCH's null means the field's default).
+        cooldownMs: dto.cooldown === undefined ? current.cooldownMs : parseDuration(dto.cooldown ?? DEFAULT_COOLDOWN)!,
       };
       await this.checkReferences(auth.workspaceId, values, manager, dto);
       const changed = Object.keys(dto).filter((key) => (dto as Record<string, unknown>)[key] !== undefined);

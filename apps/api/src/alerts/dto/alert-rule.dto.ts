@@ -132,9 +132,10 @@ export class UpdateAlertRuleDto {
   @MaxLength(100, { each: true })
   tags?: string[] | null;
 
+  /** `null` resets it to the default, `15m`. */
   @IsOptional()
   @IsDuration(0, MAX_COOLDOWN_MS)
-  cooldown?: string;
+  cooldown?: string | null;
 }
 
 export class ListAlertRulesQueryDto extends PageQueryDto(CURSORS.alertRules) {}
