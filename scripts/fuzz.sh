@@ -138,7 +138,7 @@ log "Schemathesis $SCHEMATHESIS_VERSION against http://127.0.0.1:$api_port"
 status=0
 # One worker: with two, Hypothesis' lambda-source cache races and Schemathesis reports runtime
 # errors of its own (not the API's); one is as fast here, the API being the bottleneck.
-PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="" "$ROOT/.tools/schemathesis/bin/st" \
+PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="$ROOT/scripts/fuzz_hooks.py" "$ROOT/.tools/schemathesis/bin/st" \
   --config-file "$WORK/fuzz.toml" run \
   "http://127.0.0.1:$api_port/api/v1/openapi.json" \
   --url "http://127.0.0.1:$api_port" \

@@ -121,6 +121,14 @@ describe('typed API client and the exact contract', () => {
       }
     }
     expect(checked.length).toBeGreaterThan(Object.keys(document.paths).length);
+    // A path parameter longer than the router takes (Fastify's 100 characters; the document's
+    // maxLength) is refused in the envelope, with X-Request-ID (it was Fastify's own JSON).
+    const long = await send(stack.baseUrl, 'GET', `/assets/${'a'.repeat(101)}`, stack.apiKey);
+    expect({ status: long.status, code: long.body?.error?.code, id: Boolean(long.headers['x-request-id']) }).toEqual({
+      status: 414,
+      code: 'validation_failed',
+      id: true,
+    });
     // Unknown paths stay 404, whatever the method.
     for (const method of ['GET', 'TRACE', 'POST']) {
       const res = await send(stack.baseUrl, method, '/api/v1/no-such-thing', stack.apiKey);

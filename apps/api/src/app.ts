@@ -8,7 +8,7 @@ import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/me
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/client-error';
@@ -70,6 +70,17 @@ export function createFastifyAdapter(
     ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
     clientErrorHandler,
+    // What the router refuses before any hook runs (a path parameter over Fastify's 100
+    // characters, a malformed URL): the envelope and X-Request-ID like every other error.
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('X-Request-ID', request.id);
+      const status = err.statusCode ?? 400;
+      void reply
+        .status(status)
+        .send({
+          error: { code: 'validation_failed', message: 'Malformed request path', fields: { path: err.message } },
+        });
+    },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();

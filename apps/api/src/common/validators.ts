@@ -35,6 +35,13 @@ export function durationPattern(minMs: number): string {
   return `^(?:${alternatives.join('|')})$`;
 }
 
+/**
+ * Not blank, and no NUL: some character other than whitespace. Whitespace is spelled out (what
+ * JavaScript's `\s` matches) so that the document's pattern means the same in every regex engine.
+ */
+export const NOT_BLANK =
+  /^[^\u0000]*[^\u0000\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff][^\u0000]*$/;
+
 /** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
 export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?: ValidationOptions) {
   return (target: object, propertyName: string) =>

@@ -13,6 +13,7 @@ import {
 import { SCOPES, type Scope } from '../../common/auth/auth.decorators';
 import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
+import { NOT_BLANK } from '../../common/validators';
 
 export const API_KEY_NAME_MAX = 100;
 
@@ -22,7 +23,7 @@ export class CreateApiKeyDto {
   @IsString()
   @MinLength(1)
   @MaxLength(API_KEY_NAME_MAX)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
   name: string;
 
   /** Scopes of the key; default `["*"]` (full access). Omit rather than send null. */

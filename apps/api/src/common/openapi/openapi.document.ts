@@ -135,6 +135,9 @@ function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
+/** Fastify's `maxParamLength` (its default): a longer path parameter is refused by the router. */
+const MAX_PARAM_LENGTH = 100;
+
 /** Fastify's name for the rest of the path after a trailing `*`. */
 const WILDCARD = 'wildcard';
 
@@ -299,14 +302,16 @@ function nestOperation(
 
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
   const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, methodName) ?? []) as Type[];
-  const pathParams = new Map<string, JsonSchema>(pathParamNames(route.path).map((n) => [n, { type: 'string' }]));
+  const pathParams = new Map<string, JsonSchema>(
+    pathParamNames(route.path).map((n) => [n, { type: 'string', maxLength: MAX_PARAM_LENGTH }]),
+  );
   for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
     const kind = Number(key.split(':')[0]) as RouteParamtypes;
     const type = types[arg.index];
     if (kind === RouteParamtypes.PARAM && arg.data) {
       const described = (arg.pipes ?? []).find((p) => (p as { jsonSchema?: JsonSchema }).jsonSchema) as
         { jsonSchema: JsonSchema } | undefined;
-      pathParams.set(arg.data, described ? described.jsonSchema : { type: 'string' });
+      pathParams.set(arg.data, described ? described.jsonSchema : { type: 'string', maxLength: MAX_PARAM_LENGTH });
     } else if (kind === RouteParamtypes.QUERY) {
       parameters.push(...queryParameters(arg, type, dtos));
       Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
@@ -376,7 +381,8 @@ function fastifyOperation(
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    // Fastify's router refuses a parameter over `maxParamLength` (100) before the route runs.
+    schema: name === WILDCARD ? { type: 'string' } : { type: 'string', maxLength: MAX_PARAM_LENGTH },
   }));
   const isPublic = doc?.public ?? false;
   return {
