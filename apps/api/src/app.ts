@@ -71,12 +71,12 @@ export function createFastifyAdapter(
     requestIdHeader: false,
     clientErrorHandler,
     // What the router refuses before any hook runs (a path parameter over Fastify's 100
-    // characters, a malformed URL): the envelope and X-Request-ID like every other error.
+    // characters: 414 from Fastify; a malformed URL) is a malformed request, 400 in the envelope
+    // with X-Request-ID like every other error (spec → Errors).
     frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('X-Request-ID', request.id);
-      const status = err.statusCode ?? 400;
       void reply
-        .status(status)
+        .status(400)
         .send({
           error: { code: 'validation_failed', message: 'Malformed request path', fields: { path: err.message } },
         });
