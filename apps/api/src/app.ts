@@ -75,11 +75,9 @@ export function createFastifyAdapter(
     // with X-Request-ID like every other error (spec → Errors).
     frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('X-Request-ID', request.id);
-      void reply
-        .status(400)
-        .send({
-          error: { code: 'validation_failed', message: 'Malformed request path', fields: { path: err.message } },
-        });
+      void reply.status(400).send({
+        error: { code: 'validation_failed', message: 'Malformed request path', fields: { path: err.message } },
+      });
     },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
