@@ -40,6 +40,7 @@ export function durationPattern(minMs: number): string {
  * JavaScript's `\s` matches) so that the document's pattern means the same in every regex engine.
  */
 export const NOT_BLANK =
+  // eslint-disable-next-line no-control-regex -- NUL is the character this pattern must exclude
   /^[^\u0000]*[^\u0000\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff][^\u0000]*$/;
 
 /** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
