@@ -41,7 +41,7 @@ describe('typed API client and the exact contract', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({ config: { limits: { api_rate_limit_per_minute: 100_000 } } });
     receiver = await WebhookReceiver.start();
   });
 
@@ -123,7 +123,8 @@ describe('typed API client and the exact contract', () => {
     expect(checked.length).toBeGreaterThan(Object.keys(document.paths).length);
     // A path parameter longer than the router takes (Fastify's 100 characters; the document's
     // maxLength) is a 400 in the envelope, with X-Request-ID (it was Fastify's own 414 JSON).
-    const long = await send(stack.baseUrl, 'GET', `/assets/${'a'.repeat(101)}`, stack.apiKey);
+    const long = await send(stack.baseUrl, 'GET', `/api/v1/jobs/${'a'.repeat(101)}`, stack.apiKey);
+    expect(long.headers['ratelimit-remaining']).toBeDefined(); // counted like every /api/v1 request
     expect({ status: long.status, code: long.body?.error?.code, id: Boolean(long.headers['x-request-id']) }).toEqual({
       status: 400,
       code: 'validation_failed',

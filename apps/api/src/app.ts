@@ -2,7 +2,14 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type AppConfig, ForbiddenError, loadConfig, MethodNotAllowedError, UnauthorizedError } from '@svc/common';
+import {
+  type AppConfig,
+  ForbiddenError,
+  loadConfig,
+  MethodNotAllowedError,
+  UnauthorizedError,
+  ValidationFailedError,
+} from '@svc/common';
 import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
 import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
@@ -11,6 +18,7 @@ import { flushTracing } from '@svc/common/tracing';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
+import { FRAMEWORK_RATE_LIMITS } from './common/api-rate-limit.hook';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { resourceOf, trackRoutes } from './common/openapi/fastify-routes';
@@ -75,9 +83,19 @@ export function createFastifyAdapter(
     // with X-Request-ID like every other error (spec → Errors).
     frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('X-Request-ID', request.id);
-      void reply.status(400).send({
-        error: { code: 'validation_failed', message: 'Malformed request path', fields: { path: err.message } },
-      });
+      const answer = (limited?: Error) => {
+        const { status, body } = toErrorResponse(
+          limited ?? new ValidationFailedError({ path: err.message.slice(0, 200) }, 'Malformed request path'),
+        );
+        void reply.status(status).send({ error: body });
+      };
+      // Counted like every request under /api/v1 (the RateLimit-* headers are part of the contract).
+      const limit = FRAMEWORK_RATE_LIMITS.get(fastify);
+      if (limit) {
+        limit(request, reply, answer);
+      } else {
+        answer();
+      }
     },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
