@@ -25,6 +25,7 @@ const moduleNameMapper = {
   '^@svc/extensions/(.*)$': '<rootDir>/libs/extensions/src/$1',
   '^@svc/workflows$': '<rootDir>/temporal/workflows',
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
+  '^@svc/api-client$': '<rootDir>/libs/api-client/src',
 };
 // Recording histories talks to a live server and rewrites fixtures: only on request.
 const testPathIgnorePatterns = process.env.RECORD_HISTORIES

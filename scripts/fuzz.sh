@@ -87,8 +87,8 @@ node "${GUARD[@]}" dist/apps/api/src/main.js >"$REPORT_DIR/api.log" 2>&1 &
 PIDS+=("$!")
 wait_for_port 127.0.0.1 "$api_port" 60 "${PIDS[-1]}" || { tail -30 "$REPORT_DIR/api.log" >&2; log "the API did not start"; exit 1; }
 
-# Something to find: a secret, a second key, jobs (their webhook goes to a closed loopback port) and
-# a failed run. Lists answer them, and the document's links lead the stateful phase to their ids.
+# Something to find: a secret, a second key, an alert channel and rule, jobs (their webhooks go to a
+# closed loopback port) and a failed run. Lists answer them, and the document's links lead the stateful phase to their ids.
 node -e '
   const [base, key] = process.argv.slice(1);
   const call = async (method, path, body) => {
@@ -103,6 +103,8 @@ node -e '
     const job = { schedule: { expr: "every day at 3am" }, retry: { max_attempts: 1 },
       sink: { kind: "webhook", config: { url: "http://127.0.0.1:9/hook", headers: { "x-token": "{{secret.FUZZ_TOKEN}}" } } } };
     await call("POST", "/api/v1/jobs", { ...job, name: "fuzz paused", tags: ["fuzz"] }).then((j) => call("POST", `/api/v1/jobs/${j.id}/pause`));
+    const channel = await call("POST", "/api/v1/alert-channels", { name: "fuzz hook", kind: "webhook", config: { url: "http://127.0.0.1:9/alert" } });
+    await call("POST", "/api/v1/alert-rules", { name: "fuzz rule", channel_ids: [channel.id], events: ["run.failed"] });
     const { id } = await call("POST", "/api/v1/jobs", { ...job, name: "fuzz active", tags: ["fuzz"] });
     const { run_id } = await call("POST", `/api/v1/jobs/${id}/trigger`);
     for (let i = 0; i < 100; i++) {
@@ -113,16 +115,35 @@ node -e '
   })().catch((err) => { console.error(err.message); process.exit(1); });
 ' "http://127.0.0.1:$api_port" "$API_KEY" || { tail -30 "$REPORT_DIR/api.log" >&2; log "seeding the stack failed"; exit 1; }
 
+# The settings: scripts/fuzz.toml, plus one entry per operation whose inputs the server checks
+# beyond their schemas (the document's `x-server-checks`: a schedule that must parse, a secret that
+# must exist, …): there, and only there, a schema-valid request may be refused with 400.
+node -e '
+  const [base, out, fixed] = process.argv.slice(1);
+  fetch(base + "/api/v1/openapi.json").then((r) => r.json()).then((doc) => {
+    let toml = require("fs").readFileSync(fixed, "utf8");
+    for (const ops of Object.values(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        if (op["x-server-checks"]) {
+          toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(op.operationId)}\n` +
+            `checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]\n`;
+        }
+      }
+    }
+    require("fs").writeFileSync(out, toml);
+  });
+' "http://127.0.0.1:$api_port" "$WORK/fuzz.toml" "$ROOT/scripts/fuzz.toml" || { log "reading the document failed"; exit 1; }
+
 log "Schemathesis $SCHEMATHESIS_VERSION against http://127.0.0.1:$api_port"
 status=0
 # One worker: with two, Hypothesis' lambda-source cache races and Schemathesis reports runtime
 # errors of its own (not the API's); one is as fast here, the API being the bottleneck.
-PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="" "$ROOT/.tools/schemathesis/bin/st" \
-  --config-file "$ROOT/scripts/fuzz.toml" run \
+PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="$ROOT/scripts/fuzz_hooks.py" "$ROOT/.tools/schemathesis/bin/st" \
+  --config-file "$WORK/fuzz.toml" run \
   "http://127.0.0.1:$api_port/api/v1/openapi.json" \
   --url "http://127.0.0.1:$api_port" \
   --header "Authorization: Bearer $API_KEY" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --checks all \
   --max-examples "${SVC_FUZZ_MAX_EXAMPLES:-12}" \
   --seed "${SVC_FUZZ_SEED:-20261122}" \
   --workers 1 \

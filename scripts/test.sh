@@ -151,6 +151,8 @@ nest_generate() {
 if [ $# -eq 0 ] || [ -n "${SVC_TEST_STEPS:-}" ]; then
   log "linting the generated OpenAPI document (redocly)"
   run_step "openapi lint" openapi_lint
+  log "the committed typed client matches the document (npm run client:check)"
+  run_step "typed client" node scripts/api-client.mjs --check
   log "nest build api, worker and cli (nest-cli.json)"
   builds=()
   for app in api worker cli; do

@@ -10,6 +10,8 @@ export default defineConfig({
   root,
   base: '/',
   logLevel: 'warn',
+  // The typed API client generated from the OpenAPI document (libs/api-client).
+  resolve: { alias: { '@svc/api-client': fileURLToPath(new URL('../../libs/api-client/src', import.meta.url)) } },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('../../dist/dashboard', import.meta.url)),

@@ -163,11 +163,9 @@ describe('secrets', () => {
 
     it.each([
       ['a cursor that is not ours', 'cursor=not-a-cursor', 'cursor'],
-      [
-        'a cursor naming an impossible secret',
-        `cursor=${Buffer.from('{"name":"a b"}').toString('base64url')}`,
-        'cursor',
-      ],
+      // A cursor is the last name listed: one no secret could have is refused.
+      ['a cursor naming an impossible secret', `cursor=${encodeURIComponent('a b')}`, 'cursor'],
+      ['a cursor of another list', 'cursor=1.run_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'cursor'],
       ['limit 0', 'limit=0', 'limit'],
       ['limit 201', 'limit=201', 'limit'],
       ['an unknown parameter', 'sort=name', 'sort'],

@@ -2,19 +2,27 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type AppConfig, ForbiddenError, loadConfig, UnauthorizedError } from '@svc/common';
+import {
+  type AppConfig,
+  ForbiddenError,
+  loadConfig,
+  MethodNotAllowedError,
+  UnauthorizedError,
+  ValidationFailedError,
+} from '@svc/common';
 import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
 import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { useApiBodyParsers } from './common/body-parsers';
+import { FRAMEWORK_RATE_LIMITS } from './common/api-rate-limit.hook';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
-import { trackRoutes } from './common/openapi/fastify-routes';
+import { resourceOf, trackRoutes } from './common/openapi/fastify-routes';
 import { addRequestLogging } from './common/request-logging';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
 import { addRequestSpanHooks, tracedServerFactory } from './common/tracing/http-tracing';
@@ -71,6 +79,25 @@ export function createFastifyAdapter(
     ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
     clientErrorHandler,
+    // What the router refuses before any hook runs (a path parameter over Fastify's 100
+    // characters: 414 from Fastify; a malformed URL) is a malformed request, 400 in the envelope
+    // with X-Request-ID like every other error (spec → Errors).
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('X-Request-ID', request.id);
+      const answer = (limited?: Error) => {
+        const { status, body } = toErrorResponse(
+          limited ?? new ValidationFailedError({ path: err.message.slice(0, 200) }, 'Malformed request path'),
+        );
+        void reply.status(status).send({ error: body });
+      };
+      // Counted like every request under /api/v1 (the RateLimit-* headers are part of the contract).
+      const limit = FRAMEWORK_RATE_LIMITS.get(fastify);
+      if (limit) {
+        limit(request, reply, answer);
+      } else {
+        answer();
+      }
+    },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
@@ -90,6 +117,23 @@ export function createFastifyAdapter(
   // unmatched requests, which its not-found handler and ErrorFilter answer with the same envelope.
   fastify.addHook('onRoute', (route) => {
     route.errorHandler ??= answerFastifyError;
+  });
+  // A known path asked with a method it does not serve is 405 with `Allow`, not 404 (RFC 9110
+  // 15.5.6); so is a path that a parametric route only matched because the path's own resource
+  // lacks the method (`PATCH /alert-channels/verify` is not `PATCH /alert-channels/{id}`). A
+  // preParsing hook: after every onRequest hook (so rate-limit headers are set as on a 404) and
+  // before the body is read, so no body can turn it into a 400.
+  fastify.addHook('preParsing', (request, reply, payload, done) => {
+    const matched = request.routeOptions.url;
+    if (matched !== undefined && !/[:*]/.test(matched)) {
+      return done(null, payload); // a literal route: the path's own resource
+    }
+    const resource = resourceOf(fastify, request.url);
+    if (resource.methods.length === 0 || (matched !== undefined && resource.templates.includes(matched))) {
+      return done(null, payload);
+    }
+    const { status, body } = toErrorResponse(new MethodNotAllowedError(request.method, resource.methods));
+    void reply.status(status).header('Allow', resource.methods.join(', ')).send({ error: body });
   });
   if (traced) {
     addRequestSpanHooks(fastify);

@@ -5,7 +5,9 @@
  * /api/v1/openapi.yaml` serves with the default configuration: the app is assembled, not started
  * (PostgreSQL and Temporal are never reached), and asked for it in-process.
  *
- * Usage: node dist/apps/api/src/openapi-dump.js <out.yaml|out.json>   (or `npm run openapi -- <out>`)
+ * Usage: node dist/apps/api/src/openapi-dump.js [--all-features] <out.yaml|out.json>
+ *   (or `npm run openapi -- <out>`). `--all-features` turns on what is optional (the command sink):
+ *   the document the typed client is generated from (scripts/api-client.mjs).
  */
 import 'reflect-metadata';
 import { buildConfig } from '@svc/common';
@@ -13,16 +15,21 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createApp } from './app';
 
-async function main(out: string | undefined): Promise<void> {
+async function main(args: string[]): Promise<void> {
+  const allFeatures = args.includes('--all-features');
+  const out = args.find((arg) => !arg.startsWith('--'));
   if (!out) {
-    throw new Error('usage: openapi-dump <out.yaml|out.json>');
+    throw new Error('usage: openapi-dump [--all-features] <out.yaml|out.json>');
   }
   const config = buildConfig(
     // A throwaway secrets key: the document does not depend on it, and nothing is decrypted.
-    { secrets: { encryption_key: randomBytes(32).toString('base64') } },
+    {
+      secrets: { encryption_key: randomBytes(32).toString('base64') },
+      ...(allFeatures ? { sinks: { command: { enabled: true } } } : {}),
+    },
     { DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', TEMPORAL_ADDRESS: '127.0.0.1:1' },
   );
-  const app = await createApp({ config, logLevels: ['error'] });
+  const app = await createApp({ config, logLevels: [] });
   try {
     const format = out.endsWith('.json') ? 'json' : 'yaml';
     const response = await app.inject({ method: 'GET', url: `/api/v1/openapi.${format}` });
@@ -35,7 +42,7 @@ async function main(out: string | undefined): Promise<void> {
   }
 }
 
-main(process.argv[2]).then(
+main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
     console.error(err instanceof Error ? err.message : err);

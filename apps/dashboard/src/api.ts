@@ -1,14 +1,14 @@
 /**
- * The dashboard's only way to the API: same origin, the `svc_session` cookie (HttpOnly, so never
- * seen here), the active workspace in `Svc-Workspace`, and the session's CSRF token on every
- * request that changes data (spec → Authentication 4).
+ * The dashboard's only way to the API: the typed client generated from the server's OpenAPI
+ * document (`@svc/api-client`: openapi-fetch over openapi-typescript's types; docs/api.md → Typed
+ * client), same origin, the `svc_session` cookie (HttpOnly, so never seen here), the active
+ * workspace in `Svc-Workspace`, and the session's CSRF token on every request that changes data
+ * (spec → Authentication 4). Every type below is the document's; none is written by hand.
  */
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  fields?: Record<string, string>;
-  errors?: ScheduleError[];
-}
+import { type ApiErrorEnvelope, createApiClient, type operations, type Schema } from '@svc/api-client';
+
+export type ApiErrorBody = ApiErrorEnvelope['error'];
+export type ScheduleError = Schema<'ScheduleError'>;
 
 export class ApiError extends Error {
   constructor(
@@ -17,14 +17,6 @@ export class ApiError extends Error {
   ) {
     super(body.message);
   }
-}
-
-export interface ScheduleError {
-  kind: string;
-  position: number;
-  length: number;
-  message: string;
-  suggestion: string | null;
 }
 
 const session = { csrf: null as string | null, workspace: null as string | null };
@@ -39,36 +31,66 @@ export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-  }
-  if (session.workspace) {
-    headers['svc-workspace'] = session.workspace;
-  }
-  if (method !== 'GET' && session.csrf) {
-    headers['x-csrf-token'] = session.csrf;
-  }
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const parsed: unknown = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null;
-  if (!response.ok) {
-    const error = (parsed as { error?: ApiErrorBody } | null)?.error ?? {
-      code: 'internal',
-      message: `HTTP ${response.status}`,
-    };
-    if (response.status === 401 && !path.startsWith('/api/v1/auth/')) {
+/**
+ * The typed client, for calls by path template: `client.GET('/api/v1/jobs/{id}', {params: {path:
+ * {id}}})` checks path, parameters, body and response against the document. Its middleware adds
+ * the session's headers and signs the page out on a 401.
+ */
+export const client = createApiClient({ baseUrl: '', credentials: 'same-origin' });
+client.use({
+  onRequest({ request }) {
+    request.headers.set('accept', 'application/json');
+    if (session.workspace) {
+      request.headers.set('svc-workspace', session.workspace);
+    }
+    if (request.method !== 'GET' && session.csrf) {
+      request.headers.set('x-csrf-token', session.csrf);
+    }
+    return request;
+  },
+  onResponse({ request, response }) {
+    if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/v1/auth/')) {
       onSignedOut();
     }
-    throw new ApiError(response.status, error);
+    return undefined;
+  },
+});
+
+/** The data of a typed call, or its error envelope thrown as `ApiError`. */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      (error as { error?: ApiErrorBody } | undefined)?.error ?? {
+        code: 'internal',
+        message: `HTTP ${response.status}`,
+      },
+    );
   }
-  return parsed as T;
+  return data as T;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * A call by concrete URL (`/api/v1/jobs/job_…/pause`), through the same client and middleware:
+ * what the pages use; `T` is one of the document's types below.
+ */
+export async function api<T = unknown>(method: Method, path: string, body?: unknown): Promise<T> {
+  const [pathname, search] = path.split('?', 2);
+  const init = {
+    ...(body === undefined ? {} : { body }),
+    // The query string is already encoded: pass it through as it is.
+    querySerializer: () => search ?? '',
+  };
+  // The URL is concrete, not a template of the document: its types come from `T`.
+  const request = client.request as unknown as (
+    method: Method,
+    url: string,
+    init: object,
+  ) => Promise<{ data?: T; error?: unknown; response: Response }>;
+  return unwrap(request(method, pathname, init));
 }
 
 /** `?a=1&b=2` from the defined, non-empty values. */
@@ -83,189 +105,39 @@ export function query(params: Record<string, string | number | undefined | null>
   return text ? `?${text}` : '';
 }
 
+/** The list envelope (spec → Conventions). */
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
 }
 
-export interface Workspace {
-  id: string;
-  name: string;
-  slug: string;
-  plan: string;
-  role: string;
-}
-
-export interface Me {
-  user: { id: string; email: string; name: string } | null;
-  workspaces: Workspace[];
-  csrf_token?: string;
-}
-
-export interface Features {
-  public_url: string;
-  auth: { providers: string[]; dev_login: boolean };
-  sinks: Record<string, boolean>;
-  /** Every registered sink kind (docs/extending.md): the form renders the fields of the others. */
-  sink_kinds?: SinkKindInfo[];
-}
-
-export interface SinkFormField {
-  name: string;
-  label: string;
-  type: 'text' | 'textarea' | 'number' | 'select' | 'checkbox' | 'json' | 'lines' | 'map';
-  required?: boolean;
-  options?: string[];
-  placeholder?: string;
-  help?: string;
-}
-
-export interface SinkKindInfo {
-  kind: string;
-  label: string;
-  description: string;
-  enabled: boolean;
-  fields: SinkFormField[];
-}
-
-export interface Job {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  schedule: {
-    expr: string;
-    kind: string;
-    canonical: string;
-    description: string;
-    timezone: string;
-    starts_at: string | null;
-    ends_at: string | null;
-    count: number | null;
-  };
-  sink: { kind: string; config: Record<string, unknown> };
-  retry: {
-    max_attempts: number;
-    backoff: string;
-    initial_interval: string;
-    max_interval: string;
-    multiplier: number;
-    jitter: number;
-  };
-  timeout: string;
-  sla_threshold: string | null;
-  misfire_policy: string;
-  overlap_policy: string;
-  auto_disable_threshold: number | null;
-  state: 'active' | 'paused' | 'disabled' | 'completed';
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  next_run_at: string | null;
-  next_runs?: string[];
-  stats_24h?: {
-    runs: number;
-    succeeded: number;
-    failed: number;
-    sla_breached: number;
-    p95_start_lag_ms: number | null;
-  };
-  last_run_at: string | null;
-  last_run_status: string | null;
-  version: number;
-  signing_secret?: string;
-}
-
-export interface Attempt {
-  n: number;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  outcome: string | null;
-  status_code: number | null;
-  error: string | null;
-  request_summary: string;
-  response_body: string | null;
-  /** The workflow a `temporal_workflow` sink started (docs/extending.md). */
-  started_workflow?: StartedWorkflow | null;
-}
-
-export interface StartedWorkflow {
-  namespace: string;
-  workflow_id: string;
-  run_id: string;
-  /** Its page in the Temporal UI, when the server knows the UI's address. */
-  ui_url: string | null;
-}
-
-export interface Run {
-  id: string;
-  job_id: string;
-  scheduled_at: string;
-  trigger: string;
-  status: string;
-  attempts: number | Attempt[];
-  started_at: string | null;
-  finished_at: string | null;
-  next_attempt_at: string | null;
-  start_lag_ms: number | null;
-  e2e_ms: number | null;
-  sla_breached: boolean;
-  last_error: string | null;
-  skip_reason?: string | null;
-  /** A manual retry's failed run (`trigger = retry_manual`). */
-  retry_of?: string | null;
-  started_workflow?: StartedWorkflow | null;
-  /** In `?stuck=true` lists only. */
-  stuck?: StuckInfo;
-}
-
-/** Why a run is stuck and what Temporal says it waits on (`GET /api/v1/runs?stuck=true`). */
-export interface StuckInfo {
-  reasons: Array<'past_retry_budget' | 'no_heartbeat'>;
-  explanation: string;
-  deadline: string;
-  silent_for_ms: number | null;
-  temporal: {
-    namespace: string;
-    workflow_id: string;
-    ui_url: string | null;
-    describe_command: string;
-    pending_activity: {
-      activity_type: string;
-      state: string;
-      attempt: number;
-      scheduled_at: string | null;
-      last_started_at: string | null;
-      last_heartbeat_at: string | null;
-      last_failure: string | null;
-    } | null;
-  };
-}
-
-export interface ValidateResponse {
-  valid: boolean;
-  kind_detected: string;
-  canonical?: string;
-  description?: string;
-  errors: ScheduleError[];
-}
-
-export interface PreviewResponse {
-  kind_detected: string;
-  canonical: string;
-  description: string;
-  timezone: string;
-  next: string[];
-}
-
-export interface DashboardConfig {
-  temporal: { ui_url: string; namespace: string } | null;
-}
-
-/*
- * Alerts, audit log and workspace settings (issue #23): one small typed function per operation,
- * so the pages never spell a path or a body shape themselves.
+export type Me = Schema<'Me'>;
+export type Workspace = Me['workspaces'][number];
+export type Features = Schema<'Features'>;
+/**
+ * A job; its sink config is read by kind where it is shown (the document's per-kind `oneOf` is
+ * a union the pages would have to narrow at every use).
  */
+export type Job = Omit<Schema<'Job'>, 'sink'> & { sink: { kind: string; config: Record<string, unknown> } };
+export type Attempt = Schema<'Attempt'>;
+/** A run: with its attempts (`GET /runs/{id}`) or their count (lists). */
+export type Run = Schema<'Run'> | Schema<'RunSummary'>;
+export type RunSummary = Schema<'RunSummary'>;
+export type StuckInfo = Schema<'StuckRun'>;
+export type ValidateResponse = Schema<'ScheduleValidation'>;
+export type PreviewResponse = Schema<'SchedulePreview'>;
+export type DashboardConfig = operations['dashboard.settings']['responses'][200]['content']['application/json'];
+export type ApiKey = Schema<'ApiKey'> & { key?: string };
+export type Secret = Schema<'Secret'>;
+export type Usage = Schema<'Usage'>;
+export type Stats = Schema<'StatsOverview'>;
+export type SinkTestResult = Schema<'SinkTestResult'>;
+export type JobHourlyStats = Schema<'JobHourlyStats'>;
+/** Every registered sink kind (docs/extending.md): the form renders the fields of the others. */
+export type SinkKindInfo = NonNullable<Features['sink_kinds']>[number];
+export type SinkFormField = SinkKindInfo['fields'][number];
+/** The workflow a `temporal_workflow` sink started (docs/extending.md). */
+export type StartedWorkflow = NonNullable<Schema<'Attempt'>['started_workflow']>;
 
 export type AlertChannelKind = 'email' | 'webhook' | 'slack';
 

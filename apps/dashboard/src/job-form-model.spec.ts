@@ -137,6 +137,7 @@ describe('job form: other sink kinds', () => {
       kind: 'temporal_workflow',
       label: 'Temporal workflow',
       description: '',
+      config_schema: {},
       enabled: true,
       fields: [
         { name: 'workflow_type', label: 'Workflow type', type: 'text', required: true },

@@ -77,6 +77,11 @@ function hash53(text: string, seed: number): number {
 
 const ID_PATTERN = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 
+/** The ids of `kind`, exactly (`isId`), as an anchored pattern. */
+export function idPattern(kind: IdKind): RegExp {
+  return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`);
+}
+
 /** True when `value` looks like an id of `kind` (used to answer 404 early for malformed ids). */
 export function isId(kind: IdKind, value: string): boolean {
   return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_PATTERN.test(value);

@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type AppConfig,
   ConflictError,
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
+  readCursor,
+  CURSORS,
   newId,
   NotFoundError,
   type Page,
@@ -74,12 +73,12 @@ export class AlertChannelsService {
 
   async list(auth: AuthContext, query: ListAlertChannelsQueryDto): Promise<Page<AlertChannelResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const beforeId = query.cursor === undefined ? undefined : cursorId(query.cursor);
+    const beforeId = readCursor(CURSORS.alertChannels, query.cursor)?.id;
     const rows = await this.channels.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return {
       data: page.map(toAlertChannelResponse),
-      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.alertChannels.encode({ id: page[page.length - 1].id }) : null,
     };
   }
 
@@ -347,12 +346,4 @@ export class AlertChannelsService {
       return false;
     }
   }
-}
-
-function cursorId(cursor: string): string {
-  const decoded = decodeCursor<{ id: string }>(cursor, ['id']);
-  if (!decoded || typeof decoded.id !== 'string') {
-    throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-  }
-  return decoded.id;
 }

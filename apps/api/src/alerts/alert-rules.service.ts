@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
+  readCursor,
+  CURSORS,
   newId,
   NotFoundError,
   type Page,
@@ -42,19 +41,12 @@ export class AlertRulesService {
 
   async list(auth: AuthContext, query: ListAlertRulesQueryDto): Promise<Page<AlertRuleResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let beforeId: string | undefined;
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
-      if (!cursor || typeof cursor.id !== 'string') {
-        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-      }
-      beforeId = cursor.id;
-    }
+    const beforeId = readCursor(CURSORS.alertRules, query.cursor)?.id;
     const rows = await this.rules.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return {
       data: page.map(toAlertRuleResponse),
-      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.alertRules.encode({ id: page[page.length - 1].id }) : null,
     };
   }
 
@@ -106,7 +98,8 @@ export class AlertRulesService {
         events: dto.events ?? current.events,
         jobIds: dto.job_ids === undefined ? current.jobIds : dto.job_ids,
         tags: dto.tags === undefined ? current.tags : dto.tags,
-        cooldownMs: dto.cooldown === undefined ? current.cooldownMs : parseDuration(dto.cooldown)!,
+        // null resets to the default, as on create (a PATCH's null means the field's default).
+        cooldownMs: dto.cooldown === undefined ? current.cooldownMs : parseDuration(dto.cooldown ?? DEFAULT_COOLDOWN)!,
       };
       await this.checkReferences(auth.workspaceId, values, manager, dto);
       const changed = Object.keys(dto).filter((key) => (dto as Record<string, unknown>)[key] !== undefined);

@@ -1,13 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
-  NotFoundError,
-  type Page,
-  PAGE_LIMIT_DEFAULT,
-  ValidationFailedError,
-} from '@svc/common';
+import { readCursor, CURSORS, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository, AuditRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
@@ -46,19 +38,12 @@ export class ApiKeysService {
 
   async list(auth: AuthContext, query: ListApiKeysQueryDto): Promise<Page<ApiKeyResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let beforeId: string | undefined;
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
-      if (!cursor) {
-        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-      }
-      beforeId = String(cursor.id);
-    }
+    const beforeId = readCursor(CURSORS.apiKeys, query.cursor)?.id;
     const rows = await this.keys.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return {
       data: page.map(toApiKeyResponse),
-      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.apiKeys.encode({ id: page[page.length - 1].id }) : null,
     };
   }
 

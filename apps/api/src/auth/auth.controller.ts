@@ -9,7 +9,7 @@ import {
 } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../common/auth/auth.decorators';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { ME_SCHEMA } from '../me/me-response.schema';
 import { toMeResponse } from '../me/me.mapper';
@@ -96,6 +96,7 @@ export class AuthController {
   }
 
   @Get('github/callback')
+  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
   @ApiOperation('GitHub redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
   githubCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('github', request, reply);
@@ -111,6 +112,7 @@ export class AuthController {
   }
 
   @Get('google/callback')
+  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
   @ApiOperation('Google redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
   googleCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('google', request, reply);
@@ -126,6 +128,7 @@ export class AuthController {
   }
 
   @Get('oidc/callback')
+  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
   @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
   oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('oidc', request, reply);

@@ -13,6 +13,11 @@ import { applyRateLimit, createRateLimitStore } from './rate-limiter';
 
 const API_PREFIX = '/api/v1/';
 
+type RateLimitHook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+
+/** The API rate limit of a server, for what its router refuses before hooks run (app.ts). */
+export const FRAMEWORK_RATE_LIMITS = new WeakMap<object, RateLimitHook>();
+
 /**
  * `limits.api_rate_limit_per_minute` (spec → Limits) on the authenticated API, as a Fastify
  * `onRequest` hook rather than in the guard, so that every response of an authenticated route
@@ -59,7 +64,7 @@ export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
     const authenticated = this.authenticatedRoutes();
     const trustProxy = this.config.http.trust_proxy;
 
-    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    const hook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       const template = request.routeOptions.url;
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       const limited =
@@ -75,7 +80,10 @@ export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
           ? `session:${hashSessionToken(session)}`
           : `ip:${rateLimitKey(request, trustProxy)}`;
       applyRateLimit(limiter, bucket, reply, done);
-    });
+    };
+    fastify.addHook('onRequest', hook);
+    // Requests the router refuses before any hook (app.ts → frameworkErrors) are counted too.
+    FRAMEWORK_RATE_LIMITS.set(fastify, hook);
   }
 
   /** `METHOD /path/:param` of every non-public Nest route (what ApiKeyGuard protects). */

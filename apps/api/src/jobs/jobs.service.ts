@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type AppConfig,
   ConflictError,
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
+  readCursor,
+  CURSORS,
   LimitExceededError,
   newId,
   NotFoundError,
@@ -13,7 +12,6 @@ import {
   parseDuration,
   type PlanLimits,
   UnavailableError,
-  ValidationFailedError,
 } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
@@ -120,20 +118,13 @@ export class JobsService {
 
   async list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let beforeId: string | undefined;
-    if (query.cursor) {
-      const cursor = decodeCursor<{ id: string }>(query.cursor, ['id']);
-      if (!cursor) {
-        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-      }
-      beforeId = cursor.id;
-    }
+    const beforeId = readCursor(CURSORS.jobs, query.cursor)?.id;
     const rows = await this.jobs.list(auth.workspaceId, { ...query, beforeId, limit: limit + 1 });
     const page = rows.slice(0, limit);
     const now = new Date();
     return {
       data: page.map((job) => toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1)[0] ?? null })),
-      next_cursor: rows.length > limit ? encodeCursor({ id: page[page.length - 1].id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.jobs.encode({ id: page[page.length - 1].id }) : null,
     };
   }
 

@@ -1,15 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  type AppConfig,
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
-  isId,
-  NotFoundError,
-  type Page,
-  PAGE_LIMIT_DEFAULT,
-  ValidationFailedError,
-} from '@svc/common';
+import { type AppConfig, readCursor, CURSORS, isId, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
 import { JobsRepository, RunsRepository } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
@@ -47,14 +37,8 @@ export class RunsService {
       return this.stuck.list(auth, query);
     }
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let after: { scheduledAt: Date; id: string } | undefined;
-    if (query.cursor) {
-      const cursor = decodeCursor<{ at: string; id: string }>(query.cursor, ['at', 'id']);
-      if (!cursor || Number.isNaN(Date.parse(cursor.at))) {
-        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-      }
-      after = { scheduledAt: new Date(cursor.at), id: cursor.id };
-    }
+    const cursor = readCursor(CURSORS.runs, query.cursor);
+    const after = cursor && { scheduledAt: new Date(cursor.at), id: cursor.id };
     if (query.job_id !== undefined && !isId('job', query.job_id)) {
       return { data: [], next_cursor: null };
     }
@@ -73,7 +57,7 @@ export class RunsService {
     const last = page[page.length - 1];
     return {
       data: page.map((run) => toRunResponse(run, undefined, this.config.temporal.ui_url)),
-      next_cursor: rows.length > limit ? encodeCursor({ at: last.scheduledAt.toISOString(), id: last.id }) : null,
+      next_cursor: rows.length > limit ? CURSORS.runs.encode({ at: last.scheduledAt.getTime(), id: last.id }) : null,
     };
   }
 

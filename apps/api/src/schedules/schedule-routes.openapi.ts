@@ -28,6 +28,7 @@ export const VALIDATE_ROUTE_DOC: FastifyRouteDoc = {
     examples: [{ expr: 'every weekday at 9am', timezone: 'Europe/Berlin' }],
   }),
   responses: { 200: named('ScheduleValidation', VALIDATE_RESPONSE_SCHEMA) },
+  serverChecks: { expr: `at most ${MAX_EXPR_BYTES} bytes of UTF-8` },
 };
 
 export const PREVIEW_ROUTE_DOC: FastifyRouteDoc = {
@@ -41,4 +42,9 @@ export const PREVIEW_ROUTE_DOC: FastifyRouteDoc = {
     examples: [{ expr: '0 9 * * 1-5', timezone: 'America/New_York', count: 5, after: '2026-12-01T00:00:00Z' }],
   }),
   responses: { 200: named('SchedulePreview', PREVIEW_RESPONSE_SCHEMA) },
+  serverChecks: {
+    expr: `a schedule that parses, at most ${MAX_EXPR_BYTES} bytes of UTF-8 (\`POST /api/v1/schedules/validate\` says why not)`,
+    timezone: 'an IANA time zone',
+    after: 'an RFC 3339 timestamp',
+  },
 };

@@ -1,21 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import {
   ConflictError,
-  decodeCursor,
-  encodeCursor,
-  INVALID_CURSOR_MESSAGE,
+  readCursor,
   LimitExceededError,
   NotFoundError,
   type Page,
   PAGE_LIMIT_DEFAULT,
-  ValidationFailedError,
 } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
 import { AuditRepository, type SecretReferenceCandidate, SecretsRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../common/auth/auth.decorators';
-import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
-import { MAX_SECRETS_LIMIT_NAME, MAX_SECRETS_PER_WORKSPACE, SECRET_NAME_PATTERN } from './secret-limits';
+import { ListSecretsQueryDto, PutSecretDto, SECRET_CURSOR } from './dto/secret.dto';
+import { MAX_SECRETS_LIMIT_NAME, MAX_SECRETS_PER_WORKSPACE } from './secret-limits';
 import { type SecretResponse, toSecretResponse } from './secrets.mapper';
 
 /** Jobs named in a 409 before "and N more". */
@@ -37,19 +34,12 @@ export class SecretsService {
 
   async list(auth: AuthContext, query: ListSecretsQueryDto): Promise<Page<SecretResponse>> {
     const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    let afterName: string | undefined;
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor<{ name: string }>(query.cursor, ['name']);
-      if (!cursor || typeof cursor.name !== 'string' || !SECRET_NAME_PATTERN.test(cursor.name)) {
-        throw new ValidationFailedError({ cursor: INVALID_CURSOR_MESSAGE });
-      }
-      afterName = cursor.name;
-    }
+    const afterName = readCursor(SECRET_CURSOR, query.cursor)?.name;
     const rows = await this.secrets.listPage(auth.workspaceId, { afterName, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return {
       data: page.map(toSecretResponse),
-      next_cursor: rows.length > limit ? encodeCursor({ name: page[page.length - 1].name }) : null,
+      next_cursor: rows.length > limit ? SECRET_CURSOR.encode({ name: page[page.length - 1].name }) : null,
     };
   }
 

@@ -1,17 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, type Job, type Page, query, type Run } from '../api';
+import { api, type Job, type Page, query, type Run, type SinkTestResult } from '../api';
 import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
 import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
 import { navigate } from '../router';
-
-interface SinkTestResult {
-  outcome: string;
-  status_code: number | null;
-  duration_ms: number;
-  response_body: string | null;
-  request_summary: string;
-}
 
 const RUNS_PAGE = 20;
 

@@ -1,14 +1,10 @@
 import { useMemo, useState } from 'preact/hooks';
-import { api, type Job, type Page, query } from '../api';
+import { api, type Job, type JobHourlyStats, type Page, query } from '../api';
 import { sparklineConfig, useChart } from '../charts';
 import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common';
 import { formatRelative, formatTime } from '../format';
 
 type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
-
-interface JobHourlyStats {
-  data: Array<{ job_id: string; buckets: Array<{ hour: string; succeeded: number; failed: number }> }>;
-}
 
 /**
  * Runs of these jobs in the last 24 hours per hour (oldest first), counted by the API in SQL: one

@@ -1,4 +1,4 @@
-import { api, type Page, type Run } from '../api';
+import { api, type Page, type RunSummary } from '../api';
 import { ErrorNote, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
 import { formatMs, formatTime } from '../format';
 
@@ -13,7 +13,7 @@ const REASONS: Record<string, string> = {
  * (docs/operations.md → Stuck runs). Refreshed every 5 seconds.
  */
 export function StuckRunsPage() {
-  const runs = useLoad(() => api<Page<Run>>('GET', '/api/v1/runs?stuck=true'), []);
+  const runs = useLoad(() => api<Page<RunSummary>>('GET', '/api/v1/runs?stuck=true'), []);
   usePoll(() => runs.reload(), 5000);
   return (
     <section>
@@ -51,7 +51,7 @@ export function StuckRunsPage() {
   );
 }
 
-function StuckRow({ run }: { run: Run }) {
+function StuckRow({ run }: { run: RunSummary }) {
   const stuck = run.stuck;
   if (!stuck) {
     return null;

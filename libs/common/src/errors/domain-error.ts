@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'limit_exceeded',
   'workspace_suspended',
   'not_found',
+  'method_not_allowed',
   'conflict',
   'idempotency_conflict',
   'rate_limited',
@@ -73,6 +74,16 @@ export class WorkspaceSuspendedError extends DomainError {
 export class NotFoundError extends DomainError {
   constructor(what = 'Resource') {
     super(404, { code: 'not_found', message: `${what} not found` });
+  }
+}
+
+/** A method the path does not serve (its `Allow` header lists those it does): 405. */
+export class MethodNotAllowedError extends DomainError {
+  constructor(
+    readonly method: string,
+    readonly allow: readonly string[],
+  ) {
+    super(405, { code: 'method_not_allowed', message: `${method} is not allowed here; use ${allow.join(', ')}` });
   }
 }
 

@@ -1,7 +1,12 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ALERT_CHANNEL_KINDS, type AlertChannelKind } from '@svc/delivery';
 import { IsPlainObject } from '../../common/validators';
+import { CURSORS } from '@svc/common';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { PageQueryDto } from '../../common/page-query.dto';
+
+const CHANNEL_CONFIG_CHECK =
+  'the configuration of the kind: email `{address}`, webhook `{url}` (allowed by the network rules), slack `{webhook_url}`';
 
 /**
  * `POST /api/v1/alert-channels` (decisions.md → Alert channels): `email` `{address}`, `webhook`
@@ -19,6 +24,7 @@ export class CreateAlertChannelDto {
   kind: AlertChannelKind;
 
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': CHANNEL_CONFIG_CHECK })
   config: Record<string, unknown>;
 }
 
@@ -32,15 +38,17 @@ export class UpdateAlertChannelDto {
 
   @IsOptional()
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': CHANNEL_CONFIG_CHECK })
   config?: Record<string, unknown>;
 }
 
-export class ListAlertChannelsQueryDto extends PageQueryDto {}
+export class ListAlertChannelsQueryDto extends PageQueryDto(CURSORS.alertChannels) {}
 
 /** `GET /api/v1/alert-channels/verify?token=…` (no login: the link of a confirmation mail). */
 export class VerifyAlertChannelQueryDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(2048)
+  @JSONSchema({ 'x-server-check': 'a confirmation link this server signed, not expired' })
   token: string;
 }

@@ -8,11 +8,14 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Matches,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
 import { IsDuration } from '../../common/validators';
+import { CURSORS, idPattern } from '@svc/common';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /** Cooldown bounds: `0s` (every event alerts) to 7 days. */
@@ -43,6 +46,8 @@ export class CreateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_CHANNELS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
+  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
   channel_ids: string[];
 
   /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`. */
@@ -59,6 +64,8 @@ export class CreateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_JOBS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
+  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
   job_ids?: string[] | null;
 
   /** Only jobs with at least one of these tags (null or absent: every job). */
@@ -95,6 +102,8 @@ export class UpdateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_CHANNELS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
+  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
   channel_ids?: string[];
 
   @IsOptional()
@@ -110,6 +119,8 @@ export class UpdateAlertRuleDto {
   @ArrayMaxSize(MAX_RULE_JOBS)
   @ArrayUnique()
   @IsString({ each: true })
+  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
+  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
   job_ids?: string[] | null;
 
   @IsOptional()
@@ -121,9 +132,10 @@ export class UpdateAlertRuleDto {
   @MaxLength(100, { each: true })
   tags?: string[] | null;
 
+  /** `null` resets it to the default, `15m`. */
   @IsOptional()
   @IsDuration(0, MAX_COOLDOWN_MS)
-  cooldown?: string;
+  cooldown?: string | null;
 }
 
-export class ListAlertRulesQueryDto extends PageQueryDto {}
+export class ListAlertRulesQueryDto extends PageQueryDto(CURSORS.alertRules) {}

@@ -11,7 +11,9 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { SCOPES, type Scope } from '../../common/auth/auth.decorators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
+import { NOT_BLANK } from '../../common/validators';
 
 export const API_KEY_NAME_MAX = 100;
 
@@ -21,7 +23,7 @@ export class CreateApiKeyDto {
   @IsString()
   @MinLength(1)
   @MaxLength(API_KEY_NAME_MAX)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
   name: string;
 
   /** Scopes of the key; default `["*"]` (full access). Omit rather than send null. */
@@ -35,4 +37,4 @@ export class CreateApiKeyDto {
 }
 
 /** `GET /api/v1/api-keys`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
-export class ListApiKeysQueryDto extends PageQueryDto {}
+export class ListApiKeysQueryDto extends PageQueryDto(CURSORS.apiKeys) {}

@@ -1,5 +1,6 @@
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /**
@@ -7,7 +8,7 @@ import { PageQueryDto } from '../../common/page-query.dto';
  * `to`, `limit`, `cursor`). Filters match exactly; `from` is inclusive and `to` exclusive on
  * `created_at`.
  */
-export class ListAuditLogQueryDto extends PageQueryDto {
+export class ListAuditLogQueryDto extends PageQueryDto(CURSORS.auditLog) {
   /** An action such as `job.create` or `secret.delete`. */
   @IsOptional()
   @IsString()

@@ -3,7 +3,7 @@ import { getMetadataStorage, IS_OPTIONAL, ValidationTypes } from 'class-validato
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
 import { formatDuration } from '@svc/common';
-import { durationExamples } from '../validators';
+import { durationExamples, durationPattern, TIMESTAMP_PATTERN } from '../validators';
 import type { JsonSchema } from './schema';
 
 // class-transformer keeps `@Type(() => X)` here; without it nested DTOs would be `Object`.
@@ -16,37 +16,55 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
 
 export const SCHEMA_REF_PREFIX = '#/components/schemas/';
 
+/** class-validator's `IsBase64()` (validator.js, with padding): what the pipe accepts, exactly. */
+const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)?$';
+
+/**
+ * A string the validation pipe lets through: no NUL character anywhere (validation.ts refuses
+ * them in bodies, queries and paths, since PostgreSQL text cannot hold one).
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
 /** Our own class-validator decorators (common/validators.ts), by their registered name. */
 const CUSTOM_CONVERTERS: ISchemaConverters = {
   isDuration: (meta) => {
     const [min, max] = (meta.constraints ?? []) as number[];
-    const range =
-      max !== undefined && max < Number.MAX_SAFE_INTEGER
-        ? ` from ${formatDuration(min)} to ${formatDuration(max)}`
-        : '';
+    const bounded = max !== undefined && max < Number.MAX_SAFE_INTEGER;
     return {
       type: 'string',
-      pattern: '^([0-9]+(d|h|m|s|ms))+$',
-      description: `A duration${range}: number+unit parts in descending units (\`d\`, \`h\`, \`m\`, \`s\`, \`ms\`), e.g. ${durationExamples(
-        min ?? 0,
-        max ?? Number.MAX_SAFE_INTEGER,
-      )
-        .map((e) => `\`${e}\``)
-        .join(', ')}`,
+      minLength: 1,
+      maxLength: 64,
+      pattern: durationPattern(min),
+      description:
+        `A duration${bounded ? ` from ${formatDuration(min)} to ${formatDuration(max)}` : ''}: number+unit parts, each unit ` +
+        'at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. ' +
+        `${durationExamples(min ?? 0, max ?? Number.MAX_SAFE_INTEGER)
+          .map((e) => `\`${e}\``)
+          .join(', ')}. The pattern states the ` +
+        `minimum${bounded ? '; the maximum is checked by the server (`400` naming the field)' : ''}.`,
+      ...(bounded ? { 'x-server-check': `at most ${formatDuration(max)}` } : {}),
     };
   },
-  isTimestamp: { type: 'string', format: 'date-time', description: 'RFC 3339 timestamp with `Z` or an offset' },
+  isTimestamp: {
+    type: 'string',
+    format: 'date-time',
+    pattern: TIMESTAMP_PATTERN,
+    description: 'RFC 3339 timestamp with `Z` or an offset',
+  },
+  isBase64: { type: 'string', pattern: BASE64_PATTERN, description: 'Base64 (standard alphabet, padded)' },
   maxBytes: (meta) => ({
     type: 'string',
     maxLength: meta.constraints?.[0] as number,
     description: `At most ${meta.constraints?.[0] as number} bytes of UTF-8`,
+    'x-server-check': `at most ${meta.constraints?.[0] as number} bytes of UTF-8`,
   }),
-  isPlainObject: { type: 'object' },
-  isBase64Map: {
+  isPlainObject: { type: 'object', additionalProperties: true },
+  isBase64Map: () => ({
     type: 'object',
-    additionalProperties: { type: 'string', format: 'byte' },
+    propertyNames: { pattern: NO_NUL_PATTERN },
+    additionalProperties: { type: 'string', pattern: BASE64_PATTERN },
     description: 'Names to base64 bytes',
-  },
+  }),
 };
 
 const OPTIONS = {
@@ -54,6 +72,34 @@ const OPTIONS = {
   classTransformerMetadataStorage: defaultMetadataStorage as never,
   additionalConverters: CUSTOM_CONVERTERS,
 };
+
+/** Adds NO_NUL_PATTERN to every string (and free-form object keys) that states no format of its own. */
+function noNul(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  const types = Array.isArray(out.type) ? (out.type as string[]) : [out.type];
+  if (types.includes('string') && !out.pattern && !out.enum && !out.format && !out.$ref) {
+    out.pattern = NO_NUL_PATTERN;
+  }
+  if (types.includes('object') && !out.properties && !out.propertyNames) {
+    out.propertyNames = { pattern: NO_NUL_PATTERN };
+  }
+  for (const key of ['items', 'additionalProperties']) {
+    if (out[key] && typeof out[key] === 'object') {
+      out[key] = noNul(out[key] as JsonSchema);
+    }
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    if (Array.isArray(out[key])) {
+      out[key] = (out[key] as JsonSchema[]).map(noNul);
+    }
+  }
+  if (out.properties) {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Record<string, JsonSchema>).map(([name, value]) => [name, noNul(value)]),
+    );
+  }
+  return out;
+}
 
 /** `schema` or null: what `@IsOptional()` lets through (it skips validation for both). */
 function orNull(schema: JsonSchema): JsonSchema {
@@ -89,6 +135,41 @@ export class DtoSchemas {
     return [...this.schemas].filter(([name]) => this.referenced.has(name));
   }
 
+  /**
+   * What the server checks beyond the schema of `dto` (`x-server-check` on its properties, nested
+   * DTOs included), by input path: a request the schema allows can still be `400` naming one of
+   * these (a schedule that does not parse, a maximum duration, a secret that does not exist).
+   */
+  serverChecks(dto: Type): Record<string, string> {
+    this.convert(dto);
+    const checks: Record<string, string> = {};
+    const walk = (schema: JsonSchema | undefined, path: string, depth: number): void => {
+      if (!schema || depth > 8) {
+        return;
+      }
+      const ref = typeof schema.$ref === 'string' ? schema.$ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
+      if (ref) {
+        return walk(this.schemas.get(ref), path, depth + 1);
+      }
+      if (typeof schema['x-server-check'] === 'string' && path) {
+        checks[path] = schema['x-server-check'];
+      }
+      for (const key of ['anyOf', 'oneOf', 'allOf']) {
+        for (const inner of (schema[key] as JsonSchema[] | undefined) ?? []) {
+          walk(inner, path, depth + 1);
+        }
+      }
+      if (schema.items) {
+        walk(schema.items as JsonSchema, `${path}[]`, depth + 1);
+      }
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+        walk(property, path ? `${path}.${name}` : name, depth + 1);
+      }
+    };
+    walk(this.schemas.get(dto.name), '', 0);
+    return checks;
+  }
+
   /** The converted schema of a DTO class itself (for query DTOs, whose properties become parameters). */
   schemaOf(dto: Type): JsonSchema {
     this.convert(dto);
@@ -113,7 +194,7 @@ export class DtoSchemas {
       );
       properties[name] = optional ? orNull(property) : property;
     }
-    this.schemas.set(dto.name, { ...schema, properties, additionalProperties: false });
+    this.schemas.set(dto.name, noNul({ ...schema, properties, additionalProperties: false }));
     for (const meta of metadatas) {
       if (meta.type === ValidationTypes.NESTED_VALIDATION) {
         const nested =

@@ -16,6 +16,8 @@ export interface ApiOperationDoc {
   responses: Record<number, ResponseDoc>;
   /** Longer text, Markdown. */
   description?: string;
+  /** Inputs the server checks beyond their schema (see `ServerChecks`), by input path. */
+  serverChecks?: Record<string, string>;
 }
 
 /**
@@ -38,3 +40,12 @@ export interface FastifyRouteDoc extends ApiOperationDoc {
   /** Which rate limit sends `RateLimit-*` on this route, if any (the schedule endpoints have their own). */
   rateLimit?: 'api' | 'schedules';
 }
+
+export const API_SERVER_CHECKS = 'svc:openapi:server-checks';
+
+/**
+ * Inputs of a handler that the server checks beyond what a schema can say (state it reads, such as
+ * a signed token or a sign-in cookie), by input path → the rule. They join the DTOs' own
+ * `x-server-check`s in the operation's description and `x-server-checks`.
+ */
+export const ServerChecks = (checks: Record<string, string>) => SetMetadata(API_SERVER_CHECKS, checks);

@@ -7,7 +7,13 @@ import type { RouteInfo } from '../auth/route-table';
 import { ERROR_SCHEMA } from './error-schema';
 import type { RegisteredRoute } from './fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
-import { API_OPERATION, type ApiOperationDoc, type FastifyRouteDoc, type ResponseDoc } from './openapi.decorators';
+import {
+  API_OPERATION,
+  API_SERVER_CHECKS,
+  type ApiOperationDoc,
+  type FastifyRouteDoc,
+  type ResponseDoc,
+} from './openapi.decorators';
 import { type JsonSchema, schemaName } from './schema';
 import { applySinkKinds, type SinkKindDoc } from './sink-kinds';
 
@@ -19,6 +25,11 @@ export interface OpenApiInput {
   version: string;
   /** The server's own URL (`public_url`). */
   serverUrl: string;
+  /**
+   * Enums that depend on this server's configuration, by name: a schema marked
+   * `x-enum-of: <name>` gets exactly these values (e.g. the sink kinds enabled here).
+   */
+  enums: Record<string, readonly string[]>;
   /** Whether the authenticated API and the schedule endpoints send `RateLimit-*` headers (limit > 0). */
   rateLimits: { api: boolean; schedules: boolean };
   /** The registered sink kinds (docs/extending.md): each one's config schema. */
@@ -127,6 +138,9 @@ function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
+/** Fastify's `maxParamLength` (its default): a longer path parameter is refused by the router. */
+const MAX_PARAM_LENGTH = 100;
+
 /** Fastify's name for the rest of the path after a trailing `*`. */
 const WILDCARD = 'wildcard';
 
@@ -191,7 +205,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
   addLinks(paths, components);
 
   for (const [name, schema] of dtos.components()) {
-    components[name] = schema;
+    components[name] = withServerEnums(schema, input.enums);
   }
   components.Error = hoistSchema(ERROR_SCHEMA, components, true);
   applySinkKinds(components, input.sinkKinds ?? []);
@@ -222,6 +236,30 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
       schemas: sortKeys(components),
     },
   };
+}
+
+/** Fills every `x-enum-of` schema (at any depth) with this server's values for it. */
+function withServerEnums(schema: JsonSchema, enums: OpenApiInput['enums']): JsonSchema {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) {
+      return value.map(walk);
+    }
+    if (!value || typeof value !== 'object') {
+      return value;
+    }
+    const out = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)])) as JsonSchema;
+    const name = out['x-enum-of'];
+    if (typeof name === 'string') {
+      const values = enums[name];
+      if (!values) {
+        throw new Error(`OpenAPI: no values for x-enum-of ${name}`);
+      }
+      delete out['x-enum-of'];
+      out.enum = Array.isArray(out.enum) && out.enum.includes(null) ? [...values, null] : [...values];
+    }
+    return out;
+  };
+  return walk(schema) as JsonSchema;
 }
 
 /** Replaces `named()` schemas (at any depth) with `$ref`s and records them as components. */
@@ -262,19 +300,25 @@ function nestOperation(
   const tag = kebab(controller.name.replace(/Controller$/, ''));
   const parameters: unknown[] = [];
   let requestBody: unknown;
+  const serverChecks: Record<string, string> = {
+    ...((Reflect.getMetadata(API_SERVER_CHECKS, handler) as Record<string, string> | undefined) ?? {}),
+  };
 
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
   const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, methodName) ?? []) as Type[];
-  const pathParams = new Map<string, JsonSchema>(pathParamNames(route.path).map((n) => [n, { type: 'string' }]));
+  const pathParams = new Map<string, JsonSchema>(
+    pathParamNames(route.path).map((n) => [n, { type: 'string', maxLength: MAX_PARAM_LENGTH }]),
+  );
   for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
     const kind = Number(key.split(':')[0]) as RouteParamtypes;
     const type = types[arg.index];
     if (kind === RouteParamtypes.PARAM && arg.data) {
       const described = (arg.pipes ?? []).find((p) => (p as { jsonSchema?: JsonSchema }).jsonSchema) as
         { jsonSchema: JsonSchema } | undefined;
-      pathParams.set(arg.data, described ? described.jsonSchema : { type: 'string' });
+      pathParams.set(arg.data, described ? described.jsonSchema : { type: 'string', maxLength: MAX_PARAM_LENGTH });
     } else if (kind === RouteParamtypes.QUERY) {
       parameters.push(...queryParameters(arg, type, dtos));
+      Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
     } else if (kind === RouteParamtypes.HEADERS && arg.data) {
       parameters.push(
         arg.data.toLowerCase() === 'idempotency-key'
@@ -283,6 +327,7 @@ function nestOperation(
       );
     } else if (kind === RouteParamtypes.BODY) {
       const schema = isDto(type) ? dtos.ref(type) : { type: 'object' };
+      Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
       requestBody = { required: true, content: { [JSON_TYPE]: { schema } } };
     }
   }
@@ -295,10 +340,15 @@ function nestOperation(
     operationId: `${tag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}.${methodName}`,
     tags: [tag],
     summary: doc?.summary ?? `${route.method} ${route.path}`,
-    description: [doc?.description, route.public ? 'No authentication.' : scopeText(route.requirement)]
+    description: [
+      doc?.description,
+      route.public ? 'No authentication.' : scopeText(route.requirement),
+      serverChecksText(serverChecks),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     ...(route.public ? { security: [] } : { 'x-scopes': route.requirement === ANY_KEY ? [] : route.requirement }),
+    ...(Object.keys(serverChecks).length > 0 ? { 'x-server-checks': sortKeys(serverChecks) } : {}),
     parameters: [...pathParameters, ...parameters, { $ref: '#/components/parameters/RequestId' }],
     ...(requestBody ? { requestBody } : {}),
     responses: responses(doc?.responses ?? { [defaultStatus]: { type: 'object' } }, hoist, {
@@ -308,6 +358,21 @@ function nestOperation(
       hasPathParams: pathParameters.length > 0,
     }),
   };
+}
+
+/**
+ * The description's account of what the server checks beyond the schemas: a request the document
+ * allows can still be `400 validation_failed` naming one of these inputs (docs/api.md → Exact
+ * contract). `x-server-checks` holds the same, for tools (scripts/fuzz.sh reads it).
+ */
+function serverChecksText(checks: Record<string, string>): string | undefined {
+  const entries = Object.entries(checks).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) {
+    return undefined;
+  }
+  return `Checked by the server beyond the schema (\`400\` naming the input): ${entries
+    .map(([path, text]) => `\`${path}\`: ${text}`)
+    .join('; ')}.`;
 }
 
 function fastifyOperation(
@@ -320,15 +385,19 @@ function fastifyOperation(
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    // Fastify's router refuses a parameter over `maxParamLength` (100) before the route runs.
+    schema: name === WILDCARD ? { type: 'string' } : { type: 'string', maxLength: MAX_PARAM_LENGTH },
   }));
   const isPublic = doc?.public ?? false;
   return {
     operationId: doc?.operationId ?? `${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+/g, '_')}`,
     tags: [doc?.tag ?? 'other'],
     summary: doc?.summary ?? `${route.method} ${route.url}`,
-    ...(doc?.description ? { description: doc.description } : {}),
+    ...(doc?.description || doc?.serverChecks
+      ? { description: [doc.description, serverChecksText(doc.serverChecks ?? {})].filter(Boolean).join('\n\n') }
+      : {}),
     ...(isPublic ? { security: [] } : {}),
+    ...(doc?.serverChecks ? { 'x-server-checks': sortKeys(doc.serverChecks) } : {}),
     parameters: [...pathParameters, { $ref: '#/components/parameters/RequestId' }],
     ...(doc?.requestBody
       ? { requestBody: { required: true, content: { [JSON_TYPE]: { schema: hoist(doc.requestBody) } } } }

@@ -31,6 +31,12 @@ export class OpenApiService {
       nestRoutes: this.nestRoutes(),
       version: this.config.version,
       serverUrl: this.config.public_url,
+      enums: {
+        enabled_sink_kinds: this.sinkKinds
+          .all()
+          .filter((kind) => kind.disabledReason(this.config) === null)
+          .map((kind) => kind.kind),
+      },
       rateLimits: {
         api: this.config.limits.api_rate_limit_per_minute > 0,
         schedules: this.config.limits.schedule_rate_limit_per_minute > 0,

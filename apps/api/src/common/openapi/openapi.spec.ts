@@ -15,9 +15,9 @@ import { OpenApiService } from './openapi.service';
 
 // The whole API assembled without listening: PostgreSQL and Temporal are never reached (nothing
 // here sends a request that needs them), so this stays a unit test.
-async function assemble(limits: Record<string, number> = {}): Promise<NestFastifyApplication> {
+async function assemble(limits: Record<string, number> = {}, extra: object = {}): Promise<NestFastifyApplication> {
   const config = buildConfig(
-    { secrets: { encryption_key: Buffer.alloc(32, 7).toString('base64') }, limits },
+    { secrets: { encryption_key: Buffer.alloc(32, 7).toString('base64') }, limits, ...extra },
     { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1', PORT: '0' },
   );
   return createApp({ config, logLevels: [] });
@@ -39,6 +39,52 @@ describe('OpenAPI document', () => {
   });
   afterAll(async () => {
     await app.close();
+  });
+
+  describe('an exact contract (issue #23)', () => {
+    // A sink is a `oneOf` of one branch per kind (issue 28), a PATCH's `kind` an enum.
+    const kindsOf = (schema: any): string[] =>
+      schema.oneOf ? schema.oneOf.map((branch: any) => branch.properties.kind.const) : schema.properties.kind.enum;
+    const sinkKinds = (d: OpenApiDocument) =>
+      ['SinkDto', 'SinkPatchDto'].map((name) => kindsOf(d.components.schemas[name]));
+
+    it('should list only the sink kinds this server enables in requests, every kind in responses', async () => {
+      expect(sinkKinds(doc)).toEqual([
+        ['webhook', 'temporal_workflow'],
+        ['webhook', 'temporal_workflow'],
+      ]);
+      const withCommand = await assemble({}, { sinks: { command: { enabled: true } } });
+      try {
+        const full = withCommand.get(OpenApiService).json();
+        expect(sinkKinds(full)).toEqual([
+          ['webhook', 'command', 'temporal_workflow'],
+          ['webhook', 'command', 'temporal_workflow'],
+        ]);
+      } finally {
+        await withCommand.close();
+      }
+      expect(kindsOf((doc.components.schemas.Job.properties as any).sink)).toEqual([
+        'webhook',
+        'command',
+        'temporal_workflow',
+      ]);
+    });
+
+    it('should state cursor formats, duration minimums and what only the server checks', () => {
+      const jobsList = doc.paths['/api/v1/jobs'].get.parameters as Array<{ name: string; schema: any }>;
+      expect(
+        new RegExp(jobsList.find((p) => p.name === 'cursor')!.schema.pattern).test('job_01ARZ3NDEKTSV4RRFFQ69G5FAV'),
+      ).toBe(true);
+      const timeout = (doc.components.schemas.CreateJobDto.properties as any).timeout;
+      const pattern = new RegExp(timeout.pattern ?? timeout.anyOf?.[0]?.pattern);
+      expect([pattern.test('0d'), pattern.test('500ms'), pattern.test('30s')]).toEqual([false, false, true]);
+      const create = doc.paths['/api/v1/jobs'].post;
+      expect(create['x-server-checks']).toMatchObject({
+        'schedule.expr': expect.any(String),
+        'sink.config': expect.any(String),
+      });
+      expect(create.description).toContain('Checked by the server beyond the schema');
+    });
   });
 
   describe('coverage', () => {
@@ -226,6 +272,7 @@ describe('OpenAPI document', () => {
         nestRoutes: routesOfModule(AppModule.forRoot()),
         version: '1',
         serverUrl: 'http://x',
+        enums: { enabled_sink_kinds: ['webhook'] },
         rateLimits: { api: true, schedules: true },
       };
       expect(JSON.stringify(buildOpenApiDocument(input))).toBe(JSON.stringify(buildOpenApiDocument(input)));

@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
@@ -27,6 +28,14 @@ export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as 
  * and the OpenAPI document lists the registered ones (openapi/sink-kinds.ts).
  */
 export const SINK_KIND_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+const SCHEDULE_CHECK =
+  'a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not)';
+const SINK_CONFIG_CHECK =
+  'the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` ' +
+  '(a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), ' +
+  'command `{argv, env?, cwd?, retry_on_exit_codes?}`';
+
 export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
 export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
@@ -37,6 +46,7 @@ export class ScheduleDto {
   @IsString()
   @IsNotEmpty()
   @MaxBytes(4096)
+  @JSONSchema({ 'x-server-check': SCHEDULE_CHECK })
   expr: string;
 
   @IsOptional()
@@ -47,6 +57,7 @@ export class ScheduleDto {
   @IsOptional()
   @IsString()
   @MaxLength(64)
+  @JSONSchema({ 'x-server-check': 'an IANA time zone' })
   timezone?: string;
 
   @IsOptional()
@@ -55,6 +66,7 @@ export class ScheduleDto {
 
   @IsOptional()
   @IsTimestamp()
+  @JSONSchema({ 'x-server-check': 'after `starts_at`' })
   ends_at?: string | null;
 
   @IsOptional()
@@ -74,6 +86,7 @@ export class SchedulePatchDto extends ScheduleDto {
   @IsString()
   @IsNotEmpty()
   @MaxBytes(4096)
+  @JSONSchema({ 'x-server-check': SCHEDULE_CHECK })
   declare expr: string;
 }
 
@@ -84,6 +97,7 @@ export class SinkDto {
 
   /** Kind-specific configuration; validated by the sink's own rules. */
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': SINK_CONFIG_CHECK })
   config: Record<string, unknown>;
 }
 
@@ -105,6 +119,7 @@ export class SinkPatchDto {
   /** Fields of the kind's configuration; with a new `kind`, the complete configuration. */
   @ValidateIf((_, value) => value !== undefined)
   @IsPlainObject()
+  @JSONSchema({ 'x-server-check': SINK_CONFIG_CHECK })
   config?: Record<string, unknown>;
 }
 
@@ -122,6 +137,7 @@ export class RetryDto {
 
   @IsOptional()
   @IsDuration(100, 24 * 3_600_000)
+  @JSONSchema({ 'x-server-check': 'from 100ms to 1d, and at most `max_interval`' })
   initial_interval?: string;
 
   @IsOptional()
@@ -310,7 +326,7 @@ export class UpdateJobDto extends JobFieldsDto {
   sink?: SinkPatchDto;
 }
 
-export class ListJobsQueryDto extends PageQueryDto {
+export class ListJobsQueryDto extends PageQueryDto(CURSORS.jobs) {
   @IsOptional()
   @IsIn(['active', 'paused', 'disabled', 'completed'])
   state?: 'active' | 'paused' | 'disabled' | 'completed';

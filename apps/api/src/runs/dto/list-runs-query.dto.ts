@@ -2,9 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsTimestamp } from '../../common/validators';
+import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
-export class ListJobRunsQueryDto extends PageQueryDto {
+export class ListJobRunsQueryDto extends PageQueryDto(CURSORS.runs) {
   @IsOptional()
   @IsIn(['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'])
   status?: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';

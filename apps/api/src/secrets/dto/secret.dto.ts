@@ -1,7 +1,12 @@
 import { IsString, MinLength } from 'class-validator';
 import { MaxBytes } from '../../common/validators';
-import { SECRET_VALUE_MAX_BYTES } from '../secret-limits';
+
+import { nameCursor } from '@svc/common';
+import { SECRET_NAME_PATTERN, SECRET_VALUE_MAX_BYTES } from '../secret-limits';
 import { PageQueryDto } from '../../common/page-query.dto';
+
+/** Secrets are listed by name: the cursor is the last name. */
+export const SECRET_CURSOR = nameCursor(SECRET_NAME_PATTERN);
 
 /** `PUT /api/v1/secrets/{name}`: the value, write-only (decisions.md → Secrets: up to 8 KiB). */
 export class PutSecretDto {
@@ -13,4 +18,4 @@ export class PutSecretDto {
 }
 
 /** `GET /api/v1/secrets`: cursor paging (spec → Endpoints: limit default 50, maximum 200). */
-export class ListSecretsQueryDto extends PageQueryDto {}
+export class ListSecretsQueryDto extends PageQueryDto(SECRET_CURSOR) {}

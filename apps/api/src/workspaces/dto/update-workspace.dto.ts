@@ -1,5 +1,6 @@
 import { IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { WORKSPACE_SLUG_PATTERN, WORKSPACE_SLUG_RULE } from '@svc/common/workspace-slug';
+import { NOT_BLANK } from '../../common/validators';
 
 export const WORKSPACE_NAME_MAX = 100;
 
@@ -10,7 +11,7 @@ export class UpdateWorkspaceDto {
   @IsString()
   @MinLength(1)
   @MaxLength(WORKSPACE_NAME_MAX)
-  @Matches(/\S/, { message: 'must not be blank' })
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
   name?: string;
 
   /** URL name, unique across the server: lowercase letters, digits, inner hyphens, 1..63. */
