@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DashboardConfig, type Features, type Me, setSession, whenSignedOut } from './api';
+import type { AppContext } from './app-context';
 import { JobDetailPage } from './pages/job-detail';
 import { JobFormPage } from './pages/job-form';
 import { JobsPage } from './pages/jobs';
@@ -13,14 +14,6 @@ import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
 
 const WORKSPACE_KEY = 'svc.workspace';
-
-export interface AppContext {
-  me: Me;
-  workspaceId: string;
-  config: DashboardConfig;
-  /** Reads `/me` again (e.g. after the workspace was renamed). */
-  reload: () => void;
-}
 
 function App() {
   const [features, setFeatures] = useState<Features | null>(null);

@@ -9,10 +9,6 @@ import { createHash } from 'node:crypto';
 export const ALERT_EVENT_TYPES = ['run.failed', 'run.sla_breached', 'job.auto_disabled', 'job.recovered'] as const;
 export type AlertEventType = (typeof ALERT_EVENT_TYPES)[number];
 
-export function isAlertEventType(value: unknown): value is AlertEventType {
-  return typeof value === 'string' && (ALERT_EVENT_TYPES as readonly string[]).includes(value);
-}
-
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**

@@ -137,11 +137,6 @@ export function addLogFields(fields: LogFields): void {
   }
 }
 
-/** The fields of the current request or activity, if any. */
-export function currentLogFields(): LogFields | undefined {
-  return logContext.getStore();
-}
-
 export interface CreateLoggerOptions {
   /** The process: `api`, `worker`. */
   name: string;

@@ -381,24 +381,3 @@ export function wallFromFields(y: number, m: number, d: number, h = 0, mi = 0, s
   const mm = ym - yy * 12 + 1;
   return (daysFromCivil(yy, mm, 1) + (d - 1)) * DAY_MS + h * 3_600_000 + mi * 60_000 + s * 1000;
 }
-
-/** Civil fields of a wall time: `{ y, m (1-12), d, h, mi, s, dow (0=Sunday) }`. */
-export function fieldsFromWall(wall: number): {
-  y: number;
-  m: number;
-  d: number;
-  h: number;
-  mi: number;
-  s: number;
-  dow: number;
-} {
-  const days = Math.floor(wall / DAY_MS);
-  const [y, m, d] = civilFromDays(days);
-  let rest = wall - days * DAY_MS;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const mi = Math.floor(rest / 60_000);
-  rest -= mi * 60_000;
-  const s = Math.floor(rest / 1000);
-  return { y, m, d, h, mi, s, dow: weekdayOfDays(days) };
-}

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { CursorFormat } from '@svc/common';
+import { type CursorFormat, PAGE_LIMIT_MAX } from '@svc/common';
 import { Type as TransformType } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -15,7 +15,7 @@ export function PageQueryDto<T>(format: CursorFormat<T>): Type<{ limit?: number;
     @TransformType(() => Number)
     @IsInt()
     @Min(1)
-    @Max(200)
+    @Max(PAGE_LIMIT_MAX)
     limit?: number;
 
     @IsOptional()

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type Attempt, type Job, type Run } from '../api';
 import { ErrorNote, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
 import { attemptLabel, formatMs, formatTime } from '../format';
-import type { AppContext } from '../main';
+import type { AppContext } from '../app-context';
 import { navigate } from '../router';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);

@@ -5,7 +5,7 @@ import { api, type Page } from '../api';
 import { COLORS, useChart } from '../charts';
 import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad } from '../components/common';
 import { formatMs, formatTime } from '../format';
-import type { AppContext } from '../main';
+import type { AppContext } from '../app-context';
 import { AlertsPage } from './alerts';
 import { AUDIT_LOG_PATH, AuditLogPage } from './audit-log';
 import { WorkspaceSettings } from './workspace-settings';

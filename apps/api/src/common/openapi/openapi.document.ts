@@ -1,6 +1,7 @@
 import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { Type } from '@nestjs/common';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '@svc/common';
 import { STATUS_CODES } from 'node:http';
 import { ANY_KEY, type ScopeRequirement } from '../auth/auth.decorators';
 import type { RouteInfo } from '../auth/route-table';
@@ -105,7 +106,7 @@ const PARAMETERS = {
 
 /** Descriptions of the paging parameters every list endpoint shares (spec → Endpoints). */
 const QUERY_DESCRIPTIONS: Record<string, string> = {
-  limit: 'Page size: default 50, maximum 200.',
+  limit: `Page size: default ${PAGE_LIMIT_DEFAULT}, maximum ${PAGE_LIMIT_MAX}.`,
   cursor: 'The `next_cursor` of the previous page.',
 };
 

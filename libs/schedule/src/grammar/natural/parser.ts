@@ -806,7 +806,6 @@ class Parser {
         break;
       }
       let n: number | null = null;
-      let isNumeric = false;
       if (
         t.kind === 'num' &&
         (ORDINAL_SUFFIXES.has(this.low(1)) ||
@@ -815,7 +814,6 @@ class Parser {
           this.toks[this.i - 1]?.low === 'the')
       ) {
         n = t.n!;
-        isNumeric = true;
         this.i++;
         if (ORDINAL_SUFFIXES.has(this.low())) {
           this.i++;
@@ -875,7 +873,6 @@ class Parser {
       } else if (this.accept('day') || !(this.is('and', ',', '&') && this.startsDayItem(1))) {
         monthDays(pending.splice(0));
       }
-      void isNumeric;
       if (this.is('and', ',', '&') && this.startsDayItem(1)) {
         this.i++;
         continue;
