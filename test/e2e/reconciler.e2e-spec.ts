@@ -4,7 +4,7 @@ import { waitFor, WebhookReceiver } from '../utils/receiver';
 
 /**
  * The reconciler (worker start-up): every active job gets its workflow back, and a workflow whose
- * job row is gone is stopped (architecture.md → How data moves 1).
+ * job row is gone is stopped (docs/architecture.md → How a job becomes a workflow, step 6).
  */
 describe('job ⇄ workflow reconciler', () => {
   let stack: Stack;

@@ -50,7 +50,8 @@ const PENDING_STATES: Record<number, string> = {
 const MAX_FAILURE_MESSAGE = 500;
 
 /**
- * The only code that talks to Temporal about jobs: start, signal, cancel (architecture.md rule 6).
+ * The only code that talks to Temporal about jobs: start, signal, cancel (docs/architecture.md →
+ * How a job becomes a workflow, steps 1, 3 and 6).
  * Used by the API and by the worker's reconciler and run activities.
  */
 export class JobWorkflowGateway {

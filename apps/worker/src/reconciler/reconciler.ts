@@ -17,11 +17,11 @@ export interface ReconcileReport {
 }
 
 /**
- * Repairs drift between job rows and job workflows, and only drift (architecture.md → How data
- * moves 1): one visibility listing gives every running job workflow with the revision in its
- * memo; a job whose workflow is missing or behind gets its snapshot (signal-with-start), a
- * workflow whose job is gone or completed is stopped. Jobs in sync cost no Temporal call and add
- * no history event. Calls run with bounded concurrency.
+ * Repairs drift between job rows and job workflows, and only drift (docs/architecture.md → How a
+ * job becomes a workflow, step 6): one visibility listing gives every running job workflow with the
+ * revision in its memo; a job whose workflow is missing or behind gets its snapshot
+ * (signal-with-start), a workflow whose job is gone or completed is stopped. Jobs in sync cost no
+ * Temporal call and add no history event. Calls run with bounded concurrency.
  */
 export async function reconcileJobWorkflows(deps: {
   jobs: JobsRepository;
