@@ -214,9 +214,9 @@ export class JobsRepository {
   }
 
   /**
-   * Moves the job from `from` to `to` bumping its revision (and its version when the config
-   * changed), when it is still in `from` (and at `revision`, when given). Returns the updated row
-   * or null when the condition no longer holds.
+   * Moves the job from `from` to `to` bumping its revision (never its version: a state change is
+   * not a config change), when it is still in `from` (and at `revision`, when given). Returns the
+   * updated row or null when the condition no longer holds.
    */
   async transitionState(
     id: string,
