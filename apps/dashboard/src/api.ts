@@ -139,7 +139,12 @@ export type SinkFormField = SinkKindInfo['fields'][number];
 /** The workflow a `temporal_workflow` sink started (docs/extending.md). */
 export type StartedWorkflow = NonNullable<Schema<'Attempt'>['started_workflow']>;
 
-export type AlertChannelKind = 'email' | 'webhook' | 'slack';
+/** Alert channels, rules, the audit log and the workspace: the document's types (issue #23). */
+export type AlertChannel = Schema<'AlertChannel'> & {
+  /** Webhook channels, in the create response only. */
+  signing_secret?: string;
+};
+export type AlertChannelKind = AlertChannel['kind'];
 
 /** The one configuration key of each kind (docs/alerts.md → Channels). */
 export const CHANNEL_CONFIG_KEY: Record<AlertChannelKind, 'address' | 'url' | 'webhook_url'> = {
@@ -148,58 +153,18 @@ export const CHANNEL_CONFIG_KEY: Record<AlertChannelKind, 'address' | 'url' | 'w
   slack: 'webhook_url',
 };
 
-export interface AlertChannel {
-  id: string;
-  name: string;
-  kind: AlertChannelKind;
-  /** `{address}`, `{url}` or `{webhook_url}` (a Slack URL shown up to its first path segment). */
-  config: Record<string, string>;
-  verified: boolean;
-  created_at: string;
-  updated_at: string;
-  /** Webhook channels, in the create response only. */
-  signing_secret?: string;
-}
-
-export interface AlertChannelInput {
-  name: string;
-  kind: AlertChannelKind;
-  config: Record<string, string>;
-}
-
-export interface AlertChannelTestResult {
-  delivered: boolean;
-  error: string | null;
-}
-
-export const ALERT_EVENTS = ['run.failed', 'run.sla_breached', 'job.auto_disabled', 'job.recovered'] as const;
-export type AlertEvent = (typeof ALERT_EVENTS)[number];
-
-export interface AlertRule {
-  id: string;
-  name: string;
-  enabled: boolean;
-  channel_ids: string[];
-  events: AlertEvent[];
-  job_ids: string[] | null;
-  tags: string[] | null;
-  cooldown: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export type AlertRuleInput = Pick<AlertRule, 'name' | 'enabled' | 'channel_ids' | 'events' | 'job_ids' | 'tags'> & {
-  cooldown?: string;
-};
-
-export interface AuditEntry {
-  id: string;
-  actor: string;
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
-  created_at: string;
-}
+export type AlertChannelInput = Schema<'CreateAlertChannelDto'>;
+export type AlertChannelTestResult = Schema<'AlertChannelTestResult'>;
+export type AlertRule = Schema<'AlertRule'>;
+export type AlertEvent = AlertRule['events'][number];
+export const ALERT_EVENTS = [
+  'run.failed',
+  'run.sla_breached',
+  'job.auto_disabled',
+  'job.recovered',
+] as const satisfies readonly AlertEvent[];
+export type AlertRuleInput = Schema<'CreateAlertRuleDto'>;
+export type AuditEntry = Schema<'AuditEntry'>;
 
 /** `GET /audit-log` filters: exact `action`, `actor`, `target`; `from` inclusive, `to` exclusive. */
 export interface AuditFilter {
@@ -212,13 +177,7 @@ export interface AuditFilter {
   limit?: number;
 }
 
-export interface WorkspaceDetail {
-  id: string;
-  name: string;
-  slug: string;
-  plan: string;
-  created_at: string;
-}
+export type WorkspaceDetail = Schema<'Workspace'>;
 
 const channelPath = (id: string) => `/api/v1/alert-channels/${encodeURIComponent(id)}`;
 const rulePath = (id: string) => `/api/v1/alert-rules/${encodeURIComponent(id)}`;
