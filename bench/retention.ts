@@ -153,7 +153,7 @@ async function fillDay(ds: DataSource, workspaceIds: string[], dayStart: number,
                 CASE status WHEN 'failed' THEN 3 WHEN 'skipped' THEN 0 ELSE 1 END,
                 scheduled_at, CASE WHEN status <> 'skipped' THEN scheduled_at + interval '20 ms' END,
                 scheduled_at + CASE status WHEN 'failed' THEN interval '70 s' ELSE interval '300 ms' END,
-                CASE WHEN status <> 'skipped' THEN ((i * 7919) % 2000)::int END,
+                CASE WHEN status <> 'skipped' THEN ((i::bigint * 7919) % 2000)::int END,
                 CASE WHEN status <> 'skipped' THEN 300 END, i % 200 = 0,
                 CASE WHEN status = 'skipped' THEN 'misfire' END
            FROM r
