@@ -16,7 +16,13 @@ import {
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
-import { describeForTemporal, JobLifecycle, JobWorkflowGateway, nextFireTimes, toJobSnapshot } from '@svc/orchestration';
+import {
+  describeForTemporal,
+  JobLifecycle,
+  JobWorkflowGateway,
+  nextFireTimes,
+  toJobSnapshot,
+} from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { BackgroundWork } from '../temporal/background-work';
