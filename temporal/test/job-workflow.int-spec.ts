@@ -141,7 +141,7 @@ describe('run workflow (mocked activities)', () => {
       state: 'active',
       schedule: {
         expr: 'every 1 second',
-        kind: 'auto',
+        kind: 'natural', // as the row stores it: the detected kind
         timezone: 'UTC',
         startsAt: null,
         endsAt: null,

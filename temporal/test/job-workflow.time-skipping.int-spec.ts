@@ -206,7 +206,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       state: 'active',
       schedule: {
         expr,
-        kind: 'auto',
+        kind: 'natural', // as the row stores it: the detected kind
         timezone: 'UTC',
         startsAt: null,
         endsAt: null,

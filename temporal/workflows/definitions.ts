@@ -1,19 +1,25 @@
 /**
  * Everything the API, the worker and the workflows share about the Temporal side: workflow
  * names, signals, argument types and search attributes, defined once (style.md rule 20).
- * Deterministic-safe: only `@temporalio/workflow` definitions and plain types.
+ * Deterministic-safe: only `@temporalio/workflow` definitions and plain types (type-only imports of
+ * pure libs).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ScheduleKind } from '@svc/schedule';
 
 export type JobState = 'active' | 'paused' | 'disabled' | 'completed';
 export type RunTrigger = 'schedule' | 'manual' | 'retry_manual';
 export type MisfirePolicy = 'fire_once' | 'skip' | 'fire_all';
 export type OverlapPolicy = 'allow' | 'skip' | 'queue' | 'cancel_previous';
 
-/** The schedule as the job row stores it; computed into occurrences by a local activity. */
+/**
+ * The schedule as the job row stores it; computed into occurrences by a local activity
+ * (`compileJobSchedule`, libs/orchestration/src/job-schedule.ts).
+ */
 export interface ScheduleSnapshot {
   expr: string;
-  kind: string;
+  /** The kind the validator detected or was given, never `auto` (the row stores the compiled kind). */
+  kind: ScheduleKind;
   timezone: string;
   startsAt: string | null;
   endsAt: string | null;

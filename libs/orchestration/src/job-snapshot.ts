@@ -1,6 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
 import type { JobSnapshot, MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
+import { toScheduleSnapshot } from './job-schedule';
 import { describeForTemporal } from './temporal-display';
 
 /**
@@ -14,15 +15,7 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     revision: job.revision,
     version: job.version,
     state: job.state,
-    schedule: {
-      expr: job.scheduleExpr,
-      kind: job.scheduleKind,
-      timezone: job.scheduleTimezone,
-      startsAt: job.scheduleStartsAt ? job.scheduleStartsAt.toISOString() : null,
-      endsAt: job.scheduleEndsAt ? job.scheduleEndsAt.toISOString() : null,
-      count: job.scheduleCount,
-      anchor: job.scheduleAnchor.toISOString(),
-    },
+    schedule: toScheduleSnapshot(job),
     misfirePolicy: job.misfirePolicy as MisfirePolicy,
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
     overlapPolicy: job.overlapPolicy as OverlapPolicy,

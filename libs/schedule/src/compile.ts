@@ -21,7 +21,15 @@ import { compileQuartz } from './grammar/quartz';
 import { compileRrule, looksLikeRrule } from './grammar/rrule';
 import { tokenizeLoose } from './grammar/quartz/parse';
 import { isValidTimeZone } from './tz';
-import type { Budget, CompileResult, CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
+import {
+  SCHEDULE_KINDS,
+  type Budget,
+  type CompileResult,
+  type CompiledSchedule,
+  type ScheduleError,
+  type ScheduleInput,
+  type ScheduleKind,
+} from './types';
 
 /** Maximum expression size (spec: 4096 UTF-8 bytes). */
 export const MAX_EXPR_BYTES = 4096;
@@ -46,7 +54,7 @@ export function budgetFor(opts: CompileOptions | undefined): Budget {
   return createStepBudget();
 }
 
-const KINDS: ReadonlySet<string> = new Set(['natural', 'quartz', 'cron', 'rrule']);
+const KINDS: ReadonlySet<string> = new Set(SCHEDULE_KINDS);
 const CRON_MACROS = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/i;
 const NUMERIC_FIELD = /^[\d*?/,-]+$/;
 const NUMERIC_START = /^[\d*?/,-]/;

@@ -1,16 +1,22 @@
 /**
- * Public types of the schedule engine. Pure: no I/O, no framework imports, no clock reads.
- * `now` and the time zone are always parameters (style.md rule 13).
+ * Public types of the schedule engine, and the list of formats they derive from. Pure: no I/O,
+ * no framework imports, no clock reads. `now` and the time zone are always parameters (style.md
+ * rule 13).
  */
 
-/** Formats the engine understands. `auto` on input detects one of these. */
-export type ScheduleKind = 'natural' | 'quartz' | 'cron' | 'rrule';
+/** Formats the engine understands, in the order the API documents them. */
+export const SCHEDULE_KINDS = ['natural', 'quartz', 'cron', 'rrule'] as const;
+/** A format the engine understands: what a compiled schedule is, and what a job stores. */
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
+/** What a request may ask for: a format, or `auto` (the default) to detect one (`detectKind`). */
+export const REQUESTED_SCHEDULE_KINDS = ['auto', ...SCHEDULE_KINDS] as const;
+export type RequestedScheduleKind = (typeof REQUESTED_SCHEDULE_KINDS)[number];
 
 export interface ScheduleInput {
   /** The expression as the user typed it (at most 4096 UTF-8 bytes). */
   expr: string;
   /** Format to parse as; `auto` (default) detects. */
-  kind?: ScheduleKind | 'auto';
+  kind?: RequestedScheduleKind;
   /** IANA time zone name; default `UTC`. */
   timezone?: string;
   /** Bounds that apply to every format. */

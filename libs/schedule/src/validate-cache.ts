@@ -16,7 +16,7 @@
  * state lives in the process, outside any workflow history.
  */
 import { budgetFor, compileSchedule } from './compile';
-import type { Budget, CompiledSchedule, ScheduleInput, ScheduleKind } from './types';
+import type { Budget, CompiledSchedule, RequestedScheduleKind, ScheduleInput, ScheduleKind } from './types';
 import { checkFireTimes, fireTimesOf, validateSchedule, type ValidateOptions, type ValidationResult } from './validate';
 
 /** Default number of inputs kept. */
@@ -104,7 +104,7 @@ function upperBound(values: number[], x: number): number {
 
 /** Everything in the input that can change the fire times, except the reference (see module doc). Exported for tests. */
 export class CacheKey {
-  readonly kind: string;
+  readonly kind: RequestedScheduleKind;
   readonly timezone: string;
   /** Quartz searches up to the reference's year + 100. */
   readonly year: number;

@@ -1,4 +1,5 @@
 import { formatDuration, ValidationFailedError } from '@svc/common';
+import type { RequestedScheduleKind } from '@svc/schedule';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse } from './job-config';
 
 /**
@@ -39,7 +40,8 @@ export interface JobSettings {
 
 export interface ScheduleSettings {
   expr: string;
-  kind: string;
+  /** The stored (compiled) kind, or what a PATCH asks for: `auto` detects again. */
+  kind: RequestedScheduleKind;
   timezone: string;
   starts_at: string | null;
   ends_at: string | null;

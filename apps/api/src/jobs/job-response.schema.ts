@@ -1,4 +1,5 @@
 import { ATTEMPT_OUTCOMES, JOB_STATES, RUN_STATUSES } from '@svc/persistence';
+import { SCHEDULE_KINDS } from '@svc/schedule';
 import {
   anyObject,
   arrayOf,
@@ -28,7 +29,7 @@ export const JOB_SCHEMA = named(
       tags: arrayOf(string),
       schedule: object({
         expr: string,
-        kind: enumOf(['natural', 'quartz', 'cron', 'rrule']),
+        kind: enumOf(SCHEDULE_KINDS),
         canonical: string,
         description: string,
         timezone: string,

@@ -1,25 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { formatDuration, LimitExceededError, ValidationFailedError } from '@svc/common';
-import { validateSchedule, type CompiledSchedule, type ScheduleKind } from '@svc/schedule';
+import type { JobScheduleColumns } from '@svc/orchestration';
+import { validateSchedule, type CompiledSchedule } from '@svc/schedule';
 import type { ScheduleDto } from './dto/job-body.dto';
 
+/** A job's schedule once validated: what the job row stores, and the schedule compiled from it. */
 export interface ValidatedSchedule {
-  expr: string;
-  kind: ScheduleKind;
-  canonical: string;
-  description: string;
-  timezone: string;
-  startsAt: Date | null;
-  endsAt: Date | null;
-  count: number | null;
-  anchor: Date;
+  columns: JobScheduleColumns;
+  /**
+   * Compiled here once: the create and PATCH answers read their next run from it
+   * (`nextFireTimes`) instead of compiling the stored columns again.
+   */
   compiled: CompiledSchedule;
 }
 
 /**
  * Turns a job's schedule input into what the job row stores, or the spec's errors: a bad
  * schedule is `400 validation_failed` (`fields['schedule.expr']`, `errors`), a gap below the
- * plan's minimum interval is `403 limit_exceeded` with `limit = min_interval`.
+ * plan's minimum interval is `403 limit_exceeded` with `limit = min_interval`. The stored kind is
+ * the compiled one (`auto` resolved), so the job workflow compiles the same format.
  */
 @Injectable()
 export class JobScheduleValidator {
@@ -64,15 +63,17 @@ export class JobScheduleValidator {
     }
     const compiled = result.schedule;
     return {
-      expr: input.expr,
-      kind: compiled.kind,
-      canonical: compiled.canonical,
-      description: compiled.description,
-      timezone: compiled.timezone,
-      startsAt,
-      endsAt,
-      count: input.count ?? null,
-      anchor,
+      columns: {
+        scheduleExpr: input.expr,
+        scheduleKind: compiled.kind,
+        scheduleCanonical: compiled.canonical,
+        scheduleDescription: compiled.description,
+        scheduleTimezone: compiled.timezone,
+        scheduleStartsAt: startsAt,
+        scheduleEndsAt: endsAt,
+        scheduleCount: input.count ?? null,
+        scheduleAnchor: anchor,
+      },
       compiled,
     };
   }

@@ -17,19 +17,20 @@ import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import { AuditRepository, JobEntity, JobsRepository, RunsRepository, Transactions, type Tx } from '@svc/persistence';
 import {
-  compileJobSchedule,
   describeForTemporal,
   JobLifecycle,
   JobWorkflowGateway,
+  nextFireTimes,
   toJobSnapshot,
 } from '@svc/orchestration';
+import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../common/auth/auth.decorators';
 import { BackgroundWork } from '../temporal/background-work';
 import { APP_CONFIG } from '../config/config.module';
-import { CreateJobDto, ListJobsQueryDto, ScheduleDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
+import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
 import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry, storedRetry } from './job-config';
 import { applyJobPatch, changesSinkKind, type JobPatch } from './job-patch';
-import { JobScheduleValidator, ValidatedSchedule } from './job-schedule.validator';
+import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
@@ -70,7 +71,7 @@ export class JobsService {
       name: dto.name,
       description: dto.description ?? '',
       tags: dto.tags ?? [],
-      ...scheduleColumns(schedule),
+      ...schedule.columns,
       sinkKind: dto.sink.kind,
       sinkConfig: sinkConfig as JobEntity['sinkConfig'],
       retry,
@@ -113,7 +114,10 @@ export class JobsService {
     // The row is the system of record; the job's workflow starts right after the answer (a loaded
     // Temporal server does not slow the create down), in order with later work on the same job.
     this.syncInBackground(`starting the workflow of job ${saved.id}`, saved);
-    return toJobResponse(saved, { nextRunAt: this.nextRuns(saved, now, 1)[0] ?? null, signingSecret });
+    return toJobResponse(saved, {
+      nextRunAt: this.nextRuns(saved, now, 1, schedule.compiled)[0] ?? null,
+      signingSecret,
+    });
   }
 
   async list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
@@ -147,6 +151,7 @@ export class JobsService {
     const plan = await this.planOf(auth.workspaceId);
     const patch = dto as JobPatch;
     let signingSecret: string | undefined;
+    let compiled: CompiledSchedule | undefined; // the new schedule, when the PATCH gives one
     const updated = await this.transactions.run(async (manager) => {
       const job = await this.requireForUpdate(auth.workspaceId, id, manager);
       const stored = toJobSettings(job);
@@ -154,8 +159,9 @@ export class JobsService {
       // The stored schedule and sink were valid when written; they are validated again when the
       // PATCH touches them (an untouched schedule keeps its anchor, so interval phases hold).
       if (patch.schedule !== undefined) {
-        const schedule = this.schedules.validate(merged.schedule as ScheduleDto, now, plan.min_interval_ms);
-        Object.assign(job, scheduleColumns(schedule));
+        const schedule = this.schedules.validate(merged.schedule, now, plan.min_interval_ms);
+        Object.assign(job, schedule.columns);
+        compiled = schedule.compiled;
       }
       if (patch.sink !== undefined) {
         const sinkConfig = await this.sinks.validate(merged.sink as SinkDto);
@@ -179,7 +185,7 @@ export class JobsService {
       job.version += 1;
       job.revision += 1;
       // A completed job whose new schedule has future occurrences becomes active again.
-      if (job.state === 'completed' && this.nextRuns({ ...job, state: 'active' } as JobEntity, now, 1).length > 0) {
+      if (job.state === 'completed' && nextFireTimes(job, now, 1, compiled).length > 0) {
         job.state = 'active';
       }
       await this.jobs.save(job, manager);
@@ -207,7 +213,10 @@ export class JobsService {
       this.logger.warn(`signalling the workflow of job ${id} failed (${(err as Error).message}); retrying`);
       this.syncInBackground(`updating the workflow of job ${id}`, updated, { alreadyTried: true });
     }
-    return toJobResponse(updated, { nextRunAt: this.nextRuns(updated, now, 1)[0] ?? null, signingSecret });
+    return toJobResponse(updated, {
+      nextRunAt: this.nextRuns(updated, now, 1, compiled)[0] ?? null,
+      signingSecret,
+    });
   }
 
   async remove(auth: AuthContext, id: string): Promise<void> {
@@ -356,20 +365,12 @@ export class JobsService {
     );
   }
 
-  /** Upcoming fire times of an active job, from `now`; none for other states. */
-  private nextRuns(job: JobEntity, now: Date, count: number): Date[] {
-    if (job.state !== 'active') {
-      return [];
-    }
-    const result = compileJobSchedule(toJobSnapshot(job, this.config).schedule);
-    if (!result.ok) {
-      return [];
-    }
-    try {
-      return result.schedule.next(now, count);
-    } catch {
-      return [];
-    }
+  /**
+   * Upcoming fire times of an active job, from `now`; none for other states. `compiled` is the
+   * job's schedule when the validator has just compiled it (create, PATCH).
+   */
+  private nextRuns(job: JobEntity, now: Date, count: number, compiled?: CompiledSchedule): Date[] {
+    return job.state === 'active' ? nextFireTimes(job, now, count, compiled) : [];
   }
 
   private planOf(workspaceId: string): Promise<PlanLimits> {
@@ -391,18 +392,4 @@ export class JobsService {
     }
     return job;
   }
-}
-
-function scheduleColumns(schedule: ValidatedSchedule): Partial<JobEntity> {
-  return {
-    scheduleExpr: schedule.expr,
-    scheduleKind: schedule.kind,
-    scheduleCanonical: schedule.canonical,
-    scheduleDescription: schedule.description,
-    scheduleTimezone: schedule.timezone,
-    scheduleStartsAt: schedule.startsAt,
-    scheduleEndsAt: schedule.endsAt,
-    scheduleCount: schedule.count,
-    scheduleAnchor: schedule.anchor,
-  };
 }

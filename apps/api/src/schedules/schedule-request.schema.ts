@@ -1,8 +1,6 @@
 import { ValidationFailedError } from '@svc/common';
+import { REQUESTED_SCHEDULE_KINDS, type RequestedScheduleKind } from '@svc/schedule';
 import Ajv, { type ErrorObject } from 'ajv';
-
-export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
-export type RequestedScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 /** Spec → Limits: "Schedule expression: 4096 bytes". */
 export const MAX_EXPR_BYTES = 4096;
@@ -30,7 +28,7 @@ export interface PreviewScheduleBody extends ValidateScheduleBody {
 
 const validateProperties = {
   expr: { type: 'string' },
-  kind: { enum: [...SCHEDULE_KINDS, null] },
+  kind: { enum: [...REQUESTED_SCHEDULE_KINDS, null] },
   timezone: { type: ['string', 'null'], maxLength: 64 },
 };
 

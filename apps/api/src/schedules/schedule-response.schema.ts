@@ -4,7 +4,9 @@
  * `JSON.stringify` (these routes are hot; docs/benchmarks.md). Fields not in a schema are dropped,
  * so a schema must list every field of its DTO.
  */
-const KIND_DETECTED = { type: 'string', enum: ['natural', 'quartz', 'cron', 'rrule'] } as const;
+import { SCHEDULE_KINDS } from '@svc/schedule';
+
+const KIND_DETECTED = { type: 'string', enum: [...SCHEDULE_KINDS] } as const;
 
 export const SCHEDULE_ERROR_SCHEMA = {
   type: 'object',

@@ -2,11 +2,12 @@ import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 import type { AppConfig } from '@svc/common';
 import { prepareLeadMs } from '@svc/orchestration';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
+import { detectKind } from '@svc/schedule';
 import { createScheduleActivities, planOccurrences } from './schedule.activities';
 
 const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }> = {}): ScheduleSnapshot => ({
   expr,
-  kind: 'auto',
+  kind: detectKind(expr), // as the job row stores it: the kind `auto` detected
   timezone: 'UTC',
   startsAt: null,
   endsAt: extra.endsAt ?? null,

@@ -8,6 +8,7 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { ScheduleKind } from '@svc/schedule';
 import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -66,8 +67,9 @@ export class JobEntity {
   @Column({ name: 'schedule_expr', type: 'text' })
   scheduleExpr: string;
 
+  /** The compiled kind, never `auto` (the API stores what it detected). */
   @Column({ name: 'schedule_kind', type: 'text' })
-  scheduleKind: string;
+  scheduleKind: ScheduleKind;
 
   @Column({ name: 'schedule_canonical', type: 'text' })
   scheduleCanonical: string;

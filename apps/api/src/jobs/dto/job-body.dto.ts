@@ -20,9 +20,9 @@ import {
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
 import { CURSORS } from '@svc/common';
+import { REQUESTED_SCHEDULE_KINDS, type RequestedScheduleKind } from '@svc/schedule';
 import { PageQueryDto } from '../../common/page-query.dto';
 
-export const SCHEDULE_KINDS = ['auto', 'natural', 'quartz', 'cron', 'rrule'] as const;
 /**
  * `sink.kind`: any registered kind (docs/extending.md); the sink validator names the unknown ones
  * and the OpenAPI document lists the registered ones (openapi/sink-kinds.ts).
@@ -50,8 +50,8 @@ export class ScheduleDto {
   expr: string;
 
   @IsOptional()
-  @IsIn(SCHEDULE_KINDS)
-  kind?: (typeof SCHEDULE_KINDS)[number];
+  @IsIn(REQUESTED_SCHEDULE_KINDS)
+  kind?: RequestedScheduleKind;
 
   /** IANA time zone; default UTC. */
   @IsOptional()
