@@ -1,19 +1,34 @@
-import { type AppConfig, ConflictError, NotFoundError, type PlanLimits } from '@svc/common';
+import {
+  type AppConfig,
+  ConflictError,
+  LimitExceededError,
+  newId,
+  NotFoundError,
+  type PlanLimits,
+  UnavailableError,
+} from '@svc/common';
 import { type AlertEventDetails, type AlertEventType, newAlertEvent } from '@svc/common/alert-events';
+import { addLogFields } from '@svc/common/logging';
+import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import {
   type AlertEventsRepository,
   type AttemptFinish,
   AuditRepository,
-  type JobEntity,
+  JobEntity,
   type JobState,
   JobsRepository,
   type RunEntity,
   RunsRepository,
+  TERMINAL_RUN_STATUSES,
   WorkspacesRepository,
 } from '@svc/persistence';
+import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import type { DataSource, EntityManager } from 'typeorm';
+import { BackgroundWork, FOLLOW_UP_RETRY } from './background-work';
 import type { JobWorkflowGateway } from './job-workflow.gateway';
 import { toJobSnapshot } from './job-snapshot';
+import { runWorkflowInputOf } from './run-input';
+import { describeForTemporal } from './temporal-display';
 
 export interface JobLifecycleDeps {
   dataSource: DataSource;
@@ -33,6 +48,61 @@ export interface JobLifecycleDeps {
   alerts?: { events: AlertEventsRepository; dispatch: (eventIds: string[]) => Promise<void> };
   /** Told once per run, after the transaction that moved it to a terminal status (metrics). */
   onRunClosed?: (run: RunEntity) => void;
+  /**
+   * The retried follow-ups that tell job workflows of every change (the API passes the one it
+   * drains at shutdown); by default one of its own, reporting through `warn`.
+   */
+  followUps?: BackgroundWork;
+}
+
+/** A job's settings as validated by the API: what a create writes and a PATCH replaces. */
+export type JobSettingsColumns = Pick<
+  JobEntity,
+  | 'name'
+  | 'description'
+  | 'tags'
+  | 'scheduleExpr'
+  | 'scheduleKind'
+  | 'scheduleCanonical'
+  | 'scheduleDescription'
+  | 'scheduleTimezone'
+  | 'scheduleStartsAt'
+  | 'scheduleEndsAt'
+  | 'scheduleCount'
+  | 'scheduleAnchor'
+  | 'sinkKind'
+  | 'sinkConfig'
+  | 'retry'
+  | 'timeoutMs'
+  | 'slaThresholdMs'
+  | 'misfirePolicy'
+  | 'overlapPolicy'
+  | 'autoDisableThreshold'
+>;
+
+/** A created or changed job, with the signing secret it was given (in this answer only). */
+export interface WrittenJob {
+  job: JobEntity;
+  signingSecret?: string;
+}
+
+/** What the caller of a create or PATCH checks inside the write transaction (a throw writes nothing). */
+export type InTransactionCheck = (manager: EntityManager) => Promise<void>;
+
+/** A PATCH, validated by the caller against the row it is applied to. */
+export interface JobEdit {
+  /** The request's top-level fields (audit). */
+  fields: string[];
+  /** Writes the merged, validated settings onto the locked row, in the transaction (a throw writes nothing). */
+  apply(job: JobEntity, manager: EntityManager): Promise<void>;
+  /** Whether the job as edited has an occurrence after now (a `completed` job with one becomes `active`). */
+  hasNextOccurrence(job: JobEntity): boolean;
+}
+
+/** A manual retry: the run that answers it, and whether this request wrote it (else it existed). */
+export interface ManualRetry {
+  run: RunEntity;
+  inserted: boolean;
 }
 
 export interface CloseRunInput {
@@ -45,21 +115,52 @@ export interface CloseRunInput {
   attempt?: { n: number; finish: AttemptFinish };
 }
 
-/**
- * The one home of a job's state machine, used by the API and the worker alike: transitions with
- * their revision bump and audit entry, the effect of a finished run (failure streak,
- * auto-disable), completion, and the plan limits and monthly quota that gate runs. After every
- * committed change the job's workflow is told (the reconciler repairs a missed signal).
- */
+/** The state changes a user asks for (spec: Job states), and the one state each is allowed from. */
+export const USER_TRANSITIONS = {
+  pause: { from: 'active', to: 'paused', action: 'job.pause' },
+  resume: { from: 'paused', to: 'active', action: 'job.resume' },
+  enable: { from: 'disabled', to: 'active', action: 'job.enable' },
+} as const satisfies Record<string, { from: JobState; to: JobState; action: string }>;
+export type UserTransition = keyof typeof USER_TRANSITIONS;
+
 /** Why a state change is refused, as a sentence naming what the user can do instead. */
-const TRANSITION_REFUSED: Record<string, (state: string) => string> = {
-  'job.pause': (state) => `The job is ${state}; only an active job can be paused`,
-  'job.resume': (state) => `The job is ${state}; only a paused job can be resumed`,
-  'job.enable': (state) => `The job is ${state}; only a disabled job can be enabled`,
+const TRANSITION_REFUSED: Record<UserTransition, (state: string) => string> = {
+  pause: (state) => `The job is ${state}; only an active job can be paused`,
+  resume: (state) => `The job is ${state}; only a paused job can be resumed`,
+  enable: (state) => `The job is ${state}; only a disabled job can be enabled`,
 };
 
+/** The states a manual run may start from (spec: Job states; decisions.md: `409` on the others). */
+const TRIGGERABLE: readonly JobState[] = ['active', 'paused'];
+
+/**
+ * The one revision rule: every committed change the job's workflow must hear of (a PATCH and every
+ * state change) raises `revision` by one, from the row read under its lock or the revision the
+ * write is conditioned on. The workflow ignores snapshots at or below the revision it holds, and
+ * the reconciler compares it with the workflow's memo. Only a PATCH also raises `version`.
+ */
+export function nextRevision(job: Pick<JobEntity, 'revision'>): number {
+  return job.revision + 1;
+}
+
+/** What a manual run is opened for: a trigger (now) or the manual retry of a failed run (its occurrence). */
+type ManualOpening = { trigger: 'manual' } | { trigger: 'retry_manual'; original: RunEntity };
+
+/**
+ * The one home of a job's state machine, used by the API and the worker alike: create (with the
+ * lifecycle's defaults and the plan's job cap), PATCH (version, revision, completed → active),
+ * pause / resume / enable, delete, manual runs (trigger and manual retry through one
+ * `openManualRun`, gated by the monthly quota), the effect of a finished run (failure streak,
+ * auto-disable) and completion, each with its audit entry. After every committed change the job's
+ * workflow is told through one retried follow-up (`BackgroundWork`, keyed by job, so it reaches
+ * the workflow within seconds of Temporal coming back; the reconciler repairs what is left).
+ */
 export class JobLifecycle {
-  constructor(private readonly deps: JobLifecycleDeps) {}
+  private readonly followUps: BackgroundWork;
+
+  constructor(private readonly deps: JobLifecycleDeps) {
+    this.followUps = deps.followUps ?? new BackgroundWork(FOLLOW_UP_RETRY, { warn: deps.warn, error: deps.warn });
+  }
 
   async planOf(workspaceId: string): Promise<PlanLimits> {
     return this.planOfWorkspace(await this.deps.workspaces.findById(workspaceId));
@@ -87,36 +188,345 @@ export class JobLifecycle {
     return { limit: plan.max_runs_per_month_per_workspace, used };
   }
 
-  /** pause / resume / enable (spec: Job states): `409 conflict` unless the job is in `from`. */
-  async transition(
+  /**
+   * A new job (`POST /jobs`): the caller's validated settings, in state `active` at version and
+   * revision 1 with no failures, a signing secret when its sink is a webhook, within the plan's
+   * job cap (`403 limit_exceeded`). Answered once committed: its workflow is started right after
+   * (a loaded Temporal server does not slow the create down).
+   */
+  async create(
     workspaceId: string,
-    id: string,
-    change: { from: JobState; to: JobState; action: string; actor: string },
-  ): Promise<JobEntity> {
+    actor: string,
+    settings: JobSettingsColumns,
+    options: { plan: PlanLimits; check?: InTransactionCheck; now?: Date },
+  ): Promise<WrittenJob> {
     const { dataSource, jobs, audit } = this.deps;
-    const enabling = change.action === 'job.enable';
+    const now = options.now ?? new Date();
+    const signingSecret = settings.sinkKind === 'webhook' ? generateSigningSecret() : undefined;
+    const job = Object.assign(new JobEntity(), {
+      ...settings,
+      id: newId('job', now.getTime()),
+      workspaceId,
+      state: 'active',
+      disabledReason: null,
+      consecutiveFailures: 0,
+      version: 1,
+      revision: 1,
+      signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
+    });
+    addLogFields({ job_id: job.id }); // this request's later lines and its access line name the new job
+    const cap = options.plan.max_jobs_per_workspace;
+    await dataSource.transaction(async (manager) => {
+      await options.check?.(manager);
+      if (cap > 0) {
+        await jobs.lockWorkspaceCreates(workspaceId, manager);
+        if ((await jobs.countInWorkspace(workspaceId, manager)) >= cap) {
+          throw new LimitExceededError(
+            'max_jobs_per_workspace',
+            cap,
+            `This workspace's plan allows at most ${cap} jobs`,
+          );
+        }
+      }
+      // The insert's RETURNING fills the columns the database defaults (created_at, updated_at).
+      await jobs.insert(job, manager);
+      await audit.insert(
+        workspaceId,
+        { actor, action: 'job.create', target: job.id, details: { name: job.name, sink: job.sinkKind } },
+        manager,
+      );
+    });
+    this.tellWorkflow(job, 'after');
+    return { job, signingSecret };
+  }
+
+  /**
+   * `PATCH /jobs/{id}` (spec: Job states, "any"): the caller's edit applied to the locked row,
+   * `version` and `revision` raised, a `completed` job whose new schedule has a future occurrence
+   * `active` again; a change of sink kind to `webhook` gives the job a signing secret (in this
+   * answer only), to another kind its secrets go. One transaction: a refused edit writes nothing.
+   * The workflow's first try is made before the answer, so a PATCH that returned is in force.
+   */
+  async update(workspaceId: string, id: string, actor: string, edit: JobEdit): Promise<WrittenJob> {
+    const { dataSource, jobs, audit } = this.deps;
+    let signingSecret: string | undefined;
     const updated = await dataSource.transaction(async (manager) => {
-      const job = await jobs.getForUpdate(workspaceId, id, manager);
-      if (!job) {
+      const job = await this.lockJob(workspaceId, id, manager);
+      const sinkKindBefore = job.sinkKind;
+      await edit.apply(job, manager);
+      const sinkKindChanged = job.sinkKind !== sinkKindBefore;
+      if (sinkKindChanged) {
+        signingSecret = job.sinkKind === 'webhook' ? generateSigningSecret() : undefined;
+        job.signingSecrets = signingSecret ? [{ secret: signingSecret, expires_at: null }] : [];
+      }
+      job.version += 1;
+      job.revision = nextRevision(job);
+      if (job.state === 'completed' && edit.hasNextOccurrence(job)) {
+        job.state = 'active';
+      }
+      await jobs.save(job, manager);
+      await audit.insert(
+        workspaceId,
+        {
+          actor,
+          action: 'job.update',
+          target: job.id,
+          details: {
+            fields: edit.fields,
+            version: job.version,
+            ...(sinkKindChanged ? { sink_kind: { from: sinkKindBefore, to: job.sinkKind } } : {}),
+          },
+        },
+        manager,
+      );
+      return (await jobs.getById(workspaceId, id, manager))!;
+    });
+    await this.tellWorkflow(updated, 'before');
+    return { job: updated, signingSecret };
+  }
+
+  /**
+   * A new signing secret for a webhook job (spec: Jobs → rotate-signing-secret; Signature 5): it
+   * signs from the next request on, and the secret it replaces keeps signing beside it for 24
+   * hours (`rotateSigningSecrets`). The new secret is in this answer only; the audit entry
+   * records when the old one stops, never a secret. Neither `version` nor `revision` changes:
+   * the schedule and queued occurrences are untouched and the workflow has nothing to hear.
+   */
+  async rotateSigningSecret(workspaceId: string, id: string, actor: string, now = new Date()): Promise<WrittenJob> {
+    const { dataSource, jobs, audit } = this.deps;
+    const signingSecret = generateSigningSecret();
+    const job = await dataSource.transaction(async (manager) => {
+      const current = await jobs.getWithSigningSecretsForUpdate(workspaceId, id, manager);
+      if (!current) {
         throw new NotFoundError('Job');
       }
-      if (job.state !== change.from) {
-        throw new ConflictError(TRANSITION_REFUSED[change.action]?.(job.state) ?? `The job is ${job.state}`);
+      if (current.sinkKind !== 'webhook') {
+        throw new ConflictError(`Only webhook jobs have a signing secret; this job's sink is ${current.sinkKind}`);
+      }
+      const secrets = rotateSigningSecrets(current.signingSecrets, signingSecret, now.getTime());
+      await jobs.setSigningSecrets(workspaceId, id, secrets, manager);
+      await audit.insert(
+        workspaceId,
+        {
+          actor,
+          action: 'job.rotate_signing_secret',
+          target: id,
+          details: { previous_secret_expires_at: secrets[1]?.expires_at ?? null, signing_secrets: secrets.length },
+        },
+        manager,
+      );
+      return (await jobs.getById(workspaceId, id, manager))!;
+    });
+    return { job, signingSecret };
+  }
+
+  /** pause / resume / enable (spec: Job states): `409 conflict` unless the job is in the change's `from`. */
+  async transition(workspaceId: string, id: string, change: UserTransition, actor: string): Promise<JobEntity> {
+    const { dataSource, jobs, audit } = this.deps;
+    const { from, to, action } = USER_TRANSITIONS[change];
+    const updated = await dataSource.transaction(async (manager) => {
+      const job = await this.lockJob(workspaceId, id, manager);
+      if (job.state !== from) {
+        throw new ConflictError(TRANSITION_REFUSED[change](job.state));
       }
       const moved = await jobs.transitionState(
         id,
         {
-          from: change.from,
-          to: change.to,
-          ...(enabling ? { disabledReason: null, resetFailures: true } : {}),
+          from,
+          to,
+          revision: job.revision,
+          nextRevision: nextRevision(job),
+          // enable: the failure counter is reset (spec) and the reason of the disable goes.
+          ...(change === 'enable' ? { disabledReason: null, resetFailures: true } : {}),
         },
         manager,
       );
-      await audit.insert(workspaceId, { actor: change.actor, action: change.action, target: id, details: {} }, manager);
+      await audit.insert(workspaceId, { actor, action, target: id, details: {} }, manager);
       return moved!;
     });
-    await this.syncWorkflow(updated);
+    await this.tellWorkflow(updated, 'before');
     return updated;
+  }
+
+  /**
+   * `DELETE /jobs/{id}`: the row goes (its run history stays); the job stops at once, as no
+   * attempt of a job that is gone sends anything. Its workflow ends and its in-flight runs are
+   * cancelled (decisions.md → Run transitions) right after the answer.
+   */
+  async delete(workspaceId: string, id: string, actor: string): Promise<void> {
+    const { dataSource, jobs, runs, audit, gateway } = this.deps;
+    await dataSource.transaction(async (manager) => {
+      const job = await this.lockJob(workspaceId, id, manager);
+      await jobs.delete(workspaceId, job.id, manager);
+      await audit.insert(
+        workspaceId,
+        { actor, action: 'job.delete', target: job.id, details: { name: job.name } },
+        manager,
+      );
+    });
+    this.followUps.run(
+      `stopping the workflows of deleted job ${id}`,
+      async () => {
+        const inFlight = await runs.listInFlightForJob(workspaceId, id);
+        await Promise.all([gateway.deleteJob(id), ...inFlight.map((run) => gateway.cancelRun(run.id))]);
+      },
+      { key: id },
+    );
+  }
+
+  /** `POST /jobs/{id}/trigger`: a manual run now, from `active` or `paused`; the schedule is unaffected. */
+  async trigger(workspaceId: string, id: string, actor: string): Promise<{ runId: string }> {
+    const job = await this.deps.jobs.getById(workspaceId, id);
+    if (!job) {
+      throw new NotFoundError('Job');
+    }
+    if (!TRIGGERABLE.includes(job.state)) {
+      throw new ConflictError(`Cannot trigger a ${job.state} job; only active or paused jobs can be triggered`);
+    }
+    const { runId } = await this.openManualRun(job, actor, { trigger: 'manual' });
+    return { runId };
+  }
+
+  /**
+   * `POST /runs/{id}/retry` (decisions.md → Manual retry): one manual retry per occurrence
+   * (`job_id`, `scheduled_at`) with the job's current configuration, coalesced in the database so
+   * it holds across API processes. While it is not terminal every request answers it (its
+   * workflow started again, a no-op when it runs); once it has ended the occurrence is exhausted.
+   */
+  async retryRun(workspaceId: string, runId: string, actor: string): Promise<ManualRetry> {
+    const { runs, jobs } = this.deps;
+    const original = await runs.getById(workspaceId, runId);
+    if (!original) {
+      throw new NotFoundError('Run');
+    }
+    if (original.status !== 'failed') {
+      throw new ConflictError(`Cannot retry a ${original.status} run; only failed runs can be retried`);
+    }
+    const existing = await runs.findManualRetry(workspaceId, original.jobId, original.scheduledAt);
+    if (existing) {
+      return { run: await this.restartManualRetry(existing), inserted: false };
+    }
+    const job = await jobs.getById(workspaceId, original.jobId);
+    if (!job) {
+      throw new ConflictError('Cannot retry a run of a deleted job');
+    }
+    const opened = await this.openManualRun(job, actor, { trigger: 'retry_manual', original });
+    if (!opened.inserted) {
+      // Another request, possibly on another API process, wrote it first.
+      return { run: await this.restartManualRetry(opened.run!), inserted: false };
+    }
+    return { run: opened.run!, inserted: true };
+  }
+
+  /**
+   * Opens a manual run, for a trigger or a manual retry: the monthly cap (`429 limit_exceeded`),
+   * the run row (a retry coalesced per occurrence: `inserted` false when another request wrote
+   * it, then nothing more is done here), its workflow started at once, the audit entry. The row
+   * comes first, so `GET /runs/{run_id}` answers as soon as this returns; a row whose workflow
+   * cannot be started is removed again (nothing would deliver it, and it would use up the quota
+   * and the occurrence) and the caller gets `503`.
+   */
+  private async openManualRun(
+    job: JobEntity,
+    actor: string,
+    opening: ManualOpening,
+  ): Promise<{ runId: string; run: RunEntity | null; inserted: boolean }> {
+    const { runs, gateway, audit } = this.deps;
+    const now = new Date();
+    await this.requireRunQuota(job.workspaceId, now);
+    const row = {
+      id: newId('run', now.getTime()),
+      workspaceId: job.workspaceId,
+      jobId: job.id,
+      jobVersion: job.version,
+    };
+    let run: RunEntity | null = null;
+    let input: RunWorkflowInput;
+    if (opening.trigger === 'manual') {
+      addLogFields({ run_id: row.id });
+      await runs.openRuns([{ ...row, scheduledAt: now, trigger: 'manual', status: 'running' }], now);
+      input = {
+        runId: row.id,
+        jobId: job.id,
+        workspaceId: job.workspaceId,
+        jobVersion: job.version,
+        scheduledAt: now.toISOString(),
+        trigger: 'manual',
+        display: describeForTemporal(job),
+      };
+    } else {
+      // The job's current configuration (decisions.md), the occurrence's own time.
+      const { original } = opening;
+      const written = await runs.openManualRetry(
+        { ...row, scheduledAt: original.scheduledAt, retryOf: original.id },
+        now,
+      );
+      if (!written.inserted) {
+        return { runId: written.run.id, run: written.run, inserted: false };
+      }
+      run = written.run;
+      input = runWorkflowInputOf(run, job);
+    }
+    try {
+      await gateway.startRun(input);
+    } catch (err) {
+      this.deps.warn?.(`manual run ${row.id} of ${job.id} not started: ${(err as Error).message}`);
+      await runs.deleteUnstarted(job.workspaceId, row.id);
+      throw new UnavailableError('The scheduler is unavailable; retry');
+    }
+    await audit.insert(
+      job.workspaceId,
+      opening.trigger === 'manual'
+        ? { actor, action: 'job.trigger', target: job.id, details: { run_id: row.id } }
+        : {
+            actor,
+            action: 'run.retry',
+            target: opening.original.id,
+            details: { job_id: job.id, retry_run_id: row.id },
+          },
+    );
+    return { runId: row.id, run, inserted: true };
+  }
+
+  /**
+   * An occurrence's existing manual retry: exhausted (`409`) once it has ended; otherwise its
+   * workflow is started again (a no-op when it runs: workflow id = run id), which also repairs a
+   * request that wrote the row and died before starting it.
+   */
+  private async restartManualRetry(run: RunEntity): Promise<RunEntity> {
+    if (TERMINAL_RUN_STATUSES.includes(run.status)) {
+      throw new ConflictError(`The manual retry of this occurrence is exhausted (run ${run.id} is ${run.status})`);
+    }
+    try {
+      await this.deps.gateway.startRun(
+        runWorkflowInputOf(run, await this.deps.jobs.getById(run.workspaceId, run.jobId)),
+      );
+    } catch (err) {
+      this.deps.warn?.(`start of manual retry ${run.id} failed: ${(err as Error).message}`);
+      throw new UnavailableError('The scheduler is unavailable; retry');
+    }
+    return run;
+  }
+
+  /** `429 limit_exceeded` when the workspace's monthly run cap blocks and is reached. */
+  private async requireRunQuota(workspaceId: string, now: Date): Promise<void> {
+    const quota = await this.blockingQuota(workspaceId, now.toISOString().slice(0, 7));
+    if (quota && quota.used >= quota.limit) {
+      throw new LimitExceededError(
+        'max_runs_per_month_per_workspace',
+        quota.limit,
+        'The monthly run limit of this workspace is reached',
+        429,
+      );
+    }
+  }
+
+  private async lockJob(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {
+    const job = await this.deps.jobs.getForUpdate(workspaceId, id, manager);
+    if (!job) {
+      throw new NotFoundError('Job');
+    }
+    return job;
   }
 
   /**
@@ -174,7 +584,7 @@ export class JobLifecycle {
           : null,
       ]);
       const threshold = outcome?.autoDisableThreshold ?? config.scheduler.default_auto_disable_threshold;
-      if (!outcome || input.status !== 'failed' || threshold <= 0 || outcome.consecutiveFailures < threshold) {
+      if (!job || !outcome || input.status !== 'failed' || threshold <= 0 || outcome.consecutiveFailures < threshold) {
         return null;
       }
       const moved = await jobs.transitionState(
@@ -182,6 +592,8 @@ export class JobLifecycle {
         {
           from: 'active',
           to: 'disabled',
+          revision: job.revision,
+          nextRevision: nextRevision(job),
           disabledReason: `auto_disabled: ${outcome.consecutiveFailures} consecutive failed runs`,
         },
         manager,
@@ -209,7 +621,7 @@ export class JobLifecycle {
       this.deps.onRunClosed?.(closedRun);
     }
     if (disabled) {
-      await this.syncWorkflow(disabled);
+      await this.tellWorkflow(disabled, 'before');
     }
     if (eventIds.length > 0) {
       try {
@@ -255,7 +667,11 @@ export class JobLifecycle {
   async markCompleted(jobId: string, revision: number): Promise<void> {
     const { dataSource, jobs, audit } = this.deps;
     await dataSource.transaction(async (manager) => {
-      const moved = await jobs.transitionState(jobId, { from: 'active', to: 'completed', revision }, manager);
+      const moved = await jobs.transitionState(
+        jobId,
+        { from: 'active', to: 'completed', revision, nextRevision: nextRevision({ revision }) },
+        manager,
+      );
       if (moved) {
         await audit.insert(
           moved.workspaceId,
@@ -266,12 +682,29 @@ export class JobLifecycle {
     });
   }
 
-  /** Tells the job's workflow the row's current state; PostgreSQL stays the system of record. */
-  async syncWorkflow(job: JobEntity): Promise<void> {
-    try {
-      await this.deps.gateway.upsertJob(toJobSnapshot(job, this.deps.config));
-    } catch (err) {
-      this.deps.warn?.(`workflow of ${job.id} not updated yet; the reconciler will (${(err as Error).message})`);
+  /**
+   * The one way a change reaches the job's workflow: a signal-with-start of the job as it now is,
+   * as a follow-up keyed by the job (in order with its other changes) that is retried on failure
+   * (1 s doubling to 30 s, for up to 10 minutes; a retry reads the row again, so it sends the
+   * newest snapshot and nothing for a job deleted since). `before` the answer, the caller waits
+   * for the first try, so a change that returned is in force while Temporal is up; `after`, it
+   * does not wait at all (a create). PostgreSQL stays the system of record.
+   */
+  private tellWorkflow(job: JobEntity, when: 'before'): Promise<void>;
+  private tellWorkflow(job: JobEntity, when: 'after'): void;
+  private tellWorkflow(job: JobEntity, when: 'before' | 'after'): Promise<void> | void {
+    const { jobs, gateway, config } = this.deps;
+    const label = `telling the workflow of job ${job.id} (revision ${job.revision})`;
+    const work = async (attempt: number) => {
+      const current = attempt === 0 ? job : await jobs.getById(job.workspaceId, job.id);
+      if (current) {
+        await gateway.upsertJob(toJobSnapshot(current, config));
+      }
+    };
+    if (when === 'after') {
+      this.followUps.run(label, work, { key: job.id });
+      return;
     }
+    return this.followUps.runAwaitingFirstTry(label, work, { key: job.id }).then(() => undefined);
   }
 }

@@ -138,7 +138,7 @@ export function applyJobPatch(stored: JobSettings, patch: JobPatch): JobSettings
   return result;
 }
 
-/** Whether a PATCH changes the sink's kind (the signing secret follows: see JobsService.update). */
+/** Whether a PATCH changes the sink's kind (JobLifecycle.update gives or takes the signing secret on a change of kind). */
 export function changesSinkKind(stored: JobSettings, patch: JobPatch): boolean {
   return patch.sink?.kind !== undefined && patch.sink.kind !== stored.sink.kind;
 }

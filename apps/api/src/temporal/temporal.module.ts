@@ -2,12 +2,11 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { type AppConfig, temporalConnectOptions } from '@svc/common';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
+import { BackgroundWork, FOLLOW_UP_RETRY, JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
-import { BackgroundWork } from './background-work';
 
 export const TEMPORAL_CONNECTION = Symbol('TEMPORAL_CONNECTION');
 export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
@@ -76,6 +75,7 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
         WorkspacesRepository,
         JobWorkflowGateway,
         APP_CONFIG,
+        BackgroundWork,
       ],
       useFactory: (
         dataSource: DataSource,
@@ -85,6 +85,7 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
         workspaces: WorkspacesRepository,
         gateway: JobWorkflowGateway,
         config: AppConfig,
+        followUps: BackgroundWork,
       ) => {
         const logger = new Logger('JobLifecycle');
         return new JobLifecycle({
@@ -96,11 +97,16 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
           gateway,
           config,
           warn: (message) => logger.warn(message),
+          followUps,
         });
       },
     },
-    // Retry with the defaults (FOLLOW_UP_RETRY); a factory, as its constructor takes the policy.
-    { provide: BackgroundWork, useFactory: () => new BackgroundWork() },
+    // The job lifecycle's follow-ups to Temporal, drained at shutdown (TemporalConnectionCloser):
+    // retried with the defaults (FOLLOW_UP_RETRY), reporting through Nest's logger.
+    {
+      provide: BackgroundWork,
+      useFactory: () => new BackgroundWork(FOLLOW_UP_RETRY, new Logger(BackgroundWork.name)),
+    },
     TemporalConnectionCloser,
   ],
   exports: [

@@ -214,32 +214,34 @@ export class JobsRepository {
   }
 
   /**
-   * Moves the job from `from` to `to` bumping its revision (never its version: a state change is
-   * not a config change), when it is still in `from` (and at `revision`, when given). Returns the
-   * updated row or null when the condition no longer holds.
+   * Moves the job from `from` to `to` and from `revision` to `nextRevision` (the revision rule is
+   * JobLifecycle's `nextRevision`; a state change never touches `version`), when it is still in
+   * `from` at `revision`. Returns the updated row, or null when the condition no longer holds.
    */
   async transitionState(
     id: string,
     change: {
       from: JobState;
       to: JobState;
-      revision?: number;
+      revision: number;
+      nextRevision: number;
       disabledReason?: string | null;
       resetFailures?: boolean;
     },
     manager: EntityManager,
   ): Promise<JobEntity | null> {
     const result: unknown = await manager.query(
-      `UPDATE jobs SET state = $3, revision = revision + 1, updated_at = now(),
-              disabled_reason = CASE WHEN $5 THEN $6 ELSE disabled_reason END,
-              consecutive_failures = CASE WHEN $7 THEN 0 ELSE consecutive_failures END
-        WHERE id = $1 AND state = $2 AND ($4::int IS NULL OR revision = $4)
+      `UPDATE jobs SET state = $3, revision = $5, updated_at = now(),
+              disabled_reason = CASE WHEN $6 THEN $7 ELSE disabled_reason END,
+              consecutive_failures = CASE WHEN $8 THEN 0 ELSE consecutive_failures END
+        WHERE id = $1 AND state = $2 AND revision = $4
         RETURNING id`,
       [
         id,
         change.from,
         change.to,
-        change.revision ?? null,
+        change.revision,
+        change.nextRevision,
         change.disabledReason !== undefined,
         change.disabledReason ?? null,
         change.resetFailures ?? false,

@@ -48,6 +48,30 @@ describe('BackgroundWork', () => {
     expect(order).toEqual(['job_2 create', 'job_1 create', 'job_1 delete']);
   });
 
+  it('should let a caller wait for the first try only, in order after the earlier work of the key', async () => {
+    const background = new BackgroundWork();
+    const order: string[] = [];
+    let releaseCreate!: () => void;
+    background.run(
+      'create',
+      () => new Promise<void>((resolve) => (releaseCreate = resolve)).then(() => void order.push('create')),
+      { key: 'job_1' },
+    );
+    let answered = false;
+    const pause = background
+      .runAwaitingFirstTry('pause', async () => void order.push('pause'), { key: 'job_1' })
+      .then((sent) => {
+        answered = true;
+        return sent;
+      });
+    await settle();
+    expect(answered).toBe(false);
+    releaseCreate();
+    await expect(pause).resolves.toBe(true);
+    expect(order).toEqual(['create', 'pause']);
+    await background.drain(1_000);
+  });
+
   describe('retries (fake timers)', () => {
     beforeEach(() => {
       jest.useFakeTimers();
@@ -174,6 +198,15 @@ describe('BackgroundWork', () => {
         { attempt: 1, at: 1_000 },
         { attempt: 2, at: 3_000 },
       ]);
+    });
+
+    it('should answer a caller waiting for a failed first try at once, and retry after', async () => {
+      const background = new BackgroundWork();
+      const { tries, work } = flaky(1);
+      await expect(background.runAwaitingFirstTry('pausing job_1', work, { key: 'job_1' })).resolves.toBe(false);
+      expect(tries.map((t) => t.attempt)).toEqual([0]);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(tries.map((t) => t.attempt)).toEqual([0, 1]);
     });
 
     it('should stop retrying at shutdown without waiting out the backoff, and still drain tries in flight', async () => {

@@ -1,5 +1,3 @@
-import { Logger } from '@nestjs/common';
-
 /** How long shutdown waits for follow-up attempts still in flight. */
 const DRAIN_MS = 5_000;
 
@@ -15,6 +13,14 @@ export interface FollowUpRetry {
 
 /** 1 s doubling to 30 s, for up to 10 minutes (about 24 tries). */
 export const FOLLOW_UP_RETRY: FollowUpRetry = { initialDelayMs: 1_000, maxDelayMs: 30_000, giveUpAfterMs: 600_000 };
+
+/** Where follow-ups report (the API passes its Nest logger); any line may be left out. */
+export interface FollowUpLog {
+  log?(message: string): void;
+  warn?(message: string): void;
+  debug?(message: string): void;
+  error?(message: string): void;
+}
 
 export interface RunOptions {
   /** Work on one job (its id): runs after the earlier work under the key, and supersedes it. */
@@ -33,31 +39,72 @@ interface Task {
 }
 
 /**
- * Temporal follow-ups that a response need not wait for, because PostgreSQL already holds the
- * outcome and the worker re-reads it (starting a new job's workflow, stopping a deleted job's: an
- * attempt of a job that is gone sends nothing). A failure (Temporal unreachable, overloaded) is
- * tried again with capped exponential backoff (`FOLLOW_UP_RETRY`), so a short outage is repaired
- * within seconds of its end instead of at the reconciler's next pass. Work under one key runs in
+ * Temporal follow-ups of committed job changes (`JobLifecycle` sends every one through here):
+ * PostgreSQL already holds the outcome and the worker re-reads it (an attempt of a job that is
+ * gone sends nothing), so a caller waits at most for the first try (`runAwaitingFirstTry`, for a
+ * change in force when the request answers) or not at all (`run`). A failure (Temporal
+ * unreachable, overloaded) is tried again with capped exponential backoff (`FOLLOW_UP_RETRY`), so
+ * a short outage is repaired within seconds of its end instead of at the reconciler's next pass. Work under one key runs in
  * the order it was asked for, each making its first try; only the newest work of a key retries:
  * an earlier one stops at its next failure (a wait between its tries ends at once), because the
  * newer one carries the job's whole state (the job as it now is, or its deletion). Retrying
  * stops for good after `giveUpAfterMs` and once shutdown begins; the reconciler repairs whatever
- * is left. Shutdown drains only the tries in flight and first tries, not the retry window.
+ * is left. Shutdown drains only the tries in flight and first tries, not the retry window. A wait
+ * between tries never holds a process open (a worker that ends without draining just stops).
  */
 export class BackgroundWork {
-  private readonly logger = new Logger(BackgroundWork.name);
   private readonly tasks = new Set<Task>();
   /** The newest task per key. */
   private readonly tails = new Map<string, Task>();
   private stopping = false;
 
-  constructor(private readonly retry: FollowUpRetry = FOLLOW_UP_RETRY) {}
+  constructor(
+    private readonly retry: FollowUpRetry = FOLLOW_UP_RETRY,
+    private readonly logger: FollowUpLog = {},
+  ) {}
 
   /**
    * Runs `work` (given its try number, 0 first) after the work already queued under `options.key`
    * has settled, and again on failure, as the class describes. Never throws; failures are logged.
    */
   run(label: string, work: (attempt: number) => Promise<void>, options: RunOptions = {}): void {
+    this.enqueue(label, work, options);
+  }
+
+  /**
+   * The same as `run`, but resolves once the first try has settled, with whether it succeeded:
+   * for a change that should be in force when the request answers. A failed first try is retried
+   * in the background like any other; this never throws.
+   */
+  async runAwaitingFirstTry(
+    label: string,
+    work: (attempt: number) => Promise<void>,
+    options: Omit<RunOptions, 'alreadyTried'> = {},
+  ): Promise<boolean> {
+    let settle!: (succeeded: boolean) => void;
+    const firstTry = new Promise<boolean>((resolve) => (settle = resolve));
+    const task = this.enqueue(
+      label,
+      async (attempt) => {
+        if (attempt > 0) {
+          return work(attempt);
+        }
+        try {
+          await work(attempt);
+          settle(true);
+        } catch (err) {
+          settle(false);
+          throw err;
+        }
+      },
+      options,
+    );
+    // Settled anyway if the first try never ran (an earlier task's chain failed unexpectedly).
+    void task.done.then(() => settle(false));
+    return firstTry;
+  }
+
+  private enqueue(label: string, work: (attempt: number) => Promise<void>, options: RunOptions): Task {
     const { key } = options;
     const before = key ? this.tails.get(key) : undefined;
     if (before) {
@@ -67,7 +114,7 @@ export class BackgroundWork {
     const task: Task = { label, superseded: false, wake: null, done: Promise.resolve() };
     task.done = (before?.done ?? Promise.resolve())
       .then(() => this.tries(task, work, options.alreadyTried ?? false))
-      .catch((err: unknown) => this.logger.error(`${label}: ${messageOf(err)}`))
+      .catch((err: unknown) => this.logger.error?.(`${label}: ${messageOf(err)}`))
       .finally(() => {
         this.tasks.delete(task);
         if (key && this.tails.get(key) === task) {
@@ -78,6 +125,7 @@ export class BackgroundWork {
     if (key) {
       this.tails.set(key, task);
     }
+    return task;
   }
 
   /**
@@ -107,7 +155,7 @@ export class BackgroundWork {
       try {
         await work(attempt);
         if (attempt > 0) {
-          this.logger.log(`${task.label} succeeded on try ${attempt + 1}`);
+          this.logger.log?.(`${task.label} succeeded on try ${attempt + 1}`);
         }
         return;
       } catch (err) {
@@ -116,9 +164,9 @@ export class BackgroundWork {
       attempt += 1;
       if (attempt === 1) {
         const window = Math.round(this.retry.giveUpAfterMs / 1000);
-        this.logger.warn(`${task.label} failed (${lastError}); retrying for up to ${window} s`);
+        this.logger.warn?.(`${task.label} failed (${lastError}); retrying for up to ${window} s`);
       } else {
-        this.logger.debug(`${task.label} failed on try ${attempt} (${lastError})`);
+        this.logger.debug?.(`${task.label} failed on try ${attempt} (${lastError})`);
       }
     }
   }
@@ -133,7 +181,7 @@ export class BackgroundWork {
     const delayMs = this.delayBefore(attempt);
     const stop = () => {
       if (task.superseded) {
-        this.logger.debug(`${task.label} failed (${lastError}); later work on the same job takes over`);
+        this.logger.debug?.(`${task.label} failed (${lastError}); later work on the same job takes over`);
         return true;
       }
       const why = this.stopping
@@ -142,7 +190,7 @@ export class BackgroundWork {
           ? `no retry after ${Math.round(this.retry.giveUpAfterMs / 1000)} s`
           : null;
       if (why) {
-        this.logger.warn(
+        this.logger.warn?.(
           `${task.label} failed after ${attempt} tries (${lastError}); ${why}: the reconciler repairs it`,
         );
       }
@@ -153,6 +201,7 @@ export class BackgroundWork {
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(wake, delayMs);
+      timer.unref();
       function wake() {
         clearTimeout(timer);
         task.wake = null;

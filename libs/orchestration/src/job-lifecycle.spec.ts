@@ -1,0 +1,903 @@
+import { buildConfig, type PlanLimits } from '@svc/common';
+import type {
+  AuditRepository,
+  JobEntity,
+  JobsRepository,
+  JobState,
+  RunEntity,
+  RunsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
+import type { JobSnapshot, RunWorkflowInput } from '@svc/workflows/definitions';
+import type { DataSource } from 'typeorm';
+import { BackgroundWork } from './background-work';
+import { type JobEdit, JobLifecycle, type JobSettingsColumns, nextRevision } from './job-lifecycle';
+import type { JobWorkflowGateway } from './job-workflow.gateway';
+
+/**
+ * JobLifecycle over in-memory repositories and a fake Temporal gateway: every transition of the
+ * spec's job state table (service-spec.md → Job states) with its error, the decisions.md rows
+ * (auto-disable, completed, trigger), the one revision rule and the one retried follow-up.
+ */
+
+const WS = 'ws_1';
+const ACTOR = 'user:u_1';
+const PLAN = 'tiny';
+const config = buildConfig(
+  { plans: { [PLAN]: { max_jobs_per_workspace: 2, max_runs_per_month_per_workspace: 3, over_quota_policy: 'block' } } },
+  {},
+);
+const plan: PlanLimits = config.plans[PLAN];
+
+interface AuditRow {
+  workspaceId: string;
+  actor: string;
+  action: string;
+  target: string;
+  details: Record<string, unknown>;
+}
+
+/** The rows a transaction may change; restored when the transaction throws. */
+interface Tables {
+  jobs: Map<string, JobEntity>;
+  runs: Map<string, RunEntity>;
+  audit: AuditRow[];
+  usage: Map<string, number>;
+}
+
+class InMemoryDatabase {
+  tables: Tables = { jobs: new Map(), runs: new Map(), audit: [], usage: new Map() };
+
+  readonly dataSource = {
+    transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> => {
+      const before = structuredClone(this.tables);
+      try {
+        return await work({});
+      } catch (err) {
+        this.tables = before;
+        throw err;
+      }
+    },
+  };
+
+  readonly jobs = {
+    getById: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    getForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    getWithSigningSecretsForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    setSigningSecrets: async (workspaceId: string, id: string, secrets: JobEntity['signingSecrets']) => {
+      this.tables.jobs.get(id)!.signingSecrets = secrets;
+    },
+    findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
+    lockWorkspaceCreates: async () => undefined,
+    countInWorkspace: async (workspaceId: string) =>
+      [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
+    insert: async (job: JobEntity) => {
+      job.createdAt = job.updatedAt = new Date();
+      this.tables.jobs.set(job.id, { ...job });
+    },
+    save: async (job: JobEntity) => {
+      this.tables.jobs.set(job.id, { ...job, updatedAt: new Date() });
+      return job;
+    },
+    delete: async (workspaceId: string, id: string) => this.tables.jobs.delete(id),
+    transitionState: async (id: string, change: Parameters<JobsRepository['transitionState']>[1]) => {
+      const job = this.tables.jobs.get(id);
+      if (!job || job.state !== change.from || job.revision !== change.revision) {
+        return null;
+      }
+      job.state = change.to;
+      job.revision = change.nextRevision;
+      if (change.disabledReason !== undefined) {
+        job.disabledReason = change.disabledReason;
+      }
+      if (change.resetFailures) {
+        job.consecutiveFailures = 0;
+      }
+      return this.copy(job);
+    },
+    recordRunOutcome: async (id: string, run: { scheduledAt: Date; status: 'succeeded' | 'failed' }) => {
+      const job = this.tables.jobs.get(id);
+      if (!job) {
+        return null;
+      }
+      job.lastRunAt = run.scheduledAt;
+      job.lastRunStatus = run.status;
+      job.consecutiveFailures = run.status === 'failed' ? job.consecutiveFailures + 1 : 0;
+      return {
+        consecutiveFailures: job.consecutiveFailures,
+        state: job.state,
+        autoDisableThreshold: job.autoDisableThreshold,
+      };
+    },
+  };
+
+  readonly runs = {
+    getById: async (workspaceId: string, id: string) =>
+      this.run((run) => run.workspaceId === workspaceId && run.id === id),
+    findByIdUnscoped: async (id: string) => this.run((run) => run.id === id),
+    findManualRetry: async (workspaceId: string, jobId: string, scheduledAt: Date) =>
+      this.run(
+        (run) =>
+          run.jobId === jobId && run.trigger === 'retry_manual' && run.scheduledAt.getTime() === scheduledAt.getTime(),
+      ),
+    monthlyUsage: async (workspaceId: string, month: string) => this.tables.usage.get(`${workspaceId}/${month}`) ?? 0,
+    openRuns: async (rows: Array<Partial<RunEntity> & { id: string; scheduledAt: Date | string }>, claimedAt: Date) => {
+      for (const row of rows) {
+        this.addRun({ ...row, scheduledAt: new Date(row.scheduledAt), claimedAt });
+      }
+      return rows.map((row) => ({ requestedId: row.id, id: row.id, status: row.status, inserted: true }));
+    },
+    openManualRetry: async (
+      row: { id: string; workspaceId: string; jobId: string; jobVersion: number; scheduledAt: Date; retryOf: string },
+      claimedAt: Date,
+    ) => {
+      const existing = await this.runs.findManualRetry(row.workspaceId, row.jobId, row.scheduledAt);
+      if (existing) {
+        return { run: existing, inserted: false };
+      }
+      return {
+        run: this.addRun({ ...row, trigger: 'retry_manual', status: 'running', claimedAt }),
+        inserted: true,
+      };
+    },
+    deleteUnstarted: async (workspaceId: string, id: string) => {
+      const run = this.tables.runs.get(id);
+      if (!run || run.status !== 'running' || run.attemptsCount > 0) {
+        return false;
+      }
+      this.tables.runs.delete(id);
+      const month = `${workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
+      this.tables.usage.set(month, Math.max(0, (this.tables.usage.get(month) ?? 0) - 1));
+      return true;
+    },
+    listInFlightForJob: async (workspaceId: string, jobId: string) =>
+      [...this.tables.runs.values()].filter(
+        (run) => run.jobId === jobId && (run.status === 'running' || run.status === 'deferred'),
+      ),
+    finishRun: async (id: string, change: { status: RunEntity['status']; finishedAt: Date }) => {
+      const run = this.tables.runs.get(id);
+      if (!run || run.finishedAt) {
+        return null;
+      }
+      Object.assign(run, { status: change.status, finishedAt: change.finishedAt });
+      return { ...run };
+    },
+  };
+
+  readonly audit = {
+    insert: async (workspaceId: string, entry: Omit<AuditRow, 'workspaceId'>) => {
+      this.tables.audit.push({ workspaceId, ...entry });
+    },
+  };
+
+  readonly workspaces = { findById: async () => ({ plan: PLAN }) };
+
+  /** A job row as a create would write it, in `state`. */
+  addJob(state: JobState, extra: Partial<JobEntity> = {}): JobEntity {
+    const job = {
+      ...settings(),
+      id: `job_${this.tables.jobs.size + 1}`,
+      workspaceId: WS,
+      state,
+      disabledReason: state === 'disabled' ? 'auto_disabled: 3 consecutive failed runs' : null,
+      consecutiveFailures: state === 'disabled' ? 3 : 0,
+      nextRunAt: null,
+      lastRunAt: null,
+      lastRunStatus: null,
+      version: 4,
+      revision: 7,
+      signingSecrets: [{ secret: 'whsec_old', expires_at: null }],
+      createdAt: new Date('2026-01-01T00:00:00Z'),
+      updatedAt: new Date('2026-01-01T00:00:00Z'),
+      ...extra,
+    } as JobEntity;
+    this.tables.jobs.set(job.id, job);
+    return { ...job };
+  }
+
+  addRun(row: Partial<RunEntity> & { id: string }): RunEntity {
+    const run = {
+      workspaceId: WS,
+      trigger: 'schedule',
+      status: 'running',
+      attemptsCount: 0,
+      jobVersion: 1,
+      scheduledAt: new Date('2026-01-01T00:00:00Z'),
+      startedAt: null,
+      finishedAt: null,
+      retryOf: null,
+      slaBreached: false,
+      ...row,
+    } as RunEntity;
+    this.tables.runs.set(run.id, run);
+    const month = `${run.workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
+    this.tables.usage.set(month, (this.tables.usage.get(month) ?? 0) + 1);
+    return { ...run };
+  }
+
+  stored(id: string): JobEntity | undefined {
+    return this.tables.jobs.get(id);
+  }
+
+  private job(workspaceId: string, id: string): JobEntity | null {
+    const job = this.tables.jobs.get(id);
+    return job && job.workspaceId === workspaceId ? { ...job } : null;
+  }
+
+  private run(match: (run: RunEntity) => boolean): RunEntity | null {
+    const run = [...this.tables.runs.values()].find(match);
+    return run ? { ...run } : null;
+  }
+
+  private copy(job: JobEntity | undefined): JobEntity | null {
+    return job ? { ...job } : null;
+  }
+}
+
+/** Temporal as the lifecycle sees it: what reached it, and whether it is reachable. */
+class FakeTemporal {
+  down = false;
+  /** While set, a signal waits for it: a slow Temporal. */
+  slow: Promise<void> | null = null;
+  readonly snapshots: JobSnapshot[] = [];
+  readonly deleted: string[] = [];
+  readonly cancelled: string[] = [];
+  readonly started: RunWorkflowInput[] = [];
+
+  readonly gateway = {
+    upsertJob: async (snapshot: JobSnapshot) => {
+      await this.slow;
+      this.reach();
+      this.snapshots.push(snapshot);
+    },
+    deleteJob: async (jobId: string) => {
+      this.reach();
+      this.deleted.push(jobId);
+    },
+    cancelRun: async (runId: string) => {
+      this.reach();
+      this.cancelled.push(runId);
+    },
+    startRun: async (input: RunWorkflowInput) => {
+      this.reach();
+      this.started.push(input);
+    },
+  };
+
+  /** The states and revisions the job's workflow was told, in order. */
+  toldOf(jobId: string): Array<{ state: string; revision: number; version: number }> {
+    return this.snapshots
+      .filter((s) => s.jobId === jobId)
+      .map(({ state, revision, version }) => ({ state, revision, version }));
+  }
+
+  private reach(): void {
+    if (this.down) {
+      throw new Error('temporal unavailable');
+    }
+  }
+}
+
+function settings(extra: Partial<JobSettingsColumns> = {}): JobSettingsColumns {
+  return {
+    name: 'nightly',
+    description: '',
+    tags: [],
+    scheduleExpr: 'every 1 hour',
+    scheduleKind: 'natural',
+    scheduleCanonical: 'every 1h',
+    scheduleDescription: 'Every hour',
+    scheduleTimezone: 'UTC',
+    scheduleStartsAt: null,
+    scheduleEndsAt: null,
+    scheduleCount: null,
+    scheduleAnchor: new Date('2026-01-01T00:00:00Z'),
+    sinkKind: 'webhook',
+    sinkConfig: { url: 'https://example.com/hook' },
+    retry: {
+      max_attempts: 3,
+      backoff: 'exponential',
+      initial_interval_ms: 10_000,
+      max_interval_ms: 600_000,
+      multiplier: 2,
+      jitter: 0.2,
+    },
+    timeoutMs: 30_000,
+    slaThresholdMs: null,
+    misfirePolicy: 'fire_once',
+    overlapPolicy: 'allow',
+    autoDisableThreshold: 3,
+    ...extra,
+  };
+}
+
+/** A PATCH of the description (a field every state accepts). */
+function descriptionEdit(text: string, hasNextOccurrence = true): JobEdit {
+  return {
+    fields: ['description'],
+    apply: async (job) => {
+      job.description = text;
+    },
+    hasNextOccurrence: () => hasNextOccurrence,
+  };
+}
+
+const ALL_STATES: JobState[] = ['active', 'paused', 'disabled', 'completed'];
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('JobLifecycle', () => {
+  let db: InMemoryDatabase;
+  let temporal: FakeTemporal;
+  let followUps: BackgroundWork;
+  let lifecycle: JobLifecycle;
+
+  beforeEach(() => {
+    db = new InMemoryDatabase();
+    temporal = new FakeTemporal();
+    followUps = new BackgroundWork();
+    lifecycle = new JobLifecycle({
+      dataSource: db.dataSource as unknown as DataSource,
+      jobs: db.jobs as unknown as JobsRepository,
+      runs: db.runs as unknown as RunsRepository,
+      audit: db.audit as unknown as AuditRepository,
+      workspaces: db.workspaces as unknown as WorkspacesRepository,
+      gateway: temporal.gateway as unknown as JobWorkflowGateway,
+      config,
+      followUps,
+    });
+  });
+
+  afterEach(async () => {
+    await followUps.drain(1_000);
+  });
+
+  describe('create', () => {
+    it('should write an active job at version and revision 1, audit it, and start its workflow after the answer', async () => {
+      const { job, signingSecret } = await lifecycle.create(WS, ACTOR, settings(), { plan });
+      expect(job).toMatchObject({
+        workspaceId: WS,
+        state: 'active',
+        version: 1,
+        revision: 1,
+        consecutiveFailures: 0,
+        disabledReason: null,
+      });
+      expect(job.id).toMatch(/^job_/);
+      expect(signingSecret).toEqual(expect.any(String));
+      expect(db.stored(job.id)?.signingSecrets).toEqual([{ secret: signingSecret, expires_at: null }]);
+      expect(db.tables.audit).toEqual([
+        {
+          workspaceId: WS,
+          actor: ACTOR,
+          action: 'job.create',
+          target: job.id,
+          details: { name: 'nightly', sink: 'webhook' },
+        },
+      ]);
+      await settle();
+      expect(temporal.toldOf(job.id)).toEqual([{ state: 'active', revision: 1, version: 1 }]);
+    });
+
+    it('should give a job with another sink kind no signing secret', async () => {
+      const { job, signingSecret } = await lifecycle.create(WS, ACTOR, settings({ sinkKind: 'command' }), { plan });
+      expect(signingSecret).toBeUndefined();
+      expect(db.stored(job.id)?.signingSecrets).toEqual([]);
+    });
+
+    it("should refuse a job beyond the plan's cap (403 limit_exceeded) and write nothing", async () => {
+      await lifecycle.create(WS, ACTOR, settings(), { plan });
+      await lifecycle.create(WS, ACTOR, settings(), { plan });
+      await expect(lifecycle.create(WS, ACTOR, settings(), { plan })).rejects.toMatchObject({
+        status: 403,
+        body: { code: 'limit_exceeded', limit: 'max_jobs_per_workspace', value: 2 },
+      });
+      expect(db.tables.jobs.size).toBe(2);
+      expect(db.tables.audit).toHaveLength(2);
+    });
+
+    it('should write nothing when the check inside the transaction refuses', async () => {
+      const refused = lifecycle.create(WS, ACTOR, settings(), {
+        plan,
+        check: async () => {
+          throw new Error('unknown secret');
+        },
+      });
+      await expect(refused).rejects.toThrow('unknown secret');
+      expect(db.tables.jobs.size).toBe(0);
+      expect(db.tables.audit).toEqual([]);
+    });
+  });
+
+  describe('pause, resume, enable (the From column)', () => {
+    const allowed = [
+      { change: 'pause', from: 'active', to: 'paused' },
+      { change: 'resume', from: 'paused', to: 'active' },
+      { change: 'enable', from: 'disabled', to: 'active' },
+    ] as const;
+
+    it.each(allowed)(
+      '$change should move $from → $to, raise the revision only, and tell the workflow before answering',
+      async ({ change, from, to }) => {
+        const job = db.addJob(from);
+        const moved = await lifecycle.transition(WS, job.id, change, ACTOR);
+        expect(moved).toMatchObject({ state: to, revision: job.revision + 1, version: job.version });
+        expect(db.stored(job.id)).toMatchObject({ state: to, revision: job.revision + 1 });
+        expect(db.tables.audit).toEqual([
+          { workspaceId: WS, actor: ACTOR, action: `job.${change}`, target: job.id, details: {} },
+        ]);
+        // Told within the request: the change is in force when it answers.
+        expect(temporal.toldOf(job.id)).toEqual([{ state: to, revision: job.revision + 1, version: job.version }]);
+      },
+    );
+
+    it.each(allowed)(
+      '$change should answer only once the workflow was told (in force when it returns)',
+      async ({ change, from }) => {
+        const job = db.addJob(from);
+        let release!: () => void;
+        temporal.slow = new Promise<void>((resolve) => (release = resolve));
+        let answered = false;
+        const answer = lifecycle.transition(WS, job.id, change, ACTOR).then(() => void (answered = true));
+        await settle();
+        expect(answered).toBe(false);
+        release();
+        await answer;
+        expect(temporal.toldOf(job.id)).toHaveLength(1);
+      },
+    );
+
+    it('enable should reset the failure counter and clear the reason of the disable', async () => {
+      const job = db.addJob('disabled');
+      const moved = await lifecycle.transition(WS, job.id, 'enable', ACTOR);
+      expect(moved).toMatchObject({ state: 'active', consecutiveFailures: 0, disabledReason: null });
+    });
+
+    const refused = allowed.flatMap(({ change, from }) =>
+      ALL_STATES.filter((state) => state !== from).map((state) => ({ change, from, state })),
+    );
+    const sentences = {
+      pause: 'only an active job can be paused',
+      resume: 'only a paused job can be resumed',
+      enable: 'only a disabled job can be enabled',
+    };
+
+    it.each(refused)('$change of a $state job should be 409 conflict and change nothing', async ({ change, state }) => {
+      const job = db.addJob(state);
+      await expect(lifecycle.transition(WS, job.id, change, ACTOR)).rejects.toMatchObject({
+        status: 409,
+        body: { code: 'conflict', message: `The job is ${state}; ${sentences[change]}` },
+      });
+      expect(db.stored(job.id)).toMatchObject({ state, revision: job.revision, version: job.version });
+      expect(db.tables.audit).toEqual([]);
+      expect(temporal.snapshots).toEqual([]);
+    });
+
+    it('should answer 404 for a job of another workspace', async () => {
+      const job = db.addJob('active', { workspaceId: 'ws_other' });
+      await expect(lifecycle.transition(WS, job.id, 'pause', ACTOR)).rejects.toMatchObject({ status: 404 });
+    });
+  });
+
+  describe('PATCH (any state)', () => {
+    it.each(ALL_STATES)('should keep a %s job in its state, raising version and revision by one', async (state) => {
+      // A completed job whose schedule has no further occurrence stays completed.
+      const job = db.addJob(state);
+      const { job: updated } = await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('changed', false));
+      expect(updated).toMatchObject({
+        state,
+        description: 'changed',
+        version: job.version + 1,
+        revision: job.revision + 1,
+      });
+      expect(db.tables.audit).toEqual([
+        {
+          workspaceId: WS,
+          actor: ACTOR,
+          action: 'job.update',
+          target: job.id,
+          details: { fields: ['description'], version: job.version + 1 },
+        },
+      ]);
+      expect(temporal.toldOf(job.id)).toEqual([{ state, revision: job.revision + 1, version: job.version + 1 }]);
+    });
+
+    it('should answer only once the workflow was told, and a create without waiting for it', async () => {
+      let release!: () => void;
+      temporal.slow = new Promise<void>((resolve) => (release = resolve));
+      const { job } = await lifecycle.create(WS, ACTOR, settings(), { plan });
+      let answered = false;
+      const answer = lifecycle.update(WS, job.id, ACTOR, descriptionEdit('x')).then(() => void (answered = true));
+      await settle();
+      expect(answered).toBe(false);
+      release();
+      await answer;
+      expect(temporal.toldOf(job.id)).toEqual([
+        { state: 'active', revision: 1, version: 1 },
+        { state: 'active', revision: 2, version: 2 },
+      ]);
+    });
+
+    it('should make a completed job whose new schedule has a future occurrence active again', async () => {
+      const job = db.addJob('completed');
+      const { job: updated } = await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('more', true));
+      expect(updated.state).toBe('active');
+    });
+
+    it.each(['active', 'paused', 'disabled'] as const)(
+      'should never activate a %s job (only completed → active)',
+      async (state) => {
+        const job = db.addJob(state);
+        const { job: updated } = await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('x', true));
+        expect(updated.state).toBe(state);
+      },
+    );
+
+    it('should write nothing when the edit is refused', async () => {
+      const job = db.addJob('active');
+      const edit: JobEdit = {
+        fields: ['schedule'],
+        apply: async (row) => {
+          row.description = 'half-applied';
+          throw new Error('invalid schedule');
+        },
+        hasNextOccurrence: () => true,
+      };
+      await expect(lifecycle.update(WS, job.id, ACTOR, edit)).rejects.toThrow('invalid schedule');
+      expect(db.stored(job.id)).toMatchObject({ description: '', version: job.version, revision: job.revision });
+      expect(db.tables.audit).toEqual([]);
+      expect(temporal.snapshots).toEqual([]);
+    });
+
+    it('should give a job whose sink becomes a webhook a new signing secret, and take it when it stops being one', async () => {
+      const job = db.addJob('active', { sinkKind: 'command', signingSecrets: [] });
+      const toWebhook: JobEdit = {
+        fields: ['sink'],
+        apply: async (row) => {
+          row.sinkKind = 'webhook';
+        },
+        hasNextOccurrence: () => true,
+      };
+      const { signingSecret } = await lifecycle.update(WS, job.id, ACTOR, toWebhook);
+      expect(signingSecret).toEqual(expect.any(String));
+      expect(db.stored(job.id)?.signingSecrets).toEqual([{ secret: signingSecret, expires_at: null }]);
+      expect(db.tables.audit[0].details).toEqual({
+        fields: ['sink'],
+        version: job.version + 1,
+        sink_kind: { from: 'command', to: 'webhook' },
+      });
+
+      const toCommand: JobEdit = { ...toWebhook, apply: async (row) => void (row.sinkKind = 'command') };
+      const second = await lifecycle.update(WS, job.id, ACTOR, toCommand);
+      expect(second.signingSecret).toBeUndefined();
+      expect(db.stored(job.id)?.signingSecrets).toEqual([]);
+    });
+
+    it('should keep the signing secrets when the sink kind stays', async () => {
+      const job = db.addJob('active');
+      const { signingSecret } = await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('x'));
+      expect(signingSecret).toBeUndefined();
+      expect(db.stored(job.id)?.signingSecrets).toEqual(job.signingSecrets);
+    });
+
+    it('should answer 404 for an unknown job', async () => {
+      await expect(lifecycle.update(WS, 'job_missing', ACTOR, descriptionEdit('x'))).rejects.toMatchObject({
+        status: 404,
+      });
+    });
+  });
+
+  describe('DELETE (any state)', () => {
+    it.each(ALL_STATES)(
+      'should remove a %s job, keep its runs, and stop its workflow and in-flight runs',
+      async (state) => {
+        const job = db.addJob(state);
+        db.addRun({ id: 'run_in_flight', jobId: job.id, status: 'running' });
+        db.addRun({ id: 'run_done', jobId: job.id, status: 'succeeded' });
+        await lifecycle.delete(WS, job.id, ACTOR);
+        expect(db.stored(job.id)).toBeUndefined();
+        expect([...db.tables.runs.keys()]).toEqual(['run_in_flight', 'run_done']);
+        expect(db.tables.audit).toEqual([
+          { workspaceId: WS, actor: ACTOR, action: 'job.delete', target: job.id, details: { name: 'nightly' } },
+        ]);
+        await settle();
+        expect(temporal.deleted).toEqual([job.id]);
+        expect(temporal.cancelled).toEqual(['run_in_flight']);
+      },
+    );
+
+    it('should answer 404 for an unknown job', async () => {
+      await expect(lifecycle.delete(WS, 'job_missing', ACTOR)).rejects.toMatchObject({ status: 404 });
+    });
+  });
+
+  describe('trigger (paused or active)', () => {
+    it.each(['active', 'paused'] as const)(
+      'should open a manual run of a %s job, start it at once and leave the job unchanged',
+      async (state) => {
+        const job = db.addJob(state);
+        const { runId } = await lifecycle.trigger(WS, job.id, ACTOR);
+        expect(db.tables.runs.get(runId)).toMatchObject({ jobId: job.id, trigger: 'manual', status: 'running' });
+        expect(temporal.started).toEqual([
+          expect.objectContaining({ runId, jobId: job.id, trigger: 'manual', jobVersion: job.version }),
+        ]);
+        expect(db.stored(job.id)).toMatchObject({ state, revision: job.revision, version: job.version });
+        expect(db.tables.audit).toEqual([
+          { workspaceId: WS, actor: ACTOR, action: 'job.trigger', target: job.id, details: { run_id: runId } },
+        ]);
+      },
+    );
+
+    it.each(['disabled', 'completed'] as const)('should refuse to trigger a %s job (409 conflict)', async (state) => {
+      const job = db.addJob(state);
+      await expect(lifecycle.trigger(WS, job.id, ACTOR)).rejects.toMatchObject({
+        status: 409,
+        body: { message: `Cannot trigger a ${state} job; only active or paused jobs can be triggered` },
+      });
+      expect(db.tables.runs.size).toBe(0);
+    });
+
+    it('should answer 429 limit_exceeded at a blocking monthly cap', async () => {
+      const job = db.addJob('active');
+      const month = new Date();
+      for (let i = 0; i < 3; i += 1) {
+        db.addRun({ id: `run_${i}`, jobId: job.id, status: 'succeeded', scheduledAt: month });
+      }
+      await expect(lifecycle.trigger(WS, job.id, ACTOR)).rejects.toMatchObject({
+        status: 429,
+        body: { code: 'limit_exceeded', limit: 'max_runs_per_month_per_workspace', value: 3 },
+      });
+      expect(temporal.started).toEqual([]);
+    });
+
+    it('should remove the run again and answer 503 when Temporal cannot start it', async () => {
+      const job = db.addJob('active');
+      temporal.down = true;
+      await expect(lifecycle.trigger(WS, job.id, ACTOR)).rejects.toMatchObject({ status: 503 });
+      expect(db.tables.runs.size).toBe(0);
+      expect(db.tables.audit).toEqual([]);
+    });
+
+    it('should answer 404 for an unknown job', async () => {
+      await expect(lifecycle.trigger(WS, 'job_missing', ACTOR)).rejects.toMatchObject({ status: 404 });
+    });
+  });
+
+  describe('manual retry (through the same opening as trigger)', () => {
+    const scheduledAt = new Date('2026-01-01T10:00:00Z');
+
+    it('should open one retry per occurrence with the job of now, and answer it again while it runs', async () => {
+      const job = db.addJob('paused');
+      db.addRun({ id: 'run_failed', jobId: job.id, status: 'failed', scheduledAt });
+      const first = await lifecycle.retryRun(WS, 'run_failed', ACTOR);
+      expect(first.inserted).toBe(true);
+      expect(first.run).toMatchObject({
+        trigger: 'retry_manual',
+        retryOf: 'run_failed',
+        jobVersion: job.version,
+        scheduledAt,
+      });
+      expect(db.tables.audit).toEqual([
+        {
+          workspaceId: WS,
+          actor: ACTOR,
+          action: 'run.retry',
+          target: 'run_failed',
+          details: { job_id: job.id, retry_run_id: first.run.id },
+        },
+      ]);
+      const again = await lifecycle.retryRun(WS, 'run_failed', ACTOR);
+      expect(again).toEqual({ run: expect.objectContaining({ id: first.run.id }), inserted: false });
+      // Started twice (the second a no-op in Temporal: workflow id = run id), audited once.
+      expect(temporal.started.map((input) => input.runId)).toEqual([first.run.id, first.run.id]);
+      expect(db.tables.audit).toHaveLength(1);
+    });
+
+    it('should call the occurrence exhausted (409) once its retry has ended', async () => {
+      const job = db.addJob('active');
+      db.addRun({ id: 'run_failed', jobId: job.id, status: 'failed', scheduledAt });
+      const { run } = await lifecycle.retryRun(WS, 'run_failed', ACTOR);
+      db.tables.runs.get(run.id)!.status = 'failed';
+      await expect(lifecycle.retryRun(WS, 'run_failed', ACTOR)).rejects.toMatchObject({
+        status: 409,
+        body: { message: `The manual retry of this occurrence is exhausted (run ${run.id} is failed)` },
+      });
+    });
+
+    it.each(['succeeded', 'running', 'skipped', 'cancelled'] as const)(
+      'should refuse to retry a %s run (409)',
+      async (status) => {
+        const job = db.addJob('active');
+        db.addRun({ id: 'run_1', jobId: job.id, status });
+        await expect(lifecycle.retryRun(WS, 'run_1', ACTOR)).rejects.toMatchObject({ status: 409 });
+      },
+    );
+
+    it('should refuse a retry of a deleted job (409), and an unknown run (404)', async () => {
+      db.addRun({ id: 'run_orphan', jobId: 'job_gone', status: 'failed' });
+      await expect(lifecycle.retryRun(WS, 'run_orphan', ACTOR)).rejects.toMatchObject({
+        status: 409,
+        body: { message: 'Cannot retry a run of a deleted job' },
+      });
+      await expect(lifecycle.retryRun(WS, 'run_missing', ACTOR)).rejects.toMatchObject({ status: 404 });
+    });
+
+    it('should remove the retry again and answer 503 when Temporal cannot start it (the occurrence is not used up)', async () => {
+      const job = db.addJob('active');
+      db.addRun({ id: 'run_failed', jobId: job.id, status: 'failed', scheduledAt });
+      temporal.down = true;
+      await expect(lifecycle.retryRun(WS, 'run_failed', ACTOR)).rejects.toMatchObject({ status: 503 });
+      expect([...db.tables.runs.keys()]).toEqual(['run_failed']);
+      temporal.down = false;
+      expect((await lifecycle.retryRun(WS, 'run_failed', ACTOR)).inserted).toBe(true);
+    });
+
+    it('should answer 429 at a blocking monthly cap', async () => {
+      const job = db.addJob('active');
+      const now = new Date();
+      for (let i = 0; i < 3; i += 1) {
+        db.addRun({ id: `run_${i}`, jobId: job.id, status: 'failed', scheduledAt: now });
+      }
+      await expect(lifecycle.retryRun(WS, 'run_0', ACTOR)).rejects.toMatchObject({ status: 429 });
+    });
+  });
+
+  describe('rotate-signing-secret (any state, webhook jobs)', () => {
+    it('should add a new secret beside the old one (24 h), changing neither version nor revision', async () => {
+      const job = db.addJob('paused');
+      const now = new Date('2026-02-01T00:00:00Z');
+      const { job: rotated, signingSecret } = await lifecycle.rotateSigningSecret(WS, job.id, ACTOR, now);
+      expect(rotated).toMatchObject({ state: 'paused', version: job.version, revision: job.revision });
+      expect(db.stored(job.id)?.signingSecrets).toEqual([
+        { secret: signingSecret, expires_at: null },
+        { secret: 'whsec_old', expires_at: '2026-02-02T00:00:00.000Z' },
+      ]);
+      expect(db.tables.audit[0]).toMatchObject({
+        action: 'job.rotate_signing_secret',
+        details: { previous_secret_expires_at: '2026-02-02T00:00:00.000Z', signing_secrets: 2 },
+      });
+      expect(temporal.snapshots).toEqual([]);
+    });
+
+    it('should refuse a job whose sink is not a webhook (409)', async () => {
+      const job = db.addJob('active', { sinkKind: 'command', signingSecrets: [] });
+      await expect(lifecycle.rotateSigningSecret(WS, job.id, ACTOR)).rejects.toMatchObject({ status: 409 });
+    });
+  });
+
+  describe('auto-disable and completion (decisions.md)', () => {
+    it('should disable an active job whose failure streak reaches its threshold, audited as system', async () => {
+      const job = db.addJob('active', { consecutiveFailures: 2, autoDisableThreshold: 3 });
+      db.addRun({ id: 'run_3', jobId: job.id });
+      await lifecycle.closeRun({ runId: 'run_3', status: 'failed', finishedAt: new Date() });
+      expect(db.stored(job.id)).toMatchObject({
+        state: 'disabled',
+        disabledReason: 'auto_disabled: 3 consecutive failed runs',
+        revision: job.revision + 1,
+        version: job.version,
+      });
+      expect(db.tables.audit).toEqual([
+        {
+          workspaceId: WS,
+          actor: 'system',
+          action: 'job.auto_disable',
+          target: job.id,
+          details: { consecutive_failures: 3, run_id: 'run_3' },
+        },
+      ]);
+      expect(temporal.toldOf(job.id)).toEqual([
+        { state: 'disabled', revision: job.revision + 1, version: job.version },
+      ]);
+    });
+
+    it('should not disable below the threshold, nor a job whose threshold is 0', async () => {
+      const below = db.addJob('active', { consecutiveFailures: 0, autoDisableThreshold: 3 });
+      const never = db.addJob('active', { consecutiveFailures: 50, autoDisableThreshold: 0 });
+      db.addRun({ id: 'run_a', jobId: below.id });
+      db.addRun({ id: 'run_b', jobId: never.id });
+      await lifecycle.closeRun({ runId: 'run_a', status: 'failed', finishedAt: new Date() });
+      await lifecycle.closeRun({ runId: 'run_b', status: 'failed', finishedAt: new Date() });
+      expect(db.stored(below.id)?.state).toBe('active');
+      expect(db.stored(never.id)?.state).toBe('active');
+      expect(temporal.snapshots).toEqual([]);
+    });
+
+    it('should complete an active job at the revision its workflow runs on, and not at an older one', async () => {
+      const stale = db.addJob('active');
+      await lifecycle.markCompleted(stale.id, stale.revision - 1);
+      expect(db.stored(stale.id)).toMatchObject({ state: 'active', revision: stale.revision });
+
+      await lifecycle.markCompleted(stale.id, stale.revision);
+      expect(db.stored(stale.id)).toMatchObject({ state: 'completed', revision: stale.revision + 1 });
+      expect(db.tables.audit).toEqual([
+        { workspaceId: WS, actor: 'system', action: 'job.complete', target: stale.id, details: {} },
+      ]);
+    });
+
+    it.each(['paused', 'disabled', 'completed'] as const)('should not complete a %s job', async (state) => {
+      const job = db.addJob(state);
+      await lifecycle.markCompleted(job.id, job.revision);
+      expect(db.stored(job.id)?.state).toBe(state);
+    });
+  });
+
+  it('should raise the revision by one per change (the one revision rule)', async () => {
+    expect(nextRevision({ revision: 7 })).toBe(8);
+    const { job } = await lifecycle.create(WS, ACTOR, settings(), { plan });
+    await lifecycle.transition(WS, job.id, 'pause', ACTOR);
+    await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('x'));
+    await lifecycle.transition(WS, job.id, 'resume', ACTOR);
+    await settle();
+    expect(temporal.toldOf(job.id)).toEqual([
+      { state: 'active', revision: 1, version: 1 },
+      { state: 'paused', revision: 2, version: 1 },
+      { state: 'paused', revision: 3, version: 2 },
+      { state: 'active', revision: 4, version: 2 },
+    ]);
+  });
+
+  describe('the retried follow-up (fake timers)', () => {
+    beforeEach(() => {
+      jest.useFakeTimers();
+    });
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it('should answer a pause while Temporal is down, and tell the workflow within seconds of its return', async () => {
+      const job = db.addJob('active');
+      temporal.down = true;
+      const paused = await lifecycle.transition(WS, job.id, 'pause', ACTOR);
+      expect(paused.state).toBe('paused');
+      expect(temporal.snapshots).toEqual([]);
+      await jest.advanceTimersByTimeAsync(5_000); // tries at 1 s and 3 s fail too
+      temporal.down = false;
+      await jest.advanceTimersByTimeAsync(4_000); // the next try, at 7 s
+      expect(temporal.toldOf(job.id)).toEqual([{ state: 'paused', revision: job.revision + 1, version: job.version }]);
+    });
+
+    it.each([
+      ['resume', 'paused'],
+      ['enable', 'disabled'],
+    ] as const)('should retry a %s the same way', async (change, from) => {
+      const job = db.addJob(from);
+      temporal.down = true;
+      await lifecycle.transition(WS, job.id, change, ACTOR);
+      temporal.down = false;
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(temporal.toldOf(job.id)).toEqual([{ state: 'active', revision: job.revision + 1, version: job.version }]);
+    });
+
+    it('should retry an auto-disable the same way', async () => {
+      const job = db.addJob('active', { consecutiveFailures: 2, autoDisableThreshold: 3 });
+      db.addRun({ id: 'run_3', jobId: job.id });
+      temporal.down = true;
+      await lifecycle.closeRun({ runId: 'run_3', status: 'failed', finishedAt: new Date() });
+      temporal.down = false;
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(temporal.toldOf(job.id)).toEqual([
+        { state: 'disabled', revision: job.revision + 1, version: job.version },
+      ]);
+    });
+
+    it('should send the job as it now is on a retry, and nothing once it is deleted', async () => {
+      const job = db.addJob('active');
+      temporal.down = true;
+      await lifecycle.transition(WS, job.id, 'pause', ACTOR);
+      await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('x'));
+      temporal.down = false;
+      await jest.advanceTimersByTimeAsync(1_000);
+      // The PATCH's follow-up took over from the pause's: one snapshot, the newest.
+      expect(temporal.toldOf(job.id)).toEqual([
+        { state: 'paused', revision: job.revision + 2, version: job.version + 1 },
+      ]);
+
+      temporal.down = true;
+      await lifecycle.transition(WS, job.id, 'resume', ACTOR);
+      await lifecycle.delete(WS, job.id, ACTOR);
+      temporal.down = false;
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(temporal.toldOf(job.id)).toHaveLength(1);
+      expect(temporal.deleted).toEqual([job.id]);
+    });
+  });
+});
