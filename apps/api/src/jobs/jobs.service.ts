@@ -23,7 +23,7 @@ import {
   JobWorkflowGateway,
   toJobSnapshot,
 } from '@svc/orchestration';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { BackgroundWork } from '../temporal/background-work';
 import { APP_CONFIG } from '../config/config.module';
 import { CreateJobDto, ListJobsQueryDto, ScheduleDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';

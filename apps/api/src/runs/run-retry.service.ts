@@ -8,7 +8,7 @@ import {
   TERMINAL_RUN_STATUSES,
 } from '@svc/persistence';
 import { JobLifecycle, JobWorkflowGateway, runWorkflowInputOf } from '@svc/orchestration';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { RunResponse, toRunResponse } from './runs.mapper';
 
 /**
