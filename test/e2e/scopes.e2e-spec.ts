@@ -1,5 +1,5 @@
 import { AppModule } from '../../apps/api/src/app.module';
-import { routesOfModule } from '../../apps/api/src/common/auth/route-table';
+import { routesOfModule } from '../../apps/api/src/auth/route-table';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
 /**

@@ -1,21 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
 import { AlertsModule } from './alerts/alerts.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
+import { ApiRateLimitHook } from './auth/api-rate-limit.hook';
 import { AuthModule } from './auth/auth.module';
 import { CodecModule } from './codec/codec.module';
 import { DashboardModule } from './dashboard/dashboard.module';
-import { ApiRateLimitHook } from './common/api-rate-limit.hook';
-import { ApiKeyGuard } from './common/auth/api-key.guard';
-import { OpenApiModule } from './common/openapi/openapi.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { MeModule } from './me/me.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulesModule } from './schedules/schedules.module';
 import { SecretsModule } from './secrets/secrets.module';
@@ -52,7 +50,9 @@ export class AppModule {
         CodecModule,
         OpenApiModule,
       ],
-      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, ApiRateLimitHook],
+      // Here rather than in AuthModule: the root module initialises last, so the rate limit's
+      // `onRequest` hook runs after the feature modules' ones (a 429 of `/codec/*` keeps its CORS grant).
+      providers: [ApiRateLimitHook],
     };
   }
 }

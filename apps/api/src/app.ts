@@ -19,7 +19,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { useApiBodyParsers } from './common/body-parsers';
-import { FRAMEWORK_RATE_LIMITS } from './common/api-rate-limit.hook';
+import { FRAMEWORK_RATE_LIMITS } from './auth/api-rate-limit.hook';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
 import { resourceOf, trackRoutes } from './common/openapi/fastify-routes';

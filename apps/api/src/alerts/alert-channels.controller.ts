@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { DomainError } from '@svc/common';
 import type { FastifyReply } from 'fastify';
-import { Auth, type AuthContext, Credential, Public, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Credential, Public, Scopes } from '../auth/auth.decorators';
 import { AlertChannelIdPipe } from './alert-id.pipes';
 import { AlertChannelsService } from './alert-channels.service';
 import {

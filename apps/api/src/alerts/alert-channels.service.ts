@@ -23,7 +23,7 @@ import {
 } from '@svc/delivery';
 import { AlertChannelsRepository, AuditRepository, Transactions } from '@svc/persistence';
 import { AlertWorkflowGateway } from '@svc/orchestration';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { AlertRuleIdPipe } from './alert-id.pipes';
 import { AlertRulesService } from './alert-rules.service';
 import { CreateAlertRuleDto, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';

@@ -17,7 +17,7 @@ import {
   Transactions,
   type Tx,
 } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { type AlertRuleResponse, toAlertRuleResponse } from './alerts.mapper';
 import { CreateAlertRuleDto, DEFAULT_COOLDOWN, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';

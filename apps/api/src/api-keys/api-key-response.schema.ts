@@ -1,4 +1,4 @@
-import { SCOPES } from '../common/auth/auth.decorators';
+import { SCOPES } from '../auth/scopes';
 import { arrayOf, enumOf, idOf, named, nullable, object, pageOf, string, timestamp } from '../common/openapi/schema';
 
 const keyFields = {

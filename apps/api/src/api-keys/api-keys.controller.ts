@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Credential, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Credential, Scopes } from '../auth/auth.decorators';
 import { ApiKeyIdPipe } from '../common/id-param.pipe';
 import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { readCursor, CURSORS, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository, AuditRepository, Transactions } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { AuditLogService } from './audit-log.service';
 import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
 import { ApiOperation } from '../common/openapi/openapi.decorators';

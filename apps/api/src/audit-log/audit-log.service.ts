@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CURSORS, readCursor, microsOfTimestamp, timestampOfMicros, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
 import { AuditRepository } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { type AuditEntryResponse, toAuditEntryResponse } from './audit-log.mapper';
 import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
 

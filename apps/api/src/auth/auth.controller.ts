@@ -1,28 +1,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import {
-  type AppConfig,
-  DomainError,
-  ForbiddenError,
-  NotFoundError,
-  type SignInProviderId,
-  ValidationFailedError,
-} from '@svc/common';
+import { type AppConfig, DomainError, NotFoundError, type SignInProviderId, ValidationFailedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '../common/auth/auth.decorators';
 import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
 import { APP_CONFIG } from '../config/config.module';
-import { ME_SCHEMA } from '../me/me-response.schema';
-import { toMeResponse } from '../me/me.mapper';
+import { Public } from './auth.decorators';
 import { DevLoginDto } from './dto/dev-login.dto';
-import {
-  csrfMatches,
-  csrfTokenFor,
-  flowCookieName,
-  flowCookiePath,
-  readCookie,
-  serializeCookie,
-  SESSION_COOKIE,
-} from './session-cookie';
+import { ME_SCHEMA } from './me-response.schema';
+import { toMeResponse } from './me.mapper';
+import { flowCookieName, flowCookiePath, readCookie, serializeCookie, SESSION_COOKIE } from './session-cookie';
 import { type SignedIn, SessionsService } from './sessions.service';
 import { SIGN_IN_FLOW_TTL_SECONDS, type SignInFlow } from './sign-in-provider';
 import { SignInProviders } from './sign-in-providers.service';
@@ -77,11 +62,8 @@ export class AuthController {
   @ApiOperation('Sign out: end the session of the svc_session cookie', { 204: null })
   async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    if (token && (await this.sessions.userOf(token))) {
-      if (!csrfMatches(request.headers['x-csrf-token'], csrfTokenFor(token))) {
-        throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
-      }
-      await this.sessions.signOut(token);
+    if (token) {
+      await this.sessions.signOut(token, request.headers['x-csrf-token']);
     }
     void reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure: this.secure(request) }));
   }

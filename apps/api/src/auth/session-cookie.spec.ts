@@ -1,11 +1,5 @@
-import {
-  csrfMatches,
-  csrfTokenFor,
-  hashSessionToken,
-  readCookie,
-  scopesOfRole,
-  serializeCookie,
-} from './session-cookie';
+import { scopesOfRole } from './scopes';
+import { csrfMatches, csrfTokenFor, hashSessionToken, readCookie, serializeCookie } from './session-cookie';
 
 describe('session cookie helpers', () => {
   it('should read one cookie out of a Cookie header', () => {

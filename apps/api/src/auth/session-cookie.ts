@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SignInProviderId } from '@svc/common';
-import type { MembershipRole } from '@svc/persistence';
+import { ForbiddenError, type SignInProviderId } from '@svc/common';
 
 /** The session cookie (decisions.md → Sessions). */
 export const SESSION_COOKIE = 'svc_session';
@@ -42,6 +41,17 @@ export function csrfMatches(sent: string | string[] | undefined, expected: strin
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * The CSRF rule, in one place: a request that changes data with the session cookie must send the
+ * session's token as `X-CSRF-Token`, else `403`. Applied by `ApiKeyGuard` to every cookie
+ * mutation and by sign-out (a public route, so the guard does not see it).
+ */
+export function requireCsrfToken(sent: string | string[] | undefined, expected: string): void {
+  if (!csrfMatches(sent, expected)) {
+    throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
+  }
+}
+
 /** The value of cookie `name` in a `Cookie` header, or null. */
 export function readCookie(header: string | undefined, name: string): string | null {
   if (!header) {
@@ -74,19 +84,4 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
     'SameSite=Lax',
     ...(options.secure ? ['Secure'] : []),
   ].join('; ');
-}
-
-/**
- * What a membership role may do, in the API key scope model (decisions.md → Scopes): owners and
- * admins have everything (`*`: keys, secrets, workspace settings, audit log); members operate
- * jobs and read runs.
- */
-export function scopesOfRole(role: MembershipRole): string[] {
-  switch (role) {
-    case 'owner':
-    case 'admin':
-      return ['*'];
-    case 'member':
-      return ['jobs:write', 'runs:read'];
-  }
 }

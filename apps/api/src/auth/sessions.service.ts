@@ -10,9 +10,10 @@ import {
   WorkspacesRepository,
 } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
-import type { AuthContext } from '../common/auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
-import { csrfTokenFor, generateSessionToken, hashSessionToken, scopesOfRole } from './session-cookie';
+import type { AuthContext } from './auth.decorators';
+import { scopesOfRole } from './scopes';
+import { csrfTokenFor, generateSessionToken, hashSessionToken, requireCsrfToken } from './session-cookie';
 
 /** A person as a sign-in provider vouches for them. */
 export interface SignInIdentity {
@@ -124,17 +125,16 @@ export class SessionsService {
     };
   }
 
-  /** Ends the session of this token (sign-out). */
-  async signOut(token: string): Promise<void> {
-    await this.sessions.delete(hashSessionToken(token));
-  }
-
-  /** The user and memberships behind a session token, or null (sign-out's CSRF check, `/me`). */
-  async userOf(token: string): Promise<UserEntity | null> {
-    return (await this.sessions.findActiveByHash(hashSessionToken(token)))?.user ?? null;
-  }
-
-  memberships(userId: string): Promise<MembershipWithWorkspace[]> {
-    return this.users.listMemberships(userId);
+  /**
+   * Sign-out: ends the session of this token. A live session needs its `X-CSRF-Token` like every
+   * mutation (`403` otherwise); an unknown or expired one has nothing left to end.
+   */
+  async signOut(token: string, sentCsrfToken: string | string[] | undefined): Promise<void> {
+    const tokenHash = hashSessionToken(token);
+    if (!(await this.sessions.findActiveByHash(tokenHash))) {
+      return;
+    }
+    requireCsrfToken(sentCsrfToken, csrfTokenFor(token));
+    await this.sessions.delete(tokenHash);
   }
 }

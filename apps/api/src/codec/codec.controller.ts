@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ReadOnly, Scopes } from '../common/auth/auth.decorators';
+import { ReadOnly, Scopes } from '../auth/auth.decorators';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { CODEC_PAYLOADS_SCHEMA } from './codec-payloads.schema';
 import { CodecService } from './codec.service';

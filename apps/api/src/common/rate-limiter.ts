@@ -185,6 +185,23 @@ export function applyRateLimit(
   }
 }
 
+/**
+ * The rate-limit key of a request without a credential (the schedule endpoints, and the API's
+ * requests that present neither key nor session): the socket's peer address. Proxy headers are
+ * ignored unless the operator set `http.trust_proxy` (then Fastify's `request.ip` has already
+ * resolved `X-Forwarded-For`); clients behind one untrusted proxy share its bucket (spec → Limits,
+ * network rules).
+ */
+export function rateLimitKey(
+  request: { ip: string; socket?: { remoteAddress?: string } },
+  trustProxy: boolean,
+): string {
+  const address = (trustProxy ? request.ip : request.socket?.remoteAddress) ?? 'unknown';
+  // IPv4 clients on a dual-stack socket show up as ::ffff:a.b.c.d; one client, one bucket.
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  return mapped ? mapped[1] : address.toLowerCase();
+}
+
 /** The store `limits.store` asks for, or null when the limit is off (0 per minute). */
 export function createRateLimitStore(
   config: { limits: { store: 'postgres' | 'memory' } },

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { AnyKey } from '../common/auth/auth.decorators';
+import { AnyKey } from '../auth/auth.decorators';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { APP_CONFIG } from '../config/config.module';
 

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SinkRegistry } from '@svc/delivery';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../common/auth/auth.decorators';
+import { Public } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { HealthService } from './health.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Credential, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Credential, Scopes } from '../auth/auth.decorators';
 import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';

@@ -3,7 +3,7 @@ import { readCursor, CURSORS, NotFoundError, type Page, PAGE_LIMIT_DEFAULT, pars
 import { JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
 import { JobLifecycle, type JobSettingsColumns, nextFireTimes, type UserTransition } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
 import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry, storedRetry } from './job-config';
 import { applyJobPatch, type JobPatch } from './job-patch';

@@ -3,7 +3,7 @@ import { newId, NotFoundError, parseDuration } from '@svc/common';
 import { generateSigningSecret, type Sink, toSink } from '@svc/delivery';
 import { JobsRepository, type StoredSigningSecret, Transactions } from '@svc/persistence';
 import { JobLifecycle, SinkSender } from '@svc/orchestration';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto } from './dto/job-body.dto';
 import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
 import { JobScheduleValidator } from './job-schedule.validator';

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
+import { AnyKey, Auth, type AuthContext } from '../auth/auth.decorators';
 import { MeService } from './me.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
-import { ME_SCHEMA } from './me-response.schema';
+import { ME_SCHEMA } from '../auth/me-response.schema';
 
 @Controller('api/v1/me')
 export class MeController {

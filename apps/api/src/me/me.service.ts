@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { UnauthorizedError } from '@svc/common';
 import { ApiKeysRepository, type MembershipRole, UsersRepository, WorkspacesRepository } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
-import { type MeResponse, toMeResponse } from './me.mapper';
+import type { AuthContext } from '../auth/auth.decorators';
+import { type MeResponse, toMeResponse } from '../auth/me.mapper';
 
 /**
  * Who the caller is. An API key belongs to one workspace and sees only it (spec → Authentication

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
 import { RunRetryService } from './run-retry.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AppConfig, readCursor, CURSORS, isId, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
 import { JobsRepository, RunsRepository } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import { ListRunsQueryDto } from './dto/list-runs-query.dto';
 import { RunListItem, RunResponse, toRunResponse } from './runs.mapper';

@@ -3,7 +3,7 @@ import { type AppConfig, isId, type Page, PAGE_LIMIT_DEFAULT, UnavailableError }
 import { type JobEntity, JobsRepository, type RunEntity, RunsRepository, type RunStatus } from '@svc/persistence';
 import { judgeStuckRun, JobWorkflowGateway, mayBeStuck } from '@svc/orchestration';
 import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import type { ListRunsQueryDto } from './dto/list-runs-query.dto';
 import { type RunListItem, toRunResponse, toStuckResponse } from './runs.mapper';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { applyRateLimit, type RateLimitStore } from '../common/rate-limiter';
+import { applyRateLimit, rateLimitKey, type RateLimitStore } from '../common/rate-limiter';
 
 /** Spec → Limits: "Request body, schedule endpoints: 16 KiB". */
 export const SCHEDULE_BODY_LIMIT = 16 * 1024;
@@ -9,18 +9,6 @@ export interface ScheduleEndpointHookOptions {
   limiter: RateLimitStore | null;
   /** `http.trust_proxy`: only then does `X-Forwarded-For` decide the client address. */
   trustProxy: boolean;
-}
-
-/**
- * The rate-limit key: the socket's peer address. Proxy headers are ignored unless the operator set
- * `http.trust_proxy` (then Fastify's `request.ip` has already resolved `X-Forwarded-For`); clients
- * behind one untrusted proxy share its bucket (spec → Limits, network rules).
- */
-export function rateLimitKey(request: FastifyRequest, trustProxy: boolean): string {
-  const address = (trustProxy ? request.ip : request.socket?.remoteAddress) ?? 'unknown';
-  // IPv4 clients on a dual-stack socket show up as ::ffff:a.b.c.d; one client, one bucket.
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  return mapped ? mapped[1] : address.toLowerCase();
 }
 
 /**

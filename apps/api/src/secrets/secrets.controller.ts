@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
 import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe';
 import { SecretsService } from './secrets.service';

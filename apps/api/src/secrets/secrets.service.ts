@@ -10,7 +10,7 @@ import {
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
 import { AuditRepository, type SecretReferenceCandidate, SecretsRepository, Transactions } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto, SECRET_CURSOR } from './dto/secret.dto';
 import { MAX_SECRETS_LIMIT_NAME, MAX_SECRETS_PER_WORKSPACE } from './secret-limits';
 import { type SecretResponse, toSecretResponse } from './secrets.mapper';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { StatsRepository } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { HOURLY_WINDOW_HOURS, type HourlyWindow } from './dto/job-hourly-query.dto';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
+import { AnyKey, Auth, type AuthContext } from '../auth/auth.decorators';
 import { StatsOverviewQueryDto } from './dto/stats-overview-query.dto';
 import { StatsService } from './stats.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';

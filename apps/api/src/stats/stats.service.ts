@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { StatsRepository } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import type { StatsWindow } from './dto/stats-overview-query.dto';
 
 const HOUR_MS = 3_600_000;

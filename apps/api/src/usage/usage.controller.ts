@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { AnyKey, Auth, type AuthContext } from '../common/auth/auth.decorators';
+import { AnyKey, Auth, type AuthContext } from '../auth/auth.decorators';
 import { UsageService } from './usage.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { USAGE_SCHEMA } from './usage-response.schema';

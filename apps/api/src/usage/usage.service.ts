@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RunsRepository } from '@svc/persistence';
 import { JobLifecycle } from '@svc/orchestration';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { usageMonth } from './usage-month';
 
 export interface UsageResponse {

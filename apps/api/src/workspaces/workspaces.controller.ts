@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
-import { AnyKey, Auth, type AuthContext, Scopes } from '../common/auth/auth.decorators';
+import { AnyKey, Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { WorkspaceIdPipe } from '../common/id-param.pipe';
 import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { WorkspacesService } from './workspaces.service';

@@ -7,7 +7,7 @@ import {
   Transactions,
   WorkspacesRepository,
 } from '@svc/persistence';
-import type { AuthContext } from '../common/auth/auth.decorators';
+import type { AuthContext } from '../auth/auth.decorators';
 import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { toWorkspaceResponse, type WorkspaceResponse } from './workspaces.mapper';
 

@@ -10,7 +10,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { SCOPES, type Scope } from '../../common/auth/auth.decorators';
+import { SCOPES, type Scope } from '../../auth/scopes';
 import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 import { NOT_BLANK } from '../../common/validators';

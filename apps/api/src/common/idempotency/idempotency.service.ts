@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ConflictError, IdempotencyConflictError, ValidationFailedError } from '@svc/common';
 import { IdempotencyRepository, type JsonValue } from '@svc/persistence';
 import { createHash } from 'node:crypto';
-import type { AuthContext } from '../auth/auth.decorators';
 
 const WINDOW_MS = 24 * 3_600_000;
 const WAIT_FOR_FIRST_MS = 10_000;
@@ -42,8 +41,9 @@ export interface ReplayCodec<T> {
 export class IdempotencyService {
   constructor(private readonly records: IdempotencyRepository) {}
 
+  /** `caller`: the request's AuthContext; keys are per workspace. */
   async execute<T>(
-    auth: AuthContext,
+    caller: { workspaceId: string },
     scope: string,
     key: string | undefined,
     body: unknown,
@@ -57,27 +57,27 @@ export class IdempotencyService {
       throw new ValidationFailedError({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
     }
     const hash = createHash('sha256').update(canonical(body)).digest('hex');
-    await this.records.releaseIfOlder(auth.workspaceId, scope, key, new Date(Date.now() - WINDOW_MS));
-    if (await this.records.claim(auth.workspaceId, scope, key, hash)) {
+    await this.records.releaseIfOlder(caller.workspaceId, scope, key, new Date(Date.now() - WINDOW_MS));
+    if (await this.records.claim(caller.workspaceId, scope, key, hash)) {
       try {
         const result = await run();
         const stored = codec ? codec.store(result) : (result as unknown as JsonValue);
-        await this.records.complete(auth.workspaceId, scope, key, 200, stored);
+        await this.records.complete(caller.workspaceId, scope, key, 200, stored);
         return result;
       } catch (err) {
-        await this.records.release(auth.workspaceId, scope, key);
+        await this.records.release(caller.workspaceId, scope, key);
         throw err;
       }
     }
-    const stored = await this.replay(auth, scope, key, hash);
+    const stored = await this.replay(caller.workspaceId, scope, key, hash);
     return codec ? codec.replay(stored) : (stored as T);
   }
 
   /** Waits (bounded) for the first request with this key to finish, then answers as it did. */
-  private async replay(auth: AuthContext, scope: string, key: string, hash: string): Promise<JsonValue> {
+  private async replay(workspaceId: string, scope: string, key: string, hash: string): Promise<JsonValue> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      const record = await this.records.find(auth.workspaceId, scope, key);
+      const record = await this.records.find(workspaceId, scope, key);
       if (!record) {
         throw new ConflictError('The first request with this Idempotency-Key failed; retry it');
       }

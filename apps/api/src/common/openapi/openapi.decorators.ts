@@ -21,7 +21,7 @@ export interface ApiOperationDoc {
 }
 
 /**
- * What a route answers, for the generated OpenAPI document (common/openapi/openapi.document.ts).
+ * What a route answers, for the generated OpenAPI document (openapi/openapi.document.ts).
  * Requests need nothing here: parameters and bodies come from the handler's `@Param`, `@Query`,
  * `@Headers` and `@Body` and their class-validator DTOs. `openapi.spec.ts` fails for a route without
  * it, and `test/e2e/openapi.e2e-spec.ts` checks the real responses against these schemas.

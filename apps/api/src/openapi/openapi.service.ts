@@ -4,9 +4,9 @@ import type { AppConfig } from '@svc/common';
 import { SinkRegistry } from '@svc/delivery';
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
-import { APP_CONFIG } from '../../config/config.module';
+import { APP_CONFIG } from '../config/config.module';
 import { type RouteInfo, routesOfController } from '../auth/route-table';
-import { registeredRoutes } from './fastify-routes';
+import { registeredRoutes } from '../common/openapi/fastify-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.document';
 
 /**

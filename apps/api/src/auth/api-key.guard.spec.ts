@@ -3,9 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { DomainError, UnauthorizedError } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
 import type { ActiveApiKey, ApiKeysRepository, Transactions } from '@svc/persistence';
-import type { SessionsService } from '../../auth/sessions.service';
-import { hasScope, ApiKeyGuard } from './api-key.guard';
+import { ApiKeyGuard } from './api-key.guard';
 import { AnyKey, type AuthContext, Public, Scopes } from './auth.decorators';
+import { hasScope } from './scopes';
+import type { SessionsService } from './sessions.service';
 
 @Controller('things')
 class ThingsController {

@@ -3,7 +3,7 @@ import { UnavailableError } from '@svc/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { type ApiDocsPage, loadApiDocs } from './api-docs';
-import { ApiOperation } from './openapi.decorators';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { OpenApiService } from './openapi.service';
 
 /** The machine-readable description (spec → Versioning 5); public, like the schedule endpoints. */

@@ -1,6 +1,7 @@
 import { RequestMethod, type DynamicModule, type Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { PUBLIC_ROUTE, REQUIRED_SCOPES, type ScopeRequirement } from './auth.decorators';
+import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
+import type { ScopeRequirement } from './scopes';
 
 /** One Nest route as the guard sees it. */
 export interface RouteInfo {

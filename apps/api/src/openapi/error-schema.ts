@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '@svc/common';
-import { SCHEDULE_ERROR_SCHEMA } from '../../schedules/schedule-response.schema';
-import { arrayOf, enumOf, named, string } from './schema';
+import { SCHEDULE_ERROR_SCHEMA } from '../schedules/schedule-response.schema';
+import { arrayOf, enumOf, named, string } from '../common/openapi/schema';
 
 /** The spec's error envelope (spec → Errors), the body of every error response. */
 export const ERROR_SCHEMA = named('Error', {

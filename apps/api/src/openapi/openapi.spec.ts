@@ -5,11 +5,11 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { parse } from 'yaml';
-import { createApp } from '../../app';
-import { AppModule } from '../../app.module';
+import { createApp } from '../app';
+import { AppModule } from '../app.module';
 import { routesOfModule } from '../auth/route-table';
-import { registeredRoutes } from './fastify-routes';
-import { API_OPERATION, type ApiOperationDoc } from './openapi.decorators';
+import { registeredRoutes } from '../common/openapi/fastify-routes';
+import { API_OPERATION, type ApiOperationDoc } from '../common/openapi/openapi.decorators';
 import { buildOpenApiDocument, openApiPath, type OpenApiDocument } from './openapi.document';
 import { OpenApiService } from './openapi.service';
 

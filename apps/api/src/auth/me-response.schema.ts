@@ -1,6 +1,6 @@
 import { MEMBERSHIP_ROLES } from '@svc/persistence';
-import { SCOPES } from '../common/auth/auth.decorators';
 import { arrayOf, enumOf, idOf, named, nullable, object, string } from '../common/openapi/schema';
+import { SCOPES } from './scopes';
 
 /** `GET /me` in decisions.md's shape (me.mapper.ts); `csrf_token` only for cookie sessions. */
 export const ME_SCHEMA = named(

@@ -4,12 +4,11 @@ import type { AppConfig } from '@svc/common';
 import { hashApiKey } from '@svc/common/api-keys';
 import { RateLimitsRepository } from '@svc/persistence';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hashSessionToken, readCookie, SESSION_COOKIE } from '../auth/session-cookie';
+import { applyRateLimit, createRateLimitStore, rateLimitKey } from '../common/rate-limiter';
 import { APP_CONFIG } from '../config/config.module';
-import { rateLimitKey } from '../schedules/schedule-endpoint.hooks';
-import { bearerToken } from './auth/auth.decorators';
-import { routesOfController } from './auth/route-table';
-import { applyRateLimit, createRateLimitStore } from './rate-limiter';
+import { presentedCredential } from './credentials';
+import { routesOfController } from './route-table';
+import { hashSessionToken } from './session-cookie';
 
 const API_PREFIX = '/api/v1/';
 
@@ -72,13 +71,13 @@ export class ApiRateLimitHook implements OnModuleInit, OnApplicationShutdown {
       if (!limited) {
         return done();
       }
-      const token = bearerToken(request.headers.authorization);
-      const session = token ? null : readCookie(request.headers.cookie, SESSION_COOKIE);
-      const bucket = token
-        ? `key:${hashApiKey(token)}`
-        : session
-          ? `session:${hashSessionToken(session)}`
-          : `ip:${rateLimitKey(request, trustProxy)}`;
+      const credential = presentedCredential(request.headers);
+      const bucket =
+        credential?.kind === 'key'
+          ? `key:${hashApiKey(credential.token)}`
+          : credential
+            ? `session:${hashSessionToken(credential.token)}`
+            : `ip:${rateLimitKey(request, trustProxy)}`;
       applyRateLimit(limiter, bucket, reply, done);
     };
     fastify.addHook('onRequest', hook);

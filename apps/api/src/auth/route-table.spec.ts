@@ -1,5 +1,5 @@
 import { Controller, Get, Post } from '@nestjs/common';
-import { AppModule } from '../../app.module';
+import { AppModule } from '../app.module';
 import { AnyKey, Public, Scopes } from './auth.decorators';
 import { routesOfController, routesOfModule } from './route-table';
 

@@ -3,10 +3,10 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { Type } from '@nestjs/common';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '@svc/common';
 import { STATUS_CODES } from 'node:http';
-import { ANY_KEY, type ScopeRequirement } from '../auth/auth.decorators';
+import { ANY_KEY, type ScopeRequirement } from '../auth/scopes';
 import type { RouteInfo } from '../auth/route-table';
 import { ERROR_SCHEMA } from './error-schema';
-import type { RegisteredRoute } from './fastify-routes';
+import type { RegisteredRoute } from '../common/openapi/fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
 import {
   API_OPERATION,
@@ -14,8 +14,8 @@ import {
   type ApiOperationDoc,
   type FastifyRouteDoc,
   type ResponseDoc,
-} from './openapi.decorators';
-import { type JsonSchema, schemaName } from './schema';
+} from '../common/openapi/openapi.decorators';
+import { type JsonSchema, schemaName } from '../common/openapi/schema';
 import { applySinkKinds, type SinkKindDoc } from './sink-kinds';
 
 export interface OpenApiInput {

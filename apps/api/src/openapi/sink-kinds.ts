@@ -1,4 +1,4 @@
-import type { JsonSchema } from './schema';
+import type { JsonSchema } from '../common/openapi/schema';
 import { SCHEMA_REF_PREFIX } from './dto-schemas';
 
 /** What the OpenAPI document needs of a registered sink kind (sinks/sink-kind.ts). */

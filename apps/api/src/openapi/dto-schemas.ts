@@ -3,8 +3,8 @@ import { getMetadataStorage, IS_OPTIONAL, ValidationTypes } from 'class-validato
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
 import { formatDuration } from '@svc/common';
-import { durationExamples, durationPattern, TIMESTAMP_PATTERN } from '../validators';
-import type { JsonSchema } from './schema';
+import { durationExamples, durationPattern, TIMESTAMP_PATTERN } from '../common/validators';
+import type { JsonSchema } from '../common/openapi/schema';
 
 // class-transformer keeps `@Type(() => X)` here; without it nested DTOs would be `Object`.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,17 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { readCookie, SESSION_COOKIE } from '../../auth/session-cookie';
-
-/** The key scopes of the spec (Authentication → 3). */
-export const SCOPES = ['*', 'jobs:read', 'jobs:write', 'runs:read'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/**
- * What a route asks of a key: one of the listed scopes (`*` always suffices), or `any_key` for
- * the few routes any valid key may call (decisions.md → Scopes: `/me`, `/usage`,
- * `/stats/overview` and the key's own workspace).
- */
-export type ScopeRequirement = readonly Scope[] | typeof ANY_KEY;
-export const ANY_KEY = 'any_key';
+import { presentedCredential } from './credentials';
+import { ANY_KEY, type Scope } from './scopes';
 
 /** What a request is authenticated as (an API key or a dashboard session); set by ApiKeyGuard. */
 export interface AuthContext {
@@ -60,18 +49,12 @@ export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): Au
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
 });
 
-/** `Authorization: Bearer <token>` → the token, else null. */
-export function bearerToken(header: string | string[] | undefined): string | null {
-  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match ? match[1] : null;
-}
-
 /**
  * The credential the request was made with (the API key as sent, else the session cookie's
  * token). Only for deriving a key that seals a one-time secret to its caller (api-keys
  * idempotent replay); never store or log it.
  */
 export const Credential = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
-  const { headers } = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
-  return bearerToken(headers.authorization) ?? readCookie(headers.cookie, SESSION_COOKIE) ?? '';
+  const { headers } = ctx.switchToHttp().getRequest<{ headers: { authorization?: string; cookie?: string } }>();
+  return presentedCredential(headers)?.token ?? '';
 });

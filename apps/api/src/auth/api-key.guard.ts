@@ -5,21 +5,12 @@ import { hashApiKey } from '@svc/common/api-keys';
 import { addLogFields } from '@svc/common/logging';
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS, Transactions } from '@svc/persistence';
 import type { FastifyRequest } from 'fastify';
-import { csrfMatches, readCookie, SESSION_COOKIE } from '../../auth/session-cookie';
-import { SessionsService } from '../../auth/sessions.service';
-import {
-  ANY_KEY,
-  type AuthContext,
-  bearerToken,
-  PUBLIC_ROUTE,
-  READ_ONLY_ROUTE,
-  REQUIRED_SCOPES,
-  type Scope,
-  type ScopeRequirement,
-} from './auth.decorators';
+import { type AuthContext, PUBLIC_ROUTE, READ_ONLY_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
+import { presentedCredential } from './credentials';
+import { hasScope, type Scope, type ScopeRequirement } from './scopes';
+import { requireCsrfToken } from './session-cookie';
+import { SessionsService } from './sessions.service';
 
-/** `jobs:write` implies `jobs:read` (decisions.md → Scopes). */
-const IMPLIED: Partial<Record<string, Scope[]>> = { 'jobs:write': ['jobs:read'] };
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -51,9 +42,8 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
-    const token = bearerToken(request.headers.authorization);
-    const sessionToken = token ? null : readCookie(request.headers.cookie, SESSION_COOKIE);
-    if (!token && !sessionToken) {
+    const credential = presentedCredential(request.headers);
+    if (!credential) {
       throw new UnauthorizedError('Missing credentials: send Authorization: Bearer <key>, or sign in');
     }
     if (!this.transactions.connected) {
@@ -62,9 +52,10 @@ export class ApiKeyGuard implements CanActivate {
     // A `@ReadOnly()` POST (the codec server) changes nothing: no CSRF token, allowed when suspended.
     const mutating =
       MUTATING.has(request.method) && !this.reflector.getAllAndOverride<boolean>(READ_ONLY_ROUTE, targets);
-    const auth = token
-      ? await this.authenticateKey(token)
-      : await this.authenticateSession(request, sessionToken!, mutating);
+    const auth =
+      credential.kind === 'key'
+        ? await this.authenticateKey(credential.token)
+        : await this.authenticateSession(request, credential.token, mutating);
     request.auth = auth;
     addLogFields({ workspace_id: auth.workspaceId }); // on this request's later lines (docs/operations.md → Logs)
 
@@ -115,8 +106,8 @@ export class ApiKeyGuard implements CanActivate {
   ): Promise<AuthContext> {
     const workspace = request.headers['svc-workspace'];
     const auth = await this.sessions.authenticate(sessionToken, typeof workspace === 'string' ? workspace : undefined);
-    if (mutating && !csrfMatches(request.headers['x-csrf-token'], auth.csrfToken!)) {
-      throw new ForbiddenError('Missing or wrong X-CSRF-Token: send the csrf_token of GET /api/v1/me');
+    if (mutating) {
+      requireCsrfToken(request.headers['x-csrf-token'], auth.csrfToken!);
     }
     return auth;
   }
@@ -132,13 +123,4 @@ export class ApiKeyGuard implements CanActivate {
     }
     void this.apiKeys.touchLastUsed(keyId, now).catch(() => undefined);
   }
-}
-
-/** Whether a key with `granted` scopes may call a route requiring `required`. */
-export function hasScope(granted: readonly string[], required: ScopeRequirement): boolean {
-  if (required === ANY_KEY || granted.includes('*')) {
-    return true;
-  }
-  const effective = new Set(granted.flatMap((s) => [s, ...(IMPLIED[s] ?? [])]));
-  return required.some((scope) => scope !== '*' && effective.has(scope));
 }

@@ -1,0 +1,178 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The source layering stays true (issue #27): no folder of `apps/api/src` imports one above it,
+ * the folders import each other without a cycle, and the dashboard has no import cycle (its pages
+ * once imported `AppContext` from `main.tsx`). A scan of relative imports, type-only ones
+ * included: a cycle of types is still a cycle to read through.
+ */
+const ROOT = resolve(__dirname, '..');
+const API = join(ROOT, 'apps/api/src');
+const DASHBOARD = join(ROOT, 'apps/dashboard/src');
+
+/**
+ * The layers of `apps/api/src`, lowest first (docs/architecture.md → Where each kind of code
+ * lives). A folder imports only from lower layers; resources (every folder not named here) may
+ * also use each other, without a cycle. `(root)` is `app.module.ts`, `app.ts`, `main.ts`.
+ */
+const API_LAYERS: Partial<Record<string, number>> = {
+  config: 0,
+  common: 1,
+  database: 1,
+  temporal: 1,
+  auth: 2,
+  '(root)': 4,
+};
+const RESOURCE_LAYER = 3;
+
+type ImportGraph = Map<string, string[]>;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      return sourceFiles(path);
+    }
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** `from './x'`, `import './x'`, `import('./x')` of one source text: the relative specifiers. */
+function relativeSpecifiers(source: string): string[] {
+  const patterns = [
+    /^\s*(?:import|export)\b[^;]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
+    /^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
+    /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((m) => m[1]));
+}
+
+/** Every source file under `dir` → the source files it imports (CSS and other assets left out). */
+function importGraph(dir: string): ImportGraph {
+  const files = sourceFiles(dir);
+  const known = new Set(files);
+  const resolveImport = (from: string, specifier: string): string | undefined => {
+    const base = resolve(dirname(from), specifier);
+    return [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')].find((c) =>
+      known.has(c),
+    );
+  };
+  return new Map(
+    files.map((file) => [
+      file,
+      relativeSpecifiers(readFileSync(file, 'utf8'))
+        .map((specifier) => resolveImport(file, specifier))
+        .filter((target): target is string => target !== undefined),
+    ]),
+  );
+}
+
+/** The cycles a depth-first walk meets, each as the path that closes it (`a → b → a`). */
+function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') {
+        cycles.push([...path.slice(path.indexOf(next)), next]);
+      } else if (!state.has(next)) {
+        visit(next);
+      }
+    }
+    path.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) {
+    if (!state.has(node)) {
+      visit(node);
+    }
+  }
+  return cycles;
+}
+
+/** The folder of `apps/api/src` a file belongs to: its first path segment, or `(root)`. */
+function apiFolderOf(file: string): string {
+  const parts = relative(API, file).split(/[\\/]/);
+  return parts.length > 1 ? parts[0] : '(root)';
+}
+
+/** Why folder `from` may not import folder `to`, or null when it may. */
+function layerProblem(from: string, to: string): string | null {
+  const fromLayer = API_LAYERS[from] ?? RESOURCE_LAYER;
+  const toLayer = API_LAYERS[to] ?? RESOURCE_LAYER;
+  if (from === to || toLayer < fromLayer || (fromLayer === RESOURCE_LAYER && toLayer === RESOURCE_LAYER)) {
+    return null;
+  }
+  return toLayer > fromLayer ? `${from} imports ${to}, a layer above it` : `${from} imports ${to}, beside it`;
+}
+
+/**
+ * The imports between folders of `apps/api/src`, specs left out: a spec may import the
+ * composition root it checks (route-table.spec and openapi.spec walk `AppModule`).
+ */
+function apiFolderImports(graph: ImportGraph): Array<{ file: string; from: string; to: string }> {
+  return [...graph].flatMap(([file, targets]) =>
+    file.endsWith('.spec.ts')
+      ? []
+      : targets
+          .map((target) => ({ file: relative(API, file), from: apiFolderOf(file), to: apiFolderOf(target) }))
+          .filter((edge) => edge.from !== edge.to),
+  );
+}
+
+describe('import graph', () => {
+  const api = importGraph(API);
+  const dashboard = importGraph(DASHBOARD);
+
+  it('should find the sources of the API and the dashboard', () => {
+    expect(existsSync(join(API, 'auth/api-key.guard.ts'))).toBe(true);
+    expect(api.get(join(API, 'app.module.ts'))).toEqual(expect.arrayContaining([join(API, 'auth/auth.module.ts')]));
+    expect(dashboard.get(join(DASHBOARD, 'main.tsx'))).toEqual(
+      expect.arrayContaining([join(DASHBOARD, 'app-context.ts'), join(DASHBOARD, 'pages/jobs.tsx')]),
+    );
+  });
+
+  it('should import no folder of apps/api from one above it', () => {
+    const problems = apiFolderImports(api)
+      .map(({ file, from, to }) => ({ file, problem: layerProblem(from, to) }))
+      .filter((entry) => entry.problem !== null);
+    expect(problems).toEqual([]);
+  });
+
+  it('should have no import cycle between the folders of apps/api', () => {
+    const folders = new Map<string, string[]>();
+    for (const { from, to } of apiFolderImports(api)) {
+      folders.set(from, [...new Set([...(folders.get(from) ?? []), to])]);
+    }
+    expect(findCycles(folders)).toEqual([]);
+  });
+
+  it('should have no import cycle in the dashboard', () => {
+    expect(findCycles(dashboard).map((cycle) => cycle.map((file) => relative(DASHBOARD, file)))).toEqual([]);
+  });
+
+  it('should tell an import against the layers and a cycle from clean ones', () => {
+    expect(layerProblem('common', 'auth')).toBe('common imports auth, a layer above it');
+    expect(layerProblem('common', 'schedules')).toBe('common imports schedules, a layer above it');
+    expect(layerProblem('auth', 'me')).toBe('auth imports me, a layer above it');
+    expect(layerProblem('common', 'temporal')).toBe('common imports temporal, beside it');
+    expect(layerProblem('jobs', 'secrets')).toBeNull();
+    expect(layerProblem('auth', 'common')).toBeNull();
+    expect(layerProblem('(root)', 'auth')).toBeNull();
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
+    expect(findCycles(graph)).toEqual([['a', 'b', 'c', 'a']]);
+    expect(findCycles(new Map([['a', ['b']]]))).toEqual([]);
+    expect(
+      relativeSpecifiers("import type {\n  A,\n} from '../x';\nimport './y.css';\nconst z = import('./z');"),
+    ).toEqual(['../x', './y.css', './z']);
+  });
+});
