@@ -24,6 +24,7 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
       anchor: job.scheduleAnchor.toISOString(),
     },
     misfirePolicy: job.misfirePolicy as MisfirePolicy,
+    // For workers of the previous release only (JobSnapshot.misfireThresholdMs).
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
     overlapPolicy: job.overlapPolicy as OverlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
