@@ -83,7 +83,10 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   if (run === null || ended !== null) {
     return { kind: 'ended', status: ended ?? 'cancelled' };
   }
-  if (facts.waitedForInstant && (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion)) {
+  if (
+    facts.waitedForInstant &&
+    (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion)
+  ) {
     return { kind: 'withdraw', run };
   }
   const n = run.attemptsCount;
@@ -100,8 +103,7 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   // The attempt does not see the plan that opened its run: it is the latest missed occurrence
   // unless a later occurrence has a run. That is read only when the policy's answer depends on it.
   // The job row's policy was validated when written.
-  const delivers = (latest: boolean) =>
-    missedOccurrenceFate(job.misfirePolicy as MisfirePolicy, latest) === 'deliver';
+  const delivers = (latest: boolean) => missedOccurrenceFate(job.misfirePolicy as MisfirePolicy, latest) === 'deliver';
   let latest = true;
   if (delivers(true) !== delivers(false)) {
     if (facts.laterOccurrenceHasRun === undefined) {

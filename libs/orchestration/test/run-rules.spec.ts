@@ -169,7 +169,13 @@ describe('decideOutcome', () => {
 
   describe('the retry delay (decisions.md → retry: backoff, jitter both ways, capped at max_interval)', () => {
     const retryable = (n: number, retry: Partial<StoredRetryPolicy>, more: Partial<OutcomeFacts> = {}) =>
-      outcome({ n, outcome: 'retryable', error: 'x', retry: { ...DEFAULT_RETRY, max_attempts: 20, ...retry }, ...more });
+      outcome({
+        n,
+        outcome: 'retryable',
+        error: 'x',
+        retry: { ...DEFAULT_RETRY, max_attempts: 20, ...retry },
+        ...more,
+      });
 
     it.each([
       ['exponential', [10_000, 20_000, 40_000]],

@@ -187,7 +187,12 @@ describe('planOccurrences: interval RRULEs phased at the anchor', () => {
 
 describe('the plan activity with prepared bursts (issue 25)', () => {
   const config = {
-    scheduler: { misfire_threshold_ms: 60_000, prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+    scheduler: {
+      misfire_threshold_ms: 60_000,
+      prepare_ahead_ms: 1_000,
+      prepare_rate: 25,
+      max_prepare_ahead_ms: 60_000,
+    },
   } as AppConfig;
   const prepare = { jobId: 'job_A', registered: null, overlapPolicy: 'allow' as const, timeoutMs: 30_000 };
   const input = (now: string) => ({
