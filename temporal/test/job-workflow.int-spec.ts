@@ -42,7 +42,7 @@ const attemptBehaviour = new Map<string, 'succeed' | 'block' | 'gone'>();
 
 const scheduleActivities: ScheduleActivities = {
   async planOccurrences(input) {
-    return planOccurrences(input);
+    return planOccurrences(input, 60_000);
   },
 };
 // The job workflows here stay paused: they only receive the runs' signals.

@@ -69,7 +69,12 @@ class Recorder {
   /** With a burst estimate (issue 25): the plan activity computes leads as the worker's does. */
   burst: { size: number; registered: Array<{ at: number; register: boolean }> } | null = null;
   readonly config = {
-    scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+    scheduler: {
+      misfire_threshold_ms: MINUTE,
+      prepare_ahead_ms: 1_000,
+      prepare_rate: 25,
+      max_prepare_ahead_ms: 60_000,
+    },
   } as AppConfig;
 
   decisions(): OccurrenceDecision[] {
@@ -87,7 +92,7 @@ class Recorder {
         this.lastPlanNow = Date.parse(input.now);
         const burst = this.burst;
         if (burst === null) {
-          return planOccurrences(input);
+          return planOccurrences(input, this.config.scheduler.misfire_threshold_ms);
         }
         const bursts = {
           plan: async (next: Date, _previous: Date | null, register: boolean) => {

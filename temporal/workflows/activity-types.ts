@@ -8,9 +8,18 @@ export interface PlanOccurrencesInput {
   schedule: ScheduleSnapshot;
   /** Occurrences at or before this instant are done (ISO). */
   after: string;
-  /** The workflow's clock (ISO). */
+  /** The workflow's clock plus `leadMs` (ISO): occurrences up to here are due. */
   now: string;
-  misfireThresholdMs: number;
+  /**
+   * How far `now` is ahead of the workflow's clock (occurrences within the lead are opened ahead):
+   * lateness is measured from `now` less it. Absent (0) in plans of the legacy loop.
+   */
+  leadMs?: number;
+  /**
+   * Ignored: the plan reads the threshold from the worker's `scheduler.misfire_threshold`, as the
+   * attempt does (issue 27). Still sent by the frozen legacy loop (legacy/job.workflow.v1.ts).
+   */
+  misfireThresholdMs?: number;
   maxCatchUp: number;
   /**
    * Asks for the lead of `next` (issue 25): the job is counted in the burst estimate of `next`

@@ -38,6 +38,12 @@ export interface JobSnapshot {
   state: JobState;
   schedule: ScheduleSnapshot;
   misfirePolicy: MisfirePolicy;
+  /**
+   * Not read by this release: its plans take `scheduler.misfire_threshold` from the worker's
+   * config, like the attempt (one source, issue 27). Still written because workers of the previous
+   * release plan with it while a rolling upgrade runs, and recorded histories carry it. Drop it
+   * with the legacy workflow copies (docs/architecture.md).
+   */
   misfireThresholdMs: number;
   /**
    * Decided by the job workflow when an occurrence is due. Absent only in snapshots written

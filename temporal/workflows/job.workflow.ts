@@ -157,8 +157,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     // Occurrences within the lead count as due now: their runs are opened ahead and the attempt
-    // releases the request at the scheduled instant. The threshold shifts with the clock, so
-    // lateness is still measured from the real now.
+    // releases the request at the scheduled instant.
     // Prepared bursts: the lead comes from the plan that found the occurrence (longer when many
     // jobs share its instant, spread so the server's work is done before it: architecture.md).
     const lead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
@@ -167,7 +166,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       schedule: snapshot.schedule,
       after,
       now: nowIso(lead),
-      misfireThresholdMs: snapshot.misfireThresholdMs + lead,
+      // Lateness is measured from the real now, with the worker's threshold (the attempt's too).
+      leadMs: lead,
       maxCatchUp: MAX_CATCH_UP,
       ...(prepared
         ? {

@@ -1,4 +1,10 @@
-import { applyMisfirePolicy, collapsedCount, decideOccurrences } from './occurrence-rules';
+import {
+  applyMisfirePolicy,
+  collapsedCount,
+  decideOccurrences,
+  isMissed,
+  missedOccurrenceFate,
+} from './occurrence-rules';
 
 const open = { suspended: false, blockingQuota: null };
 /** Run ids named after their occurrence, as the job workflow names them. */
@@ -6,6 +12,28 @@ function ids() {
   return (scheduledAt: string) => `run_${scheduledAt}`;
 }
 const due = (missed: string[], onTime: string[]) => ({ missed, onTime });
+
+describe('isMissed (decisions.md → misfire_policy: dispatched the threshold or more after its instant)', () => {
+  it('should count an occurrence dispatched within the threshold as on time', () => {
+    expect(isMissed(0, 59_999, 60_000)).toBe(false);
+    expect(isMissed(1_000, 1_000, 60_000)).toBe(false);
+  });
+  it('should count an occurrence dispatched the threshold or more after it as missed', () => {
+    expect(isMissed(0, 60_000, 60_000)).toBe(true);
+    expect(isMissed(0, 3_600_000, 60_000)).toBe(true);
+  });
+});
+
+describe('missedOccurrenceFate', () => {
+  it.each([
+    ['fire_once', 'deliver', 'collapse'],
+    ['skip', 'misfire', 'collapse'],
+    ['fire_all', 'deliver', 'deliver'],
+  ] as const)('%s: the latest missed is %s, an earlier one is %s', (policy, latest, earlier) => {
+    expect(missedOccurrenceFate(policy, true)).toBe(latest);
+    expect(missedOccurrenceFate(policy, false)).toBe(earlier);
+  });
+});
 
 describe('applyMisfirePolicy', () => {
   const missed = ['t1', 't2', 't3'];

@@ -2,6 +2,11 @@
  * The rules applied to an occurrence when it is due: misfire, suspension, monthly quota and
  * overlap. Pure and deterministic: the job workflow calls it with what it knows (its runs in
  * flight, its queued occurrence) and what a local activity read (the workspace gate).
+ *
+ * The misfire rule (`isMissed`, `missedOccurrenceFate`) is the one both sides apply: the job
+ * workflow's plan (`planOccurrences`) and policy (`applyMisfirePolicy`), and the attempt's claim
+ * (`decideClaim` in libs/orchestration/src/run-rules.ts), with the threshold from one source,
+ * `scheduler.misfire_threshold` of the worker that decides.
  */
 import type { OccurrenceDecision, WorkspaceGate } from './activity-types';
 import type { MisfirePolicy, OverlapPolicy, TrackedRun } from './definitions';
@@ -26,20 +31,44 @@ export interface OccurrenceOutcome {
   state: OccurrenceState;
 }
 
+/**
+ * Whether an occurrence dispatched at `dispatchedAtMs` is missed (decisions.md → misfire_policy):
+ * dispatched the threshold or more after its instant, for whatever reason (worker down, task
+ * backlog, slow server). The job workflow dispatches at its wake-up; the attempt at its start,
+ * measured from the later of the instant and the release of a queued occurrence.
+ */
+export function isMissed(occurrenceAtMs: number, dispatchedAtMs: number, thresholdMs: number): boolean {
+  return dispatchedAtMs - occurrenceAtMs >= thresholdMs;
+}
+
+/**
+ * What the misfire policy makes of a missed occurrence (decisions.md → misfire_policy), knowing
+ * whether it is the latest of the missed ones: `deliver` it, record it as a `misfire` (a skipped
+ * run), or `collapse` it into the latest (no delivery of its own). `fire_all` delivers every one;
+ * `fire_once` delivers only the latest; `skip` records only the latest.
+ */
+export function missedOccurrenceFate(policy: MisfirePolicy, latest: boolean): 'deliver' | 'misfire' | 'collapse' {
+  if (policy === 'fire_all') {
+    return 'deliver';
+  }
+  if (!latest) {
+    return 'collapse';
+  }
+  return policy === 'skip' ? 'misfire' : 'deliver';
+}
+
 /** The occurrences that should fire after the misfire policy (decisions.md → misfire_policy). */
 export function applyMisfirePolicy(
   due: DueOccurrences,
   policy: MisfirePolicy,
 ): Array<{ scheduledAt: string; misfire: boolean }> {
   const result: Array<{ scheduledAt: string; misfire: boolean }> = [];
-  if (due.missed.length > 0) {
-    const latest = due.missed[due.missed.length - 1];
-    if (policy === 'fire_all') {
-      result.push(...due.missed.map((scheduledAt) => ({ scheduledAt, misfire: false })));
-    } else {
-      result.push({ scheduledAt: latest, misfire: policy === 'skip' });
+  due.missed.forEach((scheduledAt, i) => {
+    const fate = missedOccurrenceFate(policy, i === due.missed.length - 1);
+    if (fate !== 'collapse') {
+      result.push({ scheduledAt, misfire: fate === 'misfire' });
     }
-  }
+  });
   result.push(...due.onTime.map((scheduledAt) => ({ scheduledAt, misfire: false })));
   return result;
 }

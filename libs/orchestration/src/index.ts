@@ -13,3 +13,4 @@ export * from './stuck-runs';
 export * from './run-input';
 export * from './sink-services';
 export * from './prepare-lead';
+export * from './run-rules';

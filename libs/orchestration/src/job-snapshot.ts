@@ -17,6 +17,7 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     state: job.state,
     schedule: toScheduleSnapshot(job),
     misfirePolicy: job.misfirePolicy as MisfirePolicy,
+    // For workers of the previous release only (JobSnapshot.misfireThresholdMs).
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
     overlapPolicy: job.overlapPolicy as OverlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,

@@ -1,5 +1,6 @@
 import { computeRetryDelayMs } from '@svc/delivery';
 import type { StoredRetryPolicy } from '@svc/persistence';
+import { retryDelayPolicy } from './run-rules';
 
 /**
  * Stuck runs (issue 20; docs/operations.md → Stuck runs): open runs whose run workflow is running
@@ -43,17 +44,7 @@ export interface PendingAttemptFacts {
 
 /** Upper bound (ms) of the backoff before retry `k + 1` (0-based), jitter at its maximum. */
 export function maxRetryDelayMs(retry: StoredRetryPolicy, attemptIndex: number): number {
-  return computeRetryDelayMs({
-    attemptIndex,
-    policy: {
-      backoff: retry.backoff,
-      initialIntervalMs: retry.initial_interval_ms,
-      maxIntervalMs: retry.max_interval_ms,
-      multiplier: retry.multiplier,
-      jitter: retry.jitter,
-    },
-    random: () => 1,
-  });
+  return computeRetryDelayMs({ attemptIndex, policy: retryDelayPolicy(retry), random: () => 1 });
 }
 
 /**

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import { computeRetryDelayMs, type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
+import { type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
 import {
   isDatabaseUnavailable,
   type JobEntity,
@@ -11,7 +11,14 @@ import {
   type RunEntity,
   type RunsRepository,
 } from '@svc/persistence';
-import { type JobLifecycle, type SinkSender, sinkTarget } from '@svc/orchestration';
+import {
+  decideClaim,
+  decideOutcome,
+  endedStatus,
+  type JobLifecycle,
+  type SinkSender,
+  sinkTarget,
+} from '@svc/orchestration';
 import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
@@ -42,7 +49,9 @@ type Claim =
  * The run's delivery, one activity execution per attempt: claim (the run row, the job, the
  * misfire rule on the first attempt), record the attempt (before the request leaves in `safe`
  * mode), send, then close the run or defer it. The attempt number is the run's own counter, so a
- * database or worker error before the attempt is recorded consumes no attempt.
+ * database or worker error before the attempt is recorded consumes no attempt. What to do at the
+ * claim and after the send is decided by the pure run rules (libs/orchestration/src/run-rules.ts);
+ * this activity reads and writes around them.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const { jobs, runs, lifecycle, sender, config, clock, random, metrics } = deps;
@@ -75,8 +84,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       );
       run = await runs.findByIdUnscoped(input.runId);
     }
-    if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
-      return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
+    const ended = endedStatus(run);
+    if (!run || ended !== null) {
+      return { kind: 'closed', result: { status: ended ?? 'cancelled' } };
     }
     const waited = await untilScheduled(run, context);
     const now = clock();
@@ -85,39 +95,41 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     const [job, atTheInstant] = waited
       ? await Promise.all([atInstant.jobs.call(run.jobId), atInstant.runs.call(run.id)])
       : [await jobs.findWithSecretsUnscoped(run.jobId), run];
-    if (!job) {
-      return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
-    }
-    if (waited) {
-      run = atTheInstant;
-      if (!run || (run.status !== 'running' && run.status !== 'deferred')) {
-        return { kind: 'closed', result: { status: (run?.status as RunAttemptResult['status']) ?? 'cancelled' } };
+    let laterOccurrenceHasRun: boolean | undefined;
+    for (;;) {
+      const decision = decideClaim({
+        run: atTheInstant,
+        job,
+        waitedForInstant: waited,
+        trigger: input.trigger,
+        releasedAt: input.releasedAt,
+        now,
+        misfireThresholdMs: config.scheduler.misfire_threshold_ms,
+        laterOccurrenceHasRun,
+      });
+      switch (decision.kind) {
+        case 'read_later_occurrence':
+          laterOccurrenceHasRun = await runs.hasLaterScheduledRun(run);
+          continue;
+        case 'ended':
+          return { kind: 'closed', result: { status: decision.status } };
+        case 'cancel':
+          return { kind: 'closed', result: await close(run.id, { status: 'cancelled' }) };
+        case 'withdraw':
+          if (await runs.deleteUnstarted(run.workspaceId, run.id, decision.run.jobVersion)) {
+            return { kind: 'closed', result: { status: 'cancelled' } };
+          }
+          // Adopted by a newer version in the meantime: decide again on the row as it is now.
+          return claim(input, context);
+        case 'exhausted':
+          await runs.closeInterruptedAttempts(run.id, now);
+          return { kind: 'closed', result: await close(run.id, { status: 'failed' }, { error: decision.error }) };
+        case 'misfire':
+          return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
+        case 'attempt':
+          return { kind: 'attempt', run: decision.run, job: decision.job, n: decision.n, atInstant: waited };
       }
-      if (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion) {
-        // The job was paused, disabled or changed before the instant came and no newer version
-        // claimed it: under the job as it now is this occurrence never existed (decisions.md:
-        // paused occurrences never exist; PATCH recomputes from now). Its row and usage are
-        // withdrawn. An attempt that starts after the instant (a backlog) delivers as it always did.
-        if (await runs.deleteUnstarted(run.workspaceId, run.id, run.jobVersion)) {
-          return { kind: 'closed', result: { status: 'cancelled' } };
-        }
-        // Adopted by a newer version in the meantime: decide again on the row as it is now.
-        return claim(input, context);
-      }
     }
-    const n = run.attemptsCount;
-    if (n >= job.retry.max_attempts) {
-      // The last attempt was interrupted (worker lost mid-request): nothing is left to try.
-      await runs.closeInterruptedAttempts(run.id, now);
-      return {
-        kind: 'closed',
-        result: await close(run.id, { status: 'failed' }, { error: `interrupted (after ${n} attempts)` }),
-      };
-    }
-    if (n === 0 && input.trigger === 'schedule' && (await isMisfire(run, job, input, now))) {
-      return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
-    }
-    return { kind: 'attempt', run, job, n, atInstant: waited };
   }
 
   /**
@@ -159,23 +171,6 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         await context.sleep(delayMs);
       }
     }
-  }
-
-  /**
-   * An occurrence that starts later than the misfire threshold, for whatever reason (worker down,
-   * task backlog, slow server), follows the job's misfire policy like one missed in an outage:
-   * `skip` records it skipped, `fire_once` delivers only the latest of the late ones, `fire_all`
-   * delivers it.
-   */
-  async function isMisfire(run: RunEntity, job: JobEntity, input: RunWorkflowInput, now: Date): Promise<boolean> {
-    const releasedAt = Math.max(run.scheduledAt.getTime(), input.releasedAt ? Date.parse(input.releasedAt) : 0);
-    if (now.getTime() - releasedAt <= config.scheduler.misfire_threshold_ms) {
-      return false;
-    }
-    if (job.misfirePolicy === 'skip') {
-      return true;
-    }
-    return job.misfirePolicy === 'fire_once' && (await runs.hasLaterScheduledRun(run));
   }
 
   return {
@@ -245,16 +240,22 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           startedWorkflow: result.startedWorkflow ?? null,
         },
       };
-      if (context.cancellationSignal.aborted) {
-        // Cancelled while sending (overlap `cancel_previous`, job deleted): the run ends cancelled
-        // with this attempt recorded, whatever the sink answered.
+      const decision = decideOutcome({
+        n,
+        outcome: result.outcome,
+        error: result.error,
+        retryAfterMs: result.retryAfterMs,
+        cancelled: context.cancellationSignal.aborted,
+        retry: job.retry,
+        random,
+      });
+      if (decision.kind === 'cancel') {
         await record(context, n, () =>
-          lifecycle.closeRun({ runId: run.id, status: 'cancelled', finishedAt, error: result.error, attempt }),
+          lifecycle.closeRun({ runId: run.id, status: 'cancelled', finishedAt, error: decision.error, attempt }),
         );
         context.log.info('attempt cancelled; run cancelled', { outcome: result.outcome });
         return { status: 'cancelled' };
       }
-      const exhausted = n + 1 >= job.retry.max_attempts;
       // What the Temporal Web UI shows as this attempt's result or failure (method and host only).
       const said = attemptOutcome(
         { maxAttempts: job.retry.max_attempts, target: sinkTarget(job.sinkKind, job.sinkConfig) },
@@ -268,9 +269,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         duration_ms: attempt.finish.durationMs,
         ...(result.error ? { error: result.error } : {}),
       };
-      if (result.outcome === 'success' || result.outcome === 'fatal' || exhausted) {
-        const status = result.outcome === 'success' ? 'succeeded' : 'failed';
-        const error = result.outcome === 'retryable' ? `${result.error} (after ${n + 1} attempts)` : result.error;
+      if (decision.kind === 'close') {
+        const { status, error } = decision;
         await record(context, n, () => lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt }));
         if (status === 'succeeded') {
           context.log.info('attempt succeeded; run succeeded', { ...outcome, status });
@@ -279,18 +279,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         }
         return { status, outcome: said };
       }
-      const delayMs = computeRetryDelayMs({
-        attemptIndex: n,
-        policy: {
-          backoff: job.retry.backoff,
-          initialIntervalMs: job.retry.initial_interval_ms,
-          maxIntervalMs: job.retry.max_interval_ms,
-          multiplier: job.retry.multiplier,
-          jitter: job.retry.jitter,
-        },
-        retryAfterMs: result.retryAfterMs,
-        random,
-      });
+      const { delayMs } = decision;
       await record(context, n, () =>
         runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error),
       );

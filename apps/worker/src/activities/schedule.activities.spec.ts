@@ -16,8 +16,15 @@ const schedule = (expr: string, extra: Partial<{ count: number; endsAt: string }
 });
 
 /** A plan with a 1-minute misfire threshold and the workflow's catch-up cap unless overridden. */
-const planFor = (input: { schedule: ScheduleSnapshot; after: string; now: string; misfireThresholdMs?: number }) =>
-  planOccurrences({ misfireThresholdMs: 60_000, maxCatchUp: 100, ...input });
+const planFor = ({
+  misfireThresholdMs = 60_000,
+  ...input
+}: {
+  schedule: ScheduleSnapshot;
+  after: string;
+  now: string;
+  misfireThresholdMs?: number;
+}) => planOccurrences({ maxCatchUp: 100, ...input }, misfireThresholdMs);
 
 describe('planOccurrences', () => {
   it('should report nothing due and the next occurrence when on schedule', () => {
@@ -181,14 +188,18 @@ describe('planOccurrences: interval RRULEs phased at the anchor', () => {
 
 describe('the plan activity with prepared bursts (issue 25)', () => {
   const config = {
-    scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
+    scheduler: {
+      misfire_threshold_ms: 60_000,
+      prepare_ahead_ms: 1_000,
+      prepare_rate: 25,
+      max_prepare_ahead_ms: 60_000,
+    },
   } as AppConfig;
   const prepare = { jobId: 'job_A', registered: null, overlapPolicy: 'allow' as const, timeoutMs: 30_000 };
   const input = (now: string) => ({
     schedule: schedule('0 * * * * ?'),
     after: '2026-01-01T10:00:00.000Z',
     now,
-    misfireThresholdMs: 60_000,
     maxCatchUp: 100,
     prepare,
     gate: { workspaceId: 'ws_A', month: '2026-01' },

@@ -8,11 +8,16 @@ import type {
   WorkspaceGate,
 } from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
+import { isMissed } from '@svc/workflows/occurrence-rules';
 
 export interface ScheduleActivityDeps {
   /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
   bursts?: OccurrenceBurstsRepository;
-  config?: AppConfig;
+  /**
+   * `scheduler.misfire_threshold` is read here, the one source of the threshold for the job
+   * workflow's plans and the attempt's claim alike; `scheduler.prepare_*` shape the lead.
+   */
+  config: AppConfig;
   warn?: (message: string) => void;
   /** Reads the workspace gate (the job activity's), for plans asked with `gate`. */
   readGate?: (input: { workspaceId: string; month: string }) => Promise<WorkspaceGate>;
@@ -26,14 +31,14 @@ const CHUNK = 500;
  * Schedule math for the job workflow, run as a local activity so time-zone data of the worker
  * host is recorded in history rather than re-evaluated on replay (style.md rule 13).
  */
-export function createScheduleActivities(deps: ScheduleActivityDeps = {}): ScheduleActivities {
+export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleActivities {
   return {
     async planOccurrences(input: PlanOccurrencesInput): Promise<OccurrencePlan> {
-      let plan = planOccurrences(input);
+      let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms);
       if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
         plan = { ...plan, gate: await deps.readGate(input.gate) };
       }
-      return deps.bursts && deps.config && input.prepare && plan.next !== null
+      return deps.bursts && input.prepare && plan.next !== null
         ? { ...plan, ...(await leadOf(plan.next, plan, input, deps.bursts, deps.config, deps.warn)) }
         : plan;
     },
@@ -88,10 +93,11 @@ async function leadOf(
 }
 
 /**
- * Splits the occurrences in (after, now] into on-time ones (within the misfire threshold) and
- * missed ones (only the latest `maxCatchUp` kept), and finds the first one after `now`.
+ * Splits the occurrences in (after, now] into on-time ones and missed ones (`isMissed` when
+ * dispatched at the workflow's clock, `now` less the lead it plans with; only the latest
+ * `maxCatchUp` missed kept), and finds the first one after `now`.
  */
-export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
+export function planOccurrences(input: PlanOccurrencesInput, misfireThresholdMs: number): OccurrencePlan {
   const compiled = compileJobSchedule(input.schedule);
   if (!compiled.ok) {
     return {
@@ -105,7 +111,7 @@ export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
     };
   }
   const now = Date.parse(input.now);
-  const cutoff = now - input.misfireThresholdMs;
+  const dispatchedAt = now - (input.leadMs ?? 0);
   const onTime: string[] = [];
   const missed: string[] = [];
   let missedTotal = 0;
@@ -128,7 +134,7 @@ export function planOccurrences(input: PlanOccurrencesInput): OccurrencePlan {
           ended: false,
         };
       }
-      if (t <= cutoff) {
+      if (isMissed(t, dispatchedAt, misfireThresholdMs)) {
         missedTotal += 1;
         missed.push(at.toISOString());
         if (missed.length > input.maxCatchUp) {

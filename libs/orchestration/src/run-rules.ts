@@ -1,0 +1,175 @@
+/**
+ * The run's decisions (decisions.md → Run transitions, `retry` defaults, `misfire_policy`), pure:
+ * the attempt activity (apps/worker/src/activities/run.activities.ts) reads the rows, asks
+ * `decideClaim` before an attempt and `decideOutcome` after it, and writes what they decide. The
+ * misfire rule is the job workflow's own (`isMissed`, `missedOccurrenceFate` in
+ * temporal/workflows/occurrence-rules.ts); the delay is `computeRetryDelayMs` (libs/delivery).
+ */
+import { type AttemptOutcome, computeRetryDelayMs, type RetryDelayPolicy } from '@svc/delivery';
+import type { JobEntity, RunEntity, RunStatus, RunTrigger, StoredRetryPolicy } from '@svc/persistence';
+import type { MisfirePolicy } from '@svc/workflows/definitions';
+import { isMissed, missedOccurrenceFate } from '@svc/workflows/occurrence-rules';
+
+/** The statuses a run ends in (decisions.md → Run transitions: terminal). */
+export type EndedRunStatus = Exclude<RunStatus, 'running' | 'deferred'>;
+
+/**
+ * The status of a run that is no longer open (`running` or `deferred`), or null while it is: an
+ * attempt that finds its run ended (a re-executed activity, a run cancelled meanwhile) sends
+ * nothing and writes nothing. A run whose row is gone counts as cancelled.
+ */
+export function endedStatus(run: Pick<RunEntity, 'status'> | null): EndedRunStatus | null {
+  if (run === null) {
+    return 'cancelled';
+  }
+  return run.status === 'running' || run.status === 'deferred' ? null : run.status;
+}
+
+/** What the run rules look at in a run row. */
+export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'>;
+/** What the run rules look at in a job row. */
+export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'>;
+
+/** What the claim read before an attempt. */
+export interface ClaimFacts<R extends ClaimRun = ClaimRun, J extends ClaimJob = ClaimJob> {
+  /** The run row, open when first read; read again at its instant when the attempt waited for it. */
+  run: R | null;
+  /** The run's job (null once deleted). */
+  job: J | null;
+  /** The attempt waited for the scheduled instant of a run opened ahead of it (`scheduler.prepare_ahead`). */
+  waitedForInstant: boolean;
+  /** The run workflow's trigger. */
+  trigger: RunTrigger;
+  /** When a queued occurrence was released (ISO): its lateness counts from then. */
+  releasedAt?: string;
+  now: Date;
+  /** `scheduler.misfire_threshold`. */
+  misfireThresholdMs: number;
+  /** Whether a later occurrence of the job has a run; read only when asked (`read_later_occurrence`). */
+  laterOccurrenceHasRun?: boolean;
+}
+
+export type ClaimDecision<R extends ClaimRun = ClaimRun, J extends ClaimJob = ClaimJob> =
+  /** The run ended meanwhile: nothing to send or write. */
+  | { kind: 'ended'; status: EndedRunStatus }
+  /** The job is gone: close the run `cancelled`. */
+  | { kind: 'cancel' }
+  /**
+   * The job was paused, disabled or changed before the instant came (and no newer version adopted
+   * the row): under the job as it now is this occurrence never existed (decisions.md: paused
+   * occurrences never exist; PATCH recomputes from now). Delete the unstarted row and its usage.
+   */
+  | { kind: 'withdraw'; run: R }
+  /** No attempt left (the last one was interrupted): close it `interrupted` and fail the run. */
+  | { kind: 'exhausted'; error: string }
+  /** A missed first attempt the misfire policy does not deliver: close the run `skipped` (misfire). */
+  | { kind: 'misfire' }
+  /** The answer depends on whether a later occurrence has a run (`fire_once`): read it, ask again. */
+  | { kind: 'read_later_occurrence' }
+  /** Make attempt `n` (0-based) of this run of this job. */
+  | { kind: 'attempt'; run: R; job: J; n: number };
+
+/**
+ * Decides what an attempt does once its run and job are read. A backlog (an attempt that starts
+ * after the instant) is never withdrawn: it delivers as it always did. The misfire rule applies
+ * to the first attempt of a scheduled run only, never to a manual one or a retry.
+ */
+export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: ClaimFacts<R, J>): ClaimDecision<R, J> {
+  const { run, job } = facts;
+  if (job === null) {
+    return { kind: 'cancel' };
+  }
+  const ended = endedStatus(run);
+  if (run === null || ended !== null) {
+    return { kind: 'ended', status: ended ?? 'cancelled' };
+  }
+  if (
+    facts.waitedForInstant &&
+    (job.state === 'paused' || job.state === 'disabled' || job.version !== run.jobVersion)
+  ) {
+    return { kind: 'withdraw', run };
+  }
+  const n = run.attemptsCount;
+  if (n >= job.retry.max_attempts) {
+    return { kind: 'exhausted', error: `interrupted (after ${n} attempts)` };
+  }
+  if (n > 0 || facts.trigger !== 'schedule') {
+    return { kind: 'attempt', run, job, n };
+  }
+  const releasedAt = Math.max(run.scheduledAt.getTime(), facts.releasedAt ? Date.parse(facts.releasedAt) : 0);
+  if (!isMissed(releasedAt, facts.now.getTime(), facts.misfireThresholdMs)) {
+    return { kind: 'attempt', run, job, n };
+  }
+  // The attempt does not see the plan that opened its run: it is the latest missed occurrence
+  // unless a later occurrence has a run. That is read only when the policy's answer depends on it.
+  // The job row's policy was validated when written.
+  const delivers = (latest: boolean) => missedOccurrenceFate(job.misfirePolicy as MisfirePolicy, latest) === 'deliver';
+  let latest = true;
+  if (delivers(true) !== delivers(false)) {
+    if (facts.laterOccurrenceHasRun === undefined) {
+      return { kind: 'read_later_occurrence' };
+    }
+    latest = !facts.laterOccurrenceHasRun;
+  }
+  return delivers(latest) ? { kind: 'attempt', run, job, n } : { kind: 'misfire' };
+}
+
+/** What an attempt produced. */
+export interface OutcomeFacts {
+  /** The attempt (0-based). */
+  n: number;
+  outcome: AttemptOutcome;
+  error: string | null;
+  /** A `Retry-After` the sink answered with (ms). */
+  retryAfterMs: number | null;
+  /** The attempt was cancelled while sending (overlap `cancel_previous`, job deleted). */
+  cancelled: boolean;
+  retry: StoredRetryPolicy;
+  /** Uniform in [0, 1): the jitter. */
+  random: () => number;
+}
+
+export type OutcomeDecision =
+  /** Close the run `cancelled` with this attempt recorded, whatever the sink answered. */
+  | { kind: 'cancel'; error: string | null }
+  /** Close the run: succeeded, or failed (a fatal outcome, or the last attempt failed). */
+  | { kind: 'close'; status: 'succeeded' | 'failed'; error: string | null }
+  /** Defer the run and retry after `delayMs` (the job's backoff with jitter and `Retry-After`). */
+  | { kind: 'defer'; delayMs: number };
+
+/** Decides how a run goes on after attempt `n` (decisions.md → Run transitions, `retry` defaults). */
+export function decideOutcome(facts: OutcomeFacts): OutcomeDecision {
+  const { n, outcome, error, retry } = facts;
+  if (facts.cancelled) {
+    return { kind: 'cancel', error };
+  }
+  // `max_attempts` counts the first attempt.
+  const exhausted = n + 1 >= retry.max_attempts;
+  if (outcome === 'success') {
+    return { kind: 'close', status: 'succeeded', error };
+  }
+  if (outcome === 'fatal') {
+    return { kind: 'close', status: 'failed', error };
+  }
+  if (exhausted) {
+    return { kind: 'close', status: 'failed', error: `${error} (after ${n + 1} attempts)` };
+  }
+  const delayMs = computeRetryDelayMs({
+    attemptIndex: n,
+    policy: retryDelayPolicy(retry),
+    retryAfterMs: facts.retryAfterMs,
+    random: facts.random,
+  });
+  return { kind: 'defer', delayMs };
+}
+
+/** A job's stored retry policy as the backoff computes with it. */
+export function retryDelayPolicy(retry: StoredRetryPolicy): RetryDelayPolicy {
+  return {
+    backoff: retry.backoff,
+    initialIntervalMs: retry.initial_interval_ms,
+    maxIntervalMs: retry.max_interval_ms,
+    multiplier: retry.multiplier,
+    jitter: retry.jitter,
+  };
+}
