@@ -40,6 +40,9 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(logger),
+    // A provider that cannot start (PostgreSQL, Temporal) rejects here and ends in the fatal line
+    // below, as a failure on bootstrap does, instead of Nest exiting on its own.
+    abortOnError: false,
   });
   app.enableShutdownHooks();
   const dataSource = app.get(DataSource);
