@@ -63,7 +63,10 @@ describe('ActivitiesModule', () => {
 
   beforeAll(async () => {
     app = await NestFactory.createApplicationContext(
-      { module: class WorkerUnderTest {}, imports: [OfflineConnectionsModule, SinkKindsModule.forRoot(config), ActivitiesModule] },
+      {
+        module: class WorkerUnderTest {},
+        imports: [OfflineConnectionsModule, SinkKindsModule.forRoot(config), ActivitiesModule],
+      },
       { logger: false, abortOnError: false },
     );
   });
