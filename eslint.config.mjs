@@ -89,9 +89,9 @@ export default tseslint.config(
     ignores: [
       'apps/api/src/database/database.module.ts',
       'apps/api/src/temporal/temporal.module.ts',
-      'apps/worker/src/worker.module.ts',
+      'apps/worker/src/connections.module.ts',
+      'apps/worker/src/activities/activities.module.ts',
       'apps/worker/src/main.ts',
-      'apps/worker/src/temporal/worker.service.ts',
       'apps/cli/src/**',
       '**/*.spec.ts',
       '**/*.int-spec.ts',

@@ -40,6 +40,10 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(logger),
+    // A provider that cannot start (PostgreSQL, Temporal) rejects here and ends in the fatal line
+    // below, as a failure on bootstrap does; Nest logs it once more (error, ExceptionHandler)
+    // instead of exiting on its own without that line.
+    abortOnError: false,
   });
   app.enableShutdownHooks();
   const dataSource = app.get(DataSource);

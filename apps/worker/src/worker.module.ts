@@ -1,28 +1,30 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { type AppConfig, loadConfig } from '@svc/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
-import { createDataSource } from '@svc/persistence';
-import { DataSource } from 'typeorm';
-import { WorkerService } from './temporal/worker.service';
-import { WORKER_CONFIG } from './worker.constants';
+import { ActivitiesModule } from './activities/activities.module';
+import { ConnectionsModule } from './connections.module';
+import { PeriodicPasses } from './periodic-passes';
+import { WorkersModule } from './temporal/workers.module';
 
-/** The worker process: no HTTP server, just the Temporal worker over shared libs. */
+/**
+ * The worker process: no HTTP server, Temporal workers over the shared libs, composed through
+ * Nest providers like the API. Nest starts modules deepest first and stops them in reverse, which
+ * gives the order the worker needs: the connections (global) open first and close last, the
+ * workers (`WorkersModule`) start before the periodic passes declared here and stop after them.
+ */
 @Module({})
 export class WorkerModule {
-  static forRoot(config?: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      // The same sink kinds as the API's (docs/extending.md): attempts send through them.
-      imports: [SinkKindsModule.forRoot(config)],
-      providers: [
-        { provide: WORKER_CONFIG, useFactory: () => config ?? loadConfig() },
-        {
-          provide: DataSource,
-          inject: [WORKER_CONFIG],
-          useFactory: async (cfg: AppConfig) => createDataSource(cfg.database.url).initialize(),
-        },
-        WorkerService,
+      imports: [
+        ConnectionsModule.forRoot(config),
+        // The same sink kinds as the API's (docs/extending.md): attempts send through them.
+        SinkKindsModule.forRoot(config),
+        ActivitiesModule,
+        WorkersModule,
       ],
+      providers: [PeriodicPasses],
     };
   }
 }

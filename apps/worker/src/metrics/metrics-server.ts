@@ -1,6 +1,10 @@
-import { metricsAccess } from '@svc/common/metrics';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { metricsAccess, type WorkerMetrics } from '@svc/common/metrics';
+import { portInUseError } from '@svc/common/port-in-use';
 import type { Registry } from 'prom-client';
 import { createServer, type Server } from 'node:http';
+import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
 
 /**
  * The worker has no HTTP API; this listener serves its Prometheus registry at `GET /metrics`
@@ -34,4 +38,43 @@ export async function startMetricsServer(
     server.listen(port, host, () => resolveListen());
   });
   return server;
+}
+
+/**
+ * The worker's `/metrics` listener (`metrics.worker_port`, none with 0): listens before the
+ * workers start and closes after they have drained.
+ */
+@Injectable()
+export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WORKER_LOG_CONTEXT);
+  private server?: Server;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_METRICS) private readonly metrics: WorkerMetrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const port = this.config.metrics.worker_port;
+    if (port <= 0) {
+      return;
+    }
+    const { host } = this.config.http;
+    this.server = await startMetricsServer(this.metrics.registry, host, port, this.config.metrics.token).catch(
+      (err: unknown) => {
+        throw portInUseError(err, {
+          what: "The worker's metrics",
+          host,
+          port,
+          env: 'METRICS_WORKER_PORT',
+          key: 'metrics.worker_port',
+        });
+      },
+    );
+    this.logger.log(`metrics on http://${host}:${port}/metrics`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await new Promise((resolveClose) => (this.server ? this.server.close(resolveClose) : resolveClose(null)));
+  }
 }

@@ -1,3 +1,4 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
 import { type ResolvedTemporal, temporalConnectOptions, temporalFailureContext } from '@svc/common';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { Connection } from '@temporalio/client';
@@ -59,5 +60,27 @@ export async function connectWorkerClient(temporal: ResolvedTemporal, now: () =>
     throw new TemporalConnectionError(
       classifyTemporalConnectionError(err, temporalFailureContext(temporal, now())).message,
     );
+  }
+}
+
+/**
+ * The worker's two connections to Temporal: the native one its workers poll on (and start runs
+ * and alerts from), and the client one of the reconciler, the stalled-run sweep and the sinks.
+ * Opened in that order at start-up, closed once the workers have drained.
+ */
+export class TemporalConnections implements OnApplicationShutdown {
+  constructor(
+    readonly worker: NativeConnection,
+    readonly client: Connection,
+  ) {}
+
+  static async open(temporal: ResolvedTemporal, warn: (message: string) => void): Promise<TemporalConnections> {
+    const worker = await connectWorkerToTemporal(temporal, { warn });
+    return new TemporalConnections(worker, await connectWorkerClient(temporal));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker.close().catch(() => undefined);
+    await this.client.close().catch(() => undefined);
   }
 }

@@ -1,40 +1,32 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { type AppConfig, describeTemporalConnection } from '@svc/common';
-import { portInUseError } from '@svc/common/port-in-use';
-import { createWorkerMetrics, recordRunClosed } from '@svc/common/metrics';
-import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
-import { dataConverterOptions } from '@svc/common/temporal-data-converter';
-import { flushTracing } from '@svc/common/tracing';
 import {
-  AlertChannelsRepository,
-  AlertEventsRepository,
-  AuditRepository,
-  JobsRepository,
-  OccurrenceBurstsRepository,
-  RunsRepository,
-  SecretsRepository,
-  WorkspacesRepository,
-} from '@svc/persistence';
-import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender, sinkServices } from '@svc/orchestration';
-import { tracingClientInterceptors } from '@svc/orchestration/tracing';
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
-import { Client, type Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { DataSource } from 'typeorm';
-import { createActivities } from '../activities';
-import { createAlertActivities } from '../activities/alert.activities';
-import { AlertSweeper } from '../alerts/alert-sweeper';
-import { startMetricsServer } from '../metrics/metrics-server';
-import { reconcileJobWorkflows } from '../reconciler/reconciler';
-import { repairStalledRuns } from '../reconciler/stalled-runs';
-import { WORKER_CONFIG } from '../worker.constants';
-import { connectWorkerClient, connectWorkerToTemporal } from './connect';
+import type { createActivities } from '../activities';
+import type { createAlertActivities } from '../activities/alert.activities';
+import {
+  ALERT_ACTIVITIES,
+  DATA_CONVERTER,
+  type DataConverterOptions,
+  JOB_ACTIVITIES,
+  WORKER_CONFIG,
+  WORKER_LOG_CONTEXT,
+} from '../worker.constants';
+import { TemporalConnections } from './connect';
 import { activityLogInterceptor } from './logging';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
+
+type JobActivities = ReturnType<typeof createActivities>;
+type AlertActivities = ReturnType<typeof createAlertActivities>;
 
 /** The repository root when running from source, `dist/` when running the build. */
 const ROOT = resolve(__dirname, '../../../..');
@@ -91,134 +83,35 @@ export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>
   return config;
 }
 
-/** Owns the Temporal worker: created on bootstrap, run() tracked, shut down with the app. */
+/**
+ * Owns the two Temporal workers (the job task queue and the alerts queue): created on bootstrap
+ * from the injected activities, run() tracked, shut down with the app. Everything they run is
+ * composed by `ActivitiesModule`; the connections come from `ConnectionsModule`.
+ */
 @Injectable()
-export class WorkerService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Worker');
+export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private worker?: Worker;
   private running?: Promise<void>;
   /** The worker of the alerts task queue (alert workflows and sends, their own slots). */
   private alertWorker?: Worker;
   private alertsRunning?: Promise<void>;
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping: Promise<void> = Promise.resolve();
-  private nativeConnection?: NativeConnection;
-  private clientConnection?: Connection;
-  private reconcileTimer?: NodeJS.Timeout;
-  private stalledTimer?: NodeJS.Timeout;
-  /** The stalled-run sweep in progress, awaited on shutdown like the reconcile pass. */
-  private repairing: Promise<void> = Promise.resolve();
-  private metricsServer?: Server;
-  /** The reconcile pass in progress, awaited on shutdown so no client call outlives the connection. */
-  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
-    private readonly sinkKinds: SinkRegistry,
+    private readonly connections: TemporalConnections,
+    @Inject(JOB_ACTIVITIES) private readonly activities: JobActivities,
+    @Inject(ALERT_ACTIVITIES) private readonly alertActivities: AlertActivities,
+    @Inject(DATA_CONVERTER) private readonly converter: DataConverterOptions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    // Before connecting anywhere: without the key no `{{secret.NAME}}` could be sent, so a
-    // missing or malformed one stops the worker with the key's own message (as the API does).
-    const cipher = secretsCipherFromConfig(this.config);
-    // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
-    // client and worker of this process; `{}` (nothing added) with the codec off.
-    const converter = dataConverterOptions(this.config);
     const { namespace, task_queue } = this.config.temporal;
-    // Tracing (docs/operations.md → Traces): clients that start runs and alerts from activities
-    // carry the trace on, and the workers get the tracing interceptors and span sink.
-    const traced = this.config.tracing.enabled;
-    const interceptors = tracingClientInterceptors(traced);
-    // TLS, API key and metadata from envconfig and the config file (docs/operations.md →
-    // Connecting to Temporal); a failure that waiting cannot cure stops the worker with one line.
-    this.nativeConnection = await connectWorkerToTemporal(this.config.temporal, {
-      warn: (message) => this.logger.warn(message),
-    });
-    this.clientConnection = await connectWorkerClient(this.config.temporal);
-    const client = new Client({ connection: this.clientConnection, namespace, interceptors, ...converter });
-    const gateway = new JobWorkflowGateway(client, task_queue);
-    // Runs are started from the worker's own connection, so the server can hand their first
-    // workflow task straight back to this worker (eager workflow start) instead of a poll.
-    const eagerGateway = new JobWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
-      task_queue,
-    );
-    const jobs = new JobsRepository(this.dataSource);
-    const runs = new RunsRepository(this.dataSource);
-    const workspaces = new WorkspacesRepository(this.dataSource);
-    const bursts = new OccurrenceBurstsRepository(this.dataSource);
-    const metrics = createWorkerMetrics({
-      taskQueue: task_queue,
-      readBacklog: async () => {
-        const [{ count, oldest }, stalled] = await Promise.all([
-          runs.backlog(),
-          runs.countStalled(new Date(Date.now() - this.config.scheduler.stalled_run_grace_ms)),
-        ]);
-        return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0, stalled };
-      },
-    });
-    if (this.config.metrics.worker_port > 0) {
-      const { host } = this.config.http;
-      const port = this.config.metrics.worker_port;
-      this.metricsServer = await startMetricsServer(metrics.registry, host, port, this.config.metrics.token).catch(
-        (err: unknown) => {
-          throw portInUseError(err, {
-            what: "The worker's metrics",
-            host,
-            port,
-            env: 'METRICS_WORKER_PORT',
-            key: 'metrics.worker_port',
-          });
-        },
-      );
-      this.logger.log(`metrics on http://${this.config.http.host}:${this.config.metrics.worker_port}/metrics`);
-    }
-    // Alerts (docs/alerts.md): events recorded by closeRun start their workflow on the alerts queue.
-    const alertEvents = new AlertEventsRepository(this.dataSource);
     const alertsQueue = alertsTaskQueue(task_queue);
-    const alertGateway = new AlertWorkflowGateway(
-      new Client({ connection: this.nativeConnection, namespace, interceptors, ...converter }),
-      alertsQueue,
-    );
-    const dispatchAlerts = async (eventIds: string[]) => {
-      for (const eventId of eventIds) {
-        await alertGateway.startAlert(eventId);
-      }
-      await alertEvents.markDispatched(eventIds, new Date());
-    };
-    const lifecycle = new JobLifecycle({
-      dataSource: this.dataSource,
-      jobs,
-      runs,
-      audit: new AuditRepository(this.dataSource),
-      workspaces,
-      gateway,
-      config: this.config,
-      warn: (message) => this.logger.warn(message),
-      alerts: { events: alertEvents, dispatch: dispatchAlerts },
-      onRunClosed: (run) => recordRunClosed(metrics, run),
-    });
-    const activities = createActivities({
-      jobs,
-      runs,
-      workspaces,
-      lifecycle,
-      gateway: eagerGateway,
-      sender: new SinkSender({
-        secrets: new SecretsRepository(this.dataSource),
-        cipher,
-        config: this.config,
-        registry: this.sinkKinds,
-        services: sinkServices(this.config, () => this.clientConnection!),
-      }),
-      config: this.config,
-      clock: () => new Date(),
-      random: Math.random,
-      metrics,
-      bursts,
-      warn: (message) => this.logger.warn(message),
-    });
+    const connection = this.connections.worker;
+    const converter = this.converter;
+    // Tracing (docs/operations.md → Traces): the workers get the tracing interceptors and span sink.
+    const traced = this.config.tracing.enabled;
     const code = await workflowCode(traced);
     const tracing = workerTracingOptions(traced);
     // Activity log lines carry run_id, job_id and the attempt (docs/operations.md → Logs).
@@ -227,10 +120,10 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       activity: [activityLogInterceptor, ...(tracing.interceptors?.activity ?? [])],
     };
     this.worker = await Worker.create({
-      connection: this.nativeConnection,
+      connection,
       namespace,
       taskQueue: task_queue,
-      activities,
+      activities: this.activities,
       // Sized for many short tasks: an occurrence is one workflow task of the job, two of the run
       // and one attempt activity that mostly waits, for its instant (a burst prepared ahead holds
       // one slot per occurrence) and on the network (docs/benchmarks.md).
@@ -253,23 +146,10 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       process.exitCode = 1;
     });
     this.alertWorker = await Worker.create({
-      connection: this.nativeConnection,
+      connection,
       namespace,
       taskQueue: alertsQueue,
-      activities: createAlertActivities({
-        alertEvents,
-        alertChannels: new AlertChannelsRepository(this.dataSource),
-        alertSender: new AlertSender({
-          serviceName: this.config.service_name,
-          version: this.config.version,
-          smtp: this.config.smtp,
-          rules: networkRulesOf(this.config),
-          timeoutMs: this.config.alerts.send_timeout_ms,
-        }),
-        verificationKey: verificationKeyFromConfig(this.config),
-        config: this.config,
-        clock: () => new Date(),
-      }),
+      activities: this.alertActivities,
       maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
       maxConcurrentWorkflowTaskExecutions: 20,
       shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
@@ -285,96 +165,16 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     if (!this.config.smtp.host) {
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
     }
-    const sweeper = new AlertSweeper({
-      events: alertEvents,
-      dispatch: dispatchAlerts,
-      config: this.config,
-      clock: () => new Date(),
-    });
-    const sweep = async () => {
-      try {
-        const report = await sweeper.sweep();
-        if (report.breached > 0 || report.started > 0) {
-          this.logger.log(`alerts: ${report.breached} runs past their SLA, ${report.started} alert workflows started`);
-        }
-      } catch (err) {
-        this.logger.warn(`alert sweep failed: ${(err as Error).message}`);
-      }
-    };
-    this.sweepTimer = setInterval(() => {
-      this.sweeping = this.sweeping.then(sweep);
-    }, this.config.alerts.sweep_interval_ms);
-    this.sweepTimer.unref();
     this.logger.log(
       `polling task queue ${task_queue} and ${alertsQueue} on ${describeTemporalConnection(this.config.temporal)}`,
     );
-
-    const reconcile = async () => {
-      // The burst estimate only looks at instants to come: an hour back is plenty.
-      await bursts.pruneBefore(new Date(Date.now() - 3_600_000)).catch((err: unknown) => {
-        this.logger.warn(`burst estimate prune failed: ${(err as Error).message}`);
-      });
-      try {
-        const report = await reconcileJobWorkflows({ jobs, gateway, client, config: this.config });
-        this.logger.log(
-          `reconciled ${report.checked} jobs: ${report.upserted} workflows started or updated, ${report.stopped} stopped`,
-        );
-      } catch (err) {
-        this.logger.warn(`reconcile failed: ${(err as Error).message}`);
-      }
-    };
-    const startReconcile = () => {
-      this.reconciling = this.reconciling.then(reconcile);
-    };
-    startReconcile();
-    this.reconcileTimer = setInterval(startReconcile, this.config.scheduler.reconcile_interval_ms);
-    this.reconcileTimer.unref();
-
-    // Stalled runs (docs/operations.md → Stalled runs): rows whose workflow never started, was
-    // lost, or ended without closing them are started once or closed with a reason.
-    const repair = async () => {
-      try {
-        const report = await repairStalledRuns({
-          runs,
-          jobs,
-          lifecycle,
-          gateway,
-          client,
-          graceMs: this.config.scheduler.stalled_run_grace_ms,
-          clock: () => new Date(),
-        });
-        if (report.started + report.cancelled + report.closed > 0) {
-          this.logger.warn(
-            `stalled runs: ${report.started} started, ${report.cancelled} cancelled (job deleted), ` +
-              `${report.closed} closed (workflow ended without an outcome) of ${report.examined} examined`,
-          );
-        }
-        metrics.stalledRunsRepaired.inc({ action: 'start' }, report.started);
-        metrics.stalledRunsRepaired.inc({ action: 'cancel' }, report.cancelled);
-        metrics.stalledRunsRepaired.inc({ action: 'close' }, report.closed);
-      } catch (err) {
-        this.logger.warn(`stalled-run sweep failed: ${(err as Error).message}`);
-      }
-    };
-    this.stalledTimer = setInterval(
-      () => {
-        this.repairing = this.repairing.then(repair);
-      },
-      Math.max(1_000, this.config.scheduler.stalled_run_sweep_interval_ms),
-    );
-    this.stalledTimer.unref();
   }
 
   /**
-   * Graceful stop (SIGTERM, SIGINT): both workers stop polling first, so no new workflow task or
-   * attempt starts here; the tasks they hold finish (an attempt on the wire is answered or times
-   * out under its job's timeout, and is recorded), for up to `worker.shutdown_grace_time`. Then
-   * the connections close.
+   * Graceful stop (SIGTERM, SIGINT), first step: both workers stop polling, so no new workflow
+   * task or attempt starts here (the periodic passes have stopped their timers just before).
    */
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.reconcileTimer);
-    clearInterval(this.stalledTimer);
-    clearInterval(this.sweepTimer);
+  beforeApplicationShutdown(): void {
     let inFlight = 0;
     for (const worker of [this.worker, this.alertWorker]) {
       if (worker) {
@@ -391,15 +191,14 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
           `(up to ${this.config.worker.shutdown_grace_time_ms / 1000} s)`,
       );
     }
-    await this.reconciling;
-    await this.repairing;
-    await this.sweeping;
+  }
+
+  /**
+   * Second step: the tasks the workers hold finish (an attempt on the wire is answered or times
+   * out under its job's timeout, and is recorded), for up to `worker.shutdown_grace_time`; the
+   * connections close after this (`ConnectionsModule`, closed last).
+   */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.alertsRunning, this.running]);
-    await this.nativeConnection?.close().catch(() => undefined);
-    await this.clientConnection?.close().catch(() => undefined);
-    await new Promise((resolveClose) =>
-      this.metricsServer ? this.metricsServer.close(resolveClose) : resolveClose(null),
-    );
-    await flushTracing();
   }
 }

@@ -1,0 +1,273 @@
+import { Logger, Module, type Provider } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { createWorkerMetrics, recordRunClosed, type WorkerMetrics } from '@svc/common/metrics';
+import { SecretsCipher } from '@svc/common/secrets-crypto';
+import { dataConverterOptions } from '@svc/common/temporal-data-converter';
+import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
+import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender, sinkServices } from '@svc/orchestration';
+import { tracingClientInterceptors } from '@svc/orchestration/tracing';
+import {
+  AlertChannelsRepository,
+  AlertEventsRepository,
+  AuditRepository,
+  JobsRepository,
+  OccurrenceBurstsRepository,
+  RunsRepository,
+  SecretsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
+import { alertsTaskQueue } from '@svc/workflows/definitions';
+import { Client, type ConnectionLike } from '@temporalio/client';
+import { DataSource } from 'typeorm';
+import { AlertDispatcher } from '../alerts/alert-dispatcher';
+import { AlertSweeper } from '../alerts/alert-sweeper';
+import { TemporalConnections } from '../temporal/connect';
+import {
+  ALERT_ACTIVITIES,
+  DATA_CONVERTER,
+  type DataConverterOptions,
+  EAGER_JOB_GATEWAY,
+  JOB_ACTIVITIES,
+  WORKER_CLIENT,
+  WORKER_CONFIG,
+  WORKER_LOG_CONTEXT,
+  WORKER_METRICS,
+} from '../worker.constants';
+import { createAlertActivities } from './alert.activities';
+import { createActivities } from './index';
+
+const REPOSITORIES = [
+  AlertChannelsRepository,
+  AlertEventsRepository,
+  AuditRepository,
+  JobsRepository,
+  OccurrenceBurstsRepository,
+  RunsRepository,
+  SecretsRepository,
+  WorkspacesRepository,
+];
+
+/** Tracing on: starts from activities carry the trace on (docs/operations.md → Traces). */
+function temporalClient(connection: ConnectionLike, config: AppConfig, converter: DataConverterOptions): Client {
+  const interceptors = tracingClientInterceptors(config.tracing.enabled);
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors, ...converter });
+}
+
+const warn = (logger: Logger) => (message: string) => logger.warn(message);
+
+const temporalClients: Provider[] = [
+  // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
+  // client and worker of this process; `{}` (nothing added) with the codec off.
+  { provide: DATA_CONVERTER, inject: [WORKER_CONFIG], useFactory: (config: AppConfig) => dataConverterOptions(config) },
+  {
+    provide: Client,
+    inject: [TemporalConnections, WORKER_CONFIG, DATA_CONVERTER],
+    useFactory: (connections: TemporalConnections, config: AppConfig, converter: DataConverterOptions) =>
+      temporalClient(connections.client, config, converter),
+  },
+  // Runs and alerts are started from the worker's own connection, so the server can hand their
+  // first workflow task straight back to this worker (eager workflow start) instead of a poll.
+  {
+    provide: WORKER_CLIENT,
+    inject: [TemporalConnections, WORKER_CONFIG, DATA_CONVERTER],
+    useFactory: (connections: TemporalConnections, config: AppConfig, converter: DataConverterOptions) =>
+      temporalClient(connections.worker, config, converter),
+  },
+  {
+    provide: JobWorkflowGateway,
+    inject: [Client, WORKER_CONFIG],
+    useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
+  },
+  {
+    provide: EAGER_JOB_GATEWAY,
+    inject: [WORKER_CLIENT, WORKER_CONFIG],
+    useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
+  },
+  {
+    provide: AlertWorkflowGateway,
+    inject: [WORKER_CLIENT, WORKER_CONFIG],
+    useFactory: (client: Client, config: AppConfig) =>
+      new AlertWorkflowGateway(client, alertsTaskQueue(config.temporal.task_queue)),
+  },
+];
+
+const jobProviders: Provider[] = [
+  {
+    provide: WORKER_METRICS,
+    inject: [RunsRepository, WORKER_CONFIG],
+    useFactory: (runs: RunsRepository, config: AppConfig) =>
+      createWorkerMetrics({
+        taskQueue: config.temporal.task_queue,
+        readBacklog: async () => {
+          const [{ count, oldest }, stalled] = await Promise.all([
+            runs.backlog(),
+            runs.countStalled(new Date(Date.now() - config.scheduler.stalled_run_grace_ms)),
+          ]);
+          return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0, stalled };
+        },
+      }),
+  },
+  {
+    provide: JobLifecycle,
+    inject: [
+      DataSource,
+      JobsRepository,
+      RunsRepository,
+      AuditRepository,
+      WorkspacesRepository,
+      JobWorkflowGateway,
+      AlertEventsRepository,
+      AlertDispatcher,
+      WORKER_METRICS,
+      WORKER_CONFIG,
+    ],
+    useFactory: (
+      dataSource: DataSource,
+      jobs: JobsRepository,
+      runs: RunsRepository,
+      audit: AuditRepository,
+      workspaces: WorkspacesRepository,
+      gateway: JobWorkflowGateway,
+      alertEvents: AlertEventsRepository,
+      alerts: AlertDispatcher,
+      metrics: WorkerMetrics,
+      config: AppConfig,
+    ) =>
+      new JobLifecycle({
+        dataSource,
+        jobs,
+        runs,
+        audit,
+        workspaces,
+        gateway,
+        config,
+        warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+        // Alerts (docs/alerts.md): events recorded by closeRun start their workflow on the alerts queue.
+        alerts: { events: alertEvents, dispatch: (eventIds) => alerts.dispatch(eventIds) },
+        onRunClosed: (run) => recordRunClosed(metrics, run),
+      }),
+  },
+  {
+    provide: SinkSender,
+    inject: [SecretsRepository, SecretsCipher, SinkRegistry, TemporalConnections, WORKER_CONFIG],
+    useFactory: (
+      secrets: SecretsRepository,
+      cipher: SecretsCipher,
+      registry: SinkRegistry,
+      connections: TemporalConnections,
+      config: AppConfig,
+    ) =>
+      new SinkSender({
+        secrets,
+        cipher,
+        config,
+        registry,
+        services: sinkServices(config, () => connections.client),
+      }),
+  },
+  {
+    provide: JOB_ACTIVITIES,
+    inject: [
+      JobsRepository,
+      RunsRepository,
+      WorkspacesRepository,
+      OccurrenceBurstsRepository,
+      JobLifecycle,
+      EAGER_JOB_GATEWAY,
+      SinkSender,
+      WORKER_METRICS,
+      WORKER_CONFIG,
+    ],
+    useFactory: (
+      jobs: JobsRepository,
+      runs: RunsRepository,
+      workspaces: WorkspacesRepository,
+      bursts: OccurrenceBurstsRepository,
+      lifecycle: JobLifecycle,
+      gateway: JobWorkflowGateway,
+      sender: SinkSender,
+      metrics: WorkerMetrics,
+      config: AppConfig,
+    ) =>
+      createActivities({
+        jobs,
+        runs,
+        workspaces,
+        lifecycle,
+        gateway,
+        sender,
+        config,
+        clock: () => new Date(),
+        random: Math.random,
+        metrics,
+        bursts,
+        warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+      }),
+  },
+];
+
+const alertProviders: Provider[] = [
+  {
+    provide: AlertDispatcher,
+    inject: [AlertWorkflowGateway, AlertEventsRepository],
+    useFactory: (gateway: AlertWorkflowGateway, events: AlertEventsRepository) => new AlertDispatcher(gateway, events),
+  },
+  {
+    provide: ALERT_ACTIVITIES,
+    inject: [AlertEventsRepository, AlertChannelsRepository, WORKER_CONFIG],
+    useFactory: (alertEvents: AlertEventsRepository, alertChannels: AlertChannelsRepository, config: AppConfig) =>
+      createAlertActivities({
+        alertEvents,
+        alertChannels,
+        alertSender: new AlertSender({
+          serviceName: config.service_name,
+          version: config.version,
+          smtp: config.smtp,
+          rules: networkRulesOf(config),
+          timeoutMs: config.alerts.send_timeout_ms,
+        }),
+        verificationKey: verificationKeyFromConfig(config),
+        config,
+        clock: () => new Date(),
+      }),
+  },
+  {
+    provide: AlertSweeper,
+    inject: [AlertEventsRepository, AlertDispatcher, WORKER_CONFIG],
+    useFactory: (events: AlertEventsRepository, alerts: AlertDispatcher, config: AppConfig) =>
+      new AlertSweeper({ events, dispatch: (eventIds) => alerts.dispatch(eventIds), config, clock: () => new Date() }),
+  },
+];
+
+/**
+ * Everything the worker's Temporal workers and periodic passes run, composed over the global
+ * `ConnectionsModule` and `SinkKindsModule` the way the API composes the same objects: the
+ * repositories, the Temporal clients and gateways, `JobLifecycle`, the sink sender, the metrics
+ * and both activity sets. Building it does no I/O.
+ */
+@Module({
+  providers: [
+    ...REPOSITORIES.map((repository) => ({
+      provide: repository,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new repository(dataSource),
+    })),
+    ...temporalClients,
+    ...jobProviders,
+    ...alertProviders,
+  ],
+  exports: [
+    DATA_CONVERTER,
+    JOB_ACTIVITIES,
+    ALERT_ACTIVITIES,
+    WORKER_METRICS,
+    Client,
+    JobWorkflowGateway,
+    JobLifecycle,
+    AlertSweeper,
+    JobsRepository,
+    RunsRepository,
+    OccurrenceBurstsRepository,
+  ],
+})
+export class ActivitiesModule {}
