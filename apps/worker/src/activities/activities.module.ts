@@ -4,7 +4,15 @@ import { createWorkerMetrics, recordRunClosed, type WorkerMetrics } from '@svc/c
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender, sinkServices } from '@svc/orchestration';
+import {
+  AlertWorkflowGateway,
+  BackgroundWork,
+  FOLLOW_UP_RETRY,
+  JobLifecycle,
+  JobWorkflowGateway,
+  SinkSender,
+  sinkServices,
+} from '@svc/orchestration';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import {
   AlertChannelsRepository,
@@ -108,6 +116,11 @@ const jobProviders: Provider[] = [
       }),
   },
   {
+    // The follow-ups that tell job workflows of changes made here (auto-disable), drained at shutdown.
+    provide: BackgroundWork,
+    useFactory: () => new BackgroundWork(FOLLOW_UP_RETRY, new Logger(BackgroundWork.name)),
+  },
+  {
     provide: JobLifecycle,
     inject: [
       DataSource,
@@ -120,6 +133,7 @@ const jobProviders: Provider[] = [
       AlertDispatcher,
       WORKER_METRICS,
       WORKER_CONFIG,
+      BackgroundWork,
     ],
     useFactory: (
       dataSource: DataSource,
@@ -132,8 +146,10 @@ const jobProviders: Provider[] = [
       alerts: AlertDispatcher,
       metrics: WorkerMetrics,
       config: AppConfig,
+      followUps: BackgroundWork,
     ) =>
       new JobLifecycle({
+        followUps,
         dataSource,
         jobs,
         runs,
@@ -257,6 +273,7 @@ const alertProviders: Provider[] = [
     ...alertProviders,
   ],
   exports: [
+    BackgroundWork,
     DATA_CONVERTER,
     JOB_ACTIVITIES,
     ALERT_ACTIVITIES,

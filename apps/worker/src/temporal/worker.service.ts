@@ -7,6 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
+import { BackgroundWork } from '@svc/orchestration';
 import { alertsTaskQueue } from '@svc/workflows/definitions';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
@@ -103,6 +104,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(JOB_ACTIVITIES) private readonly activities: JobActivities,
     @Inject(ALERT_ACTIVITIES) private readonly alertActivities: AlertActivities,
     @Inject(DATA_CONVERTER) private readonly converter: DataConverterOptions,
+    private readonly followUps: BackgroundWork,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -200,5 +202,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.alertsRunning, this.running]);
+    // Follow-ups the last activities queued (an auto-disable told to its workflow) get their try.
+    await this.followUps.drain();
   }
 }
