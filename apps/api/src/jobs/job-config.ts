@@ -1,7 +1,16 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import type { StoredRetryPolicy } from '@svc/persistence';
 import type { RetryDto } from './dto/job-body.dto';
-import type { RetrySettings } from './job-patch';
+
+/** A job's retry policy in the API's words (durations as strings). */
+export interface RetrySettings {
+  max_attempts: number;
+  backoff: string;
+  initial_interval: string;
+  max_interval: string;
+  multiplier: number;
+  jitter: number;
+}
 
 /** Server defaults (decisions.md → retry defaults, timeout). */
 export const DEFAULT_RETRY: StoredRetryPolicy = {

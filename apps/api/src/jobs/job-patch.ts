@@ -1,6 +1,6 @@
 import { formatDuration, ValidationFailedError } from '@svc/common';
 import type { RequestedScheduleKind } from '@svc/schedule';
-import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse } from './job-config';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } from './job-config';
 
 /**
  * The merge rule of `PATCH /api/v1/jobs/{id}` (spec: "any subset of the create fields"; issue
@@ -51,15 +51,6 @@ export interface ScheduleSettings {
 export interface SinkSettings {
   kind: string;
   config: Record<string, unknown>;
-}
-
-export interface RetrySettings {
-  max_attempts: number;
-  backoff: string;
-  initial_interval: string;
-  max_interval: string;
-  multiplier: number;
-  jitter: number;
 }
 
 type Patch<T> = { [K in keyof T]?: T[K] | null };
