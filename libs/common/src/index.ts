@@ -1,5 +1,6 @@
 export * from './ids';
 export * from './durations';
 export * from './cursors';
+export * from './keyset-page';
 export * from './errors';
 export * from './config';
