@@ -1,5 +1,7 @@
+import { purgeInBatches } from '@svc/common/batched-purge';
 import { newId } from '@svc/common/ids';
 import { DataSource, EntityManager } from 'typeorm';
+import { affectedCount } from './query-result';
 import { AuditLogEntity } from '../entities/audit-log.entity';
 import { JsonObject } from '../entities/json';
 
@@ -107,18 +109,17 @@ export class AuditRepository {
    * at once (a row is deleted once; the others find nothing).
    */
   async deleteOlderThan(cutoff: Date, batchSize = AUDIT_PURGE_BATCH): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const result: unknown = await this.dataSource.manager.query(
-        `DELETE FROM audit_log WHERE id IN (
-           SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [cutoff, batchSize],
-      );
-      const deleted = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-      total += deleted;
-      if (deleted < batchSize) {
-        return total;
-      }
-    }
+    const { count } = await purgeInBatches(
+      async (limit) =>
+        affectedCount(
+          await this.dataSource.manager.query(
+            `DELETE FROM audit_log WHERE id IN (
+               SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+            [cutoff, limit],
+          ),
+        ),
+      { batch: batchSize },
+    );
+    return count;
   }
 }
