@@ -5,10 +5,10 @@ import {
   type NewAlertEvent,
   ruleMatches,
 } from '@svc/common/alert-events';
-import { purgeInBatches } from '@svc/common/batched-purge';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertChannelWithSecret } from './alert-channels.repository';
-import { affectedCount, returnedRows } from './query-result';
+import { deleteCreatedBefore } from './delete-created-before';
+import { returnedRows } from './query-result';
 
 /** A recorded event as the alert workflow's activities read it. */
 export interface StoredAlertEvent {
@@ -376,18 +376,7 @@ export class AlertEventsRepository {
 
   /** Retention: deletes events (and their deliveries) created before `cutoff`, in batches. */
   async deleteOlderThan(cutoff: Date, batchSize = ALERT_EVENT_PURGE_BATCH): Promise<number> {
-    const { count } = await purgeInBatches(
-      async (limit) =>
-        affectedCount(
-          await this.dataSource.manager.query(
-            `DELETE FROM alert_events WHERE id IN (
-               SELECT id FROM alert_events WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-            [cutoff, limit],
-          ),
-        ),
-      { batch: batchSize },
-    );
-    return count;
+    return deleteCreatedBefore(this.dataSource.manager, 'alert_events', cutoff, batchSize);
   }
 }
 

@@ -1,7 +1,6 @@
-import { purgeInBatches } from '@svc/common/batched-purge';
 import { newId } from '@svc/common/ids';
 import { DataSource, EntityManager } from 'typeorm';
-import { affectedCount } from './query-result';
+import { deleteCreatedBefore } from './delete-created-before';
 import { AuditLogEntity } from '../entities/audit-log.entity';
 import { JsonObject } from '../entities/json';
 
@@ -105,21 +104,9 @@ export class AuditRepository {
   /**
    * Retention (spec → Limits: audit entries are kept 30 days by default): deletes every entry of
    * every workspace created before `cutoff`, `batchSize` rows per statement, on
-   * `idx_audit_log_created_at`. Returns how many were deleted. Safe to run from several processes
-   * at once (a row is deleted once; the others find nothing).
+   * `idx_audit_log_created_at` (`deleteCreatedBefore`). Returns how many were deleted.
    */
   async deleteOlderThan(cutoff: Date, batchSize = AUDIT_PURGE_BATCH): Promise<number> {
-    const { count } = await purgeInBatches(
-      async (limit) =>
-        affectedCount(
-          await this.dataSource.manager.query(
-            `DELETE FROM audit_log WHERE id IN (
-               SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-            [cutoff, limit],
-          ),
-        ),
-      { batch: batchSize },
-    );
-    return count;
+    return deleteCreatedBefore(this.dataSource.manager, 'audit_log', cutoff, batchSize);
   }
 }
