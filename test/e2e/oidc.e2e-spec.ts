@@ -1,11 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { buildConfig } from '@svc/common';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
-import { createApp } from '../../apps/api/src/app';
+import type { Browser } from 'playwright-core';
 import { startOidcProvider } from '../utils/oidc-provider-process';
+import { freePort, launchChromium, newLocalPage, startSignInApi } from '../utils/sign-in';
 import { startStack, type Stack } from '../utils/stack';
 
 /**
@@ -15,22 +12,10 @@ import { startStack, type Stack } from '../utils/stack';
  * Chromium, and the callback leaves a session cookie. Unverified emails and callbacks without the
  * browser's flow cookie are refused.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CLIENT_ID = 'svc-dashboard';
 const CLIENT_SECRET = 'oidc-test-client-secret-0123456789';
 
 jest.setTimeout(120_000);
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 describe('OIDC sign-in', () => {
   let stack: Stack;
@@ -40,34 +25,16 @@ describe('OIDC sign-in', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchChromium();
     stack = await startStack({ worker: false });
     const [apiPort, providerPort] = [await freePort(), await freePort()];
     baseUrl = `http://127.0.0.1:${apiPort}`;
     provider = await startOidcProvider(providerPort, CLIENT_ID, CLIENT_SECRET, `${baseUrl}/api/v1/auth/oidc/callback`);
-    const config = buildConfig(
-      {
-        public_url: baseUrl,
-        auth: {
-          join_workspace: 'acme',
-          join_role: 'admin',
-          oidc: { issuer: `http://127.0.0.1:${providerPort}`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
-        },
-        limits: { api_rate_limit_per_minute: 0 },
-        secrets: stack.config.secrets,
-        metrics: { enabled: false },
-      },
-      {
-        DATABASE_URL: stack.config.database.url,
-        TEMPORAL_ADDRESS: stack.config.temporal.address,
-        PORT: String(apiPort),
-      },
-    );
-    app = await createApp({ config, logLevels: ['error'] });
-    await app.listen(apiPort, '127.0.0.1');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    app = await startSignInApi(stack, apiPort, {
+      join_workspace: 'acme',
+      join_role: 'admin',
+      oidc: { issuer: `http://127.0.0.1:${providerPort}`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+    });
   });
 
   afterAll(async () => {
@@ -77,12 +44,7 @@ describe('OIDC sign-in', () => {
     await stack?.stop();
   });
 
-  /** A fresh browser that reaches only this machine (the provider's page names a web font). */
-  async function newPage() {
-    const context = await browser.newContext();
-    await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
-    return { context, page: await context.newPage() };
-  }
+  const newPage = () => newLocalPage(browser);
 
   it('should list oidc among the providers and never expose the client id or secret', async () => {
     const response = await fetch(`${baseUrl}/api/v1/features`);

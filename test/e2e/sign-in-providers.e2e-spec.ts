@@ -1,12 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { buildConfig } from '@svc/common';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { createApp } from '../../apps/api/src/app';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type GitHubStandIn, startGitHubStandIn } from '../utils/github-stand-in';
 import { startOidcProvider } from '../utils/oidc-provider-process';
+import { freePort, launchChromium, newLocalPage, startSignInApi } from '../utils/sign-in';
 import { startStack, type Stack } from '../utils/stack';
 
 /**
@@ -17,24 +14,12 @@ import { startStack, type Stack } from '../utils/stack';
  * user, the same join and role rules as every sign-in; refused: an unverified email, a callback
  * whose state is not the browser's own flow (login CSRF), and a callback without a flow.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const GITHUB_CLIENT_ID = 'Iv1.svc-test-github';
 const GITHUB_CLIENT_SECRET = 'github-test-client-secret-0123456789';
 const GOOGLE_CLIENT_ID = 'svc-test.apps.googleusercontent.com';
 const GOOGLE_CLIENT_SECRET = 'google-test-client-secret-0123456789';
 
 jest.setTimeout(120_000);
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 describe('GitHub and Google sign-in', () => {
   let stack: Stack;
@@ -49,9 +34,7 @@ describe('GitHub and Google sign-in', () => {
   let googleUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchChromium();
     stack = await startStack({ worker: false });
     const [apiPort, soloPort, googlePort] = [await freePort(), await freePort(), await freePort()];
     baseUrl = `http://127.0.0.1:${apiPort}`;
@@ -96,37 +79,17 @@ describe('GitHub and Google sign-in', () => {
         api_url: github.apiUrl,
       },
     };
-    const configOf = (url: string, port: number, extra: Record<string, unknown>) =>
-      buildConfig(
-        {
-          public_url: url,
-          auth: { ...auth, ...extra },
-          limits: { api_rate_limit_per_minute: 0 },
-          secrets: stack.config.secrets,
-          metrics: { enabled: false },
-        },
-        {
-          DATABASE_URL: stack.config.database.url,
-          TEMPORAL_ADDRESS: stack.config.temporal.address,
-          PORT: String(port),
-        },
-      );
-    app = await createApp({
-      config: configOf(baseUrl, apiPort, {
-        join_workspace: 'acme',
-        join_role: 'member',
-        google: {
-          client_id: GOOGLE_CLIENT_ID,
-          client_secret: GOOGLE_CLIENT_SECRET,
-          issuer: googleUrl,
-        },
-      }),
-      logLevels: ['error'],
+    app = await startSignInApi(stack, apiPort, {
+      ...auth,
+      join_workspace: 'acme',
+      join_role: 'member',
+      google: {
+        client_id: GOOGLE_CLIENT_ID,
+        client_secret: GOOGLE_CLIENT_SECRET,
+        issuer: googleUrl,
+      },
     });
-    await app.listen(apiPort, '127.0.0.1');
-    soloApp = await createApp({ config: configOf(soloUrl, soloPort, {}), logLevels: ['error'] });
-    await soloApp.listen(soloPort, '127.0.0.1');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    soloApp = await startSignInApi(stack, soloPort, auth);
   });
 
   afterAll(async () => {
@@ -138,12 +101,7 @@ describe('GitHub and Google sign-in', () => {
     await stack?.stop();
   });
 
-  /** A fresh browser that reaches only this machine (the provider's page names a web font). */
-  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext();
-    await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
-    return { context, page: await context.newPage() };
-  }
+  const newPage = () => newLocalPage(browser);
 
   /** Goes through the provider's own page as `login`, up to where it sends the browser back. */
   async function throughProvider(page: Page, provider: 'github' | 'google', login: string): Promise<void> {

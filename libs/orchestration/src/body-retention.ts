@@ -1,3 +1,4 @@
+import { purgeInBatches } from '@svc/common';
 import type { RunsRepository } from '@svc/persistence';
 
 export interface BodyPurgeResult {
@@ -25,13 +26,9 @@ export async function purgeExpiredResponseBodies(
   batch = BODY_PURGE_BATCH,
 ): Promise<BodyPurgeResult> {
   const cutoff = new Date(now.getTime() - retentionMs);
-  let cleared = 0;
-  for (let i = 0; i < BODY_PURGE_MAX_BATCHES; i += 1) {
-    const n = await runs.clearResponseBodiesFinishedBefore(cutoff, batch);
-    cleared += n;
-    if (n < batch) {
-      break;
-    }
-  }
-  return { cutoff, cleared };
+  const { count } = await purgeInBatches((limit) => runs.clearResponseBodiesFinishedBefore(cutoff, limit), {
+    batch,
+    maxBatches: BODY_PURGE_MAX_BATCHES,
+  });
+  return { cutoff, cleared: count };
 }

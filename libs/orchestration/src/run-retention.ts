@@ -1,4 +1,4 @@
-import type { AppConfig } from '@svc/common';
+import { type AppConfig, purgeInBatches } from '@svc/common';
 import type { RunPurgeScope, RunsRepository } from '@svc/persistence';
 
 /** Runs deleted per statement (their attempts with them): short transactions, however large the backlog. */
@@ -79,23 +79,20 @@ export async function purgeExpiredRuns(
   const scopes: RunPurgeResult['scopes'] = [];
   for (const scope of runRetentionScopes(config, now)) {
     const { cutoff, plans, exceptPlans } = scope;
-    let deleted = 0;
-    for (;;) {
-      if (statements >= maxBatches) {
-        truncated = true;
-        break;
-      }
-      if (statements > 0 && pauseMs > 0) {
-        await sleep(pauseMs);
-      }
-      statements += 1;
-      const n = await runs.deleteFinishedBefore(cutoff, batch, { plans, exceptPlans });
-      deleted += n;
-      if (n < batch) {
-        break;
-      }
-    }
-    scopes.push({ ...scope, deleted });
+    const before = statements;
+    const purged = await purgeInBatches((limit) => runs.deleteFinishedBefore(cutoff, limit, { plans, exceptPlans }), {
+      batch,
+      // The statement budget is the whole call's, shared by its scopes, and so is the pause.
+      maxBatches: maxBatches - before,
+      beforeBatch: async (index) => {
+        if (before + index > 0 && pauseMs > 0) {
+          await sleep(pauseMs);
+        }
+      },
+    });
+    statements += purged.batches;
+    truncated ||= purged.truncated;
+    scopes.push({ ...scope, deleted: purged.count });
   }
   return { deleted: scopes.reduce((sum, s) => sum + s.deleted, 0), scopes, truncated };
 }

@@ -18,7 +18,8 @@ export {
   UNLIMITED_BUDGET,
 } from './budget';
 export { errorAt, suggest, levenshtein, utf8Offset, utf8Length } from './errors';
-export { isValidTimeZone, wallToInstant, classifyWall, zoneOffsets, toIsoUtc } from './tz';
+export { isValidTimeZone, wallToInstant, classifyWall, zoneOffsets } from './tz';
+export { toIsoUtc } from './civil';
 export type { DstPolicy } from './tz';
 export type { GrammarContext } from './grammar/context';
 export { ScheduleValidationCache, DEFAULT_CACHE_ENTRIES } from './validate-cache';

@@ -1,6 +1,6 @@
 /**
- * The raw UTC offset of an IANA zone at an instant, read from Intl. Both offset caches (tz.ts for
- * Quartz and cron, recurrence/zone.ts for natural and RRULE) sit on top of this; a cold lookup is
+ * The raw UTC offset of an IANA zone at an instant, read from Intl. The offset cache of every
+ * grammar (`ZoneOffsets` in tz.ts) sits on top of this; a cold lookup is
  * what a schedule whose fire times lie decades ahead pays for every month it searches.
  *
  * `Intl.DateTimeFormat#format` with `timeZoneName: 'longOffset'` ("…, GMT+05:45") costs ~1.5 µs,

@@ -1,10 +1,11 @@
 /**
- * Wall-clock ↔ instant helpers for an IANA zone, over Intl data (intl-offset.ts).
+ * Wall-clock ↔ instant helpers for an IANA zone, over Intl data (intl-offset.ts): the one set
+ * every grammar uses (calendar arithmetic on wall times is civil.ts's).
  *
  * Vocabulary:
  * - *instant*: milliseconds since the Unix epoch (UTC).
- * - *wall time*: the local calendar date-time in the zone, encoded as the milliseconds the same
- *   fields would have in UTC (`Date.UTC(y, m-1, d, h, mi, s)`), so civil arithmetic is plain math.
+ * - *wall time* (RFC 5545's *floating* time): the local calendar date-time in the zone, encoded as
+ *   the milliseconds the same fields would have in UTC (`Date.UTC(y, m-1, d, h, mi, s)`; civil.ts).
  *
  * DST policies for a wall time that does not map to exactly one instant:
  * - `quartz` (Quartz 2.5 CronExpression, decisions.md): a wall time inside a gap is skipped
@@ -20,15 +21,16 @@
  * No clock reads, no Node builtins: safe inside the Temporal workflow sandbox.
  */
 import { IANAZone } from 'luxon';
+import { DAY_MS } from './civil';
 import { offsetReader, type OffsetReader } from './intl-offset';
 
 export type DstPolicy = 'quartz' | 'rfc5545' | 'lenient';
 
-const DAY_MS = 86_400_000;
 const BUCKET_MS = 900_000; // offsets are constant within 15-minute buckets except at transitions
 const MAX_CACHE = 200_000;
 
 const UTC_NAMES = new Set([
+  'z',
   'utc',
   'etc/utc',
   'etc/uct',
@@ -70,6 +72,15 @@ export function isValidTimeZone(name: string): boolean {
     }
   }
   return valid;
+}
+
+/**
+ * True when `zoneOffsets(name)` reads real offsets: a UTC alias (`Z` included) or any zone
+ * luxon/Intl know, fixed offsets such as `+02:00` too. Looser than `isValidTimeZone` (a
+ * schedule's `timezone`); an RRULE's `DTSTART;TZID=` is checked with this.
+ */
+export function hasZoneOffsets(name: string): boolean {
+  return UTC_NAMES.has(name.toLowerCase()) || IANAZone.isValidZone(name);
 }
 
 const MAX_CACHED_ZONES = 2_000;
@@ -183,6 +194,11 @@ export function instantToWall(zone: ZoneOffsets, instant: number): number {
   return instant + zone.offset(instant);
 }
 
+/** Largest offset (ms) in force within a day and a half around `instant` (for ordering bounds). */
+export function maxOffsetNear(zone: ZoneOffsets, instant: number): number {
+  return Math.max(zone.offset(instant - 14 * 3_600_000), zone.offset(instant), zone.offset(instant + 38 * 3_600_000));
+}
+
 /** How a wall time maps to instants. `instants` are ascending; a gap has none. */
 export interface WallResolution {
   kind: 'unique' | 'gap' | 'overlap';
@@ -249,6 +265,19 @@ export function wallToInstant(zone: ZoneOffsets, wall: number, policy: DstPolicy
  * for nearly every field it reads): gap → shifted forward by the gap, overlap → second instance.
  */
 export function lenientWallToInstant(zone: ZoneOffsets, wall: number): number {
+  return resolveWall(zone, wall, false);
+}
+
+/**
+ * `wallToInstant(zone, wall, 'rfc5545')` without allocating (RRULE and natural expansion resolve
+ * every occurrence): gap → shifted forward by the gap, overlap → first instance.
+ */
+export function rfc5545WallToInstant(zone: ZoneOffsets, wall: number): number {
+  return resolveWall(zone, wall, true);
+}
+
+/** `classifyWall` then the policy, without allocating: gap → shifted; overlap → first or second instance. */
+function resolveWall(zone: ZoneOffsets, wall: number, firstOfOverlap: boolean): number {
   if (zone.isUtc) {
     return wall;
   }
@@ -267,7 +296,7 @@ export function lenientWallToInstant(zone: ZoneOffsets, wall: number): number {
   const v1 = zone.offset(t1) === before;
   const v2 = zone.offset(t2) === after;
   if (v1 && v2 && t1 !== t2) {
-    return t1 < t2 ? t2 : t1;
+    return firstOfOverlap ? Math.min(t1, t2) : Math.max(t1, t2);
   }
   if (v1) {
     return t1;
@@ -276,108 +305,4 @@ export function lenientWallToInstant(zone: ZoneOffsets, wall: number): number {
     return t2;
   }
   return wall - before;
-}
-
-// ---- civil calendar math (proleptic Gregorian), after H. Hinnant's algorithms ----
-
-/** Days since 1970-01-01 for a civil date (month 1-12; day may overflow, it is added linearly). */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const mp = (m + 9) % 12;
-  const doy = Math.floor((153 * mp + 2) / 5) + 1 - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468 + (d - 1);
-}
-
-/** Civil date `[year, month 1-12, day 1-31]` of a day count since 1970-01-01. */
-export function civilFromDays(z: number): [number, number, number] {
-  z += 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const y = yoe + era * 400;
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [m <= 2 ? y + 1 : y, m, d];
-}
-
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-
-/** `HH:MM:` for every minute of a day, and `SS.` for every second of a minute. */
-const MINUTE_TEXT: readonly string[] = Array.from(
-  { length: 1440 },
-  (_, m) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}:`,
-);
-const SECOND_TEXT: readonly string[] = Array.from({ length: 60 }, (_, s) => `${pad2(s)}.`);
-/** `HH:MM:00.000Z`: most fire times are whole minutes, one concatenation each. */
-const WHOLE_MINUTE_TEXT: readonly string[] = MINUTE_TEXT.map((m) => `${m}00.000Z`);
-/** `YYYY-MM-DDT` by day number: a list of fire times mostly shares a few days. Bounded. */
-const DATE_TEXT = new Map<number, string>();
-/** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years `toIsoUtc` writes itself. */
-const ISO_MIN_MS = -62_167_219_200_000;
-const ISO_END_MS = 253_402_300_800_000;
-
-function dateText(days: number): string {
-  let text = DATE_TEXT.get(days);
-  if (text === undefined) {
-    const [y, m, d] = civilFromDays(days);
-    text = `${y < 1000 ? String(y).padStart(4, '0') : y}-${pad2(m)}-${pad2(d)}T`;
-    if (DATE_TEXT.size >= 4096) {
-      DATE_TEXT.clear();
-    }
-    DATE_TEXT.set(days, text);
-  }
-  return text;
-}
-
-/**
- * `new Date(ms).toISOString()` (`2026-11-23T08:00:00.000Z`) from precomputed pieces (the date per
- * day, the time per minute and second), several times faster than the built-in: fire-time lists
- * format many instants. Years outside 0000-9999 use the built-in, whose extended-year format this
- * does not reproduce.
- */
-export function toIsoUtc(ms: number): string {
-  if (!(ms >= ISO_MIN_MS && ms < ISO_END_MS) || !Number.isInteger(ms)) {
-    return new Date(ms).toISOString();
-  }
-  const days = Math.floor(ms / DAY_MS);
-  const inDay = ms - days * DAY_MS;
-  const minute = Math.floor(inDay / 60_000);
-  const inMinute = inDay - minute * 60_000;
-  if (inMinute === 0) {
-    return dateText(days) + WHOLE_MINUTE_TEXT[minute];
-  }
-  const second = Math.floor(inMinute / 1000);
-  const milli = inMinute - second * 1000;
-  const millis = milli === 0 ? '000Z' : milli < 10 ? `00${milli}Z` : milli < 100 ? `0${milli}Z` : `${milli}Z`;
-  return dateText(days) + MINUTE_TEXT[minute] + SECOND_TEXT[second] + millis;
-}
-
-/** True for Gregorian leap years. */
-export function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Number of days in month `m` (1-12) of year `y`. */
-export function daysInMonth(y: number, m: number): number {
-  return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m - 1];
-}
-
-/** Day of week of a day count since 1970-01-01: 0 = Sunday … 6 = Saturday. */
-export function weekdayOfDays(days: number): number {
-  return (((days + 4) % 7) + 7) % 7;
-}
-
-/** Wall-time ms (module doc encoding) from civil fields; fields may overflow (lenient arithmetic). */
-export function wallFromFields(y: number, m: number, d: number, h = 0, mi = 0, s = 0): number {
-  const ym = y * 12 + (m - 1);
-  const yy = Math.floor(ym / 12);
-  const mm = ym - yy * 12 + 1;
-  return (daysFromCivil(yy, mm, 1) + (d - 1)) * DAY_MS + h * 3_600_000 + mi * 60_000 + s * 1000;
 }

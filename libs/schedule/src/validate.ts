@@ -5,7 +5,7 @@
 import { BUDGET_EXCEEDED_MESSAGE, isBudgetError } from './budget';
 import { budgetFor, compileSchedule, type CompileOptions } from './compile';
 import { wholeExpressionError } from './errors';
-import { toIsoUtc } from './tz';
+import { toIsoUtc } from './civil';
 import type { Budget, CompiledSchedule, ScheduleError, ScheduleInput, ScheduleKind } from './types';
 
 /** Default horizon: a schedule whose first fire time is further than this is `never_fires`. */

@@ -11,7 +11,7 @@ import {
   wallToInstant,
   zoneOffsets,
 } from '@svc/schedule';
-import { wallFromFields } from '../src/tz';
+import { wallFromFields } from '../src/civil';
 import { fires } from './helpers';
 
 const local = (iso: string, tz: string): string => {

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { toIsoUtc } from '@svc/schedule';
+import { instantToWall, lenientWallToInstant, rfc5545WallToInstant, wallToInstant, zoneOffsets } from '../src/tz';
+import { DST_ZONES, instantAroundDstChanges } from './dst-arbitraries';
 
 describe('toIsoUtc', () => {
   it('should format every instant exactly as Date#toISOString', () => {
@@ -34,5 +36,22 @@ describe('toIsoUtc', () => {
     -0.5,
   ])('should format %d like the built-in', (ms) => {
     expect(toIsoUtc(ms)).toBe(new Date(ms).toISOString());
+  });
+});
+
+describe('allocation-free wall resolution', () => {
+  it('should resolve every wall time as wallToInstant does under its policy (rfc5545: first of a repeat; lenient: second)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...DST_ZONES), instantAroundDstChanges(), (name, instant) => {
+        const zone = zoneOffsets(name);
+        // Wall times around the instant, so gaps and repeats are hit as well as ordinary times.
+        for (const wall of [instant, instant + 1_800_000, instant + 3_600_000]) {
+          expect(rfc5545WallToInstant(zone, wall)).toBe(wallToInstant(zone, wall, 'rfc5545'));
+          expect(lenientWallToInstant(zone, wall)).toBe(wallToInstant(zone, wall, 'lenient'));
+          expect(rfc5545WallToInstant(zone, instantToWall(zone, instant))).toBeLessThanOrEqual(instant);
+        }
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

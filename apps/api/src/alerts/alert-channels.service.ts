@@ -2,12 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type AppConfig,
   ConflictError,
-  readCursor,
   CURSORS,
   newId,
   NotFoundError,
   type Page,
-  PAGE_LIMIT_DEFAULT,
+  readKeysetPage,
   RateLimitedError,
   UnavailableError,
   ValidationFailedError,
@@ -71,15 +70,13 @@ export class AlertChannelsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(auth: AuthContext, query: ListAlertChannelsQueryDto): Promise<Page<AlertChannelResponse>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const beforeId = readCursor(CURSORS.alertChannels, query.cursor)?.id;
-    const rows = await this.channels.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return {
-      data: page.map(toAlertChannelResponse),
-      next_cursor: rows.length > limit ? CURSORS.alertChannels.encode({ id: page[page.length - 1].id }) : null,
-    };
+  list(auth: AuthContext, query: ListAlertChannelsQueryDto): Promise<Page<AlertChannelResponse>> {
+    return readKeysetPage(query, {
+      format: CURSORS.alertChannels,
+      fetch: (after, limit) => this.channels.listPage(auth.workspaceId, { beforeId: after?.id, limit }),
+      keyOf: ({ id }) => ({ id }),
+      toItem: toAlertChannelResponse,
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<AlertChannelResponse> {

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import {
-  readCursor,
   CURSORS,
   newId,
   NotFoundError,
   type Page,
-  PAGE_LIMIT_DEFAULT,
+  readKeysetPage,
   parseDuration,
   ValidationFailedError,
 } from '@svc/common';
@@ -39,15 +38,13 @@ export class AlertRulesService {
     private readonly idempotency: IdempotencyService,
   ) {}
 
-  async list(auth: AuthContext, query: ListAlertRulesQueryDto): Promise<Page<AlertRuleResponse>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const beforeId = readCursor(CURSORS.alertRules, query.cursor)?.id;
-    const rows = await this.rules.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return {
-      data: page.map(toAlertRuleResponse),
-      next_cursor: rows.length > limit ? CURSORS.alertRules.encode({ id: page[page.length - 1].id }) : null,
-    };
+  list(auth: AuthContext, query: ListAlertRulesQueryDto): Promise<Page<AlertRuleResponse>> {
+    return readKeysetPage(query, {
+      format: CURSORS.alertRules,
+      fetch: (after, limit) => this.rules.listPage(auth.workspaceId, { beforeId: after?.id, limit }),
+      keyOf: ({ id }) => ({ id }),
+      toItem: toAlertRuleResponse,
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<AlertRuleResponse> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { readCursor, CURSORS, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
+import { CURSORS, NotFoundError, type Page, readKeysetPage } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository, AuditRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
@@ -36,15 +36,13 @@ export class ApiKeysService {
     private readonly idempotency: IdempotencyService,
   ) {}
 
-  async list(auth: AuthContext, query: ListApiKeysQueryDto): Promise<Page<ApiKeyResponse>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const beforeId = readCursor(CURSORS.apiKeys, query.cursor)?.id;
-    const rows = await this.keys.listPage(auth.workspaceId, { beforeId, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return {
-      data: page.map(toApiKeyResponse),
-      next_cursor: rows.length > limit ? CURSORS.apiKeys.encode({ id: page[page.length - 1].id }) : null,
-    };
+  list(auth: AuthContext, query: ListApiKeysQueryDto): Promise<Page<ApiKeyResponse>> {
+    return readKeysetPage(query, {
+      format: CURSORS.apiKeys,
+      fetch: (after, limit) => this.keys.listPage(auth.workspaceId, { beforeId: after?.id, limit }),
+      keyOf: ({ id }) => ({ id }),
+      toItem: toApiKeyResponse,
+    });
   }
 
   create(auth: AuthContext, dto: CreateApiKeyDto, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { readCursor, CURSORS, NotFoundError, type Page, PAGE_LIMIT_DEFAULT, parseDuration } from '@svc/common';
+import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage } from '@svc/common';
 import { JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
 import { JobLifecycle, type JobSettingsColumns, nextFireTimes, type UserTransition } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
@@ -57,16 +57,14 @@ export class JobsService {
     return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, schedule.compiled)[0] ?? null, signingSecret });
   }
 
-  async list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const beforeId = readCursor(CURSORS.jobs, query.cursor)?.id;
-    const rows = await this.jobs.list(auth.workspaceId, { ...query, beforeId, limit: limit + 1 });
-    const page = rows.slice(0, limit);
+  list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
     const now = new Date();
-    return {
-      data: page.map((job) => toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1)[0] ?? null })),
-      next_cursor: rows.length > limit ? CURSORS.jobs.encode({ id: page[page.length - 1].id }) : null,
-    };
+    return readKeysetPage(query, {
+      format: CURSORS.jobs,
+      fetch: (after, limit) => this.jobs.list(auth.workspaceId, { ...query, beforeId: after?.id, limit }),
+      keyOf: ({ id }) => ({ id }),
+      toItem: (job) => toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1)[0] ?? null }),
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<JobResponse> {

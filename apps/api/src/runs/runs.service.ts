@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig, readCursor, CURSORS, isId, NotFoundError, type Page, PAGE_LIMIT_DEFAULT } from '@svc/common';
+import { type AppConfig, CURSORS, isId, NotFoundError, type Page, readKeysetPage } from '@svc/common';
 import { JobsRepository, RunsRepository } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
@@ -36,29 +36,26 @@ export class RunsService {
     if (query.stuck === true) {
       return this.stuck.list(auth, query);
     }
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const cursor = readCursor(CURSORS.runs, query.cursor);
-    const after = cursor && { scheduledAt: new Date(cursor.at), id: cursor.id };
-    if (query.job_id !== undefined && !isId('job', query.job_id)) {
-      return { data: [], next_cursor: null };
-    }
-    const rows = await this.runs.list(auth.workspaceId, {
-      jobId: query.job_id,
-      status: query.status,
-      trigger: query.trigger,
-      slaBreached: query.sla_breached === true,
-      from: query.from ? new Date(query.from) : undefined,
-      to: query.to ? new Date(query.to) : undefined,
-      tag: query.tag,
-      after,
-      limit: limit + 1,
+    return readKeysetPage(query, {
+      format: CURSORS.runs,
+      fetch: async (after, limit) =>
+        // A job id of another format names no job: an empty list, not a query.
+        query.job_id !== undefined && !isId('job', query.job_id)
+          ? []
+          : this.runs.list(auth.workspaceId, {
+              jobId: query.job_id,
+              status: query.status,
+              trigger: query.trigger,
+              slaBreached: query.sla_breached === true,
+              from: query.from ? new Date(query.from) : undefined,
+              to: query.to ? new Date(query.to) : undefined,
+              tag: query.tag,
+              after: after && { scheduledAt: new Date(after.at), id: after.id },
+              limit,
+            }),
+      keyOf: (run) => ({ at: run.scheduledAt.getTime(), id: run.id }),
+      toItem: (run) => toRunResponse(run, undefined, this.config.temporal.ui_url),
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      data: page.map((run) => toRunResponse(run, undefined, this.config.temporal.ui_url)),
-      next_cursor: rows.length > limit ? CURSORS.runs.encode({ at: last.scheduledAt.getTime(), id: last.id }) : null,
-    };
   }
 
   async get(auth: AuthContext, id: string): Promise<RunResponse> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig, isId, type Page, PAGE_LIMIT_DEFAULT, UnavailableError } from '@svc/common';
+import { type AppConfig, finalPage, isId, type Page, pageLimit, UnavailableError } from '@svc/common';
 import { type JobEntity, JobsRepository, type RunEntity, RunsRepository, type RunStatus } from '@svc/persistence';
 import { judgeStuckRun, JobWorkflowGateway, mayBeStuck } from '@svc/orchestration';
 import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
@@ -30,10 +30,9 @@ export class StuckRunsService {
   ) {}
 
   async list(auth: AuthContext, query: ListRunsQueryDto): Promise<Page<RunListItem>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
     const statuses = query.status ? OPEN_STATUSES.filter((s) => s === query.status) : OPEN_STATUSES;
     if (statuses.length === 0 || (query.job_id !== undefined && !isId('job', query.job_id))) {
-      return { data: [], next_cursor: null };
+      return finalPage();
     }
     const open = await this.runs.list(auth.workspaceId, {
       jobId: query.job_id,
@@ -66,7 +65,7 @@ export class StuckRunsService {
     const stuck = found.filter((r): r is RunListItem => r !== null);
     // Newest first, like every run list.
     stuck.reverse();
-    return { data: stuck.slice(0, limit), next_cursor: null };
+    return finalPage(stuck.slice(0, pageLimit(query)));
   }
 
   private async judge(run: RunEntity, job: JobEntity): Promise<RunListItem | null> {

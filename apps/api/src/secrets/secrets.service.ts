@@ -1,12 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ConflictError,
-  readCursor,
-  LimitExceededError,
-  NotFoundError,
-  type Page,
-  PAGE_LIMIT_DEFAULT,
-} from '@svc/common';
+import { ConflictError, LimitExceededError, NotFoundError, type Page, readKeysetPage } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
 import { AuditRepository, type SecretReferenceCandidate, SecretsRepository, Transactions } from '@svc/persistence';
@@ -32,15 +25,13 @@ export class SecretsService {
     private readonly cipher: SecretsCipher,
   ) {}
 
-  async list(auth: AuthContext, query: ListSecretsQueryDto): Promise<Page<SecretResponse>> {
-    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-    const afterName = readCursor(SECRET_CURSOR, query.cursor)?.name;
-    const rows = await this.secrets.listPage(auth.workspaceId, { afterName, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return {
-      data: page.map(toSecretResponse),
-      next_cursor: rows.length > limit ? SECRET_CURSOR.encode({ name: page[page.length - 1].name }) : null,
-    };
+  list(auth: AuthContext, query: ListSecretsQueryDto): Promise<Page<SecretResponse>> {
+    return readKeysetPage(query, {
+      format: SECRET_CURSOR,
+      fetch: (after, limit) => this.secrets.listPage(auth.workspaceId, { afterName: after?.name, limit }),
+      keyOf: ({ name }) => ({ name }),
+      toItem: toSecretResponse,
+    });
   }
 
   /**

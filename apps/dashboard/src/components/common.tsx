@@ -100,3 +100,37 @@ export function OneTimeSecret({ label, value, onDone }: { label: string; value: 
     </div>
   );
 }
+
+/** The header cell of a table's row-actions column (named for screen readers only). */
+export function ActionsHeader() {
+  return (
+    <th scope="col">
+      <span class="visually-hidden">Actions</span>
+    </th>
+  );
+}
+
+/** A row's action button: `label` ("Delete"), with `target` ("the key's name") read to screen readers. */
+export function RowAction({
+  label,
+  target,
+  danger,
+  onClick,
+}: {
+  label: string;
+  target: string;
+  danger?: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button type="button" class={danger ? 'danger' : undefined} onClick={onClick}>
+      {label}
+      <span class="visually-hidden"> {target}</span>
+    </button>
+  );
+}
+
+/** What the last action did, announced politely. */
+export function LiveNotice({ notice }: { notice: string | null }) {
+  return <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>;
+}

@@ -1,4 +1,5 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 
 /**
@@ -44,6 +45,15 @@ export function Field({
     <div class="field">
       <label for={id}>{label}</label>
       {children}
+      <HintAndError id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** The hint and the error under a control, with the ids `describe` points at. */
+function HintAndError({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -54,7 +64,7 @@ export function Field({
           {error}
         </p>
       )}
-    </div>
+    </>
   );
 }
 
@@ -69,18 +79,22 @@ export function TextField(props: {
   type?: 'text' | 'email' | 'url' | 'datetime-local';
   placeholder?: string;
   required?: boolean;
+  pattern?: string;
   disabled?: boolean;
   list?: string;
   autoComplete?: string;
+  inputRef?: Ref<HTMLInputElement>;
 }) {
   return (
     <Field id={props.id} label={props.label} error={props.error} hint={props.hint}>
       <input
         id={props.id}
+        ref={props.inputRef}
         type={props.type ?? 'text'}
         value={props.value}
         placeholder={props.placeholder}
         required={props.required}
+        pattern={props.pattern}
         disabled={props.disabled}
         list={props.list}
         autoComplete={props.autoComplete}
@@ -116,4 +130,73 @@ export function FormError({ error, shown }: { error: unknown; shown: string[] })
       )}
     </div>
   );
+}
+
+/** `list` with `value` checked (added last) or unchecked. */
+export function toggle<T>(list: T[], value: T, on: boolean): T[] {
+  return on ? [...list.filter((v) => v !== value), value] : list.filter((v) => v !== value);
+}
+
+/** A fieldset of checkboxes bound to `selected`, with its hint and error under it (by `id`). */
+export function CheckboxGroup({
+  id,
+  className,
+  legend,
+  options,
+  selected,
+  onChange,
+  error,
+  hint,
+  empty,
+}: {
+  id: string;
+  className: string;
+  legend: string;
+  options: Array<{ value: string; label: string }>;
+  selected: string[];
+  onChange: (next: string[]) => void;
+  error?: string;
+  hint?: string;
+  /** Shown when there is nothing to check. */
+  empty?: string;
+}) {
+  return (
+    <fieldset class={className} aria-describedby={describe(id, error, hint)['aria-describedby']}>
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label key={option.value} class="check">
+          <input
+            type="checkbox"
+            checked={selected.includes(option.value)}
+            onChange={(e) => onChange(toggle(selected, option.value, (e.target as HTMLInputElement).checked))}
+          />
+          {option.label}
+        </label>
+      ))}
+      {empty && options.length === 0 && <p class="muted">{empty}</p>}
+      <HintAndError id={id} hint={hint} error={error} />
+    </fieldset>
+  );
+}
+
+/**
+ * A form's submit: `save` runs with the previous error cleared and `busy` set (the submit button
+ * is disabled meanwhile); what it throws becomes `error`, for `fieldsOf` and `FormError`.
+ */
+export function useSubmit(save: () => Promise<void>) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await save();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { submit: (event: Event) => void submit(event), error, setError, busy };
 }

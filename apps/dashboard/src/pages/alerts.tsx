@@ -21,8 +21,17 @@ import {
   updateAlertChannel,
   updateAlertRule,
 } from '../api';
-import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad } from '../components/common';
-import { describe, fieldsOf, FormError, messageFor, TextField } from '../components/form';
+import {
+  ActionsHeader,
+  ErrorNote,
+  LiveNotice,
+  OneTimeSecret,
+  RowAction,
+  StatusBadge,
+  TableWrap,
+  useLoad,
+} from '../components/common';
+import { CheckboxGroup, describe, fieldsOf, FormError, messageFor, TextField, useSubmit } from '../components/form';
 
 const KINDS: Array<{ kind: AlertChannelKind; label: string; destination: string; type: 'email' | 'url' }> = [
   { kind: 'email', label: 'Email', destination: 'Email address', type: 'email' },
@@ -163,7 +172,7 @@ function Channels({
         onSaved={saved}
         onCancel={editing ? () => setEditing(null) : undefined}
       />
-      <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>
+      <LiveNotice notice={notice} />
       <ErrorNote error={error ?? loadError} />
       {channels && channels.length === 0 && <p class="empty">No channels.</p>}
       {channels && channels.length > 0 && (
@@ -175,9 +184,7 @@ function Channels({
                 <th scope="col">Kind</th>
                 <th scope="col">Destination</th>
                 <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -193,20 +200,20 @@ function Channels({
                   </td>
                   <td>
                     <div class="row-actions">
-                      <button type="button" onClick={() => setEditing(channel)}>
-                        Edit<span class="visually-hidden"> {channel.name}</span>
-                      </button>
-                      <button type="button" onClick={() => void sendTest(channel)}>
-                        Send test<span class="visually-hidden"> to {channel.name}</span>
-                      </button>
+                      <RowAction label="Edit" target={channel.name} onClick={() => setEditing(channel)} />
+                      <RowAction
+                        label="Send test"
+                        target={`to ${channel.name}`}
+                        onClick={() => void sendTest(channel)}
+                      />
                       {channel.kind === 'email' && !channel.verified && (
-                        <button type="button" onClick={() => void resend(channel)}>
-                          Resend confirmation<span class="visually-hidden"> to {channel.name}</span>
-                        </button>
+                        <RowAction
+                          label="Resend confirmation"
+                          target={`to ${channel.name}`}
+                          onClick={() => void resend(channel)}
+                        />
                       )}
-                      <button type="button" class="danger" onClick={() => remove(channel)}>
-                        Delete<span class="visually-hidden"> {channel.name}</span>
-                      </button>
+                      <RowAction label="Delete" target={channel.name} danger onClick={() => remove(channel)} />
                     </div>
                   </td>
                 </tr>
@@ -235,57 +242,38 @@ function ChannelForm({
   const [destination, setDestination] = useState(
     channel && channel.kind !== 'slack' ? (channel.config[CHANNEL_CONFIG_KEY[channel.kind]] ?? '') : '',
   );
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const key = CHANNEL_CONFIG_KEY[kind];
+  const { submit, error, busy } = useSubmit(async () => {
+    if (channel) {
+      const patch: { name?: string; config?: Record<string, string> } = {};
+      if (name !== channel.name) {
+        patch.name = name;
+      }
+      if (destination !== '' && destination !== channel.config[key]) {
+        patch.config = { [key]: destination };
+      }
+      onSaved(Object.keys(patch).length > 0 ? await updateAlertChannel(channel.id, patch) : channel, false);
+    } else {
+      onSaved(await createAlertChannel({ name, kind, config: { [key]: destination } }), true);
+    }
+  });
   const first = useRef<HTMLInputElement>(null);
   useFocusOnMount(channel ? first : { current: null });
-  const key = CHANNEL_CONFIG_KEY[kind];
   const fields = fieldsOf(error);
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (channel) {
-        const patch: { name?: string; config?: Record<string, string> } = {};
-        if (name !== channel.name) {
-          patch.name = name;
-        }
-        if (destination !== '' && destination !== channel.config[key]) {
-          patch.config = { [key]: destination };
-        }
-        onSaved(Object.keys(patch).length > 0 ? await updateAlertChannel(channel.id, patch) : channel, false);
-      } else {
-        onSaved(await createAlertChannel({ name, kind, config: { [key]: destination } }), true);
-      }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const destinationError = fields[`config.${key}`] ?? messageFor(fields, 'config');
   return (
-    <form class="panel entity-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="channel-form-title">
+    <form class="panel entity-form" onSubmit={submit} noValidate aria-labelledby="channel-form-title">
       <h3 id="channel-form-title">{channel ? `Edit channel “${channel.name}”` : 'New channel'}</h3>
       <div class="row">
-        <div class="field">
-          <label for="channel-name">Channel name</label>
-          <input
-            id="channel-name"
-            ref={first}
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            {...describe('channel-name', messageFor(fields, 'name'))}
-          />
-          {messageFor(fields, 'name') && (
-            <p class="error" id="channel-name-error">
-              {messageFor(fields, 'name')}
-            </p>
-          )}
-        </div>
+        <TextField
+          id="channel-name"
+          label="Channel name"
+          inputRef={first}
+          value={name}
+          onValue={setName}
+          error={messageFor(fields, 'name')}
+        />
         <div class="field">
           <label for="channel-kind">Kind</label>
           <select
@@ -409,7 +397,7 @@ function Rules({
           onCancel={editing ? () => setEditing(null) : undefined}
         />
       )}
-      <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>
+      <LiveNotice notice={notice} />
       <ErrorNote error={error ?? loadError} />
       {rules && rules.length === 0 && <p class="empty">No rules.</p>}
       {rules && rules.length > 0 && (
@@ -423,9 +411,7 @@ function Rules({
                 <th scope="col">Jobs</th>
                 <th scope="col">Cooldown</th>
                 <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -444,12 +430,8 @@ function Rules({
                   </td>
                   <td>
                     <div class="row-actions">
-                      <button type="button" onClick={() => setEditing(rule)}>
-                        Edit<span class="visually-hidden"> {rule.name}</span>
-                      </button>
-                      <button type="button" class="danger" onClick={() => remove(rule)}>
-                        Delete<span class="visually-hidden"> {rule.name}</span>
-                      </button>
+                      <RowAction label="Edit" target={rule.name} onClick={() => setEditing(rule)} />
+                      <RowAction label="Delete" target={rule.name} danger onClick={() => remove(rule)} />
                     </div>
                   </td>
                 </tr>
@@ -514,10 +496,6 @@ function changedFields(before: AlertRuleInput, after: AlertRuleInput): Partial<A
   return patch as Partial<AlertRuleInput>;
 }
 
-function toggle<T>(list: T[], value: T, on: boolean): T[] {
-  return on ? [...list.filter((v) => v !== value), value] : list.filter((v) => v !== value);
-}
-
 function RuleForm({
   rule,
   channels,
@@ -532,8 +510,14 @@ function RuleForm({
   onCancel?: () => void;
 }) {
   const [form, setForm] = useState<RuleFormState>(() => formOf(rule));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { submit, error, busy } = useSubmit(async () => {
+    if (rule) {
+      const patch = changedFields(ruleBody(formOf(rule)), ruleBody(form));
+      onSaved(Object.keys(patch).length > 0 ? await updateAlertRule(rule.id, patch) : rule, false);
+    } else {
+      onSaved(await createAlertRule(ruleBody(form)), true);
+    }
+  });
   const first = useRef<HTMLInputElement>(null);
   useFocusOnMount(rule ? first : { current: null });
   const fields = fieldsOf(error);
@@ -544,24 +528,6 @@ function RuleForm({
     ...form.jobIds.filter((id) => !jobs.some((j) => j.id === id)).map((id) => ({ id, name: id })),
   ];
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (rule) {
-        const patch = changedFields(ruleBody(formOf(rule)), ruleBody(form));
-        onSaved(Object.keys(patch).length > 0 ? await updateAlertRule(rule.id, patch) : rule, false);
-      } else {
-        onSaved(await createAlertRule(ruleBody(form)), true);
-      }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
-
   /** A fieldset of checkboxes with the API's error for `name` under it. */
   const checks = (
     name: string,
@@ -570,55 +536,31 @@ function RuleForm({
     selected: string[],
     onChange: (next: string[]) => void,
     hint?: string,
-  ) => {
-    const id = `rule-${name.replace(/_/g, '-')}`;
-    const message = messageFor(fields, name);
-    return (
-      <fieldset class="choices" aria-describedby={describe(id, message, hint)['aria-describedby']}>
-        <legend>{legend}</legend>
-        {options.map((option) => (
-          <label key={option.value} class="check">
-            <input
-              type="checkbox"
-              checked={selected.includes(option.value)}
-              onChange={(e) => onChange(toggle(selected, option.value, (e.target as HTMLInputElement).checked))}
-            />
-            {option.label}
-          </label>
-        ))}
-        {options.length === 0 && <p class="muted">None yet.</p>}
-        {hint && (
-          <p class="hint" id={`${id}-hint`}>
-            {hint}
-          </p>
-        )}
-        {message && (
-          <p class="error" id={`${id}-error`}>
-            {message}
-          </p>
-        )}
-      </fieldset>
-    );
-  };
+  ) => (
+    <CheckboxGroup
+      id={`rule-${name.replace(/_/g, '-')}`}
+      className="choices"
+      legend={legend}
+      options={options}
+      selected={selected}
+      onChange={onChange}
+      error={messageFor(fields, name)}
+      hint={hint}
+      empty="None yet."
+    />
+  );
 
   return (
-    <form class="panel entity-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="rule-form-title">
+    <form class="panel entity-form" onSubmit={submit} noValidate aria-labelledby="rule-form-title">
       <h3 id="rule-form-title">{rule ? `Edit rule “${rule.name}”` : 'New rule'}</h3>
-      <div class="field">
-        <label for="rule-name">Rule name</label>
-        <input
-          id="rule-name"
-          ref={first}
-          value={form.name}
-          onInput={(e) => set('name', (e.target as HTMLInputElement).value)}
-          {...describe('rule-name', messageFor(fields, 'name'))}
-        />
-        {messageFor(fields, 'name') && (
-          <p class="error" id="rule-name-error">
-            {messageFor(fields, 'name')}
-          </p>
-        )}
-      </div>
+      <TextField
+        id="rule-name"
+        label="Rule name"
+        inputRef={first}
+        value={form.name}
+        onValue={(v) => set('name', v)}
+        error={messageFor(fields, 'name')}
+      />
       <label class="check enabled">
         <input
           type="checkbox"

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { type AuditFilter, listAuditLog, query } from '../api';
 import { TableWrap, useLoad } from '../components/common';
 import { fieldsOf, FormError, messageFor, TextField } from '../components/form';
+import { Pager, useCursorPages } from '../components/pager';
 import { formatTime } from '../format';
 import { navigate, useLocation } from '../router';
 
@@ -76,8 +77,8 @@ function AuditLog({ applied }: { applied: Filters }) {
     from: applied.from && toLocalInput(applied.from),
     to: applied.to && toLocalInput(applied.to),
   }));
-  const [cursors, setCursors] = useState<Array<string | null>>([null]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const filter: AuditFilter = { ...applied, cursor: cursor ?? undefined, limit: 50 };
   const entries = useLoad(() => listAuditLog(filter), [cursor]);
   const fields = fieldsOf(entries.error);
@@ -207,18 +208,12 @@ function AuditLog({ applied }: { applied: Filters }) {
           </table>
         </TableWrap>
       )}
-      <div class="pager">
-        {cursors.length > 1 && (
-          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
-            Newer entries
-          </button>
-        )}
-        {entries.data?.next_cursor && (
-          <button type="button" onClick={() => setCursors([...cursors, entries.data!.next_cursor])}>
-            Older entries
-          </button>
-        )}
-      </div>
+      <Pager
+        pages={pages}
+        nextCursor={entries.data?.next_cursor}
+        previousLabel="Newer entries"
+        nextLabel="Older entries"
+      />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Job, type Page, query, type Run, type SinkTestResult } from '../api';
 import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { Pager, useCursorPages } from '../components/pager';
 import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
 import { navigate } from '../router';
@@ -276,8 +277,8 @@ function DeliveryPanel({ job }: { job: Job }) {
 /** Runs of the job, newest first, with the API's filters and cursor paging; refreshed every 3 s. */
 function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttempts: number; reloadKey: number }) {
   const [filters, setFilters] = useState({ status: '', trigger: '', from: '', to: '' });
-  const [cursors, setCursors] = useState<Array<string | null>>([null]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
   const runs = useLoad(
     () =>
@@ -297,7 +298,7 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
   usePoll(() => cursor === null && runs.reload(), 3000);
   const set = (key: keyof typeof filters) => (event: Event) => {
     setFilters({ ...filters, [key]: (event.target as HTMLInputElement).value });
-    setCursors([null]);
+    pages.reset();
   };
   return (
     <section class="panel">
@@ -366,18 +367,7 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
           </table>
         </TableWrap>
       )}
-      <div class="pager">
-        {cursors.length > 1 && (
-          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
-            Newer runs
-          </button>
-        )}
-        {runs.data?.next_cursor && (
-          <button type="button" onClick={() => setCursors([...cursors, runs.data!.next_cursor])}>
-            Older runs
-          </button>
-        )}
-      </div>
+      <Pager pages={pages} nextCursor={runs.data?.next_cursor} previousLabel="Newer runs" nextLabel="Older runs" />
     </section>
   );
 }

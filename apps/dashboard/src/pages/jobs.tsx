@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, type Job, type JobHourlyStats, type Page, query } from '../api';
 import { sparklineConfig, useChart } from '../charts';
 import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common';
+import { Pager, useCursorPages } from '../components/pager';
 import { formatRelative, formatTime } from '../format';
 
 type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
@@ -43,8 +44,8 @@ function Sparkline({ series }: { series: Array<{ succeeded: number; failed: numb
 export function JobsPage() {
   const [state, setState] = useState('');
   const [q, setQ] = useState('');
-  const [cursors, setCursors] = useState<Array<string | null>>([null]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const jobs = useLoad(
     () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, cursor, limit: 50 })}`),
     [state, q, cursor],
@@ -67,7 +68,7 @@ export function JobsPage() {
             value={state}
             onChange={(e) => {
               setState((e.target as HTMLSelectElement).value);
-              setCursors([null]);
+              pages.reset();
             }}
           >
             <option value="">any</option>
@@ -84,7 +85,7 @@ export function JobsPage() {
             placeholder="name or description"
             onInput={(e) => {
               setQ((e.target as HTMLInputElement).value);
-              setCursors([null]);
+              pages.reset();
             }}
           />
         </label>
@@ -139,18 +140,7 @@ export function JobsPage() {
           </table>
         </TableWrap>
       )}
-      <div class="pager">
-        {cursors.length > 1 && (
-          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
-            Previous page
-          </button>
-        )}
-        {jobs.data?.next_cursor && (
-          <button type="button" onClick={() => setCursors([...cursors, jobs.data!.next_cursor])}>
-            Next page
-          </button>
-        )}
-      </div>
+      <Pager pages={pages} nextCursor={jobs.data?.next_cursor} previousLabel="Previous page" nextLabel="Next page" />
     </section>
   );
 }

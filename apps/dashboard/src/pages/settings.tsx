@@ -3,7 +3,17 @@ import { Fragment } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { api, type Page } from '../api';
 import { COLORS, useChart } from '../charts';
-import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad } from '../components/common';
+import {
+  ActionsHeader,
+  ErrorNote,
+  LiveNotice,
+  OneTimeSecret,
+  RowAction,
+  StatusBadge,
+  TableWrap,
+  useLoad,
+} from '../components/common';
+import { CheckboxGroup, Field, TextField, useSubmit } from '../components/form';
 import { formatMs, formatTime } from '../format';
 import type { AppContext } from '../app-context';
 import { AlertsPage } from './alerts';
@@ -78,19 +88,12 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['*']);
   const [created, setCreated] = useState<ApiKey | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  async function create(event: Event) {
-    event.preventDefault();
-    setError(null);
-    try {
-      setCreated(await api<ApiKey>('POST', '/api/v1/api-keys', { name, scopes }));
-      setName('');
-      keys.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
+  const create = useSubmit(async () => {
+    setCreated(await api<ApiKey>('POST', '/api/v1/api-keys', { name, scopes }));
+    setName('');
+    keys.reload();
+  });
+  const { error, setError } = create;
 
   async function revoke(key: ApiKey) {
     if (confirm(`Revoke ${key.name} (${key.prefix}…)? It stops working at once.`)) {
@@ -105,28 +108,16 @@ function ApiKeys() {
       {created?.key && (
         <OneTimeSecret label={`API key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} />
       )}
-      <form class="inline-form" onSubmit={(e) => void create(e)}>
-        <div class="field">
-          <label for="key-name">Name</label>
-          <input id="key-name" value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </div>
-        <fieldset class="scopes">
-          <legend>Scopes</legend>
-          {SCOPES.map((scope) => (
-            <label key={scope} class="check">
-              <input
-                type="checkbox"
-                checked={scopes.includes(scope)}
-                onChange={(e) =>
-                  setScopes(
-                    (e.target as HTMLInputElement).checked ? [...scopes, scope] : scopes.filter((s) => s !== scope),
-                  )
-                }
-              />
-              {scope === '*' ? '* (everything)' : scope}
-            </label>
-          ))}
-        </fieldset>
+      <form class="inline-form" onSubmit={create.submit}>
+        <TextField id="key-name" label="Name" value={name} required onValue={setName} />
+        <CheckboxGroup
+          id="key-scopes"
+          className="scopes"
+          legend="Scopes"
+          options={SCOPES.map((scope) => ({ value: scope, label: scope === '*' ? '* (everything)' : scope }))}
+          selected={scopes}
+          onChange={setScopes}
+        />
         <button type="submit" class="primary">
           Create key
         </button>
@@ -142,9 +133,7 @@ function ApiKeys() {
                 <th scope="col">Scopes</th>
                 <th scope="col">Last used</th>
                 <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -159,9 +148,7 @@ function ApiKeys() {
                   <td>{key.revoked_at ? <StatusBadge value="revoked" /> : <StatusBadge value="active" />}</td>
                   <td>
                     {!key.revoked_at && (
-                      <button type="button" class="danger" onClick={() => void revoke(key)}>
-                        Revoke<span class="visually-hidden"> {key.name}</span>
-                      </button>
+                      <RowAction label="Revoke" target={key.name} danger onClick={() => void revoke(key)} />
                     )}
                   </td>
                 </tr>
@@ -178,22 +165,15 @@ function Secrets() {
   const secrets = useLoad(() => api<Page<Secret>>('GET', '/api/v1/secrets?limit=200'), []);
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
-  const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
-
-  async function save(event: Event) {
-    event.preventDefault();
-    setError(null);
-    try {
-      await api('PUT', `/api/v1/secrets/${encodeURIComponent(name)}`, { value });
-      setNotice(`Saved ${name}. Use it as {{secret.${name}}} in headers or body.`);
-      setName('');
-      setValue('');
-      secrets.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
+  const save = useSubmit(async () => {
+    await api('PUT', `/api/v1/secrets/${encodeURIComponent(name)}`, { value });
+    setNotice(`Saved ${name}. Use it as {{secret.${name}}} in headers or body.`);
+    setName('');
+    setValue('');
+    secrets.reload();
+  });
+  const { error, setError } = save;
 
   async function remove(secret: Secret) {
     if (confirm(`Delete the secret ${secret.name}?`)) {
@@ -209,19 +189,16 @@ function Secrets() {
       <p class="note">
         Values are write-only: stored encrypted, never shown again. Saving an existing name replaces it.
       </p>
-      <form class="inline-form" onSubmit={(e) => void save(e)}>
-        <div class="field">
-          <label for="secret-name">Name</label>
-          <input
-            id="secret-name"
-            value={name}
-            required
-            pattern="[A-Za-z_][A-Za-z0-9_]{0,63}"
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="secret-value">Value</label>
+      <form class="inline-form" onSubmit={save.submit}>
+        <TextField
+          id="secret-name"
+          label="Name"
+          value={name}
+          required
+          pattern="[A-Za-z_][A-Za-z0-9_]{0,63}"
+          onValue={setName}
+        />
+        <Field id="secret-value" label="Value">
           <input
             id="secret-value"
             type="password"
@@ -230,12 +207,12 @@ function Secrets() {
             required
             onInput={(e) => setValue((e.target as HTMLInputElement).value)}
           />
-        </div>
+        </Field>
         <button type="submit" class="primary">
           Save secret
         </button>
       </form>
-      <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>
+      <LiveNotice notice={notice} />
       <ErrorNote error={error ?? secrets.error} />
       {secrets.data && (
         <TableWrap label="Secrets">
@@ -244,9 +221,7 @@ function Secrets() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -257,9 +232,7 @@ function Secrets() {
                   </td>
                   <td>{formatTime(secret.updated_at)}</td>
                   <td>
-                    <button type="button" class="danger" onClick={() => void remove(secret)}>
-                      Delete<span class="visually-hidden"> {secret.name}</span>
-                    </button>
+                    <RowAction label="Delete" target={secret.name} danger onClick={() => void remove(secret)} />
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { getWorkspace, updateWorkspace, type WorkspaceDetail } from '../api';
-import { ErrorNote, useLoad } from '../components/common';
+import { ErrorNote, LiveNotice, useLoad } from '../components/common';
 import { fieldsOf, FormError, messageFor, TextField } from '../components/form';
 import { formatTime } from '../format';
 
@@ -90,7 +90,7 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
           </button>
         </div>
       </form>
-      <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>
+      <LiveNotice notice={notice} />
     </>
   );
 }

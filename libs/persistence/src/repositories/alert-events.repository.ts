@@ -7,6 +7,7 @@ import {
 } from '@svc/common/alert-events';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertChannelWithSecret } from './alert-channels.repository';
+import { deleteCreatedBefore } from './delete-created-before';
 import { returnedRows } from './query-result';
 
 /** A recorded event as the alert workflow's activities read it. */
@@ -375,19 +376,7 @@ export class AlertEventsRepository {
 
   /** Retention: deletes events (and their deliveries) created before `cutoff`, in batches. */
   async deleteOlderThan(cutoff: Date, batchSize = ALERT_EVENT_PURGE_BATCH): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const result: unknown = await this.dataSource.manager.query(
-        `DELETE FROM alert_events WHERE id IN (
-           SELECT id FROM alert_events WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [cutoff, batchSize],
-      );
-      const deleted = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-      total += deleted;
-      if (deleted < batchSize) {
-        return total;
-      }
-    }
+    return deleteCreatedBefore(this.dataSource.manager, 'alert_events', cutoff, batchSize);
   }
 }
 

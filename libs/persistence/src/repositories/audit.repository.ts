@@ -1,5 +1,6 @@
 import { newId } from '@svc/common/ids';
 import { DataSource, EntityManager } from 'typeorm';
+import { deleteCreatedBefore } from './delete-created-before';
 import { AuditLogEntity } from '../entities/audit-log.entity';
 import { JsonObject } from '../entities/json';
 
@@ -103,22 +104,9 @@ export class AuditRepository {
   /**
    * Retention (spec → Limits: audit entries are kept 30 days by default): deletes every entry of
    * every workspace created before `cutoff`, `batchSize` rows per statement, on
-   * `idx_audit_log_created_at`. Returns how many were deleted. Safe to run from several processes
-   * at once (a row is deleted once; the others find nothing).
+   * `idx_audit_log_created_at` (`deleteCreatedBefore`). Returns how many were deleted.
    */
   async deleteOlderThan(cutoff: Date, batchSize = AUDIT_PURGE_BATCH): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const result: unknown = await this.dataSource.manager.query(
-        `DELETE FROM audit_log WHERE id IN (
-           SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [cutoff, batchSize],
-      );
-      const deleted = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-      total += deleted;
-      if (deleted < batchSize) {
-        return total;
-      }
-    }
+    return deleteCreatedBefore(this.dataSource.manager, 'audit_log', cutoff, batchSize);
   }
 }

@@ -8,3 +8,8 @@ export function returnedRows<T>(result: unknown): T[] {
   }
   return result as T[];
 }
+
+/** Rows a raw `DELETE` or `UPDATE` without `RETURNING` touched (`[rows, affectedCount]`, as above). */
+export function affectedCount(result: unknown): number {
+  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}

@@ -3,7 +3,7 @@ import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
 import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
 import type { StartedWorkflowColumn } from '../entities/json';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
-import { returnedRows } from './query-result';
+import { affectedCount, returnedRows } from './query-result';
 
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
 
@@ -250,7 +250,7 @@ export class RunsRepository {
           ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       params,
     );
-    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+    return affectedCount(result);
   }
 
   async stats(workspaceId: string, jobId: string, since: Date) {

@@ -1,6 +1,6 @@
 /** Clear English for a recurrence rule (`Every weekday at 09:00 (Europe/Berlin)`). Pure formatting. */
 import { MONTH_NAMES, WEEKDAY_NAMES } from '../calendar-names';
-import { fieldsOf } from './calendar';
+import { wallFields } from '../civil';
 import type { Rule, TimePoint } from './rule';
 
 /** Index 0 = Monday (RRULE numbering). */
@@ -76,7 +76,7 @@ function nthPhrase(n: number, day: number): string {
 
 export function formatDate(p: TimePoint, endOfDay = false): string {
   const fl = 'floating' in p ? p.floating : p.instant;
-  const f = fieldsOf(fl);
+  const f = wallFields(fl);
   const date = `${f.y}-${pad(f.m)}-${pad(f.d)}`;
   const sec = f.h * 3600 + f.mi * 60 + f.s;
   const z = 'instant' in p ? ' UTC' : '';

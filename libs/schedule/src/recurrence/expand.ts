@@ -18,14 +18,15 @@ import {
   civilFromDays,
   daysFromCivil,
   daysInMonth,
-  fieldsOf,
-  isLeap,
+  isLeapYear,
+  wallFields,
+  type WallFields,
   weekNo,
   weeksInYear,
-  weekday,
-} from './calendar';
+  weekdayFromMonday,
+} from '../civil';
+import { instantToWall, maxOffsetNear, rfc5545WallToInstant, type ZoneOffsets, zoneOffsets } from '../tz';
 import type { Rule, TimePoint } from './rule';
-import { ZoneOffsets } from './zone';
 
 /** Periods never start beyond this floating time (year 9999): a rule that has not fired by then never will. */
 const HORIZON_FL = daysFromCivil(10000, 1, 1) * DAY_MS;
@@ -103,7 +104,7 @@ export class Recurrence {
   private readonly hourSet: Set<number> | null;
   private readonly sortedMonths: number[] | null;
   /** Wall-clock fields of DTSTART. */
-  private readonly dtF: ReturnType<typeof fieldsOf>;
+  private readonly dtF: WallFields;
   private readonly minuteSet: Set<number> | null;
   private readonly secondSet: Set<number> | null;
 
@@ -111,19 +112,19 @@ export class Recurrence {
     readonly rule: Rule,
     opts: RecurrenceOptions,
   ) {
-    this.zone = ZoneOffsets.of(opts.zone);
+    this.zone = zoneOffsets(opts.zone);
     const z = this.zone;
     const dt: TimePoint = rule.dtstart ?? { instant: Math.floor(opts.anchor.getTime() / 1000) * 1000 };
     if ('floating' in dt) {
       this.dtFl = dt.floating;
-      this.dtInstant = z.toInstant(dt.floating);
+      this.dtInstant = rfc5545WallToInstant(z, dt.floating);
     } else {
       this.dtInstant = dt.instant;
-      this.dtFl = z.toFloating(dt.instant);
+      this.dtFl = instantToWall(z, dt.instant);
     }
     const until = rule.until
       ? 'floating' in rule.until
-        ? z.toInstant(rule.until.floating)
+        ? rfc5545WallToInstant(z, rule.until.floating)
         : rule.until.instant
       : Infinity;
     this.endLimit = Math.min(until, opts.endsAt ? opts.endsAt.getTime() : Infinity);
@@ -135,7 +136,7 @@ export class Recurrence {
         : -Infinity;
     this.anchorExclusive = !rule.dtstart && !!opts.anchorExclusive;
 
-    const f = fieldsOf(this.dtFl);
+    const f = wallFields(this.dtFl);
     const r = rule;
     const dateLevel = r.freq === 'YEARLY' || r.freq === 'MONTHLY' || r.freq === 'WEEKLY' || r.freq === 'DAILY';
     let byMonth = r.byMonth;
@@ -206,7 +207,7 @@ export class Recurrence {
       return true;
     }
     if (this.months && this.rule.freq === 'MONTHLY' && this.rule.interval > 1) {
-      const m0 = fieldsOf(this.dtFl).m - 1;
+      const m0 = wallFields(this.dtFl).m - 1;
       let reachable = false;
       for (let k = 0; k < 12; k++) {
         if (this.months.has(((m0 + k * this.rule.interval) % 12) + 1)) {
@@ -252,7 +253,7 @@ export class Recurrence {
     }
     if (this.yearDays) {
       const yd = dn - daysFromCivil(y, 1, 1) + 1;
-      const diy = isLeap(y) ? 366 : 365;
+      const diy = isLeapYear(y) ? 366 : 365;
       let ok = false;
       for (const v of this.yearDays) {
         if (v === yd || v === yd - diy - 1) {
@@ -279,7 +280,7 @@ export class Recurrence {
       }
     }
     if (this.plainDays) {
-      const wd = weekday(dn);
+      const wd = weekdayFromMonday(dn);
       if (this.plainDays.has(wd)) {
         return true;
       }
@@ -294,7 +295,7 @@ export class Recurrence {
           total = daysInMonth(y, m);
         } else {
           idx = dn - daysFromCivil(y, 1, 1) + 1;
-          total = isLeap(y) ? 366 : 365;
+          total = isLeapYear(y) ? 366 : 365;
         }
         const nth = Math.floor((idx - 1) / 7) + 1;
         const nthLast = -(Math.floor((total - idx) / 7) + 1);
@@ -357,7 +358,7 @@ export class Recurrence {
   private periodIndexOf(fl: number): number {
     const r = this.rule;
     const f = this.dtF;
-    const g = fieldsOf(fl);
+    const g = wallFields(fl);
     switch (r.freq) {
       case 'DAILY':
         return Math.floor((g.dayNum - f.dayNum) / r.interval);
@@ -434,8 +435,8 @@ export class Recurrence {
         budget.check();
       }
       const t = start + offsets[i]!;
-      const fl = this.zone.toFloating(t);
-      const f = fieldsOf(fl);
+      const fl = instantToWall(this.zone, t);
+      const f = wallFields(fl);
       if (!this.dayMatches(f.dayNum)) {
         continue;
       }
@@ -494,7 +495,7 @@ export class Recurrence {
       const unit = SUB_DAILY_MS[this.rule.freq];
       const step = unit * this.rule.interval;
       // period 0 starts at DTSTART truncated to its local unit
-      const f = fieldsOf(this.dtFl);
+      const f = wallFields(this.dtFl);
       const trunc =
         this.rule.freq === 'HOURLY' ? (f.mi * 60 + f.s) * 1000 : this.rule.freq === 'MINUTELY' ? f.s * 1000 : 0;
       const p0 = this.dtInstant - trunc;
@@ -509,13 +510,13 @@ export class Recurrence {
           return res;
         }
         // skip whole days (or hours) that the date/hour limits reject
-        const pf = fieldsOf(this.zone.toFloating(start));
+        const pf = wallFields(instantToWall(this.zone, start));
         if (
           step < DAY_MS &&
           !this.dayMatches(pf.dayNum) &&
-          !this.dayMatches(fieldsOf(this.zone.toFloating(start + unit - 1)).dayNum)
+          !this.dayMatches(wallFields(instantToWall(this.zone, start + unit - 1)).dayNum)
         ) {
-          const nextDay = this.zone.toInstant((pf.dayNum + 1) * DAY_MS);
+          const nextDay = rfc5545WallToInstant(this.zone, (pf.dayNum + 1) * DAY_MS);
           k = Math.max(k + 1, Math.floor((nextDay - p0) / step));
           continue;
         }
@@ -542,7 +543,7 @@ export class Recurrence {
 
     // date-level frequencies
     let k = 0;
-    const target = this.zone.toFloating(lowest) - 2 * DAY_MS;
+    const target = instantToWall(this.zone, lowest) - 2 * DAY_MS;
     if (!limitedCount) {
       k = Math.max(0, this.periodIndexOf(target));
     }
@@ -561,9 +562,9 @@ export class Recurrence {
       return true;
     };
     /** Lowest instant any candidate at or after floating `fl` can have. */
-    const instantFloor = (fl: number): number => fl - this.zone.maxOffsetNear(fl) * 60_000;
+    const instantFloor = (fl: number): number => fl - maxOffsetNear(this.zone, fl);
     // a rule that has not fired within a Gregorian cycle (400 years) of where we start never will
-    const horizon = Math.min(HORIZON_FL, Math.max(this.zone.toFloating(lowest), this.dtFl) + CYCLE_MS);
+    const horizon = Math.min(HORIZON_FL, Math.max(instantToWall(this.zone, lowest), this.dtFl) + CYCLE_MS);
     for (let iter = 0; ; iter++) {
       budget.check();
       const [a] = this.periodDays(k);
@@ -608,7 +609,7 @@ export class Recurrence {
           return res;
         }
         // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
-        pending.push(fl === this.dtFl ? this.dtInstant : this.zone.toInstant(fl));
+        pending.push(fl === this.dtFl ? this.dtInstant : rfc5545WallToInstant(this.zone, fl));
       }
       k++;
     }

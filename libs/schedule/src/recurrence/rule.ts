@@ -4,7 +4,7 @@
  *
  * - Date-level frequencies (`YEARLY`, `MONTHLY`, `WEEKLY`, `DAILY`) expand in *floating* local wall
  *   time in the schedule's zone, then become instants under the RFC 5545 DST policy
- *   (see `ZoneOffsets.toInstant`).
+ *   (see `rfc5545WallToInstant` in tz.ts).
  * - Sub-daily frequencies (`HOURLY`, `MINUTELY`, `SECONDLY`) step in elapsed time from `DTSTART`
  *   (`every 2 hours` is always 2 real hours apart, also across a DST change); their `BY*` limits
  *   are checked against the local wall time of each candidate.

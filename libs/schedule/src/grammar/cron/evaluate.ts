@@ -8,10 +8,10 @@
  * time repeated by a fall-back fires once, at its first instance.
  */
 import type { Budget } from '../../types';
-import { civilFromDays, daysFromCivil, daysInMonth, wallToInstant, type ZoneOffsets } from '../../tz';
+import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth } from '../../civil';
+import { wallToInstant, type ZoneOffsets } from '../../tz';
 import type { CronFields } from './parse';
 
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const MIN_MS = 60_000;
 const NONE = 99;

@@ -14,12 +14,12 @@
 import { MONTH_NAMES } from '../../calendar-names';
 import { errorAt } from '../../errors';
 import type { ScheduleError } from '../../types';
-import { DAY_MS, daysInMonth, fieldsOf, floating } from '../../recurrence/calendar';
+import { DAY_MS, daysInMonth, wallFields, wallFromFields } from '../../civil';
 import { describeRule, clock, formatDate } from '../../recurrence/describe';
 import type { DescribeExtras } from '../../recurrence/describe';
 import { emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule } from '../../recurrence/rule';
-import { ZoneOffsets } from '../../recurrence/zone';
+import { instantToWall, rfc5545WallToInstant, type ZoneOffsets, zoneOffsets } from '../../tz';
 import type { Span, Spec } from './parser';
 import type { Unit } from './vocab';
 
@@ -43,7 +43,7 @@ export function buildNatural(
   const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
     errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
   };
-  const z = ZoneOffsets.of(zone);
+  const z = zoneOffsets(zone);
 
   // ---- one-offs ------------------------------------------------------------------------------
   if (spec.oneOff) {
@@ -89,7 +89,7 @@ export function buildNatural(
     } else {
       let fl: number;
       if (o.kind === 'in') {
-        const f = fieldsOf(z.toFloating(ref));
+        const f = wallFields(instantToWall(z, ref));
         let { y, m, d } = f;
         if (o.unit === 'day' || o.unit === 'week') {
           d += o.n * (o.unit === 'week' ? 7 : 1);
@@ -100,20 +100,21 @@ export function buildNatural(
           m = (mi % 12) + 1;
           d = Math.min(d, daysInMonth(y, m));
         }
-        fl = floating(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
+        fl =
+          wallFromFields(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
       } else if (o.kind === 'day' || o.kind === 'next') {
-        const f = fieldsOf(z.toFloating(ref));
+        const f = wallFields(instantToWall(z, ref));
         const offset = o.kind === 'day' ? o.offset : (o.weekday - f.wd + 7) % 7 || 7;
         fl = (f.dayNum + offset) * DAY_MS + (time ? time.sec : 0) * 1000;
       } else {
         fl = o.fl + (time ? time.sec * 1000 : 0);
       }
-      instant = z.toInstant(fl);
+      instant = rfc5545WallToInstant(z, fl);
     }
     const rule = emptyRule('DAILY');
     rule.count = 1;
     rule.dtstart = { instant };
-    const local = formatDate({ floating: z.toFloating(instant) });
+    const local = formatDate({ floating: instantToWall(z, instant) });
     return {
       built: {
         rule,
@@ -128,7 +129,7 @@ export function buildNatural(
   let usesReference = false;
   if (spec.starting?.relDays !== undefined) {
     usesReference = true;
-    const day = fieldsOf(z.toFloating(reference.getTime())).dayNum + spec.starting.relDays;
+    const day = wallFields(instantToWall(z, reference.getTime())).dayNum + spec.starting.relDays;
     spec.starting = { ...spec.starting, fl: day * DAY_MS + spec.starting.fl, relDays: undefined };
   }
 
@@ -449,11 +450,11 @@ export function buildNatural(
       ) {
         usesReference ||= !spec.starting;
         if (rule.freq === 'YEARLY' && !rule.byMonth && !rule.byMonthDay) {
-          const f = fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime()));
+          const f = wallFields(spec.starting?.fl ?? instantToWall(zoneOffsets(zone), reference.getTime()));
           rule.byMonth = [f.m];
           rule.byMonthDay = [f.d];
         } else if (rule.freq === 'MONTHLY' && !rule.byMonthDay) {
-          rule.byMonthDay = [fieldsOf(spec.starting?.fl ?? ZoneOffsets.of(zone).toFloating(reference.getTime())).d];
+          rule.byMonthDay = [wallFields(spec.starting?.fl ?? instantToWall(zoneOffsets(zone), reference.getTime())).d];
         }
         rule.freq = 'DAILY';
         rule.bySetPos = g.positions;
@@ -519,13 +520,13 @@ function phaseStart(
   sec: number,
   stepSec: number,
 ): { floating: number } | { instant: number } {
-  const day = fieldsOf(z.toFloating(ref)).dayNum;
-  const origin = z.toInstant(day * DAY_MS + sec * 1000);
+  const day = wallFields(instantToWall(z, ref)).dayNum;
+  const origin = rfc5545WallToInstant(z, day * DAY_MS + sec * 1000);
   const stepMs = stepSec * 1000;
   const refS = Math.floor(ref / 1000) * 1000;
   const first = origin > refS ? origin : origin + (Math.floor((refS - origin) / stepMs) + 1) * stepMs;
-  const fl = z.toFloating(first);
-  return z.toInstant(fl) === first ? { floating: fl } : { instant: first };
+  const fl = instantToWall(z, first);
+  return rfc5545WallToInstant(z, fl) === first ? { floating: fl } : { instant: first };
 }
 
 const MONTHS = MONTH_NAMES;

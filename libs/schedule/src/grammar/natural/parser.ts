@@ -6,7 +6,7 @@
 import { MONTH_NAMES } from '../../calendar-names';
 import { errorAt, suggestAll } from '../../errors';
 import type { Budget, ScheduleError } from '../../types';
-import { daysInMonth, floating } from '../../recurrence/calendar';
+import { daysInMonth, wallFromFields } from '../../civil';
 import { MAX_INTERVAL } from '../../recurrence/rule';
 import type { Tok } from './lexer';
 import { tokenize } from './lexer';
@@ -1383,7 +1383,7 @@ class Parser {
     if (bad) {
       return null;
     }
-    let fl = floating(y, mo, d, t.h, t.mi, t.s);
+    let fl = wallFromFields(y, mo, d, t.h, t.mi, t.s);
     let hasTime = !!t.hasTime;
     if (!hasTime && this.is('at') && this.isTimeStartAt(1, true)) {
       const save = this.i;

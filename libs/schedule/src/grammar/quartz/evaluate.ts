@@ -16,19 +16,9 @@
  * the current wall-clock milliseconds; here it carries 0.
  */
 import type { Budget } from '../../types';
-import {
-  civilFromDays,
-  classifyWall,
-  daysInMonth,
-  instantToWall,
-  lenientWallToInstant,
-  wallFromFields,
-  weekdayOfDays,
-  type ZoneOffsets,
-} from '../../tz';
+import { civilFromDays, DAY_MS, daysInMonth, wallFromFields, weekdayFromSunday } from '../../civil';
+import { classifyWall, instantToWall, lenientWallToInstant, type ZoneOffsets } from '../../tz';
 import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
-
-const DAY_MS = 86_400_000;
 
 /** Emulates the parts of lenient `java.util.GregorianCalendar` that getTimeAfter uses. */
 class JavaCalendar {
@@ -115,7 +105,7 @@ class JavaCalendar {
   /** Calendar.DAY_OF_WEEK: 1 = Sunday … 7 = Saturday. */
   getDayOfWeek(): number {
     this.complete();
-    return weekdayOfDays(Math.floor(wallFromFields(this.year, this.month + 1, this.day) / DAY_MS)) + 1;
+    return weekdayFromSunday(Math.floor(wallFromFields(this.year, this.month + 1, this.day) / DAY_MS)) + 1;
   }
   setYear(v: number): void {
     this.year = v;
@@ -326,7 +316,7 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
       if (smallestDayForWeekday !== undefined) {
         day = smallestDayForWeekday;
         const ldom = daysInMonth(year, mon);
-        const dow = weekdayOfDays(Math.floor(wallFromFields(year, mon, day) / DAY_MS)) + 1;
+        const dow = weekdayFromSunday(Math.floor(wallFromFields(year, mon, day) / DAY_MS)) + 1;
         if (dow === 7 && day === 1) {
           day += 2;
         } else if (dow === 7) {

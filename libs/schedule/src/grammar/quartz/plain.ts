@@ -18,11 +18,11 @@
  * this is one pass over the sets per fire time.
  */
 import { UNLIMITED_BUDGET } from '../../budget';
-import { civilFromDays, weekdayOfDays, type ZoneOffsets } from '../../tz';
+import { civilFromDays, DAY_MS, weekdayFromSunday } from '../../civil';
+import type { ZoneOffsets } from '../../tz';
 import { CronMatcher } from '../cron/evaluate';
 import { ALL_SPEC, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
 
-const DAY_MS = 86_400_000;
 /** Beyond this many days ahead the port answers (rare dates: Feb 29 on a Monday …). */
 const MAX_DAYS_AHEAD = 400;
 
@@ -172,7 +172,7 @@ export function plainNextWall(p: PlainQuartz, startWall: number): { wall: number
     if (!p.months[m]) {
       continue;
     }
-    if (p.daysOfMonth ? !p.daysOfMonth[d] : !(p.daysOfWeek as boolean[])[weekdayOfDays(day)]) {
+    if (p.daysOfMonth ? !p.daysOfMonth[d] : !(p.daysOfWeek as boolean[])[weekdayFromSunday(day)]) {
       continue;
     }
     const second = firstTimeOfDay(p, from);

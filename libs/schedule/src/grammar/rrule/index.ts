@@ -1,6 +1,6 @@
 /**
  * Raw RFC 5545 recurrence rules (kind `rrule`). Expansion follows RFC 5545 at DST changes (see
- * recurrence/zone.ts); sub-daily frequencies step in elapsed time (see recurrence/rule.ts).
+ * `rfc5545WallToInstant` in tz.ts); sub-daily frequencies step in elapsed time (see recurrence/rule.ts).
  *
  * Zone: `DTSTART;TZID=…` sets the expansion zone (it must agree with the input's `timezone`
  * unless that is `UTC`/absent); a UTC `DTSTART` (`…Z`) is an instant, read as wall time in the
@@ -16,7 +16,7 @@ import { ruleSchedule } from '../../recurrence/schedule';
 import { parseRrule } from './parser';
 import { Recurrence } from '../../recurrence/expand';
 import { formatDate } from '../../recurrence/describe';
-import { ZoneOffsets } from '../../recurrence/zone';
+import { instantToWall, zoneOffsets } from '../../tz';
 import type { Rule } from '../../recurrence/rule';
 
 /** `Once at 2026-12-01 09:00` for a COUNT=1 rule with a DTSTART. */
@@ -25,7 +25,7 @@ function once(rule: Rule, timezone: string): string {
   if (!first) {
     return describeRule(rule);
   }
-  const local = formatDate({ floating: ZoneOffsets.of(timezone).toFloating(first.getTime()) });
+  const local = formatDate({ floating: instantToWall(zoneOffsets(timezone), first.getTime()) });
   return `Once at ${local.includes(' ') ? local : `${local} 00:00`}`;
 }
 

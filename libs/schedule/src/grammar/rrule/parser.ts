@@ -6,10 +6,10 @@
  */
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
-import { daysInMonth, floating } from '../../recurrence/calendar';
+import { daysInMonth, wallFromFields } from '../../civil';
 import { FREQS, MAX_INTERVAL, WEEKDAY_CODES, emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule, TimePoint, WeekdayNum } from '../../recurrence/rule';
-import { ZoneOffsets } from '../../recurrence/zone';
+import { hasZoneOffsets } from '../../tz';
 
 export interface RruleParse {
   rule: Rule | null;
@@ -74,7 +74,7 @@ export function parseRrule(expr: string): RruleParse {
       err(start, start + text.length, 'out_of_range', `${what} ${text} is not a valid date-time`);
       return null;
     }
-    const fl = floating(y, mo, d, h, mi, s);
+    const fl = wallFromFields(y, mo, d, h, mi, s);
     return m[7] ? { instant: fl } : { floating: fl };
   };
 
@@ -112,7 +112,7 @@ export function parseRrule(expr: string): RruleParse {
             'invalid_value',
             'the only DTSTART parameter supported is TZID (`DTSTART;TZID=Europe/Berlin:…`)',
           );
-        } else if (!ZoneOffsets.isValid(m[1]!)) {
+        } else if (!hasZoneOffsets(m[1]!)) {
           err(at + 13, at + colon, 'unknown_timezone', `unknown time zone "${m[1]}"`);
         } else {
           tzid = m[1]!;
