@@ -5,6 +5,7 @@ import {
   CHANNEL_VERIFICATION_WORKFLOW,
   type ChannelVerificationInput,
 } from '@svc/workflows/definitions';
+import { tolerating } from './tolerated-temporal-errors';
 
 /**
  * Starts alert workflows (docs/alerts.md) on the alerts task queue. The worker starts one per
@@ -23,34 +24,26 @@ export class AlertWorkflowGateway {
    */
   async startAlert(eventId: string): Promise<void> {
     const input: AlertWorkflowInput = { eventId };
-    try {
-      await this.client.workflow.start(ALERT_WORKFLOW, {
+    await tolerating(WorkflowExecutionAlreadyStartedError, () =>
+      this.client.workflow.start(ALERT_WORKFLOW, {
         workflowId: eventId,
         taskQueue: this.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        throw err;
-      }
-    }
+      }),
+    );
   }
 
   /** Mails the channel a confirmation link; `requestId` makes each request its own workflow. */
   async startVerification(channelId: string, requestId: string): Promise<void> {
     const input: ChannelVerificationInput = { channelId };
-    try {
-      await this.client.workflow.start(CHANNEL_VERIFICATION_WORKFLOW, {
+    await tolerating(WorkflowExecutionAlreadyStartedError, () =>
+      this.client.workflow.start(CHANNEL_VERIFICATION_WORKFLOW, {
         workflowId: `verify-${channelId}-${requestId}`,
         taskQueue: this.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        throw err;
-      }
-    }
+      }),
+    );
   }
 }

@@ -20,6 +20,7 @@ import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/d
 
 import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 import type { PendingAttemptFacts } from './stuck-runs';
+import { tolerating } from './tolerated-temporal-errors';
 
 /** A pending activity of a run workflow, as DescribeWorkflowExecution reports it. */
 export interface PendingAttemptView extends PendingAttemptFacts {
@@ -86,13 +87,9 @@ export class JobWorkflowGateway {
 
   /** Stops the job's workflow; a workflow that is already gone is fine. */
   async deleteJob(jobId: string): Promise<void> {
-    try {
-      await this.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobDeletedSignal);
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) {
-        throw err;
-      }
-    }
+    await tolerating(WorkflowNotFoundError, () =>
+      this.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobDeletedSignal),
+    );
   }
 
   /**
@@ -106,8 +103,8 @@ export class JobWorkflowGateway {
    * activity's summary.
    */
   async startRun(input: RunWorkflowInput, options: { eager?: boolean } = {}): Promise<void> {
-    try {
-      await this.client.workflow.start(RUN_WORKFLOW, {
+    await tolerating(WorkflowExecutionAlreadyStartedError, () =>
+      this.client.workflow.start(RUN_WORKFLOW, {
         staticSummary: runSummary(input.display, input),
         staticDetails: runDetails(input.display, input),
         workflowId: input.runId,
@@ -116,12 +113,8 @@ export class JobWorkflowGateway {
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         typedSearchAttributes: runSearchAttributes(input),
         ...(options.eager ? { requestEagerStart: true } : {}),
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        throw err;
-      }
-    }
+      }),
+    );
   }
 
   /**
@@ -163,12 +156,6 @@ export class JobWorkflowGateway {
 
   /** Requests cancellation of a run workflow (job deleted); gone already is fine. */
   async cancelRun(runId: string): Promise<void> {
-    try {
-      await this.client.workflow.getHandle(runId).cancel();
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) {
-        throw err;
-      }
-    }
+    await tolerating(WorkflowNotFoundError, () => this.client.workflow.getHandle(runId).cancel());
   }
 }
