@@ -143,7 +143,11 @@ describe('dashboard in Chromium', () => {
     runId = page.url().split('/runs/')[1];
     const attempts = page.getByTestId('attempts');
     // The run and its job load separately: "1 of N" once the job's retry policy has arrived.
-    await attempts.locator('tbody tr').first().locator('td', { hasText: /^1 of \d+$/ }).waitFor();
+    await attempts
+      .locator('tbody tr')
+      .first()
+      .locator('td', { hasText: /^1 of \d+$/ })
+      .waitFor();
     const cells = await attempts.locator('tbody tr').first().locator('td').allTextContents();
     expect(cells.slice(0, 3)).toEqual([expect.stringMatching(/^1 of \d+$/), 'success', '200']);
     expect(cells[5]).toContain(`POST ${receiver.url}/hooks/nightly`);

@@ -9,10 +9,10 @@ const durationLike = fc
 
 /** Numbers around the digit bound, with leading zeros, in every unit: totals near and past 2^53. */
 const longNumbers = fc
-  .array(
-    fc.tuple(fc.stringMatching(/^0{0,3}[1-9][0-9]{5,9}$/), fc.constantFrom('d', 'h', 'm', 's', 'ms')),
-    { minLength: 1, maxLength: 5 },
-  )
+  .array(fc.tuple(fc.stringMatching(/^0{0,3}[1-9][0-9]{5,9}$/), fc.constantFrom('d', 'h', 'm', 's', 'ms')), {
+    minLength: 1,
+    maxLength: 5,
+  })
   .map((parts) => parts.map(([digits, unit]) => digits + unit).join(''));
 
 describe('durationPattern (the document’s pattern for a duration with a minimum)', () => {
