@@ -34,6 +34,8 @@ import {
   JOB_WORKFLOW,
   jobChangedSignal,
   jobDeletedSignal,
+  describeJobQuery,
+  parkedTaskQueue,
   runFinishedSignal,
   type JobSnapshot,
   type JobWorkflowInput,
@@ -68,6 +70,8 @@ class Recorder {
   private lastPlanNow = 0;
   /** With a burst estimate (issue 25): the plan activity computes leads as the worker's does. */
   burst: { size: number; registered: Array<{ at: number; register: boolean }> } | null = null;
+  /** With parking (issue 25): the plan tells the job where to park, as the worker's does. */
+  park: { taskQueue: string; afterMs: number } | null = null;
   readonly config = {
     scheduler: {
       misfire_threshold_ms: MINUTE,
@@ -91,6 +95,9 @@ class Recorder {
       planOccurrences: async (input) => {
         this.lastPlanNow = Date.parse(input.now);
         const burst = this.burst;
+        if (this.park !== null) {
+          return createScheduleActivities({ config: this.config, park: this.park }).planOccurrences(input);
+        }
         if (burst === null) {
           return planOccurrences(input, this.config.scheduler.misfire_threshold_ms);
         }
@@ -463,6 +470,107 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       await deleteJob(snapshot.jobId);
     });
   }, 180_000);
+
+  describe('parked idle jobs (issue 25)', () => {
+    const parkedQueue = parkedTaskQueue(taskQueue);
+
+    /** The job worker and, as in production, a worker with no cache on the parked queue. */
+    async function withParkingWorkers<T>(body: () => Promise<T>): Promise<T> {
+      const parked = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: parkedQueue,
+        workflowBundle,
+        maxCachedWorkflows: 0,
+      });
+      return withWorker(() => parked.runUntil(body));
+    }
+
+    beforeEach(() => {
+      recorder.park = { taskQueue: parkedQueue, afterMs: 5 * MINUTE };
+    });
+
+    /** Waits until the job's latest run sleeps on the parked task queue. */
+    async function untilParked(jobId: string): Promise<void> {
+      await waitFor(async () => ((await latest(jobId).describe()).taskQueue === parkedQueue ? true : null));
+    }
+
+    it('should sleep an hourly job on the parked queue and still open every run at its instant', async () => {
+      const snapshot = snapshotOf({ expr: 'every 1 hour' });
+      await withParkingWorkers(async () => {
+        const { handle, startedAt } = await startJob(snapshot);
+        // Past its first occurrence (which may be too close to park for), it sleeps parked.
+        await advance(2 * HOUR);
+        await untilParked(snapshot.jobId);
+        const now = await env.currentTimeMs();
+        const waiting = await latest(snapshot.jobId).query(describeJobQuery);
+        expect(waiting.waitingFor).toContain(`parked until`);
+        expect(waiting.nextOccurrences).toEqual(instantsBetween(HOUR, now, now + HOUR));
+        // The parked run answers the reconciler's memo check without a signal.
+        expect((await latest(snapshot.jobId).describe()).memo).toEqual({ revision: 1 });
+
+        await advance(22 * HOUR);
+        const until = await env.currentTimeMs();
+        const decisions = recorder.decisions();
+        expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(HOUR, startedAt, until));
+        for (const decision of decisions) {
+          const lateBy = recorder.decidedAt(decision.runId) - Date.parse(decision.scheduledAt);
+          expect(lateBy).toBeGreaterThanOrEqual(0);
+          expect(lateBy).toBeLessThan(snapshot.misfireThresholdMs);
+        }
+        // Between occurrences it waits parked again (it went back and forth, 2 runs an hour).
+        await untilParked(snapshot.jobId);
+        const first = env.client.workflow.getHandle(snapshot.jobId, handle.firstExecutionRunId);
+        expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
+        await deleteJob(snapshot.jobId);
+      });
+    }, 180_000);
+
+    it('should apply a change signalled while parked at once, and end on a delete while parked', async () => {
+      const snapshot = snapshotOf({ expr: 'every 1 hour' });
+      await withParkingWorkers(async () => {
+        await startJob(snapshot);
+        await advance(2 * HOUR);
+        await untilParked(snapshot.jobId);
+        const before = recorder.decisions().length;
+        const changedAt = await env.currentTimeMs();
+        await latest(snapshot.jobId).signal(jobChangedSignal, {
+          ...snapshot,
+          revision: 2,
+          version: 2,
+          schedule: { ...snapshot.schedule, expr: 'every 10 minutes' },
+        });
+        // Back on its task queue with the new schedule (it may park again for the next 10 minutes).
+        // Read from the memo, not queried: a query racing the continue-as-new holds the test
+        // server's clock.
+        await waitFor(async () => ((await latest(snapshot.jobId).describe()).memo?.revision === 2 ? true : null));
+        await advance(HOUR);
+        const until = await env.currentTimeMs();
+        const decided = recorder
+          .decisions()
+          .slice(before)
+          .map((d) => d.scheduledAt);
+        expect(decided).toEqual(instantsBetween(10 * MINUTE, changedAt, until));
+
+        await advance(8 * HOUR);
+        await untilParked(snapshot.jobId);
+        await deleteJob(snapshot.jobId);
+        expect((await latest(snapshot.jobId).describe()).status.name).toBe('COMPLETED');
+      });
+    }, 180_000);
+
+    it('should not park a job that wakes sooner than park_idle_after', async () => {
+      const snapshot = snapshotOf({ expr: 'every 1 minute' });
+      await withParkingWorkers(async () => {
+        const { handle } = await startJob(snapshot);
+        await advance(30 * MINUTE);
+        expect(recorder.decisions().length).toBeGreaterThanOrEqual(29);
+        const current = await latest(snapshot.jobId).describe();
+        expect(current.taskQueue).toBe(taskQueue);
+        expect(current.runId).toBe(handle.firstExecutionRunId);
+        await deleteJob(snapshot.jobId);
+      });
+    }, 180_000);
+  });
 
   it('should open no run during a pause of hours and resume from the resume, without catch-up', async () => {
     const snapshot = snapshotOf();

@@ -63,6 +63,16 @@ export interface OccurrencePlan {
   burst?: number;
   /** The workspace gate, read when asked with `gate` and occurrences are due. */
   gate?: WorkspaceGate;
+  /**
+   * Set when the worker parks idle jobs (issue 25, `worker.park_idle_after`): a job whose wake is
+   * further away than `afterMs` waits on `taskQueue` instead of in the worker's cache.
+   */
+  park?: ParkSettings;
+}
+
+export interface ParkSettings {
+  taskQueue: string;
+  afterMs: number;
 }
 
 export interface ScheduleActivities {

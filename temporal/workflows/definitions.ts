@@ -100,6 +100,25 @@ export const OCCURRENCE_RUN_ID_PATCH = 'occurrence-run-id';
  * keep the fixed `prepareAheadMs` and the longer history until they continue-as-new.
  */
 export const PREPARED_BURSTS_PATCH = 'prepared-bursts';
+/**
+ * Issue 25: a job whose next wake is far away parks (continues-as-new onto the parked task queue,
+ * whose worker caches nothing) instead of sleeping in the worker's cache. Executions begun before
+ * it never park; they sleep as they recorded.
+ */
+export const PARKED_JOBS_PATCH = 'parked-idle-jobs';
+
+/**
+ * A parked job run (issue 25): it only waits, for `until` or a signal, on the parked task queue,
+ * then continues-as-new back onto `returnTo` with its state, where it plans as usual.
+ */
+export interface ParkedJob {
+  /** When to go back (ISO): a margin before the wake of `next`. */
+  until: string;
+  /** The occurrence it will prepare next (ISO), for the describe query. */
+  next: string;
+  /** The task queue it came from and goes back to. */
+  returnTo: string;
+}
 
 /** A run the job workflow started and waits to hear the end of (overlap policies other than allow). */
 export interface TrackedRun {
@@ -119,6 +138,10 @@ export interface JobWorkflowInput {
   leadMs?: number;
   /** Carried across continue-as-new: the instant the job is counted at in the burst estimate. */
   registered?: string | null;
+  /** Set on a parked run only (issue 25): it waits on the parked task queue. */
+  parked?: ParkedJob;
+  /** Carried from a parked run: a snapshot signalled while parked, applied as any signalled one. */
+  pending?: JobSnapshot | null;
 }
 
 export interface RunWorkflowInput {
@@ -258,4 +281,9 @@ export interface ChannelVerificationInput {
  */
 export function alertsTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-alerts`;
+}
+
+/** The task queue of parked job runs (issue 25), served by a worker with no workflow cache. */
+export function parkedTaskQueue(jobsTaskQueue: string): string {
+  return `${jobsTaskQueue}-parked`;
 }

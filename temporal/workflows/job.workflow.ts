@@ -1,6 +1,7 @@
 import {
   condition,
   continueAsNew,
+  makeContinueAsNewFunc,
   patched,
   proxyLocalActivities,
   setCurrentDetails,
@@ -17,11 +18,13 @@ import {
   runFinishedSignal,
   JOB_PATH_PATCH,
   OCCURRENCE_RUN_ID_PATCH,
+  PARKED_JOBS_PATCH,
   PREPARED_BURSTS_PATCH,
   type JobSnapshot,
   type JobWorkflowDescription,
   type JobWorkflowInput,
   type JobWorkflowMemo,
+  type ParkedJob,
   type TrackedRun,
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
@@ -47,6 +50,11 @@ const HISTORY_LIMIT = 4_000;
  * this much when it wakes after being evicted from the worker's cache, and holds less while cached.
  */
 const SHORT_HISTORY_LIMIT = 500;
+/**
+ * A parked job goes back to its task queue this long before its wake: the way back (a timer, a
+ * replay, continue-as-new, a plan) must be done before the occurrence's preparation begins.
+ */
+const UNPARK_MARGIN_MS = 30_000;
 
 /**
  * One per job (workflow id = job id). Owns timing and the occurrence rules: computes the next
@@ -58,6 +66,9 @@ const SHORT_HISTORY_LIMIT = 500;
  * for overlap policies that need it, where the run signals `runFinished`.
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
+  if (input.parked) {
+    return parkedJob(input, input.parked);
+  }
   if (!patched(JOB_PATH_PATCH)) {
     return legacyJobWorkflow(input, (carried) => continueAsNew<typeof jobWorkflow>(carried));
   }
@@ -71,7 +82,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   let after = input.after ?? nowIso();
   let inFlight: TrackedRun[] = input.inFlight ?? [];
   let queued: TrackedRun | null = input.queued ?? null;
-  let pending: JobSnapshot | null = null;
+  let pending: JobSnapshot | null = input.pending ?? null;
   let deleted = false;
 
   setHandler(jobChangedSignal, (next) => {
@@ -225,6 +236,32 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
         ...(prepared ? { leadMs: plannedLead ?? undefined, registered } : {}),
       });
     }
+    // Idle jobs park (issue 25): a long sleep is spent out of the worker's cache, on the parked
+    // task queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to
+    // track: a parked run does nothing but wait.
+    const wakeAt = Date.parse(plan.next) - nextLead;
+    if (
+      plan.park &&
+      wakeAt - Date.now() > plan.park.afterMs &&
+      inFlight.length === 0 &&
+      queued === null &&
+      !changed() &&
+      patched(PARKED_JOBS_PATCH)
+    ) {
+      await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: plan.park.taskQueue })({
+        snapshot,
+        after,
+        inFlight,
+        queued,
+        leadMs: plannedLead ?? undefined,
+        registered,
+        parked: {
+          until: new Date(wakeAt - UNPARK_MARGIN_MS).toISOString(),
+          next: plan.next,
+          returnTo: workflowInfo().taskQueue,
+        },
+      });
+    }
     const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
     waitFor(`the timer of the occurrence ${plan.next} (it wakes ${nextLead} ms before${burst})`, plan.next);
     await condition(changed, Math.max(1, Date.parse(plan.next) - nextLead - Date.now()));
@@ -276,6 +313,55 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       await jobs.cancelRuns({ runIds: outcome.cancel });
     }
   }
+}
+
+/**
+ * A parked run (issue 25): on the parked task queue, whose worker keeps no workflow in memory, it
+ * waits for its time to go back or for a signal, then continues-as-new onto the task queue it came
+ * from, carrying its state and any snapshot signalled meanwhile (applied there as usual). A delete
+ * just ends it: a job parks only with no run to track or cancel. No activity runs here.
+ */
+async function parkedJob(input: JobWorkflowInput, parked: ParkedJob): Promise<void> {
+  const { snapshot } = input;
+  let pending: JobSnapshot | null = input.pending ?? null;
+  let deleted = false;
+  let inFlight: TrackedRun[] = input.inFlight ?? [];
+  setHandler(jobChangedSignal, (next) => {
+    if (next.revision > (pending ?? snapshot).revision) {
+      pending = next;
+    }
+  });
+  setHandler(jobDeletedSignal, () => {
+    deleted = true;
+  });
+  setHandler(runFinishedSignal, (runId) => {
+    inFlight = inFlight.filter((run) => run.runId !== runId);
+  });
+  const describe = (): JobWorkflowDescription => ({
+    jobId: snapshot.jobId,
+    revision: snapshot.revision,
+    version: snapshot.version,
+    state: snapshot.state,
+    overlapPolicy: snapshot.overlapPolicy ?? 'allow',
+    display: snapshot.display ?? null,
+    nextOccurrences: [parked.next],
+    doneUntil: input.after ?? parked.until,
+    inFlight,
+    queued: input.queued ?? null,
+    pendingRevision: pending?.revision ?? null,
+    waitingFor:
+      `the timer of the occurrence ${parked.next}, parked until ${parked.until} ` +
+      `on task queue ${workflowInfo().taskQueue} (out of the worker's memory)`,
+  });
+  setHandler(describeJobQuery, describe);
+  upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
+  setCurrentDetails(describeJobState(describe()));
+  await condition(() => deleted || pending !== null, Math.max(1, Date.parse(parked.until) - Date.now()));
+  if (deleted) {
+    return;
+  }
+  const { parked: _left, ...state } = input;
+  await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: parked.returnTo })({ ...state, inFlight, pending });
 }
 
 /** The job workflow's state in words, for the Temporal Web UI's current details. */

@@ -24,7 +24,7 @@ import {
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { alertsTaskQueue } from '@svc/workflows/definitions';
+import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
@@ -218,6 +218,15 @@ const jobProviders: Provider[] = [
         metrics,
         bursts,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+        // WorkerService runs the parked queue's worker whenever parking is on (issue 25).
+        ...(config.worker.park_idle_after_ms > 0
+          ? {
+              park: {
+                taskQueue: parkedTaskQueue(config.temporal.task_queue),
+                afterMs: config.worker.park_idle_after_ms,
+              },
+            }
+          : {}),
       }),
   },
 ];

@@ -7,6 +7,7 @@ import type {
   WorkspacesRepository,
 } from '@svc/persistence';
 import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
+import type { ParkSettings } from '@svc/workflows/activity-types';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
 import { createRunActivities } from './run.activities';
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   warn?: (message: string) => void;
   /** Prometheus instruments; absent in tests that do not look at them. */
   metrics?: WorkerMetrics;
+  /** Where idle jobs park (issue 25); only with a worker on the parked task queue. */
+  park?: ParkSettings;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
@@ -39,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
       config: deps.config,
       warn: deps.warn,
       readGate: (input) => job.readWorkspaceGate(input),
+      park: deps.park,
     }),
     ...job,
     ...run,

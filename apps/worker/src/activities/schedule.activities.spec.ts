@@ -266,4 +266,23 @@ describe('the plan activity with prepared bursts (issue 25)', () => {
     expect(plan.onTime).toEqual(['2026-01-01T10:01:00.000Z']);
     expect(down.warnings[0]).toMatch(/connection refused/);
   });
+
+  it('should tell a plan that prepares its next occurrence where to park, only from a worker that parks', async () => {
+    const park = { taskQueue: 'svc-jobs-parked', afterMs: 300_000 };
+    const parking = createScheduleActivities({ config, park });
+    expect((await parking.planOccurrences(input('2026-01-01T10:00:30.000Z'))).park).toEqual(park);
+    // A plan recorded without `prepare` (older code) never parks: its workflow would not know how.
+    const { prepare: _none, ...unprepared } = input('2026-01-01T10:00:30.000Z');
+    expect((await parking.planOccurrences(unprepared)).park).toBeUndefined();
+    // A worker without a parked queue (tests, parking off) never sends a job where none polls.
+    const notParking = createScheduleActivities({ config });
+    expect((await notParking.planOccurrences(input('2026-01-01T10:00:30.000Z'))).park).toBeUndefined();
+    // A series that has ended has no next wake to park for.
+    const ended = await parking.planOccurrences({
+      ...input('2026-01-01T10:00:30.000Z'),
+      schedule: schedule('0 * * * * ?', { count: 1 }),
+    });
+    expect(ended.next).toBeNull();
+    expect(ended.park).toBeUndefined();
+  });
 });

@@ -3,6 +3,7 @@ import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
 import type {
   OccurrencePlan,
+  ParkSettings,
   PlanOccurrencesInput,
   ScheduleActivities,
   WorkspaceGate,
@@ -21,6 +22,11 @@ export interface ScheduleActivityDeps {
   warn?: (message: string) => void;
   /** Reads the workspace gate (the job activity's), for plans asked with `gate`. */
   readGate?: (input: { workspaceId: string; month: string }) => Promise<WorkspaceGate>;
+  /**
+   * Where idle jobs park (issue 25): given only by a worker that serves the parked task queue, so a
+   * worker without it (tests, a release that parks nothing) never sends a job where none polls.
+   */
+  park?: ParkSettings;
 }
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
@@ -37,6 +43,9 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
       let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms);
       if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
         plan = { ...plan, gate: await deps.readGate(input.gate) };
+      }
+      if (deps.park && input.prepare && plan.next !== null) {
+        plan = { ...plan, park: deps.park };
       }
       return deps.bursts && input.prepare && plan.next !== null
         ? { ...plan, ...(await leadOf(plan.next, plan, input, deps.bursts, deps.config, deps.warn)) }

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { JobsRepository } from '@svc/persistence';
 import { type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
-import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflows/definitions';
+import { JOB_WORKFLOW, type JobWorkflowMemo, parkedTaskQueue } from '@svc/workflows/definitions';
 import type { Client } from '@temporalio/client';
 
 const PAGE = 1_000;
@@ -35,7 +35,11 @@ export async function reconcileJobWorkflows(deps: {
   const report: ReconcileReport = { checked: 0, upserted: 0, stopped: 0 };
 
   const running = new Map<string, number | null>();
-  const query = `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.temporal.task_queue}'`;
+  // Parked job runs (issue 25) wait on the parked task queue: they are this deployment's too.
+  const queues = [config.temporal.task_queue, parkedTaskQueue(config.temporal.task_queue)];
+  const query =
+    `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND ` +
+    `(${queues.map((queue) => `TaskQueue = '${queue}'`).join(' OR ')})`;
   for await (const execution of client.workflow.list({ query })) {
     const revision = (execution.memo as Partial<JobWorkflowMemo> | undefined)?.revision;
     running.set(execution.workflowId, typeof revision === 'number' ? revision : null);

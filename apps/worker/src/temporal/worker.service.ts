@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { BackgroundWork } from '@svc/orchestration';
-import { alertsTaskQueue } from '@svc/workflows/definitions';
+import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -97,6 +97,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** The worker of the alerts task queue (alert workflows and sends, their own slots). */
   private alertWorker?: Worker;
   private alertsRunning?: Promise<void>;
+  /** The worker of the parked queue (idle jobs waiting, issue 25): it caches no workflow. */
+  private parkedWorker?: Worker;
+  private parkedRunning?: Promise<void>;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
@@ -164,11 +167,34 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.error(`alert worker stopped: ${(err as Error).message}`);
       process.exitCode = 1;
     });
+    const parkedQueue = parkedTaskQueue(task_queue);
+    if (this.config.worker.park_idle_after_ms > 0) {
+      // Idle jobs wait here instead of in the job worker's cache (docs/architecture.md → Idle jobs
+      // are parked): a parked run's history is a few events, so replaying it on each of its rare
+      // tasks (its wake, a signal, a query) costs less than keeping it in memory between them.
+      this.parkedWorker = await Worker.create({
+        connection,
+        namespace,
+        taskQueue: parkedQueue,
+        maxCachedWorkflows: 0,
+        maxConcurrentWorkflowTaskExecutions: 20,
+        shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
+        ...code,
+        ...tracing,
+        ...converter,
+        interceptors: workerInterceptors,
+      });
+      this.parkedRunning = this.parkedWorker.run().catch((err: unknown) => {
+        this.logger.error(`parked-jobs worker stopped: ${(err as Error).message}`);
+        process.exitCode = 1;
+      });
+    }
     if (!this.config.smtp.host) {
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
     }
     this.logger.log(
-      `polling task queue ${task_queue} and ${alertsQueue} on ${describeTemporalConnection(this.config.temporal)}`,
+      `polling task queue ${task_queue}, ${alertsQueue}${this.parkedWorker ? ` and ${parkedQueue}` : ''} on ` +
+        describeTemporalConnection(this.config.temporal),
     );
   }
 
@@ -178,7 +204,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    */
   beforeApplicationShutdown(): void {
     let inFlight = 0;
-    for (const worker of [this.worker, this.alertWorker]) {
+    for (const worker of [this.worker, this.alertWorker, this.parkedWorker]) {
       if (worker) {
         inFlight += worker.getStatus().numInFlightActivities;
       }
@@ -201,7 +227,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    * connections close after this (`ConnectionsModule`, closed last).
    */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.alertsRunning, this.running]);
+    await Promise.all([this.alertsRunning, this.running, this.parkedRunning]);
     // Follow-ups the last activities queued (an auto-disable told to its workflow) get their try.
     await this.followUps.drain();
   }

@@ -119,6 +119,16 @@ describe('buildConfig', () => {
     expect(() => buildConfig({}, { WORKER_MAX_CACHED_WORKFLOWS: '0' })).toThrow(/max_cached_workflows/);
   });
 
+  it('should park idle jobs after 5 minutes by default, with 0 or off turning it off', () => {
+    expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(300_000);
+    expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '30m' }).worker.park_idle_after_ms).toBe(1_800_000);
+    expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '0' }).worker.park_idle_after_ms).toBe(0);
+    expect(buildConfig({ worker: { park_idle_after: 'off' } }, {}).worker.park_idle_after_ms).toBe(0);
+    expect(buildConfig({ worker: { park_idle_after: 0 } }, {}).worker.park_idle_after_ms).toBe(0);
+    expect(() => buildConfig({}, { WORKER_PARK_IDLE_AFTER: '90s' })).toThrow(/park_idle_after/);
+    expect(() => buildConfig({}, { WORKER_PARK_IDLE_AFTER: 'soon' })).toThrow(/park_idle_after/);
+  });
+
   it('should default a hosted server to the free plan and refuse private networks', () => {
     const config = buildConfig({ mode: 'hosted' }, {});
     expect(config.default_plan).toBe('free');

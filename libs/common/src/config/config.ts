@@ -86,6 +86,13 @@ export interface AppConfig {
      * the runs in flight, so idle jobs cost little memory (docs/benchmarks.md → Idle jobs).
      */
     max_cached_workflows: number;
+    /**
+     * Issue 25: a job whose next wake is further away than this leaves the worker's cache: it
+     * continues-as-new onto `<task_queue>-parked`, served by a worker that caches nothing, and comes
+     * back to the task queue shortly before its next occurrence (docs/architecture.md → Idle jobs
+     * are parked). 0 = off: every job sleeps in the cache.
+     */
+    park_idle_after_ms: number;
   };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
@@ -248,6 +255,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
+  ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
@@ -491,6 +499,16 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     problems.push('scheduler.max_prepare_ahead: expected from prepare_ahead to 120s');
   }
 
+  // A parked job comes back a little before its wake (job.workflow.ts), so parking a shorter sleep saves nothing.
+  const parkIdleAfterRaw = getPath(raw, 'worker.park_idle_after');
+  const parkIdleAfter =
+    parkIdleAfterRaw === 0 || parkIdleAfterRaw === '0' || parkIdleAfterRaw === 'off'
+      ? 0
+      : duration('worker.park_idle_after', 300_000);
+  if (parkIdleAfter !== 0 && parkIdleAfter < 120_000) {
+    problems.push('worker.park_idle_after: expected 0 (off) or at least 2m');
+  }
+
   const authConfig = (): AppConfig['auth'] => {
     const issuer = str('auth.oidc.issuer', '');
     const clientId = str('auth.oidc.client_id', '');
@@ -622,6 +640,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       // The attempt activity's start-to-close: the longest job timeout (120 s) plus its bookkeeping.
       shutdown_grace_time_ms: duration('worker.shutdown_grace_time', 150_000),
       max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
+      park_idle_after_ms: parkIdleAfter,
     },
     sinks: {
       webhook: {
