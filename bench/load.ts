@@ -5,7 +5,7 @@
  *
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] \
  *   [TEMPORAL_NAMESPACE=default] node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] \
- *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300]
+ *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--warmup=0]
  *   [--sink=webhook|temporal_workflow]
  *
  * What it creates (jobs tagged `bench-load-<run>`, Schedules `bench-native-<run>-<i>`) it deletes
@@ -90,7 +90,7 @@ async function runPhase(
     log(`creating ${options.jobs} ${side.source === 'svc' ? 'service jobs' : 'native Schedules'}`);
     await side.create(signal);
   }
-  const window = measurementWindow(Date.now(), options.durationS, options.intervalS);
+  const window = measurementWindow(Date.now() + options.warmupS * 1000, options.durationS, options.intervalS);
   const drainedAt = window.endMs + options.drainS * 1000;
   log(
     `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
@@ -223,6 +223,7 @@ async function main(signal: AbortSignal): Promise<void> {
       aligned: options.aligned,
       jobs: options.jobs,
       durationS: options.durationS,
+      warmupS: options.warmupS,
       intervalS: options.intervalS,
       loadAverage: { before: loadBefore, after: loadavg() },
       sides: results,

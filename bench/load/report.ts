@@ -13,6 +13,7 @@ export interface LoadReport {
   aligned: boolean;
   jobs: number;
   durationS: number;
+  warmupS: number;
   intervalS: number;
   /** `os.loadavg()` (1, 5, 15 min) before and after the run. */
   loadAverage: { before: number[]; after: number[] };
@@ -106,7 +107,7 @@ const latencyLine = (label: string, l: LatencySummary | null): string | null =>
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
-      `${report.durationS} s, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `${report.durationS} s${report.warmupS > 0 ? ` after ${report.warmupS} s of warm-up` : ''}, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
       `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
     '',
     sidesTable(report.sides),
