@@ -28,16 +28,11 @@ export interface PrepareLeadInput {
 }
 
 /**
- * The last preparations of a burst end this share of the spread before `base`: a server still busy
- * with the previous burst (its completions) opens them late, and late ones are the burst's tail.
- */
-const BURST_SLACK = 0.25;
-
-/**
- * `base + (slack + position) × burst / rate`: the burst's preparations are spread evenly over the
- * time the server needs for them at `rate`, ending a quarter of that time plus `base` before the
- * instant; each job's place in that spread is fixed by its id, so the same job always takes the
- * same place. Capped so an attempt's
+ * `base + position × burst / rate`: the burst's preparations are spread evenly over the time the
+ * server needs for them at `rate`, ending `base` before the instant; each job's place in that
+ * spread is fixed by its id, so the same job always takes the same place. (A slack of a quarter of
+ * the spread before `base` was tried and made the aligned bench worse: longer waits cost more
+ * heartbeats, on a server that is the bottleneck; docs/benchmarks.md.) Capped so an attempt's
  * wait plus its request fits the attempt's start-to-close, so a job never holds two of its own
  * occurrences waiting at once (less than its gap), and by `maxMs`; never below `base`.
  */
@@ -47,7 +42,7 @@ export function prepareLeadMs(input: PrepareLeadInput): number {
     return baseMs;
   }
   const spreadMs = (input.burst / input.ratePerS) * 1000;
-  const lead = baseMs + Math.floor((BURST_SLACK + spreadPosition(input.jobId)) * spreadMs);
+  const lead = baseMs + Math.floor(spreadPosition(input.jobId) * spreadMs);
   const attemptCap = ATTEMPT_BUDGET_MS - (input.timeoutMs ?? LONGEST_JOB_TIMEOUT_MS) - ATTEMPT_BOOKKEEPING_MS;
   const cap = Math.min(input.maxMs, attemptCap, input.gapMs - 1_000);
   return Math.max(baseMs, Math.min(lead, cap));
