@@ -30,9 +30,7 @@ export interface PrepareLeadInput {
 /**
  * `base + position × burst / rate`: the burst's preparations are spread evenly over the time the
  * server needs for them at `rate`, ending `base` before the instant; each job's place in that
- * spread is fixed by its id, so the same job always takes the same place. (A slack of a quarter of
- * the spread before `base` was tried and made the aligned bench worse: longer waits cost more
- * heartbeats, on a server that is the bottleneck; docs/benchmarks.md.) Capped so an attempt's
+ * spread is fixed by its id, so the same job always takes the same place. Capped so an attempt's
  * wait plus its request fits the attempt's start-to-close, so a job never holds two of its own
  * occurrences waiting at once (less than its gap), and by `maxMs`; never below `base`.
  */
