@@ -193,7 +193,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
     }
     this.logger.log(
-      `polling task queue ${task_queue}, ${alertsQueue}${this.parkedWorker ? ` and ${parkedQueue}` : ''} on ` +
+      `polling task queue ${this.parkedWorker ? `${task_queue}, ${alertsQueue} and ${parkedQueue}` : `${task_queue} and ${alertsQueue}`} on ` +
         describeTemporalConnection(this.config.temporal),
     );
   }

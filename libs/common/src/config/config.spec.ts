@@ -119,8 +119,9 @@ describe('buildConfig', () => {
     expect(() => buildConfig({}, { WORKER_MAX_CACHED_WORKFLOWS: '0' })).toThrow(/max_cached_workflows/);
   });
 
-  it('should park idle jobs after 5 minutes by default, with 0 or off turning it off', () => {
-    expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(300_000);
+  it('should leave parking off by default, and read it as a duration or 0 / off', () => {
+    expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(0);
+    expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '5m' }).worker.park_idle_after_ms).toBe(300_000);
     expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '30m' }).worker.park_idle_after_ms).toBe(1_800_000);
     expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '0' }).worker.park_idle_after_ms).toBe(0);
     expect(buildConfig({ worker: { park_idle_after: 'off' } }, {}).worker.park_idle_after_ms).toBe(0);

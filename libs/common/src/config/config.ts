@@ -90,7 +90,9 @@ export interface AppConfig {
      * Issue 25: a job whose next wake is further away than this leaves the worker's cache: it
      * continues-as-new onto `<task_queue>-parked`, served by a worker that caches nothing, and comes
      * back to the task queue shortly before its next occurrence (docs/architecture.md → Idle jobs
-     * are parked). 0 = off: every job sleeps in the cache.
+     * are parked). 0 = off (the default): every job sleeps in the cache. Off by default because a
+     * parked run loses the static summary and details the Web UI shows (continue-as-new cannot set
+     * them in this SDK).
      */
     park_idle_after_ms: number;
   };
@@ -504,7 +506,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   const parkIdleAfter =
     parkIdleAfterRaw === 0 || parkIdleAfterRaw === '0' || parkIdleAfterRaw === 'off'
       ? 0
-      : duration('worker.park_idle_after', 300_000);
+      : duration('worker.park_idle_after', 0);
   if (parkIdleAfter !== 0 && parkIdleAfter < 120_000) {
     problems.push('worker.park_idle_after: expected 0 (off) or at least 2m');
   }
