@@ -124,9 +124,26 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       ...tracing.interceptors,
       activity: [activityLogInterceptor, ...(tracing.interceptors?.activity ?? [])],
     };
-    this.worker = await Worker.create({
+    // What every worker of this process shares: the connection, the workflow code, the codec,
+    // tracing and log interceptors, and the shutdown grace.
+    const shared = {
       connection,
       namespace,
+      // SIGTERM (docs/operations.md → Faults): polling stops at once; an attempt in flight keeps
+      // running, bounded by its job's timeout, and is recorded before the worker exits.
+      shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
+      ...code,
+      ...tracing,
+      ...converter,
+      interceptors: workerInterceptors,
+    };
+    const run = (worker: Worker, name: string): Promise<void> =>
+      worker.run().catch((err: unknown) => {
+        this.logger.error(`${name} stopped: ${(err as Error).message}`);
+        process.exitCode = 1;
+      });
+    this.worker = await Worker.create({
+      ...shared,
       taskQueue: task_queue,
       activities: this.activities,
       // Sized for many short tasks: an occurrence is one workflow task of the job, two of the run
@@ -138,56 +155,28 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       // Idle jobs fall out of the cache and are replayed on their next wake (docs/benchmarks.md →
       // Idle jobs); busy jobs and the runs in flight stay.
       maxCachedWorkflows: this.config.worker.max_cached_workflows,
-      // SIGTERM (docs/operations.md → Faults): polling stops at once; an attempt in flight keeps
-      // running, bounded by its job's timeout, and is recorded before the worker exits.
-      shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
-      ...code,
-      ...tracing,
-      ...converter,
-      interceptors: workerInterceptors,
     });
-    this.running = this.worker.run().catch((err: unknown) => {
-      this.logger.error(`worker stopped: ${(err as Error).message}`);
-      process.exitCode = 1;
-    });
+    this.running = run(this.worker, 'worker');
     this.alertWorker = await Worker.create({
-      connection,
-      namespace,
+      ...shared,
       taskQueue: alertsQueue,
       activities: this.alertActivities,
       maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
       maxConcurrentWorkflowTaskExecutions: 20,
-      shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
-      ...code,
-      ...tracing,
-      ...converter,
-      interceptors: workerInterceptors,
     });
-    this.alertsRunning = this.alertWorker.run().catch((err: unknown) => {
-      this.logger.error(`alert worker stopped: ${(err as Error).message}`);
-      process.exitCode = 1;
-    });
+    this.alertsRunning = run(this.alertWorker, 'alert worker');
     const parkedQueue = parkedTaskQueue(task_queue);
     if (this.config.worker.park_idle_after_ms > 0) {
       // Idle jobs wait here instead of in the job worker's cache (docs/architecture.md → Idle jobs
       // are parked): a parked run's history is a few events, so replaying it on each of its rare
       // tasks (its wake, a signal, a query) costs less than keeping it in memory between them.
       this.parkedWorker = await Worker.create({
-        connection,
-        namespace,
+        ...shared,
         taskQueue: parkedQueue,
         maxCachedWorkflows: 0,
         maxConcurrentWorkflowTaskExecutions: 20,
-        shutdownGraceTime: this.config.worker.shutdown_grace_time_ms,
-        ...code,
-        ...tracing,
-        ...converter,
-        interceptors: workerInterceptors,
       });
-      this.parkedRunning = this.parkedWorker.run().catch((err: unknown) => {
-        this.logger.error(`parked-jobs worker stopped: ${(err as Error).message}`);
-        process.exitCode = 1;
-      });
+      this.parkedRunning = run(this.parkedWorker, 'parked-jobs worker');
     }
     if (!this.config.smtp.host) {
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
