@@ -81,9 +81,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
 
   let status: string;
   try {
-    const result = await attempts.runAttempt.executeWithOptions({ summary: attemptSummary(input.display, first) }, [
-      input,
-    ]);
+    const result = await attempts.runAttempt.executeWithOptions(
+      { summary: attemptSummary(input.display, first), heartbeatTimeout: attemptHeartbeatTimeoutMs(releaseAt) },
+      [input],
+    );
     status = result.status;
     enter('done', { status, lastOutcome: result.outcome ?? null });
   } catch (err) {
@@ -104,6 +105,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   }
   await notifyJob(input);
   return status;
+}
+
+/**
+ * An attempt opened ahead of its instant waits for it inside the activity without heartbeating:
+ * each heartbeat is a write on the server, about three per occurrence of a burst prepared 20 s
+ * ahead. Its heartbeat timeout covers the wait, so a worker lost during the wait is noticed
+ * ATTEMPT_HEARTBEAT_TIMEOUT_MS after the instant (docs/architecture.md → Bursts prepared ahead).
+ * Only the option changes, which replay does not compare, so no patch is needed.
+ */
+function attemptHeartbeatTimeoutMs(releaseAt: string): number {
+  return ATTEMPT_HEARTBEAT_TIMEOUT_MS + Math.max(0, Date.parse(releaseAt) - Date.now());
 }
 
 /** The run's state in words, for the Temporal Web UI's current details. */

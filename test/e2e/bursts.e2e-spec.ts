@@ -1,3 +1,5 @@
+import { Client, Connection } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { waitFor, scheduledAtOf, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -52,8 +54,8 @@ describe('bursts prepared ahead', () => {
 
     // How long before its instant each run was opened (claimed_at: the row's write by the job
     // workflow), for the instants after each job's first.
-    const rows: Array<{ job_id: string; ahead_ms: number; first: boolean }> = await stack.dataSource.query(
-      `SELECT job_id, EXTRACT(EPOCH FROM (scheduled_at - claimed_at)) * 1000 AS ahead_ms,
+    const rows: Array<{ id: string; job_id: string; ahead_ms: number; first: boolean }> = await stack.dataSource.query(
+      `SELECT id, job_id, EXTRACT(EPOCH FROM (scheduled_at - claimed_at)) * 1000 AS ahead_ms,
               scheduled_at = min(scheduled_at) OVER (PARTITION BY job_id) AS first
          FROM runs WHERE job_id = ANY($1) AND trigger = 'schedule' AND status = 'succeeded'`,
       [ids],
@@ -65,5 +67,22 @@ describe('bursts prepared ahead', () => {
     expect(new Set(later.map((ms) => Math.round(ms / 500))).size).toBeGreaterThan(3);
     // Never more than the spread plus the base lead (and the gap of 10 s less 1 s).
     expect(Math.max(...later)).toBeLessThanOrEqual(9_000);
+
+    // The attempt of the run opened furthest ahead waited without heartbeating: its heartbeat
+    // timeout, as the run workflow scheduled it, covers its wait on top of the usual 10 s.
+    const furthest = rows.filter((r) => !r.first).sort((a, b) => Number(b.ahead_ms) - Number(a.ahead_ms))[0];
+    const connection = await Connection.connect({ address: stack.config.temporal.address });
+    try {
+      const client = new Client({ connection, namespace: stack.config.temporal.namespace });
+      const { events } = await client.workflow.getHandle(furthest.id).fetchHistory();
+      const scheduled = events!.find(
+        (e) => e.activityTaskScheduledEventAttributes,
+      )!.activityTaskScheduledEventAttributes!;
+      const heartbeatTimeoutMs = tsToMs(scheduled.heartbeatTimeout);
+      expect(heartbeatTimeoutMs).toBeGreaterThan(10_000 + Number(furthest.ahead_ms) - 2_000);
+      expect(heartbeatTimeoutMs).toBeLessThanOrEqual(10_000 + Number(furthest.ahead_ms) + 500);
+    } finally {
+      await connection.close();
+    }
   }, 180_000);
 });

@@ -104,7 +104,8 @@ export interface StuckVerdict {
  *   and the run still open); or
  * - `no_heartbeat`: its attempt activity, started or due to a worker, has shown no life (heartbeat,
  *   start, or becoming due) for longer than the heartbeat timeout: no worker runs it, or the one
- *   that does is frozen. An attempt waiting for its retry time never counts.
+ *   that does is frozen. An attempt waiting for its retry time never counts, nor one waiting for
+ *   its scheduled instant (silence counts from the instant).
  */
 export function judgeStuckRun(input: {
   run: StuckRunFacts;
@@ -122,7 +123,10 @@ export function judgeStuckRun(input: {
   }
   let silentForMs: number | null = null;
   if (pending) {
-    const life = lastSignOfLife(pending, now);
+    // An attempt opened ahead waits for its occurrence without heartbeating (its heartbeat
+    // timeout covers the wait): silence counts from the scheduled instant at the earliest.
+    const heard = lastSignOfLife(pending, now);
+    const life = heard && new Date(Math.max(heard.getTime(), run.scheduledAt.getTime()));
     if (life && now.getTime() - life.getTime() > heartbeatTimeoutMs) {
       silentForMs = now.getTime() - life.getTime();
       reasons.push('no_heartbeat');

@@ -111,6 +111,17 @@ describe('stuck runs (docs/operations.md → Stuck runs)', () => {
       ).toMatchObject({ stuck: false });
     });
 
+    it('should count silence from the scheduled instant for an attempt opened ahead, which waits without heartbeating', () => {
+      // Opened 40 s ahead of its occurrence at 60 s: started at 20 s, no heartbeat while it waits.
+      const prepared = run({ scheduledAt: at(60_000), startedAt: null });
+      const pending = started({ scheduledAt: at(20_000), lastStartedAt: at(20_000) });
+      const judge = (now: number) =>
+        judgeStuckRun({ run: prepared, policy, pending, now: at(now), heartbeatTimeoutMs: HEARTBEAT });
+      expect(judge(59_000)).toMatchObject({ stuck: false, reasons: [] });
+      expect(judge(70_000)).toMatchObject({ stuck: false, reasons: [] });
+      expect(judge(70_001)).toMatchObject({ stuck: true, reasons: ['no_heartbeat'], silentForMs: 10_001 });
+    });
+
     it('should give both reasons when both hold', () => {
       const pending = started({ lastHeartbeatAt: at(1_000) });
       expect(

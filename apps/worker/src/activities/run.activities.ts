@@ -133,8 +133,10 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   }
 
   /**
-   * Waits for the scheduled instant of a first attempt opened ahead of it (`scheduler.prepare_ahead`),
-   * heartbeating so a cancellation (job deleted) arrives. True if it had to wait.
+   * Waits for the scheduled instant of a first attempt opened ahead of it (`scheduler.prepare_ahead`).
+   * It does not heartbeat: the run workflow gave this activity a heartbeat timeout that covers the
+   * wait, and a job deleted meanwhile is seen in the database when the run is read again at the
+   * instant. A worker shutting down still cancels the sleep. True if it had to wait.
    */
   async function untilScheduled(run: RunEntity, context: Context): Promise<boolean> {
     if (run.attemptsCount > 0 || run.trigger !== 'schedule') {
@@ -143,8 +145,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     let waitMs = run.scheduledAt.getTime() - clock().getTime();
     const waited = waitMs > 0;
     while (waitMs > 0) {
-      context.heartbeat({ n: 0 });
-      await context.sleep(Math.min(waitMs, HEARTBEAT_EVERY_MS));
+      await context.sleep(waitMs);
       waitMs = run.scheduledAt.getTime() - clock().getTime();
     }
     return waited;

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { BackgroundWork } from '@svc/orchestration';
-import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
+import { ATTEMPT_HEARTBEAT_THROTTLE_MS, alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -155,6 +155,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       // Idle jobs fall out of the cache and are replayed on their next wake (docs/benchmarks.md →
       // Idle jobs); busy jobs and the runs in flight stay.
       maxCachedWorkflows: this.config.worker.max_cached_workflows,
+      // An attempt opened ahead has a heartbeat timeout as long as its wait plus 10 s (run.workflow.ts);
+      // once it sends, its heartbeats still reach the server every 8 s at most, as with 10 s, so a
+      // cancellation (overlap `cancel_previous`, a deleted job) arrives as soon as before.
+      maxHeartbeatThrottleInterval: ATTEMPT_HEARTBEAT_THROTTLE_MS,
     });
     this.running = run(this.worker, 'worker');
     this.alertWorker = await Worker.create({
