@@ -110,7 +110,7 @@ start_temporal_dev() {
   if [ -n "$2" ]; then args+=(--ui-port "$2" --ui-disable-news-fetch); else args+=(--headless); fi
   # A file database commits with WAL and without an fsync per transaction: the dev server's
   # throughput is otherwise the disk's fsync rate (a few hundred commits a second; docs/benchmarks.md
-  # → Top of the hour on the dev server). A killed server loses nothing committed; only a crash of
+  # → Top of the hour on this machine). A killed server loses nothing committed; only a crash of
   # the machine itself could lose its last commits, as with any SQLite in this mode.
   if [ -n "$3" ]; then args+=(--db-filename "$3" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal); fi
   "$cli" "${args[@]}" >"$4" 2>&1 &
