@@ -247,7 +247,7 @@ export const ATTEMPT_HEARTBEAT_TIMEOUT_MS = 10_000;
  * How often at most an attempt's heartbeats reach the server (the worker's throttle): 80% of the
  * timeout above, also for attempts whose timeout was lengthened to cover their wait.
  */
-export const ATTEMPT_HEARTBEAT_THROTTLE_MS = 8_000;
+export const ATTEMPT_HEARTBEAT_THROTTLE_MS = ATTEMPT_HEARTBEAT_TIMEOUT_MS * 0.8;
 
 export const JOB_WORKFLOW = 'jobWorkflow';
 export const RUN_WORKFLOW = 'runWorkflow';
