@@ -288,6 +288,16 @@ export function alertsTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-alerts`;
 }
 
+/**
+ * The task queue of run workflows and their attempts (issue 25), served by a worker of its own: a
+ * burst's run starts take their first workflow task from that worker's slots (eager start), which
+ * job workflows busy with their local activities never hold, so they are not sent to the shared
+ * queue's backlog (docs/architecture.md → Bursts prepared ahead).
+ */
+export function runsTaskQueue(jobsTaskQueue: string): string {
+  return `${jobsTaskQueue}-runs`;
+}
+
 /** The task queue of parked job runs (issue 25), served by a worker with no workflow cache. */
 export function parkedTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-parked`;

@@ -12,6 +12,7 @@ import {
   jobChangedSignal,
   jobDeletedSignal,
   jobWorkflowId,
+  runsTaskQueue,
   type JobSnapshot,
   type JobWorkflowInput,
   type RunWorkflowInput,
@@ -98,7 +99,8 @@ export class JobWorkflowGateway {
    * is open; an earlier workflow of the same id that has ended may be followed by a new one (an
    * occurrence withdrawn and reopened, a stalled run), whose attempt finds the row as it is and
    * never delivers a run already closed. With `eager`, a worker that shares this client's
-   * connection takes the first workflow task straight from the start call. The run carries its
+   * connection takes the first workflow task straight from the start call. Runs go to the runs
+   * task queue beside the jobs' (`runsTaskQueue`). The run carries its
    * job's `display` (when the caller has it) into its static summary and details and its attempt
    * activity's summary.
    */
@@ -108,7 +110,7 @@ export class JobWorkflowGateway {
         staticSummary: runSummary(input.display, input),
         staticDetails: runDetails(input.display, input),
         workflowId: input.runId,
-        taskQueue: this.taskQueue,
+        taskQueue: runsTaskQueue(this.taskQueue),
         args: [input],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         typedSearchAttributes: runSearchAttributes(input),

@@ -2,7 +2,7 @@ import { newId } from '@svc/common/ids';
 import { createWorkerMetrics, type WorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
 import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
-import { RUN_WORKFLOW, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
+import { RUN_WORKFLOW, runsTaskQueue, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';
@@ -107,7 +107,7 @@ describe('job activities', () => {
       expect(await usage(job.workspaceId)).toBe(before + 2);
 
       const started = await h.client.workflow.getHandle(start.runId).describe();
-      expect(started).toMatchObject({ type: RUN_WORKFLOW, taskQueue: h.taskQueue });
+      expect(started).toMatchObject({ type: RUN_WORKFLOW, taskQueue: runsTaskQueue(h.taskQueue) });
       expect(started.status.name).toBe('RUNNING');
       expect(started.searchAttributes[SEARCH_ATTRIBUTES.jobId]).toEqual([job.id]);
       expect(await startedWith(start.runId)).toEqual({

@@ -8,7 +8,12 @@ import {
 } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { BackgroundWork } from '@svc/orchestration';
-import { ATTEMPT_HEARTBEAT_THROTTLE_MS, alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
+import {
+  ATTEMPT_HEARTBEAT_THROTTLE_MS,
+  alertsTaskQueue,
+  parkedTaskQueue,
+  runsTaskQueue,
+} from '@svc/workflows/definitions';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -85,7 +90,7 @@ export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>
 }
 
 /**
- * Owns the two Temporal workers (the job task queue and the alerts queue): created on bootstrap
+ * Owns the Temporal workers (the jobs', runs', alerts' and parked task queues): created on bootstrap
  * from the injected activities, run() tracked, shut down with the app. Everything they run is
  * composed by `ActivitiesModule`; the connections come from `ConnectionsModule`.
  */
@@ -94,6 +99,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private worker?: Worker;
   private running?: Promise<void>;
+  /** The worker of the runs task queue (run workflows and their attempts, issue 25). */
+  private runsWorker?: Worker;
+  private runsRunning?: Promise<void>;
   /** The worker of the alerts task queue (alert workflows and sends, their own slots). */
   private alertWorker?: Worker;
   private alertsRunning?: Promise<void>;
@@ -142,9 +150,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.logger.error(`${name} stopped: ${(err as Error).message}`);
         process.exitCode = 1;
       });
-    this.worker = await Worker.create({
+    // Jobs and runs have a worker each, with slots of their own (docs/architecture.md → Bursts
+    // prepared ahead): a job's workflow task holds its slot while its local activities write the
+    // burst's run rows and start the runs, and a run started then takes its first workflow task
+    // from the runs worker's slots (eager start), which those job tasks never hold. Both register
+    // everything, so runs started on the jobs' queue by an earlier version still finish there.
+    const jobsAndRuns = {
       ...shared,
-      taskQueue: task_queue,
       activities: this.activities,
       // Sized for many short tasks: an occurrence is one workflow task of the job, two of the run
       // and one attempt activity that mostly waits, for its instant (a burst prepared ahead holds
@@ -159,8 +171,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       // once it sends, its heartbeats still reach the server every 8 s at most, as with 10 s, so a
       // cancellation (overlap `cancel_previous`, a deleted job) arrives as soon as before.
       maxHeartbeatThrottleInterval: ATTEMPT_HEARTBEAT_THROTTLE_MS,
-    });
+    };
+    this.worker = await Worker.create({ ...jobsAndRuns, taskQueue: task_queue });
     this.running = run(this.worker, 'worker');
+    const runsQueue = runsTaskQueue(task_queue);
+    this.runsWorker = await Worker.create({ ...jobsAndRuns, taskQueue: runsQueue });
+    this.runsRunning = run(this.runsWorker, 'runs worker');
     this.alertWorker = await Worker.create({
       ...shared,
       taskQueue: alertsQueue,
@@ -186,7 +202,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
     }
     this.logger.log(
-      `polling task queue ${this.parkedWorker ? `${task_queue}, ${alertsQueue} and ${parkedQueue}` : `${task_queue} and ${alertsQueue}`} on ` +
+      `polling task queues ${[task_queue, runsQueue, alertsQueue, ...(this.parkedWorker ? [parkedQueue] : [])].join(', ')} on ` +
         describeTemporalConnection(this.config.temporal),
     );
   }
@@ -197,7 +213,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    */
   beforeApplicationShutdown(): void {
     let inFlight = 0;
-    for (const worker of [this.worker, this.alertWorker, this.parkedWorker]) {
+    for (const worker of [this.worker, this.runsWorker, this.alertWorker, this.parkedWorker]) {
       if (worker) {
         inFlight += worker.getStatus().numInFlightActivities;
       }
@@ -220,7 +236,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    * connections close after this (`ConnectionsModule`, closed last).
    */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.alertsRunning, this.running, this.parkedRunning]);
+    await Promise.all([this.alertsRunning, this.running, this.runsRunning, this.parkedRunning]);
     // Follow-ups the last activities queued (an auto-disable told to its workflow) get their try.
     await this.followUps.drain();
   }
