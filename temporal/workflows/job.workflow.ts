@@ -228,7 +228,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit) {
-      await continueAsNew<typeof jobWorkflow>({
+      await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(pending ?? snapshot) })({
         snapshot: pending ?? snapshot,
         after,
         inFlight,
@@ -248,19 +248,21 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       !changed() &&
       patched(PARKED_JOBS_PATCH)
     ) {
-      await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: plan.park.taskQueue })({
-        snapshot,
-        after,
-        inFlight,
-        queued,
-        leadMs: plannedLead ?? undefined,
-        registered,
-        parked: {
-          until: new Date(wakeAt - UNPARK_MARGIN_MS).toISOString(),
-          next: plan.next,
-          returnTo: workflowInfo().taskQueue,
+      await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: plan.park.taskQueue, memo: revisionMemo(snapshot) })(
+        {
+          snapshot,
+          after,
+          inFlight,
+          queued,
+          leadMs: plannedLead ?? undefined,
+          registered,
+          parked: {
+            until: new Date(wakeAt - UNPARK_MARGIN_MS).toISOString(),
+            next: plan.next,
+            returnTo: workflowInfo().taskQueue,
+          },
         },
-      });
+      );
     }
     const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
     waitFor(`the timer of the occurrence ${plan.next} (it wakes ${nextLead} ms before${burst})`, plan.next);
@@ -361,7 +363,21 @@ async function parkedJob(input: JobWorkflowInput, parked: ParkedJob): Promise<vo
     return;
   }
   const { parked: _left, ...state } = input;
-  await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: parked.returnTo })({ ...state, inFlight, pending });
+  await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: parked.returnTo, memo: revisionMemo(snapshot) })({
+    ...state,
+    inFlight,
+    pending,
+  });
+}
+
+/**
+ * The memo a continued run starts with: the revision it carries, which the reconciler reads from
+ * visibility. Without it the new run has no memo until its first task upserts one (a parked run's
+ * first task can be a second away), and a reconciler pass in between would take the job for
+ * drifted and signal it again. Continue-as-new is matched on replay by its command type only.
+ */
+function revisionMemo(snapshot: JobSnapshot): Record<string, unknown> {
+  return { revision: snapshot.revision } satisfies JobWorkflowMemo;
 }
 
 /** The job workflow's state in words, for the Temporal Web UI's current details. */
