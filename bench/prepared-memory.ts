@@ -1,0 +1,129 @@
+/**
+ * Prepared-runs memory bench (issue 25): what the worker holds while a burst of N runs waits,
+ * prepared, for its instant. Not a test. It starts nothing; it takes a running stack whose worker
+ * has room for the burst (see bench/README.md):
+ *
+ *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… WORKER_METRICS_URL=http://127.0.0.1:9464/metrics \
+ *   node -r @swc-node/register bench/prepared-memory.ts [jobs=10000]
+ *
+ * 1. starts a loopback receiver that answers 200, and picks an instant far enough ahead for the
+ *    creates and the burst's preparation (the next whole minute after N/100 s + 150 s);
+ * 2. creates N jobs firing once a day at that instant (8 requests at a time, tagged);
+ * 3. samples the worker's resident memory and its count of opened occurrences every 2 s until
+ *    30 s after the instant, and reports the memory before the preparation began, at its peak,
+ *    and per prepared run;
+ * 4. deletes the jobs (by tag, also after an error or Ctrl-C).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ServiceApi } from './load/service-side';
+import { forEachLimited, log, range, round } from './load/util';
+
+interface Sample {
+  at: number;
+  rssMiB: number;
+  /** Occurrences the job workflows opened with a run to deliver (`svc_occurrences_total{action="start"}`). */
+  opened: number;
+}
+
+async function sample(url: string): Promise<Sample | null> {
+  try {
+    const text = await (await fetch(url)).text();
+    const value = (prefix: string): number =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith(prefix))
+        .reduce((sum, line) => sum + Number(line.trim().split(/\s+/).pop()), 0);
+    return {
+      at: Date.now(),
+      rssMiB: value('svc_worker_process_resident_memory_bytes ') / 2 ** 20,
+      opened: value('svc_occurrences_total{action="start"'),
+    };
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const jobs = Number(process.argv[2] ?? 10_000);
+  const { SVC_URL, SVC_API_KEY, WORKER_METRICS_URL } = process.env;
+  if (!SVC_URL || !SVC_API_KEY || !WORKER_METRICS_URL) {
+    throw new Error('SVC_URL, SVC_API_KEY and WORKER_METRICS_URL are required');
+  }
+  const api = new ServiceApi(SVC_URL, SVC_API_KEY);
+  const receiver = createServer((req, res) => req.resume().on('end', () => res.end('ok')));
+  await new Promise<void>((ready) => receiver.listen(0, '127.0.0.1', ready));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/prepared`;
+  const tag = `bench-prepared-${randomBytes(4).toString('hex')}`;
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const instant = new Date(Math.ceil((Date.now() + (jobs / 100) * 1000 + 150_000) / 60_000) * 60_000);
+  const expr = `${instant.getUTCMinutes()} ${instant.getUTCHours()} * * *`;
+  log(
+    `load average ${loadavg()
+      .map((v) => round(v, 2))
+      .join(' ')}; ${jobs} jobs due at ${instant.toISOString()}`,
+  );
+  try {
+    const before = await sample(WORKER_METRICS_URL);
+    await forEachLimited(
+      range(jobs),
+      8,
+      async (i) => {
+        await api.call(
+          'POST',
+          '/jobs',
+          {
+            name: `prepared ${i}`,
+            tags: [tag],
+            schedule: { expr, kind: 'cron', timezone: 'UTC' },
+            sink: { kind: 'webhook', config: { url: hook } },
+          },
+          [201],
+        );
+      },
+      controller.signal,
+    );
+    const samples: Sample[] = [];
+    while (Date.now() < instant.getTime() + 30_000 && !controller.signal.aborted) {
+      const s = await sample(WORKER_METRICS_URL);
+      if (s) {
+        samples.push(s);
+      }
+      await sleep(2_000);
+    }
+    // The first sample: every job created and sleeping, none of the burst prepared yet.
+    const created = samples[0];
+    const peak = samples.reduce((max, s) => (s.rssMiB > max.rssMiB ? s : max), samples[0]);
+    const atInstant = samples.filter((s) => s.at <= instant.getTime()).pop() ?? peak;
+    const prepared = atInstant.opened - (before?.opened ?? 0);
+    log(
+      `worker RSS: ${round(before?.rssMiB ?? 0, 1)} MiB before the creates, ${round(created.rssMiB, 1)} MiB with ` +
+        `${jobs} jobs created, ${round(peak.rssMiB, 1)} MiB at the peak; ${prepared} runs opened before the instant ` +
+        `(${atInstant.opened - (before?.opened ?? 0)} at ${new Date(atInstant.at).toISOString()}); ` +
+        `${round(((peak.rssMiB - created.rssMiB) * 1024) / Math.max(1, prepared), 1)} KiB per prepared run`,
+    );
+    for (const s of samples.filter((_, i) => i % 5 === 0)) {
+      log(`${new Date(s.at).toISOString().slice(11, 19)} rss ${round(s.rssMiB, 1)} MiB, opened ${s.opened}`);
+    }
+    log(
+      `load average ${loadavg()
+        .map((v) => round(v, 2))
+        .join(' ')}`,
+    );
+  } finally {
+    const found = await api.listAll<{ id: string }>(`/jobs?tag=${encodeURIComponent(tag)}`);
+    await forEachLimited(found, 8, async (job) => {
+      await api.call('DELETE', `/jobs/${job.id}`, undefined, [200, 204, 404]);
+    });
+    receiver.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  log(`failed: ${(err as Error).message}`);
+  process.exitCode = 1;
+});
