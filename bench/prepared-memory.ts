@@ -10,8 +10,8 @@
  *    creates and the burst's preparation (the next whole minute after N/100 s + 150 s);
  * 2. creates N jobs firing once a day at that instant (8 requests at a time, tagged);
  * 3. samples the worker's resident memory and its count of opened occurrences every 2 s until
- *    30 s after the instant, and reports the memory before the preparation began, at its peak,
- *    and per prepared run;
+ *    30 s after the instant, and reports the memory with every job sleeping (the last sample
+ *    before the preparation began), at the instant, per run prepared by then, and at its peak;
  * 4. deletes the jobs (by tag, also after an error or Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
@@ -95,16 +95,18 @@ async function main(): Promise<void> {
       }
       await sleep(2_000);
     }
-    // The first sample: every job created and sleeping, none of the burst prepared yet.
-    const created = samples[0];
+    // The API answers a create before the job's workflow exists: the baseline is the last sample
+    // before the burst's preparation began, when every job workflow sleeps in the worker.
+    const created = samples.filter((s) => s.opened === samples[0].opened).pop() ?? samples[0];
     const peak = samples.reduce((max, s) => (s.rssMiB > max.rssMiB ? s : max), samples[0]);
     const atInstant = samples.filter((s) => s.at <= instant.getTime()).pop() ?? peak;
-    const prepared = atInstant.opened - (before?.opened ?? 0);
+    const prepared = atInstant.opened - created.opened;
     log(
       `worker RSS: ${round(before?.rssMiB ?? 0, 1)} MiB before the creates, ${round(created.rssMiB, 1)} MiB with ` +
-        `${jobs} jobs created, ${round(peak.rssMiB, 1)} MiB at the peak; ${prepared} runs opened before the instant ` +
-        `(${atInstant.opened - (before?.opened ?? 0)} at ${new Date(atInstant.at).toISOString()}); ` +
-        `${round(((peak.rssMiB - created.rssMiB) * 1024) / Math.max(1, prepared), 1)} KiB per prepared run`,
+        `${jobs} jobs sleeping (${round(((created.rssMiB - (before?.rssMiB ?? 0)) * 1024) / jobs, 1)} KiB each), ` +
+        `${round(atInstant.rssMiB, 1)} MiB at the instant with ${prepared} runs opened ahead ` +
+        `(${round(((atInstant.rssMiB - created.rssMiB) * 1024) / Math.max(1, prepared), 1)} KiB per prepared run), ` +
+        `${round(peak.rssMiB, 1)} MiB at the peak`,
     );
     for (const s of samples.filter((_, i) => i % 5 === 0)) {
       log(`${new Date(s.at).toISOString().slice(11, 19)} rss ${round(s.rssMiB, 1)} MiB, opened ${s.opened}`);
