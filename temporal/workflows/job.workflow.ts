@@ -228,8 +228,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit) {
-      await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(pending ?? snapshot) })({
-        snapshot: pending ?? snapshot,
+      const carried = pending ?? snapshot;
+      await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(carried) })({
+        snapshot: carried,
         after,
         inFlight,
         queued,
