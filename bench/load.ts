@@ -27,7 +27,16 @@ import { parseOptions, type LoadOptions } from './load/options';
 import { startReceiver, type Receiver, type Source } from './load/receiver';
 import { printReport } from './load/report';
 import { ServiceApi, ServiceJobs } from './load/service-side';
-import { busyBetween, log, peakWorkerRss, round, sampleCpu, summarizeLatencies } from './load/util';
+import {
+  busyBetween,
+  groupSharesBetween,
+  log,
+  peakWorkerRss,
+  round,
+  sampleCpu,
+  sampleGroupCpu,
+  summarizeLatencies,
+} from './load/util';
 
 /** Undo actions run last-registered first; each failure is logged and the rest still run. */
 class Cleanup {
@@ -99,14 +108,21 @@ async function runPhase(
   // The machine's CPU over the window and its drain: this phase's side (or both, interleaved).
   await sleep(Math.max(0, window.startMs - Date.now()), undefined, { signal });
   const cpuFrom = sampleCpu();
+  const groupsFrom = sampleGroupCpu();
   const workerRssPeak = await peakWorkerRss(options.workerMetricsUrl, drainedAt, signal);
   await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
-  const cpuBusy = busyBetween(cpuFrom, sampleCpu());
+  const cpuTo = sampleCpu();
+  const cpuBusy = busyBetween(cpuFrom, cpuTo);
+  const cpuByProcess = groupSharesBetween(
+    { groups: groupsFrom, machine: cpuFrom },
+    { groups: sampleGroupCpu(), machine: cpuTo },
+  );
 
   const arrivals = receiver.arrivals();
   const results = sides.map((side) => ({
     ...analyseSide(side.source, options.jobs, window, arrivals),
     cpuBusy,
+    cpuByProcess,
     workerRssPeakMiB: workerRssPeak === null ? null : round(workerRssPeak / 1024 / 1024, 1),
   }));
   // The native side goes first: what it still fires would only slow the service's catch-up.

@@ -5,7 +5,7 @@
  */
 import type { Arrival, Source } from './receiver';
 import type { RunRow } from './service-side';
-import { percentile, round } from './util';
+import { percentile, round, type CpuGroup } from './util';
 
 export interface MeasurementWindow {
   /** First counted instant (a multiple of the interval since the epoch). */
@@ -68,6 +68,8 @@ export interface SideResult {
   bursts: BurstResult[];
   /** Busy share of the machine's CPU (/proc/stat) from the window's start to the drain's end. */
   cpuBusy: number | null;
+  /** The same, split by process group (`sampleGroupCpu`): where a side's CPU goes. */
+  cpuByProcess: Partial<Record<CpuGroup, number>> | null;
   /** The service worker's peak RSS over the window (`WORKER_METRICS_URL`), MiB; null when not read. */
   workerRssPeakMiB: number | null;
 }
@@ -146,6 +148,7 @@ export function analyseSide(side: Source, jobs: number, window: MeasurementWindo
       };
     }),
     cpuBusy: null,
+    cpuByProcess: null,
     workerRssPeakMiB: null,
   };
 }

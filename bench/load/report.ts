@@ -84,9 +84,19 @@ function cpuLine(sides: SideResult[], mode: Mode): string | null {
   const label = mode === 'sequential' || sides.length === 1 ? 'each side alone' : 'both sides at once';
   const rss = sides.find((s) => s.workerRssPeakMiB !== null);
   const rssNote = rss ? `; service worker peak RSS during its window ${fmt(rss.workerRssPeakMiB, 1)} MiB` : '';
+  const byProcess = busy
+    .filter((s) => s.cpuByProcess !== null)
+    .map(
+      (s) =>
+        `\n  ${s.side} by process: ${Object.entries(s.cpuByProcess!)
+          .sort(([, a], [, b]) => b - a)
+          .map(([group, share]) => `${group} ${fmt(share * 100, 1)}%`)
+          .join(', ')}`,
+    )
+    .join('');
   return `machine CPU busy over window + drain (/proc/stat, ${label}): ${busy
     .map((s) => `${s.side} ${fmt(s.cpuBusy! * 100, 1)}%`)
-    .join(', ')}${rssNote}`;
+    .join(', ')}${rssNote}${byProcess}`;
 }
 
 function mirrorLine(m: MirrorAccount): string {

@@ -1,5 +1,5 @@
 /** Small helpers of the load bench: percentiles, a bounded-concurrency loop, timing, CPU. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Nearest-rank percentile of an ascending list; `null` for an empty one. */
 export function percentile(sorted: readonly number[], p: number): number | null {
@@ -97,6 +97,72 @@ export function busyBetween(from: CpuSample | null, to: CpuSample | null): numbe
     return null;
   }
   return round((to.busy - from.busy) / (to.total - from.total), 3);
+}
+
+/** The processes a load run's CPU is split between, told apart by their command lines. */
+export type CpuGroup = 'temporal' | 'postgres' | 'svc-worker' | 'svc-api' | 'bench' | 'other';
+
+/** CPU ticks per process group (utime + stime, plus the children they reaped), from /proc. */
+export type GroupCpuSample = Map<CpuGroup, number>;
+
+function cpuGroupOf(pid: number, cmdline: string): CpuGroup {
+  if (pid === process.pid) {
+    // The receiver, and on the native side also the worker of the Schedules' workflows.
+    return 'bench';
+  }
+  if (/dist\/apps\/worker\//.test(cmdline)) return 'svc-worker';
+  if (/dist\/apps\/api\//.test(cmdline)) return 'svc-api';
+  if (/(^|\/)temporal(\.exe)?\s+server\b/.test(cmdline)) return 'temporal';
+  if (/^postgres(:|\s|$)|\/postgres(\s|$)/.test(cmdline)) return 'postgres';
+  return 'other';
+}
+
+/**
+ * Where the machine's CPU goes, per process group: which process carries a side's extra work
+ * (issue 25). Processes that ended within the window count only through the parent that reaped
+ * them (PostgreSQL's backends through the postmaster). Null off Linux.
+ */
+export function sampleGroupCpu(): GroupCpuSample | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const sample: GroupCpuSample = new Map();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name in parentheses: state is field 3, utime 14 … cstime 17.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      const group = cpuGroupOf(Number(pid), cmdline);
+      sample.set(group, (sample.get(group) ?? 0) + ticks);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return sample;
+}
+
+/**
+ * Each group's share of the machine's CPU time between two samples (0..1 of all cores, like
+ * `busyBetween`), using the machine's total from /proc/stat over the same span.
+ */
+export function groupSharesBetween(
+  from: { groups: GroupCpuSample | null; machine: CpuSample | null },
+  to: { groups: GroupCpuSample | null; machine: CpuSample | null },
+): Partial<Record<CpuGroup, number>> | null {
+  if (!from.groups || !to.groups || !from.machine || !to.machine || to.machine.total <= from.machine.total) {
+    return null;
+  }
+  const span = to.machine.total - from.machine.total;
+  const shares: Partial<Record<CpuGroup, number>> = {};
+  for (const [group, ticks] of to.groups) {
+    shares[group] = round(Math.max(0, ticks - (from.groups.get(group) ?? 0)) / span, 3);
+  }
+  return shares;
 }
 
 /**
