@@ -110,10 +110,18 @@ function cpuGroupOf(pid: number, cmdline: string): CpuGroup {
     // The receiver, and on the native side also the worker of the Schedules' workflows.
     return 'bench';
   }
-  if (/dist\/apps\/worker\//.test(cmdline)) return 'svc-worker';
-  if (/dist\/apps\/api\//.test(cmdline)) return 'svc-api';
-  if (/(^|\/)temporal(\.exe)?\s+server\b/.test(cmdline)) return 'temporal';
-  if (/^postgres(:|\s|$)|\/postgres(\s|$)/.test(cmdline)) return 'postgres';
+  if (/dist\/apps\/worker\//.test(cmdline)) {
+    return 'svc-worker';
+  }
+  if (/dist\/apps\/api\//.test(cmdline)) {
+    return 'svc-api';
+  }
+  if (/(^|\/)temporal(\.exe)?\s+server\b/.test(cmdline)) {
+    return 'temporal';
+  }
+  if (/^postgres(:|\s|$)|\/postgres(\s|$)/.test(cmdline)) {
+    return 'postgres';
+  }
   return 'other';
 }
 
