@@ -20,7 +20,7 @@ import { resolve } from 'node:path';
 import type { AppConfig } from '../../libs/common/src';
 import { prepareLeadMs } from '../../libs/orchestration/src/prepare-lead';
 import type { OccurrenceBurstsRepository } from '../../libs/persistence/src';
-import { createScheduleActivities, planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
+import { createScheduleActivities } from '../../apps/worker/src/activities/schedule.activities';
 import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
 import { waitFor } from '../../test/utils/receiver';
 import type {
@@ -91,31 +91,37 @@ class Recorder {
   }
 
   activities(): ScheduleActivities & JobActivities {
+    const readWorkspaceGate = async () => ({ suspended: false, blockingQuota: null });
+    const openRuns = async (input: OpenRunsInput) => {
+      this.openRuns.push(input);
+      for (const decision of input.decisions) {
+        this.plannedNow.set(decision.runId, this.lastPlanNow);
+      }
+    };
     return {
+      // Wired as the worker wires it: the plan reads the gate and opens an `allow` job's runs.
       planOccurrences: async (input) => {
         this.lastPlanNow = Date.parse(input.now);
         const burst = this.burst;
-        if (this.park !== null) {
-          return createScheduleActivities({ config: this.config, park: this.park }).planOccurrences(input);
-        }
-        if (burst === null) {
-          return planOccurrences(input, this.config.scheduler.misfire_threshold_ms);
-        }
-        const bursts = {
-          plan: async (next: Date, _previous: Date | null, register: boolean) => {
-            burst.registered.push({ at: next.getTime(), register });
-            return { next: burst.size, previous: burst.size };
-          },
-        } as unknown as OccurrenceBurstsRepository;
-        return createScheduleActivities({ bursts, config: this.config }).planOccurrences(input);
+        const bursts =
+          burst === null
+            ? undefined
+            : ({
+                plan: async (next: Date, _previous: Date | null, register: boolean) => {
+                  burst.registered.push({ at: next.getTime(), register });
+                  return { next: burst.size, previous: burst.size };
+                },
+              } as unknown as OccurrenceBurstsRepository);
+        return createScheduleActivities({
+          config: this.config,
+          bursts,
+          readGate: readWorkspaceGate,
+          openRuns,
+          ...(this.park !== null ? { park: this.park } : {}),
+        }).planOccurrences(input);
       },
-      readWorkspaceGate: async () => ({ suspended: false, blockingQuota: null }),
-      openRuns: async (input) => {
-        this.openRuns.push(input);
-        for (const decision of input.decisions) {
-          this.plannedNow.set(decision.runId, this.lastPlanNow);
-        }
-      },
+      readWorkspaceGate,
+      openRuns,
       startQueuedRun: async (input) => {
         this.startQueuedRun.push(input);
       },
@@ -275,6 +281,34 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       }
       await deleteJob(snapshot.jobId);
     });
+  }, 120_000);
+
+  it('should run one local activity per wake of an allow job (the plan opens its runs), two for other policies', async () => {
+    // Issue 25: a workflow activation and a marker less per occurrence where nothing is tracked.
+    const localActivitiesPerWake = async (overlapPolicy: JobSnapshot['overlapPolicy']) => {
+      const snapshot = snapshotOf({ jobId: `job_LA_${overlapPolicy}`, overlapPolicy });
+      const opened = recorder.openRuns.length;
+      await withWorker(async () => {
+        await startJob(snapshot);
+        await advance(HOUR);
+        await deleteJob(snapshot.jobId);
+      });
+      const { events } = await latest(snapshot.jobId).fetchHistory();
+      const wakes = (events ?? []).filter((e) => e.timerFiredEventAttributes).length;
+      const markers = (events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      );
+      return { wakes, markers: markers.length, opened: recorder.openRuns.length - opened };
+    };
+    const allow = await localActivitiesPerWake('allow');
+    expect(allow.wakes).toBeGreaterThanOrEqual(6);
+    expect(allow.opened).toBe(allow.wakes);
+    // One plan per wake, plus the first plan at start, and nothing else.
+    expect(allow.markers).toBe(allow.wakes + 1);
+    const skip = await localActivitiesPerWake('skip');
+    expect(skip.wakes).toBeGreaterThanOrEqual(6);
+    // The first run stays in flight (no runFinished): the rest are skipped, each opened by the workflow.
+    expect(skip.markers).toBe(2 * skip.wakes + 1);
   }, 120_000);
 
   it('should open each run within prepareAheadMs before its occurrence, never earlier', async () => {

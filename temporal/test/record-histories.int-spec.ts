@@ -14,9 +14,10 @@ import { sleep, waitFor, WebhookReceiver } from '../../test/utils/receiver';
 const STAMP = new Date().toISOString().slice(0, 10).replace(/-/g, '');
 /**
  * Which workflow path recorded the files (v2: one attempt activity, runs opened by the job
- * workflow; v3: scheduled runs named after their occurrence; v4: prepared bursts, issue 25).
+ * workflow; v3: scheduled runs named after their occurrence; v4: prepared bursts, issue 25; v5: an
+ * `allow` job's plan opens its runs, issue 25).
  */
-const PATH = 'v4';
+const PATH = 'v5';
 
 describe('record workflow histories', () => {
   let stack: Stack;

@@ -2,7 +2,14 @@
  * Type-only contracts of the activities the workflows call; the worker implements them in
  * apps/worker/src/activities. Kept here so workflow code never imports worker code.
  */
-import type { JobDisplay, JobSnapshot, OverlapPolicy, RunWorkflowInput, ScheduleSnapshot } from './definitions';
+import type {
+  JobDisplay,
+  JobSnapshot,
+  MisfirePolicy,
+  OverlapPolicy,
+  RunWorkflowInput,
+  ScheduleSnapshot,
+} from './definitions';
 
 export interface PlanOccurrencesInput {
   schedule: ScheduleSnapshot;
@@ -32,6 +39,21 @@ export interface PlanOccurrencesInput {
    * less per occurrence). Absent in plans recorded before it.
    */
   gate?: { workspaceId: string; month: string };
+  /**
+   * Decide the due occurrences and open their runs in the same activity (issue 25, `allow` jobs
+   * only: their decisions do not depend on runs in flight). Needs `gate`. Absent in plans
+   * recorded before it, and for other overlap policies, whose workflow decides and opens.
+   */
+  open?: PlanOpenInput;
+}
+
+/** What the plan needs to decide an `allow` job's due occurrences and open their runs. */
+export interface PlanOpenInput {
+  jobId: string;
+  workspaceId: string;
+  jobVersion: number;
+  misfirePolicy: MisfirePolicy;
+  display?: JobDisplay;
 }
 
 export interface PlanPrepareInput {
@@ -68,6 +90,12 @@ export interface OccurrencePlan {
    * further away than `afterMs` waits on `taskQueue` instead of in the worker's cache.
    */
   park?: ParkSettings;
+  /**
+   * Set when the plan was asked with `open` and occurrences were due: what it decided and opened
+   * (every decision's run row is written, `start` ones started). The workflow then has nothing to
+   * open itself.
+   */
+  opened?: { decisions: OccurrenceDecision[]; collapsed: number; renamed?: Record<string, string> };
 }
 
 export interface ParkSettings {

@@ -106,6 +106,12 @@ export const PREPARED_BURSTS_PATCH = 'prepared-bursts';
  * it never park; they sleep as they recorded.
  */
 export const PARKED_JOBS_PATCH = 'parked-idle-jobs';
+/**
+ * Issue 25: for an `allow` job the plan also decides the due occurrences and opens their runs, in
+ * the same local activity (one workflow activation, one marker and one round trip less per
+ * occurrence). Executions begun before it keep a plan and an open-runs activity per occurrence.
+ */
+export const PLAN_OPENS_RUNS_PATCH = 'plan-opens-runs';
 
 /**
  * A parked job run (issue 25): it only waits, for `until` or a signal, on the parked task queue,

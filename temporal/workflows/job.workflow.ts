@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { newId, occurrenceRunId } from '@svc/common/ids';
-import type { JobActivities, ScheduleActivities, WorkspaceGate } from './activity-types';
+import type { JobActivities, OccurrencePlan, ScheduleActivities, WorkspaceGate } from './activity-types';
 import {
   describeJobQuery,
   jobChangedSignal,
@@ -19,6 +19,7 @@ import {
   JOB_PATH_PATCH,
   OCCURRENCE_RUN_ID_PATCH,
   PARKED_JOBS_PATCH,
+  PLAN_OPENS_RUNS_PATCH,
   PREPARED_BURSTS_PATCH,
   type JobSnapshot,
   type JobWorkflowDescription,
@@ -74,6 +75,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   }
   // Once per execution: a run begun before issue 25 keeps its fixed lead until it continues-as-new.
   const prepared = patched(PREPARED_BURSTS_PATCH);
+  // Once per execution too: an `allow` job's plan opens its runs (one local activity per wake).
+  const planOpensRuns = prepared && patched(PLAN_OPENS_RUNS_PATCH);
   const historyLimit = prepared ? SHORT_HISTORY_LIMIT : HISTORY_LIMIT;
   let snapshot = input.snapshot;
   /** The lead of the occurrence the workflow sleeps for, from the plan that found it (prepared). */
@@ -173,25 +176,33 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     // jobs share its instant, spread so the server's work is done before it: architecture.md).
     const lead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
     const plannedAfter = after;
-    const plan = await planOccurrences({
-      schedule: snapshot.schedule,
-      after,
-      now: nowIso(lead),
-      // Lateness is measured from the real now, with the worker's threshold (the attempt's too).
-      leadMs: lead,
-      maxCatchUp: MAX_CATCH_UP,
-      ...(prepared
-        ? {
-            prepare: {
-              jobId: snapshot.jobId,
-              registered,
-              overlapPolicy: snapshot.overlapPolicy ?? 'allow',
-              timeoutMs: snapshot.display?.timeoutMs ?? null,
-            },
-            gate: { workspaceId: snapshot.workspaceId, month: nowIso().slice(0, 7) },
-          }
-        : {}),
-    });
+    // An `allow` job's runs depend on nothing the workflow tracks: the plan decides and opens them.
+    const opens = planOpensRuns && (snapshot.overlapPolicy ?? 'allow') === 'allow';
+    const planning = snapshot;
+    // Its own trace unless it is known to find nothing due (a plan after a signal, before the wake).
+    const firing = opens && (next === null || Date.parse(next) <= Date.now() + lead);
+    const plan = await inTraceOfOccurrence(firing, planning.jobId, () =>
+      planOccurrences({
+        schedule: planning.schedule,
+        after,
+        now: nowIso(lead),
+        // Lateness is measured from the real now, with the worker's threshold (the attempt's too).
+        leadMs: lead,
+        maxCatchUp: MAX_CATCH_UP,
+        ...(prepared
+          ? {
+              prepare: {
+                jobId: planning.jobId,
+                registered,
+                overlapPolicy: planning.overlapPolicy ?? 'allow',
+                timeoutMs: planning.display?.timeoutMs ?? null,
+              },
+              gate: { workspaceId: planning.workspaceId, month: nowIso().slice(0, 7) },
+            }
+          : {}),
+        ...(opens ? { open: { ...jobRef(planning), misfirePolicy: planning.misfirePolicy } } : {}),
+      }),
+    );
     if (prepared && plan.next !== null) {
       registered = plan.next;
       plannedLead = plan.leadMs ?? null;
@@ -203,13 +214,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       continue;
     }
     if (plan.missed.length > 0 || plan.onTime.length > 0) {
-      // Each firing is its own trace (tracing on): occurrence → run workflow → attempt → request.
-      const current = snapshot;
-      await inNewTrace(
-        'job.occurrence',
-        { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-        () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter, plan.gate),
-      );
+      if (!plan.opened) {
+        // Each firing is its own trace (tracing on): occurrence → run workflow → attempt → request.
+        const current = snapshot;
+        await inNewTrace(
+          'job.occurrence',
+          { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
+          () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter, plan.gate),
+        );
+      }
       if (plan.next === null && !plan.ended) {
         // The scan stopped at its budget inside a long backlog: plan the rest now.
         after = plan.scannedUntil;
@@ -369,6 +382,22 @@ async function parkedJob(input: JobWorkflowInput, parked: ParkedJob): Promise<vo
     inFlight,
     pending,
   });
+}
+
+/**
+ * A plan that opens runs is the firing of its occurrences: when `firing` it is their own trace, as
+ * `fire` is (tracing on), with the count it found due. No commands: replay-safe.
+ */
+function inTraceOfOccurrence(
+  firing: boolean,
+  jobId: string,
+  plan: () => Promise<OccurrencePlan>,
+): Promise<OccurrencePlan> {
+  return firing
+    ? inNewTrace('job.occurrence', { 'svc.job.id': jobId }, plan, (p) => ({
+        'svc.occurrences.due': p.missed.length + p.onTime.length,
+      }))
+    : plan();
 }
 
 /**

@@ -247,10 +247,11 @@ describe('traces', () => {
         const [, traceId] = TRACEPARENT.exec(String(delivery.headers.traceparent)) ?? [];
         expect(traceId).toBeDefined();
         expect(traceId).not.toBe(created.spanContext().traceId);
+        // An `allow` job's plan opens its runs (issue 25): the occurrence's trace starts there.
         const spans = await traceWith(traceId, [
           'job.occurrence',
-          'StartActivity:openRuns',
-          'RunActivity:openRuns',
+          'StartActivity:planOccurrences',
+          'RunActivity:planOccurrences',
           'StartWorkflow:runWorkflow',
           'RunWorkflow:runWorkflow',
           'RunActivity:runAttempt',
@@ -264,9 +265,10 @@ describe('traces', () => {
         });
         // Linked to the job workflow's own span, which belongs to the trace of the create request.
         expect(occurrence.links[0]?.context.traceId).toBe(created.spanContext().traceId);
-        expect(named(spans, 'RunActivity:openRuns')!.parentSpanContext?.spanId).toBe(
-          named(spans, 'StartActivity:openRuns')!.spanContext().spanId,
+        expect(named(spans, 'RunActivity:planOccurrences')!.parentSpanContext?.spanId).toBe(
+          named(spans, 'StartActivity:planOccurrences')!.spanContext().spanId,
         );
+        expect(occurrence.attributes['svc.occurrences.due']).toBeGreaterThanOrEqual(1);
         await api('DELETE', `/api/v1/jobs/${job.body.id}`);
       });
     });

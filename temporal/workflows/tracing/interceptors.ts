@@ -80,14 +80,23 @@ class OutboundInterceptor extends OpenTelemetryOutboundInterceptor {
 }
 
 /** A root span of its own trace, linked to the span that was active (see new-trace.ts). */
-async function newTrace<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
+async function newTrace<T>(
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  attributesOf?: (result: T) => Attributes,
+): Promise<T> {
   const current = trace.getSpanContext(context.active());
   return workflowTracer().startActiveSpan(
     name,
     { root: true, attributes, links: current ? [{ context: current }] : [] },
     async (span) => {
       try {
-        return await fn();
+        const result = await fn();
+        if (attributesOf) {
+          span.setAttributes(attributesOf(result));
+        }
+        return result;
       } catch (err) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
         throw err;

@@ -6,7 +6,13 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 
-export type NewTrace = <T>(name: string, attributes: Attributes, fn: () => Promise<T>) => Promise<T>;
+export type NewTrace = <T>(
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  /** Attributes known only from the result, set on the span before it ends. */
+  attributesOf?: (result: T) => Attributes,
+) => Promise<T>;
 
 let implementation: NewTrace | undefined;
 
@@ -16,6 +22,11 @@ export function setNewTrace(fn: NewTrace): void {
 }
 
 /** Runs `fn` as the root span `name` of a new trace (linked to the current one), or plainly when tracing is off. */
-export function inNewTrace<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  return implementation ? implementation(name, attributes, fn) : fn();
+export function inNewTrace<T>(
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  attributesOf?: (result: T) => Attributes,
+): Promise<T> {
+  return implementation ? implementation(name, attributes, fn, attributesOf) : fn();
 }

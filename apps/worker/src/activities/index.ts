@@ -42,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
       config: deps.config,
       warn: deps.warn,
       readGate: (input) => job.readWorkspaceGate(input),
+      openRuns: (input) => job.openRuns(input),
       park: deps.park,
     }),
     ...job,

@@ -1,5 +1,7 @@
+import type { OpenRunsInput } from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 import type { AppConfig } from '@svc/common';
+import { occurrenceRunId } from '@svc/common/ids';
 import { prepareLeadMs } from '@svc/orchestration';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { detectKind } from '@svc/schedule';
@@ -265,6 +267,94 @@ describe('the plan activity with prepared bursts (issue 25)', () => {
     expect(plan.leadMs).toBe(1_000);
     expect(plan.onTime).toEqual(['2026-01-01T10:01:00.000Z']);
     expect(down.warnings[0]).toMatch(/connection refused/);
+  });
+
+  describe('asked to open the runs of an allow job (issue 25)', () => {
+    const open = { jobId: 'job_A', workspaceId: 'ws_A', jobVersion: 3, misfirePolicy: 'fire_once' as const };
+    function opening(gateRead: typeof gate = gate, fail?: Error) {
+      const order: string[] = [];
+      const opened: OpenRunsInput[] = [];
+      const { planOccurrences: plan } = createScheduleActivities({
+        config,
+        bursts: {
+          plan: async () => {
+            order.push('burst');
+            return { next: 1, previous: 1 };
+          },
+        } as unknown as OccurrenceBurstsRepository,
+        readGate: async () => gateRead,
+        openRuns: async (input) => {
+          order.push('open');
+          if (fail) {
+            throw fail;
+          }
+          opened.push(input);
+          return {};
+        },
+      });
+      return { plan, order, opened };
+    }
+
+    it('should decide the due occurrences as the workflow would and open them before counting the burst', async () => {
+      const { plan, order, opened } = opening();
+      const result = await plan({ ...input('2026-01-01T10:01:00.000Z'), open });
+      const runId = occurrenceRunId('job_A', Date.parse('2026-01-01T10:01:00.000Z'));
+      expect(result.opened).toEqual({
+        decisions: [{ runId, scheduledAt: '2026-01-01T10:01:00.000Z', action: 'start' }],
+        collapsed: 0,
+      });
+      expect(opened).toEqual([
+        {
+          jobId: 'job_A',
+          workspaceId: 'ws_A',
+          jobVersion: 3,
+          decisions: result.opened!.decisions,
+          notifyJob: false,
+          collapsed: 0,
+        },
+      ]);
+      // A retry after a failed open must not count the job in the burst twice.
+      expect(order).toEqual(['open', 'burst']);
+      expect(result.next).toBe('2026-01-01T10:02:00.000Z');
+    });
+
+    it('should apply the gate and the misfire policy, recording the fire_all backlog beyond the catch-up', async () => {
+      const suspended = await opening({ suspended: true, blockingQuota: null }).plan({
+        ...input('2026-01-01T10:01:00.000Z'),
+        open,
+      });
+      expect(suspended.opened!.decisions.map((d) => [d.action, d.skipReason])).toEqual([
+        ['skip', 'workspace_suspended'],
+      ]);
+      // Five missed minutes, a catch-up of two: fire_all delivers the latest two, records the rest.
+      const { plan, opened } = opening();
+      const late = await plan({
+        ...input('2026-01-01T10:10:00.000Z'),
+        after: '2026-01-01T10:04:00.000Z',
+        maxCatchUp: 2,
+        open: { ...open, misfirePolicy: 'fire_all' },
+      });
+      expect(late.missed).toHaveLength(2);
+      expect(late.opened!.decisions.map((d) => d.scheduledAt)).toEqual([...late.missed, ...late.onTime]);
+      expect(late.opened!.collapsed).toBe(late.missedTotal - 2);
+      expect(opened[0]!.collapsedRange).toEqual({
+        schedule: schedule('0 * * * * ?'),
+        after: '2026-01-01T10:04:00.000Z',
+        before: late.missed[0],
+      });
+    });
+
+    it('should open nothing when nothing is due, and leave a failed open to be retried whole', async () => {
+      const idle = opening();
+      expect((await idle.plan({ ...input('2026-01-01T10:00:30.000Z'), open })).opened).toBeUndefined();
+      expect(idle.order).toEqual(['burst']);
+      const down = opening(gate, new Error('connection refused'));
+      await expect(down.plan({ ...input('2026-01-01T10:01:00.000Z'), open })).rejects.toThrow('connection refused');
+      expect(down.order).toEqual(['open']);
+      // A worker that cannot open (no openRuns given) leaves it to the workflow, as before.
+      const notOpening = createScheduleActivities({ config, readGate: async () => gate });
+      expect((await notOpening.planOccurrences({ ...input('2026-01-01T10:01:00.000Z'), open })).opened).toBeUndefined();
+    });
   });
 
   it('should tell a plan that prepares its next occurrence where to park, only from a worker that parks', async () => {

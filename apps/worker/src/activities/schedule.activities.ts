@@ -1,7 +1,9 @@
 import type { AppConfig } from '@svc/common';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
+import { occurrenceRunId } from '@svc/common/ids';
 import type {
+  JobActivities,
   OccurrencePlan,
   ParkSettings,
   PlanOccurrencesInput,
@@ -9,7 +11,7 @@ import type {
   WorkspaceGate,
 } from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
-import { isMissed } from '@svc/workflows/occurrence-rules';
+import { collapsedCount, decideOccurrences, isMissed } from '@svc/workflows/occurrence-rules';
 
 export interface ScheduleActivityDeps {
   /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
@@ -27,6 +29,11 @@ export interface ScheduleActivityDeps {
    * worker without it (tests, a release that parks nothing) never sends a job where none polls.
    */
   park?: ParkSettings;
+  /**
+   * Opens the decided runs (the job activity's), for plans asked with `open`: without it such a
+   * plan opens nothing and the workflow opens the runs itself, as before.
+   */
+  openRuns?: JobActivities['openRuns'];
 }
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
@@ -44,6 +51,10 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
       if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
         plan = { ...plan, gate: await deps.readGate(input.gate) };
       }
+      // Before the burst estimate: a retry after a failed open must not count the job twice.
+      if (deps.openRuns && input.open && plan.gate) {
+        plan = { ...plan, opened: await openDue(plan, plan.gate, input, deps.openRuns) };
+      }
       if (deps.park && input.prepare && plan.next !== null) {
         plan = { ...plan, park: deps.park };
       }
@@ -52,6 +63,44 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
         : plan;
     },
   };
+}
+
+/**
+ * The job workflow's occurrence rules for an `allow` job, applied here: its decisions depend on
+ * the due occurrences, the misfire policy and the gate only (no runs in flight), so the plan can
+ * decide and open them in the same local activity. Run ids come from the occurrence, as in the
+ * workflow, so a retry opens nothing twice.
+ */
+async function openDue(
+  plan: OccurrencePlan,
+  gate: WorkspaceGate,
+  input: PlanOccurrencesInput,
+  openRuns: JobActivities['openRuns'],
+): Promise<NonNullable<OccurrencePlan['opened']>> {
+  const open = input.open!;
+  const outcome = decideOccurrences({
+    due: { missed: plan.missed, onTime: plan.onTime },
+    misfirePolicy: open.misfirePolicy,
+    overlapPolicy: 'allow',
+    gate,
+    state: { inFlight: [], queued: null },
+    newRunId: (scheduledAt) => occurrenceRunId(open.jobId, Date.parse(scheduledAt)),
+  });
+  const collapsed = collapsedCount(plan.missedTotal, plan.missed.length, open.misfirePolicy);
+  const result = await openRuns({
+    jobId: open.jobId,
+    workspaceId: open.workspaceId,
+    jobVersion: open.jobVersion,
+    ...(open.display ? { display: open.display } : {}),
+    decisions: outcome.decisions,
+    notifyJob: false,
+    collapsed,
+    // fire_all records the missed occurrences beyond the catch-up limit as skipped misfires.
+    ...(collapsed > 0 && open.misfirePolicy === 'fire_all'
+      ? { collapsedRange: { schedule: input.schedule, after: input.after, before: plan.missed[0] } }
+      : {}),
+  });
+  return { decisions: outcome.decisions, collapsed, ...(result?.renamed ? { renamed: result.renamed } : {}) };
 }
 
 /**
