@@ -11,6 +11,9 @@
  *    seconds and until memory is steady, samples, then does it again with N more: the growth from
  *    the first sample to the second, divided by N, is the cost of an idle job (the first batch
  *    also pays the worker's warm-up, which a fresh process has to do once);
+ *    With the worker on this machine (Linux), each sample also reads its live heap after a full
+ *    GC, per thread (bench/load/live-heap.ts, through the worker's Node inspector): what a job
+ *    keeps, without the garbage RSS still carries (LIVE_HEAP=0 leaves the inspector closed);
  * 3. wakes every job workflow once with the `describe` query: a workflow the worker evicted from
  *    its cache is fetched and replayed from history to answer it (the cost of its next wake);
  *    reports query latency and the worker's CPU seconds for the whole pass (2N), per 1,000 jobs;
@@ -21,6 +24,7 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findWorkerPid, liveHeap, type LiveHeap } from './load/live-heap';
 import { ServiceApi } from './load/service-side';
 import { forEachLimited, log, percentile, range, round, timed } from './load/util';
 
@@ -138,13 +142,26 @@ async function main(): Promise<void> {
     };
     // The first batch also warms the worker (JIT, thread heaps, allocator arenas), which a fresh
     // process pays once: the cost per idle job is the growth from the first batch to the second.
+    const workerPid = process.env.LIVE_HEAP === '0' ? null : findWorkerPid();
+    const heapOf = async (label: string): Promise<LiveHeap | null> => {
+      if (workerPid === null) {
+        return null;
+      }
+      const heap = await liveHeap(workerPid);
+      log(`${label}: live heap after GC ${heap.threads.map((t) => `${t.thread} ${mib(t.usedBytes)} MiB`).join(', ')}`);
+      return heap;
+    };
     log('sampling the worker before');
     const before = await steadySample(metricsUrl, token);
+    const heapBefore = await heapOf('before');
     await createBatch(0);
     const first = await steadySample(metricsUrl, token);
+    const heapFirst = await heapOf('first batch');
     const created = await createBatch(jobs);
     const idle = await steadySample(metricsUrl, token);
+    const heapIdle = await heapOf('second batch');
     const cached = await cachedWorkflows(sdkMetricsUrl);
+    const liveTotal = (h: LiveHeap | null) => (h === null ? null : h.threads.reduce((sum, t) => sum + t.usedBytes, 0));
 
     log(
       `idle: worker RSS ${mib(first.rssBytes)} -> ${mib(idle.rssBytes)} MiB ` +
@@ -180,7 +197,16 @@ async function main(): Promise<void> {
       perIdleJobKiB: {
         rss: kib((idle.rssBytes - first.rssBytes) / jobs),
         heap: kib((idle.heapUsedBytes - first.heapUsedBytes) / jobs),
+        // Every thread's heap after a full GC: what the jobs keep, garbage excluded.
+        liveHeap: heapFirst && heapIdle ? kib((liveTotal(heapIdle)! - liveTotal(heapFirst)!) / jobs) : null,
+        liveWorkflowHeap:
+          heapFirst && heapIdle ? kib((heapIdle.workflowThreadsBytes - heapFirst.workflowThreadsBytes) / jobs) : null,
       },
+      liveHeapMiB: [heapBefore, heapFirst, heapIdle].map((h) =>
+        h === null
+          ? null
+          : { total: mib(liveTotal(h)!), workflowThreads: mib(h.workflowThreadsBytes), main: mib(h.mainBytes) },
+      ),
       wake: {
         seconds: round(wake.ms / 1000, 2),
         queryMs: { p50: round(percentile(lat, 0.5), 1), p99: round(percentile(lat, 0.99), 1) },
@@ -199,6 +225,13 @@ async function main(): Promise<void> {
           `${report.workerIdle.rssMiB} MiB (second) ` +
           `(${report.perIdleJobKiB.rss} KiB per idle job; main-thread heap ${report.perIdleJobKiB.heap} KiB per job; ` +
           `${cached ?? '?'} workflows cached)`,
+        ...(heapFirst && heapIdle
+          ? [
+              `live heap after GC (all threads) ${mib(liveTotal(heapBefore)!)} -> ${mib(liveTotal(heapFirst)!)} -> ` +
+                `${mib(liveTotal(heapIdle)!)} MiB: ${report.perIdleJobKiB.liveHeap} KiB per idle job ` +
+                `(workflow threads ${report.perIdleJobKiB.liveWorkflowHeap} KiB)`,
+            ]
+          : []),
         `waking ${report.wake.woken} once: ${report.wake.seconds} s, query p50 ${report.wake.queryMs.p50} ms p99 ${report.wake.queryMs.p99} ms, ` +
           `worker CPU ${report.wake.workerCpuSecondsPer1000} s per 1,000 jobs, RSS after ${report.wake.workerRssAfterMiB} MiB, ` +
           `${queryErrors.length} queries failed`,
