@@ -121,6 +121,20 @@ describe('graceful shutdown', () => {
     await next.kill('SIGTERM');
   }, 120_000);
 
+  it('should exit when stopped while it starts, instead of running on without its Temporal workers', async () => {
+    // SIGINT as soon as Nest starts: the SDK's signal handler is installed by then, Nest's
+    // shutdown hooks are not. The worker used to stop the Temporal workers made so far, finish
+    // starting, and run its periodic passes forever (seen as a hung Ctrl-C on start.sh).
+    const worker = await startWorker(env, (output) => output.includes('Starting Nest application'));
+    children.push(worker);
+    const exit = await Promise.race([
+      worker.kill('SIGINT'),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000)),
+    ]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(worker.output).toContain('SIGINT while starting: shutting down');
+  }, 120_000);
+
   it('should answer the request in flight on SIGTERM to the API, and take no new one', async () => {
     const port = await freePort();
     const child = await startApi(env, port);

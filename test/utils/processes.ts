@@ -276,14 +276,17 @@ export function startApi(env: ServiceEnv, port: number): Promise<Child> {
   );
 }
 
-/** The built worker (dist/); ready once it polls its task queues. */
-export function startWorker(env: ServiceEnv): Promise<Child> {
+/** The built worker (dist/); ready once it polls its task queues (or when `readyWhen` says). */
+export function startWorker(
+  env: ServiceEnv,
+  readyWhen: (output: string) => boolean = (output) => output.includes('polling task queue'),
+): Promise<Child> {
   return Child.start(
     'worker',
     process.execPath,
     [join(ROOT, 'dist/apps/worker/src/main.js')],
     serviceEnv(env),
-    (output) => output.includes('polling task queue'),
+    readyWhen,
   );
 }
 

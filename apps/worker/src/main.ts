@@ -11,6 +11,17 @@ import { TemporalPinoLogger } from './temporal/logging';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
+  // A stop asked for while the worker starts (Ctrl-C on start.sh, a SIGTERM from the supervisor)
+  // is kept until the app can shut down: Nest's own hooks are installed only once it has started,
+  // and the SDK's signal handler stops only the Temporal workers made so far, so without this the
+  // process would go on running its periodic passes with no worker and never exit.
+  let stopAskedBy: NodeJS.Signals | null = null;
+  const keepStop = (signal: NodeJS.Signals) => {
+    stopAskedBy ??= signal;
+  };
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, keepStop);
+  }
   const config = loadConfig();
   const { metrics, http } = config;
   // Before the worker exists: its activity spans and the workflow span sink need the SDK.
@@ -45,10 +56,20 @@ async function main(): Promise<void> {
     // instead of exiting on its own without that line.
     abortOnError: false,
   });
-  app.enableShutdownHooks();
+  for (const signal of STOP_SIGNALS) {
+    process.off(signal, keepStop);
+  }
   const dataSource = app.get(DataSource);
   process.once('beforeExit', () => void dataSource.destroy());
+  if (stopAskedBy !== null) {
+    logger.info(`${stopAskedBy} while starting: shutting down`);
+    await app.close();
+    process.exit(0);
+  }
+  app.enableShutdownHooks();
 }
+
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
 main().catch((err) => {
   // A JSON line like every other (the configuration may be what failed, so at the default level).
