@@ -126,7 +126,12 @@ async function liveWriter(
         requestSummary: 'POST https://example.test/hook',
         responseBody: null,
       });
-      await runs.finishRun(id, { status: 'succeeded', finishedAt: new Date(scheduledAt.getTime() + 50) });
+      await runs.close({
+        runId: id,
+        status: 'succeeded',
+        finishedAt: new Date(scheduledAt.getTime() + 50),
+        defaultSlaThresholdMs: 300_000,
+      });
     });
   }
   return s;

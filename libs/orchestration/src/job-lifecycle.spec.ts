@@ -95,20 +95,6 @@ class InMemoryDatabase {
       }
       return this.copy(job);
     },
-    recordRunOutcome: async (id: string, run: { scheduledAt: Date; status: 'succeeded' | 'failed' }) => {
-      const job = this.tables.jobs.get(id);
-      if (!job) {
-        return null;
-      }
-      job.lastRunAt = run.scheduledAt;
-      job.lastRunStatus = run.status;
-      job.consecutiveFailures = run.status === 'failed' ? job.consecutiveFailures + 1 : 0;
-      return {
-        consecutiveFailures: job.consecutiveFailures,
-        state: job.state,
-        autoDisableThreshold: job.autoDisableThreshold,
-      };
-    },
   };
 
   readonly runs = {
@@ -154,13 +140,28 @@ class InMemoryDatabase {
       [...this.tables.runs.values()].filter(
         (run) => run.jobId === jobId && (run.status === 'running' || run.status === 'deferred'),
       ),
-    finishRun: async (id: string, change: { status: RunEntity['status']; finishedAt: Date }) => {
-      const run = this.tables.runs.get(id);
+    // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
+    close: async (change: { runId: string; status: RunEntity['status']; finishedAt: Date }) => {
+      const run = this.tables.runs.get(change.runId);
       if (!run || run.finishedAt) {
         return null;
       }
       Object.assign(run, { status: change.status, finishedAt: change.finishedAt });
-      return { ...run };
+      const job = this.tables.jobs.get(run.jobId);
+      let outcome = null;
+      if (job && (change.status === 'succeeded' || change.status === 'failed')) {
+        const previousFailures = job.consecutiveFailures;
+        job.lastRunAt = run.scheduledAt;
+        job.lastRunStatus = change.status;
+        job.consecutiveFailures = change.status === 'failed' ? job.consecutiveFailures + 1 : 0;
+        outcome = {
+          previousFailures,
+          consecutiveFailures: job.consecutiveFailures,
+          state: job.state,
+          autoDisableThreshold: job.autoDisableThreshold,
+        };
+      }
+      return { run: { ...run }, slaThresholdMs: job?.slaThresholdMs ?? 300_000, outcome };
     },
   };
 

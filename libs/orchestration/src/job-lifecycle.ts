@@ -111,8 +111,8 @@ export interface CloseRunInput {
   finishedAt: Date;
   error?: string | null;
   skipReason?: string | null;
-  /** The attempt that ended the run, closed in the same transaction. */
-  attempt?: { n: number; finish: AttemptFinish };
+  /** The attempt that ended the run, recorded and closed in the same statement (`RunsRepository.close`). */
+  attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
 }
 
 /** The state changes a user asks for (spec: Job states), and the one state each is allowed from. */
@@ -539,52 +539,46 @@ export class JobLifecycle {
     let closedRun: RunEntity | null = null;
     let eventIds: string[] = [];
     const disabled = await dataSource.transaction(async (manager) => {
-      if (input.attempt) {
-        await runs.finishAttempt(input.runId, input.attempt.n, input.attempt.finish, manager);
-      }
-      // On the transaction's connection: a second one from the pool, awaited while this one is
-      // held, deadlocks once as many runs close at once as the pool has connections.
-      const current = await runs.findByIdUnscoped(input.runId, manager);
-      // Locked first: the failure streak read here is the one this run's outcome replaces (job.recovered).
-      const job = current ? await jobs.getForUpdate(current.workspaceId, current.jobId, manager) : null;
-      const closed = await runs.finishRun(
-        input.runId,
+      const closing = await runs.close(
         {
+          runId: input.runId,
           status: input.status,
           finishedAt: input.finishedAt,
           lastError: input.error ?? null,
           skipReason: input.skipReason ?? null,
-          slaThresholdMs: job?.slaThresholdMs ?? config.scheduler.default_sla_threshold_ms,
+          attempt: input.attempt,
+          defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
         },
         manager,
       );
-      closedRun = closed;
-      if (!closed || (input.status !== 'succeeded' && input.status !== 'failed')) {
+      closedRun = closing?.run ?? null;
+      // Runs that were already closed, end otherwise than succeeded / failed, or whose job is gone
+      // leave the job as it is.
+      const outcome = closing?.outcome;
+      if (!closing || !outcome) {
         return null;
       }
-      const outcome = await jobs.recordRunOutcome(
-        closed.jobId,
-        { scheduledAt: closed.scheduledAt, status: input.status },
-        manager,
-      );
-      eventIds = await this.recordAlerts(job, closed, manager, [
-        input.status === 'failed' ? ['run.failed', { consecutive_failures: outcome?.consecutiveFailures }] : null,
-        input.status === 'succeeded' && job && job.consecutiveFailures > 0
-          ? ['job.recovered', { previous_failures: job.consecutiveFailures }]
+      const closed = closing.run;
+      const events: Array<[AlertEventType, Partial<AlertEventDetails>] | null> = [
+        input.status === 'failed' ? ['run.failed', { consecutive_failures: outcome.consecutiveFailures }] : null,
+        input.status === 'succeeded' && outcome.previousFailures > 0
+          ? ['job.recovered', { previous_failures: outcome.previousFailures }]
           : null,
         // Same id as the SLA watch's event for this run: recorded here only if the watch had not.
         closed.slaBreached
-          ? [
-              'run.sla_breached',
-              {
-                sla_threshold_ms: job?.slaThresholdMs ?? config.scheduler.default_sla_threshold_ms,
-                still_running: false,
-              },
-            ]
+          ? ['run.sla_breached', { sla_threshold_ms: closing.slaThresholdMs, still_running: false }]
           : null,
-      ]);
-      const threshold = outcome?.autoDisableThreshold ?? config.scheduler.default_auto_disable_threshold;
-      if (!job || !outcome || input.status !== 'failed' || threshold <= 0 || outcome.consecutiveFailures < threshold) {
+      ];
+      const threshold = outcome.autoDisableThreshold ?? config.scheduler.default_auto_disable_threshold;
+      const reachesThreshold = input.status === 'failed' && threshold > 0 && outcome.consecutiveFailures >= threshold;
+      const alerting = this.deps.alerts !== undefined && events.some((event) => event !== null);
+      if (!alerting && !reachesThreshold) {
+        return null;
+      }
+      // Locked by the close above; read whole only when an alert or an auto-disable needs it.
+      const job = await jobs.getById(closed.workspaceId, closed.jobId, manager);
+      eventIds = await this.recordAlerts(job, closed, manager, events);
+      if (!job || !reachesThreshold) {
         return null;
       }
       const moved = await jobs.transitionState(

@@ -70,7 +70,12 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
     if (outcome.status === 'deferred') {
       await runs.deferRun(id, new Date(scheduledAt.getTime() + 60_000), 'HTTP 500');
     } else if (outcome.status !== 'running') {
-      await runs.finishRun(id, { status: outcome.status, finishedAt: outcome.finishedAt ?? scheduledAt });
+      await runs.close({
+        runId: id,
+        status: outcome.status,
+        finishedAt: outcome.finishedAt ?? scheduledAt,
+        defaultSlaThresholdMs: 300_000,
+      });
     }
     return id;
   }

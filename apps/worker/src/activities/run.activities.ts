@@ -222,14 +222,14 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       } finally {
         clearInterval(heartbeat);
       }
-      if (!safeMode) {
-        await record(context, n, () => runs.startAttempt(run, n, firedAt, result.requestSummary));
-      }
       metrics?.attempts.inc({ outcome: result.outcome });
 
       const finishedAt = clock();
+      // In `fast` mode the attempt's row is written now, once its request has left: by the close
+      // itself when the attempt ends the run (one statement), before the deferral otherwise.
       const attempt = {
         n,
+        startedAt: firedAt,
         finish: {
           finishedAt,
           durationMs: Math.round(result.durationMs),
@@ -281,6 +281,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         return { status, outcome: said };
       }
       const { delayMs } = decision;
+      if (!safeMode) {
+        await record(context, n, () => runs.startAttempt(run, n, firedAt, result.requestSummary));
+      }
       await record(context, n, () =>
         runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error),
       );

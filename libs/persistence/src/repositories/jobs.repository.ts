@@ -186,34 +186,6 @@ export class JobsRepository {
   }
 
   /**
-   * Folds a finished run into the job row: `last_run_*`, and the failure streak (+1 on `failed`,
-   * reset on `succeeded`). Returns the new streak and state, or null when the job is gone.
-   */
-  async recordRunOutcome(
-    id: string,
-    run: { scheduledAt: Date; status: 'succeeded' | 'failed' },
-    manager: EntityManager,
-  ): Promise<{ consecutiveFailures: number; state: JobState; autoDisableThreshold: number | null } | null> {
-    const rows = returnedRows<{ consecutive_failures: number; state: JobState; auto_disable_threshold: number | null }>(
-      await manager.query(
-        `UPDATE jobs SET last_run_at = $2, last_run_status = $3, updated_at = now(),
-                consecutive_failures = CASE WHEN $3 = 'failed' THEN consecutive_failures + 1 ELSE 0 END
-          WHERE id = $1
-          RETURNING consecutive_failures, state, auto_disable_threshold`,
-        [id, run.scheduledAt, run.status],
-      ),
-    );
-    const row = rows[0];
-    return row
-      ? {
-          consecutiveFailures: row.consecutive_failures,
-          state: row.state,
-          autoDisableThreshold: row.auto_disable_threshold,
-        }
-      : null;
-  }
-
-  /**
    * Moves the job from `from` to `to` and from `revision` to `nextRevision` (the revision rule is
    * JobLifecycle's `nextRevision`; a state change never touches `version`), when it is still in
    * `from` at `revision`. Returns the updated row, or null when the condition no longer holds.

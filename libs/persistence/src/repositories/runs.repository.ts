@@ -2,8 +2,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
 import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
 import type { StartedWorkflowColumn } from '../entities/json';
+import type { JobState } from '../entities/job.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
-import { affectedCount, returnedRows } from './query-result';
+import { affectedCount, entityFromRow, returnedRows } from './query-result';
 
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
 
@@ -29,6 +30,37 @@ export interface RunListFilter {
   /** Oldest first (no keyset); newest first otherwise. */
   oldestFirst?: boolean;
   limit: number;
+}
+
+/** What closes a run (`RunsRepository.close`). */
+export interface RunClose {
+  runId: string;
+  status: RunStatus;
+  finishedAt: Date;
+  lastError?: string | null;
+  skipReason?: string | null;
+  /**
+   * The attempt that ended the run, closed in the same statement. Its row is written if it is not
+   * yet (`fast` delivery records an attempt once its request has left), with the run's start
+   * fields and older attempts a crash left open, as `startAttempt` would have.
+   */
+  attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
+  /** The SLA threshold of a job that sets none, or whose row is gone. */
+  defaultSlaThresholdMs: number;
+}
+
+/** A run just closed, and what its outcome did to its job. */
+export interface ClosedRun {
+  run: RunEntity;
+  /** The SLA threshold the run was measured against. */
+  slaThresholdMs: number;
+  /** For `succeeded` / `failed` runs of a job that still exists: its failure streak before and after. */
+  outcome: {
+    previousFailures: number;
+    consecutiveFailures: number;
+    state: JobState;
+    autoDisableThreshold: number | null;
+  } | null;
 }
 
 export interface AttemptFinish {
@@ -445,41 +477,100 @@ export class RunsRepository {
   }
 
   /**
-   * Moves a run to a terminal status once; returns the updated row, or null when it was already
-   * terminal (a re-executed activity then changes nothing).
+   * Closes a run once, in one statement: the attempt that ended it (if any, recorded whole), the run
+   * moved to its terminal status, and for `succeeded` / `failed` the job's `last_run_*` and failure streak.
+   * The job row is locked first (then attempt, then run), the order of every other writer, so the
+   * streak it returns as `previousFailures` is the one this outcome replaced. Null when the run
+   * was already terminal: a re-executed activity changes nothing.
    */
-  async finishRun(
-    runId: string,
-    change: {
-      status: RunStatus;
-      finishedAt: Date;
-      lastError?: string | null;
-      skipReason?: string | null;
-      slaThresholdMs?: number;
-    },
-    manager = this.manager,
-  ): Promise<RunEntity | null> {
-    const result: unknown = await manager.query(
-      `UPDATE runs SET status = $2, finished_at = $3,
-              last_error = COALESCE($4, last_error), skip_reason = $5, next_attempt_at = NULL,
-              e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
-              sla_breached = sla_breached OR ($6::int IS NOT NULL AND $3 > scheduled_at + ($6::int * interval '1 millisecond')),
-              updated_at = now()
-        WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
-        RETURNING id`,
-      [
-        runId,
-        change.status,
-        change.finishedAt,
-        change.lastError ?? null,
-        change.skipReason ?? null,
-        change.slaThresholdMs ?? null,
-      ],
+  async close(change: RunClose, manager = this.manager): Promise<ClosedRun | null> {
+    const finish = change.attempt?.finish;
+    const rows = returnedRows<Record<string, unknown>>(
+      await manager.query(
+        `WITH job AS (
+           SELECT id, consecutive_failures, sla_threshold_ms FROM jobs
+            WHERE id = (SELECT job_id FROM runs WHERE id = $1)
+            FOR UPDATE
+         ), interrupted AS (
+           UPDATE attempts SET finished_at = $16, outcome = 'retryable', error = 'interrupted',
+                  duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($16 - started_at)) * 1000)::int)
+            WHERE run_id = $1 AND n < $6 AND finished_at IS NULL AND (SELECT count(*) FROM job) >= 0
+            RETURNING n
+         ), attempt AS (
+           INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary, finished_at, duration_ms,
+                                 outcome, status_code, error, response_body, started_workflow)
+           SELECT id, $6, workspace_id, $16, $13, $7, $8, $9, $10, $11, $12, $14 FROM runs
+            WHERE id = $1 AND $6::int IS NOT NULL AND (SELECT count(*) FROM interrupted) >= 0
+           ON CONFLICT (run_id, n) DO UPDATE SET finished_at = EXCLUDED.finished_at,
+                  duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, status_code = EXCLUDED.status_code,
+                  error = EXCLUDED.error, response_body = EXCLUDED.response_body,
+                  request_summary = EXCLUDED.request_summary, started_workflow = EXCLUDED.started_workflow
+            WHERE attempts.finished_at IS NULL
+           RETURNING n
+         ), closed AS (
+           UPDATE runs SET status = $2, finished_at = $3,
+                  last_error = COALESCE($4, last_error), skip_reason = $5, next_attempt_at = NULL,
+                  started_at = COALESCE(started_at, $16),
+                  start_lag_ms = COALESCE(start_lag_ms,
+                    CASE WHEN $16::timestamptz IS NOT NULL
+                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - scheduled_at)) * 1000)::int) END),
+                  attempts_count = GREATEST(attempts_count, $6 + 1),
+                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
+                  sla_breached = sla_breached OR COALESCE($3 > scheduled_at
+                    + (COALESCE((SELECT sla_threshold_ms FROM job), $15::int) * interval '1 millisecond'), false),
+                  started_workflow = COALESCE($14, started_workflow),
+                  updated_at = now()
+            WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
+              AND (SELECT count(*) FROM attempt) >= 0
+            RETURNING runs.*
+         ), outcome AS (
+           UPDATE jobs SET last_run_at = closed.scheduled_at, last_run_status = closed.status, updated_at = now(),
+                  consecutive_failures = CASE WHEN closed.status = 'failed' THEN jobs.consecutive_failures + 1 ELSE 0 END
+             FROM closed
+            WHERE jobs.id = closed.job_id AND closed.status IN ('succeeded', 'failed')
+            RETURNING jobs.consecutive_failures, jobs.state, jobs.auto_disable_threshold
+         )
+         SELECT closed.*, job.consecutive_failures AS job_previous_failures, job.sla_threshold_ms AS job_sla_threshold_ms,
+                outcome.consecutive_failures AS outcome_consecutive_failures, outcome.state AS outcome_state,
+                outcome.auto_disable_threshold AS outcome_auto_disable_threshold
+           FROM closed LEFT JOIN job ON true LEFT JOIN outcome ON true`,
+        [
+          change.runId,
+          change.status,
+          change.finishedAt,
+          change.lastError ?? null,
+          change.skipReason ?? null,
+          change.attempt?.n ?? null,
+          finish?.finishedAt ?? null,
+          finish?.durationMs ?? null,
+          finish?.outcome ?? null,
+          finish?.statusCode ?? null,
+          finish?.error ?? null,
+          finish?.responseBody ?? null,
+          finish?.requestSummary ?? null,
+          finish?.startedWorkflow ?? null,
+          change.defaultSlaThresholdMs,
+          change.attempt?.startedAt ?? null,
+        ],
+      ),
     );
-    if (returnedRows(result).length === 0) {
+    const row = rows[0];
+    if (!row) {
       return null;
     }
-    return manager.findOne(RunEntity, { where: { id: runId } });
+    return {
+      run: entityFromRow(manager, RunEntity, row),
+      slaThresholdMs: (row.job_sla_threshold_ms as number | null) ?? change.defaultSlaThresholdMs,
+      outcome:
+        row.outcome_state === null
+          ? null
+          : {
+              previousFailures: row.job_previous_failures as number,
+              consecutiveFailures: row.outcome_consecutive_failures as number,
+              state: row.outcome_state as JobState,
+              autoDisableThreshold: row.outcome_auto_disable_threshold as number | null,
+            },
+    };
   }
 
   /**
