@@ -46,9 +46,9 @@ describe('RunsRepository.close (PostgreSQL)', () => {
   }
 
   /** A run of `jobId` scheduled `ageMs` ago, with attempt 0 started unless `started` is false. */
-  async function startedRun(jobId: string, ageMs = 1_000, started = true): Promise<RunEntity> {
+  async function startedRun(jobId: string, ageMs = 1_000, started = true, now = Date.now()): Promise<RunEntity> {
     const id = newId('run');
-    const scheduledAt = new Date(Date.now() - ageMs);
+    const scheduledAt = new Date(now - ageMs);
     await runs.openRuns(
       [{ id, workspaceId, jobId, jobVersion: 1, scheduledAt, trigger: 'schedule', status: 'running' }],
       scheduledAt,
@@ -245,7 +245,9 @@ describe('RunsRepository.close (PostgreSQL)', () => {
 
   it('should count every concurrent failure of one job, each seeing the streak the one before left', async () => {
     const jobId = await job();
-    const many = await Promise.all(Array.from({ length: 5 }, (_, i) => startedRun(jobId, 1_000 + i)));
+    // One clock reading: five distinct occurrences of one job.
+    const now = Date.now();
+    const many = await Promise.all(Array.from({ length: 5 }, (_, i) => startedRun(jobId, 1_000 + i, true, now)));
     const closed = await Promise.all(
       many.map((run) =>
         runs.close({ runId: run.id, status: 'failed', finishedAt: new Date(), defaultSlaThresholdMs: DEFAULT_SLA_MS }),

@@ -311,27 +311,6 @@ export class RunsRepository {
   }
 
   /**
-   * Inserts the run unless it exists; counts it in the monthly usage only when inserted, in the
-   * same transaction, so a re-executed activity counts nothing twice. Returns the stored row.
-   */
-  async insertIfAbsent(run: Partial<RunEntity> & { id: string; workspaceId: string }, countUsage: boolean) {
-    return this.dataSource.transaction(async (manager) => {
-      const result = await manager.createQueryBuilder().insert().into(RunEntity).values(run).orIgnore().execute();
-      const inserted = (result.raw as unknown[]).length > 0;
-      if (inserted && countUsage) {
-        const month = (run.scheduledAt ?? new Date()).toISOString().slice(0, 7);
-        await manager.query(
-          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, 1)
-           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + 1`,
-          [run.workspaceId, month],
-        );
-      }
-      const stored = await manager.findOneOrFail(RunEntity, { where: { id: run.id } });
-      return { run: stored, inserted };
-    });
-  }
-
-  /**
    * Records that attempt `n` starts: the attempt row (once), older attempts left open by a crash
    * closed as `retryable`/`interrupted`, and the run moved to `running`.
    */
@@ -574,8 +553,8 @@ export class RunsRepository {
   }
 
   /**
-   * Writes the rows of due occurrences in one statement and counts the inserted ones that will
-   * deliver in the monthly usage, in the same transaction. A scheduled occurrence is its run
+   * Writes the rows of due occurrences and counts the inserted ones that will deliver in the
+   * monthly usage, in one statement. A scheduled occurrence is its run
    * (unique by job and `scheduled_at`, issue 21): one already recorded keeps its row and id, and
    * an open, unstarted one is adopted by the newer job version that reached it again (the version
    * that now owns the occurrence delivers it). Returns what each row became, in order.
@@ -584,58 +563,44 @@ export class RunsRepository {
     if (rows.length === 0) {
       return [];
     }
-    return this.dataSource.transaction(async (manager) => {
-      const inserted: Array<{ id: string; workspace_id: string; month: string; status: string }> = await manager.query(
-        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
+    // One statement, so without a transaction around it: a retried call inserts nothing it did
+    // and so counts nothing twice.
+    const inserted: Array<{ id: string }> = await this.manager.query(
+      `WITH inserted AS (
+         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
                            claimed_at, finished_at, retry_of)
          SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
                 $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
                 scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text)
          ON CONFLICT DO NOTHING
-         RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status`,
-        [claimedAt, JSON.stringify(rows.map(toOpenRunRecord))],
-      );
-      await this.countUsage(manager, inserted);
-      const insertedIds = new Set(inserted.map((r) => r.id));
-      const existing = await this.existingOccurrences(
-        manager,
-        rows.filter((row) => !insertedIds.has(row.id)),
-      );
-      return rows.map((row): OpenedRun => {
-        if (insertedIds.has(row.id)) {
-          return { requestedId: row.id, id: row.id, status: row.status, inserted: true };
-        }
-        const found = existing.get(occurrenceKey(row));
-        return {
-          requestedId: row.id,
-          id: found?.id ?? row.id,
-          // Gone between the insert and the read (withdrawn): nothing is left to start.
-          status: found?.status ?? 'cancelled',
-          inserted: false,
-        };
-      });
+         RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
+       ), counted AS (
+         INSERT INTO usage_counters (workspace_id, month, runs)
+         SELECT workspace_id, month, count(*) FROM inserted WHERE status <> 'skipped' GROUP BY workspace_id, month
+         ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + EXCLUDED.runs
+       )
+       SELECT id FROM inserted`,
+      [claimedAt, JSON.stringify(rows.map(toOpenRunRecord))],
+    );
+    const insertedIds = new Set(inserted.map((r) => r.id));
+    const existing = await this.existingOccurrences(
+      this.manager,
+      rows.filter((row) => !insertedIds.has(row.id)),
+    );
+    return rows.map((row): OpenedRun => {
+      if (insertedIds.has(row.id)) {
+        return { requestedId: row.id, id: row.id, status: row.status, inserted: true };
+      }
+      const found = existing.get(occurrenceKey(row));
+      return {
+        requestedId: row.id,
+        id: found?.id ?? row.id,
+        // Gone between the insert and the read (withdrawn): nothing is left to start.
+        status: found?.status ?? 'cancelled',
+        inserted: false,
+      };
     });
-  }
-
-  private async countUsage(
-    manager: EntityManager,
-    inserted: Array<{ workspace_id: string; month: string; status: string }>,
-  ): Promise<void> {
-    const counted = new Map<string, { workspaceId: string; month: string; runs: number }>();
-    for (const row of inserted.filter((r) => r.status !== 'skipped')) {
-      const key = `${row.workspace_id}/${row.month}`;
-      const entry = counted.get(key) ?? { workspaceId: row.workspace_id, month: row.month, runs: 0 };
-      entry.runs += 1;
-      counted.set(key, entry);
-    }
-    for (const { workspaceId, month, runs } of counted.values()) {
-      await manager.query(
-        `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, $3)
-         ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + $3`,
-        [workspaceId, month, runs],
-      );
-    }
   }
 
   /**
