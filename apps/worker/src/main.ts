@@ -8,6 +8,7 @@ import { startTracing } from '@svc/common/tracing';
 import { Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 import { TemporalPinoLogger } from './temporal/logging';
+import { WorkerService } from './temporal/worker.service';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -67,6 +68,15 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   app.enableShutdownHooks();
+  // A Temporal worker that stopped by itself leaves this process half running (its periodic
+  // passes, the other task queues): it stops whole and exits 1, for its supervisor to restart it.
+  void app
+    .get(WorkerService)
+    .failure.then(async (err) => {
+      logger.fatal({ err }, `${err.message}; stopping the worker process`);
+      await app.close();
+    })
+    .finally(() => process.exit(1));
 }
 
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];

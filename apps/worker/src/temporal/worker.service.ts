@@ -5,6 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection } from '@svc/common';
 import { BackgroundWork } from '@svc/orchestration';
@@ -95,7 +96,9 @@ export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>
  * composed by `ActivitiesModule`; the connections come from `ConnectionsModule`.
  */
 @Injectable()
-export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class WorkerService
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private worker?: Worker;
   private running?: Promise<void>;
@@ -108,6 +111,17 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** The worker of the parked queue (idle jobs waiting, issue 25): it caches no workflow. */
   private parkedWorker?: Worker;
   private parkedRunning?: Promise<void>;
+  /** Set once the app shuts down: a worker that stops then is not a failure. */
+  private stopping = false;
+  private reportFailure!: (err: Error) => void;
+  /**
+   * Settles with the first Temporal worker of this process that stops by itself (a fatal error:
+   * the namespace gone, credentials refused). The process then stops as a whole and exits 1
+   * (`main.ts`), so that its supervisor restarts it rather than leave it half running.
+   */
+  readonly failure = new Promise<Error>((resolve) => {
+    this.reportFailure = resolve;
+  });
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
@@ -149,6 +163,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       worker.run().catch((err: unknown) => {
         this.logger.error(`${name} stopped: ${(err as Error).message}`);
         process.exitCode = 1;
+        if (!this.stopping) {
+          this.reportFailure(new Error(`${name} stopped: ${(err as Error).message}`));
+        }
       });
     // Jobs and runs have a worker each, with slots of their own (docs/architecture.md → Bursts
     // prepared ahead): a job's workflow task holds its slot while its local activities write the
@@ -205,6 +222,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       `polling task queues ${[task_queue, runsQueue, alertsQueue, ...(this.parkedWorker ? [parkedQueue] : [])].join(', ')} on ` +
         describeTemporalConnection(this.config.temporal),
     );
+  }
+
+  /** The app's shutdown has begun (its first hook): a worker failing from here on is not reported. */
+  onModuleDestroy(): void {
+    this.stopping = true;
   }
 
   /**
