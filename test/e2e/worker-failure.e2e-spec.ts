@@ -1,4 +1,5 @@
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { randomBytes } from 'node:crypto';
 import { type Child, type ServiceEnv, startWorker } from '../utils/processes';
 import { waitFor } from '../utils/receiver';
@@ -31,7 +32,7 @@ describe('a Temporal worker that fails', () => {
     const namespace = `svc-failing-${randomBytes(4).toString('hex')}`;
     await temporal.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: { seconds: 86_400 },
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
     });
     await waitFor(
       () =>
