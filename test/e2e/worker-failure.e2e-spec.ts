@@ -46,7 +46,9 @@ describe('a Temporal worker that fails', () => {
       databaseUrl: stack.config.database.url,
       temporalAddress: stack.config.temporal.address,
       taskQueue: `failing-${namespace}`,
-      extra: { TEMPORAL_NAMESPACE: namespace },
+      // Its other workers' polls may never end with the namespace gone: the stop is bounded by
+      // the grace time (plus 10 s), short here.
+      extra: { TEMPORAL_NAMESPACE: namespace, WORKER_SHUTDOWN_GRACE_TIME: '5s' },
     };
     worker = await startWorker(env);
 

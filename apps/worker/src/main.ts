@@ -6,6 +6,7 @@ import { createLogger } from '@svc/common/logging';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { startTracing } from '@svc/common/tracing';
 import { Runtime } from '@temporalio/worker';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { TemporalPinoLogger } from './temporal/logging';
 import { WorkerService } from './temporal/worker.service';
@@ -74,7 +75,9 @@ async function main(): Promise<void> {
     .get(WorkerService)
     .failure.then(async (err) => {
       logger.fatal({ err }, `${err.message}; stopping the worker process`);
-      await app.close();
+      // Bounded by the grace time: the other workers' polls may never end when the namespace is
+      // gone (sdk-core), and a process that has to exit must not hang on them.
+      await Promise.race([app.close(), delay(config.worker.shutdown_grace_time_ms + 10_000)]);
     })
     .finally(() => process.exit(1));
 }
