@@ -14,7 +14,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
-import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
+import { workflowBundleOptions } from '../../apps/worker/src/temporal/workflow-bundle';
 import { waitFor } from '../../test/utils/receiver';
 import type {
   JobActivities,
@@ -108,8 +108,7 @@ describe('run workflow (mocked activities)', () => {
     worker = await Worker.create({
       connection: nativeConnection,
       taskQueue,
-      workflowsPath: resolve(__dirname, '../workflows/index.ts'),
-      bundlerOptions: { webpackConfigHook: withWorkflowAliases },
+      ...workflowSourceOptions(),
       activities: { ...scheduleActivities, ...jobActivities, ...runActivities },
     });
     running = worker.run();
@@ -234,3 +233,12 @@ describe('run workflow (mocked activities)', () => {
     }, 15_000);
   });
 });
+
+/** The production bundle's rule (shared modules included), as `Worker.create` options. */
+function workflowSourceOptions() {
+  const { workflowsPath, preloadModules, webpackConfigHook } = workflowBundleOptions(
+    resolve(__dirname, '../workflows'),
+    false,
+  );
+  return { workflowsPath, bundlerOptions: { preloadModules, webpackConfigHook } };
+}

@@ -21,7 +21,7 @@ import type { AppConfig } from '../../libs/common/src';
 import { prepareLeadMs } from '../../libs/orchestration/src/prepare-lead';
 import type { OccurrenceBurstsRepository } from '../../libs/persistence/src';
 import { createScheduleActivities } from '../../apps/worker/src/activities/schedule.activities';
-import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
+import { workflowBundleOptions } from '../../apps/worker/src/temporal/workflow-bundle';
 import { waitFor } from '../../test/utils/receiver';
 import type {
   JobActivities,
@@ -157,8 +157,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       // already installed in this process
     }
     workflowBundle = await bundleWorkflowCode({
-      workflowsPath: resolve(__dirname, '../workflows/index.ts'),
-      webpackConfigHook: withWorkflowAliases,
+      ...workflowBundleOptions(resolve(__dirname, '../workflows'), false),
       logger: new DefaultLogger('ERROR'),
     });
   }, 120_000);

@@ -2,41 +2,31 @@
 // Replays every history in temporal/test/histories against the current workflow code, bundled
 // both without and with the tracing interceptors (docs/operations.md → Traces: turning tracing on
 // or off must not change what a replay computes), and prints `{"replayed": n, "failures": [...]}`
-// with n counting each history once per bundle. Runs as its own process because protobufjs type checks do
+// with n counting each history once per bundle. Each bundle is made by the same rule as the
+// production ones (workflowBundleOptions). Runs as its own process because protobufjs type checks do
 // not survive jest's module registry (replay.spec.ts spawns it).
 const { bundleWorkflowCode, DefaultLogger, Runtime, Worker } = require('@temporalio/worker');
 const { readdirSync, readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 
 const root = resolve(__dirname, '../..');
+// The production bundles' rule (shared modules included); this file runs under @swc-node/register.
+const { workflowBundleOptions } = require('../../apps/worker/src/temporal/workflow-bundle.ts');
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = resolve(__dirname, 'histories');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
-  const bundle = (workflowInterceptorModules) =>
-    bundleWorkflowCode({
-      workflowsPath: resolve(root, 'temporal/workflows/index.ts'),
-      workflowInterceptorModules,
-      logger: new DefaultLogger('ERROR'),
-      webpackConfigHook: (config) => {
-        config.resolve = config.resolve || {};
-        config.resolve.alias = {
-          ...(config.resolve.alias || {}),
-          '@svc/common': resolve(root, 'libs/common/src'),
-          '@svc/workflows': resolve(root, 'temporal/workflows'),
-        };
-        return config;
-      },
-    });
+  const workflowsDir = resolve(root, 'temporal/workflows');
   const bundles = [
-    { name: 'untraced', modules: [] },
-    { name: 'traced', modules: [resolve(root, 'temporal/workflows/tracing/interceptors.ts')] },
+    { name: 'untraced', traced: false },
+    { name: 'traced', traced: true },
   ];
   const failures = [];
   let replayed = 0;
-  for (const { name, modules } of bundles) {
-    const workflowBundle = await bundle(modules);
+  for (const { name, traced } of bundles) {
+    const options = workflowBundleOptions(workflowsDir, traced);
+    const workflowBundle = await bundleWorkflowCode({ ...options, logger: new DefaultLogger('ERROR') });
     const histories = files.map((file) => ({
       workflowId: file,
       history: JSON.parse(readFileSync(resolve(dir, file), 'utf8')),

@@ -17,7 +17,9 @@ describe('workflow replay', () => {
   it('should replay every recorded history, with the tracing interceptors and without', () => {
     let output: string;
     try {
-      output = execFileSync(process.execPath, [resolve(__dirname, 'replay-histories.js')], { encoding: 'utf8' });
+      output = execFileSync(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, 'replay-histories.js')], {
+        encoding: 'utf8',
+      });
     } catch (err) {
       output = (err as { stdout?: string }).stdout ?? '';
     }

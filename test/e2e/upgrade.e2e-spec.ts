@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { createActivities } from '../../apps/worker/src/activities';
-import { withWorkflowAliases } from '../../apps/worker/src/temporal/worker.service';
+import { withWorkflowAliases } from '../../apps/worker/src/temporal/workflow-bundle';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 import { scheduledAtOf, waitFor, WebhookReceiver } from '../utils/receiver';
 

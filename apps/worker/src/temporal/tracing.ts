@@ -15,14 +15,6 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 
-/** The workflow interceptor module of traced bundles, relative to the workflows folder. */
-export const WORKFLOW_TRACING_MODULE = 'tracing/interceptors';
-
-/** The prebuilt bundle for a worker with tracing on or off (scripts/bundle-workflows.js writes both). */
-export function workflowBundleFile(traced: boolean): string {
-  return traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js';
-}
-
 /** Interceptors and sinks of a worker; empty with tracing off. */
 export function workerTracingOptions(traced: boolean): {
   interceptors?: WorkerInterceptors;

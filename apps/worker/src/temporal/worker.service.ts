@@ -30,7 +30,8 @@ import {
 } from '../worker.constants';
 import { TemporalConnections } from './connect';
 import { activityLogInterceptor } from './logging';
-import { WORKFLOW_TRACING_MODULE, workerTracingOptions, workflowBundleFile } from './tracing';
+import { workerTracingOptions } from './tracing';
+import { workflowBundleFile, workflowBundleOptions } from './workflow-bundle';
 
 type JobActivities = ReturnType<typeof createActivities>;
 type AlertActivities = ReturnType<typeof createAlertActivities>;
@@ -48,15 +49,7 @@ function workflowSource(traced: boolean) {
   if (existsSync(bundle)) {
     return { workflowBundle: { codePath: bundle } };
   }
-  const source = (name: string) =>
-    [`${name}.ts`, `${name}.js`]
-      .map((file) => resolve(ROOT, 'temporal/workflows', file))
-      .find((file) => existsSync(file));
-  return {
-    workflowsPath: source('index'),
-    workflowInterceptorModules: traced ? [source(WORKFLOW_TRACING_MODULE)!] : [],
-    bundlerOptions: { webpackConfigHook: withWorkflowAliases },
-  };
+  return workflowBundleOptions(resolve(ROOT, 'temporal/workflows'), traced);
 }
 
 /**
@@ -68,26 +61,7 @@ async function workflowCode(traced: boolean) {
   if ('workflowBundle' in source) {
     return source;
   }
-  const { workflowsPath, workflowInterceptorModules, bundlerOptions } = source;
-  return {
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: workflowsPath!,
-      workflowInterceptorModules,
-      webpackConfigHook: bundlerOptions.webpackConfigHook,
-      logger: new DefaultLogger('WARN'),
-    }),
-  };
-}
-
-/** Resolves the `@svc/*` imports of workflow code when bundling TypeScript sources. */
-export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>(config: T): T {
-  config.resolve = config.resolve ?? {};
-  config.resolve.alias = {
-    ...((config.resolve.alias as Record<string, string>) ?? {}),
-    '@svc/common': resolve(ROOT, 'libs/common/src'),
-    '@svc/workflows': resolve(ROOT, 'temporal/workflows'),
-  };
-  return config;
+  return { workflowBundle: await bundleWorkflowCode({ ...source, logger: new DefaultLogger('WARN') }) };
 }
 
 /**
