@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { workflowBundleOptions, workflowBundleFile } from './workflow-bundle';
 
@@ -24,5 +25,33 @@ describe('workflowBundleOptions', () => {
     expect(options.workflowsPath).toBe(resolve(compiled, 'index.js'));
     expect(options.webpackConfigHook).toBeUndefined();
     expect(workflowBundleFile(true)).toBe('workflow-bundle-traced.js');
+  });
+});
+
+describe('shared workflow modules', () => {
+  const workflows = resolve(__dirname, '../../../../temporal/workflows');
+
+  /** Every workflow source file that a bundle evaluates once and shares (all but tracing/ and tests). */
+  function sharedSources(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = resolve(dir, entry.name);
+      if (entry.isDirectory()) {
+        return entry.name === 'tracing' ? [] : sharedSources(path);
+      }
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+    });
+  }
+
+  it('should keep no mutable module-level variable, which every workflow of a thread would share', () => {
+    const sources = sharedSources(workflows);
+    expect(sources.length).toBeGreaterThan(5);
+    const offenders = sources.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, at: `${file}:${i + 1}` }))
+        .filter(({ line }) => /^(export\s+)?(let|var)\s/.test(line))
+        .map(({ at, line }) => `${at}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });
