@@ -31,13 +31,10 @@ import {
 import { TemporalConnections } from './connect';
 import { activityLogInterceptor } from './logging';
 import { workerTracingOptions } from './tracing';
-import { workflowBundleFile, workflowBundleOptions } from './workflow-bundle';
+import { ROOT, workflowBundleFile, workflowBundleOptions } from './workflow-bundle';
 
 type JobActivities = ReturnType<typeof createActivities>;
 type AlertActivities = ReturnType<typeof createAlertActivities>;
-
-/** The repository root when running from source, `dist/` when running the build. */
-const ROOT = resolve(__dirname, '../../../..');
 
 /**
  * Production uses the bundle written at build time (`dist/workflow-bundle.js`, or

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** The repository root when running from source, `dist/` when running the build. */
-const ROOT = resolve(__dirname, '../../../..');
+export const ROOT = resolve(__dirname, '../../../..');
 
 /** The workflow interceptor module of traced bundles, relative to the workflows folder. */
 const WORKFLOW_TRACING_MODULE = 'tracing/interceptors';
