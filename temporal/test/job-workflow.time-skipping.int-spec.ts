@@ -630,6 +630,51 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
     });
   }, 120_000);
 
+  it('should wake from its sleep, cancelling the timer, only on a signal that changes what it waits for', async () => {
+    // The wait between plans is a timer that a signal cancels (sleepUntilChanged), as
+    // `condition(changed, ms)` was: a stale change or an unknown run's end must not wake it.
+    const snapshot = snapshotOf({ jobId: 'job_WAKES' });
+    await withWorker(async () => {
+      const { handle } = await startJob(snapshot);
+      // Two minutes past an occurrence: eight minutes of sleep left for the signals below.
+      const now = await env.currentTimeMs();
+      await advance(10 * MINUTE - (now % (10 * MINUTE)) + 2 * MINUTE);
+      const history = async () => (await handle.fetchHistory()).events ?? [];
+      const count = async (pick: (e: Awaited<ReturnType<typeof history>>[number]) => unknown) =>
+        (await history()).filter(pick).length;
+      const started = await count((e) => e.timerStartedEventAttributes);
+      expect(await count((e) => e.timerCanceledEventAttributes)).toBe(0);
+
+      // Nothing changes: an older revision, and the end of a run it does not track (allow).
+      await handle.signal(jobChangedSignal, { ...snapshot, revision: 1, state: 'paused' });
+      await handle.signal(runFinishedSignal, 'run_NOT_TRACKED');
+      await advance(MINUTE);
+      expect(await count((e) => e.timerCanceledEventAttributes)).toBe(0);
+      expect(await count((e) => e.timerStartedEventAttributes)).toBe(started);
+      expect((await handle.query(describeJobQuery)).waitingFor).toMatch(/^the timer of the occurrence/);
+
+      // A pause wakes it at once (well before its timer): the timer is cancelled, no new one starts.
+      await handle.signal(jobChangedSignal, { ...snapshot, revision: 2, state: 'paused' });
+      await waitFor(async () => ((await handle.query(describeJobQuery)).revision === 2 ? true : null));
+      expect(await count((e) => e.timerCanceledEventAttributes)).toBe(1);
+      expect(await count((e) => e.timerStartedEventAttributes)).toBe(started);
+      expect((await handle.query(describeJobQuery)).waitingFor).toMatch(/become active again/);
+
+      // A resume wakes it from that wait (no timer) and it sleeps on a new timer to the next occurrence.
+      await handle.signal(jobChangedSignal, { ...snapshot, revision: 3, state: 'active' });
+      await waitFor(async () =>
+        (await handle.query(describeJobQuery)).waitingFor.startsWith('the timer') ? true : null,
+      );
+      expect(await count((e) => e.timerStartedEventAttributes)).toBe(started + 1);
+      const decided = recorder.decisions().length;
+      await advance(30 * MINUTE);
+      expect(recorder.decisions().length).toBeGreaterThanOrEqual(decided + 2);
+      await deleteJob(snapshot.jobId);
+      // The delete woke it from its timer too.
+      expect(await count((e) => e.timerCanceledEventAttributes)).toBe(2);
+    });
+  }, 120_000);
+
   describe('after a worker outage of hours', () => {
     /**
      * Runs the job for an hour, stops its worker for three hours and starts another for one more

@@ -1,11 +1,14 @@
 import {
+  CancellationScope,
   condition,
   continueAsNew,
+  isCancellation,
   makeContinueAsNewFunc,
   patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -87,17 +90,23 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   let queued: TrackedRun | null = input.queued ?? null;
   let pending: JobSnapshot | null = input.pending ?? null;
   let deleted = false;
+  /** The timer the loop sleeps on between plans, while it sleeps (`sleepUntilChanged`). */
+  let sleeping: { scope: CancellationScope; woken: boolean } | null = null;
 
+  // Buffered signals run inside `setHandler`, before the loop: nothing sleeps yet, so none wakes.
   setHandler(jobChangedSignal, (next) => {
     if (next.revision > (pending ?? snapshot).revision) {
       pending = next;
     }
+    wakeIfChanged();
   });
   setHandler(jobDeletedSignal, () => {
     deleted = true;
+    wakeIfChanged();
   });
   setHandler(runFinishedSignal, (runId) => {
     inFlight = inFlight.filter((run) => run.runId !== runId);
+    wakeIfChanged();
   });
   // For the `describe` query and the UI's current details: state only, no commands (replay-safe).
   let next: string | null = null;
@@ -124,6 +133,37 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   };
   const releasable = () => queued !== null && inFlight.length === 0;
   const changed = () => deleted || pending !== null || releasable();
+  function wakeIfChanged(): void {
+    if (sleeping !== null && !sleeping.woken && changed()) {
+      sleeping.woken = true;
+      sleeping.scope.cancel();
+    }
+  }
+  /**
+   * Sleeps `ms`, or until a signal makes `changed()` true. The same commands as
+   * `condition(changed, ms)` (a timer, cancelled when a signal comes first, in the same order on
+   * replay), with about half its promises: the SDK captures a stack trace for each promise made in
+   * workflow code, and this wait is part of every wake of every job (docs/benchmarks.md →
+   * "Promises per wake").
+   */
+  async function sleepUntilChanged(ms: number): Promise<void> {
+    const wait = { scope: new CancellationScope(), woken: false };
+    sleeping = wait;
+    try {
+      await wait.scope.run(() => {
+        const timer = sleep(ms);
+        // Already changed: started and cancelled at once, as `condition` does.
+        wakeIfChanged();
+        return timer;
+      });
+    } catch (err) {
+      if (!wait.woken || !isCancellation(err)) {
+        throw err;
+      }
+    } finally {
+      sleeping = null;
+    }
+  }
 
   if (snapshot.overlapPolicy === undefined) {
     // Carried over from an execution of the older code: its snapshot predates the overlap field.
@@ -280,7 +320,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     }
     const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
     waitFor(`the timer of the occurrence ${plan.next} (it wakes ${nextLead} ms before${burst})`, plan.next);
-    await condition(changed, Math.max(1, Date.parse(plan.next) - nextLead - Date.now()));
+    await sleepUntilChanged(Math.max(1, Date.parse(plan.next) - nextLead - Date.now()));
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
   if (queued !== null) {

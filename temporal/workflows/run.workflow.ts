@@ -92,7 +92,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
       enter('finishing', { status: 'cancelled' });
       await CancellationScope.nonCancellable(async () => {
         await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
-        await notifyJob(input);
+        if (input.notifyJob) {
+          await notifyJob(input);
+        }
       });
       enter('done', { status: 'cancelled' });
       throw err;
@@ -103,7 +105,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
     status = 'failed';
     enter('done', { status, lastOutcome: error });
   }
-  await notifyJob(input);
+  // Only when asked: an `await` on nothing still makes promises, each one a captured stack trace.
+  if (input.notifyJob) {
+    await notifyJob(input);
+  }
   return status;
 }
 
@@ -136,11 +141,8 @@ function nowIso(): string {
   return new Date(Date.now()).toISOString();
 }
 
-/** Tells the job workflow this run ended, when it tracks runs for its overlap policy. */
+/** Tells the job workflow this run ended (`input.notifyJob`: it tracks runs for its overlap policy). */
 async function notifyJob(input: RunWorkflowInput): Promise<void> {
-  if (!input.notifyJob) {
-    return;
-  }
   try {
     await getExternalWorkflowHandle(jobWorkflowId(input.jobId)).signal(runFinishedSignal, input.runId);
   } catch {
