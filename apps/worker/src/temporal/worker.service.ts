@@ -31,6 +31,7 @@ import {
 import { TemporalConnections } from './connect';
 import { activityLogInterceptor } from './logging';
 import { workerTracingOptions } from './tracing';
+import { watchWorkerFailure } from './worker-failure';
 import { ROOT, workflowBundleFile, workflowBundleOptions } from './workflow-bundle';
 
 type JobActivities = ReturnType<typeof createActivities>;
@@ -130,14 +131,30 @@ export class WorkerService
       ...converter,
       interceptors: workerInterceptors,
     };
-    const run = (worker: Worker, name: string): Promise<void> =>
-      worker.run().catch((err: unknown) => {
-        this.logger.error(`${name} stopped: ${(err as Error).message}`);
-        process.exitCode = 1;
-        if (!this.stopping) {
-          this.reportFailure(new Error(`${name} stopped: ${(err as Error).message}`));
+    const failed = (name: string, reason: string): void => {
+      this.logger.error(`${name} stopped: ${reason}`);
+      process.exitCode = 1;
+      if (!this.stopping) {
+        this.reportFailure(new Error(`${name} stopped: ${reason}`));
+      }
+    };
+    const run = (worker: Worker, name: string): Promise<void> => {
+      let reported = false;
+      const once = (reason: string): void => {
+        if (!reported) {
+          reported = true;
+          failed(name, reason);
         }
-      });
+      };
+      // A worker given up (state FAILED) is reported at once: its run() may settle minutes later.
+      const stopWatching = watchWorkerFailure(worker, () =>
+        once('the Temporal SDK gave it up (state FAILED; its error is logged just before)'),
+      );
+      return worker
+        .run()
+        .catch((err: unknown) => once((err as Error).message))
+        .finally(stopWatching);
+    };
     // Jobs and runs have a worker each, with slots of their own (docs/architecture.md → Bursts
     // prepared ahead): a job's workflow task holds its slot while its local activities write the
     // burst's run rows and start the runs, and a run started then takes its first workflow task
