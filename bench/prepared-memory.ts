@@ -12,6 +12,12 @@
  * 3. samples the worker's resident memory and its count of opened occurrences every 2 s until
  *    30 s after the instant, and reports the memory with every job sleeping (the last sample
  *    before the preparation began), at the instant, per run prepared by then, and at its peak;
+ *    with the worker on this machine (Linux) it also reads its live heap after a full GC in every
+ *    thread (bench/load/live-heap.ts) at 130 s, 60 s and 8 s before the instant (the lead is at
+ *    most 120 s, so the first finds every job sleeping and nothing prepared): the growth per
+ *    prepared run without the garbage RSS carries, measured at two counts to show whether it is
+ *    linear, and from it the worker's live heap with 10,000 runs prepared (LIVE_HEAP=0 skips
+ *    this; each reading pauses the worker for a GC, so the burst it measures is a little late);
  * 4. deletes the jobs (by tag, also after an error or Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
@@ -19,6 +25,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findWorkerPid, type LiveHeap, liveHeap } from './load/live-heap';
 import { ServiceApi } from './load/service-side';
 import { forEachLimited, log, range, round } from './load/util';
 
@@ -88,10 +95,25 @@ async function main(): Promise<void> {
       controller.signal,
     );
     const samples: Sample[] = [];
+    const workerPid = process.env.LIVE_HEAP === '0' ? null : findWorkerPid();
+    const heapDue = workerPid === null ? [] : [130_000, 60_000, 8_000].map((before) => instant.getTime() - before);
+    const heaps: Array<{ heap: LiveHeap; opened: number; secondsBefore: number }> = [];
     while (Date.now() < instant.getTime() + 30_000 && !controller.signal.aborted) {
       const s = await sample(WORKER_METRICS_URL);
       if (s) {
         samples.push(s);
+      }
+      if (workerPid !== null && heapDue.length > 0 && Date.now() >= heapDue[0]) {
+        heapDue.shift();
+        const heap = await liveHeap(workerPid);
+        // The count read after the GC, so no run prepared during it is missed.
+        const opened = (await sample(WORKER_METRICS_URL))?.opened ?? s?.opened ?? 0;
+        const secondsBefore = Math.round((instant.getTime() - Date.now()) / 1000);
+        heaps.push({ heap, opened, secondsBefore });
+        log(
+          `${secondsBefore} s before the instant, ${opened} opened: live heap after GC ` +
+            heap.threads.map((t) => `${t.thread} ${round(t.usedBytes / 2 ** 20, 1)} MiB`).join(', '),
+        );
       }
       await sleep(2_000);
     }
@@ -108,6 +130,7 @@ async function main(): Promise<void> {
         `(${round(((atInstant.rssMiB - created.rssMiB) * 1024) / Math.max(1, prepared), 1)} KiB per prepared run), ` +
         `${round(peak.rssMiB, 1)} MiB at the peak`,
     );
+    reportLiveHeap(heaps, created.opened);
     for (const s of samples.filter((_, i) => i % 5 === 0)) {
       log(`${new Date(s.at).toISOString().slice(11, 19)} rss ${round(s.rssMiB, 1)} MiB, opened ${s.opened}`);
     }
@@ -122,6 +145,41 @@ async function main(): Promise<void> {
       await api.call('DELETE', `/jobs/${job.id}`, undefined, [200, 204, 404]);
     });
     receiver.close();
+  }
+}
+
+/**
+ * Live heap per prepared run, from the first reading (every job sleeping, nothing prepared) to
+ * each later one, and the whole worker's live heap with 10,000 prepared at the last slope.
+ */
+function reportLiveHeap(heaps: Array<{ heap: LiveHeap; opened: number }>, openedBefore: number): void {
+  const total = (h: LiveHeap): number => h.threads.reduce((sum, t) => sum + t.usedBytes, 0);
+  const [first, ...later] = heaps;
+  if (!first || first.opened !== openedBefore) {
+    if (first) {
+      log(`live heap: the first reading found runs prepared already (${first.opened - openedBefore}); no slope`);
+    }
+    return;
+  }
+  let perRunBytes: number | null = null;
+  for (const h of later) {
+    const prepared = h.opened - first.opened;
+    if (prepared <= 0) {
+      continue;
+    }
+    perRunBytes = (total(h.heap) - total(first.heap)) / prepared;
+    const byThread = (pick: (x: LiveHeap) => number) => round((pick(h.heap) - pick(first.heap)) / prepared / 1024, 1);
+    log(
+      `live heap per prepared run at ${prepared} prepared: ${round(perRunBytes / 1024, 1)} KiB ` +
+        `(main thread ${byThread((x) => x.mainBytes)} KiB, workflow threads ${byThread((x) => x.workflowThreadsBytes)} KiB)`,
+    );
+  }
+  if (perRunBytes !== null) {
+    log(
+      `live heap with every job sleeping ${round(total(first.heap) / 2 ** 20, 1)} MiB; with 10,000 runs prepared ` +
+        `(at the last slope) ${round((total(first.heap) + 10_000 * perRunBytes) / 2 ** 20, 1)} MiB, ` +
+        `${round((10_000 * perRunBytes) / 2 ** 20, 1)} MiB more`,
+    );
   }
 }
 
