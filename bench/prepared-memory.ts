@@ -7,7 +7,7 @@
  *   node -r @swc-node/register bench/prepared-memory.ts [jobs=10000]
  *
  * 1. starts a loopback receiver that answers 200, and picks an instant far enough ahead for the
- *    creates and the burst's preparation (the next whole minute after N/100 s + 150 s);
+ *    creates and the burst's preparation (the next whole minute after N/20 s + 150 s);
  * 2. creates N jobs firing once a day at that instant (8 requests at a time, tagged);
  * 3. samples the worker's resident memory and its count of opened occurrences every 2 s until
  *    30 s after the instant, and reports the memory with every job sleeping (the last sample
@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   const tag = `bench-prepared-${randomBytes(4).toString('hex')}`;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  const instant = new Date(Math.ceil((Date.now() + (jobs / 100) * 1000 + 150_000) / 60_000) * 60_000);
+  // About 25 creates a second on two cores, and the first live-heap reading 130 s before the instant.
+  const instant = new Date(Math.ceil((Date.now() + (jobs / 20) * 1000 + 150_000) / 60_000) * 60_000);
   const expr = `${instant.getUTCMinutes()} ${instant.getUTCHours()} * * *`;
   log(
     `load average ${loadavg()
