@@ -359,32 +359,6 @@ describe('run activities', () => {
       }
     });
 
-    it('should read nothing before the instant, then the run and its job with the burst', async () => {
-      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/no-early-read` } });
-      const scheduledAt = new Date(Date.now() + 600);
-      const row = await h.openRun(job, { scheduledAt });
-      const single = jest.spyOn(h.runs, 'findByIdUnscoped');
-      const batched = jest.spyOn(h.runs, 'findManyUnscoped');
-      try {
-        await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
-        expect(single).not.toHaveBeenCalled();
-        expect(batched.mock.calls.flat(2)).toContain(row.id);
-      } finally {
-        single.mockRestore();
-        batched.mockRestore();
-      }
-      expect(requestsTo('/no-early-read')[0].at).toBeGreaterThanOrEqual(scheduledAt.getTime());
-    });
-
-    it('should write the row of a run opened ahead whose opening write was lost, at the instant', async () => {
-      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/lost-ahead` } });
-      const scheduledAt = new Date(Date.now() + 300);
-      const input = inputOf({ id: newId('run'), jobId: job.id, workspaceId: job.workspaceId, scheduledAt });
-      await expect(attempt(input)).resolves.toMatchObject({ status: 'succeeded' });
-      expect(await run(input.runId)).toMatchObject({ status: 'succeeded', jobId: job.id, attemptsCount: 1 });
-      expect(requestsTo('/lost-ahead')[0].at).toBeGreaterThanOrEqual(scheduledAt.getTime());
-    });
-
     it('should deliver an occurrence whose attempt starts after its instant, whatever happened since', async () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/backlogged` } });
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 200) });

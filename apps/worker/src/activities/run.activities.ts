@@ -75,47 +75,30 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   }
 
   async function claim(input: RunWorkflowInput, context: Context): Promise<Claim> {
-    // A first attempt opened ahead of its instant (no attempt can precede it) reads nothing before
-    // it: its run and job are read at the instant, with the rest of its burst, one statement per
-    // kind (issue 25). A run closed or withdrawn meanwhile, or a lost row, is seen then.
-    const scheduledAt = new Date(input.scheduledAt);
-    if (input.trigger === 'schedule' && scheduledAt.getTime() > clock().getTime()) {
-      await untilInstant(scheduledAt, context);
-      const [job, run] = await Promise.all([atInstant.jobs.call(input.jobId), atInstant.runs.call(input.runId)]);
-      // A row missing with its job gone went with it (a deleted workspace): nothing to write back.
-      return decide(input, context, run ?? (job ? await openLostRun(input) : null), job, true);
+    let run = await runs.findByIdUnscoped(input.runId);
+    if (!run) {
+      // Rows are written when the occurrence is due (or by the API); this covers a lost write.
+      await runs.openRuns(
+        [{ ...input, id: input.runId, status: input.skipReason ? 'skipped' : 'running', skipReason: input.skipReason }],
+        clock(),
+      );
+      run = await runs.findByIdUnscoped(input.runId);
     }
-    const run = (await runs.findByIdUnscoped(input.runId)) ?? (await openLostRun(input));
     const ended = endedStatus(run);
     if (!run || ended !== null) {
       return { kind: 'closed', result: { status: ended ?? 'cancelled' } };
     }
     const waited = await untilScheduled(run, context);
+    const now = clock();
     // At the instant the run is read again: a newer job version that reached the same
     // occurrence has adopted the row (openRuns) and this attempt delivers it under that version.
     const [job, atTheInstant] = waited
       ? await Promise.all([atInstant.jobs.call(run.jobId), atInstant.runs.call(run.id)])
       : [await jobs.findWithSecretsUnscoped(run.jobId), run];
-    return decide(input, context, atTheInstant, job, waited);
-  }
-
-  /** What the attempt does with its run and job as read (`decideClaim`), and the writes it asks for. */
-  async function decide(
-    input: RunWorkflowInput,
-    context: Context,
-    run: RunEntity | null,
-    job: JobEntity | null,
-    waited: boolean,
-  ): Promise<Claim> {
-    const ended = endedStatus(run);
-    if (!run || ended !== null) {
-      return { kind: 'closed', result: { status: ended ?? 'cancelled' } };
-    }
-    const now = clock();
     let laterOccurrenceHasRun: boolean | undefined;
     for (;;) {
       const decision = decideClaim({
-        run,
+        run: atTheInstant,
         job,
         waitedForInstant: waited,
         trigger: input.trigger,
@@ -149,15 +132,6 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     }
   }
 
-  /** Rows are written when the occurrence is due (or by the API); this covers a lost write. */
-  async function openLostRun(input: RunWorkflowInput): Promise<RunEntity | null> {
-    await runs.openRuns(
-      [{ ...input, id: input.runId, status: input.skipReason ? 'skipped' : 'running', skipReason: input.skipReason }],
-      clock(),
-    );
-    return runs.findByIdUnscoped(input.runId);
-  }
-
   /**
    * Waits for the scheduled instant of a first attempt opened ahead of it (`scheduler.prepare_ahead`).
    * It does not heartbeat: the run workflow gave this activity a heartbeat timeout that covers the
@@ -168,16 +142,11 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (run.attemptsCount > 0 || run.trigger !== 'schedule') {
       return false;
     }
-    return untilInstant(run.scheduledAt, context);
-  }
-
-  /** Sleeps until `instant` (never wakes early). True if it had to wait. */
-  async function untilInstant(instant: Date, context: Context): Promise<boolean> {
-    let waitMs = instant.getTime() - clock().getTime();
+    let waitMs = run.scheduledAt.getTime() - clock().getTime();
     const waited = waitMs > 0;
     while (waitMs > 0) {
       await context.sleep(waitMs);
-      waitMs = instant.getTime() - clock().getTime();
+      waitMs = run.scheduledAt.getTime() - clock().getTime();
     }
     return waited;
   }
