@@ -47,12 +47,9 @@ interface Tables {
 
 class InMemoryDatabase {
   tables: Tables = { jobs: new Map(), runs: new Map(), audit: [], usage: new Map() };
-  /** Transactions begun (a close that causes nothing else needs none). */
-  transactions = 0;
 
   readonly dataSource = {
     transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> => {
-      this.transactions += 1;
       const before = structuredClone(this.tables);
       try {
         return await work({});
@@ -144,19 +141,9 @@ class InMemoryDatabase {
         (run) => run.jobId === jobId && (run.status === 'running' || run.status === 'deferred'),
       ),
     // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
-    close: async (change: {
-      runId: string;
-      status: RunEntity['status'];
-      finishedAt: Date;
-      onlyIfNothingFollows?: boolean;
-    }) => {
+    close: async (change: { runId: string; status: RunEntity['status']; finishedAt: Date }) => {
       const run = this.tables.runs.get(change.runId);
       if (!run || run.finishedAt) {
-        return null;
-      }
-      const streak = this.tables.jobs.get(run.jobId)?.consecutiveFailures ?? 0;
-      const follows = change.status === 'failed' || (change.status === 'succeeded' && (streak > 0 || run.slaBreached));
-      if (change.onlyIfNothingFollows && follows) {
         return null;
       }
       Object.assign(run, { status: change.status, finishedAt: change.finishedAt });
@@ -345,22 +332,20 @@ describe('JobLifecycle', () => {
   let followUps: BackgroundWork;
   let lifecycle: JobLifecycle;
 
-  const lifecycleDeps = () => ({
-    dataSource: db.dataSource as unknown as DataSource,
-    jobs: db.jobs as unknown as JobsRepository,
-    runs: db.runs as unknown as RunsRepository,
-    audit: db.audit as unknown as AuditRepository,
-    workspaces: db.workspaces as unknown as WorkspacesRepository,
-    gateway: temporal.gateway as unknown as JobWorkflowGateway,
-    config,
-    followUps,
-  });
-
   beforeEach(() => {
     db = new InMemoryDatabase();
     temporal = new FakeTemporal();
     followUps = new BackgroundWork();
-    lifecycle = new JobLifecycle(lifecycleDeps());
+    lifecycle = new JobLifecycle({
+      dataSource: db.dataSource as unknown as DataSource,
+      jobs: db.jobs as unknown as JobsRepository,
+      runs: db.runs as unknown as RunsRepository,
+      audit: db.audit as unknown as AuditRepository,
+      workspaces: db.workspaces as unknown as WorkspacesRepository,
+      gateway: temporal.gateway as unknown as JobWorkflowGateway,
+      config,
+      followUps,
+    });
   });
 
   afterEach(async () => {
@@ -781,32 +766,6 @@ describe('JobLifecycle', () => {
   });
 
   describe('auto-disable and completion (decisions.md)', () => {
-    it('should close without a transaction only what causes nothing else', async () => {
-      const clean = db.addJob('active', { consecutiveFailures: 0 });
-      const streak = db.addJob('active', { consecutiveFailures: 2, autoDisableThreshold: 10 });
-      db.addRun({ id: 'run_ok', jobId: clean.id });
-      db.addRun({ id: 'run_cancelled', jobId: streak.id });
-      db.addRun({ id: 'run_recovers', jobId: streak.id });
-      db.addRun({ id: 'run_fails', jobId: clean.id });
-      const closes: Array<[string, 'succeeded' | 'failed' | 'cancelled', number]> = [
-        ['run_ok', 'succeeded', 0],
-        ['run_cancelled', 'cancelled', 0],
-        ['run_recovers', 'succeeded', 1],
-        ['run_fails', 'failed', 1],
-      ];
-      const closed: string[] = [];
-      lifecycle = new JobLifecycle({ ...lifecycleDeps(), onRunClosed: (run) => closed.push(run.id) });
-      for (const [runId, status, transactions] of closes) {
-        const before = db.transactions;
-        await lifecycle.closeRun({ runId, status, finishedAt: new Date() });
-        expect([runId, db.transactions - before]).toEqual([runId, transactions]);
-        expect(db.tables.runs.get(runId)?.status).toBe(status);
-      }
-      expect(closed).toEqual(['run_ok', 'run_cancelled', 'run_recovers', 'run_fails']);
-      expect(db.stored(streak.id)).toMatchObject({ consecutiveFailures: 0, lastRunStatus: 'succeeded' });
-      expect(db.stored(clean.id)).toMatchObject({ consecutiveFailures: 1, lastRunStatus: 'failed' });
-    });
-
     it('should disable an active job whose failure streak reaches its threshold, audited as system', async () => {
       const job = db.addJob('active', { consecutiveFailures: 2, autoDisableThreshold: 3 });
       db.addRun({ id: 'run_3', jobId: job.id });

@@ -536,30 +536,21 @@ export class JobLifecycle {
    */
   async closeRun(input: CloseRunInput): Promise<void> {
     const { dataSource, jobs, runs, audit, config } = this.deps;
-    const change = {
-      runId: input.runId,
-      status: input.status,
-      finishedAt: input.finishedAt,
-      lastError: input.error ?? null,
-      skipReason: input.skipReason ?? null,
-      attempt: input.attempt,
-      defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
-    };
-    // Most closes cause nothing else (a success on a job with no failure streak, within its SLA):
-    // the close statement alone, without the transaction's BEGIN and COMMIT, two of its three
-    // round trips (issue 25). The statement refuses any other close, writing nothing, and the
-    // transaction below makes it with what it causes (a repeated close changes nothing in both).
-    if (input.status !== 'failed') {
-      const quiet = await runs.close({ ...change, onlyIfNothingFollows: true });
-      if (quiet) {
-        this.deps.onRunClosed?.(quiet.run);
-        return;
-      }
-    }
     let closedRun: RunEntity | null = null;
     let eventIds: string[] = [];
     const disabled = await dataSource.transaction(async (manager) => {
-      const closing = await runs.close(change, manager);
+      const closing = await runs.close(
+        {
+          runId: input.runId,
+          status: input.status,
+          finishedAt: input.finishedAt,
+          lastError: input.error ?? null,
+          skipReason: input.skipReason ?? null,
+          attempt: input.attempt,
+          defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
+        },
+        manager,
+      );
       closedRun = closing?.run ?? null;
       // Runs that were already closed, end otherwise than succeeded / failed, or whose job is gone
       // leave the job as it is.

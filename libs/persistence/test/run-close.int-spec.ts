@@ -229,69 +229,6 @@ describe('RunsRepository.close (PostgreSQL)', () => {
     });
   });
 
-  describe('onlyIfNothingFollows (a close without a transaction, issue 25)', () => {
-    const quietClose = (run: RunEntity, status: 'succeeded' | 'failed' | 'cancelled', finishedAt = new Date()) =>
-      runs.close({
-        runId: run.id,
-        status,
-        finishedAt,
-        attempt: { n: 0, startedAt: run.scheduledAt, finish: finish(finishedAt) },
-        defaultSlaThresholdMs: DEFAULT_SLA_MS,
-        onlyIfNothingFollows: true,
-      });
-
-    /** The run, its attempts and its job as they are: a refused close must leave all three as they were. */
-    async function state(run: RunEntity) {
-      const [row] = (await ds.query(`SELECT status, finished_at, attempts_count FROM runs WHERE id = $1`, [
-        run.id,
-      ])) as Array<Record<string, unknown>>;
-      return { run: row, attempts: await runs.listAttempts(workspaceId, run.id), job: await jobRow(run.jobId) };
-    }
-
-    it('should close a success on a job with no failure streak, within its SLA, as a plain close does', async () => {
-      const jobId = await job();
-      const run = await startedRun(jobId);
-      const closed = await quietClose(run, 'succeeded');
-      expect(closed).toMatchObject({ run: { status: 'succeeded', attemptsCount: 1, slaBreached: false } });
-      expect(closed?.outcome).toMatchObject({ previousFailures: 0, consecutiveFailures: 0 });
-      expect(await jobRow(jobId)).toMatchObject({ consecutive_failures: 0, last_run_status: 'succeeded' });
-      expect((await runs.listAttempts(workspaceId, run.id))[0]).toMatchObject({ outcome: 'success', statusCode: 200 });
-    });
-
-    it('should refuse, writing nothing, a close that causes an alert or an auto-disable', async () => {
-      // A failure (the streak grows), a success ending a streak (recovered), a success past the SLA.
-      const streak = await job({ consecutiveFailures: 2 });
-      const strict = await job({ slaThresholdMs: 500 });
-      const cases: Array<[RunEntity, 'succeeded' | 'failed']> = [
-        [await startedRun(await job()), 'failed'],
-        [await startedRun(streak), 'succeeded'],
-        [await startedRun(strict, 2_000), 'succeeded'],
-      ];
-      for (const [run, status] of cases) {
-        const before = await state(run);
-        expect(await quietClose(run, status)).toBeNull();
-        expect(await state(run)).toEqual(before);
-        expect(before.run.status).toBe('running');
-        // The plain close then makes it, as the transaction in JobLifecycle.closeRun does.
-        const closed = await runs.close({
-          runId: run.id,
-          status,
-          finishedAt: new Date(),
-          defaultSlaThresholdMs: DEFAULT_SLA_MS,
-        });
-        expect(closed?.run.status).toBe(status);
-      }
-    });
-
-    it('should close cancelled runs whatever the streak, and nothing already closed', async () => {
-      const jobId = await job({ consecutiveFailures: 3 });
-      const run = await startedRun(jobId, 10 * 60_000);
-      expect(await quietClose(run, 'cancelled')).toMatchObject({ run: { status: 'cancelled' }, outcome: null });
-      expect(await jobRow(jobId)).toMatchObject({ consecutive_failures: 3 });
-      expect(await quietClose(run, 'cancelled')).toBeNull();
-    });
-  });
-
   it('should record the workflow an attempt started on the attempt and its run', async () => {
     const run = await startedRun(await job());
     const startedWorkflow = { namespace: 'default', workflow_id: 'wf-1', run_id: 'r-1' };

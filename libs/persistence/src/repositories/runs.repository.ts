@@ -47,12 +47,6 @@ export interface RunClose {
   attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
   /** The SLA threshold of a job that sets none, or whose row is gone. */
   defaultSlaThresholdMs: number;
-  /**
-   * Close only if the close causes nothing else (no alert event, no auto-disable): a run
-   * cancelled or skipped, or one that succeeded on a job with no failure streak and within its SLA.
-   * Otherwise the statement changes nothing and returns null, as for a run already closed.
-   */
-  onlyIfNothingFollows?: boolean;
 }
 
 /** A run just closed, and what its outcome did to its job. */
@@ -476,25 +470,16 @@ export class RunsRepository {
            SELECT id, consecutive_failures, sla_threshold_ms FROM jobs
             WHERE id = (SELECT job_id FROM runs WHERE id = $1)
             FOR UPDATE
-         ), gate AS (
-           -- onlyIfNothingFollows ($17): every write below waits on this, so a refused close writes nothing.
-           SELECT $17::boolean IS NOT TRUE OR ($2::text <> 'failed' AND ($2::text <> 'succeeded' OR (
-                    COALESCE((SELECT consecutive_failures FROM job), 0) = 0
-                    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND (r.sla_breached OR COALESCE($3 > r.scheduled_at
-                      + (COALESCE((SELECT sla_threshold_ms FROM job), $15::int) * interval '1 millisecond'), false)))
-                  ))) AS open
          ), interrupted AS (
            UPDATE attempts SET finished_at = $16, outcome = 'retryable', error = 'interrupted',
                   duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($16 - started_at)) * 1000)::int)
             WHERE run_id = $1 AND n < $6 AND finished_at IS NULL AND (SELECT count(*) FROM job) >= 0
-              AND (SELECT open FROM gate)
             RETURNING n
          ), attempt AS (
            INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary, finished_at, duration_ms,
                                  outcome, status_code, error, response_body, started_workflow)
            SELECT id, $6, workspace_id, $16, $13, $7, $8, $9, $10, $11, $12, $14 FROM runs
             WHERE id = $1 AND $6::int IS NOT NULL AND (SELECT count(*) FROM interrupted) >= 0
-              AND (SELECT open FROM gate)
            ON CONFLICT (run_id, n) DO UPDATE SET finished_at = EXCLUDED.finished_at,
                   duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, status_code = EXCLUDED.status_code,
                   error = EXCLUDED.error, response_body = EXCLUDED.response_body,
@@ -515,7 +500,7 @@ export class RunsRepository {
                   started_workflow = COALESCE($14, started_workflow),
                   updated_at = now()
             WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
-              AND (SELECT count(*) FROM attempt) >= 0 AND (SELECT open FROM gate)
+              AND (SELECT count(*) FROM attempt) >= 0
             RETURNING runs.*
          ), outcome AS (
            UPDATE jobs SET last_run_at = closed.scheduled_at, last_run_status = closed.status, updated_at = now(),
@@ -545,7 +530,6 @@ export class RunsRepository {
           finish?.startedWorkflow ?? null,
           change.defaultSlaThresholdMs,
           change.attempt?.startedAt ?? null,
-          change.onlyIfNothingFollows ?? false,
         ],
       ),
     );
