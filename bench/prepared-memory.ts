@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     const samples: Sample[] = [];
     const workerPid = process.env.LIVE_HEAP === '0' ? null : findWorkerPid();
     const heapDue = workerPid === null ? [] : [130_000, 60_000, 8_000].map((before) => instant.getTime() - before);
-    const heaps: Array<{ heap: LiveHeap; opened: number; secondsBefore: number }> = [];
+    const heaps: Array<{ heap: LiveHeap; opened: number }> = [];
     while (Date.now() < instant.getTime() + 30_000 && !controller.signal.aborted) {
       const s = await sample(WORKER_METRICS_URL);
       if (s) {
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
         // The count read after the GC, so no run prepared during it is missed.
         const opened = (await sample(WORKER_METRICS_URL))?.opened ?? s?.opened ?? 0;
         const secondsBefore = Math.round((instant.getTime() - Date.now()) / 1000);
-        heaps.push({ heap, opened, secondsBefore });
+        heaps.push({ heap, opened });
         log(
           `${secondsBefore} s before the instant, ${opened} opened: live heap after GC ` +
             heap.threads.map((t) => `${t.thread} ${round(t.usedBytes / 2 ** 20, 1)} MiB`).join(', '),

@@ -131,28 +131,26 @@ export class WorkerService
       ...converter,
       interceptors: workerInterceptors,
     };
-    const failed = (name: string, reason: string): void => {
-      this.logger.error(`${name} stopped: ${reason}`);
-      process.exitCode = 1;
-      if (!this.stopping) {
-        this.reportFailure(new Error(`${name} stopped: ${reason}`));
-      }
-    };
     const run = (worker: Worker, name: string): Promise<void> => {
       let reported = false;
-      const once = (reason: string): void => {
-        if (!reported) {
-          reported = true;
-          failed(name, reason);
+      const stopped = (reason: string): void => {
+        if (reported) {
+          return;
+        }
+        reported = true;
+        this.logger.error(`${name} stopped: ${reason}`);
+        process.exitCode = 1;
+        if (!this.stopping) {
+          this.reportFailure(new Error(`${name} stopped: ${reason}`));
         }
       };
       // A worker given up (state FAILED) is reported at once: its run() may settle minutes later.
       const stopWatching = watchWorkerFailure(worker, () =>
-        once('the Temporal SDK gave it up (state FAILED; its error is logged just before)'),
+        stopped('the Temporal SDK gave it up (state FAILED; its error is logged just before)'),
       );
       return worker
         .run()
-        .catch((err: unknown) => once((err as Error).message))
+        .catch((err: unknown) => stopped((err as Error).message))
         .finally(stopWatching);
     };
     // Jobs and runs have a worker each, with slots of their own (docs/architecture.md → Bursts
