@@ -19,7 +19,7 @@ describe('reconciler with parked jobs (real worker, real dev server)', () => {
   let client: Client;
 
   beforeAll(async () => {
-    stack = await startStack({ config: { worker: { park_idle_after: '2m' } } });
+    stack = await startStack({ config: { worker: { park_idle_after: '2m', park_above_jobs: 0 } } });
     receiver = await WebhookReceiver.start();
     connection = await Connection.connect({ address: temporalAddress() });
     client = new Client({ connection });

@@ -43,6 +43,7 @@ import {
 } from '../worker.constants';
 import { createAlertActivities } from './alert.activities';
 import { createActivities } from './index';
+import { parkAboveJobs } from './park-gate';
 
 const REPOSITORIES = [
   AlertChannelsRepository,
@@ -218,13 +219,20 @@ const jobProviders: Provider[] = [
         metrics,
         bursts,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
-        // WorkerService runs the parked queue's worker whenever parking is on (issue 25).
+        // WorkerService runs the parked queue's worker whenever parking is on (issue 25); jobs
+        // park only while the deployment holds more than `worker.park_above_jobs`.
         ...(config.worker.park_idle_after_ms > 0
           ? {
               park: {
                 taskQueue: parkedTaskQueue(config.temporal.task_queue),
                 afterMs: config.worker.park_idle_after_ms,
               },
+              parkingApplies: parkAboveJobs({
+                threshold: config.worker.park_above_jobs,
+                countJobs: () => jobs.countAll(),
+                now: Date.now,
+                warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+              }),
             }
           : {}),
       }),

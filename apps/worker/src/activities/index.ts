@@ -30,6 +30,8 @@ export interface ActivityDeps {
   metrics?: WorkerMetrics;
   /** Where idle jobs park (issue 25); only with a worker on the parked task queue. */
   park?: ParkSettings;
+  /** Whether jobs park now (`worker.park_above_jobs`); absent: whenever `park` is given. */
+  parkingApplies?: () => Promise<boolean>;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
@@ -44,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
       readGate: (input) => job.readWorkspaceGate(input),
       openRuns: (input) => job.openRuns(input),
       park: deps.park,
+      parkingApplies: deps.parkingApplies,
     }),
     ...job,
     ...run,

@@ -375,4 +375,13 @@ describe('the plan activity with prepared bursts (issue 25)', () => {
     expect(ended.next).toBeNull();
     expect(ended.park).toBeUndefined();
   });
+
+  it('should park only while the parking gate says so (worker.park_above_jobs)', async () => {
+    const park = { taskQueue: 'svc-jobs-parked', afterMs: 3_600_000 };
+    let many = false;
+    const gated = createScheduleActivities({ config, park, parkingApplies: async () => many });
+    expect((await gated.planOccurrences(input('2026-01-01T10:00:30.000Z'))).park).toBeUndefined();
+    many = true;
+    expect((await gated.planOccurrences(input('2026-01-01T10:00:30.000Z'))).park).toEqual(park);
+  });
 });

@@ -29,6 +29,8 @@ export interface ScheduleActivityDeps {
    * worker without it (tests, a release that parks nothing) never sends a job where none polls.
    */
   park?: ParkSettings;
+  /** Whether jobs park now (`worker.park_above_jobs`, park-gate.ts); absent: whenever `park` is given. */
+  parkingApplies?: () => Promise<boolean>;
   /**
    * Opens the decided runs (the job activity's), for plans asked with `open`: without it such a
    * plan opens nothing and the workflow opens the runs itself, as before.
@@ -55,7 +57,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
       if (deps.openRuns && input.open && plan.gate) {
         plan = { ...plan, opened: await openDue(plan, plan.gate, input, deps.openRuns) };
       }
-      if (deps.park && input.prepare && plan.next !== null) {
+      if (deps.park && input.prepare && plan.next !== null && (await (deps.parkingApplies?.() ?? true))) {
         plan = { ...plan, park: deps.park };
       }
       return deps.bursts && input.prepare && plan.next !== null

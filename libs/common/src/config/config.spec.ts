@@ -120,7 +120,11 @@ describe('buildConfig', () => {
   });
 
   it('should leave parking off by default, and read it as a duration or 0 / off', () => {
-    expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(0);
+    expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(3_600_000);
+    expect(buildConfig({}, {}).worker.park_above_jobs).toBe(1_000);
+    expect(buildConfig({}, { WORKER_PARK_ABOVE_JOBS: '0' }).worker.park_above_jobs).toBe(0);
+    expect(() => buildConfig({}, { WORKER_PARK_ABOVE_JOBS: '-1' })).toThrow(/park_above_jobs/);
+    expect(() => buildConfig({}, { WORKER_PARK_ABOVE_JOBS: 'many' })).toThrow(/park_above_jobs/);
     expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '5m' }).worker.park_idle_after_ms).toBe(300_000);
     expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '30m' }).worker.park_idle_after_ms).toBe(1_800_000);
     expect(buildConfig({}, { WORKER_PARK_IDLE_AFTER: '0' }).worker.park_idle_after_ms).toBe(0);

@@ -90,11 +90,16 @@ export interface AppConfig {
      * Issue 25: a job whose next wake is further away than this leaves the worker's cache: it
      * continues-as-new onto `<task_queue>-parked`, served by a worker that caches nothing, and comes
      * back to the task queue shortly before its next occurrence (docs/architecture.md → Idle jobs
-     * are parked). 0 = off (the default): every job sleeps in the cache. Off by default because a
-     * parked run loses the static summary and details the Web UI shows (continue-as-new cannot set
-     * them in this SDK).
+     * are parked). 0 = off. Default 1h, applied only above `park_above_jobs`.
      */
     park_idle_after_ms: number;
+    /**
+     * Jobs park only while the deployment holds more jobs than this (0 = at any count): below it
+     * every job sleeps in the cache, whose memory is then small, and keeps the static summary and
+     * details the Web UI shows (a parked run, made by continue-as-new, has none; the server does
+     * not carry them over). Default 1000.
+     */
+    park_above_jobs: number;
   };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
@@ -258,6 +263,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],
+  ['WORKER_PARK_ABOVE_JOBS', 'worker.park_above_jobs'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
@@ -506,7 +512,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   const parkIdleAfter =
     parkIdleAfterRaw === 0 || parkIdleAfterRaw === '0' || parkIdleAfterRaw === 'off'
       ? 0
-      : duration('worker.park_idle_after', 0);
+      : duration('worker.park_idle_after', 3_600_000);
   if (parkIdleAfter !== 0 && parkIdleAfter < 120_000) {
     problems.push('worker.park_idle_after: expected 0 (off) or at least 2m');
   }
@@ -643,6 +649,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       shutdown_grace_time_ms: duration('worker.shutdown_grace_time', 150_000),
       max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
       park_idle_after_ms: parkIdleAfter,
+      park_above_jobs: int('worker.park_above_jobs', 1_000, 0),
     },
     sinks: {
       webhook: {

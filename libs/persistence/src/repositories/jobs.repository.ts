@@ -57,6 +57,11 @@ export class JobsRepository {
     return query.orderBy('job.id', 'DESC').take(filter.limit).getMany();
   }
 
+  /** Every job of the deployment, in every workspace (the worker's parking gate, issue 25). */
+  async countAll(): Promise<number> {
+    return this.repo().count();
+  }
+
   async countInWorkspace(workspaceId: string, manager?: EntityManager): Promise<number> {
     return this.repo(manager).count({ where: { workspaceId } });
   }

@@ -1,0 +1,80 @@
+import { parkedTaskQueue } from '@svc/workflows/definitions';
+import { Client, Connection } from '@temporalio/client';
+import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
+
+/**
+ * Parking by default, above a job count (issue 25, docs/architecture.md → Idle jobs are parked):
+ * with the default `worker.park_idle_after` (1h), a deployment holding no more jobs than
+ * `worker.park_above_jobs` keeps every idle job in the worker's cache, with its Web UI summary on
+ * the running workflow; once it holds more, an idle job parks at its next plan, and its summary
+ * stays readable on the job's first run.
+ */
+describe('parking gate by job count (real worker, real dev server)', () => {
+  let stack: Stack;
+  let receiver: WebhookReceiver;
+  let connection: Connection;
+  let client: Client;
+
+  beforeAll(async () => {
+    // Default park_idle_after; a threshold of 2 jobs stands in for the default 1,000.
+    stack = await startStack({ config: { worker: { park_above_jobs: 2 } } });
+    receiver = await WebhookReceiver.start();
+    connection = await Connection.connect({ address: temporalAddress() });
+    client = new Client({ connection });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  it('should keep idle jobs in the cache up to the threshold and park them once the deployment holds more', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const queue = stack.config.temporal.task_queue;
+    const create = async (name: string) =>
+      (
+        await api('POST', '/api/v1/jobs', {
+          name,
+          // Years away: always more than park_idle_after from now.
+          schedule: { expr: '0 0 0 1 1 ? 2031' },
+          sink: { kind: 'webhook', config: { url: `${receiver.url}/${name}` } },
+        })
+      ).body as { id: string };
+    const sleepingOn = async (jobId: string) => {
+      const handle = client.workflow.getHandle(jobId);
+      const description = await handle.describe().catch(() => null);
+      if (description?.status.name !== 'RUNNING') {
+        return null;
+      }
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.some((event) => event.timerStartedEventAttributes) ? description : null;
+    };
+
+    const first = await create('first');
+    const cached = await waitFor(() => sleepingOn(first.id), 30_000);
+    expect(cached.taskQueue).toBe(queue);
+    expect(await cached.staticSummary()).toMatch(/^first · /);
+
+    // Three jobs now, above the threshold. The count the first plan read is kept for a minute, so
+    // these two sleep in the cache as well; the first plan after that parks.
+    await create('second');
+    await create('third');
+    await sleep(61_000);
+    const patched = await api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'parks now' });
+    expect(patched.status).toBe(200);
+    const parked = await waitFor(async () => {
+      const description = await sleepingOn(first.id);
+      return description?.taskQueue === parkedTaskQueue(queue) ? description : null;
+    }, 30_000);
+    // A continued run has no static summary; the job's first run keeps it.
+    expect(await parked.staticSummary()).toBeUndefined();
+    const firstRun = await client.workflow.getHandle(first.id, cached.runId).describe();
+    expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
+    expect(await firstRun.staticSummary()).toBe(await cached.staticSummary());
+    // The parked run still answers `describe`, with the change applied.
+    const state = (await client.workflow.getHandle(first.id).query('describe')) as { revision?: number };
+    expect(state.revision).toBeGreaterThan(1);
+  }, 180_000);
+});
