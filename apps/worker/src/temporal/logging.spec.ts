@@ -53,6 +53,17 @@ describe('worker logging (docs/operations.md → Logs)', () => {
       temporal.error('Worker failed');
       expect(parsed().map((line) => line.msg)).toEqual(['Worker failed']);
     });
+
+    it("should write the SDK's warning about the parked worker's missing activities at debug, as intended", () => {
+      const { logger, parsed } = capture('debug');
+      const temporal = new TemporalPinoLogger(logger);
+      temporal.warn('No activities registered, not polling for activity tasks', { taskQueue: 'svc-jobs-parked' });
+      temporal.warn('Activity failed');
+      expect(parsed().map((line) => [line.level, line.msg])).toEqual([
+        ['debug', 'No activities registered, not polling for activity tasks'],
+        ['warn', 'Activity failed'],
+      ]);
+    });
   });
 
   it('should read the ids an activity input names', () => {

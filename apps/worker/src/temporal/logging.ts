@@ -26,6 +26,13 @@ const RENAMED: Record<string, string> = {
 export const SVC_LOG_FIELDS = 'svcLogFields';
 
 /**
+ * SDK warnings about what this service does on purpose, written at debug: the parked jobs' worker
+ * registers no activities (docs/architecture.md → Idle jobs are parked), and each start would
+ * otherwise warn about it.
+ */
+const INTENDED = new Set(['No activities registered, not polling for activity tasks']);
+
+/**
  * Temporal's `Logger` (`Runtime.install({ logger })`) over pino. Attribute names become
  * snake_case (`workflowId` → `workflow_id`; Temporal's run id is `temporal_run_id`, its retry
  * counter `activity_attempt`, an Error `err`), the activity task token is dropped, the fields of
@@ -36,7 +43,7 @@ export class TemporalPinoLogger implements TemporalLogger {
   constructor(private readonly logger: Logger) {}
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    const pinoLevel = LEVELS[level] ?? 'info';
+    const pinoLevel = level === 'WARN' && INTENDED.has(message) ? 'debug' : (LEVELS[level] ?? 'info');
     if (!this.logger.isLevelEnabled(pinoLevel)) {
       return;
     }
