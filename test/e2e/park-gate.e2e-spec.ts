@@ -52,10 +52,21 @@ describe('parking gate by job count (real worker, real dev server)', () => {
       return events.some((event) => event.timerStartedEventAttributes) ? description : null;
     };
 
+    const parkedQueuePollers = async () =>
+      (
+        await connection.workflowService.describeTaskQueue({
+          namespace: stack.config.temporal.namespace,
+          taskQueue: { name: parkedTaskQueue(queue) },
+          taskQueueType: 1, // WORKFLOW
+        })
+      ).pollers?.length ?? 0;
+
     const first = await create('first');
     const cached = await waitFor(() => sleepingOn(first.id), 30_000);
     expect(cached.taskQueue).toBe(queue);
     expect(await cached.staticSummary()).toMatch(/^first · /);
+    // Below the threshold nothing parks, and no worker polls the parked queue (its thread is saved).
+    expect(await parkedQueuePollers()).toBe(0);
 
     // Three jobs now, above the threshold. The count the first plan read is kept for a minute, so
     // these two sleep in the cache as well; the first plan after that parks.
@@ -68,6 +79,7 @@ describe('parking gate by job count (real worker, real dev server)', () => {
       const description = await sleepingOn(first.id);
       return description?.taskQueue === parkedTaskQueue(queue) ? description : null;
     }, 30_000);
+    expect(await parkedQueuePollers()).toBeGreaterThan(0);
     // A continued run has no static summary; the job's first run keeps it.
     expect(await parked.staticSummary()).toBeUndefined();
     const firstRun = await client.workflow.getHandle(first.id, cached.runId).describe();
@@ -76,5 +88,21 @@ describe('parking gate by job count (real worker, real dev server)', () => {
     // The parked run still answers `describe`, with the change applied.
     const state = (await client.workflow.getHandle(first.id).query('describe')) as { revision?: number };
     expect(state.revision).toBeGreaterThan(1);
-  }, 180_000);
+
+    // A worker that starts below its threshold (raised here) but finds a parked run waiting serves
+    // the parked queue at once: the parked job comes back on its next change and stays in the cache.
+    await stack.stopWorker();
+    stack.config.worker.park_above_jobs = 1_000;
+    await stack.startWorker();
+    const revision = Number(
+      (await stack.dataSource.query('SELECT revision FROM jobs WHERE id = $1', [first.id]))[0].revision,
+    );
+    expect((await api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'comes back' })).status).toBe(200);
+    const back = await waitFor(async () => {
+      const description = await sleepingOn(first.id);
+      const memo = description?.memo as { revision?: number } | undefined;
+      return description?.taskQueue === queue && memo?.revision === revision + 1 ? description : null;
+    }, 30_000);
+    expect(back.runId).not.toBe(parked.runId);
+  }, 240_000);
 });

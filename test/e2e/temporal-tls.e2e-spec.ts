@@ -134,7 +134,7 @@ describe('Temporal behind a TLS front', () => {
       const worker = await spawning;
       expect(worker.exitCode).toBeNull();
       expect(stack.spawnedWorkerOutput()).toContain(
-        `polling task queues ${stack.config.temporal.task_queue}, ${stack.config.temporal.task_queue}-runs, ${stack.config.temporal.task_queue}-alerts, ${stack.config.temporal.task_queue}-parked on ${front.mtlsAddress} (namespace default, mTLS)`,
+        `polling task queues ${stack.config.temporal.task_queue}, ${stack.config.temporal.task_queue}-runs, ${stack.config.temporal.task_queue}-alerts on ${front.mtlsAddress} (namespace default, mTLS)`,
       );
     });
   });

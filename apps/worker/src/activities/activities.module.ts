@@ -30,6 +30,7 @@ import { DataSource } from 'typeorm';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
 import { AlertSweeper } from '../alerts/alert-sweeper';
 import { TemporalConnections } from '../temporal/connect';
+import { ParkedQueue } from '../temporal/parked-queue';
 import {
   ALERT_ACTIVITIES,
   DATA_CONVERTER,
@@ -63,6 +64,10 @@ function temporalClient(connection: ConnectionLike, config: AppConfig, converter
 }
 
 const warn = (logger: Logger) => (message: string) => logger.warn(message);
+
+/** Both in turn: the second is asked only when the first says yes. */
+const both = (first: () => Promise<boolean>, second: () => Promise<boolean>) => async (): Promise<boolean> =>
+  (await first()) && second();
 
 const temporalClients: Provider[] = [
   // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
@@ -194,6 +199,7 @@ const jobProviders: Provider[] = [
       SinkSender,
       WORKER_METRICS,
       WORKER_CONFIG,
+      ParkedQueue,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -205,6 +211,7 @@ const jobProviders: Provider[] = [
       sender: SinkSender,
       metrics: WorkerMetrics,
       config: AppConfig,
+      parkedQueue: ParkedQueue,
     ) =>
       createActivities({
         jobs,
@@ -219,20 +226,24 @@ const jobProviders: Provider[] = [
         metrics,
         bursts,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
-        // WorkerService runs the parked queue's worker whenever parking is on (issue 25); jobs
-        // park only while the deployment holds more than `worker.park_above_jobs`.
+        // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
+        // worker polls the parked queue (issue 25).
         ...(config.worker.park_idle_after_ms > 0
           ? {
               park: {
                 taskQueue: parkedTaskQueue(config.temporal.task_queue),
                 afterMs: config.worker.park_idle_after_ms,
               },
-              parkingApplies: parkAboveJobs({
-                threshold: config.worker.park_above_jobs,
-                countJobs: () => jobs.countAll(),
-                now: Date.now,
-                warn: warn(new Logger(WORKER_LOG_CONTEXT)),
-              }),
+              parkingApplies: both(
+                parkAboveJobs({
+                  threshold: config.worker.park_above_jobs,
+                  countJobs: () => jobs.countAll(),
+                  now: Date.now,
+                  warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+                }),
+                // The parked queue's worker starts with the first job that parks.
+                () => parkedQueue.serving(),
+              ),
             }
           : {}),
       }),
@@ -280,6 +291,7 @@ const alertProviders: Provider[] = [
  */
 @Module({
   providers: [
+    ParkedQueue,
     ...REPOSITORIES.map((repository) => ({
       provide: repository,
       inject: [DataSource],
@@ -302,6 +314,7 @@ const alertProviders: Provider[] = [
     JobsRepository,
     RunsRepository,
     OccurrenceBurstsRepository,
+    ParkedQueue,
   ],
 })
 export class ActivitiesModule {}

@@ -15,6 +15,7 @@ import {
   parkedTaskQueue,
   runsTaskQueue,
 } from '@svc/workflows/definitions';
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -30,6 +31,7 @@ import {
 } from '../worker.constants';
 import { TemporalConnections } from './connect';
 import { activityLogInterceptor } from './logging';
+import { ParkedQueue } from './parked-queue';
 import { workerTracingOptions } from './tracing';
 import { watchWorkerFailure } from './worker-failure';
 import { ROOT, workflowBundleFile, workflowBundleOptions } from './workflow-bundle';
@@ -102,6 +104,8 @@ export class WorkerService
     @Inject(ALERT_ACTIVITIES) private readonly alertActivities: AlertActivities,
     @Inject(DATA_CONVERTER) private readonly converter: DataConverterOptions,
     private readonly followUps: BackgroundWork,
+    private readonly parkedQueue: ParkedQueue,
+    private readonly client: Client,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -193,13 +197,33 @@ export class WorkerService
       // Idle jobs wait here instead of in the job worker's cache (docs/architecture.md → Idle jobs
       // are parked): a parked run's history is a few events, so replaying it on each of its rare
       // tasks (its wake, a signal, a query) costs less than keeping it in memory between them.
-      this.parkedWorker = await Worker.create({
-        ...shared,
-        taskQueue: parkedQueue,
-        maxCachedWorkflows: 0,
-        maxConcurrentWorkflowTaskExecutions: 20,
-      });
-      this.parkedRunning = run(this.parkedWorker, 'parked-jobs worker');
+      // Started with the first job that parks, or now if parked runs wait there already.
+      const startParked = async (): Promise<void> => {
+        if (this.stopping) {
+          throw new Error('shutting down');
+        }
+        const worker = await Worker.create({
+          ...shared,
+          taskQueue: parkedQueue,
+          maxCachedWorkflows: 0,
+          maxConcurrentWorkflowTaskExecutions: 20,
+        });
+        this.parkedWorker = worker;
+        this.parkedRunning = run(worker, 'parked-jobs worker');
+        if (this.stopping && worker.getState() === 'RUNNING') {
+          worker.shutdown();
+        }
+        this.logger.log(`polling task queue ${parkedQueue} (idle jobs park)`);
+      };
+      this.parkedQueue.serveWith(() =>
+        startParked().catch((err: unknown) => {
+          this.logger.warn(`the parked queue's worker did not start, no job parks for now: ${(err as Error).message}`);
+          throw err;
+        }),
+      );
+      if (await this.parkedRunsWaiting(parkedQueue)) {
+        await this.parkedQueue.serving();
+      }
     }
     if (!this.config.smtp.host) {
       this.logger.warn('SMTP is not configured (smtp.host, smtp.from): email alert channels receive nothing');
@@ -208,6 +232,23 @@ export class WorkerService
       `polling task queues ${[task_queue, runsQueue, alertsQueue, ...(this.parkedWorker ? [parkedQueue] : [])].join(', ')} on ` +
         describeTemporalConnection(this.config.temporal),
     );
+  }
+
+  /**
+   * Whether parked runs wait on the parked queue (parked by an earlier process, perhaps above a
+   * threshold since raised): they need its worker whatever the count says. When visibility cannot
+   * tell, yes: an idle worker costs less than parked jobs that never come back.
+   */
+  private async parkedRunsWaiting(parkedQueue: string): Promise<boolean> {
+    try {
+      const { count } = await this.client.workflow.count(
+        `TaskQueue = '${parkedQueue}' AND ExecutionStatus = 'Running'`,
+      );
+      return count > 0;
+    } catch (err) {
+      this.logger.warn(`could not count parked runs, starting the parked queue's worker: ${(err as Error).message}`);
+      return true;
+    }
   }
 
   /** The app's shutdown has begun (its first hook): a worker failing from here on is not reported. */
