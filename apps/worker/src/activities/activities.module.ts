@@ -65,10 +65,6 @@ function temporalClient(connection: ConnectionLike, config: AppConfig, converter
 
 const warn = (logger: Logger) => (message: string) => logger.warn(message);
 
-/** Both in turn: the second is asked only when the first says yes. */
-const both = (first: () => Promise<boolean>, second: () => Promise<boolean>) => async (): Promise<boolean> =>
-  (await first()) && second();
-
 const temporalClients: Provider[] = [
   // Payload encryption (docs/operations.md → Payload encryption): one data converter for every
   // client and worker of this process; `{}` (nothing added) with the codec off.
@@ -212,8 +208,14 @@ const jobProviders: Provider[] = [
       metrics: WorkerMetrics,
       config: AppConfig,
       parkedQueue: ParkedQueue,
-    ) =>
-      createActivities({
+    ) => {
+      const parkAboveJobsGate = parkAboveJobs({
+        threshold: config.worker.park_above_jobs,
+        countJobs: () => jobs.countAll(),
+        now: Date.now,
+        warn: warn(new Logger(WORKER_LOG_CONTEXT)),
+      });
+      return createActivities({
         jobs,
         runs,
         workspaces,
@@ -234,19 +236,12 @@ const jobProviders: Provider[] = [
                 taskQueue: parkedTaskQueue(config.temporal.task_queue),
                 afterMs: config.worker.park_idle_after_ms,
               },
-              parkingApplies: both(
-                parkAboveJobs({
-                  threshold: config.worker.park_above_jobs,
-                  countJobs: () => jobs.countAll(),
-                  now: Date.now,
-                  warn: warn(new Logger(WORKER_LOG_CONTEXT)),
-                }),
-                // The parked queue's worker starts with the first job that parks.
-                () => parkedQueue.serving(),
-              ),
+              // The parked queue's worker starts with the first job that parks.
+              parkingApplies: async () => (await parkAboveJobsGate()) && parkedQueue.serving(),
             }
           : {}),
-      }),
+      });
+    },
   },
 ];
 
