@@ -68,11 +68,21 @@ describe('parking gate by job count (real worker, real dev server)', () => {
     // Below the threshold nothing parks, and no worker polls the parked queue (its thread is saved).
     expect(await parkedQueuePollers()).toBe(0);
 
-    // Three jobs now, above the threshold. The count the first plan read is kept for a minute, so
-    // these two sleep in the cache as well; the first plan after that parks.
-    await create('second');
-    await create('third');
-    await sleep(61_000);
+    // Two jobs: at the threshold, still cached.
+    const second = await create('second');
+    expect((await waitFor(() => sleepingOn(second.id), 30_000)).taskQueue).toBe(queue);
+    expect(await parkedQueuePollers()).toBe(0);
+    // The third crosses it. The gate reads the count again once the plans since its last read
+    // could be new jobs past the threshold (at most once a second), so the third job's first plan
+    // parks it: a bulk create does not leave jobs cached for a day on a stale count.
+    await sleep(1_100);
+    const third = await create('third');
+    const thirdParked = await waitFor(async () => {
+      const description = await sleepingOn(third.id);
+      return description?.taskQueue === parkedTaskQueue(queue) ? description : null;
+    }, 30_000);
+    expect(thirdParked.runId).toBeDefined();
+    // The first job, cached before the crossing, parks on its next change (the "park" is kept).
     const patched = await api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'parks now' });
     expect(patched.status).toBe(200);
     const parked = await waitFor(async () => {
