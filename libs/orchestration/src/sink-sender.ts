@@ -4,6 +4,7 @@ import {
   activeSigningSecrets,
   defaultSinkRegistry,
   networkRulesOf,
+  secretsUsedBy,
   type Sink,
   type SigningSecretEntry,
   type SinkAttemptResult,
@@ -82,7 +83,8 @@ export class SinkSender {
    */
   async send(input: SendSinkInput): Promise<SinkAttemptResult> {
     const { config } = this.deps;
-    const kind = (this.deps.registry ?? defaultSinkRegistry()).get(input.sink.kind);
+    const registry = this.deps.registry ?? defaultSinkRegistry();
+    const kind = registry.get(input.sink.kind);
     if (!kind) {
       return unsentResult(input.sink.kind, `unknown sink kind ${input.sink.kind}`);
     }
@@ -95,7 +97,8 @@ export class SinkSender {
     try {
       values = await this.deps.secrets.resolveForWorkspace(
         input.workspaceId,
-        kind.secretNames(input.sink.config),
+        // The secrets a delete is refused for are the ones an attempt decrypts (one home).
+        secretsUsedBy(registry, input.sink.kind, input.sink.config),
         this.deps.cipher,
       );
     } catch (err) {

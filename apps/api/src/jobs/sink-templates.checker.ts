@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
-import { SinkRegistry, validateTemplates } from '@svc/delivery';
+import { findTemplateReferences, secretsUsedBy, SinkRegistry, validateTemplates } from '@svc/delivery';
 import { SecretsRepository, type Tx } from '@svc/persistence';
 
 /**
@@ -25,11 +25,11 @@ export class SinkTemplateChecker {
     if (!kind) {
       return;
     }
+    // The same secrets DELETE /secrets/{name} looks for (one home: secretsUsedBy).
+    const used = secretsUsedBy(this.registry, sinkKind, sinkConfig);
+    const existing = await this.secrets.lockExisting(workspaceId, used, manager);
+    const missing = used.filter((name) => !existing.includes(name));
     const texts = kind.templateFields(sinkConfig);
-    if (Object.keys(texts).length === 0) {
-      return;
-    }
-    const existing = await this.secrets.lockExisting(workspaceId, kind.secretNames(sinkConfig), manager);
     const fields: Record<string, string> = {};
     for (const [path, text] of Object.entries(texts)) {
       // One field at a time, keyed by the kind's own path (the message format is the webhook's).
@@ -37,6 +37,17 @@ export class SinkTemplateChecker {
       if (errors['.body']) {
         fields[path] = errors['.body'];
       }
+    }
+    // A secret the kind uses outside its templates (its own `secretNames`) must exist too.
+    const templated = new Set(
+      Object.values(texts).flatMap((text) =>
+        findTemplateReferences(text).flatMap((ref) => (ref.kind === 'secret' ? [ref.name] : [])),
+      ),
+    );
+    const untemplated = missing.filter((name) => !templated.has(name));
+    if (untemplated.length > 0) {
+      fields['sink.config'] =
+        `unknown secret${untemplated.length > 1 ? 's' : ''} ${untemplated.map((n) => `"${n}"`).join(', ')}`;
     }
     if (Object.keys(fields).length > 0) {
       throw new ValidationFailedError(fields);

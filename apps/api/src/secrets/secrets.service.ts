@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, LimitExceededError, NotFoundError, type Page, readKeysetPage } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
-import { collectSecretNames, type TemplatableConfig } from '@svc/delivery';
+import { secretsUsedBy, SinkRegistry } from '@svc/delivery';
 import { AuditRepository, type SecretReferenceCandidate, SecretsRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto, SECRET_CURSOR } from './dto/secret.dto';
@@ -23,6 +23,7 @@ export class SecretsService {
     private readonly secrets: SecretsRepository,
     private readonly audit: AuditRepository,
     private readonly cipher: SecretsCipher,
+    private readonly sinkKinds: SinkRegistry,
   ) {}
 
   list(auth: AuthContext, query: ListSecretsQueryDto): Promise<Page<SecretResponse>> {
@@ -68,8 +69,9 @@ export class SecretsService {
   }
 
   /**
-   * Deletes a secret unless a job's webhook headers or body reference it (`409 conflict` naming
-   * the jobs): deleting it would make every delivery of those jobs fail. The secret row is locked
+   * Deletes a secret unless a job of any sink kind uses it (`secretsUsedBy`: the kind's template
+   * fields; any mention for a kind this server no longer knows): `409 conflict` naming the jobs,
+   * since deleting it would make every delivery of those jobs fail. The secret row is locked
    * first; job writes that reference a secret lock it too (`SinkTemplateChecker`), so a job saved
    * concurrently is either seen here or sees the secret gone.
    */
@@ -81,7 +83,9 @@ export class SecretsService {
         throw new NotFoundError('Secret');
       }
       const candidates = await this.secrets.findReferenceCandidates(workspaceId, name, manager);
-      const users = candidates.filter((job) => collectSecretNames(job.sinkConfig as TemplatableConfig).includes(name));
+      const users = candidates.filter((job) =>
+        secretsUsedBy(this.sinkKinds, job.sinkKind, job.sinkConfig).includes(name),
+      );
       if (users.length > 0) {
         throw new ConflictError(
           `Secret ${name} is used by ${describeJobs(users)}; remove {{secret.${name}}} from ` +

@@ -10,6 +10,7 @@ export type SecretMetadata = Pick<SecretEntity, 'workspaceId' | 'name' | 'create
 export interface SecretReferenceCandidate {
   id: string;
   name: string;
+  sinkKind: string;
   sinkConfig: Record<string, unknown>;
 }
 
@@ -111,8 +112,8 @@ export class SecretsRepository {
   }
 
   /**
-   * Webhook jobs of the workspace whose sink config mentions `secret.<name>` anywhere (a superset:
-   * the caller confirms real `{{secret.NAME}}` references with the template parser).
+   * Jobs of the workspace, of every sink kind, whose sink config mentions `secret.<name>` anywhere
+   * (a cheap superset: the caller decides with `secretsUsedBy`, which knows each kind's fields).
    */
   findReferenceCandidates(
     workspaceId: string,
@@ -120,8 +121,8 @@ export class SecretsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<SecretReferenceCandidate[]> {
     return manager.query(
-      `SELECT id, name, sink_config AS "sinkConfig" FROM jobs
-        WHERE workspace_id = $1 AND sink_kind = 'webhook' AND strpos(sink_config::text, $2) > 0
+      `SELECT id, name, sink_kind AS "sinkKind", sink_config AS "sinkConfig" FROM jobs
+        WHERE workspace_id = $1 AND strpos(sink_config::text, $2) > 0
         ORDER BY id`,
       [workspaceId, `secret.${name}`],
     );
@@ -141,7 +142,7 @@ export class SecretsRepository {
 
   /**
    * The decrypted values of the named secrets of a workspace, for rendering `{{secret.NAME}}` at
-   * send time (the delivery activity: `collectSecretNames(job.sinkConfig)` gives `names`). A name
+   * send time (the delivery activity: `secretsUsedBy` gives `names`). A name
    * without a stored secret is absent from the result, so `renderTemplate` fails the attempt with
    * `unknown secret "NAME"`. One query for all names.
    * @throws SecretDecryptionError (from the cipher) when a stored value cannot be decrypted under
