@@ -121,19 +121,24 @@ describe('worker metrics', () => {
 
 /**
  * Who may read `/metrics` (issue 22; docs/operations.md → Metrics access): without
- * `metrics.token`, loopback peers only (here a client behind a trusted proxy is not one); with a
- * token, its bearers only — on the API and on the worker's own listener alike.
+ * `metrics.token`, loopback peers of a loopback-only API (behind a trusted proxy every client
+ * may arrive from loopback, so there nobody is served: issue 41, metrics-proxy.e2e-spec.ts); with
+ * a token, its bearers only — on the API and on the worker's own listener alike.
  */
 describe('metrics access', () => {
-  it('should serve metrics to loopback peers only when no token is set', async () => {
-    const stack = await startStack({ worker: false, config: { http: { trust_proxy: true } } });
+  it('should serve metrics to loopback peers of a loopback-only API only when no token is set', async () => {
+    const stack = await startStack({ worker: false });
+    const proxied = await startStack({ worker: false, config: { http: { trust_proxy: true } } });
     try {
       expect((await fetch(`${stack.baseUrl}/metrics`)).status).toBe(200);
-      const remote = await fetch(`${stack.baseUrl}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
-      expect(remote.status).toBe(403);
-      expect(((await remote.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      for (const headers of [{}, { 'x-forwarded-for': '203.0.113.7' }]) {
+        const behindProxy = await fetch(`${proxied.baseUrl}/metrics`, { headers });
+        expect(behindProxy.status).toBe(403);
+        expect(((await behindProxy.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      }
     } finally {
       await stack.stop();
+      await proxied.stop();
     }
   });
 

@@ -11,7 +11,7 @@ import {
   ValidationFailedError,
 } from '@svc/common';
 import { createLogger, type Logger as PinoLogger, pinoLevelOfNestLevels } from '@svc/common/logging';
-import { type ApiMetrics, createApiMetrics, metricsAccess } from '@svc/common/metrics';
+import { type ApiMetrics, createApiMetrics, isLoopbackHost, metricsAccess } from '@svc/common/metrics';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { PinoNestLogger } from '@svc/common/nest-logger';
 import { flushTracing } from '@svc/common/tracing';
@@ -67,15 +67,18 @@ function answerFastifyError(err: unknown, request: FastifyRequest, reply: Fastif
  * context on every line and one access line per request (docs/operations.md → Logs).
  */
 export function createFastifyAdapter(
-  trustProxy: boolean,
+  trustedProxies: false | readonly string[],
   metrics?: ApiMetrics,
   traced = false,
   logger?: PinoLogger,
   metricsToken: string | null = null,
+  tokenlessMetrics = true,
 ): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
-    trustProxy,
+    // Only these proxies' X-Forwarded-For hops count: `request.ip` is the right-most address not
+    // in the list (never `true`, which takes the left-most hop, the one a client writes).
+    trustProxy: trustedProxies && trustedProxies.length > 0 ? [...trustedProxies] : false,
     ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
     clientErrorHandler,
@@ -172,9 +175,20 @@ export function createFastifyAdapter(
       done();
     });
     fastify.get('/metrics', { config: { openapi: METRICS_DOC } }, async (request, reply) => {
-      const access = metricsAccess(metricsToken, request.headers.authorization, request.ip);
+      // The TCP peer, never request.ip: a forwarded address is no proof of being on this host.
+      const access = metricsAccess(
+        metricsToken,
+        request.headers.authorization,
+        request.socket.remoteAddress,
+        tokenlessMetrics,
+      );
       if (access === 'unauthorized') {
         throw new UnauthorizedError('Metrics need the bearer token of metrics.token');
+      }
+      if (access === 'token_required') {
+        throw new ForbiddenError(
+          'Metrics need metrics.token when the API listens beyond loopback or behind a proxy (http.host, http.trusted_proxies)',
+        );
       }
       if (access === 'forbidden') {
         throw new ForbiddenError('Metrics are served to loopback peers only unless metrics.token is set');
@@ -200,12 +214,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
       name: 'api',
       level: options.logLevels ? pinoLevelOfNestLevels(options.logLevels) : config.log.level,
     });
+  // Behind a proxy or on a public address, a loopback peer may be anyone: no token, no metrics.
+  const tokenlessMetrics = isLoopbackHost(config.http.host) && config.http.trusted_proxies.length === 0;
+  if (config.metrics.enabled && !config.metrics.token && !tokenlessMetrics) {
+    logger.warn(
+      'GET /metrics answers 403 to everyone: set metrics.token (METRICS_TOKEN) when the API listens beyond loopback or behind a proxy',
+    );
+  }
   const adapter = createFastifyAdapter(
-    config.http.trust_proxy,
+    config.http.trusted_proxies,
     config.metrics.enabled ? createApiMetrics() : undefined,
     config.tracing.enabled,
     logger,
     config.metrics.token,
+    tokenlessMetrics,
   );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

@@ -176,20 +176,32 @@ export function recordRunClosed(metrics: WorkerMetrics, run: ClosedRunFacts): vo
  * Who may read `/metrics` (API and worker, docs/operations.md → Metrics access): with
  * `metrics.token` set, a request bearing it (`Authorization: Bearer <token>`); without one, only
  * peers on the loopback interface, so a deployment that publishes its port does not publish its
- * metrics. `remoteAddress` is the peer as the server sees it (behind a trusted proxy, the client).
+ * metrics, and only while `tokenless` holds: the API answers `token_required` when it listens
+ * beyond loopback or behind a proxy, where a loopback peer may be anyone (a same-host proxy
+ * forwards every client from 127.0.0.1). `peer` is the TCP peer, never a forwarded address.
  */
 export function metricsAccess(
   token: string | null,
   authorization: string | undefined,
-  remoteAddress: string | undefined,
-): 'allowed' | 'unauthorized' | 'forbidden' {
+  peer: string | undefined,
+  tokenless = true,
+): 'allowed' | 'unauthorized' | 'forbidden' | 'token_required' {
   if (token) {
     const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
     const expected = Buffer.from(token);
     const actual = Buffer.from(given);
     return actual.length === expected.length && timingSafeEqual(actual, expected) ? 'allowed' : 'unauthorized';
   }
-  return isLoopback(remoteAddress) ? 'allowed' : 'forbidden';
+  if (!tokenless) {
+    return 'token_required';
+  }
+  return isLoopback(peer) ? 'allowed' : 'forbidden';
+}
+
+/** Whether a listen address (`http.host`) only accepts connections from this host. */
+export function isLoopbackHost(host: string): boolean {
+  const plain = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return plain === 'localhost' || isLoopback(plain);
 }
 
 function isLoopback(address: string | undefined): boolean {

@@ -188,9 +188,10 @@ export function applyRateLimit(
 /**
  * The rate-limit key of a request without a credential (the schedule endpoints, and the API's
  * requests that present neither key nor session): the socket's peer address. Proxy headers are
- * ignored unless the operator set `http.trust_proxy` (then Fastify's `request.ip` has already
- * resolved `X-Forwarded-For`); clients behind one untrusted proxy share its bucket (spec → Limits,
- * network rules).
+ * ignored unless proxies are trusted (`http.trusted_proxies`, or `http.trust_proxy` for a
+ * same-host one): then Fastify's `request.ip` is the right-most `X-Forwarded-For` hop that is not
+ * a trusted proxy, so a client cannot pick its bucket by writing the header; clients behind one
+ * untrusted proxy share its bucket (spec → Limits, network rules).
  */
 export function rateLimitKey(
   request: { ip: string; socket?: { remoteAddress?: string } },

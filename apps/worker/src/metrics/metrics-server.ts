@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { metricsAccess, type WorkerMetrics } from '@svc/common/metrics';
+import { isLoopbackHost, metricsAccess, type WorkerMetrics } from '@svc/common/metrics';
 import { portInUseError } from '@svc/common/port-in-use';
 import type { Registry } from 'prom-client';
 import { createServer, type Server } from 'node:http';
@@ -17,13 +17,15 @@ export async function startMetricsServer(
   port: number,
   token: string | null = null,
 ): Promise<Server> {
+  const tokenless = isLoopbackHost(host);
   const server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404).end();
       return;
     }
-    // The same rule as the API's /metrics: the bearer token, else loopback peers only.
-    const access = metricsAccess(token, request.headers.authorization, request.socket.remoteAddress);
+    // The same rule as the API's /metrics: the bearer token, else loopback peers of a
+    // loopback-only listener (on a public address, a same-host proxy's peers look local too).
+    const access = metricsAccess(token, request.headers.authorization, request.socket.remoteAddress, tokenless);
     if (access !== 'allowed') {
       response.writeHead(access === 'unauthorized' ? 401 : 403).end();
       return;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import * as ipaddr from 'ipaddr.js';
 import { parseDuration } from '../durations';
 import { type CodecConfig, readCodecConfig } from './codec-config';
 import { resolveTemporal, type TemporalConnectionSettings } from './temporal';
@@ -30,7 +31,21 @@ export interface AppConfig {
   commit: string;
   build_date: string;
   public_url: string;
-  http: { host: string; port: number; trust_proxy: boolean };
+  http: {
+    host: string;
+    port: number;
+    /**
+     * Whether proxy headers are read at all: true exactly when `trusted_proxies` is non-empty
+     * (the rate limiter then keys on Fastify's `request.ip`).
+     */
+    trust_proxy: boolean;
+    /**
+     * The proxies whose `X-Forwarded-For` is believed (addresses or CIDRs, docs/operations.md →
+     * Behind a reverse proxy): the client is the right-most address not in this list. Empty:
+     * the TCP peer is the client. `trust_proxy: true` with no list means loopback proxies only.
+     */
+    trusted_proxies: string[];
+  };
   database: { url: string };
   /**
    * `address`, `namespace` and `connection` (TLS, API key, gRPC metadata) are resolved from the
@@ -235,6 +250,9 @@ export const DEFAULT_PLANS: Record<string, PlanLimits> = {
 
 type Raw = Record<string, unknown>;
 
+/** What `http.trust_proxy: true` trusts when `http.trusted_proxies` lists none: a proxy on this host. */
+export const LOOPBACK_PROXIES = ['127.0.0.0/8', '::1/128'] as const;
+
 /** Environment variables that override a config path (the YAML file gives the rest). */
 const ENV_OVERRIDES: Array<[string, string]> = [
   ['SVC_MODE', 'mode'],
@@ -242,6 +260,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['HOST', 'http.host'],
   ['PORT', 'http.port'],
   ['TRUST_PROXY', 'http.trust_proxy'],
+  ['TRUSTED_PROXIES', 'http.trusted_proxies'],
   ['DATABASE_URL', 'database.url'],
   ['TEMPORAL_TASK_QUEUE', 'temporal.task_queue'],
   ['TEMPORAL_UI_URL', 'temporal.ui_url'],
@@ -437,6 +456,15 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
 
   const mode = oneOf('mode', ['self_hosted', 'hosted'] as const, 'self_hosted');
   const port = int('http.port', 3000);
+  // Never Fastify's `trustProxy: true` (the left-most X-Forwarded-For hop, which any client
+  // writes): a list of proxies, and `trust_proxy: true` alone trusts a same-host proxy only.
+  const listedProxies = strings(
+    'http.trusted_proxies',
+    (item) => ipaddr.isValid(item) || ipaddr.isValidCIDR(item),
+    'a list of proxy addresses or CIDRs (10.0.0.5, 10.0.0.0/8, fd00::/8)',
+  );
+  const trustProxyFlag = bool('http.trust_proxy', false);
+  const trustedProxies = listedProxies.length > 0 ? listedProxies : trustProxyFlag ? [...LOOPBACK_PROXIES] : [];
   // Runs and attempts are kept at least a day: the purge never races a run's own retries.
   const runRetentionFloor = (path: string, ms: number): number => {
     if (ms < 86_400_000) {
@@ -618,7 +646,12 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     commit: str('commit', 'unknown'),
     build_date: str('build_date', 'unknown'),
     public_url: str('public_url', `http://127.0.0.1:${port}`),
-    http: { host: str('http.host', '127.0.0.1'), port, trust_proxy: bool('http.trust_proxy', false) },
+    http: {
+      host: str('http.host', '127.0.0.1'),
+      port,
+      trust_proxy: trustedProxies.length > 0,
+      trusted_proxies: trustedProxies,
+    },
     database: { url: str('database.url', 'postgres://postgres@127.0.0.1:5432/svc') },
     temporal: {
       // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and the TLS/API-key variables are read by
