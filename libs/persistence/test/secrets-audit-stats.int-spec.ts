@@ -40,14 +40,14 @@ describe('secrets, audit and stats repositories', () => {
 
   async function insertJob(
     workspaceId: string,
-    fields: { name?: string; sinkConfig?: unknown; state?: string; failures?: number } = {},
+    fields: { name?: string; sinkKind?: string; sinkConfig?: unknown; state?: string; failures?: number } = {},
   ) {
     const id = newId('job');
     await ds.query(
       `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
                          schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
                          overlap_policy, state, consecutive_failures)
-       VALUES ($1, $2, $3, 'every 1 hour', 'natural', 'FREQ=HOURLY', 'every hour', 'UTC', now(), 'webhook', $4, '{}',
+       VALUES ($1, $2, $3, 'every 1 hour', 'natural', 'FREQ=HOURLY', 'every hour', 'UTC', now(), $7, $4, '{}',
                30000, 'fire_once', 'allow', $5, $6)`,
       [
         id,
@@ -56,6 +56,7 @@ describe('secrets, audit and stats repositories', () => {
         JSON.stringify(fields.sinkConfig ?? { url: 'https://example.com' }),
         fields.state ?? 'active',
         fields.failures ?? 0,
+        fields.sinkKind ?? 'webhook',
       ],
     );
     return id;
@@ -142,9 +143,15 @@ describe('secrets, audit and stats repositories', () => {
       await insertJob(ws.id, { sinkConfig: { url: 'https://e.com', body: 'no secrets here' } });
       await insertJob(other.id, { sinkConfig: { url: 'https://e.com', body: '{{secret.API_TOKEN}}' } });
       const longer = await insertJob(ws.id, { sinkConfig: { url: 'https://e.com', body: '{{ secret.API_TOKEN_2 }}' } });
+      // Every kind is a candidate (issue 41): the caller reads each through its kind.
+      const workflow = await insertJob(ws.id, {
+        sinkKind: 'temporal_workflow',
+        sinkConfig: { task_queue: 'q', workflow_type: 'wf', args: [{ token: '{{secret.API_TOKEN}}' }] },
+      });
 
       const candidates = await secrets.findReferenceCandidates(ws.id, 'API_TOKEN');
-      expect(candidates.map((c) => c.id).sort()).toEqual([user, longer].sort());
+      expect(candidates.map((c) => c.id).sort()).toEqual([user, longer, workflow].sort());
+      expect(candidates.find((c) => c.id === workflow)?.sinkKind).toBe('temporal_workflow');
       expect(candidates.find((c) => c.id === user)?.sinkConfig).toEqual({
         url: 'https://e.com',
         headers: { A: '{{secret.API_TOKEN}}' },
