@@ -13,10 +13,13 @@ import {
   unsentResult,
 } from '@svc/delivery';
 import type { SecretsRepository } from '@svc/persistence';
+import { serviceWorkflows } from './service-workflows';
 
 /** One send of a job's sink: a delivery attempt (worker) or a sink test (API). */
 export interface SendSinkInput {
   workspaceId: string;
+  /** The workspace's narrowing of the server's task-queue allowlist (temporal_workflow), if any. */
+  workspaceTaskQueues?: readonly string[] | null;
   sink: Sink;
   /** `run.id` is the `webhook-id` / `Idempotency-Key`; a sink test passes an id it never stores. */
   run: { id: string; scheduledAt: Date | string; /** 0-based */ attempt: number };
@@ -70,6 +73,7 @@ export class SinkSender {
   constructor(private readonly deps: SinkSenderDeps) {
     this.services = deps.services ?? {
       config: deps.config,
+      serviceWorkflows: serviceWorkflows(deps.config),
       temporal: () => {
         throw new Error('no Temporal connection is available to sinks in this process');
       },
@@ -107,6 +111,7 @@ export class SinkSender {
     let result: SinkAttemptResult;
     try {
       result = await kind.send(input.sink.config, {
+        workspace: { id: input.workspaceId, temporalWorkflowTaskQueues: input.workspaceTaskQueues ?? null },
         run: input.run,
         job: input.job,
         signingSecrets: activeSigningSecrets(input.signingSecrets, input.nowMs),
