@@ -73,6 +73,8 @@ const IDENTITY_ATTRIBUTES_TTL_MS = 5 * 60_000;
 const MAX_RESULT_BYTES = 64 * 1024;
 /** Temporal's limits for names (task queue, workflow type), and the grammar this service accepts. */
 export const TASK_QUEUE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$';
+/** A task-queue pattern of an allowlist: a task-queue name in which `*` matches any run of characters. */
+export const TASK_QUEUE_GLOB_PATTERN = '^[A-Za-z0-9*][A-Za-z0-9._:/*-]{0,199}$';
 const DURATION_PATTERN = '^([0-9]+(d|h|m|s|ms))+$';
 const TEXT_TYPES = new Set([1, 2]); // TEXT, KEYWORD
 const INDEXED_TYPE_NAMES: Record<number, string> = {
@@ -251,10 +253,12 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
   readonly label = 'Temporal workflow';
   readonly description =
     'Starts a workflow of your own on the Temporal server (`namespace`: the service’s unless the server allows ' +
-    'others). `args` and `workflow_id` take the `{{…}}` template variables (`args` also `{{secret.NAME}}`). The ' +
-    'default workflow id is derived from the run, so an attempt retried after a crash attaches to the execution ' +
-    'already started. `wait: started` succeeds once it runs; `wait: completed` ends with its outcome (at most the ' +
-    'job’s timeout).';
+    'others; `task_queue`: within the server’s and the workspace’s allowlists, never one of the service’s own, ' +
+    'nor may `workflow_type` be one of its workflows). `args` and `workflow_id` take the `{{…}}` template ' +
+    'variables (`args` also `{{secret.NAME}}`). The default workflow id is derived from the workspace and the ' +
+    'run, so an attempt retried after a crash attaches to the execution already started; an id whose execution ' +
+    'another job started is a failed attempt, never attached to. `wait: started` succeeds once it runs; ' +
+    '`wait: completed` ends with its outcome (at most the job’s timeout).';
   readonly configSchema = {
     type: 'object',
     additionalProperties: false,
