@@ -200,6 +200,35 @@ describe('temporal_workflow sink walls between workspaces', () => {
     expect(done.started_workflow).toMatchObject({ workflow_id: 'shared-report', run_id: aExecution.runId });
   });
 
+  it("cannot reach A's default-id execution: refused when written, a fatal attempt when stored before", async () => {
+    const aJob = await create(a, { workflow_type: 'blocks', wait: 'completed' }, { timeout: '2m' });
+    const aRunId = (await a('POST', `/api/v1/jobs/${aJob.id}/trigger`)).body.run_id as string;
+    const aWorkflowId = `svc-${aWorkspaceId}-${aRunId}`;
+    const [aExecution] = await waitFor(async () => {
+      const found = await target.executions(aWorkflowId);
+      return found.length > 0 ? found : null;
+    });
+    const aHandle = target.client.workflow.getHandle(aWorkflowId, aExecution.runId);
+    const historyBefore = (await aHandle.fetchHistory()).events?.length;
+
+    const refused = await b('POST', '/api/v1/jobs', body({ workflow_id: aWorkflowId }));
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.body.error.fields)).toEqual(['sink.config.workflow_id']);
+    const bJob = await create(b, { workflow_type: 'blocks', wait: 'completed' });
+    await stack.dataSource.query(`UPDATE jobs SET sink_config = sink_config || $2::jsonb WHERE id = $1`, [
+      bJob.id,
+      JSON.stringify({ workflow_id: aWorkflowId }),
+    ]);
+    const bRun = await trigger(b, bJob.id);
+    expect(bRun.attempts.map((x) => [x.outcome, x.error, x.started_workflow])).toEqual([
+      ['fatal', `workflow id ${aWorkflowId} belongs to another job`, null],
+    ]);
+    expect((await aHandle.describe()).status.name).toBe('RUNNING');
+    expect((await aHandle.fetchHistory()).events?.length).toBe(historyBefore);
+    await aHandle.signal(releaseSignal);
+    await waitFor(async () => ((await a('GET', `/api/v1/runs/${aRunId}`)).body as Run).status === 'succeeded', 30_000);
+  });
+
   it("cannot read A's result: a completed execution of another job is not attached to", async () => {
     const aJob = await create(a, { workflow_id: 'a-result', args: ['A private result'], wait: 'completed' });
     const aRun = await trigger(a, aJob.id);

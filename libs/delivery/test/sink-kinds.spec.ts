@@ -355,6 +355,10 @@ describe('temporal_workflow send', () => {
       [{ workflow_type: 'R', task_queue: 'q', workflow_id: '{{run.id}}' }, 'could collide with the service'],
       [{ workflow_type: 'R', task_queue: 'q', workflow_id: '{{job.name}}' }, 'could collide with the service'],
       [{ workflow_type: 'R', task_queue: 'etl-2', namespace: 'reports' }, 'not allowed in namespace "reports"'],
+      [
+        { workflow_type: 'R', task_queue: 'q', workflow_id: 'svc-ws_A-{{run.id}}' },
+        'svc-ws_A-run_B1 belongs to another job',
+      ],
     ];
     for (const [config, error] of cases) {
       const { client, calls } = fakeClient(null);

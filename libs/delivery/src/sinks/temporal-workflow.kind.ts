@@ -61,9 +61,8 @@ export interface TemporalWorkflowSinkConfig {
   search_attributes?: Record<string, string | number | boolean | string[]> | null;
 }
 
+/** Since issue 41; jobs stored with the earlier `svc-{{run.id}}` keep it (it still works). */
 export const DEFAULT_SINK_WORKFLOW_ID = 'svc-{{workspace.id}}-{{run.id}}';
-/** The default before issue 41; jobs stored with it keep it. */
-export const LEGACY_SINK_WORKFLOW_ID = 'svc-{{run.id}}';
 /**
  * Who started an execution, as search attributes (set where the namespace registers them as
  * Keyword or Text; the memo carries the same always): no job may set these itself.
@@ -136,18 +135,19 @@ export function workflowTypeRefusal(type: string, service: ServiceWorkflows): st
 
 /**
  * Why a rendered workflow id may not be used, or null: ids of the service's own scheme (`job_…`,
- * `run_…`, alert and verification ids) never, and the default scheme's `svc-ws_…` only with this
- * workspace's id.
+ * `run_…`, alert and verification ids) never.
  */
-export function workflowIdRefusal(workflowId: string, service: ServiceWorkflows, workspaceId?: string): string | null {
+export function workflowIdRefusal(workflowId: string, service: ServiceWorkflows): string | null {
   const prefix = service.workflowIdPrefixes.find((p) => workflowId.startsWith(p));
-  if (prefix) {
-    return `workflow id "${workflowId}" could collide with the service's own workflow ids (${prefix}…)`;
-  }
-  if (workspaceId && workflowId.startsWith('svc-ws_') && !workflowId.startsWith(`svc-${workspaceId}-`)) {
-    return `workflow id "${workflowId}" names another workspace's executions (svc-ws_…)`;
-  }
-  return null;
+  return prefix ? `workflow id "${workflowId}" could collide with the service's own workflow ids (${prefix}…)` : null;
+}
+
+/**
+ * Whether a rendered workflow id is of the default scheme of another workspace (`svc-ws_…-…`):
+ * such an id names that workspace's executions, never this one's.
+ */
+export function isOtherWorkspaceId(workflowId: string, workspaceId: string): boolean {
+  return workflowId.startsWith('svc-ws_') && !workflowId.startsWith(`svc-${workspaceId}-`);
 }
 
 /**
@@ -240,7 +240,12 @@ function sampleWorkflowIdRefusal(template: string, ctx: SinkValidateContext): st
   } catch {
     return null;
   }
-  return workflowIdRefusal(rendered, ctx.services.serviceWorkflows, workspaceId);
+  return (
+    workflowIdRefusal(rendered, ctx.services.serviceWorkflows) ??
+    (isOtherWorkspaceId(rendered, workspaceId)
+      ? `workflow id "${rendered}" names another workspace's executions (svc-ws_…)`
+      : null)
+  );
 }
 
 /** gRPC codes that no retry can cure: the request itself is wrong for this server. */
@@ -509,9 +514,13 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     } catch (err) {
       return result('fatal', (err as Error).message);
     }
-    const idRefused = workflowIdRefusal(workflowId, services.serviceWorkflows, workspace.id);
+    const idRefused = workflowIdRefusal(workflowId, services.serviceWorkflows);
     if (idRefused) {
       return result('fatal', idRefused);
+    }
+    if (isOtherWorkspaceId(workflowId, workspace.id)) {
+      // Not even a start: under a failed execution's id it would take that workspace's id over.
+      return result('fatal', `workflow id ${workflowId} belongs to another job`);
     }
     const client = services.temporal(namespace);
     let runId: string;
