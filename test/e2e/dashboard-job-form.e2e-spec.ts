@@ -276,7 +276,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
         task_queue: 'reports',
         namespace: 'default',
         args: [{ day: '{{run.scheduled_at}}' }],
-        workflow_id: 'svc-{{run.id}}',
+        workflow_id: 'svc-{{workspace.id}}-{{run.id}}',
         wait: 'completed',
       },
     });

@@ -478,6 +478,43 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
     await shot('settings-workspace');
   });
 
+  it("should narrow the workspace's temporal_workflow task queues, one pattern per line, and show a bad one by field", async () => {
+    await page.goto(`${stack.baseUrl}/settings/workspace`);
+    const queues = page.getByLabel('Temporal workflow task queues');
+    await queues.waitFor();
+    expect(await queues.inputValue()).toBe('');
+    await queues.fill('has space');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    const error = page.locator('#workspace-task-queues-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('task-queue pattern');
+    expect(await queues.getAttribute('aria-invalid')).toBe('true');
+    expect((await api('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body.temporal_workflow_task_queues).toBeNull();
+
+    await queues.fill('reports-*\n\n  etl  \n');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    await page.getByText(/^Saved: /).waitFor();
+    expect(lastSent('PATCH', /workspaces/)!.body).toEqual({ temporal_workflow_task_queues: ['reports-*', 'etl'] });
+    expect((await api('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body.temporal_workflow_task_queues).toEqual([
+      'reports-*',
+      'etl',
+    ]);
+    expect(await queues.inputValue()).toBe('reports-*\netl');
+
+    // Emptied: the server's list as is again.
+    await queues.fill('');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    await waitFor(
+      () =>
+        (lastSent('PATCH', /workspaces/)?.body as { temporal_workflow_task_queues?: unknown } | undefined)
+          ?.temporal_workflow_task_queues === null,
+    );
+    await waitFor(
+      async () =>
+        (await api('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body.temporal_workflow_task_queues === null,
+    );
+  });
+
   it('should fit every new page in 360 px', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     for (const [path, ready] of [

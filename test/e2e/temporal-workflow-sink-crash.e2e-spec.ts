@@ -6,7 +6,7 @@ import { startTargetWorker, type TargetWorker } from '../utils/target-worker';
 /**
  * A worker killed (SIGKILL) after a `temporal_workflow` attempt started its workflow: the attempt
  * retried by the next worker attaches to the execution already running (workflow id derived from
- * the run, conflict policy USE_EXISTING), so the run has exactly one execution.
+ * the workspace and the run; its memo says this job started it), so the run has exactly one execution.
  */
 describe('temporal_workflow sink across a worker crash', () => {
   let stack: Stack;
@@ -37,7 +37,7 @@ describe('temporal_workflow sink across a worker crash', () => {
       })
     ).body;
     const runId = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id as string;
-    const workflowId = `svc-${runId}`;
+    const workflowId = `svc-${stack.workspaceId}-${runId}`;
     const [started] = await waitFor(async () => {
       const found = await target.executions(workflowId);
       return found.length > 0 ? found : null;

@@ -66,22 +66,27 @@ describe('temporal_workflow sink', () => {
     expect(job.sink.config).toMatchObject({
       namespace: 'default',
       wait: 'started',
-      workflow_id: 'svc-{{run.id}}',
+      workflow_id: 'svc-{{workspace.id}}-{{run.id}}',
       args: ['{{job.name}}', { run: '{{run.id}}' }],
     });
     const run = await triggerAndWait(job.id);
     expect(run.status).toBe('succeeded');
     const started = run.started_workflow!;
-    expect(started).toMatchObject({ namespace: 'default', workflow_id: `svc-${run.id}` });
+    expect(started).toMatchObject({ namespace: 'default', workflow_id: `svc-${stack.workspaceId}-${run.id}` });
     expect(started.ui_url).toBe(
-      `http://127.0.0.1:8233/namespaces/default/workflows/svc-${run.id}/${started.run_id}/history`,
+      `http://127.0.0.1:8233/namespaces/default/workflows/svc-${stack.workspaceId}-${run.id}/${started.run_id}/history`,
     );
     expect(run.attempts[0].started_workflow).toEqual(started);
     // The workflow got the rendered arguments and is marked with the run and attempt it serves.
     const handle = target.client.workflow.getHandle(started.workflow_id, started.run_id);
     expect(await handle.result()).toEqual({ echoed: ['workflow succeeds', { run: run.id }] });
     const described = await handle.describe();
-    expect(await described.memo).toMatchObject({ svc_run_id: run.id, svc_attempt: 0, svc_job_id: job.id });
+    expect(await described.memo).toMatchObject({
+      svc_workspace_id: stack.workspaceId,
+      svc_run_id: run.id,
+      svc_attempt: 0,
+      svc_job_id: job.id,
+    });
   });
 
   it('wait: completed — the attempt carries the workflow result', async () => {
@@ -109,7 +114,7 @@ describe('temporal_workflow sink', () => {
     const runIds = run.attempts.map((a) => a.started_workflow!.run_id);
     expect(new Set(runIds).size).toBe(2);
     const executions = await waitFor(async () => {
-      const found = await target.executions(`svc-${run.id}`);
+      const found = await target.executions(`svc-${stack.workspaceId}-${run.id}`);
       return found.length >= 2 ? found : null;
     });
     expect(executions.map((e) => e.runId).sort()).toEqual([...runIds].sort());
@@ -141,7 +146,7 @@ describe('temporal_workflow sink', () => {
     await api('DELETE', `/api/v1/jobs/${job.id}`);
     const full = (await api('GET', `/api/v1/runs/${cancelled.id}`)).body as Run;
     const ref = full.attempts[0].started_workflow ?? full.started_workflow;
-    const workflowId = ref?.workflow_id ?? `svc-${cancelled.id}`;
+    const workflowId = ref?.workflow_id ?? `svc-${stack.workspaceId}-${cancelled.id}`;
     const status = await waitFor(async () => {
       const description = await target.client.workflow.getHandle(workflowId).describe();
       return description.status.name === 'RUNNING' ? null : description.status.name;

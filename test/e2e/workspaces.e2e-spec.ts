@@ -63,6 +63,7 @@ describe('identity and workspaces', () => {
         name: expect.any(String),
         slug: expect.any(String),
         plan: expect.any(String),
+        temporal_workflow_task_queues: null,
         created_at: expect.stringMatching(/Z$/),
       };
       const own = await api('GET', `/api/v1/workspaces/${stack.workspaceId}`);
@@ -100,6 +101,7 @@ describe('identity and workspaces', () => {
         name: 'Renamer Inc.',
         slug: 'renamer-inc',
         plan: expect.any(String),
+        temporal_workflow_task_queues: null,
         created_at: expect.any(String),
       });
       expect((await client('GET', `/api/v1/workspaces/${mine.workspaceId}`)).body).toEqual(updated.body);

@@ -234,7 +234,10 @@ export function getWorkspace(id: string): Promise<WorkspaceDetail> {
   return api<WorkspaceDetail>('GET', `/api/v1/workspaces/${encodeURIComponent(id)}`);
 }
 
-export function updateWorkspace(id: string, body: { name?: string; slug?: string }): Promise<WorkspaceDetail> {
+export function updateWorkspace(
+  id: string,
+  body: { name?: string; slug?: string; temporal_workflow_task_queues?: string[] | null },
+): Promise<WorkspaceDetail> {
   return api<WorkspaceDetail>('PATCH', `/api/v1/workspaces/${encodeURIComponent(id)}`, body);
 }
 

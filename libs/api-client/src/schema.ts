@@ -1996,7 +1996,7 @@ export interface components {
         workflow_id: string;
       };
     };
-    /** @description Starts a workflow of your own on the Temporal server (`namespace`: the service’s unless the server allows others). `args` and `workflow_id` take the `{{…}}` template variables (`args` also `{{secret.NAME}}`). The default workflow id is derived from the run, so an attempt retried after a crash attaches to the execution already started. `wait: started` succeeds once it runs; `wait: completed` ends with its outcome (at most the job’s timeout). */
+    /** @description Starts a workflow of your own on the Temporal server (`namespace`: the service’s unless the server allows others; `task_queue`: within the server’s and the workspace’s allowlists, never one of the service’s own, nor may `workflow_type` be one of its workflows). `args` and `workflow_id` take the `{{…}}` template variables (`args` also `{{secret.NAME}}`). The default workflow id is derived from the workspace and the run, so an attempt retried after a crash attaches to the execution already started; an id whose execution another job started is a failed attempt, never attached to. `wait: started` succeeds once it runs; `wait: completed` ends with its outcome (at most the job’s timeout). */
     TemporalWorkflowSinkConfig: {
       /** @description The workflow’s input: a JSON array is the argument list, any other value the single argument; strings may hold templates */
       args?: unknown;
@@ -2012,7 +2012,7 @@ export interface components {
       timeout?: string | null;
       /** @description Default `started` */
       wait?: ('started' | 'completed') | null;
-      /** @description Workflow id template (variables only, no secrets); default `svc-{{run.id}}` */
+      /** @description Workflow id template (variables only, no secrets); default `svc-{{workspace.id}}-{{run.id}}` */
       workflow_id?: string | null;
       workflow_type: string;
     };
@@ -2077,6 +2077,7 @@ export interface components {
     UpdateWorkspaceDto: {
       name?: string;
       slug?: string;
+      temporal_workflow_task_queues?: string[] | null;
     };
     Usage: {
       /** @description Runs allowed this month; `0` means unlimited. */
@@ -2132,6 +2133,7 @@ export interface components {
       name: string;
       plan: string;
       slug: string;
+      temporal_workflow_task_queues: string[] | null;
     };
   };
   responses: never;

@@ -17,6 +17,7 @@ export const TEMPLATE_VARIABLES = [
   'job.id',
   'job.name',
   'fired_at',
+  'workspace.id',
 ] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 
@@ -159,6 +160,8 @@ export interface TemplateContext {
   job: { id: string; name: string };
   /** When this attempt is sent. */
   firedAt: TimestampInput;
+  /** The job's workspace; `{{workspace.id}}` fails to render without it. */
+  workspace?: { id: string };
   /** Decrypted secret values by name, or a lookup function. */
   secrets: Readonly<Record<string, string>> | ((name: string) => string | undefined);
 }
@@ -189,6 +192,11 @@ function variableValue(name: TemplateVariable, ctx: TemplateContext): string {
       return ctx.job.name;
     case 'fired_at':
       return formatTimestamp(ctx.firedAt);
+    case 'workspace.id':
+      if (!ctx.workspace) {
+        throw new TemplateRenderError('{{workspace.id}} is not available here', name);
+      }
+      return ctx.workspace.id;
   }
 }
 

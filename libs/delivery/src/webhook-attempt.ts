@@ -40,6 +40,8 @@ export interface WebhookAttemptInput {
   config: WebhookSinkConfig;
   run: { id: string; scheduledAt: Date | number | string; /** 0-based */ attempt: number };
   job: { id: string; name: string };
+  /** The job's workspace (`{{workspace.id}}`). */
+  workspace?: { id: string };
   /** Signing secrets in effect (both during the 24 h rotation overlap). */
   signingSecrets: readonly string[];
   /** Decrypted workspace secrets for `{{secret.NAME}}`. */
@@ -75,7 +77,13 @@ export interface WebhookAttemptResult extends HttpDeliveryResult {
 export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
   const { config, run, job } = input;
   const method = config.method ?? 'POST';
-  const ctx: TemplateContext = { run, job, firedAt: input.nowMs, secrets: input.secrets };
+  const ctx: TemplateContext = {
+    run,
+    job,
+    firedAt: input.nowMs,
+    secrets: input.secrets,
+    ...(input.workspace ? { workspace: input.workspace } : {}),
+  };
   const policy = {
     successCodes: config.success_codes ?? DEFAULT_SUCCESS_CODES,
     retryOn: config.retry_on ?? DEFAULT_RETRY_ON,

@@ -91,7 +91,7 @@ describe('templating (decisions: Templates)', () => {
       expect(fields).toEqual({
         'sink.config.body':
           'unknown template variable "{{job.nam}}" at byte 17 (length 11); unknown secret "GONE" at byte 35 (length 15); ' +
-          'allowed: {{run.id}}, {{run.scheduled_at}}, {{run.attempt}}, {{job.id}}, {{job.name}}, {{fired_at}}, {{secret.NAME}}',
+          'allowed: {{run.id}}, {{run.scheduled_at}}, {{run.attempt}}, {{job.id}}, {{job.name}}, {{fired_at}}, {{workspace.id}}, {{secret.NAME}}',
       });
     });
 

@@ -12,5 +12,6 @@ export * from './temporal-display';
 export * from './stuck-runs';
 export * from './run-input';
 export * from './sink-services';
+export * from './service-workflows';
 export * from './prepare-lead';
 export * from './run-rules';

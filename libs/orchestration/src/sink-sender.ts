@@ -13,11 +13,14 @@ import {
   type SinkServices,
   unsentResult,
 } from '@svc/delivery';
-import type { SecretsRepository } from '@svc/persistence';
+import type { SecretsRepository, WorkspacesRepository } from '@svc/persistence';
+import { serviceWorkflows } from './service-workflows';
 
 /** One send of a job's sink: a delivery attempt (worker) or a sink test (API). */
 export interface SendSinkInput {
   workspaceId: string;
+  /** The workspace's narrowing of the server's task-queue allowlist (temporal_workflow), if any. */
+  workspaceTaskQueues?: readonly string[] | null;
   sink: Sink;
   /** `run.id` is the `webhook-id` / `Idempotency-Key`; a sink test passes an id it never stores. */
   run: { id: string; scheduledAt: Date | string; /** 0-based */ attempt: number };
@@ -43,6 +46,8 @@ export interface SinkSenderDeps {
   registry?: SinkRegistry;
   /** What kinds may use of the service (its Temporal connection); default: no Temporal client. */
   services?: SinkServices;
+  /** Reads a workspace's own sink settings at send time (its temporal_workflow task queues). */
+  workspaces?: Pick<WorkspacesRepository, 'findById'>;
 }
 
 /** What replaces a secret value found in a response body or error text. */
@@ -71,6 +76,7 @@ export class SinkSender {
   constructor(private readonly deps: SinkSenderDeps) {
     this.services = deps.services ?? {
       config: deps.config,
+      serviceWorkflows: serviceWorkflows(deps.config),
       temporal: () => {
         throw new Error('no Temporal connection is available to sinks in this process');
       },
@@ -78,8 +84,8 @@ export class SinkSender {
   }
 
   /**
-   * @throws only for database errors while reading the secrets (the caller retries; nothing was
-   *   sent). Every other failure is a result.
+   * @throws only for database errors while reading the secrets or the workspace (the caller
+   *   retries; nothing was sent). Every other failure is a result.
    */
   async send(input: SendSinkInput): Promise<SinkAttemptResult> {
     const { config } = this.deps;
@@ -107,9 +113,16 @@ export class SinkSender {
       }
       throw err;
     }
+    let workspaceTaskQueues = input.workspaceTaskQueues;
+    if (workspaceTaskQueues === undefined && kind.kind === 'temporal_workflow' && this.deps.workspaces) {
+      // The one kind with a workspace setting: a narrowing made after the job was written holds
+      // for its next attempt too (docs/security.md). Read only for it, so webhooks pay nothing.
+      workspaceTaskQueues = (await this.deps.workspaces.findById(input.workspaceId))?.temporalWorkflowTaskQueues;
+    }
     let result: SinkAttemptResult;
     try {
       result = await kind.send(input.sink.config, {
+        workspace: { id: input.workspaceId, temporalWorkflowTaskQueues: workspaceTaskQueues ?? null },
         run: input.run,
         job: input.job,
         signingSecrets: activeSigningSecrets(input.signingSecrets, input.nowMs),

@@ -1,6 +1,7 @@
 import { Client, type Connection } from '@temporalio/client';
 import type { AppConfig } from '@svc/common';
 import type { SinkServices } from '@svc/delivery';
+import { serviceWorkflows } from './service-workflows';
 
 /**
  * What sink kinds may use of the service: its configuration and its Temporal connection, one
@@ -12,6 +13,7 @@ export function sinkServices(config: AppConfig, connection: () => Connection): S
   const clients = new Map<string, Client>();
   return {
     config,
+    serviceWorkflows: serviceWorkflows(config),
     temporal(namespace: string): Client {
       let client = clients.get(namespace);
       if (!client) {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SecretsCipher } from '@svc/common/secrets-crypto';
-import { SecretsRepository } from '@svc/persistence';
+import { SecretsRepository, WorkspacesRepository } from '@svc/persistence';
 import { SinkRegistry, type SinkServices } from '@svc/delivery';
 import { SinkSender, sinkServices } from '@svc/orchestration';
 import type { Connection } from '@temporalio/client';
@@ -30,14 +30,15 @@ import { SinkValidator } from './sink.validator';
     {
       // Sink tests send exactly as the worker's attempts do (secrets decrypted at send time).
       provide: SinkSender,
-      inject: [SecretsRepository, SecretsCipher, APP_CONFIG, SinkRegistry, SINK_SERVICES],
+      inject: [SecretsRepository, SecretsCipher, APP_CONFIG, SinkRegistry, SINK_SERVICES, WorkspacesRepository],
       useFactory: (
         secrets: SecretsRepository,
         cipher: SecretsCipher,
         config: AppConfig,
         registry: SinkRegistry,
         services: SinkServices,
-      ) => new SinkSender({ secrets, cipher, config, registry, services }),
+        workspaces: WorkspacesRepository,
+      ) => new SinkSender({ secrets, cipher, config, registry, services, workspaces }),
     },
     {
       // What sink kinds may use of the API: its config and its (lazy) Temporal connection.

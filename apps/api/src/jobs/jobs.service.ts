@@ -34,7 +34,7 @@ export class JobsService {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
     const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = await this.sinks.validate(dto.sink);
+    const sinkConfig = await this.sinks.validate(dto.sink, auth.workspaceId);
     const settings: JobSettingsColumns = {
       name: dto.name,
       description: dto.description ?? '',
@@ -98,7 +98,7 @@ export class JobsService {
           compiled = schedule.compiled;
         }
         if (patch.sink !== undefined) {
-          const sinkConfig = await this.sinks.validate(merged.sink as SinkDto);
+          const sinkConfig = await this.sinks.validate(merged.sink as SinkDto, auth.workspaceId);
           await this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager);
           job.sinkKind = merged.sink.kind;
           job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];

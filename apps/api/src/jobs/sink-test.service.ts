@@ -52,7 +52,7 @@ export class SinkTestService {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
     this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = await this.sinks.validate(dto.sink);
+    const sinkConfig = await this.sinks.validate(dto.sink, auth.workspaceId);
     checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
     await this.transactions.run((manager) =>
       this.templates.check(auth.workspaceId, dto.sink.kind, sinkConfig, manager),

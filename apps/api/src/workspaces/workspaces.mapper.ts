@@ -7,6 +7,7 @@ export function toWorkspaceResponse(workspace: WorkspaceEntity) {
     name: workspace.name,
     slug: workspace.slug,
     plan: workspace.plan,
+    temporal_workflow_task_queues: workspace.temporalWorkflowTaskQueues ?? null,
     created_at: workspace.createdAt.toISOString(),
   };
 }

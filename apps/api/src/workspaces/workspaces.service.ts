@@ -31,8 +31,9 @@ export class WorkspacesService {
   }
 
   /**
-   * Renames and/or re-slugs the workspace with its `workspace.update` audit entry in one
-   * transaction. A slug another workspace holds is `400 validation_failed` on `slug` (decided by
+   * Renames and/or re-slugs the workspace, or narrows its `temporal_workflow` task queues, with
+   * its `workspace.update` audit entry in one transaction (jobs written later are held to the new
+   * list, and every attempt is checked against it at send time). A slug another workspace holds is `400 validation_failed` on `slug` (decided by
    * the unique index, so two concurrent requests cannot both take it). No change → no entry.
    */
   async update(auth: AuthContext, id: string, dto: UpdateWorkspaceDto): Promise<WorkspaceResponse> {
@@ -45,7 +46,7 @@ export class WorkspacesService {
         if (!before) {
           throw new NotFoundError('Workspace');
         }
-        const changes: { name?: string; slug?: string } = {};
+        const changes: { name?: string; slug?: string; temporalWorkflowTaskQueues?: string[] | null } = {};
         const details: JsonObject = {};
         for (const field of ['name', 'slug'] as const) {
           const value = dto[field];
@@ -53,6 +54,18 @@ export class WorkspacesService {
             changes[field] = value;
             details[field] = { from: before[field], to: value };
           }
+        }
+        const queues = dto.temporal_workflow_task_queues;
+        if (
+          queues !== undefined &&
+          JSON.stringify(queues) !== JSON.stringify(before.temporalWorkflowTaskQueues ?? null)
+        ) {
+          // Deduplicated, order kept: the list is shown back as written.
+          changes.temporalWorkflowTaskQueues = queues === null ? null : [...new Set(queues)];
+          details.temporal_workflow_task_queues = {
+            from: before.temporalWorkflowTaskQueues ?? null,
+            to: changes.temporalWorkflowTaskQueues,
+          };
         }
         if (Object.keys(changes).length === 0) {
           return toWorkspaceResponse(before);

@@ -1,10 +1,13 @@
 import { useState } from 'preact/hooks';
 import { getWorkspace, updateWorkspace, type WorkspaceDetail } from '../api';
 import { ErrorNote, LiveNotice, useLoad } from '../components/common';
-import { fieldsOf, FormError, messageFor, TextField } from '../components/form';
+import { describe, Field, fieldsOf, FormError, messageFor, TextField } from '../components/form';
 import { formatTime } from '../format';
 
-/** The workspace's name and slug (`PATCH /workspaces/{ws}`), sending only what changed. */
+/**
+ * The workspace's name, slug and temporal_workflow task queues (`PATCH /workspaces/{ws}`), sending
+ * only what changed.
+ */
 export function WorkspaceSettings({ workspaceId, onChanged }: { workspaceId: string; onChanged: () => void }) {
   const workspace = useLoad(() => getWorkspace(workspaceId), [workspaceId]);
   return (
@@ -20,6 +23,7 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
   const [saved, setSaved] = useState(workspace);
   const [name, setName] = useState(workspace.name);
   const [slug, setSlug] = useState(workspace.slug);
+  const [queues, setQueues] = useState(queueText(workspace.temporal_workflow_task_queues));
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -29,12 +33,16 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
     event.preventDefault();
     setError(null);
     setNotice(null);
-    const patch: { name?: string; slug?: string } = {};
+    const patch: { name?: string; slug?: string; temporal_workflow_task_queues?: string[] | null } = {};
     if (name !== saved.name) {
       patch.name = name;
     }
     if (slug !== saved.slug) {
       patch.slug = slug;
+    }
+    const patterns = queuePatterns(queues);
+    if (JSON.stringify(patterns) !== JSON.stringify(saved.temporal_workflow_task_queues ?? null)) {
+      patch.temporal_workflow_task_queues = patterns;
     }
     if (Object.keys(patch).length === 0) {
       setNotice('Nothing changed.');
@@ -46,6 +54,7 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
       setSaved(updated);
       setName(updated.name);
       setSlug(updated.slug);
+      setQueues(queueText(updated.temporal_workflow_task_queues));
       setNotice(`Saved: ${updated.name} (${updated.slug}).`);
       onChanged();
     } catch (err) {
@@ -83,7 +92,26 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
           error={messageFor(fields, 'slug')}
           hint="Lowercase letters, digits and inner hyphens, unique on this server. Scripts may name the workspace by it (Svc-Workspace, operator commands): tell them when it changes."
         />
-        <FormError error={error} shown={['name', 'slug']} />
+        <Field
+          id="workspace-task-queues"
+          label="Temporal workflow task queues"
+          error={messageFor(fields, 'temporal_workflow_task_queues')}
+          hint="One pattern per line (* matches any characters): the task queues this workspace's temporal_workflow jobs may start workflows on, within what the server allows. Empty: whatever the server allows. Jobs are checked on every save and every attempt."
+        >
+          <textarea
+            id="workspace-task-queues"
+            rows={3}
+            value={queues}
+            placeholder={'reports-*\netl'}
+            onInput={(e) => setQueues((e.target as HTMLTextAreaElement).value)}
+            {...describe(
+              'workspace-task-queues',
+              messageFor(fields, 'temporal_workflow_task_queues'),
+              'workspace task queues',
+            )}
+          />
+        </Field>
+        <FormError error={error} shown={['name', 'slug', 'temporal_workflow_task_queues']} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Save workspace
@@ -93,4 +121,18 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
       <LiveNotice notice={notice} />
     </>
   );
+}
+
+/** The stored patterns as the textarea shows them, one per line. */
+function queueText(patterns: string[] | null | undefined): string {
+  return (patterns ?? []).join('\n');
+}
+
+/** The textarea's patterns, or null when it is empty (the server's list as is). */
+function queuePatterns(text: string): string[] | null {
+  const patterns = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return patterns.length > 0 ? patterns : null;
 }

@@ -167,13 +167,14 @@ const jobProviders: Provider[] = [
   },
   {
     provide: SinkSender,
-    inject: [SecretsRepository, SecretsCipher, SinkRegistry, TemporalConnections, WORKER_CONFIG],
+    inject: [SecretsRepository, SecretsCipher, SinkRegistry, TemporalConnections, WORKER_CONFIG, WorkspacesRepository],
     useFactory: (
       secrets: SecretsRepository,
       cipher: SecretsCipher,
       registry: SinkRegistry,
       connections: TemporalConnections,
       config: AppConfig,
+      workspaces: WorkspacesRepository,
     ) =>
       new SinkSender({
         secrets,
@@ -181,6 +182,7 @@ const jobProviders: Provider[] = [
         config,
         registry,
         services: sinkServices(config, () => connections.client),
+        workspaces,
       }),
   },
   {

@@ -141,6 +141,35 @@ describe('buildConfig', () => {
     expect(config.plans.free).toMatchObject({ max_jobs_per_workspace: 20, min_interval_ms: 60_000 });
   });
 
+  it('should read the temporal_workflow task-queue allowlists from a YAML map or the variable', () => {
+    expect(buildConfig({}, {}).sinks.temporal_workflow.task_queues).toEqual({});
+    expect(
+      buildConfig({ sinks: { temporal_workflow: { task_queues: { default: ['reports-*', 'etl'], other: [] } } } }, {})
+        .sinks.temporal_workflow.task_queues,
+    ).toEqual({ default: ['reports-*', 'etl'], other: [] });
+    expect(
+      buildConfig({}, { SINKS_TEMPORAL_WORKFLOW_TASK_QUEUES: 'default=reports-*, etl; team.ns=team/*;none=' }).sinks
+        .temporal_workflow.task_queues,
+    ).toEqual({ default: ['reports-*', 'etl'], 'team.ns': ['team/*'], none: [] });
+    for (const bad of ['default', 'default=has space', 'bad ns=q', '=q']) {
+      expect(() => buildConfig({}, { SINKS_TEMPORAL_WORKFLOW_TASK_QUEUES: bad })).toThrow(
+        /sinks\.temporal_workflow\.task_queues/,
+      );
+    }
+    expect(() => buildConfig({ sinks: { temporal_workflow: { task_queues: ['q'] } } }, {})).toThrow(
+      /sinks\.temporal_workflow\.task_queues/,
+    );
+    expect(() => buildConfig({ sinks: { temporal_workflow: { task_queues: { default: 'q' } } } }, {})).not.toThrow();
+  });
+
+  it('should keep the temporal_workflow sink off in hosted mode unless enabled', () => {
+    expect(buildConfig({ mode: 'hosted' }, {}).sinks.temporal_workflow.enabled).toBe(false);
+    expect(
+      buildConfig({ mode: 'hosted' }, { SINKS_TEMPORAL_WORKFLOW_ENABLED: 'true' }).sinks.temporal_workflow.enabled,
+    ).toBe(true);
+    expect(buildConfig({}, {}).sinks.temporal_workflow.enabled).toBe(true);
+  });
+
   it('should read webhook DNS servers from a YAML list or a comma-separated variable', () => {
     expect(buildConfig({}, {}).sinks.webhook.dns_servers).toEqual([]);
     expect(

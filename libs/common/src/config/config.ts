@@ -126,9 +126,11 @@ export interface AppConfig {
     /**
      * The `temporal_workflow` sink (docs/extending.md): on by default when self-hosted, off in
      * hosted mode unless enabled; `namespaces`: namespaces other than `temporal.namespace` a job
-     * may start workflows in (the service's own is always allowed).
+     * may start workflows in (the service's own is always allowed); `task_queues`: namespace →
+     * the task-queue patterns (`*` matches any run of characters) jobs may target there; a
+     * namespace not listed allows any queue but the service's own (docs/security.md).
      */
-    temporal_workflow: { enabled: boolean; namespaces: string[] };
+    temporal_workflow: { enabled: boolean; namespaces: string[]; task_queues: Record<string, string[]> };
     /**
      * Node modules that export a Nest module providing sink kinds (docs/extending.md), loaded by
      * the API and the worker alike; relative paths resolve from the working directory.
@@ -252,6 +254,10 @@ type Raw = Record<string, unknown>;
 
 /** What `http.trust_proxy: true` trusts when `http.trusted_proxies` lists none: a proxy on this host. */
 export const LOOPBACK_PROXIES = ['127.0.0.0/8', '::1/128'] as const;
+/** Temporal namespace names as this service accepts them. */
+const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+/** A task-queue pattern: a task-queue name in which `*` matches any run of characters. */
+const TASK_QUEUE_GLOB = /^[A-Za-z0-9*][A-Za-z0-9._:/*-]{0,199}$/;
 
 /** Environment variables that override a config path (the YAML file gives the rest). */
 const ENV_OVERRIDES: Array<[string, string]> = [
@@ -288,6 +294,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
   ['SINKS_TEMPORAL_WORKFLOW_ENABLED', 'sinks.temporal_workflow.enabled'],
   ['SINKS_TEMPORAL_WORKFLOW_NAMESPACES', 'sinks.temporal_workflow.namespaces'],
+  ['SINKS_TEMPORAL_WORKFLOW_TASK_QUEUES', 'sinks.temporal_workflow.task_queues'],
   ['SINKS_MODULES', 'sinks.modules'],
   ['LIMITS_API_RATE_LIMIT_PER_MINUTE', 'limits.api_rate_limit_per_minute'],
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
@@ -444,6 +451,61 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       return [];
     }
     return list as string[];
+  };
+  /**
+   * Namespace → task-queue patterns: a YAML map of lists, or (environment) `ns=a,b*;ns2=c`.
+   * A namespace listed with no pattern allows no queue.
+   */
+  const taskQueuePatterns = (path: string): Record<string, string[]> => {
+    const v = getPath(raw, path);
+    if (v === undefined || v === null || v === '') {
+      return {};
+    }
+    const entries =
+      typeof v === 'string'
+        ? v
+            .split(';')
+            .map((item) => item.trim())
+            .filter((item) => item !== '')
+            .map((item) => {
+              const at = item.indexOf('=');
+              return at < 0
+                ? [item, null]
+                : [
+                    item.slice(0, at).trim(),
+                    item
+                      .slice(at + 1)
+                      .split(',')
+                      .map((x) => x.trim())
+                      .filter((x) => x !== ''),
+                  ];
+            })
+        : typeof v === 'object' && !Array.isArray(v)
+          ? Object.entries(v as Raw)
+          : null;
+    const out: Record<string, string[]> = {};
+    const valid =
+      entries !== null &&
+      entries.every(([namespace, patterns]) => {
+        const list = typeof patterns === 'string' ? patterns.split(',').map((x) => x.trim()) : patterns;
+        if (
+          typeof namespace !== 'string' ||
+          !NAMESPACE_NAME.test(namespace) ||
+          !Array.isArray(list) ||
+          !list.every((p) => typeof p === 'string' && TASK_QUEUE_GLOB.test(p))
+        ) {
+          return false;
+        }
+        out[namespace] = list as string[];
+        return true;
+      });
+    if (!valid) {
+      problems.push(
+        `${path}: expected namespace → list of task-queue patterns (letters, digits, . _ : / - and *), e.g. SINKS_TEMPORAL_WORKFLOW_TASK_QUEUES='default=reports-*,etl'`,
+      );
+      return {};
+    }
+    return out;
   };
   const oneOf = <T extends string>(path: string, values: readonly T[], fallback: T): T => {
     const v = str(path, fallback);
@@ -694,9 +756,10 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
         enabled: bool('sinks.temporal_workflow.enabled', mode !== 'hosted'),
         namespaces: strings(
           'sinks.temporal_workflow.namespaces',
-          (ns) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(ns),
+          (ns) => NAMESPACE_NAME.test(ns),
           'a list of Temporal namespace names',
         ),
+        task_queues: taskQueuePatterns('sinks.temporal_workflow.task_queues'),
       },
       modules: strings('sinks.modules', (m) => m.length > 0, 'a list of module paths'),
     },

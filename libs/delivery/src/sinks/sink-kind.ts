@@ -17,15 +17,43 @@ export type SinkJsonSchema = { [keyword: string]: unknown };
 /** Field path → message, paths starting with `sink.config` (the API's `400 validation_failed`). */
 export type SinkFieldErrors = Record<string, string>;
 
+/**
+ * The service's own Temporal machinery (docs/security.md → The temporal_workflow sink): what no
+ * job may start, poll or imitate. Derived from the workflows the worker registers and the task
+ * queues it polls (libs/orchestration `serviceWorkflows`).
+ */
+export interface ServiceWorkflows {
+  /** Every task queue the service's workers poll (jobs, runs, alerts, parked). */
+  taskQueues: readonly string[];
+  /** Every workflow type the service's workers register. */
+  workflowTypes: readonly string[];
+  /** Prefixes of the ids the service gives its own executions (`job_`, `run_`, `evt_`, `verify-`…). */
+  workflowIdPrefixes: readonly string[];
+}
+
 /** What the service lends a kind: its configuration and its connection to Temporal. */
 export interface SinkServices {
   config: AppConfig;
   /** A Temporal client of the process's own connection for `namespace` (API and worker alike). */
   temporal(namespace: string): Client;
+  /** The service's own workflows, task queues and workflow ids: off limits to every job. */
+  serviceWorkflows: ServiceWorkflows;
+}
+
+/** The workspace a job belongs to, as a sink sees it. */
+export interface SinkWorkspace {
+  id: string;
+  /**
+   * The workspace admin's narrowing of the server's task-queue allowlist (patterns; `*` any run
+   * of characters), or null: the server's list as is.
+   */
+  temporalWorkflowTaskQueues?: readonly string[] | null;
 }
 
 /** One send of a sink: an attempt of a run (worker) or a sink test (API). */
 export interface SinkSendContext {
+  /** The job's workspace (`{{workspace.id}}`; what the temporal_workflow sink marks its executions with). */
+  workspace: SinkWorkspace;
   run: { id: string; scheduledAt: Date | number | string; /** 0-based */ attempt: number };
   job: { id: string; name: string };
   /** Decrypted values of the secrets `secretNames` listed (redacted from the result afterwards). */
@@ -87,6 +115,8 @@ export interface SinkValidateContext {
   config: AppConfig;
   /** Lends the Temporal connection for checks against the server (search attributes). */
   services: SinkServices;
+  /** The workspace the job is written in: its own narrowing of what it may target. */
+  workspace?: SinkWorkspace;
 }
 
 export interface SinkKind<C extends object = Record<string, unknown>> {

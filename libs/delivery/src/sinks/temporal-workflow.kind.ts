@@ -4,17 +4,23 @@
  * its outcome.
  *
  * One execution per attempt, even across crashes: the workflow id defaults to one derived from
- * the run (`svc-{{run.id}}`), started with conflict policy USE_EXISTING (an attempt retried after
- * a worker died mid-attempt attaches to the execution already running) and reuse policy
- * ALLOW_DUPLICATE_FAILED_ONLY (a retry after a failed, timed-out, terminated or cancelled
- * execution starts a fresh one; after a completed one it attaches to that result instead).
+ * the workspace and the run (`svc-{{workspace.id}}-{{run.id}}`), started with conflict policy FAIL
+ * and reuse policy ALLOW_DUPLICATE_FAILED_ONLY: a start that succeeds is an execution this attempt
+ * created; an id already taken (an attempt retried after a worker died mid-attempt, or after the
+ * first one saw the workflow complete) attaches to that execution only once its memo says this job
+ * of this workspace started it (docs/security.md → The temporal_workflow sink). A retry after a
+ * failed, timed-out, terminated or cancelled execution starts a fresh one.
+ *
+ * Walls: no job names the service's own task queues or workflow types, nor a workflow id of the
+ * service's id scheme; task queues are limited by the server's per-namespace allowlist and the
+ * workspace's narrowing of it. Checked when a job is written (`normalize`) and again at send
+ * time, for jobs stored before the walls existed.
  */
 import {
   type Client,
   isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
-  type WorkflowHandle,
 } from '@temporalio/client';
 import {
   ApplicationFailure,
@@ -27,11 +33,14 @@ import { type AppConfig, parseDuration, UnavailableError } from '@svc/common';
 import { performance } from 'node:perf_hooks';
 import { findTemplateReferences, renderTemplate, type TemplateContext } from '../templating';
 import type {
+  SinkServices,
   SinkAttemptResult,
   SinkFieldErrors,
   SinkKind,
   SinkSendContext,
   SinkValidateContext,
+  SinkWorkspace,
+  ServiceWorkflows,
   StartedWorkflowRef,
 } from './sink-kind';
 
@@ -42,7 +51,7 @@ export interface TemporalWorkflowSinkConfig {
   namespace?: string | null;
   /** The workflow's arguments: a JSON array is the argument list, anything else the one argument. */
   args?: unknown;
-  /** Template of the workflow id; default `svc-{{run.id}}`. */
+  /** Template of the workflow id; default `svc-{{workspace.id}}-{{run.id}}`. */
   workflow_id?: string | null;
   /** `started` (default): the attempt succeeds once the workflow runs; `completed`: with its outcome. */
   wait?: 'started' | 'completed' | null;
@@ -52,10 +61,19 @@ export interface TemporalWorkflowSinkConfig {
   search_attributes?: Record<string, string | number | boolean | string[]> | null;
 }
 
-export const DEFAULT_SINK_WORKFLOW_ID = 'svc-{{run.id}}';
+/** Since issue 41; jobs stored with the earlier `svc-{{run.id}}` keep it (it still works). */
+export const DEFAULT_SINK_WORKFLOW_ID = 'svc-{{workspace.id}}-{{run.id}}';
+/**
+ * Who started an execution, as search attributes (set where the namespace registers them as
+ * Keyword or Text; the memo carries the same always): no job may set these itself.
+ */
+export const SINK_IDENTITY_ATTRIBUTES = ['SvcWorkspaceId', 'SvcJobId', 'SvcRunId'] as const;
+const IDENTITY_ATTRIBUTES_TTL_MS = 5 * 60_000;
 const MAX_RESULT_BYTES = 64 * 1024;
 /** Temporal's limits for names (task queue, workflow type), and the grammar this service accepts. */
 export const TASK_QUEUE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$';
+/** A task-queue pattern of an allowlist: a task-queue name in which `*` matches any run of characters. */
+export const TASK_QUEUE_GLOB_PATTERN = '^[A-Za-z0-9*][A-Za-z0-9._:/*-]{0,199}$';
 const DURATION_PATTERN = '^([0-9]+(d|h|m|s|ms))+$';
 const TEXT_TYPES = new Set([1, 2]); // TEXT, KEYWORD
 const INDEXED_TYPE_NAMES: Record<number, string> = {
@@ -71,6 +89,76 @@ const INDEXED_TYPE_NAMES: Record<number, string> = {
 /** The namespaces jobs may start workflows in: the service's own and the configured ones. */
 export function allowedNamespaces(config: AppConfig): string[] {
   return [...new Set([config.temporal.namespace, ...config.sinks.temporal_workflow.namespaces])];
+}
+
+/** A task-queue pattern match: `*` matches any run of characters, everything else itself. */
+export function taskQueueMatches(queue: string, pattern: string): boolean {
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${source}$`).test(queue);
+}
+
+/**
+ * Why a job may not target `queue` in `namespace`, or null: the service's own queues (and any
+ * `<temporal.task_queue>-…` it may add) never; then the server's allowlist for the namespace, then
+ * the workspace's narrowing (a queue must pass both).
+ */
+export function taskQueueRefusal(
+  queue: string,
+  namespace: string,
+  services: Pick<SinkServices, 'config' | 'serviceWorkflows'>,
+  workspace?: SinkWorkspace | null,
+): string | null {
+  const own = services.config.temporal.task_queue;
+  if (services.serviceWorkflows.taskQueues.includes(queue) || queue.startsWith(`${own}-`)) {
+    return `task queue "${queue}" belongs to the service itself; a job may not use it`;
+  }
+  const server = services.config.sinks.temporal_workflow.task_queues[namespace];
+  if (server && !server.some((pattern) => taskQueueMatches(queue, pattern))) {
+    return `task queue "${queue}" is not allowed in namespace "${namespace}" on this server; allowed: ${server.join(', ') || 'none'}`;
+  }
+  const narrowed = workspace?.temporalWorkflowTaskQueues;
+  if (narrowed && !narrowed.some((pattern) => taskQueueMatches(queue, pattern))) {
+    return `task queue "${queue}" is not allowed in this workspace; allowed: ${narrowed.join(', ') || 'none'}`;
+  }
+  return null;
+}
+
+/** Why a job may not start `type`, or null: the service's own workflow types never. */
+export function workflowTypeRefusal(type: string, service: ServiceWorkflows): string | null {
+  return service.workflowTypes.includes(type)
+    ? `workflow type "${type}" belongs to the service itself; a job may not start it`
+    : null;
+}
+
+/**
+ * Why a rendered workflow id may not be used, or null: ids of the service's own scheme (`job_…`,
+ * `run_…`, alert and verification ids) never.
+ */
+export function workflowIdRefusal(workflowId: string, service: ServiceWorkflows): string | null {
+  const prefix = service.workflowIdPrefixes.find((p) => workflowId.startsWith(p));
+  return prefix ? `workflow id "${workflowId}" could collide with the service's own workflow ids (${prefix}…)` : null;
+}
+
+/**
+ * Whether a rendered workflow id is of the default scheme of another workspace (`svc-ws_…-…`):
+ * such an id names that workspace's executions, never this one's.
+ */
+export function isOtherWorkspaceId(workflowId: string, workspaceId: string): boolean {
+  return workflowId.startsWith('svc-ws_') && !workflowId.startsWith(`svc-${workspaceId}-`);
+}
+
+/**
+ * Whether the execution's memo says this job of this workspace started it. Executions started
+ * before issue 41 carry no `svc_workspace_id`: the job id (unique across workspaces) decides.
+ */
+export function startedBy(memo: Record<string, unknown> | undefined, workspaceId: string, jobId: string): boolean {
+  if (!memo || memo.svc_job_id !== jobId) {
+    return false;
+  }
+  return memo.svc_workspace_id === undefined || memo.svc_workspace_id === workspaceId;
 }
 
 /** The Temporal Web UI page of a workflow execution, or null without `temporal.ui_url`. */
@@ -133,18 +221,49 @@ export function workflowFailureMessage(err: WorkflowFailedError): string {
   return `workflow failed: ${cause?.message ?? err.message}`;
 }
 
+/**
+ * The workflow id template rendered with stand-in values (a job's real ids have the same
+ * prefixes): what it could collide with is known before any run. A template that does not render
+ * (an unknown variable) is reported by the template check instead.
+ */
+function sampleWorkflowIdRefusal(template: string, ctx: SinkValidateContext): string | null {
+  const workspaceId = ctx.workspace?.id ?? 'ws_00000000000000000000000000';
+  let rendered: string;
+  try {
+    rendered = renderTemplate(template, {
+      run: { id: 'run_00000000000000000000000000', scheduledAt: 0, attempt: 0 },
+      job: { id: 'job_00000000000000000000000000', name: 'job' },
+      workspace: { id: workspaceId },
+      firedAt: 0,
+      secrets: {},
+    });
+  } catch {
+    return null;
+  }
+  return (
+    workflowIdRefusal(rendered, ctx.services.serviceWorkflows) ??
+    (isOtherWorkspaceId(rendered, workspaceId)
+      ? `workflow id "${rendered}" names another workspace's executions (svc-ws_…)`
+      : null)
+  );
+}
+
 /** gRPC codes that no retry can cure: the request itself is wrong for this server. */
 const FATAL_GRPC_CODES = new Set([3, 5, 7, 9, 12]); // INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, FAILED_PRECONDITION, UNIMPLEMENTED
 
 export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkConfig> {
+  /** Namespace → the identity search attributes it registers, until when that is trusted. */
+  private readonly registered = new Map<string, { names: Set<string>; until: number }>();
   readonly kind = 'temporal_workflow';
   readonly label = 'Temporal workflow';
   readonly description =
     'Starts a workflow of your own on the Temporal server (`namespace`: the service’s unless the server allows ' +
-    'others). `args` and `workflow_id` take the `{{…}}` template variables (`args` also `{{secret.NAME}}`). The ' +
-    'default workflow id is derived from the run, so an attempt retried after a crash attaches to the execution ' +
-    'already started. `wait: started` succeeds once it runs; `wait: completed` ends with its outcome (at most the ' +
-    'job’s timeout).';
+    'others; `task_queue`: within the server’s and the workspace’s allowlists, never one of the service’s own, ' +
+    'nor may `workflow_type` be one of its workflows). `args` and `workflow_id` take the `{{…}}` template ' +
+    'variables (`args` also `{{secret.NAME}}`). The default workflow id is derived from the workspace and the ' +
+    'run, so an attempt retried after a crash attaches to the execution already started; an id whose execution ' +
+    'another job started is a failed attempt, never attached to. `wait: started` succeeds once it runs; ' +
+    '`wait: completed` ends with its outcome (at most the job’s timeout).';
   readonly configSchema = {
     type: 'object',
     additionalProperties: false,
@@ -217,10 +336,21 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
       fields['sink.config.namespace'] =
         `namespace "${namespace}" is not allowed on this server; allowed: ${allowed.join(', ')}`;
     }
+    const queue = taskQueueRefusal(config.task_queue, namespace, ctx.services, ctx.workspace);
+    if (queue) {
+      fields['sink.config.task_queue'] = queue;
+    }
+    const type = workflowTypeRefusal(config.workflow_type, ctx.services.serviceWorkflows);
+    if (type) {
+      fields['sink.config.workflow_type'] = type;
+    }
     if (typeof config.workflow_id === 'string') {
       const secret = findTemplateReferences(config.workflow_id).find((ref) => ref.kind === 'secret');
-      if (secret) {
-        fields['sink.config.workflow_id'] = `secrets are not allowed in the workflow id (${secret.raw})`;
+      const refusal = secret
+        ? `secrets are not allowed in the workflow id (${secret.raw})`
+        : sampleWorkflowIdRefusal(config.workflow_id, ctx);
+      if (refusal) {
+        fields['sink.config.workflow_id'] = refusal;
       }
     }
     if (typeof config.timeout === 'string') {
@@ -232,7 +362,19 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     if (config.args !== undefined && Buffer.byteLength(JSON.stringify(config.args) ?? '', 'utf8') > 256 * 1024) {
       fields['sink.config.args'] = 'must be at most 256 KiB as JSON';
     }
-    if (!fields['sink.config.namespace'] && config.search_attributes && Object.keys(config.search_attributes).length) {
+    for (const name of SINK_IDENTITY_ATTRIBUTES) {
+      if (config.search_attributes && name in config.search_attributes) {
+        fields[`sink.config.search_attributes.${name}`] =
+          `"${name}" is set by the service (who started the execution) and cannot be set by a job`;
+      }
+    }
+    if (
+      !Object.keys(fields).some(
+        (f) => f === 'sink.config.namespace' || f.startsWith('sink.config.search_attributes'),
+      ) &&
+      config.search_attributes &&
+      Object.keys(config.search_attributes).length
+    ) {
       Object.assign(fields, await this.checkSearchAttributes(config.search_attributes, namespace, ctx));
     }
     if (Object.keys(fields).length > 0) {
@@ -342,15 +484,24 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
       retryAfterMs: null,
       ...extra,
     });
-    if (this.disabledReason(ctx.services.config)) {
+    const { services, workspace } = ctx;
+    if (this.disabledReason(services.config)) {
       return result('fatal', 'the temporal_workflow sink is disabled on this server');
     }
-    if (!allowedNamespaces(ctx.services.config).includes(namespace)) {
+    if (!allowedNamespaces(services.config).includes(namespace)) {
       return result('fatal', `namespace "${namespace}" is not allowed on this server`);
+    }
+    // Again at send time: a job stored before these walls existed must not reach the service.
+    const refused =
+      workflowTypeRefusal(config.workflow_type, services.serviceWorkflows) ??
+      taskQueueRefusal(config.task_queue, namespace, services, workspace);
+    if (refused) {
+      return result('fatal', refused);
     }
     const templateContext: TemplateContext = {
       run: ctx.run,
       job: ctx.job,
+      workspace,
       firedAt: ctx.nowMs,
       secrets: ctx.secrets,
     };
@@ -363,51 +514,74 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     } catch (err) {
       return result('fatal', (err as Error).message);
     }
-    const client = ctx.services.temporal(namespace);
-    let handle: WorkflowHandle;
+    const idRefused = workflowIdRefusal(workflowId, services.serviceWorkflows);
+    if (idRefused) {
+      return result('fatal', idRefused);
+    }
+    if (isOtherWorkspaceId(workflowId, workspace.id)) {
+      // Not even a start: under a failed execution's id it would take that workspace's id over.
+      return result('fatal', `workflow id ${workflowId} belongs to another job`);
+    }
+    const client = services.temporal(namespace);
     let runId: string;
     try {
       const timeoutMs = config.timeout ? parseDuration(config.timeout) : null;
-      const search = Object.entries(config.search_attributes ?? {});
+      const identity: Record<(typeof SINK_IDENTITY_ATTRIBUTES)[number], string> = {
+        SvcWorkspaceId: workspace.id,
+        SvcJobId: ctx.job.id,
+        SvcRunId: ctx.run.id,
+      };
+      const registered = await this.identityAttributes(client, namespace);
+      const search = [
+        // Values were checked against the namespace's attribute types when the job was saved.
+        ...Object.entries(config.search_attributes ?? {}).filter(([k]) => !(k in identity)),
+        ...Object.entries(identity).filter(([k]) => registered.has(k)),
+      ];
+      // Conflict policy FAIL: a start that returns created this execution; an id already taken is
+      // attached to below only after its owner is checked (no start, signal or read before).
       const startedHandle = await client.workflow.start(config.workflow_type, {
         taskQueue: config.task_queue,
         workflowId,
         args,
-        // Who started it and for which attempt: the mark of a sink test, and how an operator finds
-        // the run from the workflow.
+        // Who started it and for which attempt: how an attachment is checked, the mark of a sink
+        // test, and how an operator finds the run from the workflow.
         memo: {
+          svc_workspace_id: workspace.id,
+          svc_job_id: ctx.job.id,
           svc_run_id: ctx.run.id,
           svc_attempt: ctx.run.attempt,
-          svc_job_id: ctx.job.id,
           ...(ctx.test ? { svc_test: true } : {}),
         },
         ...(search.length > 0
           ? {
-              // Values were checked against the namespace's attribute types when the job was saved.
               searchAttributes: Object.fromEntries(
                 search.map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
               ) as SearchAttributes,
             }
           : {}),
         ...(timeoutMs ? { workflowExecutionTimeout: timeoutMs } : {}),
-        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       });
-      handle = startedHandle;
       runId = startedHandle.firstExecutionRunId;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        // This id already completed (an attempt retried after the first one saw the workflow
-        // finish but could not record it): its outcome is the attempt's.
-        handle = client.workflow.getHandle(workflowId);
+        // The id is taken: still running (an attempt retried after a worker died mid-attempt) or
+        // completed (the first attempt saw it finish but could not record it). Its outcome is
+        // this attempt's only when this job of this workspace started it.
+        let described: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>;
         try {
-          runId = (await handle.describe()).runId;
+          described = await client.workflow.getHandle(workflowId).describe();
         } catch (describeErr) {
           return result(
             'retryable',
             `workflow ${workflowId} exists but cannot be read: ${(describeErr as Error).message}`,
           );
         }
+        if (!startedBy(described.memo, workspace.id, ctx.job.id)) {
+          return result('fatal', `workflow id ${workflowId} belongs to another job`);
+        }
+        runId = described.runId;
       } else {
         const fatal = isGrpcServiceError(err) && FATAL_GRPC_CODES.has(err.code);
         const message = isGrpcServiceError(err) ? (err.details ?? err.message) : (err as Error).message;
@@ -423,6 +597,28 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     return this.awaitOutcome(client, startedWorkflow, ctx, (outcome, error, extra) =>
       result(outcome, error, { startedWorkflow, body: body(), ...extra }),
     );
+  }
+
+  /**
+   * The identity search attributes the namespace registers as Keyword or Text (cached for a few
+   * minutes); none when they cannot be read (the memo still says who started the execution).
+   */
+  private async identityAttributes(client: Client, namespace: string): Promise<Set<string>> {
+    const cached = this.registered.get(namespace);
+    if (cached && cached.until > Date.now()) {
+      return cached.names;
+    }
+    let names = new Set<string>();
+    try {
+      const listed = await client.connection.operatorService.listSearchAttributes({ namespace });
+      const custom = (listed.customAttributes ?? {}) as Record<string, number>;
+      names = new Set(SINK_IDENTITY_ATTRIBUTES.filter((name) => TEXT_TYPES.has(custom[name])));
+    } catch {
+      // Not cached: the next attempt asks again.
+      return names;
+    }
+    this.registered.set(namespace, { names, until: Date.now() + IDENTITY_ATTRIBUTES_TTL_MS });
+    return names;
   }
 
   /** Waits for the execution's end within the job's timeout; a cancelled attempt cancels the workflow. */

@@ -133,6 +133,7 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
   async send(config: WebhookSinkConfig, ctx: SinkSendContext): Promise<SinkAttemptResult> {
     const result = await deliverWebhookAttempt({
       config,
+      workspace: ctx.workspace,
       run: ctx.run,
       job: ctx.job,
       signingSecrets: ctx.signingSecrets,

@@ -22,6 +22,13 @@ export class WorkspaceEntity {
   @Column({ name: 'suspended_at', type: 'timestamptz', nullable: true })
   suspendedAt: Date | null;
 
+  /**
+   * Task-queue patterns the workspace's `temporal_workflow` jobs may target, narrowing the
+   * server's allowlist (docs/security.md); null: the server's list as is.
+   */
+  @Column({ name: 'temporal_workflow_task_queues', type: 'jsonb', nullable: true })
+  temporalWorkflowTaskQueues: string[] | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

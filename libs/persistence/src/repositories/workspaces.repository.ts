@@ -34,10 +34,10 @@ export class WorkspacesRepository {
    */
   async updateProfile(
     id: string,
-    changes: { name?: string; slug?: string },
+    changes: { name?: string; slug?: string; temporalWorkflowTaskQueues?: string[] | null },
     manager: EntityManager = this.dataSource.manager,
   ): Promise<WorkspaceEntity> {
-    if (changes.name !== undefined || changes.slug !== undefined) {
+    if (Object.values(changes).some((value) => value !== undefined)) {
       await manager.update(WorkspaceEntity, { id }, changes);
     }
     return manager.findOneByOrFail(WorkspaceEntity, { id });
