@@ -155,6 +155,19 @@ const MATRIX: Record<string, Row> = {
         () => 'matrix-unknown-name',
         (q) => ({ query: { q } }),
       ),
+      // Issue 42's filters, once A has keyed jobs (an unsupported filter answers both alike).
+      ...each(
+        w.jobKeys,
+        () => 'matrix-unknown-key',
+        (key) => ({ query: { key } }),
+      ),
+      ...(w.jobKeys.length > 0
+        ? each(
+            [w.managedBy],
+            () => 'matrix-unknown-owner',
+            (managed_by) => ({ query: { managed_by } }),
+          )
+        : []),
     ],
   },
   'POST /api/v1/jobs': {
@@ -178,6 +191,13 @@ const MATRIX: Record<string, Row> = {
       });
       if (replay.status !== 201 || aIds().some((id) => JSON.stringify(replay.body).includes(id))) {
         problems.push(`A's Idempotency-Key: ${replay.status} ${JSON.stringify(replay.body)}`);
+      }
+      // Issue 42: job keys are unique per workspace, not across workspaces.
+      for (const key of w.jobKeys) {
+        const keyed = await b('POST', '/api/v1/jobs', { ...w.jobBody(bUrl, `b posts ${key}`), key });
+        if (keyed.status !== 201 || aIds().some((id) => JSON.stringify(keyed.body).includes(id))) {
+          problems.push(`POST with A's key ${key}: ${keyed.status} ${JSON.stringify(keyed.body)}`);
+        }
       }
       return problems;
     },
@@ -225,14 +245,15 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/v1/jobs/by-key/{key}': { kind: 'foreign', cases: jobKeyCases(), pending: BY_KEY },
   'PUT /api/v1/jobs/by-key/{key}': {
     kind: 'refer',
-    why: "B's PUT of a key A uses creates B's own job; A's stays as it was",
+    why: "B's PUT of a key A uses creates (or updates) B's own job; A's stays as it was",
     pending: BY_KEY,
     late: true,
     run: async ({ w, b, bUrl, aIds }) => {
       const problems: string[] = [];
       for (const key of w.jobKeys) {
         const put = await b('PUT', `/api/v1/jobs/by-key/${encodeURIComponent(key)}`, w.jobBody(bUrl, `b ${key}`));
-        if (put.status !== 201 || aIds().some((id) => JSON.stringify(put.body).includes(id))) {
+        // 201, or 200 where the POST row above already made B's own job under that key.
+        if (![200, 201].includes(put.status) || aIds().some((id) => JSON.stringify(put.body).includes(id))) {
           problems.push(`PUT by-key ${key}: ${put.status} ${JSON.stringify(put.body)}`);
         }
       }
@@ -298,11 +319,20 @@ const MATRIX: Record<string, Row> = {
   },
   'PUT /api/v1/secrets/{name}': {
     kind: 'refer',
-    why: "B's PUT of a name A uses creates B's own secret (201, not 200 replaced)",
+    why:
+      "B's PUT of a name A uses creates B's own secret (201, not 200 replaced); B may delete it, A's job using " +
+      'that name does not lock it (409 would name A’s job)',
     late: true,
-    run: async ({ w, b }) => {
+    run: async ({ w, b, aIds }) => {
       const put = await b('PUT', `/api/v1/secrets/${w.secret}`, { value: 'b-own-value' });
-      return put.status === 201 ? [] : [`PUT A's secret name: ${put.status} ${JSON.stringify(put.body)}`];
+      if (put.status !== 201) {
+        return [`PUT A's secret name: ${put.status} ${JSON.stringify(put.body)}`];
+      }
+      const removed = await b('DELETE', `/api/v1/secrets/${w.secret}`);
+      const text = JSON.stringify(removed.body);
+      return removed.status === 204 && !aIds().some((id) => text.includes(id))
+        ? []
+        : [`DELETE B's own secret of A's name: ${removed.status} ${text}`];
     },
   },
 
