@@ -220,6 +220,18 @@ const MATRIX: Record<string, Row> = {
     kind: 'foreign',
     cases: jobCases((w) => w.jobs.all, { body: { name: 'stolen by B' } }),
   },
+  'PATCH /api/v1/jobs/{id} (own job, A’s secret)': {
+    kind: 'refer',
+    why: "B's own job cannot be changed to use A's secret",
+    run: async ({ w, b, bUrl, bOwn }) => {
+      const patched = await b('PATCH', `/api/v1/jobs/${bOwn.job}`, {
+        sink: { kind: 'webhook', config: { url: bUrl, body: `{"token":"{{secret.${w.secret}}}"}` } },
+      });
+      return patched.status === 400 && patched.body.error?.code === 'validation_failed'
+        ? []
+        : [`own job to A's secret: ${patched.status} ${JSON.stringify(patched.body)}`];
+    },
+  },
   'DELETE /api/v1/jobs/{id}': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
   'POST /api/v1/jobs/{id}/pause': { kind: 'foreign', cases: jobCases((w) => [w.jobs.active]) },
   'POST /api/v1/jobs/{id}/resume': { kind: 'foreign', cases: jobCases((w) => [w.jobs.paused]) },
@@ -635,7 +647,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   let operations: string[];
   let w: World;
   let ctx: Ctx;
-  let session: { cookie: string; csrf: string };
+  let session: { cookie: string; csrf: string; ownWorkspace: string };
   let rowsBefore: string[];
   let executionsBefore: string[];
   let receivedBefore: number;
@@ -874,7 +886,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       .getSetCookie()
       .find((c) => c.startsWith('svc_session='))!
       .split(';')[0];
-    session = { cookie: token, csrf: ((await login.json()) as { csrf_token: string }).csrf_token };
+    const signedIn = (await login.json()) as { csrf_token: string; workspaces: Array<{ id: string }> };
+    session = { cookie: token, csrf: signedIn.csrf_token, ownWorkspace: signedIn.workspaces[0].id };
 
     // A's state before B does anything (visibility can lag a moment behind the starts).
     await waitFor(async () => {
@@ -1021,6 +1034,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   it('should refuse a dashboard session of a non-member with 403 forbidden on every authenticated operation for A', async () => {
     const problems: string[] = [];
     let calls = 0;
+    // The session itself works: in its own workspace it reads (and A's job is 404 there, like for B's key).
+    const own = { cookie: session.cookie, 'svc-workspace': session.ownWorkspace };
+    expect((await apiClient(stack.baseUrl)('GET', '/api/v1/jobs', undefined, own)).status).toBe(200);
+    expect((await apiClient(stack.baseUrl)('GET', `/api/v1/jobs/${w.jobs.active}`, undefined, own)).status).toBe(404);
     const authenticated = Object.entries(MATRIX).filter(
       ([name, row]) => row.kind !== 'public' && row.kind !== 'sign-in' && present(name),
     );
