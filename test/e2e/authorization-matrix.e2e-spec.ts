@@ -729,6 +729,22 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     return out;
   }
 
+  /** A's rows and executions once two reads a second apart agree (A's own last writes and signals have landed). */
+  async function settledStateOfA(): Promise<[string[], string[]]> {
+    let previous = '';
+    await waitFor(
+      async () => {
+        const now = JSON.stringify([await rowsOfA(), await executionsOfA()]);
+        const settled = now === previous;
+        previous = now;
+        return settled;
+      },
+      30_000,
+      1_000,
+    );
+    return JSON.parse(previous) as [string[], string[]];
+  }
+
   async function waitForRun(runId: string, status: string) {
     return waitFor(async () => {
       const run = (await a()('GET', `/api/v1/runs/${runId}`)).body;
@@ -897,8 +913,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       }
       return [...w.jobs.all, ...w.runs.all].every((id) => listed.has(id));
     }, 30_000);
-    rowsBefore = await rowsOfA();
-    executionsBefore = await executionsOfA();
+    [rowsBefore, executionsBefore] = await settledStateOfA();
     receivedBefore = receiver.requests.length;
   }, 180_000);
 
@@ -1070,8 +1085,13 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   });
 
   it('should leave A exactly as it was: its rows, its Temporal executions, its webhook receiver', async () => {
-    expect(await rowsOfA()).toEqual(rowsBefore);
-    expect(await executionsOfA()).toEqual(executionsBefore);
+    // Settled first, so a signal or write that B's calls set off (and that lands a moment later) is seen.
+    const [rowsAfter, executionsAfter] = await settledStateOfA();
+    // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; 3 job and 2 run workflows.
+    expect(rowsBefore.length).toBeGreaterThan(20);
+    expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED) \d+$/.test(e))).toHaveLength(5);
+    expect(rowsAfter).toEqual(rowsBefore);
+    expect(executionsAfter).toEqual(executionsBefore);
     expect(receiver.requests.slice(receivedBefore).map((r) => r.url)).toEqual([]);
     // And A still works with its own key.
     expect((await a()('GET', `/api/v1/jobs/${w.jobs.active}`)).body).toMatchObject({ name: 'matrix-a-active' });
