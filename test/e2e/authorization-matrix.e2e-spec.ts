@@ -30,7 +30,6 @@ interface Req {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
-  headers?: Record<string, string>;
 }
 
 /** One call with an id of A, and the same call with an id that never existed. */
