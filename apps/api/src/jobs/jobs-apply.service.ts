@@ -72,6 +72,7 @@ export class JobsApplyService {
           lock,
         );
         const planned = this.plan(dto, declared, stored, managedBy);
+        await this.checkJobCap(workspaceId, planned, plan, lock);
         await this.checkTemplates(workspaceId, planned, lock);
         const result = this.answer(dto, managedBy, planned);
         if (!dto.dry_run) {
@@ -152,6 +153,31 @@ export class JobsApplyService {
         ? stored.filter((job) => job.managedBy === managedBy && job.key !== null && !named.has(job.key))
         : [];
     return { jobs, deleted };
+  }
+
+  /**
+   * The plan's job cap for the set as a whole (`403 limit_exceeded`) before anything is written;
+   * each create checks it again under the workspace's create lock (`JobLifecycle.create`).
+   */
+  private async checkJobCap(
+    workspaceId: string,
+    planned: { jobs: PlannedJob[]; deleted: JobEntity[] },
+    plan: PlanLimits,
+    manager: Tx,
+  ): Promise<void> {
+    const creates = planned.jobs.filter((job) => !job.stored).length;
+    const cap = plan.max_jobs_per_workspace;
+    if (cap <= 0 || creates === 0) {
+      return;
+    }
+    const after = (await this.jobs.countInWorkspace(workspaceId, manager)) - planned.deleted.length + creates;
+    if (after > cap) {
+      throw new LimitExceededError(
+        'max_jobs_per_workspace',
+        cap,
+        `This workspace's plan allows at most ${cap} jobs; the set would make ${after}`,
+      );
+    }
   }
 
   /** `{{secret.NAME}}` templates of the jobs that are written, before anything is (they are checked again in each write). */
