@@ -21,6 +21,32 @@ export interface ApplyPlan {
   ids: Record<string, string>;
 }
 
+/**
+ * Updates of one apply carried out side by side: each is its own short transaction and then waits
+ * for its workflow's signal; four lanes keep the pool (10) free for other requests.
+ */
+const UPDATE_LANES = 4;
+
+/** `work` over `items`, `lanes` at a time; after a failure no new item starts, and the first error is thrown once all lanes stopped. */
+async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, items.length) }, async () => {
+      while (failure === null && next < items.length) {
+        try {
+          await work(items[next++]);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure !== null) {
+    throw (failure as { error: unknown }).error;
+  }
+}
+
 /** One job of the set with what it needs to be carried out. */
 interface PlannedJob {
   key: string;
@@ -261,13 +287,13 @@ export class JobsApplyService {
         });
         done.deleted.push(job.key!);
       }
-      for (const job of planned.jobs) {
-        if (job.stored && job.changes.length > 0) {
-          if (await this.update(auth, job, managedBy, now)) {
-            done.updated.push(job.key);
-          }
+      // Updates wait for their workflow's first signal (as PATCH does): a few at a time.
+      const updates = planned.jobs.filter((job) => job.stored && job.changes.length > 0);
+      await inLanes(updates, UPDATE_LANES, async (job) => {
+        if (await this.update(auth, job, managedBy, now)) {
+          done.updated.push(job.key);
         }
-      }
+      });
       for (const job of planned.jobs) {
         if (!job.stored) {
           const { settings } = job.declared;
