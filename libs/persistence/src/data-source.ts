@@ -31,6 +31,7 @@ import { RunRetention1795400000820 } from './migrations/1795400000820-RunRetenti
 import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-OccurrenceBursts';
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
+import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -66,6 +67,7 @@ export const ALL_MIGRATIONS = [
   OccurrenceBursts1795400000900,
   SinkStartedWorkflow1795400002800,
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
+  JobKeys1795400004200,
 ];
 
 /** Table recording applied migrations. */
