@@ -198,11 +198,13 @@ export class JobLifecycle {
     workspaceId: string,
     actor: string,
     settings: JobSettingsColumns,
-    options: { plan: PlanLimits; check?: InTransactionCheck; now?: Date },
+    options: { plan: PlanLimits; check?: InTransactionCheck; now?: Date; signingSecret?: string },
   ): Promise<WrittenJob> {
     const { dataSource, jobs, audit } = this.deps;
     const now = options.now ?? new Date();
-    const signingSecret = settings.sinkKind === 'webhook' ? generateSigningSecret() : undefined;
+    // The caller's own secret (validated by the API) or a new one.
+    const signingSecret =
+      settings.sinkKind === 'webhook' ? (options.signingSecret ?? generateSigningSecret()) : undefined;
     const job = Object.assign(new JobEntity(), {
       ...settings,
       id: newId('job', now.getTime()),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage } from '@svc/common';
+import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage, ValidationFailedError } from '@svc/common';
 import { JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
 import { JobLifecycle, type JobSettingsColumns, nextFireTimes, type UserTransition } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
@@ -49,12 +49,21 @@ export class JobsService {
       overlapPolicy: dto.overlap_policy ?? 'allow',
       autoDisableThreshold: dto.auto_disable_threshold ?? null,
     };
+    const ownSecret = dto.signing_secret ?? undefined; // null: none, as when omitted
+    if (ownSecret !== undefined && dto.sink.kind !== 'webhook') {
+      throw new ValidationFailedError({ signing_secret: 'only webhook jobs are signed' });
+    }
     const { job, signingSecret } = await this.lifecycle.create(auth.workspaceId, auth.actor, settings, {
       plan,
       now,
+      signingSecret: ownSecret,
       check: (manager) => this.templates.check(auth.workspaceId, settings.sinkKind, sinkConfig, manager),
     });
-    return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, schedule.compiled)[0] ?? null, signingSecret });
+    // A secret the caller chose is not echoed: it already holds it, and a response is no place for it.
+    return toJobResponse(job, {
+      nextRunAt: this.nextRuns(job, now, 1, schedule.compiled)[0] ?? null,
+      signingSecret: ownSecret === undefined ? signingSecret : undefined,
+    });
   }
 
   list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {

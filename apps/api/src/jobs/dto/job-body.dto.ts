@@ -36,6 +36,9 @@ const SINK_CONFIG_CHECK =
   '(a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), ' +
   'command `{argv, env?, cwd?, retry_on_exit_codes?}`';
 
+/** `whsec_` + base64 of 24..64 bytes: at least a 192-bit HMAC key, like the ones we generate (32 bytes). */
+export const SIGNING_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
 export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
@@ -286,6 +289,17 @@ export class CreateJobDto extends JobFieldsDto {
   @ValidateNested()
   @Type(() => SinkDto)
   sink: SinkDto;
+
+  /**
+   * Webhook jobs only, write-only: the job signs with this secret instead of a generated one, so a
+   * caller that declares its jobs from several replicas (the NestJS module, docs/nestjs.md) can
+   * verify every delivery with a secret it already holds. Never echoed back.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(SIGNING_SECRET_PATTERN, { message: 'signing_secret must be whsec_ + base64 of 24 to 64 bytes' })
+  @JSONSchema({ writeOnly: true })
+  signing_secret?: string;
 }
 
 /**
