@@ -13,7 +13,7 @@ export interface DiscoveredJob {
 }
 
 /** The header that carries the job's key, so one receiver route serves every job. */
-export const JOB_KEY_HEADER = 'svc-nestjs-job-key';
+export const JOB_KEY_HEADER = 'x-scheduled-job-key';
 
 /** One entry of `POST /api/v1/jobs/apply`'s `jobs` (the body of `POST /jobs` plus `key`). */
 export interface ApplyJobEntry {

@@ -161,7 +161,7 @@ NestFactory.create(AppModule, { logger: ['error', 'warn'] })
             'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
             'webhook-signature': new Webhook(secret).sign('run_outside', at, body),
             'svc-attempt': '0',
-            'svc-nestjs-job-key': 'outside.tick',
+            'x-scheduled-job-key': 'outside.tick',
           },
           body,
         });
