@@ -3,44 +3,16 @@
  * `prune: true`) through the typed client, and keeps trying in the background while the service
  * cannot be reached. Its state is what the health indicator reports.
  */
-import { createApiClient } from '@svc/api-client';
+import { type ApiClient, ApiRequestError, type ApplyPlan, applyJobs, createApiClient } from '@svc/api-client';
 import { ScheduledJobsConfigError } from './errors';
 import { type ApplyJobEntry, describeApplyFields, type DiscoveredJob } from './job-set';
 
-/** The plan `apply` answers (issue 42). */
-export interface ApplyPlan {
-  created: string[];
-  updated: Array<{ key: string; changes: string[] }>;
-  unchanged: string[];
-  deleted: string[];
-  kept?: unknown;
-}
+export type { ApplyPlan } from '@svc/api-client';
 
 export type ApplyState =
   | { status: 'pending'; attempts: number; lastError?: string }
   | { status: 'applied'; plan: ApplyPlan; at: Date }
   | { status: 'failed'; error: string };
-
-interface ApplyBody {
-  managed_by: string;
-  jobs: ApplyJobEntry[];
-  prune: boolean;
-  dry_run: boolean;
-}
-
-/**
- * The one call the module makes. Typed as the contract of issue 42 states it until the generated
- * client carries the operation: the request still goes through the generated client (auth,
- * base URL, JSON), only the path's types are asserted here.
- */
-type ApplyCall = (
-  path: '/api/v1/jobs/apply',
-  init: { body: ApplyBody },
-) => Promise<{
-  data?: ApplyPlan;
-  error?: { error?: { code?: string; message?: string; fields?: Record<string, string> } };
-  response: Response;
-}>;
 
 /** A failure worth retrying: the service down, starting, rate limiting or failing. */
 class RetryableApplyError extends Error {}
@@ -58,7 +30,7 @@ export class JobApplier {
   private state: ApplyState = { status: 'pending', attempts: 0 };
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly post: ApplyCall;
+  private readonly client: ApiClient;
   private readonly log: NonNullable<ApplierOptions['log']>;
 
   constructor(private readonly options: ApplierOptions) {
@@ -66,7 +38,7 @@ export class JobApplier {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       headers: { authorization: `Bearer ${options.apiKey}` },
     });
-    this.post = client.POST.bind(client) as unknown as ApplyCall;
+    this.client = client;
     this.log = options.log ?? (() => undefined);
   }
 
@@ -119,34 +91,36 @@ export class JobApplier {
   }
 
   private async applyOnce(jobs: readonly DiscoveredJob[], entries: ApplyJobEntry[]): Promise<void> {
-    let result: Awaited<ReturnType<ApplyCall>>;
+    let plan: ApplyPlan;
     try {
-      result = await this.post('/api/v1/jobs/apply', {
-        body: { managed_by: this.options.owner, jobs: entries, prune: true, dry_run: false },
+      plan = await applyJobs(this.client, {
+        managed_by: this.options.owner,
+        jobs: entries,
+        prune: true,
+        dry_run: false,
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      throw new RetryableApplyError(`${this.options.baseUrl} unreachable: ${cause ?? (error as Error).message}`);
-    }
-    const { data, error, response } = result;
-    if (data !== undefined && response.ok) {
-      this.state = { status: 'applied', plan: data, at: new Date() };
-      this.log(
-        'log',
-        `scheduled jobs applied for ${this.options.owner}: ${data.created.length} created, ${data.updated.length} updated, ` +
-          `${data.unchanged.length} unchanged, ${data.deleted.length} deleted`,
+      if (!(error instanceof ApiRequestError)) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        throw new RetryableApplyError(`${this.options.baseUrl} unreachable: ${cause ?? (error as Error).message}`);
+      }
+      const { status, body } = error;
+      if (status >= 500 || status === 429 || status === 408) {
+        throw new RetryableApplyError(`the service answered ${status} ${body?.error?.code ?? ''}`.trim());
+      }
+      const fields = body?.error?.fields as Record<string, string> | undefined;
+      if (fields !== undefined && Object.keys(fields).length > 0) {
+        throw new ScheduledJobsConfigError(describeApplyFields(fields, jobs));
+      }
+      throw new ScheduledJobsConfigError(
+        `the service refused the scheduled jobs of ${this.options.owner}: ${error.message}`,
       );
-      return;
     }
-    const envelope = error?.error;
-    if (response.status >= 500 || response.status === 429 || response.status === 408) {
-      throw new RetryableApplyError(`the service answered ${response.status} ${envelope?.code ?? ''}`.trim());
-    }
-    if (envelope?.fields !== undefined && Object.keys(envelope.fields).length > 0) {
-      throw new ScheduledJobsConfigError(describeApplyFields(envelope.fields, jobs));
-    }
-    throw new ScheduledJobsConfigError(
-      `the service refused the scheduled jobs of ${this.options.owner}: ${response.status} ${envelope?.code ?? ''} ${envelope?.message ?? ''}`.trim(),
+    this.state = { status: 'applied', plan, at: new Date() };
+    this.log(
+      'log',
+      `scheduled jobs applied for ${this.options.owner}: ${plan.created.length} created, ${plan.updated.length} updated, ` +
+        `${plan.unchanged.length} unchanged, ${plan.deleted.length} deleted`,
     );
   }
 }

@@ -13,13 +13,14 @@ import {
   jobDeletedSignal,
   jobWorkflowId,
   runsTaskQueue,
+  SEARCH_ATTRIBUTES,
   type JobSnapshot,
   type JobWorkflowInput,
   type RunWorkflowInput,
 } from '@svc/workflows/definitions';
 import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
 
-import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import { JOB_ID_KEY, JOB_KEY_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 import type { PendingAttemptFacts } from './stuck-runs';
 import { tolerating } from './tolerated-temporal-errors';
 
@@ -60,15 +61,35 @@ export class JobWorkflowGateway {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
+    /** Where a degraded start is reported (a search attribute missing from the namespace). */
+    private readonly warn?: (message: string) => void,
   ) {}
 
   /**
    * Makes the job's workflow exist and know `snapshot`. Idempotent: the workflow ignores
    * snapshots whose revision it has already seen. A workflow it starts carries the snapshot's
    * display as its static summary and details (Temporal Web UI); they stay as they were at start,
-   * the workflow's `describe` query and current details follow later snapshots.
+   * the workflow's `describe` query and current details follow later snapshots. A job with a key
+   * (issue 42; it never changes) carries it as `SvcJobKey`, set at start, from the client side:
+   * workflow code and recorded histories are untouched.
    */
-  async upsertJob(snapshot: JobSnapshot): Promise<void> {
+  async upsertJob(snapshot: JobSnapshot, identity: { key?: string | null } = {}): Promise<void> {
+    try {
+      await this.signalWithStart(snapshot, identity.key ?? null);
+    } catch (err) {
+      // A namespace upgraded without registering SvcJobKey refuses the start: the job must run all
+      // the same, so it starts without the attribute (docs/operations.md → upgrading to keys).
+      if (!identity.key || !String((err as Error).message).includes(SEARCH_ATTRIBUTES.jobKey)) {
+        throw err;
+      }
+      this.warn?.(
+        `${SEARCH_ATTRIBUTES.jobKey} is not registered in the namespace; job ${snapshot.jobId} starts without it`,
+      );
+      await this.signalWithStart(snapshot, null);
+    }
+  }
+
+  private async signalWithStart(snapshot: JobSnapshot, key: string | null): Promise<void> {
     const input: JobWorkflowInput = { snapshot };
     await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
       ...(snapshot.display
@@ -82,6 +103,7 @@ export class JobWorkflowGateway {
       typedSearchAttributes: new TypedSearchAttributes([
         { key: JOB_ID_KEY, value: snapshot.jobId },
         { key: WORKSPACE_ID_KEY, value: snapshot.workspaceId },
+        ...(key ? [{ key: JOB_KEY_KEY, value: key }] : []),
       ]),
     });
   }
