@@ -1,3 +1,7 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { ScheduledJob, ScheduledJobsModule } from '@svc/nestjs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Child, freePort } from '../utils/processes';
@@ -95,6 +99,15 @@ interface RunRow {
   id: string;
   status: string;
   attempts: number;
+}
+
+@Injectable()
+class BillingService {
+  @ScheduledJob({ key: 'billing.close-day', schedule: 'every mondy at 23:55' })
+  closeDay(): void {}
+
+  @ScheduledJob({ key: 'billing.report', schedule: 'every day at 6am' })
+  report(): void {}
 }
 
 describe('NestJS module: three replicas of examples/nestjs-app', () => {
@@ -235,4 +248,23 @@ describe('NestJS module: three replicas of examples/nestjs-app', () => {
     expect(new Set(handled.map((call) => call.replica)).size).toBeGreaterThanOrEqual(3);
     expect(handled.some((call) => call.replica === 'b')).toBe(true);
   }, 170_000);
+  it("should fail an app's bootstrap with the service's own validation message naming the method, writing nothing", async () => {
+    @Module({
+      imports: [
+        ScheduledJobsModule.forRoot({
+          baseUrl: stack.baseUrl,
+          apiKey: stack.apiKey,
+          owner: 'app:billing',
+          receiver: { path: '/scheduled-jobs', publicUrl: `${proxy.url}/scheduled-jobs` },
+        }),
+      ],
+      providers: [BillingService],
+    })
+    class BillingModule {}
+    const app = await NestFactory.create(BillingModule, new FastifyAdapter(), { logger: false });
+    await expect(app.init()).rejects.toThrow(/^BillingService\.closeDay: unknown word "mondy"/);
+    await app.close();
+    const res = await api('GET', '/api/v1/jobs?limit=100');
+    expect((res.body.data as JobRow[]).filter((job) => job.managed_by === 'app:billing')).toEqual([]);
+  });
 });
