@@ -21,6 +21,32 @@ export interface ApplyPlan {
   ids: Record<string, string>;
 }
 
+/**
+ * Updates of one apply carried out side by side: each is its own short transaction and then waits
+ * for its workflow's signal; four lanes keep the pool (10) free for other requests.
+ */
+const UPDATE_LANES = 4;
+
+/** `work` over `items`, `lanes` at a time; after a failure no new item starts, and the first error is thrown once all lanes stopped. */
+async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, items.length) }, async () => {
+      while (failure === null && next < items.length) {
+        try {
+          await work(items[next++]);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure !== null) {
+    throw (failure as { error: unknown }).error;
+  }
+}
+
 /** One job of the set with what it needs to be carried out. */
 interface PlannedJob {
   key: string;
@@ -35,8 +61,8 @@ interface PlannedJob {
  * 1. The whole set is validated before anything is read or written: every job as a create is
  *    (`fields` keyed `jobs[3].schedule.expr`), keys unique within the set, `prune` only with
  *    `managed_by`.
- * 2. Under the apply lock of (workspace, managed_by) (in-process queue, then a transaction-scoped
- *    PostgreSQL advisory lock held until the apply has finished), ONE query reads the set's stored
+ * 2. Under the workspace's apply lock (in-process queue, then a transaction-scoped PostgreSQL
+ *    advisory lock held until the apply has finished), ONE query reads the set's stored
  *    jobs and the owner's; the plan is the comparison in memory. Ownership (`409` naming the keys
  *    unless `adopt`) and the templates of the jobs that change are checked before any write.
  * 3. Unless `dry_run`: deletes, updates, creates, each in its own transaction through
@@ -62,9 +88,9 @@ export class JobsApplyService {
     const now = new Date();
     const plan = await this.lifecycle.planOf(workspaceId);
     const declared = await this.validateSet(dto, managedBy, now, plan);
-    return this.queue.run(`${workspaceId}\n${managedBy ?? ''}`, () =>
+    return this.queue.run(workspaceId, () =>
       this.transactions.run(async (lock) => {
-        await this.jobs.lockApply(workspaceId, managedBy, lock);
+        await this.jobs.lockApply(workspaceId, lock);
         const stored = await this.jobs.listForApply(
           workspaceId,
           dto.jobs.map((job) => job.key),
@@ -261,13 +287,13 @@ export class JobsApplyService {
         });
         done.deleted.push(job.key!);
       }
-      for (const job of planned.jobs) {
-        if (job.stored && job.changes.length > 0) {
-          if (await this.update(auth, job, managedBy, now)) {
-            done.updated.push(job.key);
-          }
+      // Updates wait for their workflow's first signal (as PATCH does): a few at a time.
+      const updates = planned.jobs.filter((job) => job.stored && job.changes.length > 0);
+      await inLanes(updates, UPDATE_LANES, async (job) => {
+        if (await this.update(auth, job, managedBy, now)) {
+          done.updated.push(job.key);
         }
-      }
+      });
       for (const job of planned.jobs) {
         if (!job.stored) {
           const { settings } = job.declared;
