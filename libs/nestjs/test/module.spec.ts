@@ -254,4 +254,43 @@ describe('ScheduledJobsModule', () => {
       causes: { 'scheduled-jobs': { status: 'down', last_error: expect.stringContaining('unreachable') } },
     });
   });
+  it('should take its options from a factory with injected providers (forRootAsync, as with ConfigService)', async () => {
+    @Injectable()
+    class Settings {
+      readonly values: Record<string, string> = { SVC_BASE_URL: service.url, OWNER: 'app:from-config' };
+      getOrThrow(name: string): string {
+        return this.values[name];
+      }
+    }
+    @Module({ providers: [Settings], exports: [Settings] })
+    class SettingsModule {}
+    @Module({
+      imports: [
+        ScheduledJobsModule.forRootAsync({
+          imports: [SettingsModule],
+          inject: [Settings],
+          useFactory: (settings: Settings) => ({
+            baseUrl: settings.getOrThrow('SVC_BASE_URL'),
+            apiKey: 'svc_test_key',
+            owner: settings.getOrThrow('OWNER'),
+            receiver: { path: '/jobs-in', publicUrl: 'http://app.test/jobs-in' },
+          }),
+        }),
+      ],
+      providers: [ReportService],
+    })
+    class AsyncModule {}
+    const app = await NestFactory.create<NestFastifyApplication>(AsyncModule, new FastifyAdapter(), { logger: false });
+    apps.push(app);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    expect(service.bodies.map((b) => [b.managed_by, b.jobs.length])).toEqual([['app:from-config', 2]]);
+    const send = signedDelivery('reports.send', 'run_async', deriveSigningSecret('svc_test_key', 'app:from-config'));
+    const res = await app
+      .getHttpAdapter()
+      .getInstance()
+      .inject({ method: 'POST', url: '/jobs-in', headers: send.headers, payload: send.payload });
+    expect(res.statusCode).toBe(200);
+    expect(calls.map((c) => c.runId)).toEqual(['run_async']);
+  });
 });
