@@ -22,6 +22,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'libs/*/dist/**',
       'node_modules/**',
       '.tools/**',
       '.data/**',

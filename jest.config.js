@@ -26,6 +26,7 @@ const moduleNameMapper = {
   '^@svc/workflows$': '<rootDir>/temporal/workflows',
   '^@svc/workflows/(.*)$': '<rootDir>/temporal/workflows/$1',
   '^@svc/api-client$': '<rootDir>/libs/api-client/src',
+  '^@svc/nestjs$': '<rootDir>/libs/nestjs/src',
 };
 // Recording histories talks to a live server and rewrites fixtures: only on request.
 const testPathIgnorePatterns = process.env.RECORD_HISTORIES

@@ -10,6 +10,37 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..');
 const API = join(ROOT, 'apps/api/src');
 const DASHBOARD = join(ROOT, 'apps/dashboard/src');
+const NESTJS_LIB = join(ROOT, 'libs/nestjs/src');
+
+/**
+ * What `libs/nestjs` (a package apps outside the repo install) may import besides Node builtins and
+ * its peer and own dependencies: of this repo, the typed client only (its build bundles it).
+ */
+const NESTJS_LIB_ALLOWED = ['@svc/api-client'];
+
+/** Every module specifier of one source text (`from 'x'`, `import 'x'`, `import('x')`, `require('x')`). */
+function moduleSpecifiers(source: string): string[] {
+  const patterns = [
+    /^\s*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((m) => m[1]));
+}
+
+/** The imports of `libs/nestjs` that reach into the repo beyond the client: `file: specifier`. */
+function nestjsLibProblems(): string[] {
+  return sourceFiles(NESTJS_LIB).flatMap((file) =>
+    moduleSpecifiers(readFileSync(file, 'utf8'))
+      .filter((specifier) => {
+        if (specifier.startsWith('.')) {
+          return !resolve(dirname(file), specifier).startsWith(NESTJS_LIB);
+        }
+        return specifier.startsWith('@svc/') && !NESTJS_LIB_ALLOWED.includes(specifier);
+      })
+      .map((specifier) => `${relative(ROOT, file)}: ${specifier}`),
+  );
+}
 
 /**
  * The layers of `apps/api/src`, lowest first (docs/architecture.md → Where each kind of code
@@ -149,6 +180,15 @@ describe('import graph', () => {
       folders.set(from, [...new Set([...(folders.get(from) ?? []), to])]);
     }
     expect(findCycles(folders)).toEqual([]);
+  });
+
+  it('should keep libs/nestjs free of the service: no lib but the typed client, nothing outside its folder', () => {
+    expect(sourceFiles(NESTJS_LIB).length).toBeGreaterThan(5);
+    expect(nestjsLibProblems()).toEqual([]);
+    expect(moduleSpecifiers("import { x } from '@svc/common';\nconst y = require('../../persistence');")).toEqual([
+      '@svc/common',
+      '../../persistence',
+    ]);
   });
 
   it('should have no import cycle in the dashboard', () => {

@@ -137,4 +137,35 @@ describe('signing-secret rotation', () => {
     );
     expect(n).toBe(1);
   });
+  it('should sign with a secret the caller chose at create, never echo it, and refuse a malformed one', async () => {
+    // What the NestJS module does (docs/nestjs.md → Signing): every replica holds the secret already.
+    const own = `whsec_${Buffer.from('a secret every replica shares, 40 bytes!').toString('base64')}`;
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'own secret',
+      schedule: { expr: '0 0 0 1 1 ? 2031' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/own` } },
+      signing_secret: own,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.signing_secret).toBeUndefined();
+    const request = await deliver(created.body.id);
+    expect(signatures(request)).toHaveLength(1);
+    expect(verifies(own, request)).toBe(true);
+
+    const before = await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
+    for (const bad of ['whsec_c2hvcnQ=', 'not-a-secret', 42]) {
+      const refused = await api('POST', '/api/v1/jobs', {
+        name: 'bad secret',
+        schedule: { expr: '0 0 0 1 1 ? 2031' },
+        sink: { kind: 'webhook', config: { url: `${receiver.url}/bad` } },
+        signing_secret: bad,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'validation_failed',
+        fields: { signing_secret: expect.any(String) },
+      });
+    }
+    expect(await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`)).toEqual(before);
+  });
 });

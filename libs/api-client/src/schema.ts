@@ -1618,6 +1618,7 @@ export interface components {
       overlap_policy?: 'allow' | 'skip' | 'queue' | 'cancel_previous' | null;
       retry?: components['schemas']['RetryDto'] | null;
       schedule: components['schemas']['ScheduleDto'];
+      signing_secret?: string | null;
       sink: components['schemas']['SinkDto'];
       /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       sla_threshold?: string | null;
@@ -1637,6 +1638,7 @@ export interface components {
       overlap_policy?: 'allow' | 'skip' | 'queue' | 'cancel_previous' | null;
       retry?: components['schemas']['RetryDto'] | null;
       schedule: components['schemas']['ScheduleDto'];
+      signing_secret?: string | null;
       sink: components['schemas']['SinkDto'];
       /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       sla_threshold?: string | null;

@@ -216,11 +216,15 @@ export class JobLifecycle {
       now?: Date;
       /** Issue 42: the job's key (unique in the workspace: `409 conflict` when taken) and owner. */
       identity?: { key: string | null; managedBy: string | null };
+      /** Issue 43: the caller's own signing secret (validated by the API) instead of a new one. */
+      signingSecret?: string;
     } & WriteOptions,
   ): Promise<WrittenJob> {
     const { dataSource, jobs, audit } = this.deps;
     const now = options.now ?? new Date();
-    const signingSecret = settings.sinkKind === 'webhook' ? generateSigningSecret() : undefined;
+    // The caller's own secret (validated by the API) or a new one.
+    const signingSecret =
+      settings.sinkKind === 'webhook' ? (options.signingSecret ?? generateSigningSecret()) : undefined;
     const job = Object.assign(new JobEntity(), {
       ...settings,
       id: newId('job', now.getTime()),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { parseDuration, type PlanLimits } from '@svc/common';
+import { parseDuration, type PlanLimits, ValidationFailedError } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
 import type { JobSettingsColumns } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
@@ -13,6 +13,11 @@ export interface DeclaredSettings {
   settings: JobSettingsColumns;
   /** The schedule compiled once (the answer's next run). */
   compiled: CompiledSchedule;
+  /**
+   * Issue 43: the signing secret the caller chose for a new webhook job (write-only, never in a
+   * response). Used on create only: an update never replaces a job's secret.
+   */
+  ownSigningSecret?: string;
 }
 
 /**
@@ -35,6 +40,10 @@ export class JobSettingsFactory {
     plan: PlanLimits,
     workspaceId: string,
   ): Promise<DeclaredSettings> {
+    const ownSigningSecret = dto.signing_secret ?? undefined; // null: none, as when omitted
+    if (ownSigningSecret !== undefined && dto.sink.kind !== 'webhook') {
+      throw new ValidationFailedError({ signing_secret: 'only webhook jobs are signed' });
+    }
     const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
     const sinkConfig = await this.sinks.validate(dto.sink, workspaceId);
     const settings: JobSettingsColumns = {
@@ -51,6 +60,6 @@ export class JobSettingsFactory {
       overlapPolicy: dto.overlap_policy ?? 'allow',
       autoDisableThreshold: dto.auto_disable_threshold ?? null,
     };
-    return { settings, compiled: schedule.compiled };
+    return { settings, compiled: schedule.compiled, ownSigningSecret };
   }
 }

@@ -304,6 +304,7 @@ export class JobsApplyService {
             check: (manager) => this.templates.check(workspaceId, settings.sinkKind, settings.sinkConfig, manager),
             identity: { key: job.key, managedBy },
             audit: false,
+            signingSecret: job.declared.ownSigningSecret,
           });
           result.ids[job.key] = written.job.id;
           done.created.push(job.key);

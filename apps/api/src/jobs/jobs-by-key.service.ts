@@ -94,14 +94,19 @@ export class JobsByKeyService {
     plan: PlanLimits,
     now: Date,
   ): Promise<JobResponse> {
-    const { settings, compiled } = declared;
+    const { settings, compiled, ownSigningSecret } = declared;
     const { job, signingSecret } = await this.lifecycle.create(auth.workspaceId, auth.actor, settings, {
       plan,
       now,
       check: (manager) => this.templates.check(auth.workspaceId, settings.sinkKind, settings.sinkConfig, manager),
       identity: { key, managedBy: null },
+      signingSecret: ownSigningSecret,
     });
-    return toJobResponse(job, { nextRunAt: nextRunOf(job, now, compiled), signingSecret });
+    // Issue 43: a secret the caller chose is not echoed.
+    return toJobResponse(job, {
+      nextRunAt: nextRunOf(job, now, compiled),
+      signingSecret: ownSigningSecret === undefined ? signingSecret : undefined,
+    });
   }
 
   private async replace(

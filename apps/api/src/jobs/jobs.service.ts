@@ -36,14 +36,24 @@ export class JobsService {
   async create(auth: AuthContext, dto: CreateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    const { settings, compiled } = await this.settingsFactory.fromDeclaration(dto, now, plan, auth.workspaceId);
+    const { settings, compiled, ownSigningSecret } = await this.settingsFactory.fromDeclaration(
+      dto,
+      now,
+      plan,
+      auth.workspaceId,
+    );
     const { job, signingSecret } = await this.lifecycle.create(auth.workspaceId, auth.actor, settings, {
       plan,
       now,
       check: (manager) => this.templates.check(auth.workspaceId, settings.sinkKind, settings.sinkConfig, manager),
       identity: { key: dto.key ?? null, managedBy: null },
+      signingSecret: ownSigningSecret,
     });
-    return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, compiled)[0] ?? null, signingSecret });
+    // A secret the caller chose is not echoed: it holds it already, and a response is no place for it.
+    return toJobResponse(job, {
+      nextRunAt: this.nextRuns(job, now, 1, compiled)[0] ?? null,
+      signingSecret: ownSigningSecret === undefined ? signingSecret : undefined,
+    });
   }
 
   list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {

@@ -38,6 +38,9 @@ const SINK_CONFIG_CHECK =
   '(a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), ' +
   'command `{argv, env?, cwd?, retry_on_exit_codes?}`';
 
+/** `whsec_` + base64 of 24..64 bytes: at least a 192-bit HMAC key, like the ones we generate (32 bytes). */
+export const SIGNING_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** A job's `key` (issue 42): 1–128 characters, unique per workspace. */
 export const JOB_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 export const JOB_KEY_MAX_LENGTH = 128;
@@ -283,6 +286,17 @@ export class JobBodyDto extends JobFieldsDto {
   @ValidateNested()
   @Type(() => SinkDto)
   sink: SinkDto;
+
+  /**
+   * Webhook jobs only, write-only: the job signs with this secret instead of a generated one, so a
+   * caller that declares its jobs from several replicas (the NestJS module, docs/nestjs.md) can
+   * verify every delivery with a secret it already holds. Never echoed back.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(SIGNING_SECRET_PATTERN, { message: 'signing_secret must be whsec_ + base64 of 24 to 64 bytes' })
+  @JSONSchema({ writeOnly: true })
+  signing_secret?: string;
 }
 
 /** The example is the OpenAPI document's (docs/api.md): clients see it, the fuzzer starts from it. */
