@@ -53,6 +53,19 @@ const PENDING_STATES: Record<number, string> = {
 const MAX_FAILURE_MESSAGE = 500;
 
 /**
+ * Whether `text` is in the error's message or any cause's: the client wraps the server's
+ * `INVALID_ARGUMENT … no mapping defined for search attribute …` in a generic ServiceError.
+ */
+function mentionsInChain(err: unknown, text: string): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.message.includes(text) || String((e as { details?: unknown }).details ?? '').includes(text)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The only code that talks to Temporal about jobs: start, signal, cancel (docs/architecture.md →
  * How a job becomes a workflow, steps 1, 3 and 6).
  * Used by the API and by the worker's reconciler and run activities.
@@ -79,7 +92,7 @@ export class JobWorkflowGateway {
     } catch (err) {
       // A namespace upgraded without registering SvcJobKey refuses the start: the job must run all
       // the same, so it starts without the attribute (docs/operations.md → upgrading to keys).
-      if (!identity.key || !String((err as Error).message).includes(SEARCH_ATTRIBUTES.jobKey)) {
+      if (!identity.key || !mentionsInChain(err, SEARCH_ATTRIBUTES.jobKey)) {
         throw err;
       }
       this.warn?.(
