@@ -89,6 +89,23 @@ export interface JobDisplay {
 export const JOB_PATH_PATCH = 'job-occurrence-path-v2';
 export const RUN_PATH_PATCH = 'run-one-attempt-v2';
 /**
+ * Issue 44 (introduced 2026-11-28): Temporal's status is the run's status. A failed run ends its
+ * workflow Failed (`RUN_FAILED`), a cancelled one Canceled; the attempt activity's retry policy
+ * carries the job's attempt budget. Checked before `RUN_PATH_PATCH`, so a new execution records
+ * this one marker only; executions begun before it replay through the older paths.
+ */
+export const RUN_ENDS_AS_STATUS_PATCH = 'run-ends-as-status';
+/** Error type of a run workflow whose run failed (its last error and attempt count in `details`). */
+export const RUN_FAILED = 'RunFailed';
+/** The `details[0]` of a `RunFailed` workflow failure. */
+export interface RunFailedDetails {
+  runId: string;
+  jobId: string;
+  /** Attempts the run made (0 when it failed before any, e.g. its job was gone). */
+  attempts: number;
+  lastError: string;
+}
+/**
  * Scheduled runs are named after their occurrence (`occurrenceRunId`), not minted from workflow
  * time, so a workflow task retried after a crash names the same runs (issue #21). Executions that
  * opened runs before it replay with the ids they minted then.

@@ -19,7 +19,12 @@ import {
   type SinkSender,
   sinkTarget,
 } from '@svc/orchestration';
-import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
+import type {
+  FinishRunInput,
+  RetryableDeliveryDetails,
+  RunActivities,
+  RunAttemptResult,
+} from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
 import { byIdLoader, Coalescer } from './coalescer';
@@ -278,7 +283,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         } else {
           context.log.warn('attempt failed; run failed', { ...outcome, status });
         }
-        return { status, outcome: said };
+        // The run workflow ends Failed with these (Temporal's status is the run's status, issue 44).
+        return { status, outcome: said, attempts: n + 1, error: error ?? null };
       }
       const { delayMs } = decision;
       if (!safeMode) {
@@ -292,6 +298,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         message: said,
         type: 'RetryableDelivery',
         nextRetryDelay: Math.max(1, delayMs),
+        // The run workflow counts the attempts left from it if Temporal's budget runs out first.
+        details: [{ attempts: n + 1 } satisfies RetryableDeliveryDetails],
       });
     },
 
