@@ -195,6 +195,16 @@ export const jobChangedSignal = defineSignal<[JobSnapshot]>('jobChanged');
 export const jobDeletedSignal = defineSignal<[]>('jobDeleted');
 /** A tracked run ended (any terminal status); sent by the run workflow. */
 export const runFinishedSignal = defineSignal<[string]>('runFinished');
+/**
+ * A retry of the run's attempt began (sent by `runAttempt` itself from its second attempt on, best
+ * effort): the run workflow's current details follow the attempt, as the Web UI's counter does.
+ */
+export interface AttemptStarted {
+  attempt: number;
+  /** The previous attempt's outcome (`attempt 1 of 5 · POST host → HTTP 500`), when known. */
+  previous: string | null;
+}
+export const attemptStartedSignal = defineSignal<[AttemptStarted]>('attemptStarted');
 
 /**
  * `describe` query of a job workflow: what it runs on and what it is waiting for, from its own
@@ -249,6 +259,11 @@ export interface RunWorkflowDescription {
   status: string | null;
   /** Outcome of the last attempt the workflow heard of (`attempt 2 · POST host → 200`). */
   lastOutcome: string | null;
+  /**
+   * The attempt in progress, from the attempt's `attemptStarted` signal (runs begun under
+   * `RUN_ENDS_AS_STATUS_PATCH`; absent before the second attempt and in older runs).
+   */
+  attempt?: number;
   /** Workflow time of the last activation (a query does not advance it). */
   asOf: string;
 }

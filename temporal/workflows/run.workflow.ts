@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { RetryableDeliveryDetails, RunActivities, RunAttemptResult } from './activity-types';
 import {
+  attemptStartedSignal,
   ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   describeRunQuery,
   jobWorkflowId,
@@ -140,6 +141,10 @@ async function runToTheEnd(
   enter: (phase: RunWorkflowDescription['phase'], changes?: Partial<RunWorkflowDescription>) => void,
 ): Promise<string> {
   const budget = input.display?.maxAttempts ?? null;
+  // Temporal's retry does not wake the workflow; the attempt says when a retry begins.
+  setHandler(attemptStartedSignal, ({ attempt, previous }) => {
+    enter('attempting', { attempt, lastOutcome: previous });
+  });
   let from = first;
   let result: RunAttemptResult;
   for (;;) {
@@ -237,6 +242,9 @@ function describeRunState(state: Omit<RunWorkflowDescription, 'asOf'>): string {
     case 'waiting_for_instant':
       return `Waiting for the scheduled instant ${state.until ?? ''}, then sending attempt ${state.firstAttempt}.`;
     case 'attempting':
+      if (state.attempt !== undefined) {
+        return `Attempt ${state.attempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''} since ${state.since}${state.lastOutcome ? ` (previous: ${state.lastOutcome})` : ''}.`;
+      }
       return `Attempting since ${state.since} (from attempt ${state.firstAttempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''}): the pending \`runAttempt\` activity shows the current attempt, its last failure and the next retry time.`;
     case 'finishing':
       return `Recording the end (${state.status ?? ''}).`;

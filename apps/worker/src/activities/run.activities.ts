@@ -25,7 +25,7 @@ import type {
   RunActivities,
   RunAttemptResult,
 } from '@svc/workflows/activity-types';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import { attemptStartedSignal, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
 import { byIdLoader, Coalescer } from './coalescer';
 
@@ -179,6 +179,21 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     }
   }
 
+  /**
+   * Tells the run workflow a retry began, so its current details in the Web UI follow the attempt
+   * (Temporal's activity retry does not wake it). Best effort: the attempt goes on without it.
+   */
+  async function announceRetry(context: Context, runId: string, attempt: number, previous: string | null) {
+    try {
+      // Workflow id = run id.
+      await context.client.workflow
+        .getHandle(runId)
+        .signal(attemptStartedSignal, { attempt, previous: previous ?? null });
+    } catch (err) {
+      context.log.debug('could not announce the retry to the run workflow', { error: (err as Error).message });
+    }
+  }
+
   return {
     async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
       const context = Context.current();
@@ -189,6 +204,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         return claimed.result;
       }
       const { run, job, n } = claimed;
+      if (n > (input.attemptsBefore ?? 0)) {
+        await announceRetry(context, run.id, n + 1, run.lastError);
+      }
       // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
       addLogFields({ attempt: n });
       const sink = toSink(job.sinkKind, job.sinkConfig);
