@@ -302,7 +302,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           context.log.warn('attempt failed; run failed', { ...outcome, status });
         }
         // The run workflow ends Failed with these (Temporal's status is the run's status, issue 44).
-        return { status, outcome: said, attempts: n + 1, error: error ?? null };
+        return status === 'failed' ? { status, outcome: said, attempts: n + 1, error } : { status, outcome: said };
       }
       const { delayMs } = decision;
       if (!safeMode) {
