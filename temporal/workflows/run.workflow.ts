@@ -202,7 +202,8 @@ async function runToTheEnd(
     };
     throw ApplicationFailure.create({
       type: RUN_FAILED,
-      message: `run failed after ${details.attempts} attempt(s): ${details.lastError}`,
+      // The last error says how many attempts when there were several (`HTTP 500 (after 3 attempts)`).
+      message: `run failed: ${details.lastError}`,
       nonRetryable: true,
       details: [details],
     });
