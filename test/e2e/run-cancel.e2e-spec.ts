@@ -131,6 +131,38 @@ describe('run cancel and Temporal status', () => {
     expect((await ended(runId)).status).toBe('cancelled');
   }, 60_000);
 
+  it('should cancel a queued run (overlap_policy queue) without stalling its job', async () => {
+    receiver.respondWith((request) =>
+      request.url.startsWith('/slow') ? { status: 200, body: 'ok', delayMs: 4_000 } : { status: 200, body: 'ok' },
+    );
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'queued cancel',
+      schedule: { expr: 'every 2 seconds' },
+      overlap_policy: 'queue',
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/slow` } },
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.id as string;
+    type Row = { id: string; status: string; attempts_count?: number; scheduled_at: string };
+    const runsOf = async () => (await api('GET', `/api/v1/jobs/${jobId}/runs?limit=100`)).body.data as Row[];
+    // The occurrence due while the first run still waits on its slow receiver waits its turn.
+    const queued = await waitFor(async () => (await runsOf()).find((r) => r.status === 'deferred'), 20_000);
+    const cancelled = await api('POST', `/api/v1/runs/${queued.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: queued.id, status: 'cancelled', attempts: [] });
+    // Its job goes on: a later occurrence is delivered, and the cancelled one never is.
+    await waitFor(
+      async () => (await runsOf()).some((r) => r.status === 'succeeded' && r.scheduled_at > queued.scheduled_at),
+      30_000,
+    );
+    expect((await api('GET', `/api/v1/runs/${queued.id}`)).body.status).toBe('cancelled');
+    expect(receiver.forJob(jobId).filter((r) => r.headers['idempotency-key'] === queued.id)).toEqual([]);
+    expect((await api('POST', `/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
+    receiver.respondWith((request) =>
+      request.url.startsWith('/fail') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' },
+    );
+  }, 60_000);
+
   it('should answer 409 for a finished run and 404 for an unknown one, changing nothing', async () => {
     const { id: jobId } = await job(`${receiver.url}/ok`, { max_attempts: 1 });
     const runId = await trigger(jobId);
