@@ -38,7 +38,9 @@ const calls = {
   finishRun: [] as FinishRunInput[],
 };
 /** How the mocked attempt behaves, by run id (default: succeeds at once). */
-const attemptBehaviour = new Map<string, 'succeed' | 'block' | 'gone'>();
+const attemptBehaviour = new Map<string, 'succeed' | 'block' | 'gone' | 'fail' | 'retry' | 'infra'>();
+/** Temporal attempts of the `infra` behaviour, by run id: each fails as a database outage would. */
+const infraFailures = new Map<string, number>();
 
 const scheduleActivities: ScheduleActivities = {
   async planOccurrences(input) {
@@ -64,6 +66,41 @@ const runActivities: RunActivities = {
     const behaviour = attemptBehaviour.get(input.runId) ?? 'succeed';
     if (behaviour === 'gone') {
       throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'RunGone');
+    }
+    if (behaviour === 'fail') {
+      return { status: 'failed', outcome: 'attempt 3 of 3 · POST h → HTTP 500', attempts: 3, error: 'HTTP 500' };
+    }
+    if (behaviour === 'retry') {
+      // A delivery that failed and waits a long backoff: the pending activity is what describe() shows.
+      const n = Context.current().info.attempt;
+      throw ApplicationFailure.create({
+        message: `attempt ${n} failed`,
+        type: 'RetryableDelivery',
+        nextRetryDelay: 60_000,
+        details: [{ attempts: n }],
+      });
+    }
+    if (behaviour === 'infra') {
+      // A database error (no attempt made), then a failed delivery, use up a Temporal budget of 2;
+      // the run has made 1 of its 2 attempts.
+      const seen = (infraFailures.get(input.runId) ?? 0) + 1;
+      infraFailures.set(input.runId, seen);
+      if (seen === 1) {
+        throw ApplicationFailure.create({
+          message: 'database unavailable',
+          type: 'QueryFailedError',
+          nextRetryDelay: 10,
+        });
+      }
+      if (seen === 2) {
+        throw ApplicationFailure.create({
+          message: 'attempt 1 failed',
+          type: 'RetryableDelivery',
+          details: [{ attempts: 1 }],
+          nextRetryDelay: 10,
+        });
+      }
+      return { status: 'succeeded', attempts: 2 };
     }
     if (behaviour === 'block') {
       // Heartbeats so the cancellation reaches it, as the real attempt does while it waits.
@@ -206,10 +243,81 @@ describe('run workflow (mocked activities)', () => {
       await expect((await startRun(input)).result()).resolves.toBe('succeeded');
     }, 15_000);
 
+    /** The workflow failure a failed run ends with (issue 44: Temporal's status is the run's status). */
+    async function failureOf(handle: { result(): Promise<unknown> }): Promise<ApplicationFailure> {
+      const err = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      return cause as ApplicationFailure;
+    }
+
+    it('should end Failed with RunFailed, its last error and attempt count, when the run failed', async () => {
+      const input = runInput('job_WORKFLOWTESTNONE');
+      attemptBehaviour.set(input.runId, 'fail');
+      const handle = await startRun(input);
+      const failure = await failureOf(handle);
+      expect({ type: failure.type, nonRetryable: failure.nonRetryable, details: failure.details }).toEqual({
+        type: 'RunFailed',
+        nonRetryable: true,
+        details: [{ runId: input.runId, jobId: input.jobId, attempts: 3, lastError: 'HTTP 500' }],
+      });
+      expect((await handle.describe()).status.name).toBe('FAILED');
+      expect(calls.finishRun.filter((c) => c.runId === input.runId)).toEqual([]);
+    }, 15_000);
+
+    it("should carry the job's attempt budget in the attempt's retry policy (the Web UI's Attempt n / N)", async () => {
+      const input = runInput('job_WORKFLOWTESTNONE', {
+        display: {
+          name: 'n',
+          schedule: 's',
+          timezone: 'UTC',
+          sink: 'webhook',
+          target: 'POST h',
+          maxAttempts: 5,
+          timeoutMs: 1000,
+        },
+      });
+      attemptBehaviour.set(input.runId, 'retry');
+      const handle = await startRun(input);
+      const pending = await waitFor(async () => {
+        const activity = (await handle.describe()).raw.pendingActivities?.[0];
+        return activity && (activity.attempt ?? 0) >= 2 ? activity : null;
+      }, 10_000);
+      expect({ attempt: pending.attempt, maximumAttempts: pending.maximumAttempts }).toEqual({
+        attempt: 2,
+        maximumAttempts: 5,
+      });
+      await handle.cancel();
+    }, 15_000);
+
+    it('should give a run whose Temporal budget ran out on infrastructure errors the attempts it has left', async () => {
+      const input = runInput('job_WORKFLOWTESTNONE', {
+        display: {
+          name: 'n',
+          schedule: 's',
+          timezone: 'UTC',
+          sink: 'webhook',
+          target: 'POST h',
+          maxAttempts: 2,
+          timeoutMs: 1000,
+        },
+      });
+      attemptBehaviour.set(input.runId, 'infra');
+      await expect((await startRun(input)).result()).resolves.toBe('succeeded');
+      expect(infraFailures.get(input.runId)).toBe(3);
+    }, 15_000);
+
     it('should close the run as failed when the attempt fails outside an attempt (non-retryable error)', async () => {
       const input = runInput('job_WORKFLOWTESTNONE');
       attemptBehaviour.set(input.runId, 'gone');
-      await expect((await startRun(input)).result()).resolves.toBe('failed');
+      const failure = await failureOf(await startRun(input));
+      expect(failure.details).toEqual([
+        { runId: input.runId, jobId: input.jobId, attempts: 0, lastError: `run ${input.runId} not found` },
+      ]);
       expect(calls.runAttempt.filter((c) => c.runId === input.runId)).toHaveLength(1);
       expect(calls.finishRun.filter((c) => c.runId === input.runId)).toEqual([
         { runId: input.runId, status: 'failed', error: `run ${input.runId} not found` },

@@ -15,9 +15,10 @@ const STAMP = new Date().toISOString().slice(0, 10).replace(/-/g, '');
 /**
  * Which workflow path recorded the files (v2: one attempt activity, runs opened by the job
  * workflow; v3: scheduled runs named after their occurrence; v4: prepared bursts, issue 25; v5: an
- * `allow` job's plan opens its runs, issue 25).
+ * `allow` job's plan opens its runs, issue 25; v6: a run's workflow ends as the run did, Failed or
+ * Canceled, its retries announced, issue 44).
  */
-const PATH = 'v5';
+const PATH = 'v6';
 
 describe('record workflow histories', () => {
   let stack: Stack;
@@ -95,6 +96,14 @@ describe('record workflow histories', () => {
     });
     const fatalRun = (await api('POST', `/api/v1/jobs/${failing.id}/trigger`)).body.run_id as string;
     await waitFor(async () => (await api('GET', `/api/v1/runs/${fatalRun}`)).body?.status === 'failed', 30_000);
+    // A run waiting in retry backoff, cancelled through the API (issue 44).
+    await api('PATCH', `/api/v1/jobs/${failing.id}`, {
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/fail` } },
+      retry: { max_attempts: 5, initial_interval: '1h', max_interval: '1h' },
+    });
+    const cancelledRun = (await api('POST', `/api/v1/jobs/${failing.id}/trigger`)).body.run_id as string;
+    await waitFor(async () => (await api('GET', `/api/v1/runs/${cancelledRun}`)).body?.status === 'deferred', 30_000);
+    await api('POST', `/api/v1/runs/${cancelledRun}/cancel`);
     await api('DELETE', `/api/v1/jobs/${failing.id}`);
 
     await save(job.id, 'jobWorkflow-pause-resume-patch-delete');
@@ -102,6 +111,7 @@ describe('record workflow histories', () => {
     await save(manual, 'runWorkflow-manual-succeeded');
     await save(failedRun, 'runWorkflow-retries-exhausted');
     await save(fatalRun, 'runWorkflow-fatal');
+    await save(cancelledRun, 'runWorkflow-cancelled-in-backoff');
   });
 
   it('records a run that waited in the queue (overlap_policy queue)', async () => {

@@ -186,6 +186,15 @@ export interface RunAttemptResult {
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
   /** `attempt 2 of 3 · POST host → HTTP 200`, for the Temporal Web UI (absent in older results). */
   outcome?: string;
+  /** Attempts the run made in all (absent in older results and when no attempt was made). */
+  attempts?: number;
+  /** The run's last error when it ended `failed`. */
+  error?: string | null;
+}
+
+/** `details[0]` of a `RetryableDelivery` failure of `runAttempt`: attempts the run made so far. */
+export interface RetryableDeliveryDetails {
+  attempts: number;
 }
 
 export interface FinishRunInput {

@@ -89,6 +89,23 @@ export interface JobDisplay {
 export const JOB_PATH_PATCH = 'job-occurrence-path-v2';
 export const RUN_PATH_PATCH = 'run-one-attempt-v2';
 /**
+ * Issue 44 (introduced 2026-11-28): Temporal's status is the run's status. A failed run ends its
+ * workflow Failed (`RUN_FAILED`), a cancelled one Canceled; the attempt activity's retry policy
+ * carries the job's attempt budget. Checked before `RUN_PATH_PATCH`, so a new execution records
+ * this one marker only; executions begun before it replay through the older paths.
+ */
+export const RUN_ENDS_AS_STATUS_PATCH = 'run-ends-as-status';
+/** Error type of a run workflow whose run failed (its last error and attempt count in `details`). */
+export const RUN_FAILED = 'RunFailed';
+/** The `details[0]` of a `RunFailed` workflow failure. */
+export interface RunFailedDetails {
+  runId: string;
+  jobId: string;
+  /** Attempts the run made (0 when it failed before any, e.g. its job was gone). */
+  attempts: number;
+  lastError: string;
+}
+/**
  * Scheduled runs are named after their occurrence (`occurrenceRunId`), not minted from workflow
  * time, so a workflow task retried after a crash names the same runs (issue #21). Executions that
  * opened runs before it replay with the ids they minted then.
@@ -178,6 +195,16 @@ export const jobChangedSignal = defineSignal<[JobSnapshot]>('jobChanged');
 export const jobDeletedSignal = defineSignal<[]>('jobDeleted');
 /** A tracked run ended (any terminal status); sent by the run workflow. */
 export const runFinishedSignal = defineSignal<[string]>('runFinished');
+/**
+ * A retry of the run's attempt began (sent by `runAttempt` itself from its second attempt on, best
+ * effort): the run workflow's current details follow the attempt, as the Web UI's counter does.
+ */
+export interface AttemptStarted {
+  attempt: number;
+  /** The previous attempt's outcome (`attempt 1 of 5 · POST host → HTTP 500`), when known. */
+  previous: string | null;
+}
+export const attemptStartedSignal = defineSignal<[AttemptStarted]>('attemptStarted');
 
 /**
  * `describe` query of a job workflow: what it runs on and what it is waiting for, from its own
@@ -232,6 +259,11 @@ export interface RunWorkflowDescription {
   status: string | null;
   /** Outcome of the last attempt the workflow heard of (`attempt 2 · POST host → 200`). */
   lastOutcome: string | null;
+  /**
+   * The attempt in progress, from the attempt's `attemptStarted` signal (runs begun under
+   * `RUN_ENDS_AS_STATUS_PATCH`; absent before the second attempt and in older runs).
+   */
+  attempt?: number;
   /** Workflow time of the last activation (a query does not advance it). */
   asOf: string;
 }

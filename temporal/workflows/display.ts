@@ -68,6 +68,18 @@ export function attemptSummary(display: JobDisplay | undefined, attempt: number)
   return `attempt ${attempt} of ${display.maxAttempts} · ${display.target}`;
 }
 
+/**
+ * Summary of the attempt activity under `RUN_ENDS_AS_STATUS_PATCH`: `POST host · attempts 1 to 3`.
+ * It names no current attempt (a summary is written once); the Web UI's `Attempt 2 / 3` is the
+ * activity's retry counter against the job's budget, and the run's current details follow it.
+ */
+export function attemptsSummary(display: JobDisplay | undefined, first: number): string {
+  if (!display) {
+    return `attempts from ${first}`;
+  }
+  return `${display.target} · attempts ${first} to ${display.maxAttempts}`;
+}
+
 /** `attempt 2 of 3 · POST hooks.example.com → HTTP 503`: what an attempt's failure or result says. */
 export function attemptOutcome(
   display: Pick<JobDisplay, 'maxAttempts' | 'target'>,

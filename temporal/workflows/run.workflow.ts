@@ -8,18 +8,23 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
 } from '@temporalio/workflow';
-import type { RunActivities } from './activity-types';
+import type { RetryableDeliveryDetails, RunActivities, RunAttemptResult } from './activity-types';
 import {
+  attemptStartedSignal,
   ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   describeRunQuery,
   jobWorkflowId,
+  RUN_ENDS_AS_STATUS_PATCH,
+  RUN_FAILED,
   RUN_PATH_PATCH,
   runFinishedSignal,
+  type RunFailedDetails,
   type RunWorkflowDescription,
   type RunWorkflowInput,
 } from './definitions';
-import { attemptSummary, firstAttempt } from './display';
+import { attemptsSummary, attemptSummary, firstAttempt } from './display';
 import { legacyRunWorkflow } from './legacy/run.workflow.v1';
 
 /** Error types of `runAttempt` that must not be retried by Temporal. */
@@ -41,6 +46,8 @@ const attempts = proxyActivities<RunActivities>({
     nonRetryableErrorTypes: NON_RETRYABLE_ATTEMPT_ERRORS,
   },
 });
+/** Pause before a new attempt activity when Temporal's budget ran out on infrastructure errors. */
+const INFRA_RETRY_PAUSE_MS = 60_000;
 const bookkeeping = proxyActivities<RunActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
@@ -52,7 +59,9 @@ const bookkeeping = proxyActivities<RunActivities>({
  * the run row already exists (written when the occurrence was due, or by the API on trigger).
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
-  if (!patched(RUN_PATH_PATCH)) {
+  // The newest path first: a new execution records only its marker (see RUN_ENDS_AS_STATUS_PATCH).
+  const endsAsStatus = patched(RUN_ENDS_AS_STATUS_PATCH);
+  if (!endsAsStatus && !patched(RUN_PATH_PATCH)) {
     return legacyRunWorkflow(input);
   }
   // Read by the `describe` query and the UI's current details; no commands, so replay-safe.
@@ -78,6 +87,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   };
   setHandler(describeRunQuery, () => ({ ...state, asOf: nowIso() }));
   setCurrentDetails(describeRunState(state));
+
+  if (endsAsStatus) {
+    return runToTheEnd(input, first, releaseAt, enter);
+  }
 
   let status: string;
   try {
@@ -113,6 +126,107 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
 }
 
 /**
+ * The run under `RUN_ENDS_AS_STATUS_PATCH`: its workflow ends as the run did (issue 44). Succeeded
+ * and skipped complete; failed throws a non-retryable `RunFailed` (the Web UI's Failed, found by
+ * `ExecutionStatus = 'Failed'`) carrying the last error and the attempt count; cancelled ends
+ * Canceled. The attempt activity's retry policy carries the job's attempt budget, so the Web UI
+ * reads `Attempt 2 / 5`. An infrastructure error also counts as a Temporal attempt; when Temporal's
+ * budget runs out before the run's own counter does, the run is still open and gets a new attempt
+ * activity with the attempts it has left.
+ */
+async function runToTheEnd(
+  input: RunWorkflowInput,
+  first: number,
+  releaseAt: string,
+  enter: (phase: RunWorkflowDescription['phase'], changes?: Partial<RunWorkflowDescription>) => void,
+): Promise<string> {
+  const budget = input.display?.maxAttempts ?? null;
+  // Temporal's retry does not wake the workflow; the attempt says when a retry begins.
+  setHandler(attemptStartedSignal, ({ attempt, previous }) => {
+    enter('attempting', { attempt, lastOutcome: previous });
+  });
+  let from = first;
+  let result: RunAttemptResult;
+  for (;;) {
+    try {
+      result = await attempts.runAttempt.executeWithOptions(
+        {
+          summary: attemptsSummary(input.display, from),
+          heartbeatTimeout: attemptHeartbeatTimeoutMs(releaseAt),
+          ...(budget !== null ? { retry: { maximumAttempts: Math.max(1, budget - from + 1) } } : {}),
+        },
+        [input],
+      );
+      break;
+    } catch (err) {
+      if (isCancellation(err)) {
+        enter('finishing', { status: 'cancelled' });
+        await CancellationScope.nonCancellable(async () => {
+          await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
+          if (input.notifyJob) {
+            await notifyJob(input);
+          }
+        });
+        enter('done', { status: 'cancelled' });
+        throw err;
+      }
+      const made = attemptsMade(err);
+      if (budgetRanOut(err) && (made === null || made < (budget ?? Infinity))) {
+        // Only infrastructure errors exhaust it (the run's last attempt closes the run itself).
+        // When the last one says nothing of the run's count, wait as the old unbounded retry did.
+        if (made === null) {
+          await sleep(INFRA_RETRY_PAUSE_MS);
+        } else {
+          from = made + 1;
+        }
+        enter('attempting', { firstAttempt: from });
+        continue;
+      }
+      const error = failureMessage(err);
+      enter('finishing', { status: 'failed', lastOutcome: error });
+      await bookkeeping.finishRun({ runId: input.runId, status: 'failed', error });
+      result = { status: 'failed', error, attempts: made ?? from - 1 };
+      break;
+    }
+  }
+  enter('done', { status: result.status, lastOutcome: result.outcome ?? result.error ?? null });
+  if (input.notifyJob) {
+    await notifyJob(input);
+  }
+  if (result.status === 'failed') {
+    const details: RunFailedDetails = {
+      runId: input.runId,
+      jobId: input.jobId,
+      attempts: result.attempts ?? 0,
+      lastError: result.error ?? result.outcome ?? 'failed',
+    };
+    throw ApplicationFailure.create({
+      type: RUN_FAILED,
+      // The last error says how many attempts when there were several (`HTTP 500 (after 3 attempts)`).
+      message: `run failed: ${details.lastError}`,
+      nonRetryable: true,
+      details: [details],
+    });
+  }
+  return result.status;
+}
+
+/** Temporal's attempts of the activity ran out (the run's own counter may not have). */
+function budgetRanOut(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
+}
+
+/** Attempts the run had made by the last retryable delivery failure, when it says. */
+function attemptsMade(err: unknown): number | null {
+  const cause = err instanceof ActivityFailure ? err.cause : null;
+  if (cause instanceof ApplicationFailure && cause.type === 'RetryableDelivery') {
+    const details = cause.details?.[0] as RetryableDeliveryDetails | undefined;
+    return typeof details?.attempts === 'number' ? details.attempts : null;
+  }
+  return null;
+}
+
+/**
  * An attempt opened ahead of its instant waits for it inside the activity without heartbeating:
  * each heartbeat is a write on the server, about three per occurrence of a burst prepared 20 s
  * ahead. Its heartbeat timeout covers the wait, so a worker lost during the wait is noticed
@@ -129,6 +243,9 @@ function describeRunState(state: Omit<RunWorkflowDescription, 'asOf'>): string {
     case 'waiting_for_instant':
       return `Waiting for the scheduled instant ${state.until ?? ''}, then sending attempt ${state.firstAttempt}.`;
     case 'attempting':
+      if (state.attempt !== undefined) {
+        return `Attempt ${state.attempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''} since ${state.since}${state.lastOutcome ? ` (previous: ${state.lastOutcome})` : ''}.`;
+      }
       return `Attempting since ${state.since} (from attempt ${state.firstAttempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''}): the pending \`runAttempt\` activity shows the current attempt, its last failure and the next retry time.`;
     case 'finishing':
       return `Recording the end (${state.status ?? ''}).`;

@@ -129,7 +129,7 @@ describe('Temporal Web UI: summaries, details and describe queries', () => {
     const scheduled = (history.events ?? []).find((e) => e.activityTaskScheduledEventAttributes);
     expect(scheduled?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('runAttempt');
     expect(defaultPayloadConverter.fromPayload(scheduled!.userMetadata!.summary!)).toBe(
-      `attempt 1 of 3 · POST ${host}`,
+      `POST ${host} · attempts 1 to 3`,
     );
 
     // Nothing of the URL beyond method and host anywhere the UI reads.
@@ -166,7 +166,7 @@ async function screenshotRun(ui: string, runId: string, summary: string): Promis
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     await page.goto(`${ui.replace(/\/+$/, '')}/namespaces/default/workflows/${runId}`);
     // The timeline names the attempt activity by its summary.
-    await page.getByText('attempt 1 of 3 ·').first().waitFor({ timeout: 30_000 });
+    await page.getByText('· attempts 1 to 3').first().waitFor({ timeout: 30_000 });
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: `${SCREENSHOTS}/temporal-ui-run-timeline.png`, fullPage: true });
     // Summary, details and the current details (the workflow's own words, through a query).

@@ -76,6 +76,11 @@ export interface DeliverHttpOptions {
   body?: string | Uint8Array;
   /** Budget of the whole attempt in ms: connect, redirects and response headers. */
   timeoutMs: number;
+  /**
+   * Abandons the attempt (the run cancelled): the request in flight is aborted, its connection
+   * closed, and the result is a `network` failure saying so.
+   */
+  signal?: AbortSignal;
   /** Follow up to `maxRedirects` redirects (each hop re-checked); else return the 3xx as is. */
   followRedirects?: boolean;
   rules: NetworkRules;
@@ -390,6 +395,11 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
     timedOut = true;
     abort.abort();
   }, opts.timeoutMs);
+  const cancel = () => abort.abort();
+  if (opts.signal?.aborted) {
+    cancel();
+  }
+  opts.signal?.addEventListener('abort', cancel, { once: true });
 
   // An explicit dispatcher: undici never reads proxy variables for it (only EnvHttpProxyAgent does).
   const agent = new Agent({
@@ -416,6 +426,9 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
           signal: abort.signal,
         });
       } catch (err) {
+        if (opts.signal?.aborted && !timedOut) {
+          return fail('network', 'cancelled: the attempt was abandoned');
+        }
         const { kind, message } = classifyError(err, timedOut, opts.timeoutMs);
         return fail(kind, message);
       }
@@ -496,6 +509,7 @@ export async function deliverHttp(opts: DeliverHttpOptions): Promise<HttpDeliver
     }
   } finally {
     clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', cancel);
     void agent.destroy().catch(() => undefined);
   }
 }

@@ -50,6 +50,8 @@ export interface WebhookAttemptInput {
   nowMs: number;
   /** Per-attempt timeout (`job.timeout`). */
   timeoutMs: number;
+  /** Aborts the request in flight (the run cancelled, its job deleted, `cancel_previous`). */
+  signal?: AbortSignal;
   rules: NetworkRules;
   /** `User-Agent: <serviceName>/<version>`. */
   serviceName: string;
@@ -148,6 +150,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
       headers: { ...headers, ...traceHeaders },
       body: method === 'GET' ? undefined : sentBody,
       timeoutMs: input.timeoutMs,
+      signal: input.signal,
       followRedirects: config.follow_redirects ?? false,
       rules: input.rules,
       maxResponseBytes: input.maxResponseBytes,

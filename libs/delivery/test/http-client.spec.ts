@@ -94,6 +94,24 @@ describe('deliverHttp against a loopback receiver', () => {
       expect(classify(r)).toBe('retryable');
     });
 
+    it('should abandon the request in flight when its signal aborts (a cancelled run), long before the timeout', async () => {
+      let closed = false;
+      rx.setHandler((_req, res) => {
+        res.on('close', () => (closed = true));
+      });
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 200);
+      const r = await send('/', { timeoutMs: 10_000, signal: cancel.signal });
+      expect(r).toMatchObject({
+        statusCode: null,
+        errorKind: 'network',
+        error: 'cancelled: the attempt was abandoned',
+      });
+      expect(r.durationMs).toBeLessThan(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(closed).toBe(true);
+    });
+
     it('should report a refused connection as a retryable network error', async () => {
       const port = await closedPort();
       const r = await deliverHttp({

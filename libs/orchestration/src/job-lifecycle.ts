@@ -443,6 +443,40 @@ export class JobLifecycle {
   }
 
   /**
+   * `POST /runs/{id}/cancel` (issue 44): a `running` or `deferred` run ends `cancelled`. Its
+   * workflow is cancelled first (the attempt in flight is abandoned: its sink's AbortSignal fires
+   * at its next heartbeat; a retry waiting in backoff never happens), then the row is closed here
+   * as the workflow's own cancellation path closes it, so the answer shows `cancelled` at once; a
+   * queued run (no workflow yet) is closed the same way and its job workflow, starting it later,
+   * finds it closed. A Temporal that cannot be reached leaves the run as it was (`503`).
+   */
+  async cancelRun(workspaceId: string, runId: string, actor: string): Promise<RunEntity> {
+    const { runs, gateway, audit } = this.deps;
+    const run = await runs.getById(workspaceId, runId);
+    if (!run) {
+      throw new NotFoundError('Run');
+    }
+    if (TERMINAL_RUN_STATUSES.includes(run.status)) {
+      throw new ConflictError(`Cannot cancel a ${run.status} run; only running or deferred runs can be cancelled`);
+    }
+    try {
+      await gateway.cancelRun(run.id);
+    } catch (err) {
+      this.deps.warn?.(`cancel of run ${run.id} not sent: ${(err as Error).message}`);
+      throw new UnavailableError('The scheduler is unavailable; retry');
+    }
+    await this.closeRun({ runId: run.id, status: 'cancelled', finishedAt: new Date() });
+    const closed = (await runs.getById(workspaceId, run.id)) ?? run;
+    if (closed.status === 'cancelled') {
+      await audit.insert(workspaceId, { actor, action: 'run.cancel', target: run.id, details: { job_id: run.jobId } });
+    } else {
+      // It ended otherwise (succeeded, failed) between the read and the cancel: nothing was cancelled.
+      throw new ConflictError(`Cannot cancel a ${closed.status} run; only running or deferred runs can be cancelled`);
+    }
+    return closed;
+  }
+
+  /**
    * `POST /runs/{id}/retry` (decisions.md → Manual retry): one manual retry per occurrence
    * (`job_id`, `scheduled_at`) with the job's current configuration, coalesced in the database so
    * it holds across API processes. While it is not terminal every request answers it (its

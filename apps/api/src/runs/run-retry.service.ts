@@ -21,3 +21,20 @@ export class RunRetryService {
     return toRunResponse(run, inserted ? [] : await this.runs.listAttempts(auth.workspaceId, run.id));
   }
 }
+
+/**
+ * `POST /runs/{id}/cancel` (issue 44): the cancel itself is `JobLifecycle.cancelRun` (its
+ * workflow cancelled, its row closed, audited `run.cancel`); this maps the cancelled run.
+ */
+@Injectable()
+export class RunCancelService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly lifecycle: JobLifecycle,
+  ) {}
+
+  async cancel(auth: AuthContext, id: string): Promise<RunResponse> {
+    const run = await this.lifecycle.cancelRun(auth.workspaceId, id, auth.actor);
+    return toRunResponse(run, await this.runs.listAttempts(auth.workspaceId, run.id));
+  }
+}

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
-import { RunRetryService } from './run-retry.service';
+import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { RUN_PAGE_SCHEMA, RUN_SCHEMA } from './run-response.schema';
@@ -12,6 +12,7 @@ export class RunsController {
   constructor(
     private readonly runs: RunsService,
     private readonly retries: RunRetryService,
+    private readonly cancels: RunCancelService,
   ) {}
 
   @Get('jobs/:id/runs')
@@ -42,5 +43,18 @@ export class RunsController {
   @ApiOperation('Retry a failed run once (coalesced per occurrence)', { 202: RUN_SCHEMA })
   retry(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
     return this.retries.retry(auth, id);
+  }
+
+  /** The run, now `cancelled`; `409` when it has ended already (docs/api.md → Cancel a run). */
+  @Post('runs/:id/cancel')
+  @HttpCode(200)
+  @Scopes('jobs:write')
+  @ApiOperation(
+    'Cancel a running or deferred run',
+    { 200: RUN_SCHEMA },
+    'Cancels its workflow (the attempt in flight is abandoned, a retry waiting in backoff never happens) and ends the run `cancelled`, audited as `run.cancel`. `409 conflict` when the run has ended already.',
+  )
+  cancel(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
+    return this.cancels.cancel(auth, id);
   }
 }

@@ -1,13 +1,20 @@
 import { Module } from '@nestjs/common';
 import { ResponseBodyRetentionTask } from './response-body-retention.task';
 import { RunRetentionTask } from './run-retention.task';
-import { RunRetryService } from './run-retry.service';
+import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
 import { StuckRunsService } from './stuck-runs.service';
 
 @Module({
   controllers: [RunsController],
-  providers: [RunsService, RunRetryService, StuckRunsService, ResponseBodyRetentionTask, RunRetentionTask],
+  providers: [
+    RunsService,
+    RunRetryService,
+    RunCancelService,
+    StuckRunsService,
+    ResponseBodyRetentionTask,
+    RunRetentionTask,
+  ],
 })
 export class RunsModule {}

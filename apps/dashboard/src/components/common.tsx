@@ -6,8 +6,22 @@ export function StatusBadge({ value }: { value: string | null | undefined }) {
   if (!value) {
     return <span class="badge muted">none</span>;
   }
-  return <span class={`badge ${value}`}>{value.replace(/_/g, ' ')}</span>;
+  const hint = STATUS_HINTS[value];
+  return (
+    <span class={`badge ${value}`} title={hint} data-hint={hint}>
+      {value.replace(/_/g, ' ')}
+    </span>
+  );
 }
+
+/** What a run state means, shown on hover (docs/api.md → Run states). */
+const STATUS_HINTS: Record<string, string | undefined> = {
+  running: 'Running: an attempt is being sent, or about to be.',
+  deferred:
+    'Deferred: waiting, not failed. An attempt failed and the next one is scheduled (retry backoff), or the run waits its turn behind the previous run (overlap policy queue). It can be cancelled.',
+  cancelled: 'Cancelled: stopped by a cancel, a job deletion or overlap policy cancel_previous; not retried.',
+  skipped: 'Skipped: not delivered (misfire or overlap policy).',
+};
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) {

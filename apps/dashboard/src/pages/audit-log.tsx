@@ -21,6 +21,7 @@ const ACTIONS = [
   'job.auto_disable',
   'job.rotate_signing_secret',
   'run.retry',
+  'run.cancel',
   'api_key.create',
   'api_key.revoke',
   'secret.update',

@@ -51,6 +51,22 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
   const budgetSpent =
     r.status === 'failed' && last?.outcome === 'retryable' && maxAttempts !== null && last.n + 1 >= maxAttempts;
 
+  async function cancel() {
+    if (!confirm(`Cancel run ${r.id}? The attempt in flight is abandoned and no further attempt is made.`)) {
+      return;
+    }
+    setRetrying(true);
+    setRetryError(null);
+    try {
+      await api<Run>('POST', `/api/v1/runs/${encodeURIComponent(r.id)}/cancel`);
+      run.reload();
+    } catch (err) {
+      setRetryError(err);
+    } finally {
+      setRetrying(false);
+    }
+  }
+
   async function retry() {
     setRetrying(true);
     setRetryError(null);
@@ -84,6 +100,16 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
           </button>
           <span class="muted">
             Runs the job again for this occurrence, with its current settings (once per occurrence).
+          </span>
+        </div>
+      )}
+      {(r.status === 'running' || r.status === 'deferred') && (
+        <div class="toolbar" role="toolbar" aria-label="Run actions">
+          <button type="button" class="danger" disabled={retrying} onClick={() => void cancel()}>
+            Cancel run
+          </button>
+          <span class="muted">
+            Stops this run: the attempt in flight is abandoned, no retry follows, the run ends cancelled.
           </span>
         </div>
       )}

@@ -19,8 +19,13 @@ import {
   type SinkSender,
   sinkTarget,
 } from '@svc/orchestration';
-import type { FinishRunInput, RunActivities, RunAttemptResult } from '@svc/workflows/activity-types';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import type {
+  FinishRunInput,
+  RetryableDeliveryDetails,
+  RunActivities,
+  RunAttemptResult,
+} from '@svc/workflows/activity-types';
+import { attemptStartedSignal, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
 import { byIdLoader, Coalescer } from './coalescer';
 
@@ -174,6 +179,21 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     }
   }
 
+  /**
+   * Tells the run workflow a retry began, so its current details in the Web UI follow the attempt
+   * (Temporal's activity retry does not wake it). Best effort: the attempt goes on without it.
+   */
+  async function announceRetry(context: Context, runId: string, attempt: number, previous: string | null) {
+    try {
+      // Workflow id = run id.
+      await context.client.workflow
+        .getHandle(runId)
+        .signal(attemptStartedSignal, { attempt, previous: previous ?? null });
+    } catch (err) {
+      context.log.debug('could not announce the retry to the run workflow', { error: (err as Error).message });
+    }
+  }
+
   return {
     async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
       const context = Context.current();
@@ -184,6 +204,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         return claimed.result;
       }
       const { run, job, n } = claimed;
+      if (n > (input.attemptsBefore ?? 0)) {
+        await announceRetry(context, run.id, n + 1, run.lastError);
+      }
       // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
       addLogFields({ attempt: n });
       const sink = toSink(job.sinkKind, job.sinkConfig);
@@ -278,7 +301,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         } else {
           context.log.warn('attempt failed; run failed', { ...outcome, status });
         }
-        return { status, outcome: said };
+        // The run workflow ends Failed with these (Temporal's status is the run's status, issue 44).
+        return status === 'failed' ? { status, outcome: said, attempts: n + 1, error } : { status, outcome: said };
       }
       const { delayMs } = decision;
       if (!safeMode) {
@@ -292,6 +316,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         message: said,
         type: 'RetryableDelivery',
         nextRetryDelay: Math.max(1, delayMs),
+        // The run workflow counts the attempts left from it if Temporal's budget runs out first.
+        details: [{ attempts: n + 1 } satisfies RetryableDeliveryDetails],
       });
     },
 

@@ -1,4 +1,5 @@
 import { addLogFields, createLogger, type LogLevelName } from '@svc/common/logging';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput } from '@temporalio/worker';
 import { activityLogInterceptor, logFieldsOfInput, TemporalPinoLogger } from './logging';
 
@@ -52,6 +53,18 @@ describe('worker logging (docs/operations.md → Logs)', () => {
       temporal.log('INFO', 'Worker state changed');
       temporal.error('Worker failed');
       expect(parsed().map((line) => line.msg)).toEqual(['Worker failed']);
+    });
+
+    it("should write the SDK's 'Workflow failed' of a run that failed (RunFailed) at info, any other at warn", () => {
+      const { logger, parsed } = capture('debug');
+      const temporal = new TemporalPinoLogger(logger);
+      const meta = { workflowId: 'run_01KAAAAAAAAAAAAAAAAAAAAAAA', workflowType: 'runWorkflow' };
+      temporal.warn('Workflow failed', { ...meta, error: ApplicationFailure.nonRetryable('HTTP 500', 'RunFailed') });
+      temporal.warn('Workflow failed', { ...meta, error: ApplicationFailure.nonRetryable('boom', 'TypeError') });
+      expect(parsed().map((line) => [line.msg, line.level])).toEqual([
+        ['Workflow failed', 'info'],
+        ['Workflow failed', 'warn'],
+      ]);
     });
 
     it("should write the SDK's warning about the parked worker's missing activities at debug, as intended", () => {

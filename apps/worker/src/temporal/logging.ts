@@ -8,6 +8,7 @@
 import { type LogFields, type Logger, runWithLogFields } from '@svc/common/logging';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { RUN_FAILED } from '@svc/workflows/definitions';
 
 const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
 
@@ -43,7 +44,12 @@ export class TemporalPinoLogger implements TemporalLogger {
   constructor(private readonly logger: Logger) {}
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    const pinoLevel = level === 'WARN' && INTENDED.has(message) ? 'debug' : (LEVELS[level] ?? 'info');
+    const pinoLevel =
+      level === 'WARN' && INTENDED.has(message)
+        ? 'debug'
+        : isRunFailed(message, meta)
+          ? 'info'
+          : (LEVELS[level] ?? 'info');
     if (!this.logger.isLevelEnabled(pinoLevel)) {
       return;
     }
@@ -85,6 +91,16 @@ export class TemporalPinoLogger implements TemporalLogger {
   error(message: string, meta?: LogMetadata): void {
     this.log('ERROR', message, meta);
   }
+}
+
+/**
+ * The SDK's `Workflow failed` warning about a run workflow that ended Failed because its run
+ * failed (`RunFailed`, issue 44): the run's failure is the job's business, already logged by the
+ * attempt as `attempt failed; run failed`, so this line is info, not a second warning.
+ */
+function isRunFailed(message: string, meta?: LogMetadata): boolean {
+  const error = meta?.error as { type?: unknown } | undefined;
+  return message === 'Workflow failed' && error?.type === RUN_FAILED;
 }
 
 /** The ids an activity's input names (`RunWorkflowInput`, `OpenRunsInput`, `StartQueuedRunInput` …). */

@@ -140,6 +140,7 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
       secrets: ctx.secrets,
       nowMs: ctx.nowMs,
       timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
       rules: ctx.rules,
       serviceName: ctx.services.config.service_name,
       version: ctx.services.config.version,
