@@ -316,6 +316,8 @@ const MATRIX: Record<string, Row> = {
   },
   'GET /api/v1/runs/{id}': { kind: 'foreign', cases: runCases((w) => w.runs.all) },
   'POST /api/v1/runs/{id}/retry': { kind: 'foreign', cases: runCases((w) => [w.runs.failed]) },
+  // A finished run of A answers B 404, not A's 409: B learns nothing of its state.
+  'POST /api/v1/runs/{id}/cancel': { kind: 'foreign', cases: runCases((w) => w.runs.all) },
 
   // Secrets are named, not numbered: B's name space is its own.
   'GET /api/v1/secrets': { kind: 'list' },
