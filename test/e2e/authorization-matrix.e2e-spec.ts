@@ -1090,7 +1090,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const [rowsAfter, executionsAfter] = await settledStateOfA();
     // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; a workflow per job and run.
     expect(rowsBefore.length).toBeGreaterThan(20);
-    expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED) \d+$/.test(e))).toHaveLength(
+    expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED|FAILED) \d+$/.test(e))).toHaveLength(
       w.jobs.all.length + w.runs.all.length,
     );
     expect(rowsAfter).toEqual(rowsBefore);
