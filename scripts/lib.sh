@@ -79,7 +79,7 @@ ensure_temporal_test_server() {
 }
 
 # The search attributes every run workflow carries, so the Temporal Web UI can filter by them.
-TEMPORAL_SEARCH_ATTRIBUTES=(--search-attribute SvcJobId=Keyword --search-attribute SvcWorkspaceId=Keyword --search-attribute SvcTrigger=Keyword)
+TEMPORAL_SEARCH_ATTRIBUTES=(--search-attribute SvcJobId=Keyword --search-attribute SvcWorkspaceId=Keyword --search-attribute SvcTrigger=Keyword --search-attribute SvcJobKey=Keyword)
 
 # Finds a free TCP port on 127.0.0.1.
 free_port() {

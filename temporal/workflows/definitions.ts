@@ -263,6 +263,8 @@ export const SEARCH_ATTRIBUTES = {
   jobId: 'SvcJobId',
   workspaceId: 'SvcWorkspaceId',
   trigger: 'SvcTrigger',
+  /** The job's key (issue 42), on job workflows of jobs that have one. */
+  jobKey: 'SvcJobKey',
 } as const;
 
 /** Workflow id of a job's long-running workflow: the job id itself (architecture.md). */

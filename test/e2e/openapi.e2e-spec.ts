@@ -181,6 +181,29 @@ describe('OpenAPI contract', () => {
       expect((await call('POST', `/api/v1/runs/${triggered.body.run_id}/retry`)).status).toBe(409);
     });
 
+    it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {
+      const created = await call('PUT', '/api/v1/jobs/by-key/contract.by-key', { body: jobBody('/by-key') });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ key: 'contract.by-key', managed_by: null });
+      expect((await call('PUT', '/api/v1/jobs/by-key/contract.by-key', { body: jobBody('/by-key') })).status).toBe(200);
+      const stale = await call('PUT', '/api/v1/jobs/by-key/contract.by-key', {
+        body: jobBody('/by-key'),
+        headers: { 'If-Match': '"7"' },
+      });
+      expect(stale.status).toBe(412);
+      expect((await call('GET', '/api/v1/jobs/by-key/contract.by-key')).status).toBe(200);
+      expect((await call('DELETE', '/api/v1/jobs/by-key/contract.by-key')).status).toBe(204);
+      expect((await call('GET', '/api/v1/jobs/by-key/contract.by-key')).status).toBe(404);
+      const plan = await call('POST', '/api/v1/jobs/apply', {
+        body: { managed_by: 'contract', dry_run: true, jobs: [{ ...jobBody('/apply'), key: 'contract.apply' }] },
+      });
+      expect(plan.status).toBe(200);
+      expect(plan.body.created).toEqual(['contract.apply']);
+      const refused = await call('POST', '/api/v1/jobs/apply', { body: { prune: true, jobs: [] } });
+      expect(refused.status).toBe(400);
+      expect((await call('GET', '/api/v1/schemas/jobs-file.json', { key: null })).status).toBe(200);
+    });
+
     it('should match the document for sink tests of a saved and an unsaved job', async () => {
       const saved = await call('POST', `/api/v1/jobs/${jobId}/test`);
       expect(saved.status).toBe(200);

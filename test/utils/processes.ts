@@ -129,7 +129,7 @@ export class TemporalDevServer {
       ...['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(this.port), '--headless'],
       ...['--log-level', 'warn', '--db-filename', this.dbFile],
       ...['--search-attribute', 'SvcJobId=Keyword', '--search-attribute', 'SvcWorkspaceId=Keyword'],
-      ...['--search-attribute', 'SvcTrigger=Keyword'],
+      ...['--search-attribute', 'SvcTrigger=Keyword', '--search-attribute', 'SvcJobKey=Keyword'],
       ...['--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true'],
       ...['--dynamic-config-value', 'system.enableEagerWorkflowStart=true'],
     ];

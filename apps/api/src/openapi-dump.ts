@@ -5,9 +5,10 @@
  * /api/v1/openapi.yaml` serves with the default configuration: the app is assembled, not started
  * (PostgreSQL and Temporal are never reached), and asked for it in-process.
  *
- * Usage: node dist/apps/api/src/openapi-dump.js [--all-features] <out.yaml|out.json>
+ * Usage: node dist/apps/api/src/openapi-dump.js [--all-features] [--jobs-file-schema] <out.yaml|out.json>
  *   (or `npm run openapi -- <out>`). `--all-features` turns on what is optional (the command sink):
- *   the document the typed client is generated from (scripts/api-client.mjs).
+ *   the document the typed client is generated from (scripts/api-client.mjs). `--jobs-file-schema`
+ *   writes the jobs file's JSON Schema cut from it instead (scripts/jobs-file-schema.mjs).
  */
 import 'reflect-metadata';
 import { buildConfig } from '@svc/common';
@@ -32,9 +33,10 @@ async function main(args: string[]): Promise<void> {
   const app = await createApp({ config, logLevels: [] });
   try {
     const format = out.endsWith('.json') ? 'json' : 'yaml';
-    const response = await app.inject({ method: 'GET', url: `/api/v1/openapi.${format}` });
+    const url = args.includes('--jobs-file-schema') ? '/api/v1/schemas/jobs-file.json' : `/api/v1/openapi.${format}`;
+    const response = await app.inject({ method: 'GET', url });
     if (response.statusCode !== 200) {
-      throw new Error(`GET /api/v1/openapi.${format} answered ${response.statusCode}: ${response.body}`);
+      throw new Error(`GET ${url} answered ${response.statusCode}: ${response.body}`);
     }
     writeFileSync(out, response.body);
   } finally {

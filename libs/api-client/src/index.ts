@@ -21,3 +21,64 @@ export type ApiClient = Client<paths>;
 export function createApiClient(options: ClientOptions = {}): ApiClient {
   return createClient<paths>(options);
 }
+
+/** A job declared by key (issue 42): the body of `POST /jobs`, a full declaration. */
+export type JobDeclaration = Schema<'CreateJobDto'>;
+/** The body of `POST /api/v1/jobs/apply`. */
+export type ApplyJobsRequest = Schema<'ApplyJobsDto'>;
+/** What an apply did (or, on a dry run, would do). */
+export type ApplyPlan = Schema<'ApplyPlan'>;
+export type Job = Schema<'Job'>;
+
+/** An error response of the API, its envelope kept (`error.code`, `error.fields`…). */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorEnvelope,
+  ) {
+    super(`${status} ${body.error.code}: ${body.error.message}`);
+    this.name = 'ApiRequestError';
+  }
+}
+
+/**
+ * `PUT /api/v1/jobs/by-key/{key}`: creates the job with this key or replaces its declaration
+ * (identical: nothing written). `ifMatch`: only if the job is at this version (else `412`);
+ * `createOnly`: only if no job has the key (else `412`). Throws `ApiRequestError` on an error.
+ */
+export async function upsertJobByKey(
+  client: ApiClient,
+  key: string,
+  declaration: JobDeclaration,
+  options: { ifMatch?: number; createOnly?: boolean } = {},
+): Promise<{ job: Job; created: boolean; etag: string | null }> {
+  const header: Record<string, string> = {};
+  if (options.ifMatch !== undefined) {
+    header['if-match'] = `"${options.ifMatch}"`;
+  }
+  if (options.createOnly) {
+    header['if-none-match'] = '*';
+  }
+  const { data, error, response } = await client.PUT('/api/v1/jobs/by-key/{key}', {
+    params: { path: { key }, header },
+    body: declaration,
+  });
+  if (!data) {
+    throw new ApiRequestError(response.status, error as ApiErrorEnvelope);
+  }
+  return { job: data, created: response.status === 201, etag: response.headers.get('etag') };
+}
+
+/**
+ * `POST /api/v1/jobs/apply`: brings the jobs of `managed_by` to the declared set (with `prune`,
+ * deleting those it no longer names) and answers the plan; `dry_run` writes nothing. Throws
+ * `ApiRequestError` on an error (nothing of the set was written then, unless the server failed
+ * half-way: apply again).
+ */
+export async function applyJobs(client: ApiClient, request: ApplyJobsRequest): Promise<ApplyPlan> {
+  const { data, error, response } = await client.POST('/api/v1/jobs/apply', { body: request });
+  if (!data) {
+    throw new ApiRequestError(response.status, error as ApiErrorEnvelope);
+  }
+  return data;
+}

@@ -501,7 +501,7 @@ export interface paths {
      * Create a job (webhook jobs: `signing_secret` shown this once)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.create'];
     delete?: never;
@@ -682,6 +682,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/jobs/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Apply a set of jobs declared by key: create, update, leave, prune; answers the plan
+     * @description Each job is the body of `POST /jobs` with its `key`, a full declaration. The whole set is validated first (`400 validation_failed`, `fields` such as `jobs[3].schedule.expr`; duplicate keys; `prune` without `managed_by`) and a key created by hand or owned by another `managed_by` is `409 conflict` unless `adopt: true`: then nothing is written. Applies of one `managed_by` run one at a time across every API process. `dry_run` answers the plan and writes nothing. Jobs are written one transaction each (workflows started and signalled as POST and PATCH do), with one audit entry `jobs.apply` for the whole apply; `prune` deletes the jobs of `managed_by` the set no longer names. Paused and disabled jobs stay so (`kept`); signing secrets are never rotated nor shown.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m.
+     */
+    post: operations['jobs.applyJobs'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs/by-key/{key}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The job with this key, as `GET /jobs/{id}` answers it
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['jobs.getJobByKey'];
+    /**
+     * Create or replace the job with this key: 201 created, 200 replaced or unchanged
+     * @description The body of `POST /jobs`, a full declaration: a field left out takes its default, not the stored value. An identical declaration writes nothing (same `version`, no audit entry, the workflow untouched); a change raises `version`. A PUT never resumes a paused job, never enables a disabled one, never rotates the signing secret (shown once, when the PUT creates a webhook job) and keeps `managed_by`. `If-Match: "<version>"`: `412 precondition_failed` unless the job is at that version; `If-None-Match: *`: create only (`412` when the key exists). The response carries `ETag: "<version>"`.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     */
+    put: operations['jobs.upsertJobByKey'];
+    post?: never;
+    /**
+     * Delete the job with this key; its runs stay readable
+     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    delete: operations['jobs.deleteJobByKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/jobs/test': {
     parameters: {
       query?: never;
@@ -695,7 +751,7 @@ export interface paths {
      * Send one real request to an unsaved job body’s sink; records nothing
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.testConfig'];
     delete?: never;
@@ -858,6 +914,26 @@ export interface paths {
      * @description Checked by the server beyond the schema (`400` naming the input): `expr`: at most 4096 bytes of UTF-8.
      */
     post: operations['schedules.validate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/schemas/jobs-file.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The JSON Schema of a jobs file (`svc apply -f`), generated from this document
+     * @description No authentication.
+     */
+    get: operations['openApi.jobsFileSchema'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1322,6 +1398,62 @@ export interface components {
       /** @description Opaque cursor of the next page (send it as `cursor`); `null` on the last page. */
       next_cursor: string | null;
     };
+    /**
+     * @example {
+     *       "managed_by": "git:infra/jobs.yaml",
+     *       "prune": true,
+     *       "dry_run": true,
+     *       "jobs": [
+     *         {
+     *           "key": "reports.nightly",
+     *           "name": "nightly report",
+     *           "schedule": {
+     *             "expr": "every weekday at 9am",
+     *             "timezone": "Europe/Berlin"
+     *           },
+     *           "sink": {
+     *             "kind": "webhook",
+     *             "config": {
+     *               "url": "https://hooks.example.com/nightly-report"
+     *             }
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    ApplyJobsDto: {
+      adopt?: boolean | null;
+      dry_run?: boolean | null;
+      jobs: components['schemas']['DeclaredJobDto'][];
+      managed_by?: string | null;
+      prune?: boolean | null;
+    };
+    ApplyPlan: {
+      /** @description Keys of the jobs created (on a dry run: to be created). */
+      created: string[];
+      /** @description With `prune`: jobs of `managed_by` the set no longer names. */
+      deleted: string[];
+      dry_run: boolean;
+      /** @description Key → job id of every job the plan names (a dry run has none yet for `created`). */
+      ids: {
+        [key: string]: string;
+      };
+      /** @description Jobs of the set whose state an operator set by hand: an apply never resumes or enables them. */
+      kept: {
+        key: string;
+        /** @enum {string} */
+        reason: 'paused' | 'disabled';
+      }[];
+      managed_by: string | null;
+      /** @description Keys already as declared: nothing written. */
+      unchanged: string[];
+      /** @description Jobs whose declaration differs from the stored job: a new version each. */
+      updated: {
+        /** @description Field paths that change, e.g. `schedule.expr`. */
+        changes: string[];
+        key: string;
+      }[];
+    };
     Attempt: {
       duration_ms: number | null;
       error: string | null;
@@ -1478,6 +1610,26 @@ export interface components {
     CreateJobDto: {
       auto_disable_threshold?: number | null;
       description?: string | null;
+      key?: string | null;
+      /** @enum {string|null} */
+      misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
+      name: string;
+      /** @enum {string|null} */
+      overlap_policy?: 'allow' | 'skip' | 'queue' | 'cancel_previous' | null;
+      retry?: components['schemas']['RetryDto'] | null;
+      schedule: components['schemas']['ScheduleDto'];
+      sink: components['schemas']['SinkDto'];
+      /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      sla_threshold?: string | null;
+      tags?: string[] | null;
+      /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      timeout?: string | null;
+    };
+    /** @description A job of the set: the body of `POST /jobs` with a required `key`. A full declaration: a field left out takes its default (not the stored value). */
+    DeclaredJobDto: {
+      auto_disable_threshold?: number | null;
+      description?: string | null;
+      key: string;
       /** @enum {string|null} */
       misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
       name: string;
@@ -1510,6 +1662,7 @@ export interface components {
           | 'method_not_allowed'
           | 'conflict'
           | 'idempotency_conflict'
+          | 'precondition_failed'
           | 'rate_limited'
           | 'internal'
           | 'unavailable';
@@ -1572,10 +1725,14 @@ export interface components {
       description: string;
       disabled_reason: string | null;
       id: string;
+      /** @description The job’s stable name in its workspace (`PUT /jobs/by-key/{key}`, apply); null when it has none. */
+      key: string | null;
       /** Format: date-time */
       last_run_at: string | null;
       /** @enum {string|null} */
       last_run_status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled' | null;
+      /** @description Who declares the job (`POST /jobs/apply`’s `managed_by`); null for jobs made by hand. Edits by hand are overwritten by the owner’s next apply. */
+      managed_by: string | null;
       /** @enum {string} */
       misfire_policy: 'fire_once' | 'skip' | 'fire_all';
       name: string;
@@ -4625,8 +4782,10 @@ export interface operations {
     parameters: {
       query?: {
         cursor?: string;
+        key?: string;
         /** @description Page size: default 50, maximum 200. */
         limit?: number;
+        managed_by?: string;
         q?: string;
         state?: 'active' | 'paused' | 'disabled' | 'completed';
         tag?: string;
@@ -6106,6 +6265,508 @@ export interface operations {
       };
     };
   };
+  'jobs.applyJobs': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ApplyJobsDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApplyPlan'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'jobs.getJobByKey': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Job'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'jobs.upsertJobByKey': {
+    parameters: {
+      query?: never;
+      header?: {
+        'if-match'?: string;
+        'if-none-match'?: string;
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateJobDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Job'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Job'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'jobs.deleteJobByKey': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'jobs.testConfig': {
     parameters: {
       query?: never;
@@ -6891,6 +7552,40 @@ export interface operations {
           'RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'openApi.jobsFileSchema': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A JSON Schema (draft 2020-12) */
+      200: {
+        headers: {
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };

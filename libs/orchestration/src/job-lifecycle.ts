@@ -14,6 +14,8 @@ import {
   type AlertEventsRepository,
   type AttemptFinish,
   AuditRepository,
+  isUniqueViolation,
+  JOB_KEY_CONSTRAINT,
   JobEntity,
   type JobState,
   JobsRepository,
@@ -93,10 +95,20 @@ export type InTransactionCheck = (manager: EntityManager) => Promise<void>;
 export interface JobEdit {
   /** The request's top-level fields (audit). */
   fields: string[];
-  /** Writes the merged, validated settings onto the locked row, in the transaction (a throw writes nothing). */
-  apply(job: JobEntity, manager: EntityManager): Promise<void>;
+  /**
+   * Writes the merged, validated settings onto the locked row, in the transaction (a throw writes
+   * nothing). `'unchanged'`: the row already is what the edit asks for (a PUT by key or an apply
+   * of an identical declaration): nothing is written, audited or signalled, the version stays.
+   */
+  apply(job: JobEntity, manager: EntityManager): Promise<void | 'unchanged'>;
   /** Whether the job as edited has an occurrence after now (a `completed` job with one becomes `active`). */
   hasNextOccurrence(job: JobEntity): boolean;
+}
+
+/** Options of the writes an apply makes (issue 42): its one `jobs.apply` audit entry replaces theirs. */
+export interface WriteOptions {
+  /** Default true: the write's own audit entry. */
+  audit?: boolean;
 }
 
 /** A manual retry: the run that answers it, and whether this request wrote it (else it existed). */
@@ -198,7 +210,13 @@ export class JobLifecycle {
     workspaceId: string,
     actor: string,
     settings: JobSettingsColumns,
-    options: { plan: PlanLimits; check?: InTransactionCheck; now?: Date },
+    options: {
+      plan: PlanLimits;
+      check?: InTransactionCheck;
+      now?: Date;
+      /** Issue 42: the job's key (unique in the workspace: `409 conflict` when taken) and owner. */
+      identity?: { key: string | null; managedBy: string | null };
+    } & WriteOptions,
   ): Promise<WrittenJob> {
     const { dataSource, jobs, audit } = this.deps;
     const now = options.now ?? new Date();
@@ -207,6 +225,8 @@ export class JobLifecycle {
       ...settings,
       id: newId('job', now.getTime()),
       workspaceId,
+      key: options.identity?.key ?? null,
+      managedBy: options.identity?.managedBy ?? null,
       state: 'active',
       disabledReason: null,
       consecutiveFailures: 0,
@@ -229,12 +249,27 @@ export class JobLifecycle {
         }
       }
       // The insert's RETURNING fills the columns the database defaults (created_at, updated_at).
-      await jobs.insert(job, manager);
-      await audit.insert(
-        workspaceId,
-        { actor, action: 'job.create', target: job.id, details: { name: job.name, sink: job.sinkKind } },
-        manager,
-      );
+      try {
+        await jobs.insert(job, manager);
+      } catch (err) {
+        // The unique index on (workspace, key) is the backstop of every create by key.
+        if (isUniqueViolation(err, JOB_KEY_CONSTRAINT)) {
+          throw new ConflictError(`A job with the key "${job.key}" exists in this workspace`);
+        }
+        throw err;
+      }
+      if (options.audit !== false) {
+        await audit.insert(
+          workspaceId,
+          {
+            actor,
+            action: 'job.create',
+            target: job.id,
+            details: { name: job.name, sink: job.sinkKind, ...(job.key !== null ? { key: job.key } : {}) },
+          },
+          manager,
+        );
+      }
     });
     this.tellWorkflow(job, 'after');
     return { job, signingSecret };
@@ -247,13 +282,23 @@ export class JobLifecycle {
    * answer only), to another kind its secrets go. One transaction: a refused edit writes nothing.
    * The workflow's first try is made before the answer, so a PATCH that returned is in force.
    */
-  async update(workspaceId: string, id: string, actor: string, edit: JobEdit): Promise<WrittenJob> {
+  async update(
+    workspaceId: string,
+    id: string,
+    actor: string,
+    edit: JobEdit,
+    options: WriteOptions = {},
+  ): Promise<WrittenJob & { changed: boolean }> {
     const { dataSource, jobs, audit } = this.deps;
     let signingSecret: string | undefined;
+    let changed = true;
     const updated = await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);
       const sinkKindBefore = job.sinkKind;
-      await edit.apply(job, manager);
+      if ((await edit.apply(job, manager)) === 'unchanged') {
+        changed = false;
+        return job;
+      }
       const sinkKindChanged = job.sinkKind !== sinkKindBefore;
       if (sinkKindChanged) {
         signingSecret = job.sinkKind === 'webhook' ? generateSigningSecret() : undefined;
@@ -265,24 +310,28 @@ export class JobLifecycle {
         job.state = 'active';
       }
       await jobs.save(job, manager);
-      await audit.insert(
-        workspaceId,
-        {
-          actor,
-          action: 'job.update',
-          target: job.id,
-          details: {
-            fields: edit.fields,
-            version: job.version,
-            ...(sinkKindChanged ? { sink_kind: { from: sinkKindBefore, to: job.sinkKind } } : {}),
+      if (options.audit !== false) {
+        await audit.insert(
+          workspaceId,
+          {
+            actor,
+            action: 'job.update',
+            target: job.id,
+            details: {
+              fields: edit.fields,
+              version: job.version,
+              ...(sinkKindChanged ? { sink_kind: { from: sinkKindBefore, to: job.sinkKind } } : {}),
+            },
           },
-        },
-        manager,
-      );
+          manager,
+        );
+      }
       return (await jobs.getById(workspaceId, id, manager))!;
     });
-    await this.tellWorkflow(updated, 'before');
-    return { job: updated, signingSecret };
+    if (changed) {
+      await this.tellWorkflow(updated, 'before');
+    }
+    return { job: updated, signingSecret, changed };
   }
 
   /**
@@ -353,16 +402,18 @@ export class JobLifecycle {
    * attempt of a job that is gone sends anything. Its workflow ends and its in-flight runs are
    * cancelled (decisions.md → Run transitions) right after the answer.
    */
-  async delete(workspaceId: string, id: string, actor: string): Promise<void> {
+  async delete(workspaceId: string, id: string, actor: string, options: WriteOptions = {}): Promise<void> {
     const { dataSource, jobs, runs, audit, gateway } = this.deps;
     await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);
       await jobs.delete(workspaceId, job.id, manager);
-      await audit.insert(
-        workspaceId,
-        { actor, action: 'job.delete', target: job.id, details: { name: job.name } },
-        manager,
-      );
+      if (options.audit !== false) {
+        await audit.insert(
+          workspaceId,
+          { actor, action: 'job.delete', target: job.id, details: { name: job.name } },
+          manager,
+        );
+      }
     });
     this.followUps.run(
       `stopping the workflows of deleted job ${id}`,
@@ -692,7 +743,7 @@ export class JobLifecycle {
     const work = async (attempt: number) => {
       const current = attempt === 0 ? job : await jobs.getById(job.workspaceId, job.id);
       if (current) {
-        await gateway.upsertJob(toJobSnapshot(current, config));
+        await gateway.upsertJob(toJobSnapshot(current, config), { key: current.key });
       }
     };
     if (when === 'after') {

@@ -19,7 +19,7 @@ import {
 } from '@svc/workflows/definitions';
 import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
 
-import { JOB_ID_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import { JOB_ID_KEY, JOB_KEY_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
 import type { PendingAttemptFacts } from './stuck-runs';
 import { tolerating } from './tolerated-temporal-errors';
 
@@ -66,9 +66,11 @@ export class JobWorkflowGateway {
    * Makes the job's workflow exist and know `snapshot`. Idempotent: the workflow ignores
    * snapshots whose revision it has already seen. A workflow it starts carries the snapshot's
    * display as its static summary and details (Temporal Web UI); they stay as they were at start,
-   * the workflow's `describe` query and current details follow later snapshots.
+   * the workflow's `describe` query and current details follow later snapshots. A job with a key
+   * (issue 42; it never changes) carries it as `SvcJobKey`, set at start, from the client side:
+   * workflow code and recorded histories are untouched.
    */
-  async upsertJob(snapshot: JobSnapshot): Promise<void> {
+  async upsertJob(snapshot: JobSnapshot, identity: { key?: string | null } = {}): Promise<void> {
     const input: JobWorkflowInput = { snapshot };
     await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
       ...(snapshot.display
@@ -82,6 +84,7 @@ export class JobWorkflowGateway {
       typedSearchAttributes: new TypedSearchAttributes([
         { key: JOB_ID_KEY, value: snapshot.jobId },
         { key: WORKSPACE_ID_KEY, value: snapshot.workspaceId },
+        ...(identity.key ? [{ key: JOB_KEY_KEY, value: identity.key }] : []),
       ]),
     });
   }

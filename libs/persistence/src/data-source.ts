@@ -30,6 +30,7 @@ import { OneRunPerOccurrence1795400000700 } from './migrations/1795400000700-One
 import { RunRetention1795400000820 } from './migrations/1795400000820-RunRetention';
 import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-OccurrenceBursts';
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
+import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -64,6 +65,7 @@ export const ALL_MIGRATIONS = [
   RunRetention1795400000820,
   OccurrenceBursts1795400000900,
   SinkStartedWorkflow1795400002800,
+  JobKeys1795400004200,
 ];
 
 /** Table recording applied migrations. */

@@ -60,6 +60,7 @@ const INTERNALS =
 
 function valueAt(input: unknown, path: string): unknown {
   return path
+    .replace(/\[(\d+)\]/g, '.$1') // `jobs[3].key` (BracketIndexes) reads as `jobs.3.key`
     .split('.')
     .reduce<unknown>(
       (value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined),

@@ -2,16 +2,33 @@ import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/
 import { ValidationFailedError } from '@svc/common';
 import { fieldMessage } from './validation-messages';
 
+const BRACKET_INDEXES = 'svc:validation:bracket-indexes';
+
+/**
+ * Items of this array property are named `jobs[3].schedule.expr` in `fields` (issue 42) rather
+ * than class-validator's `jobs.3.schedule.expr`, which older arrays (the codec's `payloads.0`) keep.
+ */
+export const BracketIndexes = (): PropertyDecorator => (target, property) =>
+  Reflect.defineMetadata(BRACKET_INDEXES, true, target, property);
+
 /** Flattens class-validator errors into the envelope's `fields`: input path → message. */
-export function validationErrorsToFields(errors: ValidationError[], prefix = ''): Record<string, string> {
+export function validationErrorsToFields(
+  errors: ValidationError[],
+  prefix = '',
+  bracketed = false,
+): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const error of errors) {
-    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    const path = !prefix ? error.property : bracketed ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`;
     if (error.constraints) {
       fields[path] = fieldMessage(error);
     }
     if (error.children?.length) {
-      Object.assign(fields, validationErrorsToFields(error.children, path));
+      const brackets =
+        typeof error.target === 'object' &&
+        error.target !== null &&
+        Reflect.getMetadata(BRACKET_INDEXES, error.target, error.property) === true;
+      Object.assign(fields, validationErrorsToFields(error.children, path, brackets));
     }
   }
   return fields;

@@ -14,7 +14,7 @@ import {
   string,
   timestamp,
 } from '../common/openapi/schema';
-import { BACKOFFS, MISFIRE_POLICIES, OVERLAP_POLICIES } from './dto/job-body.dto';
+import { BACKOFFS, JOB_KEY_MAX_LENGTH, JOB_KEY_PATTERN, MISFIRE_POLICIES, OVERLAP_POLICIES } from './dto/job-body.dto';
 
 const duration = { type: 'string', description: 'Normalized duration, e.g. `30s`, `1h30m`' };
 
@@ -24,6 +24,16 @@ export const JOB_SCHEMA = named(
   object(
     {
       id: idOf('job'),
+      key: {
+        ...nullable({ type: 'string', pattern: JOB_KEY_PATTERN.source, maxLength: JOB_KEY_MAX_LENGTH }),
+        description: 'The job’s stable name in its workspace (`PUT /jobs/by-key/{key}`, apply); null when it has none.',
+      },
+      managed_by: {
+        ...nullable(string),
+        description:
+          'Who declares the job (`POST /jobs/apply`’s `managed_by`); null for jobs made by hand. Edits by hand are ' +
+          'overwritten by the owner’s next apply.',
+      },
       name: string,
       description: string,
       tags: arrayOf(string),
@@ -99,5 +109,35 @@ export const SINK_TEST_RESULT_SCHEMA = named(
     response_body: nullable(string),
     request_summary: string,
     error: nullable(string),
+  }),
+);
+
+/** `200` of `POST /jobs/apply` (issue 42): what the apply did, or would do on a dry run. */
+export const APPLY_PLAN_SCHEMA = named(
+  'ApplyPlan',
+  object({
+    managed_by: nullable(string),
+    dry_run: { type: 'boolean' },
+    created: { ...arrayOf(string), description: 'Keys of the jobs created (on a dry run: to be created).' },
+    updated: {
+      ...arrayOf(
+        object({
+          key: string,
+          changes: { ...arrayOf(string), description: 'Field paths that change, e.g. `schedule.expr`.' },
+        }),
+      ),
+      description: 'Jobs whose declaration differs from the stored job: a new version each.',
+    },
+    unchanged: { ...arrayOf(string), description: 'Keys already as declared: nothing written.' },
+    deleted: { ...arrayOf(string), description: 'With `prune`: jobs of `managed_by` the set no longer names.' },
+    kept: {
+      ...arrayOf(object({ key: string, reason: enumOf(['paused', 'disabled'] as const) })),
+      description: 'Jobs of the set whose state an operator set by hand: an apply never resumes or enables them.',
+    },
+    ids: {
+      type: 'object',
+      additionalProperties: idOf('job'),
+      description: 'Key → job id of every job the plan names (a dry run has none yet for `created`).',
+    },
   }),
 );

@@ -1,14 +1,24 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Credential, Scopes } from '../auth/auth.decorators';
 import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
-import { CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
+import { ApplyJobsDto, CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
+import { JobKeyPipe, parsePreconditions } from './job-key.pipe';
+import { JobsApplyService } from './jobs-apply.service';
+import { JobsByKeyService } from './jobs-by-key.service';
 import type { JobResponse } from './jobs.mapper';
 import { JobsService } from './jobs.service';
 import { SinkTestService } from './sink-test.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
-import { JOB_PAGE_SCHEMA, JOB_SCHEMA, SINK_TEST_RESULT_SCHEMA, TRIGGER_ACCEPTED_SCHEMA } from './job-response.schema';
+import {
+  APPLY_PLAN_SCHEMA,
+  JOB_PAGE_SCHEMA,
+  JOB_SCHEMA,
+  SINK_TEST_RESULT_SCHEMA,
+  TRIGGER_ACCEPTED_SCHEMA,
+} from './job-response.schema';
 
 @Controller('api/v1/jobs')
 export class JobsController {
@@ -16,6 +26,8 @@ export class JobsController {
     private readonly jobs: JobsService,
     private readonly sinkTests: SinkTestService,
     private readonly idempotency: IdempotencyService,
+    private readonly byKey: JobsByKeyService,
+    private readonly applier: JobsApplyService,
   ) {}
 
   @Post()
@@ -45,6 +57,73 @@ export class JobsController {
   @ApiOperation('List jobs, filtered by state, tag or text', { 200: JOB_PAGE_SCHEMA })
   list(@Auth() auth: AuthContext, @Query() query: ListJobsQueryDto) {
     return this.jobs.list(auth, query);
+  }
+
+  /** Issue 42: create or replace the job with this key (a full declaration); `ETag: "<version>"`. */
+  @Put('by-key/:key')
+  @Scopes('jobs:write')
+  @ApiOperation(
+    'Create or replace the job with this key: 201 created, 200 replaced or unchanged',
+    { 200: JOB_SCHEMA, 201: JOB_SCHEMA },
+    'The body of `POST /jobs`, a full declaration: a field left out takes its default, not the stored value. ' +
+      'An identical declaration writes nothing (same `version`, no audit entry, the workflow untouched); a change ' +
+      'raises `version`. A PUT never resumes a paused job, never enables a disabled one, never rotates the signing ' +
+      'secret (shown once, when the PUT creates a webhook job) and keeps `managed_by`. `If-Match: "<version>"`: ' +
+      '`412 precondition_failed` unless the job is at that version; `If-None-Match: *`: create only (`412` when the ' +
+      'key exists). The response carries `ETag: "<version>"`.',
+  )
+  async upsertJobByKey(
+    @Auth() auth: AuthContext,
+    @Param('key', JobKeyPipe) key: string,
+    @Body() body: CreateJobDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Headers('if-match') ifMatch?: string,
+    @Headers('if-none-match') ifNoneMatch?: string,
+  ) {
+    const { created, job } = await this.byKey.upsert(auth, key, body, parsePreconditions(ifMatch, ifNoneMatch));
+    void reply.status(created ? 201 : 200).header('ETag', `"${job.version}"`);
+    return job;
+  }
+
+  @Get('by-key/:key')
+  @Scopes('jobs:read')
+  @ApiOperation('The job with this key, as `GET /jobs/{id}` answers it', { 200: JOB_SCHEMA })
+  async getJobByKey(
+    @Auth() auth: AuthContext,
+    @Param('key', JobKeyPipe) key: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const job = await this.byKey.get(auth, key);
+    void reply.header('ETag', `"${job.version}"`);
+    return job;
+  }
+
+  @Delete('by-key/:key')
+  @HttpCode(204)
+  @Scopes('jobs:write')
+  @ApiOperation('Delete the job with this key; its runs stay readable', { 204: null })
+  async deleteJobByKey(@Auth() auth: AuthContext, @Param('key', JobKeyPipe) key: string): Promise<void> {
+    await this.byKey.remove(auth, key);
+  }
+
+  /** Issue 42: a whole set of jobs declared at once, with the plan. */
+  @Post('apply')
+  @HttpCode(200)
+  @Scopes('jobs:write')
+  @ApiOperation(
+    'Apply a set of jobs declared by key: create, update, leave, prune; answers the plan',
+    { 200: APPLY_PLAN_SCHEMA },
+    'Each job is the body of `POST /jobs` with its `key`, a full declaration. The whole set is validated first ' +
+      '(`400 validation_failed`, `fields` such as `jobs[3].schedule.expr`; duplicate keys; `prune` without ' +
+      '`managed_by`) and a key created by hand or owned by another `managed_by` is `409 conflict` unless ' +
+      '`adopt: true`: then nothing is written. Applies of one `managed_by` run one at a time across every API ' +
+      'process. `dry_run` answers the plan and writes nothing. Jobs are written one transaction each (workflows ' +
+      'started and signalled as POST and PATCH do), with one audit entry `jobs.apply` for the whole apply; `prune` ' +
+      'deletes the jobs of `managed_by` the set no longer names. Paused and disabled jobs stay so (`kept`); ' +
+      'signing secrets are never rotated nor shown.',
+  )
+  applyJobs(@Auth() auth: AuthContext, @Body() body: ApplyJobsDto) {
+    return this.applier.apply(auth, body);
   }
 
   @Get(':id')

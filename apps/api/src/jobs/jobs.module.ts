@@ -12,6 +12,9 @@ import { SecretsModule } from '../secrets/secrets.module';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { JobsController } from './jobs.controller';
 import { JobsService } from './jobs.service';
+import { JobsApplyService } from './jobs-apply.service';
+import { JobsByKeyService } from './jobs-by-key.service';
+import { JobSettingsFactory } from './job-settings.factory';
 import { SINK_SERVICES } from './sink-services.token';
 import { SinkTestService } from './sink-test.service';
 import { SinkTemplateChecker } from './sink-templates.checker';
@@ -22,6 +25,9 @@ import { SinkValidator } from './sink.validator';
   controllers: [JobsController],
   providers: [
     JobsService,
+    JobsByKeyService,
+    JobsApplyService,
+    JobSettingsFactory,
     JobScheduleValidator,
     SinkValidator,
     SinkTemplateChecker,

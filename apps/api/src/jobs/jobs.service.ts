@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage } from '@svc/common';
 import { JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
-import { JobLifecycle, type JobSettingsColumns, nextFireTimes, type UserTransition } from '@svc/orchestration';
+import { JobLifecycle, nextFireTimes, type UserTransition } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
-import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry, storedRetry } from './job-config';
+import { checkRetry, storedRetry } from './job-config';
 import { applyJobPatch, type JobPatch } from './job-patch';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
+import { JobSettingsFactory } from './job-settings.factory';
 
 const NEXT_RUNS_ON_GET = 5;
 const DAY_MS = 86_400_000;
@@ -28,33 +29,21 @@ export class JobsService {
     private readonly schedules: JobScheduleValidator,
     private readonly sinks: SinkValidator,
     private readonly templates: SinkTemplateChecker,
+    private readonly settingsFactory: JobSettingsFactory,
   ) {}
 
+  /** `POST /jobs` (and a `PUT /jobs/by-key/{key}` that creates): the create defaults, `JobSettingsFactory`'s. */
   async create(auth: AuthContext, dto: CreateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = await this.sinks.validate(dto.sink);
-    const settings: JobSettingsColumns = {
-      name: dto.name,
-      description: dto.description ?? '',
-      tags: dto.tags ?? [],
-      ...schedule.columns,
-      sinkKind: dto.sink.kind,
-      sinkConfig: sinkConfig as JobEntity['sinkConfig'],
-      retry: checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry)),
-      timeoutMs: dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS,
-      slaThresholdMs: dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null,
-      misfirePolicy: dto.misfire_policy ?? 'fire_once',
-      overlapPolicy: dto.overlap_policy ?? 'allow',
-      autoDisableThreshold: dto.auto_disable_threshold ?? null,
-    };
+    const { settings, compiled } = await this.settingsFactory.fromDeclaration(dto, now, plan);
     const { job, signingSecret } = await this.lifecycle.create(auth.workspaceId, auth.actor, settings, {
       plan,
       now,
-      check: (manager) => this.templates.check(auth.workspaceId, settings.sinkKind, sinkConfig, manager),
+      check: (manager) => this.templates.check(auth.workspaceId, settings.sinkKind, settings.sinkConfig, manager),
+      identity: { key: dto.key ?? null, managedBy: null },
     });
-    return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, schedule.compiled)[0] ?? null, signingSecret });
+    return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, compiled)[0] ?? null, signingSecret });
   }
 
   list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {

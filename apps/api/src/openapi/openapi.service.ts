@@ -8,6 +8,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { type RouteInfo, routesOfController } from '../auth/route-table';
 import { registeredRoutes } from '../common/openapi/fastify-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.document';
+import { jobsFileSchema } from './jobs-file-schema';
+import type { JsonSchema } from '../common/openapi/schema';
 
 /**
  * The server's OpenAPI document, built on first request (every route is registered by then) from
@@ -17,6 +19,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi.document';
 export class OpenApiService {
   private document?: OpenApiDocument;
   private yamlText?: string;
+  private jobsFile?: JsonSchema;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -49,6 +52,12 @@ export class OpenApiService {
       })),
     });
     return this.document;
+  }
+
+  /** The jobs file's JSON Schema (issue 42), cut from this document (jobs-file-schema.ts). */
+  jobsFileSchema(): JsonSchema {
+    this.jobsFile ??= jobsFileSchema(this.json());
+    return this.jobsFile;
   }
 
   yaml(): string {

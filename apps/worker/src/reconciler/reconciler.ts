@@ -58,7 +58,9 @@ export async function reconcileJobWorkflows(deps: {
       .map((job) => job.id);
     // Only drifted jobs are loaded in full (a job in sync costs one compared row).
     const drifted = await jobs.findManyUnscoped(driftedIds);
-    await forEachBounded(drifted, concurrency, (job) => gateway.upsertJob(toJobSnapshot(job, config)));
+    await forEachBounded(drifted, concurrency, (job) =>
+      gateway.upsertJob(toJobSnapshot(job, config), { key: job.key }),
+    );
     report.upserted += drifted.length;
     if (page.length < PAGE) {
       break;

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'conflict',
   'idempotency_conflict',
+  'precondition_failed',
   'rate_limited',
   'internal',
   'unavailable',
@@ -90,6 +91,13 @@ export class MethodNotAllowedError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super(409, { code: 'conflict', message });
+  }
+}
+
+/** `If-Match` / `If-None-Match` did not hold (issue 42: PUT by key): 412, nothing written. */
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string) {
+    super(412, { code: 'precondition_failed', message });
   }
 }
 

@@ -47,6 +47,8 @@ export interface StoredSigningSecret {
 @Index('idx_jobs_tags', { synchronize: false })
 @Index('idx_jobs_name_trgm', { synchronize: false })
 @Index('idx_jobs_description_trgm', { synchronize: false })
+@Index('uq_jobs_workspace_key', { synchronize: false })
+@Index('idx_jobs_workspace_managed_by', { synchronize: false })
 export class JobEntity {
   /** `job_<ulid>`; also the id of the job's workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_jobs' })
@@ -54,6 +56,17 @@ export class JobEntity {
 
   @Column({ name: 'workspace_id', type: 'text' })
   workspaceId: string;
+
+  /**
+   * The caller's stable name of the job (issue 42), unique per workspace (`uq_jobs_workspace_key`,
+   * partial); null for jobs created without one. Never changes once set.
+   */
+  @Column({ name: 'key', type: 'text', nullable: true })
+  key: string | null;
+
+  /** Who declares the job (`git:infra/jobs.yaml`); set by `POST /jobs/apply` only, null otherwise. */
+  @Column({ name: 'managed_by', type: 'text', nullable: true })
+  managedBy: string | null;
 
   @Column({ name: 'name', type: 'text' })
   name: string;

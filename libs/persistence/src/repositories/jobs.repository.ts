@@ -6,10 +6,17 @@ export interface JobListFilter {
   state?: JobState;
   tag?: string;
   q?: string;
+  /** Exact key (issue 42). */
+  key?: string;
+  /** Exact owner (issue 42). */
+  managed_by?: string;
   /** Keyset: rows strictly older than this id (ids sort by creation time). */
   beforeId?: string;
   limit: number;
 }
+
+/** The partial unique index on (workspace_id, key) (migration 1795400004200-JobKeys). */
+export const JOB_KEY_CONSTRAINT = 'uq_jobs_workspace_key';
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -37,6 +44,47 @@ export class JobsRepository {
       .getOne();
   }
 
+  /** The job of the workspace with this key (issue 42), if any. */
+  async getByKey(workspaceId: string, key: string, manager?: EntityManager): Promise<JobEntity | null> {
+    return this.repo(manager).findOne({ where: { workspaceId, key } });
+  }
+
+  /**
+   * What an apply compares its set with, in one query (issue 42): the jobs of the workspace named by
+   * `keys`, and every job `managedBy` owns (what a prune may delete).
+   */
+  async listForApply(
+    workspaceId: string,
+    keys: string[],
+    managedBy: string | null,
+    manager?: EntityManager,
+  ): Promise<JobEntity[]> {
+    return this.repo(manager)
+      .createQueryBuilder('job')
+      .where('job.workspaceId = :workspaceId', { workspaceId })
+      .andWhere(
+        new Brackets((b) => {
+          b.where('job.key = ANY(:keys)', { keys });
+          if (managedBy !== null) {
+            b.orWhere('job.managedBy = :managedBy', { managedBy });
+          }
+        }),
+      )
+      .orderBy('job.id')
+      .getMany();
+  }
+
+  /**
+   * Serializes applies of one owner in one workspace across every API process (issue 42,
+   * docs/architecture.md → Jobs as code) until `manager`'s transaction ends. Two-key form: its own
+   * key space, apart from `lockWorkspaceCreates`'s.
+   */
+  async lockApply(workspaceId: string, managedBy: string | null, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('jobs.apply'), hashtext($1))`, [
+      `${workspaceId}\n${managedBy ?? ''}`,
+    ]);
+  }
+
   async list(workspaceId: string, filter: JobListFilter): Promise<JobEntity[]> {
     const query = this.repo().createQueryBuilder('job').where('job.workspaceId = :workspaceId', { workspaceId });
     if (filter.state) {
@@ -50,6 +98,12 @@ export class JobsRepository {
       query.andWhere(
         new Brackets((b) => b.where('job.name ILIKE :pattern', { pattern }).orWhere('job.description ILIKE :pattern')),
       );
+    }
+    if (filter.key) {
+      query.andWhere('job.key = :key', { key: filter.key });
+    }
+    if (filter.managed_by) {
+      query.andWhere('job.managedBy = :managedBy', { managedBy: filter.managed_by });
     }
     if (filter.beforeId) {
       query.andWhere('job.id < :beforeId', { beforeId: filter.beforeId });

@@ -14,11 +14,13 @@ import {
   Max,
   MaxLength,
   Min,
+  MinLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+import { BracketIndexes } from '../../common/validation';
 import { CURSORS } from '@svc/common';
 import { REQUESTED_SCHEDULE_KINDS, type RequestedScheduleKind } from '@svc/schedule';
 import { PageQueryDto } from '../../common/page-query.dto';
@@ -35,6 +37,14 @@ const SINK_CONFIG_CHECK =
   'the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` ' +
   '(a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), ' +
   'command `{argv, env?, cwd?, retry_on_exit_codes?}`';
+
+/** A job's `key` (issue 42): 1–128 characters, unique per workspace. */
+export const JOB_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export const JOB_KEY_MAX_LENGTH = 128;
+/** `managed_by`: who declares a set of jobs (`git:infra/jobs.yaml`, `app:billing`). */
+export const MANAGED_BY_MAX_LENGTH = 200;
+/** The most jobs one apply may declare (one request body). */
+export const APPLY_MAX_JOBS = 5000;
 
 export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
@@ -257,21 +267,8 @@ export class JobFieldsDto {
   auto_disable_threshold?: number | null;
 }
 
-/** The example is the OpenAPI document's (docs/api.md): clients see it, the fuzzer starts from it. */
-@JSONSchema({
-  examples: [
-    {
-      name: 'nightly report',
-      description: 'Builds the report every weekday morning',
-      tags: ['reports'],
-      schedule: { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' },
-      sink: { kind: 'webhook', config: { url: 'https://hooks.example.com/nightly-report' } },
-      retry: { max_attempts: 5, backoff: 'exponential' },
-      timeout: '30s',
-    },
-  ],
-})
-export class CreateJobDto extends JobFieldsDto {
+/** What every job declaration has: `POST /jobs`, `PUT /jobs/by-key/{key}` and a job of an apply. */
+export class JobBodyDto extends JobFieldsDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -286,6 +283,95 @@ export class CreateJobDto extends JobFieldsDto {
   @ValidateNested()
   @Type(() => SinkDto)
   sink: SinkDto;
+}
+
+/** The example is the OpenAPI document's (docs/api.md): clients see it, the fuzzer starts from it. */
+@JSONSchema({
+  examples: [
+    {
+      name: 'nightly report',
+      description: 'Builds the report every weekday morning',
+      tags: ['reports'],
+      schedule: { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' },
+      sink: { kind: 'webhook', config: { url: 'https://hooks.example.com/nightly-report' } },
+      retry: { max_attempts: 5, backoff: 'exponential' },
+      timeout: '30s',
+    },
+  ],
+})
+export class CreateJobDto extends JobBodyDto {
+  /** The job's stable name in the workspace (issue 42): `PUT /jobs/by-key/{key}`, apply. Never changes. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(JOB_KEY_MAX_LENGTH)
+  @Matches(JOB_KEY_PATTERN)
+  @JSONSchema({ 'x-server-check': 'not taken by another job of the workspace (`409 conflict`)' })
+  key?: string;
+}
+
+/** One job of an apply (issue 42): the body of `POST /jobs` with its `key`, which is required. */
+@JSONSchema({
+  description:
+    'A job of the set: the body of `POST /jobs` with a required `key`. A full declaration: a field left out takes ' +
+    'its default (not the stored value).',
+})
+export class DeclaredJobDto extends JobBodyDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(JOB_KEY_MAX_LENGTH)
+  @Matches(JOB_KEY_PATTERN)
+  key: string;
+}
+
+/** `POST /jobs/apply` (issue 42; docs/api.md → Apply). */
+@JSONSchema({
+  examples: [
+    {
+      managed_by: 'git:infra/jobs.yaml',
+      prune: true,
+      dry_run: true,
+      jobs: [
+        {
+          key: 'reports.nightly',
+          name: 'nightly report',
+          schedule: { expr: 'every weekday at 9am', timezone: 'Europe/Berlin' },
+          sink: { kind: 'webhook', config: { url: 'https://hooks.example.com/nightly-report' } },
+        },
+      ],
+    },
+  ],
+})
+export class ApplyJobsDto {
+  /** Who declares the set; its jobs carry it, `prune` deletes only jobs it owns. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MANAGED_BY_MAX_LENGTH)
+  managed_by?: string;
+
+  @IsArray()
+  @ArrayMaxSize(APPLY_MAX_JOBS)
+  @ValidateNested({ each: true })
+  @Type(() => DeclaredJobDto)
+  @BracketIndexes()
+  @JSONSchema({ 'x-server-check': 'keys unique within the set; each job validated like a create' })
+  jobs: DeclaredJobDto[];
+
+  /** Delete the jobs `managed_by` owns that the set no longer names; needs `managed_by`. */
+  @IsOptional()
+  @IsBoolean()
+  prune?: boolean;
+
+  /** Answer the plan and write nothing. */
+  @IsOptional()
+  @IsBoolean()
+  dry_run?: boolean;
+
+  /** Take over jobs of the set created by hand or owned by another `managed_by` (else `409 conflict`). */
+  @IsOptional()
+  @IsBoolean()
+  adopt?: boolean;
 }
 
 /**
@@ -340,4 +426,16 @@ export class ListJobsQueryDto extends PageQueryDto(CURSORS.jobs) {
   @IsString()
   @MaxLength(200)
   q?: string;
+
+  /** Exact key (issue 42). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(JOB_KEY_MAX_LENGTH)
+  key?: string;
+
+  /** Exact owner (issue 42): the jobs an apply with this `managed_by` declared. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(MANAGED_BY_MAX_LENGTH)
+  managed_by?: string;
 }
