@@ -14,7 +14,7 @@ export interface JobsFile {
   jobs: JobsFileEntry[];
 }
 
-/** Editors read `$schema` (JSON) as the hint; it is not part of what the API takes. */
+/** Some editors add `$schema` to a JSON file as its hint; it is not part of what the API takes. */
 const SCHEMA_PROPERTY = '$schema';
 
 /**
@@ -114,12 +114,13 @@ export function formatFor(path: string | undefined): FileFormat {
 }
 
 /**
- * The text of a jobs file, with the editor hint first: `# yaml-language-server: $schema=…` in
- * YAML, the `$schema` property in JSON (both read by VS Code and JetBrains editors).
+ * The text of a jobs file. YAML starts with the editor hint `# yaml-language-server: $schema=…`
+ * (VS Code's YAML extension, JetBrains, yamlls). JSON has no comments, and the published schema
+ * allows no `$schema` property, so a JSON file is mapped to the schema in the editor's settings.
  */
 export function renderJobsFile(file: JobsFile, format: FileFormat, schemaUrl: string): string {
   if (format === 'json') {
-    return `${JSON.stringify({ [SCHEMA_PROPERTY]: schemaUrl, ...file }, null, 2)}\n`;
+    return `${JSON.stringify(file, null, 2)}\n`;
   }
   return `# yaml-language-server: $schema=${schemaUrl}\n${stringify(file, { lineWidth: 0 })}`;
 }

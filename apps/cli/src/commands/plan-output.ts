@@ -3,8 +3,8 @@
  * one line per job that changes, like a diff, then what stayed. Pure.
  */
 
-/** The plan the API answers (the apply response's fields this output reads). */
-export interface ApplyPlan {
+/** The fields of the API's apply plan (`ApplyPlan` of libs/api-client) this output reads. */
+export interface PlanLines {
   created: string[];
   updated: Array<{ key: string; changes: string[] }>;
   unchanged: string[];
@@ -13,7 +13,7 @@ export interface ApplyPlan {
 }
 
 /** Whether carrying the plan out writes anything: what makes `svc diff` exit 2. */
-export function planHasChanges(plan: ApplyPlan): boolean {
+export function planHasChanges(plan: PlanLines): boolean {
   return plan.created.length + plan.updated.length + plan.deleted.length > 0;
 }
 
@@ -22,7 +22,7 @@ export function planHasChanges(plan: ApplyPlan): boolean {
  * `= N unchanged`, `! key kept: reason` for what an operator set by hand and apply leaves alone,
  * and a summary line saying whether it was carried out (`dryRun`: nothing was written).
  */
-export function formatPlan(plan: ApplyPlan, options: { dryRun: boolean; managedBy?: string }): string {
+export function formatPlan(plan: PlanLines, options: { dryRun: boolean; managedBy?: string }): string {
   const lines: string[] = [];
   for (const key of plan.created) {
     lines.push(`+ ${key}`);
