@@ -13,6 +13,7 @@ import {
   jobDeletedSignal,
   jobWorkflowId,
   runsTaskQueue,
+  SEARCH_ATTRIBUTES,
   type JobSnapshot,
   type JobWorkflowInput,
   type RunWorkflowInput,
@@ -60,6 +61,8 @@ export class JobWorkflowGateway {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
+    /** Where a degraded start is reported (a search attribute missing from the namespace). */
+    private readonly warn?: (message: string) => void,
   ) {}
 
   /**
@@ -71,6 +74,22 @@ export class JobWorkflowGateway {
    * workflow code and recorded histories are untouched.
    */
   async upsertJob(snapshot: JobSnapshot, identity: { key?: string | null } = {}): Promise<void> {
+    try {
+      await this.signalWithStart(snapshot, identity.key ?? null);
+    } catch (err) {
+      // A namespace upgraded without registering SvcJobKey refuses the start: the job must run all
+      // the same, so it starts without the attribute (docs/operations.md → upgrading to keys).
+      if (!identity.key || !String((err as Error).message).includes(SEARCH_ATTRIBUTES.jobKey)) {
+        throw err;
+      }
+      this.warn?.(
+        `${SEARCH_ATTRIBUTES.jobKey} is not registered in the namespace; job ${snapshot.jobId} starts without it`,
+      );
+      await this.signalWithStart(snapshot, null);
+    }
+  }
+
+  private async signalWithStart(snapshot: JobSnapshot, key: string | null): Promise<void> {
     const input: JobWorkflowInput = { snapshot };
     await this.client.workflow.signalWithStart(JOB_WORKFLOW, {
       ...(snapshot.display
@@ -84,7 +103,7 @@ export class JobWorkflowGateway {
       typedSearchAttributes: new TypedSearchAttributes([
         { key: JOB_ID_KEY, value: snapshot.jobId },
         { key: WORKSPACE_ID_KEY, value: snapshot.workspaceId },
-        ...(identity.key ? [{ key: JOB_KEY_KEY, value: identity.key }] : []),
+        ...(key ? [{ key: JOB_KEY_KEY, value: key }] : []),
       ]),
     });
   }

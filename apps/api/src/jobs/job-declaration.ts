@@ -89,7 +89,7 @@ export function same(a: unknown, b: unknown): boolean {
     return true;
   }
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    return a === undefined ? b === undefined : false;
+    return false;
   }
   if (Array.isArray(a) !== Array.isArray(b)) {
     return false;

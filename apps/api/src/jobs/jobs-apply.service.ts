@@ -21,6 +21,32 @@ export interface ApplyPlan {
   ids: Record<string, string>;
 }
 
+/**
+ * Updates of one apply carried out side by side: each is its own short transaction and then waits
+ * for its workflow's signal; four lanes keep the pool (10) free for other requests.
+ */
+const UPDATE_LANES = 4;
+
+/** `work` over `items`, `lanes` at a time; after a failure no new item starts, and the first error is thrown once all lanes stopped. */
+async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, items.length) }, async () => {
+      while (failure === null && next < items.length) {
+        try {
+          await work(items[next++]);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure !== null) {
+    throw (failure as { error: unknown }).error;
+  }
+}
+
 /** One job of the set with what it needs to be carried out. */
 interface PlannedJob {
   key: string;
@@ -72,6 +98,7 @@ export class JobsApplyService {
           lock,
         );
         const planned = this.plan(dto, declared, stored, managedBy);
+        await this.checkJobCap(workspaceId, planned, plan, lock);
         await this.checkTemplates(workspaceId, planned, lock);
         const result = this.answer(dto, managedBy, planned);
         if (!dto.dry_run) {
@@ -152,6 +179,31 @@ export class JobsApplyService {
         ? stored.filter((job) => job.managedBy === managedBy && job.key !== null && !named.has(job.key))
         : [];
     return { jobs, deleted };
+  }
+
+  /**
+   * The plan's job cap for the set as a whole (`403 limit_exceeded`) before anything is written;
+   * each create checks it again under the workspace's create lock (`JobLifecycle.create`).
+   */
+  private async checkJobCap(
+    workspaceId: string,
+    planned: { jobs: PlannedJob[]; deleted: JobEntity[] },
+    plan: PlanLimits,
+    manager: Tx,
+  ): Promise<void> {
+    const creates = planned.jobs.filter((job) => !job.stored).length;
+    const cap = plan.max_jobs_per_workspace;
+    if (cap <= 0 || creates === 0) {
+      return;
+    }
+    const after = (await this.jobs.countInWorkspace(workspaceId, manager)) - planned.deleted.length + creates;
+    if (after > cap) {
+      throw new LimitExceededError(
+        'max_jobs_per_workspace',
+        cap,
+        `This workspace's plan allows at most ${cap} jobs; the set would make ${after}`,
+      );
+    }
   }
 
   /** `{{secret.NAME}}` templates of the jobs that are written, before anything is (they are checked again in each write). */
@@ -235,13 +287,13 @@ export class JobsApplyService {
         });
         done.deleted.push(job.key!);
       }
-      for (const job of planned.jobs) {
-        if (job.stored && job.changes.length > 0) {
-          if (await this.update(auth, job, managedBy, now)) {
-            done.updated.push(job.key);
-          }
+      // Updates wait for their workflow's first signal (as PATCH does): a few at a time.
+      const updates = planned.jobs.filter((job) => job.stored && job.changes.length > 0);
+      await inLanes(updates, UPDATE_LANES, async (job) => {
+        if (await this.update(auth, job, managedBy, now)) {
+          done.updated.push(job.key);
         }
-      }
+      });
       for (const job of planned.jobs) {
         if (!job.stored) {
           const { settings } = job.declared;

@@ -63,7 +63,10 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
     {
       provide: JobWorkflowGateway,
       inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
+      useFactory: (client: Client, config: AppConfig) => {
+        const logger = new Logger(JobWorkflowGateway.name);
+        return new JobWorkflowGateway(client, config.temporal.task_queue, (message) => logger.warn(message));
+      },
     },
     {
       provide: JobLifecycle,

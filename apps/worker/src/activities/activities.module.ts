@@ -86,7 +86,8 @@ const temporalClients: Provider[] = [
   {
     provide: JobWorkflowGateway,
     inject: [Client, WORKER_CONFIG],
-    useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
+    useFactory: (client: Client, config: AppConfig) =>
+      new JobWorkflowGateway(client, config.temporal.task_queue, warn(new Logger(JobWorkflowGateway.name))),
   },
   {
     provide: EAGER_JOB_GATEWAY,
