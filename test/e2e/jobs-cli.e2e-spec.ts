@@ -255,6 +255,24 @@ describe('svc apply / diff / export (jobs as code)', () => {
     });
   });
 
+  describe('what an operator set by hand', () => {
+    it('should leave a paused job paused and say so with ! key kept: paused', async () => {
+      const [alpha] = await listed('key=alpha');
+      expect((await api('POST', `/api/v1/jobs/${alpha.id}/pause`)).status).toBe(200);
+      const [paused] = await listed('key=alpha');
+      const res = await svc(['apply', '-f', join(dir, 'smaller.yaml')]);
+      expect(res).toEqual({
+        code: 0,
+        err: '',
+        out: `= 2 unchanged\n! alpha kept: paused\napplied (managed by ${OWNER}): 0 created, 0 updated, 0 deleted, 2 unchanged\n`,
+      });
+      expect((await listed('key=alpha'))[0]).toMatchObject({ state: 'paused', version: paused.version });
+      // kept is not a change: diff still exits 0
+      expect((await svc(['diff', '-f', join(dir, 'smaller.yaml')])).code).toBe(0);
+      expect((await api('POST', `/api/v1/jobs/${alpha.id}/resume`)).status).toBe(200);
+    });
+  });
+
   describe('svc export', () => {
     it('should write the owner’s jobs as a file whose apply is unchanged (YAML, with the editor hint)', async () => {
       const out = join(dir, 'exported.yaml');

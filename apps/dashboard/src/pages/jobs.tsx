@@ -97,6 +97,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
           Search
           <input
             type="search"
+            size={26}
             value={q}
             placeholder="name, description or key"
             onInput={(e) => {
@@ -110,6 +111,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
           <input
             type="search"
             list="job-owners"
+            size={24}
             value={managedBy}
             placeholder="e.g. git:infra/jobs.yaml"
             onInput={(e) => {
