@@ -1,4 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  ApiRequestError,
+  applyJobs,
+  createApiClient,
+  type DeclaredJob,
+  type JobDeclaration,
+  upsertJobByKey,
+} from '@svc/api-client';
 import { Client, Connection } from '@temporalio/client';
 import Ajv2020 from 'ajv/dist/2020';
 import { readFileSync } from 'node:fs';
@@ -263,6 +271,16 @@ describe('jobs as code: keys, PUT by key, apply', () => {
       const winners = new Set(jobs.map((job) => job.name.split(' ')[0]));
       expect(winners.size).toBe(1);
     }
+    // Two owners taking the same keys over (adopt): one set whole, its owner on every job.
+    for (let round = 0; round < 3; round += 1) {
+      const results = await Promise.all([
+        apiOn(stack.baseUrl)('POST', '/api/v1/jobs/apply', { ...setOf('C'), managed_by: 'owner:c', adopt: true }),
+        apiOn(secondUrl)('POST', '/api/v1/jobs/apply', { ...setOf('D'), managed_by: 'owner:d', adopt: true }),
+      ]);
+      expect(results.map((result) => result.status)).toEqual([200, 200]);
+      const jobs = await byKey(workspaceId);
+      expect(new Set(jobs.map((job) => `${job.name.split(' ')[0]} ${job.managed_by}`)).size).toBe(1);
+    }
   });
 
   it('should write nothing on a dry run: rows and Temporal executions unchanged', async () => {
@@ -404,7 +422,7 @@ describe('jobs as code: keys, PUT by key, apply', () => {
     const committed = JSON.parse(readFileSync(resolve(__dirname, '../../schemas/jobs-file.schema.json'), 'utf8'));
     expect(served.body).toEqual(committed);
 
-    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(served.body);
+    const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(served.body);
     const file = parse(
       [
         'managed_by: git:infra/jobs.yaml',
@@ -426,5 +444,40 @@ describe('jobs as code: keys, PUT by key, apply', () => {
     const applied = await api('POST', '/api/v1/jobs/apply', { ...file, dry_run: true });
     expect(applied.status).toBe(200);
     expect(applied.body.created).toEqual(['reports.nightly']);
+  });
+
+  it('should keep a set in sync through the typed client: upsertJobByKey and applyJobs', async () => {
+    const { apiKey } = await stack.newWorkspaceKey('client');
+    const client = createApiClient({ baseUrl: stack.baseUrl, headers: { authorization: `Bearer ${apiKey}` } });
+    const declaration: JobDeclaration = {
+      name: 'invoices',
+      schedule: { expr: 'every day at 6am' },
+      sink: { kind: 'webhook', config: { url: `${URL}/invoices` } },
+    };
+    const first = await upsertJobByKey(client, 'billing.invoices', declaration, { createOnly: true });
+    expect(first).toMatchObject({ created: true, etag: '"1"', job: { key: 'billing.invoices', version: 1 } });
+    const again = await upsertJobByKey(client, 'billing.invoices', declaration, { ifMatch: 1 });
+    expect(again).toMatchObject({ created: false, etag: '"1"', job: { id: first.job.id, version: 1 } });
+    const refused = await upsertJobByKey(client, 'billing.invoices', declaration, { createOnly: true }).catch(
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(ApiRequestError);
+    expect(refused).toMatchObject({ status: 412, body: { error: { code: 'precondition_failed' } } });
+
+    const jobs: DeclaredJob[] = ['billing.cleanup', 'billing.reminders'].map((key) => ({
+      ...declaration,
+      key,
+      name: key,
+    }));
+    const plan = await applyJobs(client, { managed_by: 'app:billing', prune: true, dry_run: false, jobs });
+    expect(plan).toMatchObject({ created: ['billing.cleanup', 'billing.reminders'], deleted: [] });
+    const rerun = await applyJobs(client, { managed_by: 'app:billing', prune: true, jobs: jobs.slice(0, 1) });
+    expect(rerun).toMatchObject({ unchanged: ['billing.cleanup'], deleted: ['billing.reminders'] });
+    // The hand-made key is another owner's: the client throws the envelope.
+    const taken = await applyJobs(client, {
+      managed_by: 'app:billing',
+      jobs: [{ ...declaration, key: 'billing.invoices' }],
+    }).catch((err: unknown) => err);
+    expect(taken).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
   });
 });

@@ -24,6 +24,8 @@ export function createApiClient(options: ClientOptions = {}): ApiClient {
 
 /** A job declared by key (issue 42): the body of `POST /jobs`, a full declaration. */
 export type JobDeclaration = Schema<'CreateJobDto'>;
+/** A job of an apply: a declaration with its required `key`. */
+export type DeclaredJob = Schema<'DeclaredJobDto'>;
 /** The body of `POST /api/v1/jobs/apply`. */
 export type ApplyJobsRequest = Schema<'ApplyJobsDto'>;
 /** What an apply did (or, on a dry run, would do). */

@@ -549,6 +549,30 @@ describe('JobLifecycle', () => {
       expect(temporal.snapshots).toEqual([]);
     });
 
+    it('should write, audit and signal nothing when the edit finds the job unchanged (issue 42)', async () => {
+      const job = db.addJob('paused');
+      const edit: JobEdit = { fields: [], apply: () => Promise.resolve('unchanged'), hasNextOccurrence: () => true };
+      const { job: answered, changed } = await lifecycle.update(WS, job.id, ACTOR, edit);
+      expect(changed).toBe(false);
+      expect(answered).toMatchObject({ version: job.version, revision: job.revision, state: 'paused' });
+      expect(db.stored(job.id)).toMatchObject({ version: job.version, revision: job.revision });
+      expect(db.tables.audit).toEqual([]);
+      await settle();
+      expect(temporal.snapshots).toEqual([]);
+    });
+
+    it('should leave the audit entry to the caller of an apply (audit: false), and still tell the workflow', async () => {
+      const job = db.addJob('active');
+      const { changed } = await lifecycle.update(WS, job.id, ACTOR, descriptionEdit('applied'), { audit: false });
+      expect(changed).toBe(true);
+      expect(db.stored(job.id)).toMatchObject({ description: 'applied', version: job.version + 1 });
+      expect(db.tables.audit).toEqual([]);
+      expect(temporal.toldOf(job.id)).toHaveLength(1);
+      await lifecycle.delete(WS, job.id, ACTOR, { audit: false });
+      expect(db.stored(job.id)).toBeUndefined();
+      expect(db.tables.audit).toEqual([]);
+    });
+
     it('should give a job whose sink becomes a webhook a new signing secret, and take it when it stops being one', async () => {
       const job = db.addJob('active', { sinkKind: 'command', signingSecrets: [] });
       const toWebhook: JobEdit = {

@@ -61,8 +61,8 @@ interface PlannedJob {
  * 1. The whole set is validated before anything is read or written: every job as a create is
  *    (`fields` keyed `jobs[3].schedule.expr`), keys unique within the set, `prune` only with
  *    `managed_by`.
- * 2. Under the apply lock of (workspace, managed_by) (in-process queue, then a transaction-scoped
- *    PostgreSQL advisory lock held until the apply has finished), ONE query reads the set's stored
+ * 2. Under the workspace's apply lock (in-process queue, then a transaction-scoped PostgreSQL
+ *    advisory lock held until the apply has finished), ONE query reads the set's stored
  *    jobs and the owner's; the plan is the comparison in memory. Ownership (`409` naming the keys
  *    unless `adopt`) and the templates of the jobs that change are checked before any write.
  * 3. Unless `dry_run`: deletes, updates, creates, each in its own transaction through
@@ -88,9 +88,9 @@ export class JobsApplyService {
     const now = new Date();
     const plan = await this.lifecycle.planOf(workspaceId);
     const declared = await this.validateSet(dto, managedBy, now, plan);
-    return this.queue.run(`${workspaceId}\n${managedBy ?? ''}`, () =>
+    return this.queue.run(workspaceId, () =>
       this.transactions.run(async (lock) => {
-        await this.jobs.lockApply(workspaceId, managedBy, lock);
+        await this.jobs.lockApply(workspaceId, lock);
         const stored = await this.jobs.listForApply(
           workspaceId,
           dto.jobs.map((job) => job.key),

@@ -116,7 +116,7 @@ export class JobsController {
     'Each job is the body of `POST /jobs` with its `key`, a full declaration. The whole set is validated first ' +
       '(`400 validation_failed`, `fields` such as `jobs[3].schedule.expr`; duplicate keys; `prune` without ' +
       '`managed_by`) and a key created by hand or owned by another `managed_by` is `409 conflict` unless ' +
-      '`adopt: true`: then nothing is written. Applies of one `managed_by` run one at a time across every API ' +
+      '`adopt: true`: then nothing is written. Applies in one workspace run one at a time across every API ' +
       'process. `dry_run` answers the plan and writes nothing. Jobs are written one transaction each (workflows ' +
       'started and signalled as POST and PATCH do), with one audit entry `jobs.apply` for the whole apply; `prune` ' +
       'deletes the jobs of `managed_by` the set no longer names. Paused and disabled jobs stay so (`kept`); ' +

@@ -75,14 +75,12 @@ export class JobsRepository {
   }
 
   /**
-   * Serializes applies of one owner in one workspace across every API process (issue 42,
+   * Serializes the applies of one workspace across every API process (issue 42,
    * docs/architecture.md → Jobs as code) until `manager`'s transaction ends. Two-key form: its own
    * key space, apart from `lockWorkspaceCreates`'s.
    */
-  async lockApply(workspaceId: string, managedBy: string | null, manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('jobs.apply'), hashtext($1))`, [
-      `${workspaceId}\n${managedBy ?? ''}`,
-    ]);
+  async lockApply(workspaceId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('jobs.apply'), hashtext($1))`, [workspaceId]);
   }
 
   async list(workspaceId: string, filter: JobListFilter): Promise<JobEntity[]> {
