@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
+import { exportJobs } from '../../apps/cli/src/commands/jobs-as-code';
 import { run } from '../../apps/cli/src/main';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -319,6 +320,12 @@ describe('svc apply / diff / export (jobs as code)', () => {
         /^# yaml-language-server: \$schema=.*\nmanaged_by: app:echo\njobs:\n {2}- key: echo\n/,
       );
     });
+    it('should read every page of the owner’s jobs', async () => {
+      const settings = { apiUrl, apiKey: stack.apiKey };
+      const paged = await exportJobs(settings, OWNER, 1);
+      expect(paged.jobs.map((j) => j.key)).toEqual(['alpha', 'bravo']);
+      expect(paged).toEqual(await exportJobs(settings, OWNER));
+    });
   });
 
   describe('bad input', () => {
@@ -331,8 +338,10 @@ describe('svc apply / diff / export (jobs as code)', () => {
       const res = await svc(['apply', '-f', bad]);
       expect(res.code).toBe(1);
       expect(res.out).toBe('');
-      expect(res.err).toMatch(/^error: validation_failed \(HTTP 400\): .+\n/);
-      expect(res.err).toMatch(/\n {2}jobs\[3\]\.schedule\.expr: .+\n/);
+      expect(res.err.split('\n')[0]).toBe(
+        'error: validation_failed (HTTP 400): The set was refused; nothing was applied',
+      );
+      expect(res.err).toContain('\n  jobs[3].schedule.expr: unknown word "evry"; did you mean "every"?\n');
       expect(await countJobs()).toBe(jobsBefore);
       expect(await listed('key=new-1')).toEqual([]);
     });

@@ -67,14 +67,17 @@ export async function applyJobsFile(settings: ApiSettings, input: ApplyInput): P
   }
 }
 
-/** Every job `managedBy` declares, as a jobs file whose apply is `unchanged` (sorted by key). */
-export async function exportJobs(settings: ApiSettings, managedBy: string): Promise<JobsFile> {
+/**
+ * Every job `managedBy` declares, as a jobs file whose apply is `unchanged` (sorted by key), read
+ * page by page (`pageSize`, the list's maximum by default).
+ */
+export async function exportJobs(settings: ApiSettings, managedBy: string, pageSize = 200): Promise<JobsFile> {
   const client = clientFor(settings);
   const jobs: Job[] = [];
   let cursor: string | undefined;
   do {
     const { data, error, response } = await reach(settings, () =>
-      client.GET('/api/v1/jobs', { params: { query: { managed_by: managedBy, limit: 200, cursor } } }),
+      client.GET('/api/v1/jobs', { params: { query: { managed_by: managedBy, limit: pageSize, cursor } } }),
     );
     if (!data) {
       throw apiError(response.status, error);
