@@ -10,7 +10,8 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * phase is the moment it was saved, not the moment the page opens); the job page shows where and
  * how it delivers; an auto-disabled job says so in a sentence with the last error and is
  * re-enabled from there; a run's breadcrumb names its job; attempts read "1 of 2" and a retryable
- * failure with no attempt left says so; a failed run is retried from its page, once.
+ * failure with no attempt left says so; a failed run is retried from its page, once. Jobs declared
+ * by an apply (issue 42) show their key and owner, and the list filters by owner and finds a key.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
@@ -229,5 +230,73 @@ describe('dashboard job and run pages in Chromium', () => {
     expect((await api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state).toBe('active');
     await page.getByTestId('fire-times').waitFor();
     expect(await page.getByTestId('disabled-note').count()).toBe(0);
+  });
+
+  it('should show a managed job’s key and owner with the apply warning, filter the list by owner and find a key', async () => {
+    const owner = 'git:infra/jobs.yaml';
+    const declared = (key: string, name: string) => ({
+      key,
+      name,
+      schedule: { expr: 'every day at 6am' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/${key}` } },
+    });
+    const applied = await api('POST', '/api/v1/jobs/apply', {
+      managed_by: owner,
+      jobs: [declared('reports.nightly', 'Nightly report'), declared('reports.weekly', 'Weekly report')],
+    });
+    expect(applied.status).toBe(200);
+    expect(applied.body.created).toEqual(['reports.nightly', 'reports.weekly']);
+    const other = await api('POST', '/api/v1/jobs/apply', {
+      managed_by: 'app:billing',
+      jobs: [declared('billing.sync', 'Billing sync')],
+    });
+    expect(other.status).toBe(200);
+    const nightly = (await api('GET', '/api/v1/jobs/by-key/reports.nightly')).body;
+
+    // The list: key and owner in their columns; unmanaged jobs show neither.
+    await page.goto(stack.baseUrl + '/');
+    const rowOf = (name: string) =>
+      page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
+    await rowOf('Nightly report').waitFor();
+    expect(await rowOf('Nightly report').locator('td').nth(1).textContent()).toBe('reports.nightly');
+    expect(await rowOf('Nightly report').locator('td').nth(2).textContent()).toBe(owner);
+    expect(await rowOf('Billing sync').locator('td').nth(2).textContent()).toBe('app:billing');
+    expect(await rowOf(failingJob.name).locator('td').nth(1).textContent()).toBe('—');
+    const names = () => page.locator('table.jobs tbody tr td:first-child a').allTextContents();
+
+    // Filter by owner (exact), then search by key.
+    await page.getByLabel('Managed by').fill(owner);
+    await waitFor(async () => (await names()).length === 2);
+    expect((await names()).sort()).toEqual(['Nightly report', 'Weekly report']);
+    await page.getByLabel('Managed by').fill('');
+    await page.getByLabel('Search').fill('reports.weekly');
+    await waitFor(async () => (await names()).join() === 'Weekly report');
+    await page.getByLabel('Search').fill('no-such-key');
+    await page.getByText('No jobs match.').waitFor();
+
+    // The job's page: its key, and who manages it, linked to the owner's jobs.
+    await page.goto(`${stack.baseUrl}/jobs/${nightly.id}`);
+    await page.getByRole('heading', { name: 'Nightly report' }).waitFor();
+    expect(await page.getByTestId('job-key').textContent()).toBe('reports.nightly');
+    const note = page.getByTestId('managed-note');
+    expect(await note.textContent()).toBe(
+      'Managed by git:infra/jobs.yaml: edits here are overwritten by the next apply.',
+    );
+    expect(await overflowing()).toEqual([]);
+    await note.getByRole('link', { name: owner }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('managed_by')).toBe(owner);
+    expect(await page.getByLabel('Managed by').inputValue()).toBe(owner);
+    await waitFor(async () => (await names()).length === 2);
+    expect((await names()).sort()).toEqual(['Nightly report', 'Weekly report']);
+
+    // The edit form says it too; a job made by hand says nothing of the kind.
+    await page.goto(`${stack.baseUrl}/jobs/${nightly.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit Nightly report' }).waitFor();
+    await page.getByTestId('managed-note').waitFor();
+    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    await page.getByRole('heading', { name: failingJob.name }).waitFor();
+    expect(await page.getByTestId('managed-note').count()).toBe(0);
+    expect(await page.getByTestId('job-key').count()).toBe(0);
   });
 });

@@ -24,7 +24,7 @@ export interface CliConfig {
 
 export function loadCliConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): CliConfig {
   const dataDir = resolve(cwd, env.SVC_DATA_DIR?.trim() || '.data');
-  const databaseUrl = env.DATABASE_URL?.trim() || readDatabaseUrlFile(join(dataDir, DATABASE_URL_FILE));
+  const databaseUrl = env.DATABASE_URL?.trim() || readTrimmedFile(join(dataDir, DATABASE_URL_FILE));
   if (!databaseUrl) {
     throw new CliError(
       `DATABASE_URL is not set, and ${join(dataDir, DATABASE_URL_FILE)} (written by npm start for its embedded ` +
@@ -35,7 +35,7 @@ export function loadCliConfig(env: NodeJS.ProcessEnv = process.env, cwd: string 
   return { databaseUrl, plan, debug: isDebug(env) };
 }
 
-function readDatabaseUrlFile(path: string): string | undefined {
+function readTrimmedFile(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8').trim() || undefined : undefined;
 }
 
@@ -55,4 +55,42 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): Reso
   } catch (err) {
     throw new CliError((err as Error).message.replace(/\n\s*/g, '; ').replace(':;', ':'));
   }
+}
+
+/** Where `scripts/start.sh` writes the API key it bootstraps (inside its data folder, like the URL). */
+export const API_KEY_FILE = 'api-key';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:3000/api/v1';
+
+/** How the jobs-as-code commands (`apply`, `diff`, `export`) reach the API (docs/jobs-as-code.md). */
+export interface ApiSettings {
+  /** `--api-url`, else `SVC_API_URL`, else `http://127.0.0.1:3000/api/v1`: the API's `/api/v1` URL. */
+  apiUrl: string;
+  /** `--api-key`, else `SVC_API_KEY`, else the key `npm start` wrote into its data folder. */
+  apiKey: string;
+}
+
+export function loadApiSettings(
+  flags: { apiUrl?: string; apiKey?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): ApiSettings {
+  const apiUrl = (flags.apiUrl?.trim() || env.SVC_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(apiUrl);
+  } catch {
+    throw new CliError(`the API URL is not a URL: ${apiUrl} (--api-url or SVC_API_URL, e.g. ${DEFAULT_API_URL})`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new CliError(`the API URL must be http or https: ${apiUrl}`);
+  }
+  const keyFile = join(resolve(cwd, env.SVC_DATA_DIR?.trim() || '.data'), API_KEY_FILE);
+  const apiKey = flags.apiKey?.trim() || env.SVC_API_KEY?.trim() || readTrimmedFile(keyFile);
+  if (!apiKey) {
+    throw new CliError(
+      `no API key: pass --api-key or set SVC_API_KEY (${keyFile}, written by npm start, does not exist either)`,
+    );
+  }
+  return { apiUrl, apiKey };
 }

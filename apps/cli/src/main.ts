@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 /**
- * `svc`: operator commands (decisions.md → Operator CLI). Exit 0 on success, 1 on error with a
- * one-line message on stderr (stacks only for unexpected errors under SVC_DEBUG=1).
+ * `svc`: operator commands (decisions.md → Operator CLI) and jobs as code (`apply`, `diff`, `export`
+ * over the API). Exit 0 on success, 1 on error with a one-line message on stderr (an API error's
+ * `fields` one per line under it; stacks only for unexpected errors under SVC_DEBUG=1), and 2 from
+ * `svc diff` when it finds changes.
  */
 import 'reflect-metadata';
 import { createDataSource } from '@svc/persistence';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
+import { applyJobsFile, exportJobs, writeJobsFile } from './commands/jobs-as-code';
 import { migrate } from './commands/migrate';
+import { formatPlan, planHasChanges } from './commands/plan-output';
 import { startReceiver } from './commands/receive';
 import { checkTemporal } from './commands/temporal-check';
 import { setWorkspaceSuspended } from './commands/workspace';
-import { CliConfig, isDebug, loadCliConfig, loadTemporalSettings } from './config';
+import { CliConfig, isDebug, loadApiSettings, loadCliConfig, loadTemporalSettings } from './config';
 import { CliError } from './errors';
 
 export interface CliIo {
@@ -33,15 +37,20 @@ const defaultIo: CliIo = {
 
 /** Runs the CLI on `argv` (without `node` and the script) and resolves to the exit code. */
 export async function run(argv: string[], io: CliIo = defaultIo): Promise<number> {
-  const program = buildProgram(io);
+  // A command that succeeds may still answer with another code: `svc diff` exits 2 on changes.
+  const result = { exitCode: 0 };
+  const program = buildProgram(io, result);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return result.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
       return err.exitCode;
     } // usage errors: commander printed them
     io.err(`error: ${oneLine(err)}\n`);
+    for (const line of err instanceof CliError ? err.details : []) {
+      io.err(`  ${line}\n`);
+    }
     if (!(err instanceof CliError) && isDebug(io.env) && err instanceof Error && err.stack) {
       io.err(`${err.stack}\n`);
     }
@@ -49,7 +58,7 @@ export async function run(argv: string[], io: CliIo = defaultIo): Promise<number
   }
 }
 
-function buildProgram(io: CliIo): Command {
+function buildProgram(io: CliIo, result: { exitCode: number }): Command {
   const program = new Command('svc')
     .description('Scheduled job service: operator commands')
     .exitOverride()
@@ -117,6 +126,8 @@ function buildProgram(io: CliIo): Command {
       await receiver.close();
     });
 
+  addJobsAsCode(program, io, result);
+
   const workspace = program.command('workspace').description('workspace administration');
   for (const [name, suspended] of [
     ['suspend', true],
@@ -138,6 +149,85 @@ function buildProgram(io: CliIo): Command {
       });
   }
   return program;
+}
+
+interface ApiFlags {
+  apiUrl?: string;
+  apiKey?: string;
+}
+
+interface PlanFlags extends ApiFlags {
+  file: string;
+  managedBy?: string;
+  prune?: boolean;
+  adopt?: boolean;
+  output?: 'text' | 'json';
+}
+
+/**
+ * Jobs as code (issue 42, docs/jobs-as-code.md): `apply`, `diff` (a dry-run apply that exits 2
+ * when it finds changes, for CI) and `export`, over HTTP to the API.
+ */
+function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }): void {
+  const withApi = (command: Command) =>
+    command
+      .option('--api-url <url>', 'the API, e.g. http://127.0.0.1:3000/api/v1 (default: SVC_API_URL, else that)')
+      .option('--api-key <key>', 'an API key with jobs:write (default: SVC_API_KEY, else .data/api-key)');
+  const withPlan = (command: Command) =>
+    withApi(command)
+      .requiredOption('-f, --file <path>', 'the jobs file: YAML, or JSON when it ends in .json')
+      .option('--managed-by <owner>', "the set's owner, e.g. git:infra/jobs.yaml (overrides the file's managed_by)")
+      .option('--prune', 'delete jobs of this owner that the file no longer names')
+      .option('--adopt', 'take over jobs of the file made by hand or declared by another owner (else a conflict)')
+      .addOption(new Option('--output <format>', 'how to print the plan').choices(['text', 'json']).default('text'));
+
+  const applyPlan = async (opts: PlanFlags, dryRun: boolean) => {
+    const settings = loadApiSettings(opts, io.env, io.cwd);
+    const plan = await applyJobsFile(settings, {
+      file: opts.file,
+      managedBy: opts.managedBy,
+      prune: opts.prune === true,
+      adopt: opts.adopt === true,
+      dryRun,
+    });
+    if (opts.output === 'json') {
+      io.out(`${JSON.stringify(plan, null, 2)}\n`);
+    } else {
+      const owner = plan.managed_by ?? opts.managedBy;
+      io.out(formatPlan(plan, { dryRun, managedBy: owner }));
+    }
+    return plan;
+  };
+
+  withPlan(program.command('apply'))
+    .description('create, update (and with --prune delete) jobs so the workspace matches the file; prints the plan')
+    .option('--dry-run', 'print the plan, write nothing')
+    .action(async (opts: PlanFlags & { dryRun?: boolean }) => {
+      await applyPlan(opts, opts.dryRun === true);
+    });
+
+  withPlan(program.command('diff'))
+    .description('print what apply would change (a dry run); exit 2 when it would change something, 0 when not')
+    .action(async (opts: PlanFlags) => {
+      if (planHasChanges(await applyPlan(opts, true))) {
+        result.exitCode = 2;
+      }
+    });
+
+  withApi(program.command('export'))
+    .description('write the jobs of an owner as a jobs file (apply of it is unchanged); standard output without -o')
+    .requiredOption('--managed-by <owner>', 'the owner whose jobs to write, e.g. git:infra/jobs.yaml')
+    .option('-o, --out <path>', 'write to this file (JSON when it ends in .json, YAML otherwise)')
+    .action(async (opts: ApiFlags & { managedBy: string; out?: string }) => {
+      const settings = loadApiSettings(opts, io.env, io.cwd);
+      const file = await exportJobs(settings, opts.managedBy);
+      const text = writeJobsFile(file, settings, opts.out);
+      if (opts.out === undefined) {
+        io.out(text);
+      } else {
+        io.out(`wrote ${file.jobs.length} job(s) managed by ${opts.managedBy} to ${opts.out}\n`);
+      }
+    });
 }
 
 function portNumber(value: string): number {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { ApiError, query } from '../api';
 
 export function StatusBadge({ value }: { value: string | null | undefined }) {
   if (!value) {
@@ -147,4 +147,16 @@ export function RowAction({
 /** What the last action did, announced politely. */
 export function LiveNotice({ notice }: { notice: string | null }) {
   return <div aria-live="polite">{notice && <p class="notice">{notice}</p>}</div>;
+}
+
+/**
+ * A job an apply declared (issue 42): its owner's next apply puts back whatever is edited here
+ * (pausing and disabling stay: apply never resumes nor enables a job).
+ */
+export function ManagedNote({ owner }: { owner: string }) {
+  return (
+    <p class="panel managed-note" role="note" data-testid="managed-note">
+      Managed by <a href={`/${query({ managed_by: owner })}`}>{owner}</a>: edits here are overwritten by the next apply.
+    </p>
+  );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Job, type Page, query, type Run, type SinkTestResult } from '../api';
-import { ErrorNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { ErrorNote, ManagedNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
 import { Pager, useCursorPages } from '../components/pager';
 import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
@@ -65,6 +65,12 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
         <h1>{j.name}</h1>
         <StatusBadge value={j.state} />
       </div>
+      {j.key && (
+        <p class="job-key">
+          Key <code data-testid="job-key">{j.key}</code>
+        </p>
+      )}
+      {j.managed_by && <ManagedNote owner={j.managed_by} />}
       {j.description && <p>{j.description}</p>}
       <div class="toolbar" role="toolbar" aria-label="Job actions">
         <a class="button" href={`/jobs/${j.id}/edit`}>

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Features, type Job, type SinkFormField } from '../api';
-import { ErrorNote } from '../components/common';
+import { ErrorNote, ManagedNote } from '../components/common';
 import { ScheduleField } from '../components/schedule-field';
 import { timeZones, viewerZone } from '../format';
 import {
@@ -34,6 +34,8 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
   const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [loaded, setLoaded] = useState(!jobId);
+  // The owner of a job an apply declared (issue 42): the form says its edits do not last.
+  const [managedBy, setManagedBy] = useState<string | null>(null);
 
   useEffect(() => {
     // The features first: a job of an extension's sink kind is read through that kind's fields.
@@ -49,6 +51,7 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
         const state = fromJob(job, known?.sink_kinds ?? []);
         setForm(state);
         setLoadedForm(state);
+        setManagedBy(job.managed_by);
         setLoaded(true);
       }, setError);
     }
@@ -246,6 +249,7 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
   return (
     <section>
       <h1>{jobId ? `Edit ${loadedForm?.name ?? form.name}` : 'New job'}</h1>
+      {managedBy && <ManagedNote owner={managedBy} />}
       <form class="job-form" onSubmit={(e) => void submit(e)} noValidate>
         {input('name', 'name', 'Name')}
         {input('description', 'description', 'Description')}

@@ -4,6 +4,7 @@ import { sparklineConfig, useChart } from '../charts';
 import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common';
 import { Pager, useCursorPages } from '../components/pager';
 import { formatRelative, formatTime } from '../format';
+import { useLocation } from '../router';
 
 type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
 
@@ -40,18 +41,33 @@ function Sparkline({ series }: { series: Array<{ succeeded: number; failed: numb
   );
 }
 
-/** The workspace's jobs: state, schedule, next run, last status and a 24 h sparkline. */
+/**
+ * The workspace's jobs: key, owner, state, schedule, next run, last status and a 24 h sparkline.
+ * `/?managed_by=<owner>` opens the list filtered by that owner (the link on a managed job's page).
+ */
 export function JobsPage() {
+  const { search } = useLocation();
+  const owner = search.get('managed_by') ?? '';
+  // A new address (an owner link followed) starts over with that owner as the filter.
+  return <JobList key={owner} initialOwner={owner} />;
+}
+
+function JobList({ initialOwner }: { initialOwner: string }) {
   const [state, setState] = useState('');
   const [q, setQ] = useState('');
+  const [managedBy, setManagedBy] = useState(initialOwner);
   const pages = useCursorPages();
   const { cursor } = pages;
+  const owner = managedBy.trim();
   const jobs = useLoad(
-    () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, cursor, limit: 50 })}`),
-    [state, q, cursor],
+    () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, managed_by: owner, cursor, limit: 50 })}`),
+    [state, q, owner, cursor],
   );
   const jobIds = jobs.data?.data.map((job) => job.id) ?? [];
   const buckets = useLoad(() => runBuckets(jobIds), [jobIds.join(',')]);
+  // The owner filter matches exactly: the owners on this page are offered as you type.
+  const owners = [...new Set((jobs.data?.data ?? []).map((job) => job.managed_by).filter((o) => o !== null))];
+  const filtered = state !== '' || q !== '' || owner !== '';
 
   return (
     <section>
@@ -81,27 +97,50 @@ export function JobsPage() {
           Search
           <input
             type="search"
+            size={26}
             value={q}
-            placeholder="name or description"
+            placeholder="name, description or key"
             onInput={(e) => {
               setQ((e.target as HTMLInputElement).value);
               pages.reset();
             }}
           />
         </label>
+        <label>
+          Managed by
+          <input
+            type="search"
+            list="job-owners"
+            size={24}
+            value={managedBy}
+            placeholder="e.g. git:infra/jobs.yaml"
+            onInput={(e) => {
+              setManagedBy((e.target as HTMLInputElement).value);
+              pages.reset();
+            }}
+          />
+          <datalist id="job-owners">
+            {owners.map((o) => (
+              <option key={o} value={o} />
+            ))}
+          </datalist>
+        </label>
       </form>
       <ErrorNote error={jobs.error} />
-      {jobs.data && jobs.data.data.length === 0 && (
+      {jobs.data && jobs.data.data.length === 0 && !filtered && (
         <p class="empty">
           No jobs yet. <a href="/jobs/new">Create one</a>.
         </p>
       )}
+      {jobs.data && jobs.data.data.length === 0 && filtered && <p class="empty">No jobs match.</p>}
       {jobs.data && jobs.data.data.length > 0 && (
         <TableWrap label="Jobs">
           <table class="jobs">
             <thead>
               <tr>
                 <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Managed by</th>
                 <th scope="col">State</th>
                 <th scope="col">Schedule</th>
                 <th scope="col">Next run</th>
@@ -114,6 +153,16 @@ export function JobsPage() {
                 <tr key={job.id}>
                   <td>
                     <a href={`/jobs/${job.id}`}>{job.name}</a>
+                  </td>
+                  <td>{job.key ? <code>{job.key}</code> : '—'}</td>
+                  <td>
+                    {job.managed_by ? (
+                      <a href={`/${query({ managed_by: job.managed_by })}`} title="Show only the jobs of this owner">
+                        {job.managed_by}
+                      </a>
+                    ) : (
+                      '—'
+                    )}
                   </td>
                   <td>
                     <StatusBadge value={job.state} />

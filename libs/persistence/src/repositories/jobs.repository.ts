@@ -94,7 +94,13 @@ export class JobsRepository {
     if (filter.q) {
       const pattern = `%${escapeLike(filter.q)}%`;
       query.andWhere(
-        new Brackets((b) => b.where('job.name ILIKE :pattern', { pattern }).orWhere('job.description ILIKE :pattern')),
+        // The key too (issue 42): the dashboard's one search box finds `reports.nightly`.
+        new Brackets((b) =>
+          b
+            .where('job.name ILIKE :pattern', { pattern })
+            .orWhere('job.description ILIKE :pattern')
+            .orWhere('job.key ILIKE :pattern'),
+        ),
       );
     }
     if (filter.key) {

@@ -436,6 +436,7 @@ export class ListJobsQueryDto extends PageQueryDto(CURSORS.jobs) {
   @MaxLength(64)
   tag?: string;
 
+  /** Case-insensitive substring of the name, the description or the key (issue 42). */
   @IsOptional()
   @IsString()
   @MaxLength(200)
