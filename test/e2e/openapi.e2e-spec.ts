@@ -179,6 +179,11 @@ describe('OpenAPI contract', () => {
       await settled(retry.body.id);
       // One manual retry per occurrence: once it has ended, another is 409 conflict.
       expect((await call('POST', `/api/v1/runs/${triggered.body.run_id}/retry`)).status).toBe(409);
+      // A finished run cannot be cancelled (409); an unknown one is 404 (the 200 path: run-cancel.e2e-spec.ts).
+      const cancelled = await call('POST', `/api/v1/runs/${failed.id}/cancel`);
+      expect(cancelled.status).toBe(409);
+      expect(cancelled.body.error.code).toBe('conflict');
+      expect((await call('POST', '/api/v1/runs/run_01M8G0000000000000000000AA/cancel')).status).toBe(404);
     });
 
     it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {
