@@ -127,6 +127,12 @@ describe('dashboard in Chromium', () => {
     firstSecret = (await page.getByTestId('one-time-secret').textContent())!;
     expect(firstSecret).toMatch(/^whsec_/);
     expect(await page.getByTestId('fire-times').locator('tbody tr').count()).toBe(5);
+    // Issue 44: a job left at the server's auto-disable default says what that default is.
+    const defaults = (await api()('GET', '/api/v1/dashboard/config')).body.job_defaults;
+    expect(defaults.auto_disable_threshold).toBeGreaterThan(1);
+    expect(await page.getByTestId('delivery').textContent()).toContain(
+      `Auto-disableserver default: after ${defaults.auto_disable_threshold} failed runs in a row`,
+    );
   });
 
   it('should trigger the job and show the run with its attempt as the worker delivers it', async () => {
@@ -308,7 +314,7 @@ describe('dashboard in Chromium', () => {
       const run = await waitFor(async () => {
         const read = (await api()('GET', `/api/v1/runs/${failingRun}`)).body;
         last = read;
-        return read.status === 'deferred' && read.attempts_count === 1 ? read : null;
+        return read.status === 'deferred' && read.attempts.length === 1 ? read : null;
       }, 60_000).catch((err: Error) => {
         throw new Error(`${err.message}; the run: ${JSON.stringify(last)}`);
       });

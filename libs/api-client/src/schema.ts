@@ -432,7 +432,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Dashboard settings: the Temporal Web UI to link runs to
+     * Dashboard settings: the Temporal Web UI to link runs to, the server’s job defaults
      * @description Any valid API key.
      */
     get: operations['dashboard.settings'];
@@ -4652,6 +4652,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description What a job whose setting is null (the server default) gets. */
+            job_defaults?: {
+              /** @description Consecutive failed runs before such a job is disabled; 0 never. */
+              auto_disable_threshold: number;
+            };
             temporal: {
               namespace: string;
               ui_url: string;
