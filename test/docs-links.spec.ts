@@ -105,3 +105,57 @@ describe('links of the Markdown documentation', () => {
     expect(problemOf(readme, 'file:///etc/passwd')).toBe('a scheme other than http(s) or mailto');
   });
 });
+
+/**
+ * Issue 44: the start banner the docs quote is the one scripts/start.sh prints, line by line (the
+ * heredoc `cat <<INFO`, email alerts off; `$VAR` and `${…}` stand for whatever they print).
+ */
+describe('the start banner quoted in the docs', () => {
+  const script = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
+  const heredoc = /cat <<INFO\n([\s\S]*?)\nINFO\n/.exec(script)![1];
+  const alertsOff = /ALERTS_INFO="(webhook and Slack channels\. Email is off[\s\S]*?)"\nfi/
+    .exec(script)![1]
+    .replace(/\\\$/g, '$')
+    .replace(/\\\\/g, '\\');
+  const printed = heredoc.replace('$ALERTS_INFO', alertsOff).split('\n');
+
+  /** A line of the heredoc as a pattern: its variables (`$X`, `${…}` with nested braces) match anything. */
+  function patternOf(line: string): RegExp {
+    let pattern = '';
+    for (let i = 0; i < line.length; i++) {
+      if (line[i] === '$' && line[i + 1] === '{') {
+        let depth = 0;
+        let j = i + 1;
+        for (; j < line.length; j++) {
+          depth += line[j] === '{' ? 1 : line[j] === '}' ? -1 : 0;
+          if (depth === 0) {
+            break;
+          }
+        }
+        pattern += '.+';
+        i = j;
+      } else if (line[i] === '$' && /[A-Z_]/.test(line[i + 1] ?? '')) {
+        while (/[A-Z_]/.test(line[i + 1] ?? '')) {
+          i++;
+        }
+        pattern += '.+';
+      } else {
+        pattern += line[i].replace(/[.*+?^(){}|[\]\\]/g, '\\$&');
+      }
+    }
+    return new RegExp(`^${pattern}$`);
+  }
+
+  it.each(['README.md', 'docs/getting-started.md'])('%s quotes every line start.sh prints', (file) => {
+    const markdown = readFileSync(join(ROOT, file), 'utf8');
+    const block = /^```\w*\n( {2}Scheduled job service is running\.\n[\s\S]*?)^```$/m.exec(markdown);
+    expect(block).not.toBeNull();
+    const quoted = block![1].replace(/\n$/, '').split('\n');
+    const expected = printed.slice(1).map((line) => line.replace(/\s+$/, ''));
+    while (expected.at(-1) === '') {
+      expected.pop();
+    }
+    expect(quoted.length).toBe(expected.length);
+    quoted.forEach((line, i) => expect([i, line]).toEqual([i, expect.stringMatching(patternOf(expected[i]))]));
+  });
+});

@@ -243,6 +243,26 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     expect(sent).toHaveLength(1);
   });
 
+  // Issue 44: one request, and every field the server refuses shown under its input at once.
+  it('should show every refused field of a new job at once, each under its input', async () => {
+    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.getByRole('heading', { name: 'New job' }).waitFor();
+    await page.getByLabel('Schedule', { exact: true }).fill('every mondy at 9am');
+    await page.getByLabel('URL', { exact: true }).fill('hooks.example.com/nightly');
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('#job-name-error').waitFor();
+    expect(sent).toHaveLength(1);
+    // The API's own answer to what the form sent: its three fields are on the page.
+    const answer = await api('POST', '/api/v1/jobs', sent[0].body);
+    expect(answer.status).toBe(400);
+    const fields = answer.body.error.fields as Record<string, string>;
+    expect(Object.keys(fields).sort()).toEqual(['name', 'schedule.expr', 'sink.config.url']);
+    expect(await page.locator('#job-name-error').innerText()).toBe(fields.name);
+    expect(await page.locator('#job-sink-config-url-error').innerText()).toBe(fields['sink.config.url']);
+    await page.locator('p.error', { hasText: fields['schedule.expr'] }).first().waitFor();
+  });
+
   // Issue 28: a registered kind without controls of its own, from its fields in /features.
   it('should create a temporal_workflow job from the form, naming bad fields before sending', async () => {
     await page.goto(`${stack.baseUrl}/jobs/new`);

@@ -127,6 +127,12 @@ describe('dashboard in Chromium', () => {
     firstSecret = (await page.getByTestId('one-time-secret').textContent())!;
     expect(firstSecret).toMatch(/^whsec_/);
     expect(await page.getByTestId('fire-times').locator('tbody tr').count()).toBe(5);
+    // Issue 44: a job left at the server's auto-disable default says what that default is.
+    const defaults = (await api()('GET', '/api/v1/dashboard/config')).body.job_defaults;
+    expect(defaults.auto_disable_threshold).toBeGreaterThan(1);
+    expect(await page.getByTestId('delivery').textContent()).toContain(
+      `Auto-disableserver default: after ${defaults.auto_disable_threshold} failed runs in a row`,
+    );
   });
 
   it('should trigger the job and show the run with its attempt as the worker delivers it', async () => {
@@ -271,7 +277,8 @@ describe('dashboard in Chromium', () => {
       [jobId, times.map((t) => t.toISOString())],
     );
     const [count] = await stack.dataSource.query(
-      `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status IN ('running', 'deferred', 'cancelled'))::int AS other
          FROM runs WHERE job_id = $1 AND scheduled_at >= $2`,
       [jobId, new Date(hourStart - 21 * 3_600_000)],
     );
@@ -279,8 +286,65 @@ describe('dashboard in Chromium', () => {
     await page.goto(stack.baseUrl + '/');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Nightly report' }) });
     await row
-      .locator(`canvas.sparkline[aria-label="Last 24 hours: ${count.ok} succeeded, ${count.failed} failed"]`)
+      .locator(
+        `canvas.sparkline[aria-label="Last 24 hours: ${count.ok} succeeded, ${count.failed} failed, ${count.other} in flight or cancelled"]`,
+      )
       .waitFor();
+  });
+
+  // Issue 44: a job in trouble shows in the list, not only on its own page.
+  it('should show a run retrying against a receiver answering 500, its attempt of the budget and its SLA breach', async () => {
+    receiver.respondWith((request) =>
+      request.url.startsWith('/failing') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' },
+    );
+    try {
+      const created = await api()('POST', '/api/v1/jobs', {
+        name: 'Failing sync',
+        schedule: { expr: '0 0 0 1 1 ? 2031' },
+        sink: { kind: 'webhook', config: { url: `${receiver.url}/failing` } },
+        retry: { max_attempts: 5, backoff: 'fixed', initial_interval: '10m', max_interval: '10m' },
+        sla_threshold: '1s',
+      });
+      expect(created.status).toBe(201);
+      const triggered = await api()('POST', `/api/v1/jobs/${created.body.id}/trigger`);
+      expect(triggered.status).toBe(202);
+      const failingRun = triggered.body.run_id as string;
+      // The first attempt failed on the 500; the run waits ten minutes for its second.
+      let last: unknown;
+      const run = await waitFor(async () => {
+        const read = (await api()('GET', `/api/v1/runs/${failingRun}`)).body;
+        last = read;
+        return read.status === 'deferred' && read.attempts.length === 1 ? read : null;
+      }, 60_000).catch((err: Error) => {
+        throw new Error(`${err.message}; the run: ${JSON.stringify(last)}`);
+      });
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(run.scheduled_at) + 1_500 - Date.now())));
+
+      // The API's list carries it (one query for the page)…
+      const listed = (await api()('GET', '/api/v1/jobs?limit=50')).body.data.find(
+        (job: { id: string }) => job.id === created.body.id,
+      );
+      expect(listed.latest_run).toMatchObject({
+        id: failingRun,
+        status: 'deferred',
+        attempts_count: 1,
+        max_attempts: 5,
+        sla_breached: true,
+      });
+      expect(Date.parse(listed.latest_run.next_attempt_at)).toBeGreaterThan(Date.now());
+
+      // …and the dashboard's jobs list shows it, in the deferred colour, with its SLA breach.
+      await page.goto(stack.baseUrl + '/');
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Failing sync' }) });
+      await row.getByText('retrying, attempt 2 of 5').waitFor();
+      expect(await row.locator('.badge.deferred').innerText()).toBe('deferred');
+      await row.locator('.badge.failed', { hasText: 'SLA breached' }).waitFor();
+      expect(await row.locator('.run-note time').getAttribute('datetime')).toBe(listed.latest_run.next_attempt_at);
+      await row.locator('canvas.sparkline[aria-label$=", 1 in flight or cancelled"]').waitFor();
+      await api()('DELETE', `/api/v1/jobs/${created.body.id}`);
+    } finally {
+      receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+    }
   });
 
   it('should be usable at 360 px wide and by keyboard', async () => {

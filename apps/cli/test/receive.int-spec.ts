@@ -69,6 +69,14 @@ describe('svc receive', () => {
     const sinkTest = await waitFor(() => blockOf(receiver.output, 'POST /hook'));
     expect(sinkTest).toContain(`job ${job.id}`);
     expect(sinkTest).toMatch(/\n {2}signature: verified\n/);
+    // Issue 44: marked as a test, its id not printed as a run's (it names no run: 404).
+    const [testLine] = sinkTest.split('\n');
+    expect(testLine).toMatch(
+      /^\[[^\]]+\] SINK TEST {2}POST \/hook {2}test id (run_\S+) \(not a run: a sink test records nothing\) {2}Svc-Attempt 0 /,
+    );
+    expect(testLine).not.toContain('webhook-id');
+    const testId = /test id (run_\S+)/.exec(testLine)![1];
+    expect((await api('GET', `/api/v1/runs/${testId}`)).status).toBe(404);
 
     const trigger = await api('POST', `/api/v1/jobs/${job.id}/trigger`);
     expect(trigger.status).toBe(202);
@@ -80,6 +88,7 @@ describe('svc receive', () => {
         `^\\[[^\\]]+\\] POST /hook {2}webhook-id ${runId} {2}Svc-Attempt 0 {2}job ${job.id} {2}scheduled \\S+$`,
       ),
     );
+    expect(first).not.toContain('SINK TEST');
     expect(signature).toBe('  signature: verified');
     expect(JSON.parse(body.replace(/^ {2}body: /, ''))).toMatchObject({ run_id: runId, job_id: job.id, attempt: 0 });
     // …and the run succeeded on that answer

@@ -29,7 +29,10 @@ export function useChart(config: ChartConfiguration | null) {
 }
 
 /** 24 hourly stacked bars (succeeded, failed) without axes: the job list's sparkline. */
-export function sparklineConfig(buckets: Array<{ succeeded: number; failed: number }>): ChartConfiguration {
+/** A job's 24 hours of runs; `other` (in flight: running or deferred; or cancelled) is stacked on top (issue 44). */
+export function sparklineConfig(
+  buckets: Array<{ succeeded: number; failed: number; other?: number }>,
+): ChartConfiguration {
   return {
     type: 'bar',
     data: {
@@ -37,6 +40,7 @@ export function sparklineConfig(buckets: Array<{ succeeded: number; failed: numb
       datasets: [
         { label: 'succeeded', data: buckets.map((b) => b.succeeded), backgroundColor: COLORS.succeeded, stack: 'runs' },
         { label: 'failed', data: buckets.map((b) => b.failed), backgroundColor: COLORS.failed, stack: 'runs' },
+        { label: 'other', data: buckets.map((b) => b.other ?? 0), backgroundColor: COLORS.other, stack: 'runs' },
       ],
     },
     options: {

@@ -145,7 +145,7 @@ function Routes({ path, context }: { path: string; context: AppContext }) {
     return <JobFormPage jobId={decodeURIComponent(match[1])} />;
   }
   if ((match = /^\/jobs\/([^/]+)$/.exec(path))) {
-    return <JobDetailPage jobId={decodeURIComponent(match[1])} />;
+    return <JobDetailPage jobId={decodeURIComponent(match[1])} context={context} />;
   }
   if (path === '/runs/stuck') {
     return <StuckRunsPage />;

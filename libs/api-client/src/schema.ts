@@ -432,7 +432,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Dashboard settings: the Temporal Web UI to link runs to
+     * Dashboard settings: the Temporal Web UI to link runs to, the server’s job defaults
      * @description Any valid API key.
      */
     get: operations['dashboard.settings'];
@@ -498,7 +498,7 @@ export interface paths {
     get: operations['jobs.list'];
     put?: never;
     /**
-     * Create a job (webhook jobs: `signing_secret` shown this once)
+     * Create a job (a webhook job’s signing secret is shown this once)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
      *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
@@ -714,7 +714,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The job with this key, as `GET /jobs/{id}` answers it
+     * The job with this key, as GET /jobs/{id} answers it
      * @description Needs an API key with scope `jobs:read` (`*` always suffices).
      */
     get: operations['jobs.getJobByKey'];
@@ -932,7 +932,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Validate a schedule expression (invalid input is still 200, with `errors`)
+     * Validate a schedule expression (invalid input is still 200, with its errors)
      * @description Checked by the server beyond the schema (`400` naming the input): `expr`: at most 4096 bytes of UTF-8.
      */
     post: operations['schedules.validate'];
@@ -950,7 +950,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The JSON Schema of a jobs file (`svc apply -f`), generated from this document
+     * The JSON Schema of a jobs file (svc apply -f), generated from this document
      * @description No authentication.
      */
     get: operations['openApi.jobsFileSchema'];
@@ -1755,6 +1755,22 @@ export interface components {
       last_run_at: string | null;
       /** @enum {string|null} */
       last_run_status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled' | null;
+      /** @description Only in the list (`GET /jobs`): the job’s open run (running or deferred) if it has one, else its newest; `attempts_count` attempts made of `max_attempts`, `next_attempt_at` when a deferred run tries again, `sla_breached` also for an open run already past the SLA threshold. null: no run yet. */
+      latest_run?: {
+        attempts_count: number;
+        id: string;
+        max_attempts: number;
+        /** Format: date-time */
+        next_attempt_at: string | null;
+        /** Format: date-time */
+        scheduled_at: string;
+        sla_breached: boolean;
+        /** Format: date-time */
+        started_at: string | null;
+        /** @enum {string} */
+        status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+        trigger: string;
+      } | null;
       /** @description Who declares the job (`POST /jobs/apply`’s `managed_by`); null for jobs made by hand. Edits by hand are overwritten by the owner’s next apply. */
       managed_by: string | null;
       /** @enum {string} */
@@ -4658,6 +4674,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description What a job whose setting is null (the server default) gets. */
+            job_defaults?: {
+              /** @description Consecutive failed runs before such a job is disabled; 0 never. */
+              auto_disable_threshold: number;
+            };
             temporal: {
               namespace: string;
               ui_url: string;

@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '@svc/common';
+import { plainToInstance } from 'class-transformer';
 import { fieldMessage } from './validation-messages';
 
 const BRACKET_INDEXES = 'svc:validation:bracket-indexes';
@@ -10,6 +11,25 @@ const BRACKET_INDEXES = 'svc:validation:bracket-indexes';
  */
 export const BracketIndexes = (): PropertyDecorator => (target, property) =>
   Reflect.defineMetadata(BRACKET_INDEXES, true, target, property);
+
+const COLLECTS_STAGE_ERRORS = 'svc:validation:collects-stage-errors';
+
+/**
+ * Issue 44 (every error at once): a body of this class that fails its own checks is not refused by
+ * the pipe; it reaches the handler with its `fields` kept aside (`pendingFieldErrors`), so the
+ * service runs its later stages (schedule, sink, retry…) on what is usable and answers ONE `400`
+ * with every field. Only for bodies whose services read `pendingFieldErrors` and throw before
+ * anything is written (the job bodies: jobs.service, jobs-by-key, jobs-apply, sink-test).
+ */
+export const CollectsStageErrors = (): ClassDecorator => (target) =>
+  Reflect.defineMetadata(COLLECTS_STAGE_ERRORS, true, target);
+
+const pendingFields = new WeakMap<object, Record<string, string>>();
+
+/** The body's own (class-validator) errors, when the pipe handed it on; `{}` for a valid body. */
+export function pendingFieldErrors(dto: object): Record<string, string> {
+  return pendingFields.get(dto) ?? {};
+}
 
 /** Flattens class-validator errors into the envelope's `fields`: input path → message. */
 export function validationErrorsToFields(
@@ -73,6 +93,18 @@ class ApiValidationPipe extends ValidationPipe {
         throw new ValidationFailedError({
           [path || metadata.data || metadata.type]: 'must not contain NUL characters',
         });
+      }
+    }
+    if (metadata.type === 'body' && Reflect.getMetadata(COLLECTS_STAGE_ERRORS, metadata.metatype!) === true) {
+      try {
+        return (await super.transform(value, metadata)) as unknown;
+      } catch (err) {
+        if (!(err instanceof ValidationFailedError)) {
+          throw err;
+        }
+        const dto = plainToInstance(metadata.metatype!, value) as object;
+        pendingFields.set(dto, err.body.fields ?? {});
+        return dto;
       }
     }
     return super.transform(value, metadata) as Promise<unknown>;

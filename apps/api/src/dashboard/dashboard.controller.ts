@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../config/config.module';
 
 /**
  * What the dashboard needs to know about this server beyond `/features`: where the Temporal Web
- * UI is (`temporal.ui_url`), to link each run to its workflow. Authenticated, unlike `/features`,
+ * UI is (`temporal.ui_url`), to link each run to its workflow, and the job defaults a job left at
+ * "server default" gets (issue 44: the job page shows the number). Authenticated, unlike `/features`,
  * because it names internal infrastructure.
  */
 @Controller('api/v1/dashboard')
@@ -15,7 +16,7 @@ export class DashboardController {
 
   @Get('config')
   @AnyKey()
-  @ApiOperation('Dashboard settings: the Temporal Web UI to link runs to', {
+  @ApiOperation('Dashboard settings: the Temporal Web UI to link runs to, the server’s job defaults', {
     200: {
       type: 'object',
       properties: {
@@ -30,6 +31,18 @@ export class DashboardController {
             { type: 'null' },
           ],
         },
+        job_defaults: {
+          type: 'object',
+          description: 'What a job whose setting is null (the server default) gets.',
+          properties: {
+            auto_disable_threshold: {
+              type: 'integer',
+              description: 'Consecutive failed runs before such a job is disabled; 0 never.',
+            },
+          },
+          required: ['auto_disable_threshold'],
+          additionalProperties: false,
+        },
       },
       required: ['temporal'],
       additionalProperties: false,
@@ -37,6 +50,9 @@ export class DashboardController {
   })
   settings() {
     const { ui_url, namespace } = this.config.temporal;
-    return { temporal: ui_url ? { ui_url, namespace } : null };
+    return {
+      temporal: ui_url ? { ui_url, namespace } : null,
+      job_defaults: { auto_disable_threshold: this.config.scheduler.default_auto_disable_threshold },
+    };
   }
 }

@@ -2,6 +2,7 @@ import { ATTEMPT_OUTCOMES, JOB_STATES, RUN_STATUSES } from '@svc/persistence';
 import { SCHEDULE_KINDS } from '@svc/schedule';
 import {
   anyObject,
+  boolean,
   arrayOf,
   enumOf,
   idOf,
@@ -79,6 +80,25 @@ export const JOB_SCHEMA = named(
       },
       last_run_at: nullable(timestamp),
       last_run_status: nullable(enumOf(RUN_STATUSES)),
+      latest_run: {
+        ...nullable(
+          object({
+            id: idOf('run'),
+            status: enumOf(RUN_STATUSES),
+            trigger: string,
+            scheduled_at: timestamp,
+            started_at: nullable(timestamp),
+            attempts_count: integer,
+            max_attempts: integer,
+            next_attempt_at: nullable(timestamp),
+            sla_breached: boolean,
+          }),
+        ),
+        description:
+          'Only in the list (`GET /jobs`): the job’s open run (running or deferred) if it has one, else its newest; ' +
+          '`attempts_count` attempts made of `max_attempts`, `next_attempt_at` when a deferred run tries again, ' +
+          '`sla_breached` also for an open run already past the SLA threshold. null: no run yet.',
+      },
       version: integer,
       created_at: timestamp,
       updated_at: timestamp,
@@ -90,7 +110,7 @@ export const JOB_SCHEMA = named(
           '`sink.kind` to `webhook`: shown this once.',
       },
     },
-    ['next_runs', 'stats_24h', 'signing_secret'],
+    ['next_runs', 'stats_24h', 'signing_secret', 'latest_run'],
   ),
 );
 

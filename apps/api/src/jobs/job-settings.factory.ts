@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { parseDuration, type PlanLimits, ValidationFailedError } from '@svc/common';
-import type { JobEntity } from '@svc/persistence';
+import { parseDuration, type PlanLimits } from '@svc/common';
+import { type JobEntity, Transactions } from '@svc/persistence';
 import type { JobSettingsColumns } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { CreateJobDto } from './dto/job-body.dto';
 import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import { pendingFieldErrors } from '../common/validation';
+import { FieldErrors } from './field-errors';
 import { JobScheduleValidator } from './job-schedule.validator';
+import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
 
 /** A declaration turned into the columns a job stores, validated. */
@@ -24,14 +27,18 @@ export interface DeclaredSettings {
  * The create defaults, in one place: a create body (`POST /jobs`, `PUT /jobs/by-key/{key}`, a job
  * of an apply) → the settings a job stores, every field left out at its default. Throws the
  * create's errors (`400 validation_failed` naming `schedule.expr`, `sink.config.url`…, `403
- * limit_exceeded` below the plan's minimum interval). Templates are checked by the caller inside
- * its write transaction (`SinkTemplateChecker`).
+ * limit_exceeded` below the plan's minimum interval), every field at once (`FieldErrors`): the
+ * body's own errors (`pending`, the pipe's) and those of each stage that can still run. Templates
+ * are checked by the caller inside its write transaction (`SinkTemplateChecker`); here only when
+ * the body is refused anyway, so their errors come in the same answer.
  */
 @Injectable()
 export class JobSettingsFactory {
   constructor(
     private readonly schedules: JobScheduleValidator,
     private readonly sinks: SinkValidator,
+    private readonly templates: SinkTemplateChecker,
+    private readonly transactions: Transactions,
   ) {}
 
   async fromDeclaration(
@@ -39,27 +46,43 @@ export class JobSettingsFactory {
     now: Date,
     plan: PlanLimits,
     workspaceId: string,
+    pending: Record<string, string> = pendingFieldErrors(dto),
   ): Promise<DeclaredSettings> {
+    const problems = new FieldErrors(pending);
     const ownSigningSecret = dto.signing_secret ?? undefined; // null: none, as when omitted
-    if (ownSigningSecret !== undefined && dto.sink.kind !== 'webhook') {
-      throw new ValidationFailedError({ signing_secret: 'only webhook jobs are signed' });
+    if (ownSigningSecret !== undefined && !problems.refused('sink') && dto.sink.kind !== 'webhook') {
+      problems.add('signing_secret', 'only webhook jobs are signed');
     }
-    const schedule = this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = await this.sinks.validate(dto.sink, workspaceId);
+    // Each stage reads only what it needs; one the body's own checks refused is skipped.
+    const schedule = problems.refused('schedule')
+      ? undefined
+      : await problems.run(() => this.schedules.validate(dto.schedule, now, plan.min_interval_ms));
+    const sinkConfig = problems.refused('sink')
+      ? undefined
+      : await problems.run(() => this.sinks.validate(dto.sink, workspaceId));
+    const retry = problems.refused('retry')
+      ? undefined
+      : await problems.run(() => checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry)));
+    if (!problems.empty && sinkConfig !== undefined) {
+      await problems.run(() =>
+        this.transactions.run((manager) => this.templates.check(workspaceId, dto.sink.kind, sinkConfig, manager)),
+      );
+    }
+    problems.throwIfAny();
     const settings: JobSettingsColumns = {
       name: dto.name,
       description: dto.description ?? '',
       tags: dto.tags ?? [],
-      ...schedule.columns,
+      ...schedule!.columns,
       sinkKind: dto.sink.kind,
       sinkConfig: sinkConfig as JobEntity['sinkConfig'],
-      retry: checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry)),
+      retry: retry!,
       timeoutMs: dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS,
       slaThresholdMs: dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null,
       misfirePolicy: dto.misfire_policy ?? 'fire_once',
       overlapPolicy: dto.overlap_policy ?? 'allow',
       autoDisableThreshold: dto.auto_disable_threshold ?? null,
     };
-    return { settings, compiled: schedule.compiled, ownSigningSecret };
+    return { settings, compiled: schedule!.compiled, ownSigningSecret };
   }
 }

@@ -8,6 +8,7 @@ import { declarationChanges, declaredColumns } from './job-declaration';
 import { type DeclaredSettings, JobSettingsFactory } from './job-settings.factory';
 import { KeyedMutex } from './keyed-mutex';
 import { SinkTemplateChecker } from './sink-templates.checker';
+import { pendingFieldErrors } from '../common/validation';
 
 /** The answer of `POST /jobs/apply` (job-response.schema.ts → ApplyPlan). */
 export interface ApplyPlan {
@@ -117,12 +118,22 @@ export class JobsApplyService {
     now: Date,
     plan: PlanLimits,
   ): Promise<DeclaredSettings[]> {
-    const fields: Record<string, string> = {};
-    if (dto.prune && managedBy === null) {
+    // The body's own errors (the pipe hands them on, issue 44) join those of every job's stages.
+    const pending = pendingFieldErrors(dto);
+    const fields: Record<string, string> = Object.fromEntries(
+      Object.entries(pending).filter(([path]) => !/^jobs\[\d+\]\./.test(path)),
+    );
+    if (!Array.isArray(dto.jobs) || fields.jobs !== undefined) {
+      throw new ValidationFailedError({ ...fields, jobs: fields.jobs ?? 'must be an array' }); // nothing to go through
+    }
+    if (dto.prune === true && managedBy === null && fields.managed_by === undefined) {
       fields.prune = 'needs managed_by: a prune deletes only the jobs of one owner';
     }
     const firstIndex = new Map<string, number>();
     dto.jobs.forEach((job, i) => {
+      if (!isObject(job) || typeof job.key !== 'string') {
+        return;
+      }
       const first = firstIndex.get(job.key);
       if (first !== undefined) {
         fields[`jobs[${i}].key`] = `duplicate of jobs[${first}].key ("${job.key}"): keys are unique within a set`;
@@ -131,14 +142,25 @@ export class JobsApplyService {
       }
     });
     const declared: DeclaredSettings[] = [];
+    const scheduleErrors: unknown[] = []; // every job's, in the envelope's `errors`
     for (const [i, job] of dto.jobs.entries()) {
+      if (!isObject(job)) {
+        continue; // `jobs[i]` itself is refused (in `fields` already)
+      }
+      const prefix = `jobs[${i}].`;
+      const own = Object.fromEntries(
+        Object.entries(pending).flatMap(([path, message]) =>
+          path.startsWith(prefix) ? [[path.slice(prefix.length), message]] : [],
+        ),
+      );
       try {
-        declared.push(await this.settingsFactory.fromDeclaration(job, now, plan, workspaceId));
+        declared.push(await this.settingsFactory.fromDeclaration(job, now, plan, workspaceId, own));
       } catch (err) {
         if (err instanceof ValidationFailedError) {
           for (const [path, message] of Object.entries(err.body.fields ?? {})) {
             fields[`jobs[${i}].${path}`] = message;
           }
+          scheduleErrors.push(...(err.body.errors ?? []));
         } else if (err instanceof LimitExceededError) {
           throw new LimitExceededError(err.body.limit!, err.body.value!, `jobs[${i}] ("${job.key}"): ${err.message}`);
         } else {
@@ -147,7 +169,11 @@ export class JobsApplyService {
       }
     }
     if (Object.keys(fields).length > 0) {
-      throw new ValidationFailedError(fields, 'The set was refused; nothing was applied');
+      throw new ValidationFailedError(
+        fields,
+        'The set was refused; nothing was applied',
+        scheduleErrors.length > 0 ? scheduleErrors : undefined,
+      );
     }
     return declared;
   }
@@ -365,4 +391,8 @@ export class JobsApplyService {
 
 function nextOccurrenceAfter(job: JobEntity, now: Date): boolean {
   return nextFireTimes(job, now, 1).length > 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> & DeclaredJobDto {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

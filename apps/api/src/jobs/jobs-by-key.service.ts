@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ConflictError,
-  NotFoundError,
-  PreconditionFailedError,
-  ValidationFailedError,
-  type PlanLimits,
-} from '@svc/common';
+import { ConflictError, NotFoundError, PreconditionFailedError, type PlanLimits } from '@svc/common';
 import { JobEntity, JobsRepository } from '@svc/persistence';
 import { JobLifecycle, nextFireTimes } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
@@ -15,6 +9,7 @@ import { JobSettingsFactory } from './job-settings.factory';
 import { JobResponse, toJobResponse } from './jobs.mapper';
 import { JobsService } from './jobs.service';
 import { SinkTemplateChecker } from './sink-templates.checker';
+import { pendingFieldErrors } from '../common/validation';
 
 /** `If-Match` / `If-None-Match` of a PUT by key, parsed. */
 export interface KeyPreconditions {
@@ -49,12 +44,13 @@ export class JobsByKeyService {
   ) {}
 
   async upsert(auth: AuthContext, key: string, dto: CreateJobDto, conditions: KeyPreconditions): Promise<Upserted> {
+    const pending = { ...pendingFieldErrors(dto) };
     if (dto.key !== undefined && dto.key !== key) {
-      throw new ValidationFailedError({ key: 'must be the key of the path (a key never changes)' });
+      pending.key ??= 'must be the key of the path (a key never changes)';
     }
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    const declared = await this.settingsFactory.fromDeclaration(dto, now, plan, auth.workspaceId);
+    const declared = await this.settingsFactory.fromDeclaration(dto, now, plan, auth.workspaceId, pending);
     const existing = await this.jobs.getByKey(auth.workspaceId, key);
     if (!existing) {
       if (conditions.ifMatch !== undefined) {

@@ -32,7 +32,7 @@ export class JobsController {
 
   @Post()
   @Scopes('jobs:write')
-  @ApiOperation('Create a job (webhook jobs: `signing_secret` shown this once)', { 201: JOB_SCHEMA })
+  @ApiOperation('Create a job (a webhook job’s signing secret is shown this once)', { 201: JOB_SCHEMA })
   create(
     @Auth() auth: AuthContext,
     @Body() body: CreateJobDto,
@@ -87,7 +87,7 @@ export class JobsController {
 
   @Get('by-key/:key')
   @Scopes('jobs:read')
-  @ApiOperation('The job with this key, as `GET /jobs/{id}` answers it', { 200: JOB_SCHEMA })
+  @ApiOperation('The job with this key, as GET /jobs/{id} answers it', { 200: JOB_SCHEMA })
   async getJobByKey(
     @Auth() auth: AuthContext,
     @Param('key', JobKeyPipe) key: string,

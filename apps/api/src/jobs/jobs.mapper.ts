@@ -1,5 +1,5 @@
 import { formatDuration } from '@svc/common';
-import type { JobEntity } from '@svc/persistence';
+import type { JobEntity, LatestRun } from '@svc/persistence';
 import { retryResponse } from './job-config';
 import type { JobSettings } from './job-patch';
 
@@ -17,6 +17,8 @@ export interface JobResponseExtras {
   stats24h?: JobStats24h;
   /** Only in the create and rotate responses, for webhook jobs. */
   signingSecret?: string;
+  /** Only in the list (issue 44): the run that tells how the job is doing; null when it has none. */
+  latestRun?: LatestRun | null;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -57,6 +59,7 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     last_run_at: iso(job.lastRunAt),
     // `?? null`: a job built for insert (create answers from it) has no last_run_status property.
     last_run_status: job.lastRunStatus ?? null,
+    ...(extras.latestRun !== undefined ? { latest_run: latestRunResponse(extras.latestRun, job) } : {}),
     version: job.version,
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
@@ -87,5 +90,26 @@ export function toJobSettings(job: JobEntity): JobSettings {
     misfire_policy: job.misfirePolicy,
     overlap_policy: job.overlapPolicy,
     auto_disable_threshold: job.autoDisableThreshold,
+  };
+}
+
+/**
+ * The list's `latest_run`: an open run counts (`last_run_*` count only finished ones), with its
+ * attempt against the job's budget and when it tries again, so a job in trouble shows in the list.
+ */
+function latestRunResponse(run: LatestRun | null, job: JobEntity) {
+  if (!run) {
+    return null;
+  }
+  return {
+    id: run.id,
+    status: run.status,
+    trigger: run.trigger,
+    scheduled_at: run.scheduledAt.toISOString(),
+    started_at: iso(run.startedAt),
+    attempts_count: run.attemptsCount,
+    max_attempts: job.retry.max_attempts,
+    next_attempt_at: iso(run.nextAttemptAt),
+    sla_breached: run.slaBreached,
   };
 }

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage } from '@svc/common';
-import { JobEntity, JobsRepository, RunsRepository } from '@svc/persistence';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
+import { APP_CONFIG } from '../config/config.module';
+import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage, ValidationFailedError } from '@svc/common';
+import { JobEntity, JobsRepository, type LatestRun, RunsRepository } from '@svc/persistence';
 import { JobLifecycle, nextFireTimes, type UserTransition } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
@@ -11,6 +13,8 @@ import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
+import { pendingFieldErrors } from '../common/validation';
+import { FieldErrors } from './field-errors';
 import { JobSettingsFactory } from './job-settings.factory';
 
 const NEXT_RUNS_ON_GET = 5;
@@ -30,6 +34,7 @@ export class JobsService {
     private readonly sinks: SinkValidator,
     private readonly templates: SinkTemplateChecker,
     private readonly settingsFactory: JobSettingsFactory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** `POST /jobs` (and a `PUT /jobs/by-key/{key}` that creates): the create defaults, `JobSettingsFactory`'s. */
@@ -56,13 +61,28 @@ export class JobsService {
     });
   }
 
+  /** A page of jobs, each with its `latest_run` (open ones included), read in one query for the page. */
   list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
     const now = new Date();
+    let latest = new Map<string, LatestRun>();
     return readKeysetPage(query, {
       format: CURSORS.jobs,
-      fetch: (after, limit) => this.jobs.list(auth.workspaceId, { ...query, beforeId: after?.id, limit }),
+      fetch: async (after, limit) => {
+        const jobs = await this.jobs.list(auth.workspaceId, { ...query, beforeId: after?.id, limit });
+        latest = await this.runs.latestForJobs(
+          auth.workspaceId,
+          jobs.map((job) => job.id),
+          this.config.scheduler.default_sla_threshold_ms,
+          now,
+        );
+        return jobs;
+      },
       keyOf: ({ id }) => ({ id }),
-      toItem: (job) => toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1)[0] ?? null }),
+      toItem: (job) =>
+        toJobResponse(job, {
+          nextRunAt: this.nextRuns(job, now, 1)[0] ?? null,
+          latestRun: latest.get(job.id) ?? null,
+        }),
     });
   }
 
@@ -83,26 +103,44 @@ export class JobsService {
   async update(auth: AuthContext, id: string, dto: UpdateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    const patch = dto as JobPatch;
+    // The body's own errors (issue 44): the fields they refuse are left out of the merge, the rest
+    // is still validated, and one 400 names them all.
+    const pending = pendingFieldErrors(dto);
+    const patch = withoutRefused(dto, pending) as JobPatch;
     let compiled: CompiledSchedule | undefined; // the new schedule, when the PATCH gives one
-    const { job, signingSecret } = await this.lifecycle.update(auth.workspaceId, id, auth.actor, {
+    const update = this.lifecycle.update(auth.workspaceId, id, auth.actor, {
       fields: Object.keys(dto),
       apply: async (job, manager) => {
-        const merged = applyJobPatch(toJobSettings(job), patch);
+        const problems = new FieldErrors(pending);
+        const merged = await problems.run(() => applyJobPatch(toJobSettings(job), patch));
+        if (!merged) {
+          problems.throwIfAny();
+          return;
+        }
         // The stored schedule and sink were valid when written; they are validated again when the
         // PATCH touches them (an untouched schedule keeps its anchor, so interval phases hold).
-        if (patch.schedule !== undefined) {
-          const schedule = this.schedules.validate(merged.schedule, now, plan.min_interval_ms);
+        const schedule =
+          patch.schedule === undefined
+            ? undefined
+            : await problems.run(() => this.schedules.validate(merged.schedule, now, plan.min_interval_ms));
+        const sinkConfig =
+          patch.sink === undefined
+            ? undefined
+            : await problems.run(() => this.sinks.validate(merged.sink as SinkDto, auth.workspaceId));
+        if (sinkConfig !== undefined) {
+          await problems.run(() => this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager));
+        }
+        const retry = await problems.run(() => checkRetry(storedRetry(merged.retry)));
+        problems.throwIfAny(); // a refused PATCH writes nothing
+        if (schedule) {
           Object.assign(job, schedule.columns);
           compiled = schedule.compiled;
         }
-        if (patch.sink !== undefined) {
-          const sinkConfig = await this.sinks.validate(merged.sink as SinkDto, auth.workspaceId);
-          await this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager);
+        if (sinkConfig !== undefined) {
           job.sinkKind = merged.sink.kind;
           job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
         }
-        job.retry = checkRetry(storedRetry(merged.retry));
+        job.retry = retry!;
         job.name = merged.name;
         job.description = merged.description;
         job.tags = merged.tags;
@@ -113,6 +151,10 @@ export class JobsService {
         job.autoDisableThreshold = merged.auto_disable_threshold;
       },
       hasNextOccurrence: (job) => nextFireTimes(job, now, 1, compiled).length > 0,
+    });
+    const { job, signingSecret } = await update.catch((err: unknown) => {
+      // A refused body is refused whatever the id (as it was when the pipe refused it).
+      throw err instanceof NotFoundError && Object.keys(pending).length > 0 ? new ValidationFailedError(pending) : err;
     });
     return toJobResponse(job, { nextRunAt: this.nextRuns(job, now, 1, compiled)[0] ?? null, signingSecret });
   }
@@ -166,4 +208,10 @@ export class JobsService {
     }
     return job;
   }
+}
+
+/** The PATCH body without the top-level fields its own checks refused (`schedule` for `schedule.expr`). */
+function withoutRefused(dto: UpdateJobDto, pending: Record<string, string>): Partial<UpdateJobDto> {
+  const refused = new Set(Object.keys(pending).map((path) => path.split(/[.[]/)[0]));
+  return Object.fromEntries(Object.entries(dto).filter(([field]) => !refused.has(field))) as Partial<UpdateJobDto>;
 }

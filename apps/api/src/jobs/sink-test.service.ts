@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { newId, NotFoundError, parseDuration } from '@svc/common';
+import { newId, NotFoundError } from '@svc/common';
 import { generateSigningSecret, type Sink, toSink } from '@svc/delivery';
 import { JobsRepository, type StoredSigningSecret, Transactions } from '@svc/persistence';
 import { JobLifecycle, SinkSender } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto } from './dto/job-body.dto';
-import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
-import { JobScheduleValidator } from './job-schedule.validator';
+import { JobSettingsFactory } from './job-settings.factory';
 import { type SinkTestResponse, toSinkTestResponse } from './sink-test.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
-import { SinkValidator } from './sink.validator';
 
 /**
  * Sink tests (spec: Jobs → `POST /jobs/{id}/test`, `POST /jobs/test`; Events → Sink test): one
@@ -26,8 +24,7 @@ export class SinkTestService {
     private readonly jobs: JobsRepository,
     private readonly transactions: Transactions,
     private readonly lifecycle: JobLifecycle,
-    private readonly schedules: JobScheduleValidator,
-    private readonly sinks: SinkValidator,
+    private readonly settingsFactory: JobSettingsFactory,
     private readonly templates: SinkTemplateChecker,
     private readonly sender: SinkSender,
   ) {}
@@ -51,14 +48,13 @@ export class SinkTestService {
   async testConfig(auth: AuthContext, dto: CreateJobDto): Promise<SinkTestResponse> {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    this.schedules.validate(dto.schedule, now, plan.min_interval_ms);
-    const sinkConfig = await this.sinks.validate(dto.sink, auth.workspaceId);
-    checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry));
+    // Validated by the create's own code (every field at once); templates inside a transaction.
+    const { settings } = await this.settingsFactory.fromDeclaration(dto, now, plan, auth.workspaceId);
     await this.transactions.run((manager) =>
-      this.templates.check(auth.workspaceId, dto.sink.kind, sinkConfig, manager),
+      this.templates.check(auth.workspaceId, settings.sinkKind, settings.sinkConfig, manager),
     );
-    const sink = toSink(dto.sink.kind, sinkConfig)!;
-    const timeoutMs = dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS;
+    const sink = toSink(settings.sinkKind, settings.sinkConfig)!;
+    const timeoutMs = settings.timeoutMs;
     const oneTimeSecret = { secret: generateSigningSecret(), expires_at: null };
     return this.send(
       auth.workspaceId,

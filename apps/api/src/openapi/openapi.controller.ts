@@ -42,7 +42,7 @@ export class OpenApiController {
 
   /** Issue 42: what editors and `svc apply` validate a jobs file with; public, like this document. */
   @Get('schemas/jobs-file.json')
-  @ApiOperation('The JSON Schema of a jobs file (`svc apply -f`), generated from this document', {
+  @ApiOperation('The JSON Schema of a jobs file (svc apply -f), generated from this document', {
     200: { description: 'A JSON Schema (draft 2020-12)', schema: { type: 'object' } },
   })
   jobsFileSchema() {

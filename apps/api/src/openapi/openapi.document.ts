@@ -119,21 +119,40 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: '`unavailable`: a dependency is down; retry.',
 };
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
+/**
+ * Every tag with what it holds, in the order the API reference shows them (issue 44: the jobs
+ * first, then their runs, then the rest by how often a newcomer needs them; not alphabetical).
+ * openapi.spec.ts fails on a tag missing here.
+ */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
   jobs: 'Scheduled jobs: a schedule, a sink and policies.',
   runs: 'Occurrences of jobs and their attempts.',
   schedules: 'Schedule validation and preview; no authentication.',
-  me: 'The caller.',
-  workspaces: 'The caller’s workspace.',
-  'api-keys': 'API keys of the workspace.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',
-  'audit-log': 'Who changed what, kept 30 days.',
-  usage: 'The monthly run counter.',
+  'alert-rules':
+    'Which events alert (a failed run, an SLA breach, a job disabled or recovered) and through which channels.',
+  'alert-channels': 'Where alerts go: email, Slack or a signed webhook; each can send a test.',
   stats: 'The workspace at a glance.',
+  usage: 'The monthly run counter.',
+  'audit-log': 'Who changed what, kept 30 days.',
+  'api-keys': 'API keys of the workspace.',
+  workspaces: 'The caller’s workspace.',
+  me: 'The caller.',
+  auth: 'Dashboard sign-in and sessions (cookies); API clients use API keys instead.',
   health: 'Liveness, readiness, version and server features; no authentication.',
-  'open-api': 'This document.',
+  'open-api': 'This document, and the JSON Schema of a jobs file.',
   codec: 'Temporal’s codec-server protocol: encrypt and decrypt Temporal payloads for the Temporal Web UI.',
+  dashboard: 'The dashboard’s pages and assets (a browser app, not an API).',
 };
+
+/** The document's tags in `TAG_DESCRIPTIONS` order; a tag not listed there goes last. */
+function orderedTags(tags: Set<string>): { name: string; description: string }[] {
+  const order = Object.keys(TAG_DESCRIPTIONS);
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  return [...tags]
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+}
 
 function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
@@ -221,7 +240,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
     },
     servers: [{ url: input.serverUrl }],
     security: [{ ApiKey: [] }],
-    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: orderedTags(tags),
     paths,
     components: {
       securitySchemes: {

@@ -120,6 +120,18 @@ describe('OpenAPI document', () => {
       }
     });
 
+    it('should title operations in plain text and describe and order every tag, jobs first (issue 44)', () => {
+      // A summary is a title in the API reference: Markdown there shows as raw backticks.
+      const backticked = operations(doc).filter(({ op }) => (op.summary as string).includes('`'));
+      expect(backticked.map(({ key, op }) => `${key}: ${op.summary}`)).toEqual([]);
+      const used = new Set(operations(doc).map(({ op }) => (op.tags as string[])[0]));
+      const tags = doc.tags as Array<{ name: string; description: string }>;
+      expect(new Set(tags.map((tag) => tag.name))).toEqual(used);
+      for (const tag of tags) {
+        expect([tag.name, tag.description !== tag.name && tag.description.length > 0]).toEqual([tag.name, true]);
+      }
+      expect(tags.slice(0, 2).map((tag) => tag.name)).toEqual(['jobs', 'runs']);
+    });
     it("should document each Nest handler's own success status (@HttpCode or Nest's default)", () => {
       const wrong = routesOfModule(AppModule.forRoot()).flatMap((r) => {
         const handler = (r.controller.prototype as Record<string, object>)[r.methodName];

@@ -20,7 +20,7 @@ function withExprLimit<T extends { properties: Record<string, unknown> }>(schema
 export const VALIDATE_ROUTE_DOC: FastifyRouteDoc = {
   operationId: 'schedules.validate',
   tag: 'schedules',
-  summary: 'Validate a schedule expression (invalid input is still 200, with `errors`)',
+  summary: 'Validate a schedule expression (invalid input is still 200, with its errors)',
   public: true,
   rateLimit: 'schedules',
   requestBody: named('ValidateScheduleBody', {

@@ -90,16 +90,23 @@ export interface ReceivedRequest {
 
 /**
  * The lines printed for one request: what arrived (method, path, the run's `webhook-id`, the
- * 0-based `Svc-Attempt` and the job), whether the signature verifies, and the body.
+ * 0-based `Svc-Attempt` and the job), whether the signature verifies, and the body. A sink test
+ * starts with `SINK TEST` and shows its id as a test id, not a run's.
  */
 export function describeRequest(request: ReceivedRequest, verifiers: Verifier[], at: Date): string {
   const header = (name: string) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   };
+  // A sink test (`Svc-Test: true`, docs/delivery.md) records nothing: its `webhook-id` is a fresh
+  // `run_…` id that names no run (GET /runs/{id} answers 404), so it is not printed as a run's.
+  const test = header('svc-test') === 'true';
   const facts = [
+    ...(test ? ['SINK TEST'] : []),
     `${request.method} ${request.path}`,
-    `webhook-id ${header('webhook-id') ?? '(none)'}`,
+    test
+      ? `test id ${header('webhook-id') ?? '(none)'} (not a run: a sink test records nothing)`
+      : `webhook-id ${header('webhook-id') ?? '(none)'}`,
     `Svc-Attempt ${header('svc-attempt') ?? '(none)'}`,
   ];
   const job = header('svc-job-id');

@@ -4,12 +4,13 @@ import { ErrorNote, ManagedNote, OneTimeSecret, StatusBadge, TableWrap, useLoad,
 import { Pager, useCursorPages } from '../components/pager';
 import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
+import type { AppContext } from '../app-context';
 import { navigate } from '../router';
 
 const RUNS_PAGE = 20;
 
 /** One job: its schedule's next occurrences, actions, signing secret rotation and run history. */
-export function JobDetailPage({ jobId }: { jobId: string }) {
+export function JobDetailPage({ jobId, context }: { jobId: string; context: AppContext }) {
   const path = `/api/v1/jobs/${encodeURIComponent(jobId)}`;
   const job = useLoad(() => api<Job>('GET', path), [jobId]);
   // The job is read again every 5 s, so "Next fire times" (the API's next_runs) move on as runs fire.
@@ -204,7 +205,7 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
           )}
           {j.state !== 'active' && <p class="muted">The job is {j.state}: no occurrences are scheduled.</p>}
         </div>
-        <DeliveryPanel job={j} />
+        <DeliveryPanel job={j} serverAutoDisable={context.config.job_defaults?.auto_disable_threshold} />
         <div class="panel">
           <h2>Last 24 hours</h2>
           {j.stats_24h && (
@@ -231,7 +232,7 @@ export function JobDetailPage({ jobId }: { jobId: string }) {
 }
 
 /** Where and how the job delivers, at a glance: target, retries, timeout and its policies. */
-function DeliveryPanel({ job }: { job: Job }) {
+function DeliveryPanel({ job, serverAutoDisable }: { job: Job; serverAutoDisable: number | undefined }) {
   const config = job.sink.config;
   const r = job.retry;
   return (
@@ -273,7 +274,7 @@ function DeliveryPanel({ job }: { job: Job }) {
               ? 'after a failed run'
               : job.auto_disable_threshold
                 ? `after ${job.auto_disable_threshold} failed runs in a row`
-                : 'server default'}
+                : autoDisableDefault(serverAutoDisable)}
         </dd>
       </dl>
     </div>
@@ -376,4 +377,15 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
       <Pager pages={pages} nextCursor={runs.data?.next_cursor} previousLabel="Newer runs" nextLabel="Older runs" />
     </section>
   );
+}
+
+/** A job left at the server default says what that is (issue 44), from `/dashboard/config`. */
+function autoDisableDefault(threshold: number | undefined): string {
+  if (threshold === undefined) {
+    return 'server default';
+  }
+  if (threshold === 0) {
+    return 'server default: never';
+  }
+  return `server default: after ${threshold} failed run${threshold === 1 ? '' : 's'} in a row`;
 }

@@ -6,7 +6,8 @@ import { Pager, useCursorPages } from '../components/pager';
 import { formatRelative, formatTime } from '../format';
 import { useLocation } from '../router';
 
-type Buckets = Map<string, Array<{ succeeded: number; failed: number }>>;
+type Series = Array<{ succeeded: number; failed: number; other: number }>;
+type Buckets = Map<string, Series>;
 
 /**
  * Runs of these jobs in the last 24 hours per hour (oldest first), counted by the API in SQL: one
@@ -23,21 +24,65 @@ async function runBuckets(jobIds: string[]): Promise<Buckets> {
   return new Map(stats.data.map((job) => [job.job_id, job.buckets]));
 }
 
-function Sparkline({ series }: { series: Array<{ succeeded: number; failed: number }> | undefined }) {
-  const data = series ?? Array.from({ length: 24 }, () => ({ succeeded: 0, failed: 0 }));
+function Sparkline({ series }: { series: Series | undefined }) {
+  const data = series ?? Array.from({ length: 24 }, () => ({ succeeded: 0, failed: 0, other: 0 }));
   const config = useMemo(() => sparklineConfig(data), [JSON.stringify(data)]);
   const canvas = useChart(config);
   const ok = data.reduce((n, b) => n + b.succeeded, 0);
   const failed = data.reduce((n, b) => n + b.failed, 0);
+  // Runs in flight count too (the API's `other`: running, deferred, or cancelled).
+  const other = data.reduce((n, b) => n + b.other, 0);
   return (
     <canvas
       ref={canvas}
       width={120}
       height={28}
       role="img"
-      aria-label={`Last 24 hours: ${ok} succeeded, ${failed} failed`}
+      aria-label={`Last 24 hours: ${ok} succeeded, ${failed} failed, ${other} in flight or cancelled`}
       class="sparkline"
     />
+  );
+}
+
+/**
+ * The job's run that tells how it is doing (the API's `latest_run`, issue 44): a run in flight
+ * counts, with its attempt of the job's budget and when it tries again, and an SLA breach shows.
+ */
+function LastRun({ job }: { job: Job }) {
+  const run = job.latest_run;
+  if (!run) {
+    return <StatusBadge value={job.last_run_status} />;
+  }
+  const open = run.status === 'running' || run.status === 'deferred';
+  // attempts_count counts attempts started; a deferred run's next one is the one after them.
+  const attempt = run.status === 'deferred' ? run.attempts_count + 1 : run.attempts_count;
+  const retrying = open && attempt >= 2;
+  return (
+    <span class="last-run">
+      <a href={`/runs/${run.id}`} title={formatTime(run.scheduled_at)}>
+        <StatusBadge value={run.status} />
+      </a>
+      {retrying && (
+        <span class="run-note">
+          {' '}
+          retrying, attempt {attempt} of {run.max_attempts}
+          {run.next_attempt_at && (
+            <>
+              , next{' '}
+              <time dateTime={run.next_attempt_at} title={formatTime(run.next_attempt_at)}>
+                {formatRelative(run.next_attempt_at)}
+              </time>
+            </>
+          )}
+        </span>
+      )}
+      {run.sla_breached && (
+        <>
+          {' '}
+          <span class="badge failed">SLA breached</span>
+        </>
+      )}
+    </span>
   );
 }
 
@@ -178,7 +223,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
                     )}
                   </td>
                   <td>
-                    <StatusBadge value={job.last_run_status} />
+                    <LastRun job={job} />
                   </td>
                   <td>
                     <Sparkline series={buckets.data?.get(job.id)} />

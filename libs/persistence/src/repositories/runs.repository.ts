@@ -6,6 +6,18 @@ import type { JobState } from '../entities/job.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
 import { affectedCount, entityFromRow, returnedRows } from './query-result';
 
+/** A job's run as the jobs list shows it (`latestForJobs`). */
+export interface LatestRun {
+  id: string;
+  status: RunStatus;
+  trigger: RunTrigger;
+  scheduledAt: Date;
+  startedAt: Date | null;
+  attemptsCount: number;
+  nextAttemptAt: Date | null;
+  slaBreached: boolean;
+}
+
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
 
 /** Which workspaces a run purge covers: all, those on `plans`, or those on any plan but `exceptPlans`. */
@@ -283,6 +295,59 @@ export class RunsRepository {
       params,
     );
     return affectedCount(result);
+  }
+
+  /**
+   * The run that tells how each of these jobs is doing (the jobs list, issue 44), in one query for
+   * the page: its open run if it has one (running or deferred, the newest), else its newest run.
+   * `sla_breached` also counts an open run already past its job's SLA threshold (the alert sweeper
+   * marks it on its next pass).
+   */
+  async latestForJobs(
+    workspaceId: string,
+    jobIds: string[],
+    defaultSlaThresholdMs: number,
+    now: Date,
+  ): Promise<Map<string, LatestRun>> {
+    if (jobIds.length === 0) {
+      return new Map();
+    }
+    const rows = (await this.manager.query(
+      `SELECT DISTINCT ON (r.job_id) r.id, r.job_id, r.status, r.trigger, r.scheduled_at, r.started_at,
+              r.attempts_count, r.next_attempt_at,
+              r.sla_breached OR (r.status IN ('running', 'deferred')
+                AND r.scheduled_at + COALESCE(j.sla_threshold_ms, $3::int) * interval '1 millisecond' < $4)
+                AS sla_breached
+         FROM runs r JOIN jobs j ON j.id = r.job_id
+        WHERE r.workspace_id = $1 AND r.job_id = ANY($2::text[])
+        ORDER BY r.job_id, (r.status IN ('running', 'deferred')) DESC, r.scheduled_at DESC, r.id DESC`,
+      [workspaceId, jobIds, defaultSlaThresholdMs, now],
+    )) as Array<{
+      id: string;
+      job_id: string;
+      status: RunStatus;
+      trigger: RunTrigger;
+      scheduled_at: Date;
+      started_at: Date | null;
+      attempts_count: number;
+      next_attempt_at: Date | null;
+      sla_breached: boolean;
+    }>;
+    return new Map(
+      rows.map((row) => [
+        row.job_id,
+        {
+          id: row.id,
+          status: row.status,
+          trigger: row.trigger,
+          scheduledAt: row.scheduled_at,
+          startedAt: row.started_at,
+          attemptsCount: row.attempts_count,
+          nextAttemptAt: row.next_attempt_at,
+          slaBreached: row.sla_breached,
+        },
+      ]),
+    );
   }
 
   async stats(workspaceId: string, jobId: string, since: Date) {

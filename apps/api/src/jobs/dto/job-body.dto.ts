@@ -20,7 +20,7 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
-import { BracketIndexes } from '../../common/validation';
+import { BracketIndexes, CollectsStageErrors } from '../../common/validation';
 import { CURSORS } from '@svc/common';
 import { REQUESTED_SCHEDULE_KINDS, type RequestedScheduleKind } from '@svc/schedule';
 import { PageQueryDto } from '../../common/page-query.dto';
@@ -313,6 +313,7 @@ export class JobBodyDto extends JobFieldsDto {
     },
   ],
 })
+@CollectsStageErrors()
 export class CreateJobDto extends JobBodyDto {
   /** The job's stable name in the workspace (issue 42): `PUT /jobs/by-key/{key}`, apply. Never changes. */
   @IsOptional()
@@ -356,6 +357,7 @@ export class DeclaredJobDto extends JobBodyDto {
     },
   ],
 })
+@CollectsStageErrors()
 export class ApplyJobsDto {
   /** Who declares the set; its jobs carry it, `prune` deletes only jobs it owns. */
   @IsOptional()
@@ -407,6 +409,7 @@ export class ApplyJobsDto {
     { sink: { config: { retry_on: ['5xx', 'timeout'] } }, retry: { max_attempts: 5 } },
   ],
 })
+@CollectsStageErrors()
 export class UpdateJobDto extends JobFieldsDto {
   // name, schedule and sink have no server default: omit them to keep them; null is refused (400).
   @ValidateIf((_, value) => value !== undefined)
