@@ -34,11 +34,16 @@ const MATRIX: Record<string, Need> = {
   'POST /api/v1/jobs/:id/test': 'jobs:write',
   'POST /api/v1/jobs/test': 'jobs:write',
   'POST /api/v1/jobs/:id/rotate-signing-secret': 'jobs:write',
+  'GET /api/v1/jobs/by-key/:key': 'jobs:read',
+  'PUT /api/v1/jobs/by-key/:key': 'jobs:write',
+  'DELETE /api/v1/jobs/by-key/:key': 'jobs:write',
+  'POST /api/v1/jobs/apply': 'jobs:write',
 
   'GET /api/v1/runs': 'runs:read',
   'GET /api/v1/runs/:id': 'runs:read',
   'GET /api/v1/jobs/:id/runs': 'runs:read',
   'POST /api/v1/runs/:id/retry': 'jobs:write',
+  'POST /api/v1/runs/:id/cancel': 'jobs:write',
 
   'GET /api/v1/api-keys': '*',
   'POST /api/v1/api-keys': '*',
