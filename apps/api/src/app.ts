@@ -77,7 +77,7 @@ export function createFastifyAdapter(
 ): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Only these proxies' X-Forwarded-For hops count: `request.ip` is the right-most address not
     // in the list (never `true`, which takes the left-most hop, the one a client writes).
     trustProxy: trustedProxies && trustedProxies.length > 0 ? [...trustedProxies] : false,
