@@ -117,16 +117,23 @@ node -e '
 
 # The settings: scripts/fuzz.toml, plus one entry per operation whose inputs the server checks
 # beyond their schemas (the document's `x-server-checks`: a schedule that must parse, a secret that
-# must exist, …): there, and only there, a schema-valid request may be refused with 400.
+# must exist, …): there, and only there, a schema-valid request may be refused with 400. Likewise
+# an operation that takes a precondition header (`If-Match`, `If-None-Match`: PUT by key) may
+# answer 412 when the condition does not hold: like 409, an answer about the state, not the input.
 node -e '
   const [base, out, fixed] = process.argv.slice(1);
+  const PRECONDITIONS = ["#/components/parameters/IfMatch", "#/components/parameters/IfNoneMatch"];
   fetch(base + "/api/v1/openapi.json").then((r) => r.json()).then((doc) => {
     let toml = require("fs").readFileSync(fixed, "utf8");
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {
-        if (op["x-server-checks"]) {
+        const checked = Boolean(op["x-server-checks"]);
+        const conditional = (op.parameters ?? []).some((p) => PRECONDITIONS.includes(p.$ref));
+        if (checked || conditional) {
+          const statuses = ["2xx", "3xx", ...(checked ? ["400"] : []), "401", "403", "404", "409",
+            ...(conditional ? ["412"] : []), "429", "5xx"];
           toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(op.operationId)}\n` +
-            `checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]\n`;
+            `checks.positive_data_acceptance.expected-statuses = ${JSON.stringify(statuses)}\n`;
         }
       }
     }

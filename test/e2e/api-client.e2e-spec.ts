@@ -121,9 +121,9 @@ describe('typed API client and the exact contract', () => {
       }
     }
     expect(checked.length).toBeGreaterThan(Object.keys(document.paths).length);
-    // A path parameter longer than the router takes (Fastify's 100 characters; the document's
+    // A path parameter longer than the router takes (`maxParamLength`, 128: the document's
     // maxLength) is a 400 in the envelope, with X-Request-ID (it was Fastify's own 414 JSON).
-    const long = await send(stack.baseUrl, 'GET', `/api/v1/jobs/${'a'.repeat(101)}`, stack.apiKey);
+    const long = await send(stack.baseUrl, 'GET', `/api/v1/jobs/${'a'.repeat(129)}`, stack.apiKey);
     expect(long.headers['ratelimit-remaining']).toBeDefined(); // counted like every /api/v1 request
     expect({ status: long.status, code: long.body?.error?.code, id: Boolean(long.headers['x-request-id']) }).toEqual({
       status: 400,

@@ -209,6 +209,89 @@ describe('OpenAPI contract', () => {
       expect((await call('GET', '/api/v1/schemas/jobs-file.json', { key: null })).status).toBe(200);
     });
 
+    // Regressions (Schemathesis, after issue 42's merge): each a request the document allowed and
+    // the server refused for a reason the document did not give.
+    it('should take a key of 128 characters in /jobs/by-key/{key}, as the document allows', async () => {
+      const doc = (await call('GET', '/api/v1/openapi.json', { key: null })).body;
+      const param = doc.paths['/api/v1/jobs/by-key/{key}'].get.parameters.find((p: any) => p.name === 'key');
+      expect(param.schema.maxLength).toBe(128);
+      // The router refused any path parameter over 100 characters (Fastify's default) before the route ran.
+      const key = `k${'0'.repeat(127)}`;
+      expect((await call('GET', `/api/v1/jobs/by-key/${key}`)).status).toBe(404);
+      const created = await call('PUT', `/api/v1/jobs/by-key/${key}`, { body: jobBody('/long-key') });
+      expect({ status: created.status, key: created.body.key }).toEqual({ status: 201, key });
+      expect((await call('GET', `/api/v1/jobs/by-key/${key}`)).body.key).toBe(key);
+      expect((await call('DELETE', `/api/v1/jobs/by-key/${key}`)).status).toBe(204);
+      // Past the document's maxLength: still 400 in the envelope.
+      const tooLong = await call('GET', `/api/v1/jobs/by-key/${key}0`);
+      expect({ status: tooLong.status, code: tooLong.body.error.code }).toEqual({
+        status: 400,
+        code: 'validation_failed',
+      });
+    });
+
+    it('should state the precondition headers of PUT by key as the server parses them', async () => {
+      const doc = (await call('GET', '/api/v1/openapi.json', { key: null })).body;
+      const ifMatch = new RegExp(doc.components.parameters.IfMatch.schema.pattern);
+      expect(doc.components.parameters.IfNoneMatch.schema.enum).toEqual(['*']);
+      // An empty If-Match was "schema-valid" (the header was a bare string) and refused with 400.
+      expect(['', 'abc', '"0"'].filter((v) => ifMatch.test(v))).toEqual([]);
+      const path = '/api/v1/jobs/by-key/contract.preconditions';
+      const empty = await call('PUT', path, { body: jobBody('/pre'), headers: { 'If-Match': '' } });
+      expect({ status: empty.status, fields: Object.keys(empty.body.error.fields) }).toEqual({
+        status: 400,
+        fields: ['If-Match'],
+      });
+      expect((await call('PUT', path, { body: jobBody('/pre'), headers: { 'If-None-Match': '*' } })).status).toBe(201);
+      for (const value of ['*', '"1"', 'W/"1"', '1']) {
+        expect(ifMatch.test(value)).toBe(true);
+        const res = await call('PUT', path, { body: jobBody('/pre'), headers: { 'If-Match': value } });
+        expect({ value, status: res.status }).toEqual({ value, status: 200 });
+      }
+      // Both conditions at once can never hold: 412, an answer about the state (fuzz.sh allows it here).
+      const both = await call('PUT', path, {
+        body: jobBody('/pre'),
+        headers: { 'If-Match': '*', 'If-None-Match': '*' },
+      });
+      expect({ status: both.status, code: both.body.error.code }).toEqual({ status: 412, code: 'precondition_failed' });
+      expect((await call('DELETE', path)).status).toBe(204);
+    });
+
+    it('should declare in x-server-checks what it refuses beyond the schema: signing_secret, prune, the body size', async () => {
+      const doc = (await call('GET', '/api/v1/openapi.json', { key: null })).body;
+      const checks = (path: string, method: string) => Object.keys(doc.paths[path][method]['x-server-checks']);
+      const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+      const unsigned = await call('POST', '/api/v1/jobs', {
+        body: {
+          ...jobBody('/x'),
+          sink: { kind: 'temporal_workflow', config: { workflow_type: 'w', task_queue: 'q' } },
+          signing_secret: secret,
+        },
+      });
+      expect({ status: unsigned.status, fields: Object.keys(unsigned.body.error.fields) }).toEqual({
+        status: 400,
+        fields: ['signing_secret'],
+      });
+      expect(checks('/api/v1/jobs', 'post')).toContain('signing_secret');
+      expect(checks('/api/v1/jobs/by-key/{key}', 'put')).toContain('signing_secret');
+      const prune = await call('POST', '/api/v1/jobs/apply', { body: { prune: true, jobs: [] } });
+      expect({ status: prune.status, fields: Object.keys(prune.body.error.fields) }).toEqual({
+        status: 400,
+        fields: ['prune'],
+      });
+      // 5,000 jobs (the document's maxItems) of about 200 bytes each are over the 1 MiB of every request.
+      const jobs = Array.from({ length: 5000 }, (_, i) => ({ ...jobBody('/big'), key: `big.${i}` }));
+      expect(jobs.length).toBeLessThanOrEqual(doc.components.schemas.ApplyJobsDto.properties.jobs.maxItems);
+      const big = await call('POST', '/api/v1/jobs/apply', { body: { dry_run: true, jobs } });
+      expect({ status: big.status, fields: Object.keys(big.body.error.fields) }).toEqual({
+        status: 400,
+        fields: ['body'],
+      });
+      expect(checks('/api/v1/jobs/apply', 'post')).toEqual(
+        expect.arrayContaining(['prune', 'body', 'jobs[].signing_secret']),
+      );
+    });
+
     it('should match the document for sink tests of a saved and an unsaved job', async () => {
       const saved = await call('POST', `/api/v1/jobs/${jobId}/test`);
       expect(saved.status).toBe(200);

@@ -19,6 +19,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { useApiBodyParsers } from './common/body-parsers';
+import { MAX_PARAM_LENGTH } from './common/path-params';
 import { FRAMEWORK_RATE_LIMITS } from './auth/api-rate-limit.hook';
 import { clientErrorHandler } from './common/client-error';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
@@ -76,13 +77,14 @@ export function createFastifyAdapter(
 ): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: ONE_MIB,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Only these proxies' X-Forwarded-For hops count: `request.ip` is the right-most address not
     // in the list (never `true`, which takes the left-most hop, the one a client writes).
     trustProxy: trustedProxies && trustedProxies.length > 0 ? [...trustedProxies] : false,
     ...(traced ? { serverFactory: tracedServerFactory } : {}),
     requestIdHeader: false,
     clientErrorHandler,
-    // What the router refuses before any hook runs (a path parameter over Fastify's 100
+    // What the router refuses before any hook runs (a path parameter over `maxParamLength`
     // characters: 414 from Fastify; a malformed URL) is a malformed request, 400 in the envelope
     // with X-Request-ID like every other error (spec → Errors).
     frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

@@ -501,7 +501,7 @@ export interface paths {
      * Create a job (a webhook job’s signing secret is shown this once)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.create'];
     delete?: never;
@@ -697,7 +697,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `body`: the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it; `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].signing_secret`: webhook jobs only (`sink.kind` `webhook`); `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m; `prune`: `true` needs `managed_by`.
      */
     post: operations['jobs.applyJobs'];
     delete?: never;
@@ -724,7 +724,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     put: operations['jobs.upsertJobByKey'];
     post?: never;
@@ -751,7 +751,7 @@ export interface paths {
      * Send one real request to an unsaved job body’s sink; records nothing
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.testConfig'];
     delete?: never;
@@ -2337,6 +2337,10 @@ export interface components {
   parameters: {
     /** @description Replays the first successful response for the same key and body within 24 hours; another body is `409 idempotency_conflict`. */
     IdempotencyKey: string;
+    /** @description Write only if the job is at this version (its `ETag`, `"<version>"`), or `*`: only if it exists; else `412`. */
+    IfMatch: string;
+    /** @description `*`: create only (`412` when the key exists). */
+    IfNoneMatch: '*';
     /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
     RequestId: string;
   };
@@ -6553,8 +6557,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        'if-match'?: string;
-        'if-none-match'?: string;
+        /** @description Write only if the job is at this version (its `ETag`, `"<version>"`), or `*`: only if it exists; else `412`. */
+        'If-Match'?: components['parameters']['IfMatch'];
+        /** @description `*`: create only (`412` when the key exists). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
         /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
         'X-Request-ID'?: components['parameters']['RequestId'];
       };

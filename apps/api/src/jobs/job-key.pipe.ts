@@ -26,22 +26,27 @@ export class JobKeyParamPipe implements PipeTransform<string, string> {
 
 export const JobKeyPipe = new JobKeyParamPipe();
 
-/** `If-Match: "<version>"` (or `*`) and `If-None-Match: *` of a PUT by key; anything else is `400`. */
+/**
+ * `If-Match: "<version>"` (a strong or weak ETag, quotes optional) or `*`; the OpenAPI document
+ * states these patterns as the headers' schemas, so a value the document allows is never a `400`.
+ * Only spaces and tabs around the value are ignored (what HTTP calls optional whitespace).
+ */
+export const IF_MATCH_PATTERN = /^[ \t]*(?:\*|(?:W\/)?"?([1-9][0-9]{0,9})"?)[ \t]*$/;
+/** `If-None-Match: *` (create only) is the one form a PUT by key supports. */
+export const IF_NONE_MATCH_PATTERN = /^[ \t]*\*[ \t]*$/;
+
+/** `If-Match` and `If-None-Match` of a PUT by key, parsed; anything the patterns refuse is `400`. */
 export function parsePreconditions(ifMatch?: string, ifNoneMatch?: string): KeyPreconditions {
   const conditions: KeyPreconditions = {};
   if (ifMatch !== undefined) {
-    const value = ifMatch.trim();
-    const version = /^(?:W\/)?"?([1-9][0-9]{0,9})"?$/.exec(value);
-    if (value === '*') {
-      conditions.ifMatch = '*';
-    } else if (version) {
-      conditions.ifMatch = Number(version[1]);
-    } else {
+    const match = IF_MATCH_PATTERN.exec(ifMatch);
+    if (!match) {
       throw new ValidationFailedError({ 'If-Match': 'must be "<version>" (the job’s ETag) or *' });
     }
+    conditions.ifMatch = match[1] === undefined ? '*' : Number(match[1]);
   }
   if (ifNoneMatch !== undefined) {
-    if (ifNoneMatch.trim() !== '*') {
+    if (!IF_NONE_MATCH_PATTERN.test(ifNoneMatch)) {
       throw new ValidationFailedError({ 'If-None-Match': 'only * (create only) is supported' });
     }
     conditions.ifNoneMatch = '*';

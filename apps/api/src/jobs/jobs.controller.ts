@@ -11,7 +11,7 @@ import { JobsByKeyService } from './jobs-by-key.service';
 import type { JobResponse } from './jobs.mapper';
 import { JobsService } from './jobs.service';
 import { SinkTestService } from './sink-test.service';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
 import {
   APPLY_PLAN_SCHEMA,
   JOB_PAGE_SCHEMA,
@@ -122,6 +122,9 @@ export class JobsController {
       'deletes the jobs of `managed_by` the set no longer names. Paused and disabled jobs stay so (`kept`); ' +
       'signing secrets are never rotated nor shown.',
   )
+  // Up to APPLY_MAX_JOBS jobs of a few hundred bytes each can exceed the 1 MiB every API request
+  // has (spec → Limits): the document says so, the schema cannot.
+  @ServerChecks({ body: 'the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it' })
   applyJobs(@Auth() auth: AuthContext, @Body() body: ApplyJobsDto) {
     return this.applier.apply(auth, body);
   }

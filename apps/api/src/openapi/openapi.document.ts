@@ -8,6 +8,8 @@ import type { RouteInfo } from '../auth/route-table';
 import { ERROR_SCHEMA } from './error-schema';
 import type { RegisteredRoute } from '../common/openapi/fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
+import { MAX_PARAM_LENGTH } from '../common/path-params';
+import { IF_MATCH_PATTERN } from '../jobs/job-key.pipe';
 import {
   API_OPERATION,
   API_SERVER_CHECKS,
@@ -102,6 +104,30 @@ const PARAMETERS = {
       'Replays the first successful response for the same key and body within 24 hours; another body is `409 idempotency_conflict`.',
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
   },
+  // The preconditions of `PUT /jobs/by-key/{key}` (issue 42): the patterns its parser applies.
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'Write only if the job is at this version (its `ETag`, `"<version>"`), or `*`: only if it exists; else `412`.',
+    schema: { type: 'string', pattern: IF_MATCH_PATTERN.source },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: '`*`: create only (`412` when the key exists).',
+    // The one value IF_NONE_MATCH_PATTERN takes (HTTP strips the spaces around a header value).
+    schema: { type: 'string', enum: ['*'] },
+  },
+};
+
+/** Request headers with a component of their own (lowercase name → component). */
+const HEADER_PARAMETERS: Record<string, string> = {
+  'idempotency-key': 'IdempotencyKey',
+  'if-match': 'IfMatch',
+  'if-none-match': 'IfNoneMatch',
 };
 
 /** Descriptions of the paging parameters every list endpoint shares (spec → Endpoints). */
@@ -157,9 +183,6 @@ function orderedTags(tags: Set<string>): { name: string; description: string }[]
 function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
-
-/** Fastify's `maxParamLength` (its default): a longer path parameter is refused by the router. */
-const MAX_PARAM_LENGTH = 100;
 
 /** Fastify's name for the rest of the path after a trailing `*`. */
 const WILDCARD = 'wildcard';
@@ -341,8 +364,8 @@ function nestOperation(
       Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
     } else if (kind === RouteParamtypes.HEADERS && arg.data) {
       parameters.push(
-        arg.data.toLowerCase() === 'idempotency-key'
-          ? { $ref: '#/components/parameters/IdempotencyKey' }
+        HEADER_PARAMETERS[arg.data.toLowerCase()]
+          ? { $ref: `#/components/parameters/${HEADER_PARAMETERS[arg.data.toLowerCase()]}` }
           : { name: arg.data, in: 'header', required: false, schema: { type: 'string' } },
       );
     } else if (kind === RouteParamtypes.BODY) {
@@ -405,7 +428,7 @@ function fastifyOperation(
     name,
     in: 'path',
     required: true,
-    // Fastify's router refuses a parameter over `maxParamLength` (100) before the route runs.
+    // Fastify's router refuses a parameter over `maxParamLength` before the route runs.
     schema: name === WILDCARD ? { type: 'string' } : { type: 'string', maxLength: MAX_PARAM_LENGTH },
   }));
   const isPublic = doc?.public ?? false;

@@ -295,7 +295,7 @@ export class JobBodyDto extends JobFieldsDto {
   @IsOptional()
   @IsString()
   @Matches(SIGNING_SECRET_PATTERN, { message: 'signing_secret must be whsec_ + base64 of 24 to 64 bytes' })
-  @JSONSchema({ writeOnly: true })
+  @JSONSchema({ writeOnly: true, 'x-server-check': 'webhook jobs only (`sink.kind` `webhook`)' })
   signing_secret?: string;
 }
 
@@ -377,6 +377,7 @@ export class ApplyJobsDto {
   /** Delete the jobs `managed_by` owns that the set no longer names; needs `managed_by`. */
   @IsOptional()
   @IsBoolean()
+  @JSONSchema({ 'x-server-check': '`true` needs `managed_by`' })
   prune?: boolean;
 
   /** Answer the plan and write nothing. */
