@@ -169,6 +169,8 @@ NestFactory.create(AppModule, { logger: ['error', 'warn'] })
       expect((await deliver(`whsec_${Buffer.alloc(32, 6).toString('base64')}`)).status).toBe(401);
       const ok = await deliver(SECRET);
       expect([ok.status, await ok.json()]).toEqual([200, { ok: true }]);
+      // The child's log line travels through a pipe: it may arrive just after the response.
+      await waitFor(() => /handled outside\.tick run_outside attempt 0/.test(output), 10_000);
       expect(output.match(/handled outside\.tick run_outside attempt 0/g)).toHaveLength(1);
     } finally {
       child.kill('SIGKILL');
