@@ -398,6 +398,8 @@ describe('jobs as code: keys, PUT by key, apply', () => {
         ['jobs[3].timeout'],
       ],
       ['prune without managed_by', { prune: true, jobs: valid }, 400, ['prune']],
+      ['a job that is an array', { managed_by: 'm', jobs: [...valid, [null, null]] }, 400, ['jobs[3]']],
+      ['a job that is null', { managed_by: 'm', jobs: [...valid, null] }, 400, ['jobs[3]']],
     ];
     for (const [what, body, status, fields] of cases) {
       const refused = await api('POST', '/api/v1/jobs/apply', body);

@@ -145,7 +145,9 @@ export class JobsApplyService {
     const scheduleErrors: unknown[] = []; // every job's, in the envelope's `errors`
     for (const [i, job] of dto.jobs.entries()) {
       if (!isObject(job)) {
-        continue; // `jobs[i]` itself is refused (in `fields` already)
+        // Refused whatever the pipe said of it (an array item passes the nested check unread).
+        fields[`jobs[${i}]`] ??= 'must be an object: a job as POST /jobs takes it, with its key';
+        continue;
       }
       const prefix = `jobs[${i}].`;
       const own = Object.fromEntries(
