@@ -603,13 +603,19 @@ export class Recurrence {
         if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) {
           continue;
         }
+        // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
+        const t = fl === this.dtFl ? this.dtInstant : rfc5545WallToInstant(this.zone, fl);
+        // a later wall time in a repeated hour fires at its first instance, which may precede
+        // DTSTART / the anchor (anchor 01:00 after a 03:00 → 01:00 fall-back, wall 02:55): not an occurrence
+        if (t < this.dtInstant) {
+          continue;
+        }
         rawIndex++;
         if (this.rule.count !== null && rawIndex > this.rule.count) {
           flushBefore(Infinity);
           return res;
         }
-        // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
-        pending.push(fl === this.dtFl ? this.dtInstant : rfc5545WallToInstant(this.zone, fl));
+        pending.push(t);
       }
       k++;
     }
