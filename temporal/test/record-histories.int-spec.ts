@@ -16,9 +16,9 @@ const STAMP = new Date().toISOString().slice(0, 10).replace(/-/g, '');
  * Which workflow path recorded the files (v2: one attempt activity, runs opened by the job
  * workflow; v3: scheduled runs named after their occurrence; v4: prepared bursts, issue 25; v5: an
  * `allow` job's plan opens its runs, issue 25; v6: a run's workflow ends as the run did, Failed or
- * Canceled, its retries announced, issue 44).
+ * Canceled, its retries announced, issue 44; v7: runs versioned by their input, no patch marker).
  */
-const PATH = 'v6';
+const PATH = 'v7';
 
 describe('record workflow histories', () => {
   let stack: Stack;

@@ -95,6 +95,14 @@ export const RUN_PATH_PATCH = 'run-one-attempt-v2';
  * this one marker only; executions begun before it replay through the older paths.
  */
 export const RUN_ENDS_AS_STATUS_PATCH = 'run-ends-as-status';
+/**
+ * The run workflow's code version, written into every input by the one place that starts runs
+ * (`JobWorkflowGateway.startRun`). A run lives minutes, so its path is chosen by its input instead of
+ * a `patched()` marker: a marker also upserts `TemporalChangeVersion`, one billable action per run.
+ * 3 is the path of `RUN_ENDS_AS_STATUS_PATCH`; inputs without a version replay through the patches.
+ * A change to the run workflow's commands raises it and branches on it (docs/decisions.md).
+ */
+export const RUN_CODE_VERSION = 3;
 /** Error type of a run workflow whose run failed (its last error and attempt count in `details`). */
 export const RUN_FAILED = 'RunFailed';
 /** The `details[0]` of a `RunFailed` workflow failure. */
@@ -189,6 +197,8 @@ export interface RunWorkflowInput {
   display?: JobDisplay;
   /** Attempts the run had before this workflow started (a stalled run started again); default 0. */
   attemptsBefore?: number;
+  /** `RUN_CODE_VERSION` of the release that started the run; absent in runs started before it. */
+  codeVersion?: number;
 }
 
 export const jobChangedSignal = defineSignal<[JobSnapshot]>('jobChanged');

@@ -59,8 +59,9 @@ const bookkeeping = proxyActivities<RunActivities>({
  * the run row already exists (written when the occurrence was due, or by the API on trigger).
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
-  // The newest path first: a new execution records only its marker (see RUN_ENDS_AS_STATUS_PATCH).
-  const endsAsStatus = patched(RUN_ENDS_AS_STATUS_PATCH);
+  // A versioned input needs no marker; an older one takes the newest patch first, so a new
+  // execution records only that marker (see RUN_ENDS_AS_STATUS_PATCH).
+  const endsAsStatus = (input.codeVersion ?? 0) >= 3 || patched(RUN_ENDS_AS_STATUS_PATCH);
   if (!endsAsStatus && !patched(RUN_PATH_PATCH)) {
     return legacyRunWorkflow(input);
   }

@@ -1,8 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
+
+const EventType = temporal.api.enums.v1.EventType;
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -238,5 +241,13 @@ describe('run cancel and Temporal status', () => {
       return f.length + c.length >= 4 ? { f, c } : null;
     }, 20_000);
     expect(listed).toEqual({ f: [...failed].sort(), c: [...succeeded].sort() });
+
+    // A run started by this release is versioned by its input: no `core_patch` marker at the top
+    // of its timeline, and no `TemporalChangeVersion` upsert (a billable action) in any run.
+    for (const runId of [...failed, ...succeeded]) {
+      const history = await client.workflow.getHandle(runId).fetchHistory();
+      const unwanted = [EventType.EVENT_TYPE_MARKER_RECORDED, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES];
+      expect((history.events ?? []).filter((e) => unwanted.includes(e.eventType as number))).toEqual([]);
+    }
   }, 90_000);
 });

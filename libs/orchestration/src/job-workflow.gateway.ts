@@ -8,6 +8,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import {
   JOB_WORKFLOW,
+  RUN_CODE_VERSION,
   RUN_WORKFLOW,
   jobChangedSignal,
   jobDeletedSignal,
@@ -146,7 +147,7 @@ export class JobWorkflowGateway {
         staticDetails: runDetails(input.display, input),
         workflowId: input.runId,
         taskQueue: runsTaskQueue(this.taskQueue),
-        args: [input],
+        args: [{ ...input, codeVersion: RUN_CODE_VERSION }],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         typedSearchAttributes: runSearchAttributes(input),
         ...(options.eager ? { requestEagerStart: true } : {}),
