@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readActions, sideActions, type ActionCounts, type SideActions } from './load/actions';
 import { accountMirror, analyseSide, measurementWindow, type MirrorAccount, type SideResult } from './load/analysis';
 import {
   connectClient,
@@ -83,6 +84,8 @@ interface PhaseSide {
 interface PhaseResult {
   sides: SideResult[];
   mirror: MirrorAccount | null;
+  /** Billable actions of the phase's one side (sequential mode with TEMPORAL_METRICS_URL). */
+  actions: SideActions | null;
 }
 
 /**
@@ -95,6 +98,11 @@ async function runPhase(
   context: { options: LoadOptions; receiver: Receiver; serviceJobs: ServiceJobs | null; signal: AbortSignal },
 ): Promise<PhaseResult> {
   const { options, receiver, serviceJobs, signal } = context;
+  // Actions are only attributable to a side when it runs alone.
+  const countActions = options.temporalMetricsUrl !== undefined && sides.length === 1;
+  const sampleActions = (): Promise<ActionCounts> | null =>
+    countActions ? readActions(options.temporalMetricsUrl!, options.temporal.namespace) : null;
+  const beforeCreate = await sampleActions();
   for (const side of sides) {
     log(`creating ${options.jobs} ${side.source === 'svc' ? 'service jobs' : 'native Schedules'}`);
     await side.create(signal);
@@ -107,10 +115,14 @@ async function runPhase(
   );
   // The machine's CPU over the window and its drain: this phase's side (or both, interleaved).
   await sleep(Math.max(0, window.startMs - Date.now()), undefined, { signal });
+  const windowStartActions = await sampleActions();
+  const actionsFromMs = Date.now();
   const cpuFrom = sampleCpu();
   const groupsFrom = sampleGroupCpu();
   const workerRssPeak = await peakWorkerRss(options.workerMetricsUrl, drainedAt, signal);
   await sleep(Math.max(0, drainedAt - Date.now()), undefined, { signal });
+  const drainedActions = await sampleActions();
+  const actionsToMs = Date.now();
   const cpuTo = sampleCpu();
   const cpuBusy = busyBetween(cpuFrom, cpuTo);
   const cpuByProcess = groupSharesBetween(
@@ -125,6 +137,17 @@ async function runPhase(
     cpuByProcess,
     workerRssPeakMiB: workerRssPeak === null ? null : round(workerRssPeak / 1024 / 1024, 1),
   }));
+  const actions =
+    beforeCreate && windowStartActions && drainedActions
+      ? sideActions(
+          sides[0]!.source,
+          options.jobs,
+          { beforeCreate, windowStart: windowStartActions, drained: drainedActions },
+          arrivals.filter(
+            (a) => a.source === sides[0]!.source && a.arrivedAtMs >= actionsFromMs && a.arrivedAtMs < actionsToMs,
+          ).length,
+        )
+      : null;
   // The native side goes first: what it still fires would only slow the service's catch-up.
   const ordered = [...sides].sort((a, b) => Number(a.source === 'svc') - Number(b.source === 'svc'));
   let mirror: MirrorAccount | null = null;
@@ -138,7 +161,7 @@ async function runPhase(
     log(`deleting the ${side.source} side`);
     await side.remove();
   }
-  return { sides: results, mirror };
+  return { sides: results, mirror, actions };
 }
 
 /** Interleaved: both sides in one phase, at the same instants. Sequential: one phase per side. */
@@ -213,10 +236,14 @@ async function main(signal: AbortSignal): Promise<void> {
 
     const results: SideResult[] = [];
     let mirror: MirrorAccount | null = null;
+    const actions: SideActions[] = [];
     for (const phase of phasesOf(options, sides)) {
       const phaseResult = await runPhase(phase, { options, receiver, serviceJobs, signal });
       results.push(...phaseResult.sides);
       mirror = phaseResult.mirror ?? mirror;
+      if (phaseResult.actions) {
+        actions.push(phaseResult.actions);
+      }
     }
 
     let noop: NoopCeiling | null = null;
@@ -255,6 +282,7 @@ async function main(signal: AbortSignal): Promise<void> {
       serviceDeleteMs: serviceJobs ? summarizeLatencies(serviceJobs.deleteMs) : null,
       nativeCreateMs: nativeSchedules ? summarizeLatencies(nativeSchedules.createMs) : null,
       noop,
+      actions,
     });
   } finally {
     await cleanup.runAll();

@@ -108,6 +108,9 @@ start_temporal_dev() {
     --dynamic-config-value frontend.enableUpdateWorkflowExecution=true --dynamic-config-value system.enableEagerWorkflowStart=true
     --dynamic-config-value system.enableActivityEagerExecution=true)
   if [ -n "$2" ]; then args+=(--ui-port "$2" --ui-disable-news-fetch); else args+=(--headless); fi
+  # The server's own Prometheus endpoint (its `action` counter is what Temporal Cloud bills): for
+  # the load bench's actions per occurrence; off unless asked for.
+  if [ -n "${SVC_TEMPORAL_METRICS_PORT:-}" ]; then args+=(--metrics-port "$SVC_TEMPORAL_METRICS_PORT"); fi
   # A file database commits with WAL and without an fsync per transaction: the dev server's
   # throughput is otherwise the disk's fsync rate (a few hundred commits a second; docs/benchmarks.md
   # → Top of the hour on this machine). A killed server loses nothing committed; only a crash of

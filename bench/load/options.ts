@@ -2,6 +2,7 @@
  * Command line and environment of `bench/load.ts`:
  *
  *   SVC_URL=… SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
+ *   [TEMPORAL_METRICS_URL=http://127.0.0.1:<port>/metrics] [WORKER_METRICS_URL=…]
  *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
  *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--settle=180]
  *        [--sink=webhook|temporal_workflow]
@@ -53,6 +54,12 @@ export interface LoadOptions {
   warmupS: number;
   /** The service worker's /metrics (`WORKER_METRICS_URL`): its peak RSS is reported when set. */
   workerMetricsUrl: string | undefined;
+  /**
+   * The Temporal server's /metrics (`TEMPORAL_METRICS_URL`; the dev server's `--metrics-port`,
+   * `SVC_TEMPORAL_METRICS_PORT` of scripts/start.sh): billable actions per occurrence are reported
+   * per side when set, in sequential mode (bench/load/actions.ts).
+   */
+  temporalMetricsUrl: string | undefined;
 }
 
 // Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
@@ -118,6 +125,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     aligned: oneOf('aligned', flags.get('aligned') ?? '0', ['0', '1'] as const) === '1',
     warmupS: boundedInt('warmupS', flags.get('warmup') ?? '0'),
     workerMetricsUrl: env.WORKER_METRICS_URL || undefined,
+    temporalMetricsUrl: env.TEMPORAL_METRICS_URL || undefined,
   };
   if (options.aligned && intervalS !== 60) {
     throw new Error('--aligned=1 fires every minute: use interval 60');

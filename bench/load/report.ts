@@ -1,5 +1,6 @@
 /** The bench's output: Markdown tables to paste into docs/benchmarks.md, then one JSON line. */
 import type { MirrorAccount, SideResult } from './analysis';
+import { totalActions, type SideActions } from './actions';
 import type { NoopCeiling } from './native-side';
 import type { Mode, SinkMode } from './options';
 import type { LatencySummary } from './util';
@@ -25,6 +26,8 @@ export interface LoadReport {
   serviceDeleteMs: LatencySummary | null;
   nativeCreateMs: LatencySummary | null;
   noop: NoopCeiling | null;
+  /** Billable Temporal actions per side (sequential mode with TEMPORAL_METRICS_URL). */
+  actions: SideActions[];
 }
 
 const fmt = (value: number | null | undefined, digits = 0): string =>
@@ -114,6 +117,33 @@ function mirrorLine(m: MirrorAccount): string {
 const latencyLine = (label: string, l: LatencySummary | null): string | null =>
   l ? `${label}: p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms (${l.count} requests, 8 concurrent)` : null;
 
+/** Per side: actions per created job, per delivered occurrence, and the steady window by type. */
+function actionsTable(actions: SideActions[]): string | null {
+  if (actions.length === 0) {
+    return null;
+  }
+  const rows = actions.map((a) => [
+    a.side,
+    fmt(a.perCreatedJob, 2),
+    String(a.delivered),
+    fmt(totalActions(a.steady)),
+    fmt(a.perOccurrence, 2),
+    Object.entries(a.steady)
+      .sort((x, y) => y[1] - x[1])
+      .map(([type, n]) => `${type} ${a.delivered > 0 ? (n / a.delivered).toFixed(2) : n}`)
+      .join(', '),
+  ]);
+  const svc = actions.find((a) => a.side === 'svc')?.perOccurrence;
+  const native = actions.find((a) => a.side === 'native')?.perOccurrence;
+  const ratioLine =
+    svc && native ? `\nbillable actions per occurrence, service / native: ${(svc / native).toFixed(2)}x` : '';
+  return (
+    "billable Temporal actions (the server's `action` counter; per occurrence = window and drain ÷ what arrived then):\n" +
+    table(['side', 'per job created', 'delivered', 'actions', 'per occurrence', 'per occurrence by type'], rows) +
+    ratioLine
+  );
+}
+
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
@@ -136,6 +166,7 @@ export function printReport(report: LoadReport): void {
       ? `no-op workflow ceiling: ${report.noop.workflows} workflows, ${report.noop.concurrency} concurrent, ` +
         `${fmt(report.noop.perSecond, 1)} completed/s`
       : null,
+    actionsTable(report.actions),
     '',
     JSON.stringify(report),
   ];
