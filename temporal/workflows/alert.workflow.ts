@@ -1,6 +1,7 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { AlertActivities } from './activity-types';
 import { ALERT_REFUSED, type AlertWorkflowInput, type ChannelVerificationInput } from './definitions';
+import { failureMessage } from './failure-message';
 
 /**
  * How long an alert keeps trying: 5 s, 10 s, 20 s … capped at 10 min, 12 attempts (about an
@@ -71,12 +72,4 @@ export async function alertWorkflow(input: AlertWorkflowInput): Promise<AlertWor
 /** Mails a confirmation link to an email channel (on create, address change and resend). */
 export async function channelVerificationWorkflow(input: ChannelVerificationInput): Promise<string> {
   return confirming.sendChannelVerification({ channelId: input.channelId });
-}
-
-function failureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    return cause.message;
-  }
-  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -26,6 +26,7 @@ import {
 } from './definitions';
 import { attemptsSummary, attemptSummary, firstAttempt } from './display';
 import { legacyRunWorkflow } from './legacy/run.workflow.v1';
+import { failureMessage } from './failure-message';
 
 /** Error types of `runAttempt` that must not be retried by Temporal. */
 export const NON_RETRYABLE_ATTEMPT_ERRORS = ['RunGone'];
@@ -266,12 +267,4 @@ async function notifyJob(input: RunWorkflowInput): Promise<void> {
   } catch {
     // The job workflow is gone (job deleted): nobody is waiting for this run.
   }
-}
-
-function failureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    return cause.message;
-  }
-  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -15,6 +15,7 @@
  * second sighting on), each window at most a few hundred instants. Not for workflow code: its
  * state lives in the process, outside any workflow history.
  */
+import { partitionPoint } from './partition-point';
 import { budgetFor, compileSchedule } from './compile';
 import type { Budget, CompiledSchedule, RequestedScheduleKind, ScheduleInput, ScheduleKind } from './types';
 import { checkFireTimes, fireTimesOf, validateSchedule, type ValidateOptions, type ValidationResult } from './validate';
@@ -89,17 +90,7 @@ class FireTimeWindow {
 
 /** First index whose value is > `x` (the array is ascending). */
 function upperBound(values: number[], x: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid] <= x) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return partitionPoint(values.length, (i) => values[i]! <= x);
 }
 
 /** Everything in the input that can change the fire times, except the reference (see module doc). Exported for tests. */

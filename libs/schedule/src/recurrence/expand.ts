@@ -12,6 +12,7 @@
  * Sub-daily frequencies step in elapsed time (see `rule.ts`).
  */
 import { UNLIMITED_BUDGET } from '../budget';
+import { partitionPoint } from '../partition-point';
 import type { Budget } from '../types';
 import {
   DAY_MS,
@@ -62,19 +63,9 @@ interface CandidateList {
   at(i: number): number;
 }
 
-/** Index of the first candidate at or after `fl` (binary search), `length` if none. */
+/** Index of the first candidate at or after `fl`, `length` if none. */
 function firstIndexAtOrAfter(list: CandidateList, fl: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list.at(mid) < fl) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return partitionPoint(list.length, (i) => list.at(i) < fl);
 }
 
 export class Recurrence {
