@@ -8,6 +8,17 @@ import { resolveTemporal, type TemporalConnectionSettings } from './temporal';
  * The service's configuration (decisions.md → Config): one YAML file plus environment overrides,
  * validated once at start-up into this typed object. Keys named in the spec keep their names.
  */
+/** SMTP settings (`smtp.*`): the server alert emails go through; `tls` as in docs/alerts.md. */
+export interface SmtpSettings {
+  host: string | null;
+  port: number;
+  /** `starttls`: upgrade required; `implicit`: TLS from the first byte (465); `none`: plain (local relays). */
+  tls: 'starttls' | 'implicit' | 'none';
+  user: string | null;
+  password: string | null;
+  from: string | null;
+}
+
 export interface PlanLimits {
   max_jobs_per_workspace: number; // 0 = no cap
   min_interval_ms: number;
@@ -201,14 +212,7 @@ export interface AppConfig {
    * `host` and `from`, email channels can be created but nothing is mailed. `tls`: `starttls`
    * (upgrade required, default), `implicit` (TLS from connect, usually port 465) or `none`.
    */
-  smtp: {
-    host: string | null;
-    port: number;
-    tls: 'starttls' | 'implicit' | 'none';
-    user: string | null;
-    password: string | null;
-    from: string | null;
-  };
+  smtp: SmtpSettings;
   /**
    * Alert delivery (docs/alerts.md): `sweep_interval` paces the worker's SLA watch and its restart
    * of alert workflows a crash left unstarted; `max_concurrent_sends` bounds the alert activities

@@ -8,6 +8,7 @@
  * (the `sendAlert` activity's span, the channel test's API request) an HTTP alert gets a CLIENT
  * span and carries its `traceparent`, exactly as a job's webhook does (`../tracing.ts`).
  */
+import type { SmtpSettings } from '@svc/common/config';
 import { createTransport } from 'nodemailer';
 import { deliverHttp, type HttpDeliveryResult, type Resolver } from '../http-client';
 import { type NetworkRules } from '../network-rules';
@@ -19,15 +20,7 @@ export const ALERT_CHANNEL_KINDS = ['email', 'webhook', 'slack'] as const;
 export type AlertChannelKind = (typeof ALERT_CHANNEL_KINDS)[number];
 
 /** SMTP settings (`smtp.*` in the configuration; README → Configuration). */
-export interface SmtpSettings {
-  host: string | null;
-  port: number;
-  /** `starttls`: upgrade required; `implicit`: TLS from the first byte (465); `none`: plain (local relays). */
-  tls: 'starttls' | 'implicit' | 'none';
-  user: string | null;
-  password: string | null;
-  from: string | null;
-}
+export type { SmtpSettings };
 
 export interface AlertSenderSettings {
   serviceName: string;
