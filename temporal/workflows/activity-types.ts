@@ -239,3 +239,20 @@ export interface AlertActivities {
   /** Mails an email channel a fresh confirmation link (skipped once it is verified). */
   sendChannelVerification(input: { channelId: string }): Promise<SendAlertOutcome>;
 }
+
+/** The operation's status as its workflow moves it (`running` is its status from the start). */
+export type OperationStep = 'waiting' | 'succeeded' | 'cancelled';
+
+export interface OperationActivities {
+  /**
+   * Handles the operation's next batch of pending items (each once, a bounded number at a time)
+   * and answers how many are left; `cancelled` when a cancel was asked (then nothing is handled).
+   */
+  applyOperationBatch(input: { operationId: string }): Promise<{ remaining: number; cancelled: boolean }>;
+  /**
+   * The end of a maintenance window: resumes, in order from `afterSeq`, a batch of the jobs the
+   * operation paused that are still in its window; `nextSeq` null once every one was looked at.
+   */
+  resumeOperationJobs(input: { operationId: string; afterSeq: number }): Promise<{ nextSeq: number | null }>;
+  setOperationStatus(input: { operationId: string; status: OperationStep }): Promise<void>;
+}

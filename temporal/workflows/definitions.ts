@@ -352,3 +352,24 @@ export function runsTaskQueue(jobsTaskQueue: string): string {
 export function parkedTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-parked`;
 }
+
+/** A bulk action or recover (issue 46): workflow id = the operation id (`op_…`), on the jobs task queue. */
+export const BULK_OPERATION_WORKFLOW = 'bulkOperationWorkflow';
+
+export interface BulkOperationInput {
+  operationId: string;
+  workspaceId: string;
+  /** A pause's maintenance window: its jobs are resumed at this instant (ISO); null otherwise. */
+  resumeAt: string | null;
+}
+
+/** What a finished bulk operation reports (its workflow result). */
+export interface BulkOperationResult {
+  batches: number;
+  cancelled: boolean;
+  /** The maintenance window ended and its jobs were resumed. */
+  resumed: boolean;
+}
+
+/** `POST /operations/{id}/cancel`: no further batch starts, and a waiting window resumes nothing. */
+export const cancelOperationSignal = defineSignal<[]>('cancelOperation');

@@ -57,6 +57,8 @@ interface World {
   /** A used it on every create (job, trigger, channel, rule, key): B's use of it must not replay A's answer. */
   idempotencyKey: string;
   tag: string;
+  /** A's bulk pause waiting for the end of its maintenance window (issue 46): cancelable. */
+  operation: string;
 }
 
 type ApiCall = ReturnType<typeof apiClient>;
@@ -131,6 +133,28 @@ const jobKeyCases =
         ...extra,
       }),
     );
+const operationCases = (w: World) =>
+  each(
+    [w.operation],
+    () => newId('operation'),
+    (id) => ({ params: { id } }),
+  );
+/** A bulk action or recover by B whose filter names A's things must match nothing of A. */
+async function matchesNothingOfA(
+  ctx: Ctx,
+  path: string,
+  bodies: Array<Record<string, unknown>>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const body of bodies) {
+    const answer = await ctx.b('POST', path, body);
+    const text = JSON.stringify(answer.body);
+    if (![200, 202].includes(answer.status) || answer.body.matched !== 0 || ctx.aIds().some((id) => text.includes(id))) {
+      problems.push(`${JSON.stringify(body)}: ${answer.status} ${text}`);
+    }
+  }
+  return problems;
+}
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
 /**
@@ -318,6 +342,30 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/runs/{id}/retry': { kind: 'foreign', cases: runCases((w) => [w.runs.failed]) },
   // A finished run of A answers B 404, not A's 409: B learns nothing of its state.
   'POST /api/v1/runs/{id}/cancel': { kind: 'foreign', cases: runCases((w) => w.runs.all) },
+
+  // Bulk operations (issue 46): B's filters match B's jobs and runs only; A's operation is A's.
+  'POST /api/v1/jobs/bulk': {
+    kind: 'refer',
+    why: "a bulk action whose filter names A's jobs (dry run) or A's tag (dry run and real) matches none of A's",
+    run: (ctx) =>
+      matchesNothingOfA(ctx, '/api/v1/jobs/bulk', [
+        { action: 'pause', filter: { ids: ctx.w.jobs.all }, dry_run: true },
+        { action: 'delete', filter: { tags: [ctx.w.tag] }, dry_run: true },
+        { action: 'pause', filter: { tags: [ctx.w.tag] }, note: 'b' },
+      ]),
+  },
+  'POST /api/v1/runs/recover': {
+    kind: 'refer',
+    why: "a recover whose filter names A's jobs (dry run) or A's tag (dry run and real) retries none of A's runs",
+    run: (ctx) =>
+      matchesNothingOfA(ctx, '/api/v1/runs/recover', [
+        { filter: { job_ids: ctx.w.jobs.all }, dry_run: true },
+        { filter: { tags: [ctx.w.tag] }, dry_run: true },
+        { filter: { tags: [ctx.w.tag] } },
+      ]),
+  },
+  'GET /api/v1/operations/{id}': { kind: 'foreign', cases: operationCases },
+  'POST /api/v1/operations/{id}/cancel': { kind: 'foreign', cases: operationCases },
 
   // Secrets are named, not numbered: B's name space is its own.
   'GET /api/v1/secrets': { kind: 'list' },
@@ -681,6 +729,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     w.rule,
     ...w.keys,
     ...w.audit,
+    w.operation,
     stack.apiKey.slice(0, 12),
   ];
 
@@ -711,7 +760,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
 
   /** A's Temporal executions (listed by SvcWorkspaceId, and every known id described): status and history length. */
   async function executionsOfA(): Promise<string[]> {
-    const ids = new Set([...w.jobs.all, ...w.runs.all]);
+    const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation]);
     for await (const execution of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
       ids.add(execution.workflowId);
     }
@@ -845,6 +894,17 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       jobs.push(row.id);
       jobKeys.push('matrix-a-applied');
     }
+    // Issue 46: a bulk pause of its own job, waiting for the end of its maintenance window.
+    const windowJob = await created(jobBody(`${receiver.url}/a/window`, 'matrix-a-window'));
+    jobs.push(windowJob);
+    const bulk = await api('POST', '/api/v1/jobs/bulk', {
+      action: 'pause',
+      filter: { ids: [windowJob] },
+      note: 'matrix window',
+      resume_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(bulk.status).toBe(202);
+    await waitFor(async () => (await api('GET', `/api/v1/operations/${bulk.body.id}`)).body.status === 'waiting');
     const audit: Array<{ id: string }> = await stack.dataSource.query(
       `SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id`,
       [stack.workspaceId],
@@ -863,6 +923,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       jobBody,
       idempotencyKey,
       tag,
+      operation: bulk.body.id,
     };
     expect(w.audit.length).toBeGreaterThan(5);
     const attempts = (await api('GET', `/api/v1/runs/${succeeded}`)).body.attempts;

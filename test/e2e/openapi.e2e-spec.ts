@@ -186,6 +186,37 @@ describe('OpenAPI contract', () => {
       expect((await call('POST', '/api/v1/runs/run_01M8G0000000000000000000AA/cancel')).status).toBe(404);
     });
 
+    it('should match the document for bulk actions, recover and their operations', async () => {
+      const job = await call('POST', '/api/v1/jobs', { body: { ...jobBody('/bulk'), tags: ['contract-bulk'] } });
+      expect(job.status).toBe(201);
+      const dry = await call('POST', '/api/v1/jobs/bulk', {
+        body: { action: 'pause', filter: { tags: ['contract-bulk'] }, dry_run: true },
+      });
+      expect(dry.status).toBe(200);
+      const bulk = await call('POST', '/api/v1/jobs/bulk', {
+        body: {
+          action: 'pause',
+          filter: { tags: ['contract-bulk'] },
+          note: 'contract window',
+          resume_at: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+      });
+      expect(bulk.status).toBe(202);
+      const operation = `/api/v1/operations/${bulk.body.id}`;
+      await waitFor(async () => (await call('GET', operation)).body.status === 'waiting', 30_000);
+      expect((await call('GET', `/api/v1/jobs/${job.body.id}`)).body.paused_note).toBe('contract window');
+      expect((await call('POST', `${operation}/cancel`)).status).toBe(200);
+      await waitFor(async () => (await call('GET', operation)).body.status === 'cancelled', 30_000);
+      expect((await call('POST', `${operation}/cancel`)).status).toBe(409);
+      expect((await call('GET', '/api/v1/operations/op_01M8G0000000000000000000AA')).status).toBe(404);
+      expect((await call('POST', '/api/v1/jobs/bulk', { body: { action: 'delete', filter: {} } })).status).toBe(400);
+      const recoverBody = { filter: { job_ids: [failingJobId] } };
+      expect((await call('POST', '/api/v1/runs/recover', { body: { ...recoverBody, dry_run: true } })).status).toBe(200);
+      const recover = await call('POST', '/api/v1/runs/recover', { body: recoverBody });
+      expect(recover.status).toBe(202);
+      await waitFor(async () => (await call('GET', `/api/v1/operations/${recover.body.id}`)).body.status === 'succeeded');
+    });
+
     it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {
       const created = await call('PUT', '/api/v1/jobs/by-key/contract.by-key', { body: jobBody('/by-key') });
       expect(created.status).toBe(201);

@@ -45,6 +45,12 @@ const MATRIX: Record<string, Need> = {
   'POST /api/v1/runs/:id/retry': 'jobs:write',
   'POST /api/v1/runs/:id/cancel': 'jobs:write',
 
+  // Issue 46: bulk actions and recover change jobs and open runs; their operations read like jobs.
+  'POST /api/v1/jobs/bulk': 'jobs:write',
+  'POST /api/v1/runs/recover': 'jobs:write',
+  'GET /api/v1/operations/:id': 'jobs:read',
+  'POST /api/v1/operations/:id/cancel': 'jobs:write',
+
   'GET /api/v1/api-keys': '*',
   'POST /api/v1/api-keys': '*',
   'DELETE /api/v1/api-keys/:id': '*',
@@ -84,6 +90,7 @@ const MISSING_IDS: Array<[RegExp, string]> = [
   [/^\/api\/v1\/api-keys\//, 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/alert-channels\//, 'ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/alert-rules\//, 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+  [/^\/api\/v1\/operations\//, 'op_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
 ];
 
 function concretePath(template: string, workspaceId: string): string {

@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
+import { OperationsModule } from './operations/operations.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulesModule } from './schedules/schedules.module';
 import { SecretsModule } from './secrets/secrets.module';
@@ -37,6 +38,7 @@ export class AppModule {
         SchedulesModule,
         JobsModule,
         RunsModule,
+        OperationsModule,
         MeModule,
         WorkspacesModule,
         ApiKeysModule,

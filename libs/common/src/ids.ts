@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   channel: 'ch',
   rule: 'rule',
   audit: 'aud',
+  /** A bulk action or a recover (issue 46): also the id of its `bulkOperationWorkflow`. */
+  operation: 'op',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -22,8 +22,15 @@ const config = buildConfig(
 /** What libs/orchestration `serviceWorkflows` derives for the default `svc-jobs` (its own spec pins that). */
 const serviceWorkflows: ServiceWorkflows = {
   taskQueues: ['svc-jobs', 'svc-jobs-runs', 'svc-jobs-alerts', 'svc-jobs-parked'],
-  workflowTypes: ['alertWorkflow', 'channelVerificationWorkflow', 'jobWorkflow', 'parkedJob', 'runWorkflow'],
-  workflowIdPrefixes: ['ws_', 'usr_', 'key_', 'job_', 'run_', 'ch_', 'rule_', 'aud_', 'evt_', 'verify-'],
+  workflowTypes: [
+    'alertWorkflow',
+    'bulkOperationWorkflow',
+    'channelVerificationWorkflow',
+    'jobWorkflow',
+    'parkedJob',
+    'runWorkflow',
+  ],
+  workflowIdPrefixes: ['ws_', 'usr_', 'key_', 'job_', 'run_', 'ch_', 'rule_', 'aud_', 'op_', 'evt_', 'verify-'],
 };
 const services: SinkServices = {
   config,

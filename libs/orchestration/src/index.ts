@@ -15,3 +15,5 @@ export * from './sink-services';
 export * from './service-workflows';
 export * from './prepare-lead';
 export * from './run-rules';
+export * from './bulk-operations';
+export * from './operation-workflow.gateway';

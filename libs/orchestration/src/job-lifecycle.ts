@@ -111,6 +111,34 @@ export interface WriteOptions {
   audit?: boolean;
 }
 
+/**
+ * Why a change was made and by which bulk operation (issue 46): written into its audit entry as
+ * `note` and `operation_id`.
+ */
+export interface ChangeNote {
+  note?: string | null;
+  operationId?: string;
+}
+
+/** A state change's options: its note, and for a pause the end of its maintenance window. */
+export interface TransitionOptions extends ChangeNote {
+  /** pause: when the job's maintenance window resumes it (shown on the job as `resume_at`). */
+  resumeAt?: Date | null;
+  /**
+   * resume: the end of the maintenance window that paused the job at this `resume_at`. A job no
+   * longer in that window (resumed by hand, paused again since) is left alone: `409 conflict`.
+   */
+  windowEnd?: Date;
+}
+
+/** The audit details of a change's note (nothing when there is none). */
+function noteDetails(context: ChangeNote): Record<string, string> {
+  return {
+    ...(context.note ? { note: context.note } : {}),
+    ...(context.operationId ? { operation_id: context.operationId } : {}),
+  };
+}
+
 /** A manual retry: the run that answers it, and whether this request wrote it (else it existed). */
 export interface ManualRetry {
   run: RunEntity;
@@ -143,7 +171,7 @@ const TRANSITION_REFUSED: Record<UserTransition, (state: string) => string> = {
 };
 
 /** The states a manual run may start from (spec: Job states; decisions.md: `409` on the others). */
-const TRIGGERABLE: readonly JobState[] = ['active', 'paused'];
+export const TRIGGERABLE: readonly JobState[] = ['active', 'paused'];
 
 /**
  * The one revision rule: every committed change the job's workflow must hear of (a PATCH and every
@@ -373,14 +401,28 @@ export class JobLifecycle {
     return { job, signingSecret };
   }
 
-  /** pause / resume / enable (spec: Job states): `409 conflict` unless the job is in the change's `from`. */
-  async transition(workspaceId: string, id: string, change: UserTransition, actor: string): Promise<JobEntity> {
+  /**
+   * pause / resume / enable (spec: Job states): `409 conflict` unless the job is in the change's
+   * `from`. A pause may carry a note and the end of its maintenance window (issue 46), shown on the
+   * job while it stays paused; every move out of `paused` clears them.
+   */
+  async transition(
+    workspaceId: string,
+    id: string,
+    change: UserTransition,
+    actor: string,
+    options: TransitionOptions = {},
+  ): Promise<JobEntity> {
     const { dataSource, jobs, audit } = this.deps;
     const { from, to, action } = USER_TRANSITIONS[change];
+    const pausing = change === 'pause';
     const updated = await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);
       if (job.state !== from) {
         throw new ConflictError(TRANSITION_REFUSED[change](job.state));
+      }
+      if (options.windowEnd && job.resumeAt?.getTime() !== options.windowEnd.getTime()) {
+        throw new ConflictError('The job is no longer paused by this maintenance window');
       }
       const moved = await jobs.transitionState(
         id,
@@ -391,10 +433,16 @@ export class JobLifecycle {
           nextRevision: nextRevision(job),
           // enable: the failure counter is reset (spec) and the reason of the disable goes.
           ...(change === 'enable' ? { disabledReason: null, resetFailures: true } : {}),
+          ...(pausing ? { pausedNote: options.note ?? null, resumeAt: options.resumeAt ?? null } : {}),
         },
         manager,
       );
-      await audit.insert(workspaceId, { actor, action, target: id, details: {} }, manager);
+      const details = {
+        ...noteDetails(options),
+        ...(pausing && options.resumeAt ? { resume_at: options.resumeAt.toISOString() } : {}),
+        ...(options.windowEnd ? { window_ended: options.windowEnd.toISOString() } : {}),
+      };
+      await audit.insert(workspaceId, { actor, action, target: id, details }, manager);
       return moved!;
     });
     await this.tellWorkflow(updated, 'before');
@@ -406,7 +454,12 @@ export class JobLifecycle {
    * attempt of a job that is gone sends anything. Its workflow ends and its in-flight runs are
    * cancelled (decisions.md → Run transitions) right after the answer.
    */
-  async delete(workspaceId: string, id: string, actor: string, options: WriteOptions = {}): Promise<void> {
+  async delete(
+    workspaceId: string,
+    id: string,
+    actor: string,
+    options: WriteOptions & ChangeNote = {},
+  ): Promise<void> {
     const { dataSource, jobs, runs, audit, gateway } = this.deps;
     await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);
@@ -414,7 +467,7 @@ export class JobLifecycle {
       if (options.audit !== false) {
         await audit.insert(
           workspaceId,
-          { actor, action: 'job.delete', target: job.id, details: { name: job.name } },
+          { actor, action: 'job.delete', target: job.id, details: { name: job.name, ...noteDetails(options) } },
           manager,
         );
       }
@@ -430,7 +483,7 @@ export class JobLifecycle {
   }
 
   /** `POST /jobs/{id}/trigger`: a manual run now, from `active` or `paused`; the schedule is unaffected. */
-  async trigger(workspaceId: string, id: string, actor: string): Promise<{ runId: string }> {
+  async trigger(workspaceId: string, id: string, actor: string, context: ChangeNote = {}): Promise<{ runId: string }> {
     const job = await this.deps.jobs.getById(workspaceId, id);
     if (!job) {
       throw new NotFoundError('Job');
@@ -438,7 +491,7 @@ export class JobLifecycle {
     if (!TRIGGERABLE.includes(job.state)) {
       throw new ConflictError(`Cannot trigger a ${job.state} job; only active or paused jobs can be triggered`);
     }
-    const { runId } = await this.openManualRun(job, actor, { trigger: 'manual' });
+    const { runId } = await this.openManualRun(job, actor, { trigger: 'manual' }, context);
     return { runId };
   }
 
@@ -482,7 +535,7 @@ export class JobLifecycle {
    * it holds across API processes. While it is not terminal every request answers it (its
    * workflow started again, a no-op when it runs); once it has ended the occurrence is exhausted.
    */
-  async retryRun(workspaceId: string, runId: string, actor: string): Promise<ManualRetry> {
+  async retryRun(workspaceId: string, runId: string, actor: string, context: ChangeNote = {}): Promise<ManualRetry> {
     const { runs, jobs } = this.deps;
     const original = await runs.getById(workspaceId, runId);
     if (!original) {
@@ -499,7 +552,7 @@ export class JobLifecycle {
     if (!job) {
       throw new ConflictError('Cannot retry a run of a deleted job');
     }
-    const opened = await this.openManualRun(job, actor, { trigger: 'retry_manual', original });
+    const opened = await this.openManualRun(job, actor, { trigger: 'retry_manual', original }, context);
     if (!opened.inserted) {
       // Another request, possibly on another API process, wrote it first.
       return { run: await this.restartManualRetry(opened.run!), inserted: false };
@@ -519,6 +572,7 @@ export class JobLifecycle {
     job: JobEntity,
     actor: string,
     opening: ManualOpening,
+    context: ChangeNote,
   ): Promise<{ runId: string; run: RunEntity | null; inserted: boolean }> {
     const { runs, gateway, audit } = this.deps;
     const now = new Date();
@@ -566,12 +620,12 @@ export class JobLifecycle {
     await audit.insert(
       job.workspaceId,
       opening.trigger === 'manual'
-        ? { actor, action: 'job.trigger', target: job.id, details: { run_id: row.id } }
+        ? { actor, action: 'job.trigger', target: job.id, details: { run_id: row.id, ...noteDetails(context) } }
         : {
             actor,
             action: 'run.retry',
             target: opening.original.id,
-            details: { job_id: job.id, retry_run_id: row.id },
+            details: { job_id: job.id, retry_run_id: row.id, ...noteDetails(context) },
           },
     );
     return { runId: row.id, run, inserted: true };

@@ -12,6 +12,8 @@ import {
   IdempotencyRecordEntity,
   JobEntity,
   MembershipEntity,
+  OperationEntity,
+  OperationItemEntity,
   RunEntity,
   SecretEntity,
   SessionEntity,
@@ -32,11 +34,14 @@ import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-Occurr
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
+import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
   UserEntity,
   MembershipEntity,
+  OperationEntity,
+  OperationItemEntity,
   ApiKeyEntity,
   JobEntity,
   RunEntity,
@@ -51,6 +56,8 @@ export const ALL_ENTITIES = [
   UsageCounterEntity,
   IdempotencyRecordEntity,
   SessionEntity,
+  OperationEntity,
+  OperationItemEntity,
 ];
 
 /** In order. Listed explicitly (no globs) so the same list works from sources and from dist. */
@@ -68,6 +75,7 @@ export const ALL_MIGRATIONS = [
   SinkStartedWorkflow1795400002800,
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
   JobKeys1795400004200,
+  BulkOperations1795400004800,
 ];
 
 /** Table recording applied migrations. */

@@ -25,3 +25,4 @@ export const JobIdPipe = new IdParamPipe('job', 'Job');
 export const RunIdPipe = new IdParamPipe('run', 'Run');
 export const ApiKeyIdPipe = new IdParamPipe('apiKey', 'API key');
 export const WorkspaceIdPipe = new IdParamPipe('workspace', 'Workspace');
+export const OperationIdPipe = new IdParamPipe('operation', 'Operation');

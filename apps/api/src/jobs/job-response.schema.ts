@@ -65,6 +65,16 @@ export const JOB_SCHEMA = named(
       auto_disable_threshold: nullable(integer),
       state: enumOf(JOB_STATES),
       disabled_reason: nullable(string),
+      paused_note: {
+        ...nullable(string),
+        description: 'Why the job is paused: the `note` of the bulk pause that paused it; null otherwise.',
+      },
+      resume_at: {
+        ...nullable(timestamp),
+        description:
+          'When the maintenance window of the bulk pause that paused the job resumes it (`POST /jobs/bulk` with ' +
+          '`resume_at`); null otherwise. Cleared whenever the job leaves `paused`.',
+      },
       consecutive_failures: integer,
       next_run_at: nullable(timestamp),
       next_runs: { ...arrayOf(timestamp), description: 'Only on the single-job GET.' },

@@ -52,6 +52,10 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     auto_disable_threshold: job.autoDisableThreshold,
     state: job.state,
     disabled_reason: job.disabledReason,
+    // Issue 46: why a paused job is paused and when its maintenance window resumes it (`?? null`:
+    // a job built for insert has neither property).
+    paused_note: job.pausedNote ?? null,
+    resume_at: iso(job.resumeAt ?? null),
     consecutive_failures: job.consecutiveFailures,
     next_run_at: iso(extras.nextRunAt),
     ...(extras.nextRuns ? { next_runs: extras.nextRuns.map((d) => d.toISOString()) } : {}),

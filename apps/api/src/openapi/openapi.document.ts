@@ -153,6 +153,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   jobs: 'Scheduled jobs: a schedule, a sink and policies.',
   runs: 'Occurrences of jobs and their attempts.',
+  operations:
+    'Bulk actions on jobs (pause with a note and a maintenance window, resume, trigger, delete, enable) and the ' +
+    'recover of failed runs: one tracked, cancelable operation each.',
   schedules: 'Schedule validation and preview; no authentication.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',
   'alert-rules':

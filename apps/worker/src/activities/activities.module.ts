@@ -20,6 +20,7 @@ import {
   AuditRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
+  OperationsRepository,
   RunsRepository,
   SecretsRepository,
   WorkspacesRepository,
@@ -52,6 +53,7 @@ const REPOSITORIES = [
   AuditRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
+  OperationsRepository,
   RunsRepository,
   SecretsRepository,
   WorkspacesRepository,
@@ -199,6 +201,7 @@ const jobProviders: Provider[] = [
       WORKER_METRICS,
       WORKER_CONFIG,
       ParkedQueue,
+      OperationsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -211,6 +214,7 @@ const jobProviders: Provider[] = [
       metrics: WorkerMetrics,
       config: AppConfig,
       parkedQueue: ParkedQueue,
+      operations: OperationsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -230,6 +234,7 @@ const jobProviders: Provider[] = [
         random: Math.random,
         metrics,
         bursts,
+        operations,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).

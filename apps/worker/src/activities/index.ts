@@ -3,13 +3,15 @@ import type { WorkerMetrics } from '@svc/common/metrics';
 import type {
   JobsRepository,
   OccurrenceBurstsRepository,
+  OperationsRepository,
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import type { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
+import { BulkOperations, type JobLifecycle, type JobWorkflowGateway, type SinkSender } from '@svc/orchestration';
 import type { ParkSettings } from '@svc/workflows/activity-types';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
+import { createOperationActivities } from './operation.activities';
 import { createRunActivities } from './run.activities';
 import { createScheduleActivities } from './schedule.activities';
 
@@ -30,6 +32,8 @@ export interface ActivityDeps {
   metrics?: WorkerMetrics;
   /** Where idle jobs park (issue 25); only with a worker on the parked task queue. */
   park?: ParkSettings;
+  /** Bulk operations (issue 46); absent in tests that run none. */
+  operations?: OperationsRepository;
   /** Whether jobs park now (`worker.park_above_jobs`); absent: whenever `park` is given. */
   parkingApplies?: () => Promise<boolean>;
 }
@@ -51,5 +55,8 @@ export function createActivities(deps: ActivityDeps) {
     ...job,
     ...run,
     ...createLegacyActivities({ ...deps, current: run }),
+    ...(deps.operations
+      ? createOperationActivities(new BulkOperations({ operations: deps.operations, lifecycle: deps.lifecycle }))
+      : {}),
   };
 }

@@ -14,3 +14,4 @@ export * from './usage-counter.entity';
 export * from './idempotency-record.entity';
 export * from './json';
 export * from './session.entity';
+export * from './operation.entity';

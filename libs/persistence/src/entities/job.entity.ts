@@ -140,6 +140,14 @@ export class JobEntity {
   @Column({ name: 'disabled_reason', type: 'text', nullable: true })
   disabledReason: string | null;
 
+  /** Why a paused job is paused (a bulk pause's note, issue 46); cleared when it leaves `paused`. */
+  @Column({ name: 'paused_note', type: 'text', nullable: true })
+  pausedNote: string | null;
+
+  /** When a paused job's maintenance window resumes it (a bulk pause's `resume_at`); cleared likewise. */
+  @Column({ name: 'resume_at', type: 'timestamptz', nullable: true })
+  resumeAt: Date | null;
+
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
   consecutiveFailures: number;
 

@@ -14,3 +14,4 @@ export * from './alert-channels.repository';
 export * from './alert-rules.repository';
 export * from './alert-events.repository';
 export * from './occurrence-bursts.repository';
+export * from './operations.repository';

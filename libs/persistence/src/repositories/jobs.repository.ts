@@ -15,6 +15,24 @@ export interface JobListFilter {
   limit: number;
 }
 
+/** Which jobs a bulk action is about (issue 46): every given field must hold (AND). */
+export interface JobMatchFilter {
+  ids?: string[];
+  /** The job carries every one of these tags. */
+  tags?: string[];
+  keyPrefix?: string;
+  managedBy?: string;
+  state?: JobState;
+  /**
+   * A webhook job whose URL contains this text (case-insensitive): a pre-filter; the exact host
+   * rule is the caller's (`matchesSinkHost`, libs/orchestration).
+   */
+  urlContains?: string;
+}
+
+/** What a bulk action needs of a matched job. */
+export type MatchedJob = Pick<JobEntity, 'id' | 'name' | 'state' | 'sinkKind' | 'sinkConfig'>;
+
 /** The partial unique index on (workspace_id, key) (migration 1795400004200-JobKeys). */
 export const JOB_KEY_CONSTRAINT = 'uq_jobs_workspace_key';
 
@@ -113,6 +131,35 @@ export class JobsRepository {
       query.andWhere('job.id < :beforeId', { beforeId: filter.beforeId });
     }
     return query.orderBy('job.id', 'DESC').take(filter.limit).getMany();
+  }
+
+  /** The jobs of the workspace `filter` matches, oldest first, at most `limit`. */
+  async listMatching(workspaceId: string, filter: JobMatchFilter, limit: number): Promise<MatchedJob[]> {
+    const query = this.repo()
+      .createQueryBuilder('job')
+      .select(['job.id', 'job.name', 'job.state', 'job.sinkKind', 'job.sinkConfig'])
+      .where('job.workspaceId = :workspaceId', { workspaceId });
+    if (filter.ids) {
+      query.andWhere('job.id = ANY(:ids)', { ids: filter.ids });
+    }
+    if (filter.tags && filter.tags.length > 0) {
+      query.andWhere('job.tags @> :tags::text[]', { tags: filter.tags });
+    }
+    if (filter.keyPrefix !== undefined) {
+      query.andWhere("job.key LIKE :keyPrefix", { keyPrefix: `${escapeLike(filter.keyPrefix)}%` });
+    }
+    if (filter.managedBy !== undefined) {
+      query.andWhere('job.managedBy = :managedBy', { managedBy: filter.managedBy });
+    }
+    if (filter.state) {
+      query.andWhere('job.state = :state', { state: filter.state });
+    }
+    if (filter.urlContains !== undefined) {
+      query
+        .andWhere("job.sinkKind = 'webhook'")
+        .andWhere("job.sinkConfig->>'url' ILIKE :urlPattern", { urlPattern: `%${escapeLike(filter.urlContains)}%` });
+    }
+    return query.orderBy('job.id', 'ASC').take(limit).getMany();
   }
 
   /** Every job of the deployment, in every workspace (the worker's parking gate, issue 25). */
@@ -262,13 +309,18 @@ export class JobsRepository {
       nextRevision: number;
       disabledReason?: string | null;
       resetFailures?: boolean;
+      /** Why and until when a pause holds (issue 46); any move out of `paused` clears both. */
+      pausedNote?: string | null;
+      resumeAt?: Date | null;
     },
     manager: EntityManager,
   ): Promise<JobEntity | null> {
     const result: unknown = await manager.query(
       `UPDATE jobs SET state = $3, revision = $5, updated_at = now(),
               disabled_reason = CASE WHEN $6 THEN $7 ELSE disabled_reason END,
-              consecutive_failures = CASE WHEN $8 THEN 0 ELSE consecutive_failures END
+              consecutive_failures = CASE WHEN $8 THEN 0 ELSE consecutive_failures END,
+              paused_note = CASE WHEN $3 = 'paused' THEN $9 END,
+              resume_at = CASE WHEN $3 = 'paused' THEN $10::timestamptz END
         WHERE id = $1 AND state = $2 AND revision = $4
         RETURNING id`,
       [
@@ -280,6 +332,8 @@ export class JobsRepository {
         change.disabledReason !== undefined,
         change.disabledReason ?? null,
         change.resetFailures ?? false,
+        change.pausedNote ?? null,
+        change.resumeAt ?? null,
       ],
     );
     return returnedRows(result).length > 0 ? this.findByIdUnscoped(id, manager) : null;

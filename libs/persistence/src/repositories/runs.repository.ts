@@ -44,6 +44,27 @@ export interface RunListFilter {
   limit: number;
 }
 
+/** Which failed runs a recover retries (issue 46); every given field must hold (AND). */
+export interface RecoverableRunFilter {
+  jobIds?: string[];
+  /** The run's job carries every one of these tags. */
+  tags?: string[];
+  /** The run's job is a webhook job whose URL contains this (a pre-filter, as for jobs). */
+  urlContains?: string;
+  /** `scheduled_at` in [from, to). */
+  from?: Date;
+  to?: Date;
+}
+
+/** A failed run a recover may retry, with its job's sink (for the exact host rule). */
+export interface RecoverableRun {
+  id: string;
+  jobId: string;
+  scheduledAt: Date;
+  sinkKind: string;
+  sinkConfig: Record<string, unknown>;
+}
+
 /** What closes a run (`RunsRepository.close`). */
 export interface RunClose {
   runId: string;
@@ -163,6 +184,50 @@ export class RunsRepository {
     }
     const order = filter.oldestFirst ? 'ASC' : 'DESC';
     return query.orderBy('run.scheduledAt', order).addOrderBy('run.id', order).take(filter.limit).getMany();
+  }
+
+  /**
+   * Failed runs a manual retry may still be opened for (decisions.md → Manual retry), oldest
+   * occurrence first, at most `limit`: their job exists, and their occurrence has no manual retry
+   * yet (a failed retry names its own occurrence, so it is left out too).
+   */
+  async listRecoverable(workspaceId: string, filter: RecoverableRunFilter, limit: number): Promise<RecoverableRun[]> {
+    const rows: Array<{
+      id: string;
+      job_id: string;
+      scheduled_at: Date;
+      sink_kind: string;
+      sink_config: Record<string, unknown>;
+    }> = await this.manager.query(
+      `SELECT r.id, r.job_id, r.scheduled_at, j.sink_kind, j.sink_config
+         FROM runs r JOIN jobs j ON j.id = r.job_id AND j.workspace_id = r.workspace_id
+        WHERE r.workspace_id = $1 AND r.status = 'failed'
+          AND ($2::text[] IS NULL OR r.job_id = ANY($2))
+          AND ($3::text[] IS NULL OR j.tags @> $3)
+          AND ($4::text IS NULL OR (j.sink_kind = 'webhook' AND j.sink_config->>'url' ILIKE '%' || $4 || '%'))
+          AND ($5::timestamptz IS NULL OR r.scheduled_at >= $5)
+          AND ($6::timestamptz IS NULL OR r.scheduled_at < $6)
+          AND NOT EXISTS (SELECT 1 FROM runs m WHERE m.job_id = r.job_id AND m.scheduled_at = r.scheduled_at
+                             AND m.trigger = 'retry_manual')
+        ORDER BY r.scheduled_at, r.id
+        LIMIT $7`,
+      [
+        workspaceId,
+        filter.jobIds ?? null,
+        filter.tags && filter.tags.length > 0 ? filter.tags : null,
+        filter.urlContains === undefined ? null : filter.urlContains.replace(/[\\%_]/g, (c) => `\\${c}`),
+        filter.from ?? null,
+        filter.to ?? null,
+        limit,
+      ],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      jobId: row.job_id,
+      scheduledAt: new Date(row.scheduled_at),
+      sinkKind: row.sink_kind,
+      sinkConfig: row.sink_config,
+    }));
   }
 
   async listInFlightForJob(workspaceId: string, jobId: string): Promise<RunEntity[]> {

@@ -1,0 +1,11 @@
+import type { BulkOperations } from '@svc/orchestration';
+import type { OperationActivities } from '@svc/workflows/activity-types';
+
+/** The activities of `bulkOperationWorkflow` (issue 46): the work is `BulkOperations`'. */
+export function createOperationActivities(bulk: BulkOperations): OperationActivities {
+  return {
+    applyOperationBatch: ({ operationId }) => bulk.applyBatch(operationId),
+    resumeOperationJobs: ({ operationId, afterSeq }) => bulk.resumeBatch(operationId, afterSeq),
+    setOperationStatus: ({ operationId, status }) => bulk.setStatus(operationId, status),
+  };
+}
