@@ -144,6 +144,12 @@ export function JobDetailPage({ jobId, context }: { jobId: string; context: AppC
         {notice && <p class="notice">{notice}</p>}
         <ErrorNote error={actionError} />
       </div>
+      {j.state === 'paused' && (j.paused_note || j.resume_at) && (
+        <div class="panel paused-note" role="status" data-testid="paused-note">
+          {j.paused_note && <p>Paused: {j.paused_note}</p>}
+          {j.resume_at && <p>Resumes by itself at {formatTime(j.resume_at)} (a maintenance window).</p>}
+        </div>
+      )}
       {j.state === 'disabled' && (
         <div class="panel disabled-note" role="status" data-testid="disabled-note">
           <p>{disabledSentence(j.disabled_reason)}</p>

@@ -5,6 +5,7 @@ import { ErrorNote, StatusBadge, TableWrap, useLoad } from '../components/common
 import { Pager, useCursorPages } from '../components/pager';
 import { formatRelative, formatTime } from '../format';
 import { useLocation } from '../router';
+import { BulkActions } from './jobs-bulk';
 
 type Series = Array<{ succeeded: number; failed: number; other: number }>;
 type Buckets = Map<string, Series>;
@@ -103,6 +104,8 @@ function JobList({ initialOwner }: { initialOwner: string }) {
   const [managedBy, setManagedBy] = useState(initialOwner);
   const pages = useCursorPages();
   const { cursor } = pages;
+  // Issue 46: the jobs ticked for a bulk pause or resume (ids of this page).
+  const [selected, setSelected] = useState<string[]>([]);
   const owner = managedBy.trim();
   const jobs = useLoad(
     () => api<Page<Job>>('GET', `/api/v1/jobs${query({ state, q, managed_by: owner, cursor, limit: 50 })}`),
@@ -172,6 +175,15 @@ function JobList({ initialOwner }: { initialOwner: string }) {
         </label>
       </form>
       <ErrorNote error={jobs.error} />
+      {selected.length > 0 && (
+        <BulkActions
+          selected={selected}
+          onDone={() => {
+            setSelected([]);
+            jobs.reload();
+          }}
+        />
+      )}
       {jobs.data && jobs.data.data.length === 0 && !filtered && (
         <p class="empty">
           No jobs yet. <a href="/jobs/new">Create one</a>.
@@ -183,6 +195,14 @@ function JobList({ initialOwner }: { initialOwner: string }) {
           <table class="jobs">
             <thead>
               <tr>
+                <th scope="col">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every job of this page"
+                    checked={jobIds.length > 0 && jobIds.every((id) => selected.includes(id))}
+                    onChange={(e) => setSelected((e.target as HTMLInputElement).checked ? jobIds : [])}
+                  />
+                </th>
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
                 <th scope="col">Managed by</th>
@@ -196,6 +216,20 @@ function JobList({ initialOwner }: { initialOwner: string }) {
             <tbody>
               {jobs.data.data.map((job) => (
                 <tr key={job.id}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${job.name}`}
+                      checked={selected.includes(job.id)}
+                      onChange={(e) =>
+                        setSelected((now) =>
+                          (e.target as HTMLInputElement).checked
+                            ? [...now, job.id]
+                            : now.filter((id) => id !== job.id),
+                        )
+                      }
+                    />
+                  </td>
                   <td>
                     <a href={`/jobs/${job.id}`}>{job.name}</a>
                   </td>
@@ -211,6 +245,20 @@ function JobList({ initialOwner }: { initialOwner: string }) {
                   </td>
                   <td>
                     <StatusBadge value={job.state} />
+                    {job.state === 'paused' && (job.paused_note || job.resume_at) && (
+                      <span class="run-note" title={job.paused_note ?? undefined}>
+                        {job.paused_note && <> {job.paused_note}</>}
+                        {job.resume_at && (
+                          <>
+                            {' '}
+                            until{' '}
+                            <time dateTime={job.resume_at} title={formatTime(job.resume_at)}>
+                              {formatRelative(job.resume_at)}
+                            </time>
+                          </>
+                        )}
+                      </span>
+                    )}
                   </td>
                   <td>{job.schedule.description}</td>
                   <td>
