@@ -140,16 +140,16 @@ const operationCases = (w: World) =>
     (id) => ({ params: { id } }),
   );
 /** A bulk action or recover by B whose filter names A's things must match nothing of A. */
-async function matchesNothingOfA(
-  ctx: Ctx,
-  path: string,
-  bodies: Array<Record<string, unknown>>,
-): Promise<string[]> {
+async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<string, unknown>>): Promise<string[]> {
   const problems: string[] = [];
   for (const body of bodies) {
     const answer = await ctx.b('POST', path, body);
     const text = JSON.stringify(answer.body);
-    if (![200, 202].includes(answer.status) || answer.body.matched !== 0 || ctx.aIds().some((id) => text.includes(id))) {
+    if (
+      ![200, 202].includes(answer.status) ||
+      answer.body.matched !== 0 ||
+      ctx.aIds().some((id) => text.includes(id))
+    ) {
       problems.push(`${JSON.stringify(body)}: ${answer.status} ${text}`);
     }
   }

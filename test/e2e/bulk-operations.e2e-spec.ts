@@ -72,7 +72,13 @@ describe('bulk operations', () => {
         resume_at: resumeAt,
       });
       expect(accepted.status).toBe(202);
-      expect(accepted.body).toMatchObject({ kind: 'jobs.bulk', action: 'pause', matched: 3, note, resume_at: resumeAt });
+      expect(accepted.body).toMatchObject({
+        kind: 'jobs.bulk',
+        action: 'pause',
+        matched: 3,
+        note,
+        resume_at: resumeAt,
+      });
       expect(accepted.body.id).toMatch(/^op_/);
 
       const waiting = await operationUntil(accepted.body.id, ['waiting']);
@@ -167,7 +173,10 @@ describe('bulk operations', () => {
         [{ action: 'pause', filter: {}, note: 'everything' }, 'filter'],
         [{ action: 'delete', filter: { tags: ['maint'] }, all: true }, 'all'],
         [{ action: 'pause', filter: { tags: ['maint'] }, resume_at: '2020-01-01T00:00:00Z' }, 'resume_at'],
-        [{ action: 'resume', filter: { tags: ['maint'] }, resume_at: new Date(Date.now() + 60_000).toISOString() }, 'resume_at'],
+        [
+          { action: 'resume', filter: { tags: ['maint'] }, resume_at: new Date(Date.now() + 60_000).toISOString() },
+          'resume_at',
+        ],
         [{ action: 'pause', filter: { tags: ['maint'], state: 'paused' } }, 'filter.state'],
         [{ action: 'pause', filter: { tags: ['maint'], colour: 'red' } }, 'filter.colour'],
         [{ action: 'archive', filter: { tags: ['maint'] } }, 'action'],
@@ -272,7 +281,10 @@ describe('bulk operations', () => {
 
       failing = false;
       const deliveredBefore = receiver.requests.length;
-      const dry = await api('POST', '/api/v1/runs/recover', { filter: { tags: ['recover'], status: 'failed' }, dry_run: true });
+      const dry = await api('POST', '/api/v1/runs/recover', {
+        filter: { tags: ['recover'], status: 'failed' },
+        dry_run: true,
+      });
       expect(dry.status).toBe(200);
       expect(dry.body.matched).toBe(FAILED);
       expect(receiver.requests.length).toBe(deliveredBefore);

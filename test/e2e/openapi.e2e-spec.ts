@@ -211,10 +211,14 @@ describe('OpenAPI contract', () => {
       expect((await call('GET', '/api/v1/operations/op_01M8G0000000000000000000AA')).status).toBe(404);
       expect((await call('POST', '/api/v1/jobs/bulk', { body: { action: 'delete', filter: {} } })).status).toBe(400);
       const recoverBody = { filter: { job_ids: [failingJobId] } };
-      expect((await call('POST', '/api/v1/runs/recover', { body: { ...recoverBody, dry_run: true } })).status).toBe(200);
+      expect((await call('POST', '/api/v1/runs/recover', { body: { ...recoverBody, dry_run: true } })).status).toBe(
+        200,
+      );
       const recover = await call('POST', '/api/v1/runs/recover', { body: recoverBody });
       expect(recover.status).toBe(202);
-      await waitFor(async () => (await call('GET', `/api/v1/operations/${recover.body.id}`)).body.status === 'succeeded');
+      await waitFor(
+        async () => (await call('GET', `/api/v1/operations/${recover.body.id}`)).body.status === 'succeeded',
+      );
     });
 
     it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {

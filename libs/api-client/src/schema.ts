@@ -706,6 +706,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/jobs/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause, resume, trigger, delete or enable the jobs a filter matches, with a note
+     * @description `dry_run`: `200` with the matched jobs; nothing changes. Otherwise `202` with the operation, which applies the action to each matched job as the single-job endpoint does (a job the action does not apply to is refused and listed in `errors`), with `note` and `operation_id` in each audit entry. A pause with `resume_at` is a maintenance window: its jobs show `paused_note` and `resume_at`, and are resumed at that time unless resumed by hand or paused again since. An empty filter needs `all: true`; a `state` the action never applies to, `resume_at` on another action or in the past: `400` naming the field, nothing changed.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `resume_at`: in the future, at most 366 days ahead; only with `action: pause`.
+     */
+    post: operations['operations.bulkJobs'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/jobs/by-key/{key}': {
     parameters: {
       query?: never;
@@ -820,6 +844,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/operations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A bulk action or recover: its progress and the items it refused
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['operations.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operations/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a running operation, or the end of its maintenance window
+     * @description No item is handled after the ones in flight; a maintenance window resumes nothing (its jobs stay paused). `409 conflict` once the operation has ended.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    post: operations['operations.cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs': {
     parameters: {
       query?: never;
@@ -896,6 +962,30 @@ export interface paths {
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      */
     post: operations['runs.retry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Retry every failed run a filter matches, as one operation
+     * @description Manual-retry rules (one retry per occurrence, coalesced): a run whose occurrence was retried already is not matched. Oldest occurrence first, at most `max` (default 1000). `dry_run`: `200` with the matched runs. Otherwise `202` with the operation, which opens the retries a few at a time.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `filter.to`: after `from`.
+     */
+    post: operations['operations.recover'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1517,6 +1607,65 @@ export interface components {
       /** @description Opaque cursor of the next page (send it as `cursor`); `null` on the last page. */
       next_cursor: string | null;
     };
+    BulkJobFilterDto: {
+      ids?: string[] | null;
+      key_prefix?: string | null;
+      managed_by?: string | null;
+      sink_host?: string | null;
+      /** @enum {string|null} */
+      state?: 'active' | 'paused' | 'disabled' | 'completed' | null;
+      tags?: string[] | null;
+    };
+    BulkJobsDryRun: {
+      /** @enum {string} */
+      action: 'pause' | 'resume' | 'trigger' | 'delete' | 'enable';
+      /** @constant */
+      dry_run: true;
+      /** @description The first 1000 matched jobs, oldest first. */
+      jobs: {
+        id: string;
+        name: string;
+        state: string;
+      }[];
+      matched: number;
+    };
+    /**
+     * @description A bulk action on the jobs `filter` matches (every field given must hold). `dry_run` answers the matched jobs and changes nothing; otherwise the answer is `202` with the operation (`GET /operations/{id}`), which applies the action to each job as the single-job endpoint does, with `note` in each audit entry.
+     * @example {
+     *       "action": "pause",
+     *       "filter": {
+     *         "tags": [
+     *           "billing"
+     *         ],
+     *         "sink_host": "hooks.example.com"
+     *       },
+     *       "note": "hooks.example.com maintenance, CHG-1234",
+     *       "resume_at": "2026-12-01T06:00:00Z"
+     *     }
+     * @example {
+     *       "action": "resume",
+     *       "filter": {
+     *         "tags": [
+     *           "billing"
+     *         ],
+     *         "state": "paused"
+     *       },
+     *       "dry_run": true
+     *     }
+     */
+    BulkJobsDto: {
+      /** @enum {string} */
+      action: 'pause' | 'resume' | 'trigger' | 'delete' | 'enable';
+      all?: boolean | null;
+      dry_run?: boolean | null;
+      filter: components['schemas']['BulkJobFilterDto'];
+      note?: string | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      resume_at?: string | null;
+    };
     CodecPayloadDto: {
       /** @description Base64 (standard alphabet, padded) */
       data?: string | null;
@@ -1782,6 +1931,13 @@ export interface components {
       next_runs?: string[];
       /** @enum {string} */
       overlap_policy: 'allow' | 'skip' | 'queue' | 'cancel_previous';
+      /** @description Why the job is paused: the `note` of the bulk pause that paused it; null otherwise. */
+      paused_note: string | null;
+      /**
+       * Format: date-time
+       * @description When the maintenance window of the bulk pause that paused the job resumes it (`POST /jobs/bulk` with `resume_at`); null otherwise. Cleared whenever the job leaves `paused`.
+       */
+      resume_at: string | null;
       retry: {
         /** @enum {string} */
         backoff: 'exponential' | 'linear' | 'fixed';
@@ -1884,6 +2040,47 @@ export interface components {
         slug: string;
       }[];
     };
+    Operation: {
+      /** @enum {string} */
+      action: 'pause' | 'resume' | 'trigger' | 'delete' | 'enable' | 'retry';
+      /** Format: date-time */
+      cancel_requested_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      created_by: string;
+      done: number;
+      /** @description The first 100 refused items (a job or run id) with the reason, in order. */
+      errors: {
+        error: string;
+        target_id: string;
+      }[];
+      /** @description Items the action refused (`errors` says why). */
+      failed: number;
+      /** @description The request’s filter (with `all` and `max` when given). */
+      filter: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      finished_at: string | null;
+      id: string;
+      /** @enum {string} */
+      kind: 'jobs.bulk' | 'runs.recover';
+      /** @description Jobs or runs the filter matched when the operation was accepted. */
+      matched: number;
+      note: string | null;
+      pending: number;
+      /** Format: date-time */
+      resume_at: string | null;
+      /** @description Jobs the end of the maintenance window resumed. */
+      resumed: number;
+      /**
+       * @description `running` while items are pending; `waiting` while a pause’s maintenance window lasts (its jobs are paused; they are resumed at `resume_at`); then `succeeded` (every item handled, refused ones included) or `cancelled`.
+       * @enum {string}
+       */
+      status: 'running' | 'waiting' | 'succeeded' | 'cancelled';
+      /** Format: date-time */
+      updated_at: string;
+    };
     /**
      * @example {
      *       "expr": "0 9 * * 1-5",
@@ -1922,6 +2119,53 @@ export interface components {
       /** @description Why Temporal did not answer, in one line naming the cause (untrusted server certificate, rejected client certificate or API key, unknown namespace, unreachable); null when it answered. */
       temporal_error: string | null;
       writer_backpressure: boolean;
+    };
+    RecoverDryRun: {
+      /** @enum {string} */
+      action: 'retry';
+      /** @constant */
+      dry_run: true;
+      matched: number;
+      /** @description The first 1000 matched runs, oldest occurrence first. */
+      runs: {
+        id: string;
+        job_id: string;
+        /** Format: date-time */
+        scheduled_at: string;
+      }[];
+    };
+    RecoverRunFilterDto: {
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      from?: string | null;
+      job_ids?: string[] | null;
+      sink_host?: string | null;
+      /** @enum {string|null} */
+      status?: 'failed' | null;
+      tags?: string[] | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      to?: string | null;
+    };
+    /**
+     * @description Retries every failed run `filter` matches whose occurrence has no manual retry yet (decisions.md → Manual retry: one per occurrence, coalesced), oldest first, at most `max`. `dry_run` answers the runs and retries nothing; otherwise the answer is `202` with the operation (`GET /operations/{id}`).
+     * @example {
+     *       "filter": {
+     *         "sink_host": "hooks.example.com",
+     *         "from": "2026-11-30T22:00:00Z"
+     *       },
+     *       "max": 500
+     *     }
+     */
+    RecoverRunsDto: {
+      dry_run?: boolean | null;
+      filter: components['schemas']['RecoverRunFilterDto'];
+      max?: number | null;
+      note?: string | null;
     };
     RetryDto: {
       /** @enum {string|null} */
@@ -6429,6 +6673,132 @@ export interface operations {
       };
     };
   };
+  'operations.bulkJobs': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BulkJobsDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkJobsDryRun'];
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Operation'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'jobs.getJobByKey': {
     parameters: {
       query?: never;
@@ -7097,6 +7467,254 @@ export interface operations {
       };
     };
   };
+  'operations.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Operation'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'operations.cancel': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Operation'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'runs.list': {
     parameters: {
       query?: {
@@ -7534,6 +8152,132 @@ export interface operations {
       };
       /** @description `not_found`: no such resource in this workspace. */
       404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'operations.recover': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecoverRunsDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoverDryRun'];
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Operation'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];

@@ -5,7 +5,9 @@ describe('matchesSinkHost (issue 46)', () => {
 
   it('should match a webhook by host name, whatever its case, port and path', () => {
     expect(matchesSinkHost('webhook', webhook('https://Hooks.Example.com:8443/a?b=c'), 'hooks.example.com')).toBe(true);
-    expect(matchesSinkHost('webhook', webhook('https://hooks.example.com.evil.test/'), 'hooks.example.com')).toBe(false);
+    expect(matchesSinkHost('webhook', webhook('https://hooks.example.com.evil.test/'), 'hooks.example.com')).toBe(
+      false,
+    );
     expect(matchesSinkHost('webhook', webhook('https://api.hooks.example.com/'), 'hooks.example.com')).toBe(false);
   });
 

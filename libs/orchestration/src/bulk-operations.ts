@@ -146,7 +146,10 @@ export class BulkOperations {
           await lifecycle.transition(workspaceId, item.targetId, operation.action, actor, context);
           return { status: 'done' };
         case 'trigger':
-          return { status: 'done', resultId: (await lifecycle.trigger(workspaceId, item.targetId, actor, context)).runId };
+          return {
+            status: 'done',
+            resultId: (await lifecycle.trigger(workspaceId, item.targetId, actor, context)).runId,
+          };
         case 'delete':
           await lifecycle.delete(workspaceId, item.targetId, actor, context);
           return { status: 'done' };

@@ -454,12 +454,7 @@ export class JobLifecycle {
    * attempt of a job that is gone sends anything. Its workflow ends and its in-flight runs are
    * cancelled (decisions.md → Run transitions) right after the answer.
    */
-  async delete(
-    workspaceId: string,
-    id: string,
-    actor: string,
-    options: WriteOptions & ChangeNote = {},
-  ): Promise<void> {
+  async delete(workspaceId: string, id: string, actor: string, options: WriteOptions & ChangeNote = {}): Promise<void> {
     const { dataSource, jobs, runs, audit, gateway } = this.deps;
     await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);

@@ -40,7 +40,8 @@ export function bulkJobsProblems(dto: BulkJobsDto, now: Date): Record<string, st
   const states = statesOf(dto.action);
   const state = (dto.filter as BulkJobFilterDto).state;
   if (states && state !== undefined && !states.includes(state)) {
-    fields['filter.state'] = `${dto.action} applies only to ${states.join(' or ')} jobs; a ${state} job would refuse it`;
+    fields['filter.state'] =
+      `${dto.action} applies only to ${states.join(' or ')} jobs; a ${state} job would refuse it`;
   }
   if (dto.resume_at !== undefined) {
     const at = Date.parse(dto.resume_at);

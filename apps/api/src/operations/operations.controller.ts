@@ -13,6 +13,7 @@ export class OperationsController {
   constructor(private readonly operations: OperationsService) {}
 
   @Post('jobs/bulk')
+  @HttpCode(202)
   @Scopes('jobs:write')
   @ApiOperation(
     'Pause, resume, trigger, delete or enable the jobs a filter matches, with a note',
@@ -30,11 +31,14 @@ export class OperationsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const answer = await this.operations.bulkJobs(auth, body);
-    void reply.status('dry_run' in answer ? 200 : 202);
+    if ('dry_run' in answer) {
+      void reply.status(200);
+    }
     return answer;
   }
 
   @Post('runs/recover')
+  @HttpCode(202)
   @Scopes('jobs:write')
   @ApiOperation(
     'Retry every failed run a filter matches, as one operation',
@@ -49,7 +53,9 @@ export class OperationsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const answer = await this.operations.recover(auth, body);
-    void reply.status('dry_run' in answer ? 200 : 202);
+    if ('dry_run' in answer) {
+      void reply.status(200);
+    }
     return answer;
   }
 

@@ -15,7 +15,8 @@ import { OperationsService } from './operations.service';
       // Operations run on the jobs task queue (the worker registers bulkOperationWorkflow there).
       provide: OperationWorkflowGateway,
       inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) => new OperationWorkflowGateway(client, config.temporal.task_queue),
+      useFactory: (client: Client, config: AppConfig) =>
+        new OperationWorkflowGateway(client, config.temporal.task_queue),
     },
   ],
 })

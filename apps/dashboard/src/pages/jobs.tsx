@@ -223,9 +223,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
                       checked={selected.includes(job.id)}
                       onChange={(e) =>
                         setSelected((now) =>
-                          (e.target as HTMLInputElement).checked
-                            ? [...now, job.id]
-                            : now.filter((id) => id !== job.id),
+                          (e.target as HTMLInputElement).checked ? [...now, job.id] : now.filter((id) => id !== job.id),
                         )
                       }
                     />

@@ -146,7 +146,7 @@ export class JobsRepository {
       query.andWhere('job.tags @> :tags::text[]', { tags: filter.tags });
     }
     if (filter.keyPrefix !== undefined) {
-      query.andWhere("job.key LIKE :keyPrefix", { keyPrefix: `${escapeLike(filter.keyPrefix)}%` });
+      query.andWhere('job.key LIKE :keyPrefix', { keyPrefix: `${escapeLike(filter.keyPrefix)}%` });
     }
     if (filter.managedBy !== undefined) {
       query.andWhere('job.managedBy = :managedBy', { managedBy: filter.managedBy });
