@@ -157,7 +157,7 @@ export class JobsRepository {
     if (filter.urlContains !== undefined) {
       query
         .andWhere("job.sinkKind = 'webhook'")
-        .andWhere("job.sinkConfig->>'url' ILIKE :urlPattern", { urlPattern: `%${escapeLike(filter.urlContains)}%` });
+        .andWhere("job.sink_config->>'url' ILIKE :urlPattern", { urlPattern: `%${escapeLike(filter.urlContains)}%` });
     }
     return query.orderBy('job.id', 'ASC').take(limit).getMany();
   }
