@@ -139,4 +139,30 @@ describe('record workflow histories', () => {
     await save(waited, 'runWorkflow-queued');
     await save(job.id, 'jobWorkflow-queue-overlap-delete');
   });
+
+  it('records a bulk pause whose maintenance window ends (issue 46)', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    receiver.respondWith(() => ({ status: 200 }));
+    const job = (
+      await api('POST', '/api/v1/jobs', {
+        name: 'window history',
+        schedule: { expr: '0 0 0 1 1 ? 2031' },
+        sink: { kind: 'webhook', config: { url: `${receiver.url}/window` } },
+      })
+    ).body;
+    const operation = (
+      await api('POST', '/api/v1/jobs/bulk', {
+        action: 'pause',
+        filter: { ids: [job.id] },
+        note: 'history',
+        resume_at: new Date(Date.now() + 3_000).toISOString(),
+      })
+    ).body;
+    await waitFor(
+      async () => (await api('GET', `/api/v1/operations/${operation.id}`)).body?.status === 'succeeded',
+      30_000,
+    );
+    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await save(operation.id, 'bulkOperationWorkflow-pause-window');
+  });
 });
