@@ -1149,10 +1149,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   it('should leave A exactly as it was: its rows, its Temporal executions, its webhook receiver', async () => {
     // Settled first, so a signal or write that B's calls set off (and that lands a moment later) is seen.
     const [rowsAfter, executionsAfter] = await settledStateOfA();
-    // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; a workflow per job and run.
+    // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; a workflow per job and run, and A's operation's.
     expect(rowsBefore.length).toBeGreaterThan(20);
     expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED|FAILED) \d+$/.test(e))).toHaveLength(
-      w.jobs.all.length + w.runs.all.length,
+      w.jobs.all.length + w.runs.all.length + 1, // and A's operation (issue 46)
     );
     expect(rowsAfter).toEqual(rowsBefore);
     expect(executionsAfter).toEqual(executionsBefore);
