@@ -10,6 +10,7 @@ import { createDataSource } from '@svc/persistence';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
+import { bulkJobs } from './commands/bulk';
 import { applyJobsFile, exportJobs, writeJobsFile } from './commands/jobs-as-code';
 import { migrate } from './commands/migrate';
 import { formatPlan, planHasChanges } from './commands/plan-output';
@@ -156,6 +157,19 @@ interface ApiFlags {
   apiKey?: string;
 }
 
+interface BulkFlags {
+  tag?: string[];
+  id?: string[];
+  keyPrefix?: string;
+  managedBy?: string;
+  sinkHost?: string;
+  state?: string;
+  note?: string;
+  resumeAt?: string;
+  all?: boolean;
+  dryRun?: boolean;
+}
+
 interface PlanFlags extends ApiFlags {
   file: string;
   managedBy?: string;
@@ -212,6 +226,39 @@ function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }
       if (planHasChanges(await applyPlan(opts, true))) {
         result.exitCode = 2;
       }
+    });
+
+  withApi(program.command('bulk <action>'))
+    .description('pause, resume, trigger, delete or enable the jobs a filter matches, as one operation (issue 46)')
+    .option('--tag <tag...>', 'jobs carrying every one of these tags')
+    .option('--id <id...>', 'these jobs')
+    .option('--key-prefix <prefix>', 'jobs whose key starts with this')
+    .option('--managed-by <owner>', 'jobs an apply with this owner declared')
+    .option('--sink-host <host>', 'webhook jobs to this host (or host:port)')
+    .option('--state <state>', 'jobs in this state')
+    .option('--note <text>', 'why: in every audit entry, and on a paused job')
+    .option('--resume-at <time>', 'pause only: resume the jobs at this RFC 3339 time (a maintenance window)')
+    .option('--all', 'every job of the workspace (needed without a filter)')
+    .option('--dry-run', 'list the matched jobs, change nothing')
+    .action(async (action: string, opts: ApiFlags & BulkFlags) => {
+      const settings = loadApiSettings(opts, io.env, io.cwd);
+      io.out(
+        await bulkJobs(settings, {
+          action,
+          filter: {
+            ids: opts.id,
+            tags: opts.tag,
+            key_prefix: opts.keyPrefix,
+            managed_by: opts.managedBy,
+            sink_host: opts.sinkHost,
+            state: opts.state,
+          },
+          note: opts.note,
+          resumeAt: opts.resumeAt,
+          all: opts.all,
+          dryRun: opts.dryRun,
+        }),
+      );
     });
 
   withApi(program.command('export'))

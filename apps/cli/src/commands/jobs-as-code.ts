@@ -18,7 +18,7 @@ import { CliError } from '../errors';
 import { formatFor, type JobsFile, parseJobsFile, renderJobsFile, toFileEntry, withOwner } from './jobs-file';
 
 /** The `/api/v1` URL split into what the typed client wants: its paths start with `/api/v1`. */
-function clientFor(settings: ApiSettings): ApiClient {
+export function clientFor(settings: ApiSettings): ApiClient {
   const baseUrl = settings.apiUrl.replace(/\/api\/v1$/, '');
   return createApiClient({ baseUrl, headers: { authorization: `Bearer ${settings.apiKey}` } });
 }
@@ -106,7 +106,7 @@ export function writeJobsFile(file: JobsFile, settings: ApiSettings, path: strin
 }
 
 /** A refused connection is an expected failure: one line naming the URL, not a stack. */
-async function reach<T>(settings: ApiSettings, call: () => Promise<T>): Promise<T> {
+export async function reach<T>(settings: ApiSettings, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
