@@ -35,7 +35,11 @@ async function main(): Promise<number> {
       log,
     });
     console.log(JSON.stringify(report, null, 2));
-    console.log(report.problems.length === 0 ? `upgrade from ${report.from}: every check held` : `${report.problems.length} problems`);
+    console.log(
+      report.problems.length === 0
+        ? `upgrade from ${report.from}: every check held`
+        : `${report.problems.length} problems`,
+    );
     return report.problems.length === 0 ? 0 : 1;
   } finally {
     await release.remove();

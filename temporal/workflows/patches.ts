@@ -2,7 +2,7 @@
  * Every piece of workflow code that exists only for executions begun by an older release: each
  * `patched()` / `deprecatePatch()` id and each frozen legacy copy, with the day it shipped
  * (`git log -S'<id>' --reverse`) and the day it must be gone (docs/decisions.md → Upgrading
- * running workflows). `patches.spec.ts` fails past `removeAfter`, on a patch id missing here, on
+ * running workflows). `temporal/test/patches.spec.ts` fails past `removeAfter`, on a patch id missing here, on
  * an entry whose code is gone (move it to `RETIRED`) and on a deadline beyond `MAX_LIFETIME_DAYS`.
  * Not imported by workflow code: it is not in the bundle.
  */
@@ -54,5 +54,8 @@ export const RETIRED: readonly CompatibilityCode[] = [];
 
 /** The oldest release a deployment may upgrade from directly: the newest retired introduction. */
 export function oldestDirectUpgrade(retired: readonly CompatibilityCode[] = RETIRED): string | null {
-  return retired.reduce<string | null>((newest, c) => (newest === null || c.introduced > newest ? c.introduced : newest), null);
+  return retired.reduce<string | null>(
+    (newest, c) => (newest === null || c.introduced > newest ? c.introduced : newest),
+    null,
+  );
 }

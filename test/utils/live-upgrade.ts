@@ -117,7 +117,9 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
     // ---- the previous release -------------------------------------------------------------
     log(`previous release ${options.from.commit}: migrating, bootstrapping, starting`);
     await cli(options.from.dir, ['migrate']);
-    const boot = JSON.parse((await cli(options.from.dir, ['bootstrap', '--workspace', 'upgrade', '--json'])).stdout) as {
+    const boot = JSON.parse(
+      (await cli(options.from.dir, ['bootstrap', '--workspace', 'upgrade', '--json'])).stdout,
+    ) as {
       api_key: string;
     };
     const apiPort = await freePort();
@@ -139,7 +141,11 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
     const webhook = (path: string) => ({ kind: 'webhook', config: { url: `${receiver.url}${path}` } });
 
     const interval = await create({ name: 'interval', schedule: { expr: INTERVAL }, sink: webhook('/interval') });
-    const daily = await create({ name: 'daily, parked', schedule: { expr: 'every day at 3am' }, sink: webhook('/daily') });
+    const daily = await create({
+      name: 'daily, parked',
+      schedule: { expr: 'every day at 3am' },
+      sink: webhook('/daily'),
+    });
     const queued = await create({
       name: 'queue overlap',
       schedule: { expr: INTERVAL },
@@ -154,7 +160,10 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
       // Under the shutdown grace: the old worker's attempt ends by its timeout and is retried.
       timeout: '15s',
       retry: { max_attempts: 20, backoff: 'fixed', initial_interval: '2s', jitter: 0 },
-      sink: { kind: 'temporal_workflow', config: { workflow_type: 'blocks', task_queue: target.taskQueue, wait: 'completed' } },
+      sink: {
+        kind: 'temporal_workflow',
+        config: { workflow_type: 'blocks', task_queue: target.taskQueue, wait: 'completed' },
+      },
     });
 
     log('waiting for: the daily job parked, a queued run behind a held one, the paused job to have run');
@@ -168,7 +177,9 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
     expectStatus(await api('POST', `/api/v1/jobs/${paused}/pause`), 200, 'pause');
     const waitingRunId = (await api('POST', `/api/v1/jobs/${waiting}/trigger`)).body.run_id as string;
     const targetWorkflowId = await waitFor(async () => {
-      const body = (await api('GET', `/api/v1/runs/${waitingRunId}`)).body as { started_workflow: { workflow_id: string } | null };
+      const body = (await api('GET', `/api/v1/runs/${waitingRunId}`)).body as {
+        started_workflow: { workflow_id: string } | null;
+      };
       return body.started_workflow?.workflow_id ?? null;
     }, 30_000);
     // Last, so that its retry falls due after the old worker stopped polling.
@@ -225,11 +236,18 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
         () => `not within ${timeoutMs / 1000} s`,
       );
     const firedAfterUpgrade = (jobId: string, count: number) => async () =>
-      within(async () => (await runsOf(jobId)).filter((r) => Date.parse(r.scheduled_at) > upgradedAt && r.status === 'succeeded').length >= count);
+      within(
+        async () =>
+          (await runsOf(jobId)).filter((r) => Date.parse(r.scheduled_at) > upgradedAt && r.status === 'succeeded')
+            .length >= count,
+      );
 
     await check('interval', interval, [
       ['occurrences after the upgrade fire', firedAfterUpgrade(interval, 3)],
-      ['each occurrence once, none lost', async () => occurrenceProblems(await runsOf(interval), receiver.requests, 2_000)],
+      [
+        'each occurrence once, none lost',
+        async () => occurrenceProblems(await runsOf(interval), receiver.requests, 2_000),
+      ],
     ]);
     await check('queue overlap with a run waiting', queued, [
       [
@@ -237,17 +255,17 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
         async () => within(async () => (await api('GET', `/api/v1/runs/${queuedRun.id}`)).body.status === 'succeeded'),
       ],
       ['occurrences after the upgrade fire', firedAfterUpgrade(queued, 2)],
-      [
-        'each occurrence once',
-        async () => occurrenceProblems(await runsOf(queued), receiver.requests, null),
-      ],
+      ['each occurrence once', async () => occurrenceProblems(await runsOf(queued), receiver.requests, null)],
     ]);
     await check('run in retry backoff', backoff, [
       [
         'finishes its retries',
         async () =>
           within(async () => {
-            const body = (await api('GET', `/api/v1/runs/${backoffRun.id}`)).body as { status: string; attempts: unknown[] };
+            const body = (await api('GET', `/api/v1/runs/${backoffRun.id}`)).body as {
+              status: string;
+              attempts: unknown[];
+            };
             return body.status === 'succeeded' && body.attempts.length === 2;
           }),
       ],
@@ -279,7 +297,11 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
       [
         'a schedule change wakes it and its next occurrence fires once',
         async () => {
-          expectStatus(await api('PATCH', `/api/v1/jobs/${daily}`, { schedule: { expr: quartzAt(dailyAt) } }), 200, 'PATCH');
+          expectStatus(
+            await api('PATCH', `/api/v1/jobs/${daily}`, { schedule: { expr: quartzAt(dailyAt) } }),
+            200,
+            'PATCH',
+          );
           const late = await within(async () => (await runsOf(daily)).some((r) => r.status === 'succeeded'));
           await sleep(2_000);
           const runs = await runsOf(daily);
@@ -314,7 +336,9 @@ export async function runLiveUpgrade(options: LiveUpgradeOptions): Promise<Upgra
       ...(await Promise.all([interval, daily, queued, paused, waiting, backoff].map(runsOf))).flat().map((r) => r.id),
     ];
     const histories = await failedWorkflowTasks(temporal, ids);
-    log(`histories: ${histories.scanned} executions scanned, ${histories.failedTasks.length} with a failed workflow task`);
+    log(
+      `histories: ${histories.scanned} executions scanned, ${histories.failedTasks.length} with a failed workflow task`,
+    );
     log(`upgrade took ${Math.round((upgradedAt - stoppedAt) / 1000)} s from SIGTERM to the new worker polling`);
     const problems = [
       ...jobs.flatMap((job) => job.problems.map((problem) => `${job.shape}: ${problem}`)),
@@ -379,7 +403,9 @@ export function occurrenceProblems(runs: Run[], requests: ReceivedRequest[], eve
     const sorted = [...seen].sort((a, b) => a - b);
     for (let i = 1; i < sorted.length; i++) {
       if (sorted[i] - sorted[i - 1] !== everyMs) {
-        problems.push(`no run between ${new Date(sorted[i - 1]).toISOString()} and ${new Date(sorted[i]).toISOString()}`);
+        problems.push(
+          `no run between ${new Date(sorted[i - 1]).toISOString()} and ${new Date(sorted[i]).toISOString()}`,
+        );
       }
     }
   }

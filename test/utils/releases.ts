@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -60,9 +60,16 @@ export async function buildRelease(commit: string, log: (line: string) => void =
     await run('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, commit]);
     const { stdout } = await run('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']);
     let dependencies: Release['dependencies'] = 'npm ci';
-    if (existsSync(join(ROOT, 'node_modules')) && sameInstall(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'))) {
+    if (
+      existsSync(join(ROOT, 'node_modules')) &&
+      sameInstall(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'))
+    ) {
       dependencies = 'linked';
-      await run('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
+      // Hard links where the temporary folder shares this checkout's file system, else a symlink.
+      await run('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]).catch(async () => {
+        rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+        symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      });
     } else {
       log(`installing its dependencies (npm ci)`);
       await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env, maxBuffer: 64 << 20 });

@@ -193,7 +193,7 @@ export class ParkedJobsWorker extends QueueWorker {
     return { ...shared, maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: 20 };
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  override async onApplicationBootstrap(): Promise<void> {
     if (this.config.worker.park_idle_after_ms <= 0) {
       return;
     }

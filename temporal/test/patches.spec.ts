@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { COMPATIBILITY_CODE, type CompatibilityCode, MAX_LIFETIME_DAYS, oldestDirectUpgrade, RETIRED } from './patches';
+import {
+  COMPATIBILITY_CODE,
+  type CompatibilityCode,
+  MAX_LIFETIME_DAYS,
+  oldestDirectUpgrade,
+  RETIRED,
+} from '../workflows/patches';
 
 /**
  * The patch-age rule (docs/decisions.md → Upgrading running workflows): compatibility code for
@@ -30,7 +36,10 @@ function withoutComments(source: string): string {
 function patchIdsInCode(): Map<string, string[]> {
   const files = WORKFLOW_SOURCES.flatMap((dir) => sourceFiles(join(ROOT, dir)));
   // Comments mention patches in prose (`patched(…)`): only code counts.
-  const sources = files.map((file) => ({ file: relative(ROOT, file), text: withoutComments(readFileSync(file, 'utf8')) }));
+  const sources = files.map((file) => ({
+    file: relative(ROOT, file),
+    text: withoutComments(readFileSync(file, 'utf8')),
+  }));
   const constants = new Map<string, string>();
   for (const { text } of sources) {
     for (const [, name, value] of text.matchAll(/\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*'([^']+)'/g)) {
@@ -61,7 +70,9 @@ describe('compatibility code for older executions (patches.ts)', () => {
   const registered = new Map(COMPATIBILITY_CODE.map((entry) => [entry.id, entry]));
 
   it('should register every patch id the workflow code asks for', () => {
-    const unknown = [...used].filter(([id]) => registered.get(id)?.kind !== 'patch').map(([id, files]) => `${id} (${files.join(', ')})`);
+    const unknown = [...used]
+      .filter(([id]) => registered.get(id)?.kind !== 'patch')
+      .map(([id, files]) => `${id} (${files.join(', ')})`);
     expect(unknown).toEqual([]);
   });
 
@@ -77,7 +88,9 @@ describe('compatibility code for older executions (patches.ts)', () => {
     const legacyFiles = ['temporal/workflows/legacy', 'test/fixtures/workflows-v1']
       .filter((dir) => existsSync(join(ROOT, dir)))
       .flatMap((dir) => sourceFiles(join(ROOT, dir)).map((file) => relative(ROOT, file)));
-    expect(legacyFiles.filter((file) => !listed.some((path) => file === path || file.startsWith(`${path}/`)))).toEqual([]);
+    expect(legacyFiles.filter((file) => !listed.some((path) => file === path || file.startsWith(`${path}/`)))).toEqual(
+      [],
+    );
   });
 
   it.each([...COMPATIBILITY_CODE, ...RETIRED].map((entry) => [entry.id, entry] as const))(
@@ -108,8 +121,8 @@ describe('compatibility code for older executions (patches.ts)', () => {
       introduced,
       removeAfter: introduced,
     });
-    expect(oldestDirectUpgrade([retired('a', '2027-01-02'), retired('b', '2027-03-04'), retired('c', '2027-02-01')])).toBe(
-      '2027-03-04',
-    );
+    expect(
+      oldestDirectUpgrade([retired('a', '2027-01-02'), retired('b', '2027-03-04'), retired('c', '2027-02-01')]),
+    ).toBe('2027-03-04');
   });
 });
