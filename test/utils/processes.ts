@@ -58,8 +58,9 @@ export class Child {
     env: NodeJS.ProcessEnv,
     readyWhen: (output: string) => boolean | Promise<boolean>,
     timeoutMs = 60_000,
+    cwd = ROOT,
   ): Promise<Child> {
-    const child = new Child(name, spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
+    const child = new Child(name, spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd }));
     const deadline = Date.now() + timeoutMs;
     while (!(await readyWhen(child.output))) {
       if (child.exit) {
@@ -247,6 +248,8 @@ export interface ServiceEnv {
   taskQueue: string;
   /** More variables (ports, scheduler settings). */
   extra?: Record<string, string>;
+  /** The checkout whose build runs (another release's worktree); this one by default. */
+  root?: string;
 }
 
 function serviceEnv({ databaseUrl, temporalAddress, taskQueue, extra }: ServiceEnv): NodeJS.ProcessEnv {
@@ -270,9 +273,11 @@ export function startApi(env: ServiceEnv, port: number): Promise<Child> {
   return Child.start(
     'api',
     process.execPath,
-    [join(ROOT, 'dist/apps/api/src/main.js')],
+    [join(env.root ?? ROOT, 'dist/apps/api/src/main.js')],
     serviceEnv({ ...env, extra: { ...env.extra, PORT: String(port) } }),
     (output) => output.includes('API listening'),
+    undefined,
+    env.root,
   );
 }
 
@@ -284,9 +289,11 @@ export function startWorker(
   return Child.start(
     'worker',
     process.execPath,
-    [join(ROOT, 'dist/apps/worker/src/main.js')],
+    [join(env.root ?? ROOT, 'dist/apps/worker/src/main.js')],
     serviceEnv(env),
     readyWhen,
+    undefined,
+    env.root,
   );
 }
 

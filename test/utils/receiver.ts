@@ -15,6 +15,8 @@ export type Responder = (request: ReceivedRequest) => {
   headers?: Record<string, string>;
   /** Answer this much later (a slow receiver). */
   delayMs?: number;
+  /** Answer once this settles (a receiver the test holds). */
+  until?: Promise<unknown>;
 };
 
 /** A real HTTP webhook receiver on 127.0.0.1 that records every request with its raw body. */
@@ -45,7 +47,9 @@ export class WebhookReceiver {
           res.writeHead(answer.status, answer.headers ?? {});
           res.end(answer.body ?? '');
         };
-        if (answer.delayMs) {
+        if (answer.until) {
+          void answer.until.finally(send);
+        } else if (answer.delayMs) {
           setTimeout(send, answer.delayMs);
         } else {
           send();

@@ -9,7 +9,7 @@ import { Runtime } from '@temporalio/worker';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { TemporalPinoLogger } from './temporal/logging';
-import { WorkerService } from './temporal/worker.service';
+import { WorkerRuntime } from './temporal/worker-runtime';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   // A Temporal worker that stopped by itself leaves this process half running (its periodic
   // passes, the other task queues): it stops whole and exits 1, for its supervisor to restart it.
   void app
-    .get(WorkerService)
+    .get(WorkerRuntime)
     .failure.then(async (err) => {
       logger.fatal({ err }, `${err.message}; stopping the worker process`);
       // Bounded by the grace time: the other workers' polls may never end when the namespace is

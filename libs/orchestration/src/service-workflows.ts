@@ -14,7 +14,7 @@ const ALERT_EVENT_ID_PREFIX = 'evt_';
 /**
  * The service's own Temporal machinery, which no `temporal_workflow` job may reach
  * (docs/security.md → The temporal_workflow sink): the task queues its workers poll
- * (apps/worker worker.service.ts: jobs, runs, alerts, parked), the workflow types they register
+ * (apps/worker queue-workers.ts: jobs, runs, alerts, parked), the workflow types they register
  * (the exports of temporal/workflows/index.ts, and `parkedJob`, the name a parked job's code goes
  * by), and the prefixes of the ids it gives executions (job and run workflows are named after
  * their `job_`/`run_` ids; every id kind is reserved, alert and verification workflows too).

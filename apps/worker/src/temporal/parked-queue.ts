@@ -2,7 +2,7 @@
  * The parked queue's worker, started on first need (issue 25, docs/architecture.md → Idle jobs are
  * parked). Below `worker.park_above_jobs` no job parks, so a deployment there runs no worker on
  * the parked queue, whose workflow thread would cost it about 20 MiB of live heap for nothing. A
- * plan names the parked queue only once `serving()` says a worker polls it; WorkerService says how
+ * plan names the parked queue only once `serving()` says a worker polls it; `ParkedJobsWorker` says how
  * to start one (`serveWith`) and starts it at once when parked runs already wait there.
  */
 export class ParkedQueue {
