@@ -151,6 +151,8 @@ export interface CloseRunInput {
   finishedAt: Date;
   error?: string | null;
   skipReason?: string | null;
+  /** The note of an occurrence a user skipped. */
+  skipNote?: string | null;
   /** The attempt that ended the run, recorded and closed in the same statement (`RunsRepository.close`). */
   attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
 }
@@ -684,6 +686,7 @@ export class JobLifecycle {
           finishedAt: input.finishedAt,
           lastError: input.error ?? null,
           skipReason: input.skipReason ?? null,
+          skipNote: input.skipNote ?? null,
           attempt: input.attempt,
           defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
         },

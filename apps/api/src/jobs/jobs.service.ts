@@ -16,6 +16,7 @@ import { SinkValidator } from './sink.validator';
 import { pendingFieldErrors } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobSettingsFactory } from './job-settings.factory';
+import { upcomingSkips } from './occurrence-skips/occurrence-skips.mapper';
 
 const NEXT_RUNS_ON_GET = 5;
 const DAY_MS = 86_400_000;
@@ -91,7 +92,12 @@ export class JobsService {
     const now = new Date();
     const nextRuns = this.nextRuns(job, now, NEXT_RUNS_ON_GET);
     const stats24h = await this.runs.stats(auth.workspaceId, job.id, new Date(now.getTime() - DAY_MS));
-    return toJobResponse(job, { nextRunAt: nextRuns[0] ?? null, nextRuns, stats24h });
+    return toJobResponse(job, {
+      nextRunAt: nextRuns[0] ?? null,
+      nextRuns,
+      skippedOccurrences: upcomingSkips(job, now),
+      stats24h,
+    });
   }
 
   /**
