@@ -72,6 +72,7 @@ export type JobSettingsColumns = Pick<
   | 'scheduleEndsAt'
   | 'scheduleCount'
   | 'scheduleAnchor'
+  | 'excludeCalendars'
   | 'sinkKind'
   | 'sinkConfig'
   | 'retry'

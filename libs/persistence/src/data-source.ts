@@ -16,6 +16,7 @@ import {
   OperationItemEntity,
   RunEntity,
   SecretEntity,
+  CalendarEntity,
   SessionEntity,
   UsageCounterEntity,
   UserEntity,
@@ -35,6 +36,7 @@ import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-Sin
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
 import { OccurrenceSkips1795400004400 } from './migrations/1795400004400-OccurrenceSkips';
+import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
@@ -48,6 +50,7 @@ export const ALL_ENTITIES = [
   RunEntity,
   AttemptEntity,
   SecretEntity,
+  CalendarEntity,
   AlertChannelEntity,
   AlertRuleEntity,
   AlertEventEntity,
@@ -77,6 +80,7 @@ export const ALL_MIGRATIONS = [
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
   JobKeys1795400004200,
   OccurrenceSkips1795400004400,
+  Calendars1795400004410,
   BulkOperations1795400004800,
 ];
 

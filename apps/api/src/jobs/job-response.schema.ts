@@ -48,6 +48,10 @@ export const JOB_SCHEMA = named(
         starts_at: nullable(timestamp),
         ends_at: nullable(timestamp),
         count: nullable(integer),
+        exclude_calendars: {
+          ...arrayOf(string),
+          description: 'Workspace calendars whose days have no occurrence (`/api/v1/calendars`).',
+        },
       }),
       // Each registered kind's exact shape replaces this in the document (openapi/sink-kinds.ts).
       sink: object({ kind: string, config: anyObject }),

@@ -45,6 +45,8 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
       starts_at: iso(job.scheduleStartsAt),
       ends_at: iso(job.scheduleEndsAt),
       count: job.scheduleCount,
+      // `?? []`: a job built for insert before the column existed (unit fixtures).
+      exclude_calendars: job.excludeCalendars ?? [],
     },
     sink: { kind: job.sinkKind, config: job.sinkConfig },
     retry: retryResponse(job.retry),
@@ -90,6 +92,7 @@ export function toJobSettings(job: JobEntity): JobSettings {
       starts_at: iso(job.scheduleStartsAt),
       ends_at: iso(job.scheduleEndsAt),
       count: job.scheduleCount,
+      exclude_calendars: [...(job.excludeCalendars ?? [])],
     },
     sink: { kind: job.sinkKind, config: { ...job.sinkConfig } },
     retry: retryResponse(job.retry),

@@ -175,6 +175,10 @@ export class JobEntity {
   @Column({ name: 'revision', type: 'integer', default: 1 })
   revision: number;
 
+  /** Calendars whose days the schedule excludes (issue 45): names of the workspace's `calendars`. */
+  @Column({ name: 'exclude_calendars', type: 'text', array: true, default: () => "'{}'" })
+  excludeCalendars: string[];
+
   /**
    * Upcoming occurrences skipped by a user (`POST /jobs/{id}/occurrences/{at}/skip`): the attempt's
    * claim closes such an occurrence's run `skipped` with the note, without delivering. Written only

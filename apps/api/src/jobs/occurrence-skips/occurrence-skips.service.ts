@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '@svc/common';
-import { AuditRepository, type JobEntity, JobsRepository, Transactions } from '@svc/persistence';
-import { nextFireTimes } from '@svc/orchestration';
+import { AuditRepository, CalendarsRepository, type JobEntity, JobsRepository, Transactions } from '@svc/persistence';
+import { nextFireTimes, usesCalendars } from '@svc/orchestration';
 import type { AuthContext } from '../../auth/auth.decorators';
 import { upcomingSkips, type OccurrenceSkipResponse } from './occurrence-skips.mapper';
 
@@ -22,12 +22,13 @@ export class OccurrenceSkipsService {
     private readonly transactions: Transactions,
     private readonly jobs: JobsRepository,
     private readonly audit: AuditRepository,
+    private readonly calendars: CalendarsRepository,
   ) {}
 
   async skip(auth: AuthContext, jobId: string, at: Date, note: string): Promise<OccurrenceSkipResponse> {
     const now = new Date();
     const job = await this.require(auth.workspaceId, jobId);
-    const key = this.checkUpcomingOccurrence(job, at, now);
+    const key = await this.checkUpcomingOccurrence(job, at, now);
     const skips = upcomingSkips(job, now);
     if (skips.length >= MAX_UPCOMING_SKIPS && !skips.some((skip) => skip.at === key)) {
       throw new ValidationFailedError({
@@ -81,11 +82,12 @@ export class OccurrenceSkipsService {
   }
 
   /** `at` as the key it is stored under, when it is an occurrence of the job's schedule after `now`; else `400`. */
-  private checkUpcomingOccurrence(job: JobEntity, at: Date, now: Date): string {
+  private async checkUpcomingOccurrence(job: JobEntity, at: Date, now: Date): Promise<string> {
     if (at.getTime() <= now.getTime()) {
       throw new ValidationFailedError({ at: 'must be an upcoming occurrence: this instant has passed' });
     }
-    const [occurrence] = nextFireTimes(job, new Date(at.getTime() - 1), 1);
+    const calendars = usesCalendars(job) ? await this.calendars.datesByName(job.workspaceId) : undefined;
+    const [occurrence] = nextFireTimes(job, new Date(at.getTime() - 1), 1, undefined, calendars);
     if (!occurrence || occurrence.getTime() !== at.getTime()) {
       throw new ValidationFailedError({
         at: occurrence
