@@ -224,8 +224,14 @@ export function planOccurrences(
  * The occurrences strictly between `after` and `before` (ISO, ascending), at most `limit`: the
  * missed occurrences a `fire_all` catch-up does not deliver, recorded as skipped misfires.
  */
-export function occurrencesBetween(schedule: ScheduleSnapshot, after: string, before: string, limit: number): string[] {
-  const compiled = compileJobSchedule(schedule);
+export function occurrencesBetween(
+  schedule: ScheduleSnapshot,
+  after: string,
+  before: string,
+  limit: number,
+  calendars?: CalendarDates,
+): string[] {
+  const compiled = compileJobSchedule(schedule, calendars);
   if (!compiled.ok) {
     return [];
   }

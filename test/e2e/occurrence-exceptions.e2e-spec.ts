@@ -10,11 +10,15 @@ interface RunRow {
 }
 
 /**
- * Skipping one upcoming occurrence (issue 45): its run is recorded `skipped` with the note and
- * nothing is delivered, also when the run was already opened ahead of its instant; undoing a skip
- * restores the occurrence; bad input is a 400 naming `at` or `note` and writes nothing.
+ * Exceptions to a schedule (issue 45), through the real stack:
+ * - skipping one upcoming occurrence: its run is recorded `skipped` with the note and nothing is
+ *   delivered, also when the run was already opened ahead of its instant; undoing a skip restores
+ *   the occurrence; bad input is a 400 naming `at` or `note` and writes nothing;
+ * - RRULE `EXDATE`: the excluded instant has no run and no delivery, its neighbours fire;
+ * - workspace calendars: a job excluding today's date (its field, or `except <calendar>`) fires
+ *   nothing today while a job without it does; unknown calendars are a 400 naming the field.
  */
-describe('skip one occurrence', () => {
+describe('exceptions to a schedule', () => {
   let stack: Stack;
   let receiver: WebhookReceiver;
   let api: ReturnType<typeof apiClient>;
@@ -129,5 +133,95 @@ describe('skip one occurrence', () => {
     const bare = await api('POST', skipPath(job.id, next));
     expect(bare.status).toBe(200);
     expect(bare.body).toMatchObject({ at: next, note: '' });
+  });
+
+  it('should not fire an RRULE occurrence named by EXDATE, and fire its neighbours', async () => {
+    // DTSTART on a whole minute: the rule's instances are the multiples of 3 s.
+    const excluded = Math.ceil((Date.now() + 9_000) / 3_000) * 3_000;
+    const basic = (ms: number) => new Date(ms).toISOString().replace(/[-:]|\.\d+/g, '');
+    const job = await createJob(
+      'exdate',
+      `DTSTART:20260101T000000Z\nRRULE:FREQ=SECONDLY;INTERVAL=3\nEXDATE:${basic(excluded)}`,
+    );
+    expect(job.next_runs.map(Date.parse)).not.toContain(excluded);
+    await waitFor(() => receiver.forJob(job.id).some((r) => scheduledAtOf(r) > excluded + 3_000), 30_000);
+    await api('POST', `/api/v1/jobs/${job.id}/pause`);
+    const delivered = receiver.forJob(job.id).map(scheduledAtOf);
+    expect(delivered).toEqual(expect.arrayContaining([excluded - 3_000, excluded + 3_000]));
+    expect(delivered).not.toContain(excluded);
+    expect((await runsOf(job.id)).map((r) => Date.parse(r.scheduled_at))).not.toContain(excluded);
+  });
+
+  it('should fire nothing on a calendar’s dates, by the job field or `except <calendar>`', async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    // Today and tomorrow (UTC), so a test that runs across midnight still sees an excluded day.
+    const created = await api('POST', '/api/v1/calendars', { name: 'closed:today', dates: [day(0), day(1)] });
+    expect(created.status).toBe(201);
+    const sink = (name: string) => ({ kind: 'webhook', config: { url: `${receiver.url}/${name}` } });
+    const byField = await api('POST', '/api/v1/jobs', {
+      name: 'by-field',
+      schedule: { expr: 'every 2 seconds', exclude_calendars: ['closed:today'] },
+      sink: sink('by-field'),
+    });
+    expect(byField.status).toBe(201);
+    expect(byField.body.schedule).toMatchObject({ exclude_calendars: ['closed:today'] });
+    expect(byField.body.schedule.description).toContain('except the days of closed:today');
+    const byName = await api('POST', '/api/v1/jobs', {
+      name: 'by-name',
+      schedule: { expr: 'every 2 seconds except closed:today' },
+      sink: sink('by-name'),
+    });
+    expect(byName.status).toBe(201);
+    const control = await createJob('control', 'every 2 seconds');
+
+    for (const id of [byField.body.id, byName.body.id]) {
+      const shown = (await api('GET', `/api/v1/jobs/${id}`)).body;
+      expect(Date.parse(shown.next_run_at)).toBeGreaterThanOrEqual(Date.parse(`${day(2)}T00:00:00Z`));
+    }
+    await waitFor(() => receiver.forJob(control.id).length >= 3, 30_000);
+    expect(receiver.forJob(byField.body.id)).toEqual([]);
+    expect(receiver.forJob(byName.body.id)).toEqual([]);
+    expect(await runsOf(byField.body.id)).toEqual([]);
+
+    // In use: it cannot be deleted.
+    const refused = await api('DELETE', '/api/v1/calendars/closed:today');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain(byName.body.id);
+    for (const id of [byField.body.id, byName.body.id, control.id]) {
+      expect((await api('DELETE', `/api/v1/jobs/${id}`)).status).toBe(204);
+    }
+    expect((await api('DELETE', '/api/v1/calendars/closed:today')).status).toBe(204);
+  });
+
+  it('should refuse unknown calendars and bad calendar bodies with 400 naming the field, writing nothing', async () => {
+    const base = { name: 'x', sink: { kind: 'webhook', config: { url: `${receiver.url}/x` } } };
+    const unknownField = await api('POST', '/api/v1/jobs', {
+      ...base,
+      schedule: { expr: '0 9 * * *', exclude_calendars: ['holidays:nowhere'] },
+    });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.error.fields['schedule.exclude_calendars']).toContain('holidays:nowhere');
+    const unknownName = await api('POST', '/api/v1/jobs', {
+      ...base,
+      schedule: { expr: 'every weekday at 9am except holidays:nowhere' },
+    });
+    expect(unknownName.status).toBe(400);
+    expect(unknownName.body.error.fields['schedule.expr']).toContain('holidays:nowhere');
+
+    const badDate = await api('POST', '/api/v1/calendars', { name: 'bad:dates', dates: ['2026-02-30'] });
+    expect(badDate.status).toBe(400);
+    expect(badDate.body.error.fields).toHaveProperty(['dates[0]']);
+    const both = await api('POST', '/api/v1/calendars', { name: 'bad:both', dates: [], ical: 'BEGIN:VCALENDAR' });
+    expect(both.status).toBe(400);
+    const recurring = await api('POST', '/api/v1/calendars', {
+      name: 'bad:ical',
+      ical: 'BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=YEARLY\nEND:VEVENT\nEND:VCALENDAR\n',
+    });
+    expect(recurring.status).toBe(400);
+    expect(recurring.body.error.fields.ical).toMatch(/recurring/);
+    const badName = await api('POST', '/api/v1/calendars', { name: 'Holidays DE', dates: [] });
+    expect(badName.status).toBe(400);
+    expect(badName.body.error.fields).toHaveProperty('name');
+    expect((await api('GET', '/api/v1/calendars')).body.data).toEqual([]);
   });
 });
