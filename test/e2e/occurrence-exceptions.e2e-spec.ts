@@ -92,7 +92,8 @@ describe('exceptions to a schedule', () => {
     const job = await createJob('every-20s', 'every 20 seconds');
     // The run of the next occurrence is opened up to 8 s before it (prepare_ahead).
     const opened = await waitFor(
-      async () => (await runsOf(job.id)).find((r) => r.status === 'running' && Date.parse(r.scheduled_at) > Date.now() + 1_000),
+      async () =>
+        (await runsOf(job.id)).find((r) => r.status === 'running' && Date.parse(r.scheduled_at) > Date.now() + 1_000),
       30_000,
     );
     expect((await api('POST', skipPath(job.id, opened.scheduled_at), { note: 'holiday' })).status).toBe(200);
@@ -101,7 +102,12 @@ describe('exceptions to a schedule', () => {
       const found = await runAt(job.id, opened.scheduled_at);
       return found && found.status !== 'running' ? found : null;
     });
-    expect(run).toMatchObject({ id: opened.id, status: 'skipped', skip_reason: 'occurrence_skipped', skip_note: 'holiday' });
+    expect(run).toMatchObject({
+      id: opened.id,
+      status: 'skipped',
+      skip_reason: 'occurrence_skipped',
+      skip_note: 'holiday',
+    });
     expect(receiver.forJob(job.id).map(scheduledAtOf)).not.toContain(Date.parse(opened.scheduled_at));
     await api('POST', `/api/v1/jobs/${job.id}/pause`);
   });

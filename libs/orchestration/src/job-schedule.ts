@@ -37,7 +37,9 @@ export type JobScheduleColumns = Pick<
 export type CalendarDates = Readonly<Record<string, readonly string[]>>;
 
 /** Whether the job's schedule excludes workspace calendars (its field, or `except <calendar>` in the expression). */
-export function usesCalendars(job: Pick<JobScheduleColumns, 'scheduleExpr' | 'scheduleKind' | 'excludeCalendars'>): boolean {
+export function usesCalendars(
+  job: Pick<JobScheduleColumns, 'scheduleExpr' | 'scheduleKind' | 'excludeCalendars'>,
+): boolean {
   // `?? []`: rows built before the column existed (unit fixtures).
   return (
     (job.excludeCalendars ?? []).length > 0 ||

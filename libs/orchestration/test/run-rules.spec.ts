@@ -86,7 +86,9 @@ describe('decideClaim', () => {
   });
 
   describe('an occurrence a user skipped (issue 45)', () => {
-    const skips = { occurrenceSkips: { [SCHEDULED.toISOString()]: { note: 'holiday', created_at: '2025-12-31T00:00:00Z' } } };
+    const skips = {
+      occurrenceSkips: { [SCHEDULED.toISOString()]: { note: 'holiday', created_at: '2025-12-31T00:00:00Z' } },
+    };
 
     it('should close the first attempt of its scheduled run skipped with the note, at the instant or late', () => {
       expect(claim(job(skips))).toEqual({ kind: 'skipped_by_user', note: 'holiday' });

@@ -112,8 +112,7 @@ export function describeCalendarExclusion(description: string, names: string[], 
   if (names.length === 0) {
     return description;
   }
-  const list =
-    names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!;
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!;
   const phrase = `, except the days of ${list}`;
   const zoneSuffix = ` (${timezone})`;
   return description.endsWith(zoneSuffix)

@@ -233,8 +233,7 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
     throw e;
   }
   // Without calendar data (a stateless preview) the named calendars are neither checked nor applied.
-  const calendars =
-    excluded.length && input.calendars ? calendarExclusions(expr, excluded, input.calendars) : null;
+  const calendars = excluded.length && input.calendars ? calendarExclusions(expr, excluded, input.calendars) : null;
   errors.push(...(calendars?.errors ?? []));
   if (!result.ok) {
     return fail(result.kindDetected ?? kind, [...errors, ...result.errors]);

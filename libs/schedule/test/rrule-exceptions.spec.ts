@@ -153,7 +153,10 @@ describe('property: the same recurrence set as the rrule package’s RRuleSet in
     const own = ok(rrule(`${dtstart}\nRRULE:${rule}`)).next(REF, 40);
     const exdates = own.filter(() => rnd() < 0.3).map((d) => d.getTime());
     const start = REF.getTime();
-    const rdates = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => start + Math.floor(rnd() * 40 * 86_400) * 1000);
+    const rdates = Array.from(
+      { length: 1 + Math.floor(rnd() * 5) },
+      () => start + Math.floor(rnd() * 40 * 86_400) * 1000,
+    );
     const lines = [dtstart, `RRULE:${rule}`];
     if (exdates.length) {
       lines.push(`EXDATE:${exdates.map(basic).join(',')}`);

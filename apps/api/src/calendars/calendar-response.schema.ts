@@ -19,7 +19,14 @@ export const CALENDAR_LIST_SCHEMA = named(
   'CalendarList',
   object({
     data: arrayOf(
-      object({ name, date_count: integer, first_date: { type: ['string', 'null'] }, last_date: { type: ['string', 'null'] }, created_at: timestamp, updated_at: timestamp }),
+      object({
+        name,
+        date_count: integer,
+        first_date: { type: ['string', 'null'] },
+        last_date: { type: ['string', 'null'] },
+        created_at: timestamp,
+        updated_at: timestamp,
+      }),
     ),
   }),
 );

@@ -40,7 +40,9 @@ export class CalendarsService {
     return this.transactions.run(async (tx) => {
       await this.calendars.lockWorkspace(auth.workspaceId, tx);
       if (await this.calendars.get(auth.workspaceId, dto.name, tx)) {
-        throw new ConflictError(`A calendar named ${dto.name} exists; replace it with PUT /api/v1/calendars/${dto.name}`);
+        throw new ConflictError(
+          `A calendar named ${dto.name} exists; replace it with PUT /api/v1/calendars/${dto.name}`,
+        );
       }
       return this.write(auth, dto.name, dates, tx);
     });
@@ -99,7 +101,9 @@ export class CalendarsService {
 /** The body's dates (a list or an iCalendar file), checked, ascending and unique; else `400` naming the field. */
 function datesOf(dto: CalendarDatesDto): string[] {
   if ((dto.dates === undefined) === (dto.ical === undefined)) {
-    throw new ValidationFailedError({ dates: 'give exactly one of dates (a list of YYYY-MM-DD) and ical (an iCalendar file)' });
+    throw new ValidationFailedError({
+      dates: 'give exactly one of dates (a list of YYYY-MM-DD) and ical (an iCalendar file)',
+    });
   }
   let dates: string[];
   if (dto.ical !== undefined) {
@@ -121,7 +125,9 @@ function datesOf(dto: CalendarDatesDto): string[] {
     dates = [...new Set(dto.dates!)].sort();
   }
   if (dates.length > CALENDAR_MAX_DATES) {
-    throw new ValidationFailedError({ [dto.ical !== undefined ? 'ical' : 'dates']: `at most ${CALENDAR_MAX_DATES} dates` });
+    throw new ValidationFailedError({
+      [dto.ical !== undefined ? 'ical' : 'dates']: `at most ${CALENDAR_MAX_DATES} dates`,
+    });
   }
   return dates;
 }

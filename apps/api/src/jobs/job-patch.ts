@@ -80,7 +80,14 @@ export const PATCH_DEFAULTS = {
   misfire_policy: 'fire_once',
   overlap_policy: 'allow',
   auto_disable_threshold: null,
-  schedule: { kind: 'auto', timezone: 'UTC', starts_at: null, ends_at: null, count: null, exclude_calendars: [] },
+  schedule: {
+    kind: 'auto',
+    timezone: 'UTC',
+    starts_at: null,
+    ends_at: null,
+    count: null,
+    exclude_calendars: [] as string[],
+  },
   retry: retryResponse(DEFAULT_RETRY) as RetrySettings,
 } as const;
 

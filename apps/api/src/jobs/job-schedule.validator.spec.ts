@@ -25,6 +25,7 @@ describe('JobScheduleValidator', () => {
       scheduleEndsAt: null,
       scheduleCount: 10,
       scheduleAnchor: NOW,
+      excludeCalendars: [],
     });
   });
 
@@ -61,8 +62,8 @@ describe('JobScheduleValidator', () => {
       );
       expect(calendars.datesByName).toHaveBeenCalledWith('ws_1');
       expect(nextFireTimes(named.columns, NOW, 2, named.compiled).map((d) => d.toISOString())).toEqual([
-        '2026-03-10T08:00:00.000Z',
         '2026-03-12T08:00:00.000Z',
+        '2026-03-13T08:00:00.000Z',
       ]);
       const field = await validator.validateIn(
         'ws_1',

@@ -99,7 +99,13 @@ export class JobsService {
   async get(auth: AuthContext, id: string): Promise<JobResponse> {
     const job = await this.require(auth.workspaceId, id);
     const now = new Date();
-    const nextRuns = this.nextRuns(job, now, NEXT_RUNS_ON_GET, undefined, await this.calendarsFor(auth.workspaceId, [job]));
+    const nextRuns = this.nextRuns(
+      job,
+      now,
+      NEXT_RUNS_ON_GET,
+      undefined,
+      await this.calendarsFor(auth.workspaceId, [job]),
+    );
     const stats24h = await this.runs.stats(auth.workspaceId, job.id, new Date(now.getTime() - DAY_MS));
     return toJobResponse(job, {
       nextRunAt: nextRuns[0] ?? null,

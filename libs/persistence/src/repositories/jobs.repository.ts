@@ -1,10 +1,5 @@
 import { Brackets, DataSource, EntityManager } from 'typeorm';
-import {
-  JobEntity,
-  type JobState,
-  type StoredOccurrenceSkip,
-  type StoredSigningSecret,
-} from '../entities/job.entity';
+import { JobEntity, type JobState, type StoredOccurrenceSkip, type StoredSigningSecret } from '../entities/job.entity';
 import { returnedRows } from './query-result';
 
 export interface JobListFilter {

@@ -90,13 +90,22 @@ function describeExceptions(ex: OccurrenceExceptions, zone: ZoneOffsets): string
 /** The EXDATE and RDATE lines of our canonical form: UTC instants, dates for whole days. */
 function formatExceptions(ex: OccurrenceExceptions): string {
   const utc = (t: number): string => toIsoUtc(t).replace(/[-:]|\.\d+/g, '');
-  const date = (d: number): string => toIsoUtc(d * 86_400_000).slice(0, 10).replace(/-/g, '');
+  const date = (d: number): string =>
+    toIsoUtc(d * 86_400_000)
+      .slice(0, 10)
+      .replace(/-/g, '');
   let out = '';
   if (ex.excludedDays.size) {
-    out += `\nEXDATE;VALUE=DATE:${[...ex.excludedDays].sort((a, b) => a - b).map(date).join(',')}`;
+    out += `\nEXDATE;VALUE=DATE:${[...ex.excludedDays]
+      .sort((a, b) => a - b)
+      .map(date)
+      .join(',')}`;
   }
   if (ex.excludedInstants.size) {
-    out += `\nEXDATE:${[...ex.excludedInstants].sort((a, b) => a - b).map(utc).join(',')}`;
+    out += `\nEXDATE:${[...ex.excludedInstants]
+      .sort((a, b) => a - b)
+      .map(utc)
+      .join(',')}`;
   }
   if (ex.added.length) {
     out += `\nRDATE:${ex.added.map(utc).join(',')}`;

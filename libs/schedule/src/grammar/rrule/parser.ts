@@ -16,10 +16,7 @@ import { hasZoneOffsets } from '../../tz';
  * wall time in the zone its `TZID` names, or (`EXDATE;VALUE=DATE`) a whole day in the schedule's zone.
  */
 export type ExceptionValue =
-  | { instant: number }
-  | { floating: number }
-  | { zoned: number; tzid: string }
-  | { day: number };
+  { instant: number } | { floating: number } | { zoned: number; tzid: string } | { day: number };
 
 /** The `EXDATE` and `RDATE` lines of a rule, in order. */
 export interface RuleExceptionValues {
@@ -102,7 +99,7 @@ export function parseRrule(expr: string): RruleParse {
    * RDATE needs a time. `VALUE=PERIOD` is not supported.
    */
   const parseDateList = (text: string, at: number): void => {
-    const which = text.slice(0, text.search(/[:;]/)).toUpperCase() as 'EXDATE' | 'RDATE';
+    const which = text.toUpperCase().startsWith('EXDATE') ? 'EXDATE' : 'RDATE';
     const colon = text.indexOf(':');
     if (colon < 0) {
       err(at, at + text.length, 'invalid_value', `${which} needs a value: \`${which}:20261224T090000Z\``);
@@ -209,7 +206,7 @@ export function parseRrule(expr: string): RruleParse {
       }
       continue;
     }
-    if (/^(EXDATE|RDATE)[:;]/.test(upper)) {
+    if (/^(EXDATE|RDATE)([:;]|$)/.test(upper)) {
       parseDateList(text, at);
       continue;
     }
