@@ -7,7 +7,7 @@
  */
 import type { Budget, CompiledSchedule } from './types';
 import { DAY_MS } from './civil';
-import { instantToWall, type ZoneOffsets } from './tz';
+import { instantToWall, rfc5545WallToInstant, type ZoneOffsets } from './tz';
 
 export interface OccurrenceExceptions {
   /** Instants (epoch ms) that are not occurrences. */
@@ -59,6 +59,8 @@ export function withExceptions(
   const { excludedInstants, excludedDays, added } = exceptions;
   const excluded = (t: number): boolean =>
     excludedInstants.has(t) || (excludedDays.size > 0 && excludedDays.has(wallDay(zone, t)));
+  /** The last millisecond of a wall day in the zone (its next midnight, as RFC 5545 resolves it, less 1). */
+  const dayEnd = (day: number): number => rfc5545WallToInstant(zone, (day + 1) * DAY_MS) - 1;
   const inner = (afterMs: number, n: number, budget?: Budget): number[] =>
     schedule.nextTimes
       ? schedule.nextTimes(afterMs, n, budget)
@@ -75,18 +77,27 @@ export function withExceptions(
     for (;;) {
       budget?.check();
       const times = inner(cursor, batch, budget);
+      let next = times.length > 0 ? times[times.length - 1]! : cursor;
       for (const t of times) {
-        if (!excluded(t)) {
+        if (excludedDays.size > 0 && excludedDays.has(wallDay(zone, t))) {
+          // A sub-daily schedule on an excluded day: go on from the day's end, not through it.
+          next = Math.max(t, dayEnd(wallDay(zone, t)));
+          break;
+        }
+        if (!excludedInstants.has(t)) {
           kept.push(t);
           if (kept.length >= want) {
             break;
           }
         }
       }
-      if (kept.length >= want || times.length < batch) {
+      if (kept.length >= want || (times.length < batch && next === times[times.length - 1])) {
         break;
       }
-      cursor = times[times.length - 1]!;
+      if (times.length === 0) {
+        break;
+      }
+      cursor = next;
       batch = Math.min(batch * 2, MAX_BATCH);
     }
     if (added.length === 0) {

@@ -65,6 +65,22 @@ describe('natural language: except <calendar>', () => {
     expect(fires(s, 2, new Date('2026-12-22T00:00:00Z'))).toEqual(['2026-12-22T23:30:00Z', '2026-12-26T23:30:00Z']);
   });
 
+  test('a sub-daily schedule goes past excluded days without walking through them (within the step budget)', () => {
+    const { createStepBudget } = require('../src') as typeof import('../src');
+    const s = ok(
+      compile('every second except closed:week', {
+        timezone: 'UTC',
+        calendars: { 'closed:week': ['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', '2026-12-05'] },
+      }),
+    );
+    const after = new Date('2026-11-30T23:59:58Z');
+    expect(s.next(after, 3, createStepBudget(20_000)).map((d) => d.toISOString())).toEqual([
+      '2026-11-30T23:59:59.000Z',
+      '2026-12-06T00:00:00.000Z',
+      '2026-12-06T00:00:01.000Z',
+    ]);
+  });
+
   test('an unknown calendar is an error at its name', () => {
     const expr = 'every weekday at 9am except holidays:fr';
     expect(errs(compile(expr))).toEqual([
