@@ -136,7 +136,7 @@ describe('exceptions to a schedule', () => {
     expect(shown.skipped_occurrences).toEqual([]);
 
     // A skip without a note is allowed; its note is empty.
-    const bare = await api('POST', skipPath(job.id, next));
+    const bare = await api('POST', skipPath(job.id, next), {});
     expect(bare.status).toBe(200);
     expect(bare.body).toMatchObject({ at: next, note: '' });
   });
