@@ -16,7 +16,8 @@ interface RunRow {
  *   the occurrence; bad input is a 400 naming `at` or `note` and writes nothing;
  * - RRULE `EXDATE`: the excluded instant has no run and no delivery, its neighbours fire;
  * - workspace calendars: a job excluding today's date (its field, or `except <calendar>`) fires
- *   nothing today while a job without it does; unknown calendars are a 400 naming the field.
+ *   nothing today while a job without it does, and fires at once when today is removed from the
+ *   calendar; unknown calendars are a 400 naming the field.
  */
 describe('exceptions to a schedule', () => {
   let stack: Stack;
@@ -189,6 +190,14 @@ describe('exceptions to a schedule', () => {
     expect(receiver.forJob(byField.body.id)).toEqual([]);
     expect(receiver.forJob(byName.body.id)).toEqual([]);
     expect(await runsOf(byField.body.id)).toEqual([]);
+
+    // Today's date removed: the jobs plan again at once and fire today (not after tomorrow's wake).
+    const replaced = await api('PUT', '/api/v1/calendars/closed:today', { dates: [day(1)] });
+    expect(replaced.status).toBe(200);
+    await waitFor(
+      () => receiver.forJob(byField.body.id).length > 0 && receiver.forJob(byName.body.id).length > 0,
+      20_000,
+    );
 
     // In use: it cannot be deleted.
     const refused = await api('DELETE', '/api/v1/calendars/closed:today');

@@ -819,6 +819,22 @@ export class JobLifecycle {
   }
 
   /**
+   * Jobs whose schedule reads data kept outside their row changed (a workspace calendar, issue 45):
+   * their revision rises in `manager`'s transaction (the one rule: every change the workflow must
+   * hear of), and the returned `notify`, called once the caller has committed, sends each workflow
+   * its snapshot, so it plans again with the new dates at once rather than at its next wake. The
+   * reconciler repairs a notice that could not be sent. Neither `version` nor `updated_at` changes.
+   */
+  async scheduleDataChanged(workspaceId: string, jobIds: string[], manager: EntityManager): Promise<() => void> {
+    const changed = await this.deps.jobs.raiseRevisions(workspaceId, jobIds, manager);
+    return () => {
+      for (const job of changed) {
+        this.tellWorkflow(job, 'after');
+      }
+    };
+  }
+
+  /**
    * The one way a change reaches the job's workflow: a signal-with-start of the job as it now is,
    * as a follow-up keyed by the job (in order with its other changes) that is retried on failure
    * (1 s doubling to 30 s, for up to 10 minutes; a retry reads the row again, so it sends the

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError, ValidationFailedError } from '@svc/common';
 import { AuditRepository, CalendarsRepository, Transactions, type Tx } from '@svc/persistence';
+import { JobLifecycle } from '@svc/orchestration';
 import { calendarDay, icalDates, splitCalendarExclusions } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CALENDAR_MAX_DATES, type CalendarDatesDto, type CreateCalendarDto } from './dto/calendar.dto';
@@ -20,6 +21,7 @@ export class CalendarsService {
     private readonly transactions: Transactions,
     private readonly calendars: CalendarsRepository,
     private readonly audit: AuditRepository,
+    private readonly lifecycle: JobLifecycle,
   ) {}
 
   async list(auth: AuthContext) {
@@ -48,13 +50,25 @@ export class CalendarsService {
     });
   }
 
-  /** `PUT /calendars/{name}`: creates or replaces its dates. */
+  /**
+   * `PUT /calendars/{name}`: creates or replaces its dates. The jobs that use it plan again at once
+   * (`JobLifecycle.scheduleDataChanged`), so a date removed fires today, not after the next wake.
+   */
   async put(auth: AuthContext, name: string, dto: CalendarDatesDto) {
     const dates = datesOf(dto);
-    return this.transactions.run(async (tx) => {
+    const { answer, notify } = await this.transactions.run(async (tx) => {
       await this.calendars.lockWorkspace(auth.workspaceId, tx);
-      return this.write(auth, name, dates, tx);
+      const written = await this.write(auth, name, dates, tx);
+      const users = written.created ? [] : await this.usersOf(auth.workspaceId, name, tx);
+      const told = await this.lifecycle.scheduleDataChanged(
+        auth.workspaceId,
+        users.map((job) => job.id),
+        tx,
+      );
+      return { answer: written, notify: told };
     });
+    notify();
+    return answer;
   }
 
   /** `DELETE /calendars/{name}`: `409` naming the jobs that use it. */
@@ -64,12 +78,7 @@ export class CalendarsService {
       if (!(await this.calendars.get(auth.workspaceId, name, tx))) {
         throw new NotFoundError('Calendar');
       }
-      // The text match of a natural expression is confirmed by its parse.
-      const users = (await this.calendars.jobsUsing(auth.workspaceId, name, 1_000, tx)).filter(
-        (job) =>
-          job.excludeCalendars.includes(name) ||
-          (splitCalendarExclusions(job.scheduleExpr)?.calendars.some((c) => c.name === name) ?? false),
-      );
+      const users = await this.usersOf(auth.workspaceId, name, tx);
       if (users.length > 0) {
         const named = users.slice(0, JOBS_NAMED).map((job) => `${job.name} (${job.id})`);
         throw new ConflictError(
@@ -79,6 +88,15 @@ export class CalendarsService {
       await this.calendars.delete(auth.workspaceId, name, tx);
       await this.audit.insert(auth.workspaceId, { actor: auth.actor, action: 'calendar.delete', target: name }, tx);
     });
+  }
+
+  /** The jobs that use the calendar; the text match of a natural expression is confirmed by its parse. */
+  private async usersOf(workspaceId: string, name: string, tx: Tx) {
+    return (await this.calendars.jobsUsing(workspaceId, name, 10_000, tx)).filter(
+      (job) =>
+        job.excludeCalendars.includes(name) ||
+        (splitCalendarExclusions(job.scheduleExpr)?.calendars.some((c) => c.name === name) ?? false),
+    );
   }
 
   private async write(auth: AuthContext, name: string, dates: string[], tx: Tx) {

@@ -1,6 +1,6 @@
 import { Brackets, DataSource, EntityManager } from 'typeorm';
 import { JobEntity, type JobState, type StoredOccurrenceSkip, type StoredSigningSecret } from '../entities/job.entity';
-import { returnedRows } from './query-result';
+import { entityFromRow, returnedRows } from './query-result';
 
 export interface JobListFilter {
   state?: JobState;
@@ -293,6 +293,23 @@ export class JobsRepository {
       `UPDATE jobs SET signing_secrets = $3::jsonb, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id, JSON.stringify(secrets)],
     );
+  }
+
+  /**
+   * Raises the revision of the workspace's jobs `ids` by one (their schedule reads data that changed
+   * outside their row: a calendar, issue 45) and returns them as they now are.
+   */
+  async raiseRevisions(workspaceId: string, ids: string[], manager: EntityManager): Promise<JobEntity[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = returnedRows<Record<string, unknown>>(
+      await manager.query(
+        `UPDATE jobs SET revision = revision + 1 WHERE workspace_id = $1 AND id = ANY($2::text[]) RETURNING *`,
+        [workspaceId, ids],
+      ),
+    );
+    return rows.map((row) => entityFromRow(manager, JobEntity, row));
   }
 
   /**
