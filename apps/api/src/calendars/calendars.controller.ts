@@ -45,7 +45,7 @@ export class CalendarsController {
       200: { description: 'Replaced', schema: CALENDAR_SCHEMA },
       201: { description: 'Created', schema: CALENDAR_SCHEMA },
     },
-    `${DATES_BODY} Jobs that use the calendar read its dates at their next wake.`,
+    `${DATES_BODY} Jobs that use the calendar plan again with its new dates at once.`,
   )
   async put(
     @Auth() auth: AuthContext,
