@@ -26,6 +26,12 @@ export interface ScheduleSnapshot {
   count: number | null;
   /** Reference instant (ISO) that phases intervals and anchors relative expressions. */
   anchor: string;
+  /**
+   * Only for a schedule that excludes workspace calendars (issue 45): the planner reads their dates
+   * from the workspace at every plan (a calendar's change applies from the job's next wake).
+   * `exclude` is the job's `schedule.exclude_calendars`; names in the expression need no listing.
+   */
+  calendars?: { workspaceId: string; exclude: string[] };
 }
 
 /** What the job workflow needs to time occurrences; no sink config or secrets ever enter history. */

@@ -45,6 +45,8 @@ interface World {
   jobs: { active: string; paused: string; disabled: string; all: string[] };
   runs: { succeeded: string; failed: string; all: string[] };
   secret: string;
+  /** A calendar of A (issue 45): named, like secrets. */
+  calendar: string;
   channel: string;
   rule: string;
   keys: string[];
@@ -154,6 +156,32 @@ async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<st
     }
   }
   return problems;
+}
+const skipCases =
+  (extra: Req = {}) =>
+  (w: World) =>
+    each(
+      w.jobs.all,
+      () => newId('job'),
+      (id) => ({ params: { id, at: '2031-01-01T00:00:00.000Z' }, ...extra }),
+    );
+const calendarCases = (w: World) =>
+  each(
+    [w.calendar],
+    () => 'matrix:never-stored',
+    (name) => ({ params: { name } }),
+  );
+/** B writes a calendar under A's name (its own, 201) and deletes it again. */
+async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Promise<string[]> {
+  const written =
+    method === 'PUT'
+      ? await b('PUT', `/api/v1/calendars/${name}`, { dates: ['2031-02-02'] })
+      : await b('POST', '/api/v1/calendars', { name, dates: ['2031-02-02'] });
+  if (written.status !== 201 || JSON.stringify(written.body.dates) !== '["2031-02-02"]') {
+    return [`${method} A's calendar name: ${written.status} ${JSON.stringify(written.body)}`];
+  }
+  const removed = await b('DELETE', `/api/v1/calendars/${name}`);
+  return removed.status === 204 ? [] : [`DELETE B's own calendar of A's name: ${removed.status}`];
 }
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
@@ -274,6 +302,9 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/jobs/{id}/test': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
   'POST /api/v1/jobs/{id}/rotate-signing-secret': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
   'GET /api/v1/jobs/{id}/runs': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
+  // Issue 45: an occurrence of A's jobs (YEARLY fires at 2031-01-01T00:00Z) is B's 404 either way.
+  'POST /api/v1/jobs/{id}/occurrences/{at}/skip': { kind: 'foreign', cases: skipCases({ body: { note: 'b' } }) },
+  'DELETE /api/v1/jobs/{id}/occurrences/{at}/skip': { kind: 'foreign', cases: skipCases() },
 
   // Jobs by key and apply (issue 42): B naming a key that A uses gets 404, or makes its own job.
   'GET /api/v1/jobs/by-key/{key}': { kind: 'foreign', cases: jobKeyCases(), pending: BY_KEY },
@@ -395,6 +426,23 @@ const MATRIX: Record<string, Row> = {
         ? []
         : [`DELETE B's own secret of A's name: ${removed.status} ${text}`];
     },
+  },
+
+  // Calendars (issue 45) are named like secrets: B's name space is its own.
+  'GET /api/v1/calendars': { kind: 'list' },
+  'GET /api/v1/calendars/{name}': { kind: 'foreign', cases: calendarCases },
+  'DELETE /api/v1/calendars/{name}': { kind: 'foreign', cases: calendarCases },
+  'PUT /api/v1/calendars/{name}': {
+    kind: 'refer',
+    why: "B's PUT of a name A uses creates B's own calendar (201, not 200 replaced); B may delete it",
+    late: true,
+    run: async ({ w, b }) => ownCalendar(b, 'PUT', w.calendar),
+  },
+  'POST /api/v1/calendars': {
+    kind: 'refer',
+    why: "B's create with a name A uses makes B's own calendar (201, not A's 409)",
+    late: true,
+    run: async ({ w, b }) => ownCalendar(b, 'POST', w.calendar),
   },
 
   // Alert channels and rules.
@@ -816,6 +864,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const api = a();
     const secret = 'MATRIX_A_TOKEN';
     expect((await api('PUT', `/api/v1/secrets/${secret}`, { value: 'a-secret-value-never-shown' })).status).toBe(201);
+    const calendar = 'holidays:matrix-a';
+    expect((await api('POST', '/api/v1/calendars', { name: calendar, dates: ['2031-01-01'] })).status).toBe(201);
     const jobBody = (url: string, name: string) => ({
       name,
       schedule: YEARLY,
@@ -914,6 +964,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       jobs: { active, paused, disabled: failing, all: jobs },
       runs: { succeeded, failed, all: [succeeded, failed] },
       secret,
+      calendar,
       channel: channel.body.id,
       rule: rule.body.id,
       keys: [me.body.key.id, extraKey.body.id],

@@ -192,6 +192,26 @@ describe('dashboard in Chromium', () => {
     expect(await page.content()).not.toContain(rotated);
   });
 
+  it('should skip an upcoming occurrence from the job page with a note, and undo it (issue 45)', async () => {
+    await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
+    const rows = page.getByTestId('fire-times').locator('tbody tr');
+    await rows.first().waitFor();
+    page.once('dialog', (dialog) => void dialog.accept('bank holiday'));
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Skip / })
+      .click();
+    await page.getByText('Skipped: bank holiday').waitFor();
+    const job = (await api()('GET', `/api/v1/jobs/${jobId}`)).body;
+    expect(job.skipped_occurrences).toEqual([expect.objectContaining({ at: job.next_runs[1], note: 'bank holiday' })]);
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Undo the skip of / })
+      .click();
+    await page.getByText('Skipped: bank holiday').waitFor({ state: 'detached' });
+    expect((await api()('GET', `/api/v1/jobs/${jobId}`)).body.skipped_occurrences).toEqual([]);
+  });
+
   it('should create an API key, show it once, and list only its prefix afterwards', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();

@@ -455,6 +455,36 @@ describe('OpenAPI contract', () => {
       expect((await call('GET', '/api/v1/me', { key: created.body.key })).status).toBe(401);
     });
 
+    it('should match the document for calendars and skipped occurrences', async () => {
+      const name = 'holidays:contract';
+      const ics = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART;VALUE=DATE:20310102\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+      expect((await call('POST', '/api/v1/calendars', { body: { name, dates: ['2031-01-03'] } })).status).toBe(201);
+      expect((await call('POST', '/api/v1/calendars', { body: { name, dates: [] } })).status).toBe(409);
+      expect((await call('PUT', `/api/v1/calendars/${name}`, { body: { ical: ics } })).status).toBe(200);
+      expect((await call('PUT', '/api/v1/calendars/Not-A-Name', { body: { dates: [] } })).status).toBe(400);
+      expect((await call('GET', '/api/v1/calendars')).body.data.map((c: any) => c.name)).toEqual([name]);
+      expect((await call('GET', `/api/v1/calendars/${name}`)).body.dates).toEqual(['2031-01-02']);
+      const base = jobBody('/calendar');
+      const job = await call('POST', '/api/v1/jobs', {
+        body: { ...base, schedule: { ...base.schedule, exclude_calendars: [name] } },
+      });
+      expect(job.status).toBe(201);
+      expect((await call('DELETE', `/api/v1/calendars/${name}`)).status).toBe(409);
+
+      // 2031-01-01 00:00 in Berlin
+      const skip = `/api/v1/jobs/${job.body.id}/occurrences/2030-12-31T23:00:00.000Z/skip`;
+      expect((await call('POST', skip, { body: { note: 'contract' } })).status).toBe(200);
+      expect((await call('GET', `/api/v1/jobs/${job.body.id}`)).body.skipped_occurrences).toHaveLength(1);
+      const notOccurrence = `/api/v1/jobs/${job.body.id}/occurrences/2031-01-01T00:00:00.000Z/skip`;
+      expect((await call('POST', notOccurrence, { body: {} })).status).toBe(400);
+      expect((await call('DELETE', skip)).status).toBe(204);
+      expect((await call('DELETE', skip)).status).toBe(404);
+
+      expect((await call('DELETE', `/api/v1/jobs/${job.body.id}`)).status).toBe(204);
+      expect((await call('DELETE', `/api/v1/calendars/${name}`)).status).toBe(204);
+      expect((await call('GET', `/api/v1/calendars/${name}`)).status).toBe(404);
+    });
+
     it('should match the document for secrets', async () => {
       expect((await call('PUT', '/api/v1/secrets/TOKEN', { body: { value: 's3cr3t' } })).status).toBe(201);
       expect((await call('PUT', '/api/v1/secrets/TOKEN', { body: { value: 'rotated' } })).status).toBe(200);

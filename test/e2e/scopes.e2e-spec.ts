@@ -38,6 +38,13 @@ const MATRIX: Record<string, Need> = {
   'PUT /api/v1/jobs/by-key/:key': 'jobs:write',
   'DELETE /api/v1/jobs/by-key/:key': 'jobs:write',
   'POST /api/v1/jobs/apply': 'jobs:write',
+  'POST /api/v1/jobs/:id/occurrences/:at/skip': 'jobs:write',
+  'DELETE /api/v1/jobs/:id/occurrences/:at/skip': 'jobs:write',
+  'GET /api/v1/calendars': 'jobs:read',
+  'POST /api/v1/calendars': 'jobs:write',
+  'GET /api/v1/calendars/:name': 'jobs:read',
+  'PUT /api/v1/calendars/:name': 'jobs:write',
+  'DELETE /api/v1/calendars/:name': 'jobs:write',
 
   'GET /api/v1/runs': 'runs:read',
   'GET /api/v1/runs/:id': 'runs:read',

@@ -3,6 +3,7 @@ import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
 import { AlertsModule } from './alerts/alerts.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { CalendarsModule } from './calendars/calendars.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { ApiRateLimitHook } from './auth/api-rate-limit.hook';
 import { AuthModule } from './auth/auth.module';
@@ -43,6 +44,7 @@ export class AppModule {
         WorkspacesModule,
         ApiKeysModule,
         SecretsModule,
+        CalendarsModule,
         AuditLogModule,
         UsageModule,
         StatsModule,

@@ -424,6 +424,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/calendars': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace’s calendars by name, with their number of dates
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['calendars.list'];
+    put?: never;
+    /**
+     * Create a calendar from a list of dates or an iCalendar file
+     * @description The body gives the dates either as `dates` (`YYYY-MM-DD`, any order) or as `ical`, the text of an iCalendar file (each event’s days; recurring events are refused): `400` naming the field otherwise.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `dates`: real dates; exactly one of `dates` and `ical`; `ical`: an iCalendar file whose events are not recurring; exactly one of `dates` and `ical`.
+     */
+    post: operations['calendars.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calendars/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A calendar with its dates
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['calendars.get'];
+    /**
+     * Create (201) or replace (200) a calendar’s dates
+     * @description The body gives the dates either as `dates` (`YYYY-MM-DD`, any order) or as `ical`, the text of an iCalendar file (each event’s days; recurring events are refused): `400` naming the field otherwise. Jobs that use the calendar plan again with its new dates at once.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `dates`: real dates; exactly one of `dates` and `ical`; `ical`: an iCalendar file whose events are not recurring; exactly one of `dates` and `ical`.
+     */
+    put: operations['calendars.put'];
+    post?: never;
+    /**
+     * Delete a calendar (409 while a job uses it)
+     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    delete: operations['calendars.remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/dashboard/config': {
     parameters: {
       query?: never;
@@ -501,7 +561,7 @@ export interface paths {
      * Create a job (a webhook job’s signing secret is shown this once)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.create'];
     delete?: never;
@@ -537,7 +597,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     patch: operations['jobs.update'];
     trace?: never;
@@ -557,6 +617,34 @@ export interface paths {
      */
     post: operations['jobs.enable'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/occurrences/{at}/skip': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Skip one upcoming occurrence of a job, with a note
+     * @description `at` must be an upcoming occurrence of the job’s schedule (else `400` naming `at`). The job is not changed otherwise (same `version`); when the instant comes its run is recorded `skipped` with `skip_reason: occurrence_skipped` and the note in `skip_note`, and nothing is delivered. Skipping an occurrence again replaces its note. At most 100 upcoming skips per job.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    post: operations['occurrenceSkips.skip'];
+    /**
+     * Undo the skip of an occurrence: it fires as scheduled
+     * @description `404` when the occurrence is not skipped. An occurrence whose run was already recorded skipped stays so.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    delete: operations['occurrenceSkips.unskip'];
     options?: never;
     head?: never;
     patch?: never;
@@ -697,7 +785,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `body`: the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it; `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].signing_secret`: webhook jobs only (`sink.kind` `webhook`); `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m; `prune`: `true` needs `managed_by`.
+     *     Checked by the server beyond the schema (`400` naming the input): `body`: the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it; `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].signing_secret`: webhook jobs only (`sink.kind` `webhook`); `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m; `prune`: `true` needs `managed_by`.
      */
     post: operations['jobs.applyJobs'];
     delete?: never;
@@ -748,7 +836,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     put: operations['jobs.upsertJobByKey'];
     post?: never;
@@ -775,7 +863,7 @@ export interface paths {
      * Send one real request to an unsaved job body’s sink; records nothing
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
      */
     post: operations['jobs.testConfig'];
     delete?: never;
@@ -1666,6 +1754,31 @@ export interface components {
        */
       resume_at?: string | null;
     };
+    Calendar: {
+      /** Format: date-time */
+      created_at: string;
+      /** @description Ascending, unique. */
+      dates: string[];
+      name: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    CalendarDatesDto: {
+      dates?: string[] | null;
+      ical?: string | null;
+    };
+    CalendarList: {
+      data: {
+        /** Format: date-time */
+        created_at: string;
+        date_count: number;
+        first_date: string | null;
+        last_date: string | null;
+        name: string;
+        /** Format: date-time */
+        updated_at: string;
+      }[];
+    };
     CodecPayloadDto: {
       /** @description Base64 (standard alphabet, padded) */
       data?: string | null;
@@ -1720,6 +1833,11 @@ export interface components {
     CreateApiKeyDto: {
       name: string;
       scopes?: ('*' | 'jobs:read' | 'jobs:write' | 'runs:read')[];
+    };
+    CreateCalendarDto: {
+      dates?: string[] | null;
+      ical?: string | null;
+      name: string;
     };
     CreatedAlertChannel: {
       /** @description `email`: `{address}`; `webhook`: `{url}`; `slack`: `{webhook_url}`, shown up to its first path segment (the URL is a credential). */
@@ -1927,7 +2045,7 @@ export interface components {
       name: string;
       /** Format: date-time */
       next_run_at: string | null;
-      /** @description Only on the single-job GET. */
+      /** @description Only on the single-job GET. Skipped occurrences stay listed: `skipped_occurrences` says which are skipped. */
       next_runs?: string[];
       /** @enum {string} */
       overlap_policy: 'allow' | 'skip' | 'queue' | 'cancel_previous';
@@ -1955,6 +2073,8 @@ export interface components {
         description: string;
         /** Format: date-time */
         ends_at: string | null;
+        /** @description Workspace calendars whose days have no occurrence (`/api/v1/calendars`). */
+        exclude_calendars: string[];
         expr: string;
         /** @enum {string} */
         kind: 'natural' | 'quartz' | 'cron' | 'rrule';
@@ -1981,6 +2101,8 @@ export interface components {
             /** @constant */
             kind: 'temporal_workflow';
           };
+      /** @description Only on the single-job GET: the upcoming occurrences skipped with `POST /jobs/{id}/occurrences/{at}/skip`, soonest first. Their runs are recorded `skipped` (`occurrence_skipped`) with the note; nothing is delivered. */
+      skipped_occurrences?: components['schemas']['OccurrenceSkip'][];
       /** @description Normalized duration, e.g. `30s`, `1h30m` */
       sla_threshold: string | null;
       /** @enum {string} */
@@ -2039,6 +2161,16 @@ export interface components {
         role: 'owner' | 'admin' | 'member';
         slug: string;
       }[];
+    };
+    OccurrenceSkip: {
+      /**
+       * Format: date-time
+       * @description The occurrence, as its run’s `scheduled_at` will read.
+       */
+      at: string;
+      /** Format: date-time */
+      created_at: string;
+      note: string;
     };
     Operation: {
       /** @enum {string} */
@@ -2195,11 +2327,14 @@ export interface components {
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
+      /** @description On runs of an occurrence a user skipped (`skip_reason: occurrence_skipped`): the skip’s note. */
+      skip_note?: string;
       /**
        * @description On skipped runs only.
        * @enum {string}
        */
-      skip_reason?: 'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire';
+      skip_reason?:
+        'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire' | 'occurrence_skipped';
       sla_breached: boolean;
       start_lag_ms: number | null;
       /** Format: date-time */
@@ -2240,11 +2375,14 @@ export interface components {
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
+      /** @description On runs of an occurrence a user skipped (`skip_reason: occurrence_skipped`): the skip’s note. */
+      skip_note?: string;
       /**
        * @description On skipped runs only.
        * @enum {string}
        */
-      skip_reason?: 'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire';
+      skip_reason?:
+        'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire' | 'occurrence_skipped';
       sla_breached: boolean;
       start_lag_ms: number | null;
       /** Format: date-time */
@@ -2270,6 +2408,7 @@ export interface components {
        * @description RFC 3339 timestamp with `Z` or an offset
        */
       ends_at?: string | null;
+      exclude_calendars?: string[] | null;
       /** @description At most 4096 bytes of UTF-8 */
       expr: string;
       /** @enum {string|null} */
@@ -2295,6 +2434,7 @@ export interface components {
        * @description RFC 3339 timestamp with `Z` or an offset
        */
       ends_at?: string | null;
+      exclude_calendars?: string[] | null;
       /** @description At most 4096 bytes of UTF-8 */
       expr?: string;
       /** @enum {string|null} */
@@ -2373,6 +2513,9 @@ export interface components {
       request_summary: string;
       response_body: string | null;
       status_code: number | null;
+    };
+    SkipOccurrenceDto: {
+      note?: string | null;
     };
     StatsOverview: {
       failing_jobs: {
@@ -4899,6 +5042,602 @@ export interface operations {
       };
     };
   };
+  'calendars.list': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarList'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'calendars.create': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCalendarDto'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Calendar'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'calendars.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Calendar'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'calendars.put': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CalendarDatesDto'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Calendar'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Calendar'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'calendars.remove': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'dashboard.settings': {
     parameters: {
       query?: never;
@@ -5706,6 +6445,258 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Job'];
         };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'occurrenceSkips.skip': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        at: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SkipOccurrenceDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OccurrenceSkip'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'occurrenceSkips.unskip': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        at: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `validation_failed`: `error.fields` names each bad input. */
       400: {

@@ -293,6 +293,7 @@ function settings(extra: Partial<JobSettingsColumns> = {}): JobSettingsColumns {
     scheduleEndsAt: null,
     scheduleCount: null,
     scheduleAnchor: new Date('2026-01-01T00:00:00Z'),
+    excludeCalendars: [],
     sinkKind: 'webhook',
     sinkConfig: { url: 'https://example.com/hook' },
     retry: {

@@ -72,6 +72,7 @@ export type JobSettingsColumns = Pick<
   | 'scheduleEndsAt'
   | 'scheduleCount'
   | 'scheduleAnchor'
+  | 'excludeCalendars'
   | 'sinkKind'
   | 'sinkConfig'
   | 'retry'
@@ -151,6 +152,8 @@ export interface CloseRunInput {
   finishedAt: Date;
   error?: string | null;
   skipReason?: string | null;
+  /** The note of an occurrence a user skipped. */
+  skipNote?: string | null;
   /** The attempt that ended the run, recorded and closed in the same statement (`RunsRepository.close`). */
   attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
 }
@@ -684,6 +687,7 @@ export class JobLifecycle {
           finishedAt: input.finishedAt,
           lastError: input.error ?? null,
           skipReason: input.skipReason ?? null,
+          skipNote: input.skipNote ?? null,
           attempt: input.attempt,
           defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
         },
@@ -812,6 +816,22 @@ export class JobLifecycle {
         );
       }
     });
+  }
+
+  /**
+   * Jobs whose schedule reads data kept outside their row changed (a workspace calendar, issue 45):
+   * their revision rises in `manager`'s transaction (the one rule: every change the workflow must
+   * hear of), and the returned `notify`, called once the caller has committed, sends each workflow
+   * its snapshot, so it plans again with the new dates at once rather than at its next wake. The
+   * reconciler repairs a notice that could not be sent. Neither `version` nor `updated_at` changes.
+   */
+  async scheduleDataChanged(workspaceId: string, jobIds: string[], manager: EntityManager): Promise<() => void> {
+    const changed = await this.deps.jobs.raiseRevisions(workspaceId, jobIds, manager);
+    return () => {
+      for (const job of changed) {
+        this.tellWorkflow(job, 'after');
+      }
+    };
   }
 
   /**

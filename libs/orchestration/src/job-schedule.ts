@@ -1,5 +1,11 @@
 import type { JobEntity } from '@svc/persistence';
-import { compileSchedule, createStepBudget, type CompiledSchedule, type CompileResult } from '@svc/schedule';
+import {
+  compileSchedule,
+  createStepBudget,
+  splitCalendarExclusions,
+  type CompiledSchedule,
+  type CompileResult,
+} from '@svc/schedule';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
 
 /**
@@ -24,11 +30,29 @@ export type JobScheduleColumns = Pick<
   | 'scheduleEndsAt'
   | 'scheduleCount'
   | 'scheduleAnchor'
+  | 'excludeCalendars'
 >;
 
+/** Workspace calendars by name → dates (`YYYY-MM-DD`), as a schedule compiles with them. */
+export type CalendarDates = Readonly<Record<string, readonly string[]>>;
+
+/** Whether the job's schedule excludes workspace calendars (its field, or `except <calendar>` in the expression). */
+export function usesCalendars(
+  job: Pick<JobScheduleColumns, 'scheduleExpr' | 'scheduleKind' | 'excludeCalendars'>,
+): boolean {
+  // `?? []`: rows built before the column existed (unit fixtures).
+  return (
+    (job.excludeCalendars ?? []).length > 0 ||
+    (job.scheduleKind === 'natural' && splitCalendarExclusions(job.scheduleExpr) !== null)
+  );
+}
+
 /** A job row's schedule as the job workflow receives it (`JobSnapshot.schedule`): plain data, ISO instants. */
-export function toScheduleSnapshot(job: JobScheduleColumns): ScheduleSnapshot {
+export function toScheduleSnapshot(job: JobScheduleColumns & { workspaceId?: string }): ScheduleSnapshot {
   return {
+    ...(usesCalendars(job) && job.workspaceId
+      ? { calendars: { workspaceId: job.workspaceId, exclude: [...(job.excludeCalendars ?? [])] } }
+      : {}),
     expr: job.scheduleExpr,
     kind: job.scheduleKind,
     timezone: job.scheduleTimezone,
@@ -39,9 +63,15 @@ export function toScheduleSnapshot(job: JobScheduleColumns): ScheduleSnapshot {
   };
 }
 
-/** Compiles a job's stored schedule; the anchor phases intervals and anchors relative expressions. */
-export function compileJobSchedule(schedule: ScheduleSnapshot): CompileResult {
+/**
+ * Compiles a job's stored schedule; the anchor phases intervals and anchors relative expressions.
+ * `calendars`: the workspace's, for a schedule that excludes some; without them the exclusions
+ * are not applied (the fire times are then a superset: enough to tell whether any is left).
+ */
+export function compileJobSchedule(schedule: ScheduleSnapshot, calendars?: CalendarDates): CompileResult {
   return compileSchedule({
+    ...(calendars ? { calendars } : {}),
+    excludeCalendars: schedule.calendars?.exclude ?? [],
     expr: schedule.expr,
     kind: schedule.kind,
     timezone: schedule.timezone,
@@ -64,8 +94,9 @@ export function nextFireTimes(
   after: Date,
   count: number,
   compiled?: CompiledSchedule,
+  calendars?: CalendarDates,
 ): Date[] {
-  const schedule = compiled ?? compiledOrNull(job);
+  const schedule = compiled ?? compiledOrNull(job, calendars);
   if (!schedule) {
     return [];
   }
@@ -76,7 +107,11 @@ export function nextFireTimes(
   }
 }
 
-function compiledOrNull(job: JobScheduleColumns): CompiledSchedule | null {
-  const result = compileJobSchedule(toScheduleSnapshot(job));
+function compiledOrNull(job: JobScheduleColumns, calendars?: CalendarDates): CompiledSchedule | null {
+  // The field travels in the snapshot only with a workspace; here it is given as it is.
+  const result = compileJobSchedule(
+    { ...toScheduleSnapshot(job), calendars: { workspaceId: '', exclude: [...(job.excludeCalendars ?? [])] } },
+    calendars,
+  );
   return result.ok ? result.schedule : null;
 }

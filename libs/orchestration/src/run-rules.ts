@@ -28,7 +28,8 @@ export function endedStatus(run: Pick<RunEntity, 'status'> | null): EndedRunStat
 /** What the run rules look at in a run row. */
 export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'>;
 /** What the run rules look at in a job row. */
-export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'>;
+export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'> &
+  Partial<Pick<JobEntity, 'occurrenceSkips'>>;
 
 /** What the claim read before an attempt. */
 export interface ClaimFacts<R extends ClaimRun = ClaimRun, J extends ClaimJob = ClaimJob> {
@@ -62,6 +63,8 @@ export type ClaimDecision<R extends ClaimRun = ClaimRun, J extends ClaimJob = Cl
   | { kind: 'withdraw'; run: R }
   /** No attempt left (the last one was interrupted): close it `interrupted` and fail the run. */
   | { kind: 'exhausted'; error: string }
+  /** A user skipped this occurrence (issue 45): close the run `skipped` (`occurrence_skipped`) with the note. */
+  | { kind: 'skipped_by_user'; note: string }
   /** A missed first attempt the misfire policy does not deliver: close the run `skipped` (misfire). */
   | { kind: 'misfire' }
   /** The answer depends on whether a later occurrence has a run (`fire_once`): read it, ask again. */
@@ -95,6 +98,12 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   }
   if (n > 0 || facts.trigger !== 'schedule') {
     return { kind: 'attempt', run, job, n };
+  }
+  // Read at the claim (at the instant for a run prepared ahead), so a skip reaches a run already
+  // opened, a parked job and a queued occurrence alike, with no change to the job workflow.
+  const skip = job.occurrenceSkips?.[run.scheduledAt.toISOString()];
+  if (skip) {
+    return { kind: 'skipped_by_user', note: skip.note };
   }
   const releasedAt = Math.max(run.scheduledAt.getTime(), facts.releasedAt ? Date.parse(facts.releasedAt) : 0);
   if (!isMissed(releasedAt, facts.now.getTime(), facts.misfireThresholdMs)) {

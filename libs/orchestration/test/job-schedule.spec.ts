@@ -13,6 +13,7 @@ const row = (overrides: Partial<JobScheduleColumns> = {}): JobScheduleColumns =>
   scheduleEndsAt: null,
   scheduleCount: null,
   scheduleAnchor: ANCHOR,
+  excludeCalendars: [],
   ...overrides,
 });
 

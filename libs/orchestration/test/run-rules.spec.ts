@@ -85,6 +85,33 @@ describe('decideClaim', () => {
     });
   });
 
+  describe('an occurrence a user skipped (issue 45)', () => {
+    const skips = {
+      occurrenceSkips: { [SCHEDULED.toISOString()]: { note: 'holiday', created_at: '2025-12-31T00:00:00Z' } },
+    };
+
+    it('should close the first attempt of its scheduled run skipped with the note, at the instant or late', () => {
+      expect(claim(job(skips))).toEqual({ kind: 'skipped_by_user', note: 'holiday' });
+      expect(claim({ waitedForInstant: true, ...job(skips) })).toEqual({ kind: 'skipped_by_user', note: 'holiday' });
+      expect(claim({ now: at(THRESHOLD * 10), ...job({ ...skips, misfirePolicy: 'fire_all' }) })).toEqual({
+        kind: 'skipped_by_user',
+        note: 'holiday',
+      });
+    });
+
+    it('should leave other occurrences, manual runs and retries of a started run alone', () => {
+      expect(claim(job(skips), { scheduledAt: at(60_000) })).toMatchObject({ kind: 'attempt' });
+      expect(claim({ trigger: 'manual', ...job(skips) })).toMatchObject({ kind: 'attempt' });
+      expect(claim(job(skips), { status: 'deferred', attemptsCount: 1 })).toMatchObject({ kind: 'attempt', n: 1 });
+    });
+
+    it('should still withdraw a run the job no longer has (paused while it waited)', () => {
+      expect(claim({ waitedForInstant: true, ...job({ ...skips, state: 'paused' }) })).toMatchObject({
+        kind: 'withdraw',
+      });
+    });
+  });
+
   describe('misfire_policy on a first attempt later than the threshold', () => {
     const late = { now: at(THRESHOLD) };
 

@@ -16,6 +16,7 @@ import {
   OperationItemEntity,
   RunEntity,
   SecretEntity,
+  CalendarEntity,
   SessionEntity,
   UsageCounterEntity,
   UserEntity,
@@ -34,6 +35,8 @@ import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-Occurr
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
+import { OccurrenceSkips1795400004400 } from './migrations/1795400004400-OccurrenceSkips';
+import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
@@ -47,6 +50,7 @@ export const ALL_ENTITIES = [
   RunEntity,
   AttemptEntity,
   SecretEntity,
+  CalendarEntity,
   AlertChannelEntity,
   AlertRuleEntity,
   AlertEventEntity,
@@ -75,6 +79,8 @@ export const ALL_MIGRATIONS = [
   SinkStartedWorkflow1795400002800,
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
   JobKeys1795400004200,
+  OccurrenceSkips1795400004400,
+  Calendars1795400004410,
   BulkOperations1795400004800,
 ];
 

@@ -20,7 +20,14 @@ import { compileNatural } from './grammar/natural';
 import { compileQuartz } from './grammar/quartz';
 import { compileRrule, looksLikeRrule } from './grammar/rrule';
 import { tokenizeLoose } from './grammar/quartz/parse';
-import { isValidTimeZone } from './tz';
+import { isValidTimeZone, zoneOffsets } from './tz';
+import {
+  calendarExclusions,
+  describeCalendarExclusion,
+  splitCalendarExclusions,
+  type CalendarReference,
+} from './calendars';
+import { withExceptions } from './exceptions';
 import {
   SCHEDULE_KINDS,
   type Budget,
@@ -200,9 +207,12 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
     count,
   };
 
+  // `… except holidays:de-berlin`: the natural grammar compiles the schedule before it.
+  const split = kind === 'natural' ? splitCalendarExclusions(expr) : null;
+  const excluded: Array<CalendarReference | string> = [...(split?.calendars ?? []), ...(input.excludeCalendars ?? [])];
   let result: CompileResult;
   try {
-    const normalized: ScheduleInput = { ...input, timezone: ctx.timezone, kind };
+    const normalized: ScheduleInput = { ...input, expr: split ? split.expr : expr, timezone: ctx.timezone, kind };
     switch (kind) {
       case 'quartz':
         result = compileQuartz(normalized, ctx);
@@ -222,13 +232,24 @@ export function compileSchedule(input: ScheduleInput, opts: CompileOptions = {})
     }
     throw e;
   }
+  // Without calendar data (a stateless preview) the named calendars are neither checked nor applied.
+  const calendars = excluded.length && input.calendars ? calendarExclusions(expr, excluded, input.calendars) : null;
+  errors.push(...(calendars?.errors ?? []));
   if (!result.ok) {
     return fail(result.kindDetected ?? kind, [...errors, ...result.errors]);
   }
   if (errors.length) {
     return fail(result.kindDetected, errors);
   }
-  return { ok: true, kindDetected: result.kindDetected, schedule: withBounds(result.schedule, ctx, opts) };
+  let schedule = result.schedule;
+  if (excluded.length) {
+    const names = [...new Set(excluded.map((ref) => (typeof ref === 'string' ? ref : ref.name)))];
+    schedule = {
+      ...(calendars ? withExceptions(schedule, calendars.exceptions, zoneOffsets(schedule.timezone)) : schedule),
+      description: describeCalendarExclusion(schedule.description, names, schedule.timezone),
+    };
+  }
+  return { ok: true, kindDetected: result.kindDetected, schedule: withBounds(schedule, ctx, opts) };
 }
 
 /** Wraps a grammar's schedule with the input bounds and a default per-call budget. */

@@ -23,3 +23,13 @@ export { toIsoUtc } from './civil';
 export type { DstPolicy } from './tz';
 export type { GrammarContext } from './grammar/context';
 export { ScheduleValidationCache, DEFAULT_CACHE_ENTRIES } from './validate-cache';
+export {
+  CALENDAR_DATE_PATTERN,
+  CALENDAR_NAME_MAX_LENGTH,
+  CALENDAR_NAME_PATTERN,
+  calendarDay,
+  isCalendarName,
+  splitCalendarExclusions,
+} from './calendars';
+export { icalDates } from './ical-dates';
+export type { IcalDates } from './ical-dates';

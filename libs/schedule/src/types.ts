@@ -30,6 +30,15 @@ export interface ScheduleInput {
    * engine never reads a clock.
    */
   reference: Date;
+  /**
+   * Workspace calendars the schedule may exclude (issue 45): name → dates (`YYYY-MM-DD`), given as
+   * data by the caller. A natural-language `… except holidays:de-berlin` and `excludeCalendars`
+   * name them; a name not held here is an `unknown_calendar` error. Absent: the calendars named
+   * are neither checked nor applied (a stateless preview; an upper bound of the fire times).
+   */
+  calendars?: Readonly<Record<string, readonly string[]>>;
+  /** Calendars whose days have no occurrence, in the schedule's zone (a job's `exclude_calendars`). */
+  excludeCalendars?: readonly string[];
 }
 
 /** One structured error; `position` and `length` count UTF-8 bytes of the original `expr`. */

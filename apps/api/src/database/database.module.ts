@@ -6,6 +6,7 @@ import {
   AlertRulesRepository,
   ApiKeysRepository,
   AuditRepository,
+  CalendarsRepository,
   createDataSource,
   IdempotencyRepository,
   JobsRepository,
@@ -26,6 +27,7 @@ import { APP_CONFIG } from '../config/config.module';
 const RETRY_MS = 2_000;
 const REPOSITORIES = [
   AlertChannelsRepository,
+  CalendarsRepository,
   AlertRulesRepository,
   AlertEventsRepository,
   JobsRepository,

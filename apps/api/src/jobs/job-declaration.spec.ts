@@ -21,6 +21,7 @@ function columns(overrides: Partial<JobSettingsColumns> = {}): JobSettingsColumn
     scheduleEndsAt: null,
     scheduleCount: null,
     scheduleAnchor: ANCHOR,
+    excludeCalendars: [],
     sinkKind: 'webhook',
     sinkConfig: { url: 'https://a.example.com/h', method: 'POST', headers: { 'X-A': '1', 'X-B': '2' } },
     retry: {

@@ -12,7 +12,7 @@ import { toJobSettings } from './jobs.mapper';
  */
 
 /** The schedule fields; when none changes the stored anchor is kept (interval phases hold, as on PATCH). */
-const SCHEDULE_FIELDS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count'] as const;
+const SCHEDULE_FIELDS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count', 'exclude_calendars'] as const;
 const RETRY_FIELDS = ['max_attempts', 'backoff', 'initial_interval', 'max_interval', 'multiplier', 'jitter'] as const;
 const TOP_LEVEL = [
   'name',

@@ -46,6 +46,7 @@ export interface ScheduleSettings {
   starts_at: string | null;
   ends_at: string | null;
   count: number | null;
+  exclude_calendars?: string[];
 }
 
 export interface SinkSettings {
@@ -79,7 +80,14 @@ export const PATCH_DEFAULTS = {
   misfire_policy: 'fire_once',
   overlap_policy: 'allow',
   auto_disable_threshold: null,
-  schedule: { kind: 'auto', timezone: 'UTC', starts_at: null, ends_at: null, count: null },
+  schedule: {
+    kind: 'auto',
+    timezone: 'UTC',
+    starts_at: null,
+    ends_at: null,
+    count: null,
+    exclude_calendars: [] as string[],
+  },
   retry: retryResponse(DEFAULT_RETRY) as RetrySettings,
 } as const;
 

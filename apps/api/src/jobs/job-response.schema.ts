@@ -15,6 +15,7 @@ import {
   string,
   timestamp,
 } from '../common/openapi/schema';
+import { OCCURRENCE_SKIP_SCHEMA } from './occurrence-skips/occurrence-skips.schema';
 import { BACKOFFS, JOB_KEY_MAX_LENGTH, JOB_KEY_PATTERN, MISFIRE_POLICIES, OVERLAP_POLICIES } from './dto/job-body.dto';
 
 const duration = { type: 'string', description: 'Normalized duration, e.g. `30s`, `1h30m`' };
@@ -47,6 +48,10 @@ export const JOB_SCHEMA = named(
         starts_at: nullable(timestamp),
         ends_at: nullable(timestamp),
         count: nullable(integer),
+        exclude_calendars: {
+          ...arrayOf(string),
+          description: 'Workspace calendars whose days have no occurrence (`/api/v1/calendars`).',
+        },
       }),
       // Each registered kind's exact shape replaces this in the document (openapi/sink-kinds.ts).
       sink: object({ kind: string, config: anyObject }),
@@ -77,7 +82,17 @@ export const JOB_SCHEMA = named(
       },
       consecutive_failures: integer,
       next_run_at: nullable(timestamp),
-      next_runs: { ...arrayOf(timestamp), description: 'Only on the single-job GET.' },
+      next_runs: {
+        ...arrayOf(timestamp),
+        description:
+          'Only on the single-job GET. Skipped occurrences stay listed: `skipped_occurrences` says which are skipped.',
+      },
+      skipped_occurrences: {
+        ...arrayOf(OCCURRENCE_SKIP_SCHEMA),
+        description:
+          'Only on the single-job GET: the upcoming occurrences skipped with `POST /jobs/{id}/occurrences/{at}/skip`, ' +
+          'soonest first. Their runs are recorded `skipped` (`occurrence_skipped`) with the note; nothing is delivered.',
+      },
       stats_24h: {
         ...object({
           runs: integer,
@@ -120,7 +135,7 @@ export const JOB_SCHEMA = named(
           '`sink.kind` to `webhook`: shown this once.',
       },
     },
-    ['next_runs', 'stats_24h', 'signing_secret', 'latest_run'],
+    ['next_runs', 'skipped_occurrences', 'stats_24h', 'signing_secret', 'latest_run'],
   ),
 );
 

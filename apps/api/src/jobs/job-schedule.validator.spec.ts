@@ -1,9 +1,12 @@
 import { LimitExceededError, ValidationFailedError } from '@svc/common';
 import { nextFireTimes } from '@svc/orchestration';
+import type { CalendarsRepository } from '@svc/persistence';
 import { JobScheduleValidator } from './job-schedule.validator';
 
 const NOW = new Date('2026-03-10T08:15:30.250Z');
-const validator = new JobScheduleValidator();
+const CALENDARS = { 'holidays:de-berlin': ['2026-03-11'] };
+const calendars = { datesByName: jest.fn(async () => CALENDARS) };
+const validator = new JobScheduleValidator(calendars as unknown as CalendarsRepository);
 
 describe('JobScheduleValidator', () => {
   it('should return the columns the row stores, with the detected kind instead of auto', () => {
@@ -22,6 +25,7 @@ describe('JobScheduleValidator', () => {
       scheduleEndsAt: null,
       scheduleCount: 10,
       scheduleAnchor: NOW,
+      excludeCalendars: [],
     });
   });
 
@@ -43,5 +47,41 @@ describe('JobScheduleValidator', () => {
   it('should refuse a bad schedule with 400 and a too frequent one with 403', () => {
     expect(() => validator.validate({ expr: 'every blursday' }, NOW, 0)).toThrow(ValidationFailedError);
     expect(() => validator.validate({ expr: 'every minute' }, NOW, 3_600_000)).toThrow(LimitExceededError);
+  });
+
+  describe('calendars (issue 45)', () => {
+    it('should read the workspace calendars only for a schedule that names some, and exclude their days', async () => {
+      calendars.datesByName.mockClear();
+      await validator.validateIn('ws_1', { expr: '0 9 * * *', timezone: 'Europe/Berlin' }, NOW, 0);
+      expect(calendars.datesByName).not.toHaveBeenCalled();
+      const named = await validator.validateIn(
+        'ws_1',
+        { expr: 'every day at 9am except holidays:de-berlin', timezone: 'Europe/Berlin' },
+        NOW,
+        0,
+      );
+      expect(calendars.datesByName).toHaveBeenCalledWith('ws_1');
+      expect(nextFireTimes(named.columns, NOW, 2, named.compiled).map((d) => d.toISOString())).toEqual([
+        '2026-03-12T08:00:00.000Z',
+        '2026-03-13T08:00:00.000Z',
+      ]);
+      const field = await validator.validateIn(
+        'ws_1',
+        { expr: '0 9 * * *', timezone: 'Europe/Berlin', exclude_calendars: ['holidays:de-berlin'] },
+        NOW,
+        0,
+      );
+      expect(field.columns.excludeCalendars).toEqual(['holidays:de-berlin']);
+      expect(field.columns.scheduleDescription).toContain('except the days of holidays:de-berlin');
+    });
+
+    it('should name an unknown calendar in the field that names it', async () => {
+      await expect(
+        validator.validateIn('ws_1', { expr: '0 9 * * *', exclude_calendars: ['holidays:fr'] }, NOW, 0),
+      ).rejects.toMatchObject({ body: { fields: { 'schedule.exclude_calendars': 'unknown calendar "holidays:fr"' } } });
+      await expect(
+        validator.validateIn('ws_1', { expr: 'every day at 9am except holidays:fr' }, NOW, 0),
+      ).rejects.toMatchObject({ body: { fields: { 'schedule.expr': 'unknown calendar "holidays:fr"' } } });
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { formatDuration, LimitExceededError, ValidationFailedError } from '@svc/common';
-import type { JobScheduleColumns } from '@svc/orchestration';
+import { type CalendarDates, type JobScheduleColumns, usesCalendars } from '@svc/orchestration';
+import { CalendarsRepository } from '@svc/persistence';
 import { validateSchedule, type CompiledSchedule } from '@svc/schedule';
 import type { ScheduleDto } from './dto/job-body.dto';
 
@@ -22,7 +23,33 @@ export interface ValidatedSchedule {
  */
 @Injectable()
 export class JobScheduleValidator {
-  validate(input: ScheduleDto, anchor: Date, minIntervalMs: number): ValidatedSchedule {
+  constructor(private readonly calendars: CalendarsRepository) {}
+
+  /**
+   * `validate` with the workspace's calendars, read only when the schedule excludes some
+   * (`schedule.exclude_calendars`, or `except <calendar>` in the expression; issue 45).
+   */
+  async validateIn(
+    workspaceId: string,
+    input: ScheduleDto,
+    anchor: Date,
+    minIntervalMs: number,
+  ): Promise<ValidatedSchedule> {
+    const needed = usesCalendars({
+      scheduleExpr: input.expr,
+      // The kind is only known once compiled; an RRULE or cron expression never names a calendar.
+      scheduleKind: 'natural',
+      excludeCalendars: input.exclude_calendars ?? [],
+    });
+    return this.validate(
+      input,
+      anchor,
+      minIntervalMs,
+      needed ? await this.calendars.datesByName(workspaceId) : undefined,
+    );
+  }
+
+  validate(input: ScheduleDto, anchor: Date, minIntervalMs: number, calendars?: CalendarDates): ValidatedSchedule {
     const startsAt = input.starts_at ? new Date(input.starts_at) : null;
     const endsAt = input.ends_at ? new Date(input.ends_at) : null;
     if (startsAt && endsAt && endsAt <= startsAt) {
@@ -37,6 +64,9 @@ export class JobScheduleValidator {
         endsAt,
         count: input.count ?? null,
         reference: anchor,
+        // A job always checks the calendars it names (none given: none exist).
+        calendars: calendars ?? {},
+        excludeCalendars: input.exclude_calendars ?? [],
       },
       // The spec's 100 ms cooperative budget, measured on the monotonic clock.
       { minIntervalMs, now: () => performance.now() },
@@ -55,7 +85,15 @@ export class JobScheduleValidator {
       if (timezoneError) {
         fields['schedule.timezone'] = timezoneError.message;
       }
-      const exprErrors = result.errors.filter((e) => e.kind !== 'unknown_timezone' && e.kind !== 'min_interval');
+      // An unknown calendar of `exclude_calendars` has no place in the expression (position 0, length 0).
+      const fieldCalendar = (e: { kind: string; length: number }) => e.kind === 'unknown_calendar' && e.length === 0;
+      const calendarErrors = result.errors.filter(fieldCalendar);
+      if (calendarErrors.length > 0) {
+        fields['schedule.exclude_calendars'] = calendarErrors.map((e) => e.message).join('; ');
+      }
+      const exprErrors = result.errors.filter(
+        (e) => e.kind !== 'unknown_timezone' && e.kind !== 'min_interval' && !fieldCalendar(e),
+      );
       if (exprErrors.length > 0) {
         fields['schedule.expr'] = exprErrors.map((e) => e.message).join('; ');
       }
@@ -73,6 +111,7 @@ export class JobScheduleValidator {
         scheduleEndsAt: endsAt,
         scheduleCount: input.count ?? null,
         scheduleAnchor: anchor,
+        excludeCalendars: [...new Set(input.exclude_calendars ?? [])],
       },
       compiled,
     };

@@ -56,7 +56,7 @@ export class JobSettingsFactory {
     // Each stage reads only what it needs; one the body's own checks refused is skipped.
     const schedule = problems.refused('schedule')
       ? undefined
-      : await problems.run(() => this.schedules.validate(dto.schedule, now, plan.min_interval_ms));
+      : await problems.run(() => this.schedules.validateIn(workspaceId, dto.schedule, now, plan.min_interval_ms));
     const sinkConfig = problems.refused('sink')
       ? undefined
       : await problems.run(() => this.sinks.validate(dto.sink, workspaceId));

@@ -2,6 +2,7 @@ import { formatDuration } from '@svc/common';
 import type { JobEntity, LatestRun } from '@svc/persistence';
 import { retryResponse } from './job-config';
 import type { JobSettings } from './job-patch';
+import type { OccurrenceSkipResponse } from './occurrence-skips/occurrence-skips.mapper';
 
 export interface JobStats24h {
   runs: number;
@@ -14,6 +15,8 @@ export interface JobStats24h {
 export interface JobResponseExtras {
   nextRunAt: Date | null;
   nextRuns?: Date[];
+  /** Only on the single GET, with `nextRuns` (issue 45). */
+  skippedOccurrences?: OccurrenceSkipResponse[];
   stats24h?: JobStats24h;
   /** Only in the create and rotate responses, for webhook jobs. */
   signingSecret?: string;
@@ -42,6 +45,8 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
       starts_at: iso(job.scheduleStartsAt),
       ends_at: iso(job.scheduleEndsAt),
       count: job.scheduleCount,
+      // `?? []`: a job built for insert before the column existed (unit fixtures).
+      exclude_calendars: job.excludeCalendars ?? [],
     },
     sink: { kind: job.sinkKind, config: job.sinkConfig },
     retry: retryResponse(job.retry),
@@ -59,6 +64,7 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     consecutive_failures: job.consecutiveFailures,
     next_run_at: iso(extras.nextRunAt),
     ...(extras.nextRuns ? { next_runs: extras.nextRuns.map((d) => d.toISOString()) } : {}),
+    ...(extras.skippedOccurrences ? { skipped_occurrences: extras.skippedOccurrences } : {}),
     ...(extras.stats24h ? { stats_24h: extras.stats24h } : {}),
     last_run_at: iso(job.lastRunAt),
     // `?? null`: a job built for insert (create answers from it) has no last_run_status property.
@@ -86,6 +92,7 @@ export function toJobSettings(job: JobEntity): JobSettings {
       starts_at: iso(job.scheduleStartsAt),
       ends_at: iso(job.scheduleEndsAt),
       count: job.scheduleCount,
+      exclude_calendars: [...(job.excludeCalendars ?? [])],
     },
     sink: { kind: job.sinkKind, config: { ...job.sinkConfig } },
     retry: retryResponse(job.retry),

@@ -19,12 +19,15 @@ import { SINK_SERVICES } from './sink-services.token';
 import { SinkTestService } from './sink-test.service';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
+import { OccurrenceSkipsController } from './occurrence-skips/occurrence-skips.controller';
+import { OccurrenceSkipsService } from './occurrence-skips/occurrence-skips.service';
 
 @Module({
   imports: [SecretsModule],
-  controllers: [JobsController],
+  controllers: [JobsController, OccurrenceSkipsController],
   providers: [
     JobsService,
+    OccurrenceSkipsService,
     JobsByKeyService,
     JobsApplyService,
     JobSettingsFactory,

@@ -2,8 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { APP_CONFIG } from '../config/config.module';
 import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage, ValidationFailedError } from '@svc/common';
-import { JobEntity, JobsRepository, type LatestRun, RunsRepository } from '@svc/persistence';
-import { JobLifecycle, nextFireTimes, type UserTransition } from '@svc/orchestration';
+import { CalendarsRepository, JobEntity, JobsRepository, type LatestRun, RunsRepository } from '@svc/persistence';
+import {
+  type CalendarDates,
+  JobLifecycle,
+  nextFireTimes,
+  type UserTransition,
+  usesCalendars,
+} from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
@@ -16,6 +22,7 @@ import { SinkValidator } from './sink.validator';
 import { pendingFieldErrors } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobSettingsFactory } from './job-settings.factory';
+import { upcomingSkips } from './occurrence-skips/occurrence-skips.mapper';
 
 const NEXT_RUNS_ON_GET = 5;
 const DAY_MS = 86_400_000;
@@ -34,6 +41,7 @@ export class JobsService {
     private readonly sinks: SinkValidator,
     private readonly templates: SinkTemplateChecker,
     private readonly settingsFactory: JobSettingsFactory,
+    private readonly calendars: CalendarsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -65,10 +73,12 @@ export class JobsService {
   list(auth: AuthContext, query: ListJobsQueryDto): Promise<Page<JobResponse>> {
     const now = new Date();
     let latest = new Map<string, LatestRun>();
+    let calendars: CalendarDates | undefined;
     return readKeysetPage(query, {
       format: CURSORS.jobs,
       fetch: async (after, limit) => {
         const jobs = await this.jobs.list(auth.workspaceId, { ...query, beforeId: after?.id, limit });
+        calendars = await this.calendarsFor(auth.workspaceId, jobs);
         latest = await this.runs.latestForJobs(
           auth.workspaceId,
           jobs.map((job) => job.id),
@@ -80,7 +90,7 @@ export class JobsService {
       keyOf: ({ id }) => ({ id }),
       toItem: (job) =>
         toJobResponse(job, {
-          nextRunAt: this.nextRuns(job, now, 1)[0] ?? null,
+          nextRunAt: this.nextRuns(job, now, 1, undefined, calendars)[0] ?? null,
           latestRun: latest.get(job.id) ?? null,
         }),
     });
@@ -89,9 +99,20 @@ export class JobsService {
   async get(auth: AuthContext, id: string): Promise<JobResponse> {
     const job = await this.require(auth.workspaceId, id);
     const now = new Date();
-    const nextRuns = this.nextRuns(job, now, NEXT_RUNS_ON_GET);
+    const nextRuns = this.nextRuns(
+      job,
+      now,
+      NEXT_RUNS_ON_GET,
+      undefined,
+      await this.calendarsFor(auth.workspaceId, [job]),
+    );
     const stats24h = await this.runs.stats(auth.workspaceId, job.id, new Date(now.getTime() - DAY_MS));
-    return toJobResponse(job, { nextRunAt: nextRuns[0] ?? null, nextRuns, stats24h });
+    return toJobResponse(job, {
+      nextRunAt: nextRuns[0] ?? null,
+      nextRuns,
+      skippedOccurrences: upcomingSkips(job, now),
+      stats24h,
+    });
   }
 
   /**
@@ -122,7 +143,9 @@ export class JobsService {
         const schedule =
           patch.schedule === undefined
             ? undefined
-            : await problems.run(() => this.schedules.validate(merged.schedule, now, plan.min_interval_ms));
+            : await problems.run(() =>
+                this.schedules.validateIn(auth.workspaceId, merged.schedule, now, plan.min_interval_ms),
+              );
         const sinkConfig =
           patch.sink === undefined
             ? undefined
@@ -197,8 +220,19 @@ export class JobsService {
    * Upcoming fire times of an active job, from `now`; none for other states. `compiled` is the
    * job's schedule when the validator has just compiled it (create, PATCH).
    */
-  private nextRuns(job: JobEntity, now: Date, count: number, compiled?: CompiledSchedule): Date[] {
-    return job.state === 'active' ? nextFireTimes(job, now, count, compiled) : [];
+  private nextRuns(
+    job: JobEntity,
+    now: Date,
+    count: number,
+    compiled?: CompiledSchedule,
+    calendars?: CalendarDates,
+  ): Date[] {
+    return job.state === 'active' ? nextFireTimes(job, now, count, compiled, calendars) : [];
+  }
+
+  /** The workspace's calendars when one of `jobs` excludes some (issue 45), else none read. */
+  private async calendarsFor(workspaceId: string, jobs: JobEntity[]): Promise<CalendarDates | undefined> {
+    return jobs.some(usesCalendars) ? this.calendars.datesByName(workspaceId) : undefined;
   }
 
   private async require(workspaceId: string, id: string): Promise<JobEntity> {

@@ -157,7 +157,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Bulk actions on jobs (pause with a note and a maintenance window, resume, trigger, delete, enable) and the ' +
     'recover of failed runs: one tracked, cancelable operation each.',
   schedules: 'Schedule validation and preview; no authentication.',
+  'occurrence-skips': 'Skip one upcoming occurrence of a job with a note, or undo the skip.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',
+  calendars: 'Named sets of dates (holidays, closures) whose days schedules exclude.',
   'alert-rules':
     'Which events alert (a failed run, an SLA breach, a job disabled or recovered) and through which channels.',
   'alert-channels': 'Where alerts go: email, Slack or a signed webhook; each can send a test.',

@@ -105,9 +105,13 @@ const runFields = {
   last_error: nullable(string),
   started_workflow: STARTED_WORKFLOW,
   skip_reason: { ...enumOf(SKIP_REASONS), description: 'On skipped runs only.' },
+  skip_note: {
+    ...string,
+    description: 'On runs of an occurrence a user skipped (`skip_reason: occurrence_skipped`): the skip’s note.',
+  },
   retry_of: { ...idOf('run'), description: 'On manual retries: the failed run they retry.' },
 };
-const optional = ['skip_reason', 'retry_of'];
+const optional = ['skip_reason', 'skip_note', 'retry_of'];
 
 /** A run in lists: `attempts` is a count. */
 export const RUN_SUMMARY_SCHEMA = named(

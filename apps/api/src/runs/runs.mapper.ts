@@ -38,6 +38,8 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     last_error: run.lastError,
     started_workflow: startedWorkflowView(run.startedWorkflow, uiUrl),
     ...(run.skipReason ? { skip_reason: run.skipReason } : {}),
+    // `?? null`: unit fixtures built before the column existed have no skipNote property.
+    ...((run.skipNote ?? null) !== null ? { skip_note: run.skipNote } : {}),
     ...(run.retryOf ? { retry_of: run.retryOf } : {}),
   };
 }

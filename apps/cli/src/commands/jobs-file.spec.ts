@@ -122,6 +122,15 @@ describe('jobs file (issue 42)', () => {
         count: null,
       });
     });
+
+    it('should keep a schedule’s calendars, and leave out an empty list (issue 45)', () => {
+      const schedule = { expr: '0 9 * * *', timezone: 'UTC', exclude_calendars: ['holidays:de-berlin'] };
+      expect(toFileEntry({ name: 'a', schedule }).schedule).toEqual(schedule);
+      expect(toFileEntry({ name: 'a', schedule: { ...schedule, exclude_calendars: [] } }).schedule).toEqual({
+        expr: '0 9 * * *',
+        timezone: 'UTC',
+      });
+    });
   });
 
   describe('renderJobsFile', () => {

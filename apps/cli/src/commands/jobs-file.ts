@@ -85,7 +85,7 @@ const SETTINGS = [
   'overlap_policy',
   'auto_disable_threshold',
 ] as const;
-const SCHEDULE_SETTINGS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count'] as const;
+const SCHEDULE_SETTINGS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count', 'exclude_calendars'] as const;
 
 /** A job as the API answers it, turned into its entry in a jobs file (`svc export`). */
 export function toFileEntry(job: Record<string, unknown>): JobsFileEntry {
@@ -97,7 +97,10 @@ export function toFileEntry(job: Record<string, unknown>): JobsFileEntry {
     if (field === 'schedule') {
       const schedule = job.schedule as Record<string, unknown>;
       entry.schedule = Object.fromEntries(
-        SCHEDULE_SETTINGS.filter((f) => schedule[f] !== undefined).map((f) => [f, schedule[f]]),
+        SCHEDULE_SETTINGS.filter(
+          // No calendars is the default: left out, so files of jobs without any stay as they were.
+          (f) => schedule[f] !== undefined && !(Array.isArray(schedule[f]) && (schedule[f] as unknown[]).length === 0),
+        ).map((f) => [f, schedule[f]]),
       );
     } else {
       entry[field] = job[field];

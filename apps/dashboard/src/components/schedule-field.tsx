@@ -134,9 +134,31 @@ export function ScheduleField({
   );
 }
 
-/** Fire times in the job's zone and, when it differs, the viewer's. */
-export function NextFireTimes({ next, timezone }: { next: string[]; timezone: string }) {
+/** An upcoming occurrence skipped on the job page (issue 45). */
+export interface SkippedOccurrence {
+  at: string;
+  note: string;
+}
+
+/**
+ * Fire times in the job's zone and, when it differs, the viewer's. With `onToggleSkip` (the job
+ * page) each row has a skip toggle, and a skipped occurrence shows its note.
+ */
+export function NextFireTimes({
+  next,
+  timezone,
+  skipped = [],
+  onToggleSkip,
+  busy = false,
+}: {
+  next: string[];
+  timezone: string;
+  skipped?: SkippedOccurrence[];
+  onToggleSkip?: (at: string, skip: SkippedOccurrence | null) => void;
+  busy?: boolean;
+}) {
   const both = timezone !== viewerZone;
+  const skipOf = (t: string) => skipped.find((s) => Date.parse(s.at) === Date.parse(t)) ?? null;
   return (
     <div class="table-wrap" role="region" aria-label="Next fire times" tabIndex={0}>
       <table class="fire-times" data-testid="fire-times">
@@ -145,17 +167,35 @@ export function NextFireTimes({ next, timezone }: { next: string[]; timezone: st
           <tr>
             <th scope="col">In the job’s zone ({timezone})</th>
             {both && <th scope="col">Your time ({viewerZone})</th>}
+            {onToggleSkip && <th scope="col">Skip</th>}
           </tr>
         </thead>
         <tbody>
-          {next.map((t) => (
-            <tr key={t}>
-              <td>
-                <time dateTime={t}>{formatTime(t, timezone)}</time>
-              </td>
-              {both && <td>{formatTime(t, viewerZone)}</td>}
-            </tr>
-          ))}
+          {next.map((t) => {
+            const skip = skipOf(t);
+            return (
+              <tr key={t} class={skip ? 'skipped' : undefined} data-skipped={skip ? 'true' : undefined}>
+                <td>
+                  <time dateTime={t}>{formatTime(t, timezone)}</time>
+                </td>
+                {both && <td>{formatTime(t, viewerZone)}</td>}
+                {onToggleSkip && (
+                  <td>
+                    {skip && <span class="muted">Skipped{skip.note ? `: ${skip.note}` : ''} </span>}
+                    <button
+                      type="button"
+                      class="link"
+                      disabled={busy}
+                      aria-label={`${skip ? 'Undo the skip of' : 'Skip'} ${formatTime(t, timezone)}`}
+                      onClick={() => onToggleSkip(t, skip)}
+                    >
+                      {skip ? 'Undo skip' : 'Skip…'}
+                    </button>
+                  </td>
+                )}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -207,7 +207,25 @@ export function JobDetailPage({ jobId, context }: { jobId: string; context: AppC
             <dd>{formatTime(j.next_run_at, j.schedule.timezone)}</dd>
           </dl>
           {j.state === 'active' && j.next_runs && j.next_runs.length > 0 && (
-            <NextFireTimes next={j.next_runs} timezone={j.schedule.timezone} />
+            <NextFireTimes
+              next={j.next_runs}
+              timezone={j.schedule.timezone}
+              skipped={j.skipped_occurrences ?? []}
+              busy={busy}
+              onToggleSkip={(at, skip) => {
+                const skipPath = `${path}/occurrences/${encodeURIComponent(at)}/skip`;
+                if (skip) {
+                  void act('Skip undone: the occurrence fires as scheduled.', () => api('DELETE', skipPath));
+                  return;
+                }
+                const note = window.prompt('Skip this occurrence. Note (optional):', '');
+                if (note !== null) {
+                  void act('Occurrence skipped: its run will be recorded skipped with the note.', () =>
+                    api('POST', skipPath, { note }),
+                  );
+                }
+              }}
+            />
           )}
           {j.state !== 'active' && <p class="muted">The job is {j.state}: no occurrences are scheduled.</p>}
         </div>

@@ -175,6 +175,12 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
               <dd>{r.skip_reason}</dd>
             </>
           )}
+          {r.skip_note && (
+            <>
+              <dt>Skip note</dt>
+              <dd data-testid="skip-note">{r.skip_note}</dd>
+            </>
+          )}
           {r.started_workflow && (
             <>
               <dt>Workflow started</dt>

@@ -18,6 +18,7 @@ import {
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  CalendarsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -51,6 +52,7 @@ const REPOSITORIES = [
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  CalendarsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -202,6 +204,7 @@ const jobProviders: Provider[] = [
       WORKER_CONFIG,
       ParkedQueue,
       OperationsRepository,
+      CalendarsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -215,6 +218,7 @@ const jobProviders: Provider[] = [
       config: AppConfig,
       parkedQueue: ParkedQueue,
       operations: OperationsRepository,
+      calendars: CalendarsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -235,6 +239,7 @@ const jobProviders: Provider[] = [
         metrics,
         bursts,
         operations,
+        calendars,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import type {
+  CalendarsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -36,6 +37,8 @@ export interface ActivityDeps {
   operations?: OperationsRepository;
   /** Whether jobs park now (`worker.park_above_jobs`); absent: whenever `park` is given. */
   parkingApplies?: () => Promise<boolean>;
+  /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
+  calendars?: CalendarsRepository;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
@@ -51,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
       openRuns: (input) => job.openRuns(input),
       park: deps.park,
       parkingApplies: deps.parkingApplies,
+      ...(deps.calendars ? { calendarsOf: (workspaceId: string) => deps.calendars!.datesByName(workspaceId) } : {}),
     }),
     ...job,
     ...run,

@@ -1,6 +1,12 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import type { JobsRepository, OpenRunRow, RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import type {
+  CalendarsRepository,
+  JobsRepository,
+  OpenRunRow,
+  RunsRepository,
+  WorkspacesRepository,
+} from '@svc/persistence';
 import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
@@ -21,6 +27,8 @@ export interface JobActivityDeps {
   config: AppConfig;
   clock: () => Date;
   metrics?: WorkerMetrics;
+  /** Workspace calendars (issue 45), for a catch-up of a schedule that excludes some. */
+  calendars?: Pick<CalendarsRepository, 'datesByName'>;
 }
 
 /**
@@ -52,7 +60,17 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     input: OpenRunsInput,
     range: NonNullable<OpenRunsInput['collapsedRange']>,
   ): Promise<number> {
-    const instants = occurrencesBetween(range.schedule, range.after, range.before, MAX_RECORDED_PER_CATCH_UP);
+    const calendars =
+      range.schedule.calendars && deps.calendars
+        ? await deps.calendars.datesByName(range.schedule.calendars.workspaceId)
+        : undefined;
+    const instants = occurrencesBetween(
+      range.schedule,
+      range.after,
+      range.before,
+      MAX_RECORDED_PER_CATCH_UP,
+      calendars,
+    );
     for (let i = 0; i < instants.length; i += RECORD_BATCH) {
       const opened = await runs.openRuns(
         instants.slice(i, i + RECORD_BATCH).map((scheduledAt) => ({

@@ -74,7 +74,11 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     ),
   };
 
-  async function close(runId: string, result: RunAttemptResult, extra: { error?: string; skipReason?: string } = {}) {
+  async function close(
+    runId: string,
+    result: RunAttemptResult,
+    extra: { error?: string; skipReason?: string; skipNote?: string } = {},
+  ) {
     await lifecycle.closeRun({ runId, status: result.status, finishedAt: clock(), ...extra });
     return result;
   }
@@ -129,6 +133,15 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         case 'exhausted':
           await runs.closeInterruptedAttempts(run.id, now);
           return { kind: 'closed', result: await close(run.id, { status: 'failed' }, { error: decision.error }) };
+        case 'skipped_by_user':
+          return {
+            kind: 'closed',
+            result: await close(
+              run.id,
+              { status: 'skipped' },
+              { skipReason: 'occurrence_skipped', skipNote: decision.note },
+            ),
+          };
         case 'misfire':
           return { kind: 'closed', result: await close(run.id, { status: 'skipped' }, { skipReason: 'misfire' }) };
         case 'attempt':

@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
-import { compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
+import { type CalendarDates, compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
 import { occurrenceRunId } from '@svc/common/ids';
 import type {
   JobActivities,
@@ -36,6 +36,8 @@ export interface ScheduleActivityDeps {
    * plan opens nothing and the workflow opens the runs itself, as before.
    */
   openRuns?: JobActivities['openRuns'];
+  /** A workspace's calendars (issue 45), read for a schedule that excludes some, at every plan. */
+  calendarsOf?: (workspaceId: string) => Promise<CalendarDates>;
 }
 
 /** Occurrences examined per plan at most; a longer backlog continues in the next plan. */
@@ -49,7 +51,11 @@ const CHUNK = 500;
 export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleActivities {
   return {
     async planOccurrences(input: PlanOccurrencesInput): Promise<OccurrencePlan> {
-      let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms);
+      const calendars =
+        input.schedule.calendars && deps.calendarsOf
+          ? await deps.calendarsOf(input.schedule.calendars.workspaceId)
+          : undefined;
+      let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms, calendars);
       if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
         plan = { ...plan, gate: await deps.readGate(input.gate) };
       }
@@ -157,8 +163,12 @@ async function leadOf(
  * dispatched at the workflow's clock, `now` less the lead it plans with; only the latest
  * `maxCatchUp` missed kept), and finds the first one after `now`.
  */
-export function planOccurrences(input: PlanOccurrencesInput, misfireThresholdMs: number): OccurrencePlan {
-  const compiled = compileJobSchedule(input.schedule);
+export function planOccurrences(
+  input: PlanOccurrencesInput,
+  misfireThresholdMs: number,
+  calendars?: CalendarDates,
+): OccurrencePlan {
+  const compiled = compileJobSchedule(input.schedule, calendars);
   if (!compiled.ok) {
     return {
       onTime: [],
@@ -214,8 +224,14 @@ export function planOccurrences(input: PlanOccurrencesInput, misfireThresholdMs:
  * The occurrences strictly between `after` and `before` (ISO, ascending), at most `limit`: the
  * missed occurrences a `fire_all` catch-up does not deliver, recorded as skipped misfires.
  */
-export function occurrencesBetween(schedule: ScheduleSnapshot, after: string, before: string, limit: number): string[] {
-  const compiled = compileJobSchedule(schedule);
+export function occurrencesBetween(
+  schedule: ScheduleSnapshot,
+  after: string,
+  before: string,
+  limit: number,
+  calendars?: CalendarDates,
+): string[] {
+  const compiled = compileJobSchedule(schedule, calendars);
   if (!compiled.ok) {
     return [];
   }

@@ -6,6 +6,7 @@ export * from './job.entity';
 export * from './run.entity';
 export * from './attempt.entity';
 export * from './secret.entity';
+export * from './calendar.entity';
 export * from './alert-channel.entity';
 export * from './alert-rule.entity';
 export * from './alert-event.entity';

@@ -26,6 +26,15 @@ export interface StoredRetryPolicy {
 }
 
 /** One webhook signing secret; after a rotation the old one carries `expires_at` (+24 h). */
+/** An upcoming occurrence a user skipped (issue 45), keyed in `occurrence_skips` by its ISO instant. */
+export interface StoredOccurrenceSkip {
+  note: string;
+  created_at: string;
+}
+
+/** `jobs.occurrence_skips`: ISO instant (`toISOString()`) → the skip. */
+export type StoredOccurrenceSkips = Record<string, StoredOccurrenceSkip>;
+
 export interface StoredSigningSecret {
   secret: string;
   /** RFC 3339, or null for the current secret. */
@@ -165,6 +174,18 @@ export class JobEntity {
 
   @Column({ name: 'revision', type: 'integer', default: 1 })
   revision: number;
+
+  /** Calendars whose days the schedule excludes (issue 45): names of the workspace's `calendars`. */
+  @Column({ name: 'exclude_calendars', type: 'text', array: true, default: () => "'{}'" })
+  excludeCalendars: string[];
+
+  /**
+   * Upcoming occurrences skipped by a user (`POST /jobs/{id}/occurrences/{at}/skip`): the attempt's
+   * claim closes such an occurrence's run `skipped` with the note, without delivering. Written only
+   * by `JobsRepository.setOccurrenceSkip` (never by a PATCH); neither version nor revision changes.
+   */
+  @Column({ name: 'occurrence_skips', type: 'jsonb', default: () => "'{}'" })
+  occurrenceSkips: StoredOccurrenceSkips;
 
   /** Never selected unless asked for (`addSelect('job.signingSecrets')`). */
   @Column({ name: 'signing_secrets', type: 'jsonb', default: () => "'[]'", select: false })

@@ -15,7 +15,14 @@ export const RUN_STATUSES = ['running', 'deferred', 'succeeded', 'failed', 'skip
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
-export const SKIP_REASONS = ['quota_exceeded', 'workspace_suspended', 'previous_run_in_progress', 'misfire'] as const;
+export const SKIP_REASONS = [
+  'quota_exceeded',
+  'workspace_suspended',
+  'previous_run_in_progress',
+  'misfire',
+  // issue 45: a user skipped this occurrence (`POST /jobs/{id}/occurrences/{at}/skip`); see `skip_note`
+  'occurrence_skipped',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /**
@@ -102,6 +109,10 @@ export class RunEntity {
 
   @Column({ name: 'skip_reason', type: 'text', nullable: true })
   skipReason: SkipReason | null;
+
+  /** The note of a skipped occurrence (`skip_reason: occurrence_skipped`), else null. */
+  @Column({ name: 'skip_note', type: 'text', nullable: true })
+  skipNote: string | null;
 
   /** For `retry_manual` runs: the failed run this one retries. */
   @Column({ name: 'retry_of', type: 'text', nullable: true })

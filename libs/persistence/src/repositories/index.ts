@@ -15,3 +15,4 @@ export * from './alert-rules.repository';
 export * from './alert-events.repository';
 export * from './occurrence-bursts.repository';
 export * from './operations.repository';
+export * from './calendars.repository';

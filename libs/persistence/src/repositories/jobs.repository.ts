@@ -1,6 +1,6 @@
 import { Brackets, DataSource, EntityManager } from 'typeorm';
-import { JobEntity, type JobState, type StoredSigningSecret } from '../entities/job.entity';
-import { returnedRows } from './query-result';
+import { JobEntity, type JobState, type StoredOccurrenceSkip, type StoredSigningSecret } from '../entities/job.entity';
+import { entityFromRow, returnedRows } from './query-result';
 
 export interface JobListFilter {
   state?: JobState;
@@ -293,6 +293,55 @@ export class JobsRepository {
       `UPDATE jobs SET signing_secrets = $3::jsonb, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id, JSON.stringify(secrets)],
     );
+  }
+
+  /**
+   * Raises the revision of the workspace's jobs `ids` by one (their schedule reads data that changed
+   * outside their row: a calendar, issue 45) and returns them as they now are.
+   */
+  async raiseRevisions(workspaceId: string, ids: string[], manager: EntityManager): Promise<JobEntity[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = returnedRows<Record<string, unknown>>(
+      await manager.query(
+        `UPDATE jobs SET revision = revision + 1 WHERE workspace_id = $1 AND id = ANY($2::text[]) RETURNING *`,
+        [workspaceId, ids],
+      ),
+    );
+    return rows.map((row) => entityFromRow(manager, JobEntity, row));
+  }
+
+  /**
+   * Marks the occurrence at `at` (ISO, `toISOString()`) skipped with `skip`, or unmarks it (`null`),
+   * in one statement on the row (no version, revision or `updated_at` change: the schedule is the
+   * same). Marking also drops the marks of instants before `pruneBefore`, long since claimed. True
+   * when the job exists and, for an unmark, the occurrence was marked.
+   */
+  async setOccurrenceSkip(
+    workspaceId: string,
+    id: string,
+    at: string,
+    skip: StoredOccurrenceSkip | null,
+    pruneBefore: Date,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const m = manager ?? this.dataSource.manager;
+    const rows =
+      skip === null
+        ? await m.query(
+            `UPDATE jobs SET occurrence_skips = occurrence_skips - $3::text
+              WHERE workspace_id = $1 AND id = $2 AND jsonb_exists(occurrence_skips, $3::text) RETURNING id`,
+            [workspaceId, id, at],
+          )
+        : await m.query(
+            `UPDATE jobs SET occurrence_skips = COALESCE(
+                (SELECT jsonb_object_agg(key, value) FROM jsonb_each(occurrence_skips)
+                  WHERE key::timestamptz >= $4), '{}'::jsonb) || jsonb_build_object($3::text, $5::jsonb)
+              WHERE workspace_id = $1 AND id = $2 RETURNING id`,
+            [workspaceId, id, at, pruneBefore, JSON.stringify(skip)],
+          );
+    return returnedRows(rows).length > 0;
   }
 
   /**

@@ -72,6 +72,8 @@ export interface RunClose {
   finishedAt: Date;
   lastError?: string | null;
   skipReason?: string | null;
+  /** The note of an occurrence a user skipped (`skip_reason: occurrence_skipped`). */
+  skipNote?: string | null;
   /**
    * The attempt that ended the run, closed in the same statement. Its row is written if it is not
    * yet (`fast` delivery records an attempt once its request has left), with the run's start
@@ -618,7 +620,7 @@ export class RunsRepository {
            RETURNING n
          ), closed AS (
            UPDATE runs SET status = $2, finished_at = $3,
-                  last_error = COALESCE($4, last_error), skip_reason = $5, next_attempt_at = NULL,
+                  last_error = COALESCE($4, last_error), skip_reason = $5, skip_note = $17, next_attempt_at = NULL,
                   started_at = COALESCE(started_at, $16),
                   start_lag_ms = COALESCE(start_lag_ms,
                     CASE WHEN $16::timestamptz IS NOT NULL
@@ -660,6 +662,7 @@ export class RunsRepository {
           finish?.startedWorkflow ?? null,
           change.defaultSlaThresholdMs,
           change.attempt?.startedAt ?? null,
+          change.skipNote ?? null,
         ],
       ),
     );

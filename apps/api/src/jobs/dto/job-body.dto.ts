@@ -22,7 +22,12 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
 import { BracketIndexes, CollectsStageErrors } from '../../common/validation';
 import { CURSORS } from '@svc/common';
-import { REQUESTED_SCHEDULE_KINDS, type RequestedScheduleKind } from '@svc/schedule';
+import {
+  CALENDAR_NAME_MAX_LENGTH,
+  CALENDAR_NAME_PATTERN,
+  REQUESTED_SCHEDULE_KINDS,
+  type RequestedScheduleKind,
+} from '@svc/schedule';
 import { PageQueryDto } from '../../common/page-query.dto';
 
 /**
@@ -87,6 +92,19 @@ export class ScheduleDto {
   @Min(1)
   @Max(1_000_000)
   count?: number | null;
+
+  /**
+   * Workspace calendars whose days have no occurrence, in the schedule's zone (issue 45): names of
+   * `/api/v1/calendars`, at most 20. Default none.
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(CALENDAR_NAME_PATTERN, { each: true, message: 'each must be a calendar name such as holidays:de-berlin' })
+  @MaxLength(CALENDAR_NAME_MAX_LENGTH, { each: true })
+  @JSONSchema({ 'x-server-check': 'names of existing calendars (`/api/v1/calendars`)' })
+  exclude_calendars?: string[] | null;
 }
 
 /**

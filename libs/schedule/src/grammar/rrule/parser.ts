@@ -11,10 +11,24 @@ import { FREQS, MAX_INTERVAL, WEEKDAY_CODES, emptyRule } from '../../recurrence/
 import type { Freq, Rule, TimePoint, WeekdayNum } from '../../recurrence/rule';
 import { hasZoneOffsets } from '../../tz';
 
+/**
+ * One `EXDATE` / `RDATE` value: an instant (`…Z`), a wall time in the schedule's zone (floating), a
+ * wall time in the zone its `TZID` names, or (`EXDATE;VALUE=DATE`) a whole day in the schedule's zone.
+ */
+export type ExceptionValue =
+  { instant: number } | { floating: number } | { zoned: number; tzid: string } | { day: number };
+
+/** The `EXDATE` and `RDATE` lines of a rule, in order. */
+export interface RuleExceptionValues {
+  exdates: ExceptionValue[];
+  rdates: ExceptionValue[];
+}
+
 export interface RruleParse {
   rule: Rule | null;
   /** Zone from `DTSTART;TZID=…`, if any. */
   tzid: string | null;
+  exceptions: RuleExceptionValues;
   errors: ScheduleError[];
 }
 
@@ -56,6 +70,7 @@ export function parseRrule(expr: string): RruleParse {
   let tzid: string | null = null;
   let dtstart: TimePoint | null = null;
   let ruleText: { text: string; offset: number } | null = null;
+  const exceptions: RuleExceptionValues = { exdates: [], rdates: [] };
 
   const parseDate = (text: string, start: number, what: string): TimePoint | null => {
     const m = DATE_RE.exec(text);
@@ -76,6 +91,67 @@ export function parseRrule(expr: string): RruleParse {
     }
     const fl = wallFromFields(y, mo, d, h, mi, s);
     return m[7] ? { instant: fl } : { floating: fl };
+  };
+
+  /**
+   * `EXDATE[;TZID=zone][;VALUE=DATE|DATE-TIME]:v1,v2,…` or the same for `RDATE` (RFC 5545 3.8.5.1-2).
+   * A bare date (`20261224`) is a DATE value: for EXDATE the whole day in the schedule's zone; an
+   * RDATE needs a time. `VALUE=PERIOD` is not supported.
+   */
+  const parseDateList = (text: string, at: number): void => {
+    const which = text.toUpperCase().startsWith('EXDATE') ? 'EXDATE' : 'RDATE';
+    const colon = text.indexOf(':');
+    if (colon < 0) {
+      err(at, at + text.length, 'invalid_value', `${which} needs a value: \`${which}:20261224T090000Z\``);
+      return;
+    }
+    let zone: string | null = null;
+    let dateOnly = false;
+    let p = at + which.length;
+    for (const param of text.slice(which.length, colon).split(';').slice(1)) {
+      p += 1;
+      const [key, value = ''] = param.split('=', 2) as [string, string?];
+      if (key.toUpperCase() === 'TZID' && hasZoneOffsets(value)) {
+        zone = value;
+      } else if (key.toUpperCase() === 'TZID') {
+        err(p + 5, p + param.length, 'unknown_timezone', `unknown time zone "${value}"`);
+      } else if (key.toUpperCase() === 'VALUE' && /^DATE(-TIME)?$/i.test(value)) {
+        dateOnly = value.toUpperCase() === 'DATE';
+      } else {
+        err(
+          p,
+          p + param.length,
+          'invalid_value',
+          `${which} parameters are TZID and VALUE=DATE or VALUE=DATE-TIME (periods are not supported)`,
+        );
+      }
+      p += param.length;
+    }
+    const into = which === 'EXDATE' ? exceptions.exdates : exceptions.rdates;
+    let v = at + colon + 1;
+    for (const raw of text.slice(colon + 1).split(',')) {
+      const item = raw.trim();
+      const start = v + (raw.length - raw.trimStart().length);
+      v += raw.length + 1;
+      const isDate = /^\d{8}$/.test(item);
+      const point = parseDate(item, start, which);
+      if (!point) {
+        continue;
+      }
+      if (dateOnly && !isDate) {
+        err(start, start + item.length, 'invalid_value', `${which};VALUE=DATE takes dates like 20261224`);
+      } else if (isDate && which === 'RDATE') {
+        err(start, start + item.length, 'invalid_value', 'an RDATE needs a time of day: 20261224T090000');
+      } else if (isDate) {
+        into.push({ day: Math.floor((point as { floating: number }).floating / 86_400_000) });
+      } else if ('instant' in point && zone) {
+        err(start, start + item.length, 'conflict', `a ${which} with TZID must not end in Z`);
+      } else if ('instant' in point) {
+        into.push(point);
+      } else {
+        into.push(zone ? { zoned: point.floating, tzid: zone } : point);
+      }
+    }
   };
 
   // lines
@@ -130,6 +206,10 @@ export function parseRrule(expr: string): RruleParse {
       }
       continue;
     }
+    if (/^(EXDATE|RDATE)([:;]|$)/.test(upper)) {
+      parseDateList(text, at);
+      continue;
+    }
     if (upper.startsWith('RRULE:')) {
       if (ruleText) {
         err(at, at + text.length, 'unsupported', 'only one RRULE is supported');
@@ -147,12 +227,12 @@ export function parseRrule(expr: string): RruleParse {
       continue;
     }
     const name = /^[A-Za-z-]+/.exec(text)?.[0] ?? text;
-    const sug = suggest(name.toUpperCase(), ['RRULE', 'DTSTART']);
+    const sug = suggest(name.toUpperCase(), ['RRULE', 'DTSTART', 'EXDATE', 'RDATE']);
     err(
       at,
       at + name.length,
       'unsupported',
-      `unsupported line "${name}": give an RRULE line and optionally a DTSTART line (EXDATE, RDATE and EXRULE are not supported)`,
+      `unsupported line "${name}": give an RRULE line and optionally DTSTART, EXDATE and RDATE lines (EXRULE is not supported)`,
       sug,
     );
   }
@@ -160,7 +240,7 @@ export function parseRrule(expr: string): RruleParse {
     if (!errors.length) {
       err(0, expr.length, 'incomplete', 'an RRULE is required, e.g. `RRULE:FREQ=DAILY;BYHOUR=9;BYMINUTE=0`');
     }
-    return { rule: null, tzid, errors };
+    return { rule: null, tzid, exceptions, errors };
   }
 
   // parts
@@ -355,7 +435,7 @@ export function parseRrule(expr: string): RruleParse {
       err(...span('UNTIL'), 'never_fires', 'UNTIL is before DTSTART: this rule never fires');
     }
   }
-  return { rule: errors.length ? null : rule, tzid, errors };
+  return { rule: errors.length ? null : rule, tzid, exceptions, errors };
 }
 
 function camel(name: string): string {

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { CalendarsController } from './calendars.controller';
+import { CalendarsService } from './calendars.service';
+
+/** `/api/v1/calendars` (issue 45). */
+@Module({
+  controllers: [CalendarsController],
+  providers: [CalendarsService],
+})
+export class CalendarsModule {}

@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { WorkspaceEntity } from './workspace.entity';
+
+/**
+ * A workspace calendar (issue 45): a named set of dates (`YYYY-MM-DD`, ascending, unique) whose
+ * days a schedule can exclude (`… except holidays:de-berlin`, a job's `exclude_calendars`).
+ */
+@Entity({ name: 'calendars' })
+export class CalendarEntity {
+  @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_calendars' })
+  workspaceId: string;
+
+  @PrimaryColumn({ name: 'name', type: 'text', primaryKeyConstraintName: 'pk_calendars' })
+  name: string;
+
+  @Column({ name: 'dates', type: 'text', array: true, default: () => "'{}'" })
+  dates: string[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_calendars_workspace' })
+  workspace?: WorkspaceEntity;
+}
