@@ -2,7 +2,7 @@ import { newId } from '@svc/common/ids';
 import { createWorkerMetrics, type WorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
 import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
-import { RUN_WORKFLOW, runsTaskQueue, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
+import { RUN_CODE_VERSION, RUN_WORKFLOW, runsTaskQueue, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';
@@ -118,6 +118,7 @@ describe('job activities', () => {
         scheduledAt: start.scheduledAt,
         trigger: 'schedule',
         notifyJob: true,
+        codeVersion: RUN_CODE_VERSION,
       });
       // A queued occurrence has no workflow until it is released; a skipped one never has.
       for (const id of [queue.runId, skip.runId]) {
