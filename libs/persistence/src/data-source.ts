@@ -34,6 +34,7 @@ import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-Occurr
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
+import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
@@ -75,6 +76,7 @@ export const ALL_MIGRATIONS = [
   SinkStartedWorkflow1795400002800,
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
   JobKeys1795400004200,
+  RunOverrides1795400004500,
   BulkOperations1795400004800,
 ];
 
