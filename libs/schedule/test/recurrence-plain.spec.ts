@@ -87,6 +87,33 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
     );
   });
 
+  it('should yield nothing before the anchor at a DST fall-back (Antarctica/Troll, property seed 245758524)', () => {
+    // FREQ=DAILY;BYDAY=SU;BYHOUR=2,22;BYMINUTE=55, anchored at 2025-10-26T01:00Z: Troll falls back
+    // from 03:00 (+02) to 01:00 (+00) then, and the repeated wall time 02:55 first comes at 00:55Z,
+    // before the anchor (commit 432b8d9): it is no occurrence, by either evaluator.
+    const rule: Rule = { ...emptyRule('DAILY'), byDay: [{ day: 6, n: 0 }], byHour: [2, 22], byMinute: [55], bySecond: [0] };
+    const timezone = 'Antarctica/Troll';
+    const reference = new Date(1761440400000);
+    const after = new Date(reference.getTime() - 300_001);
+    const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+    const fast = ruleSchedule({
+      kind: 'natural',
+      rule,
+      canonical: '',
+      description: '',
+      timezone,
+      oneOff: false,
+      referenceFree: true,
+      reference,
+    });
+    const expected = general.next(after, 4).map((d) => d.toISOString());
+    for (const at of expected) {
+      expect(Date.parse(at)).toBeGreaterThanOrEqual(reference.getTime());
+    }
+    expect(expected[0]).toBe('EXPECTED_FIRST');
+    expect(fast.next(after, 4).map((d) => d.toISOString())).toEqual(expected);
+  });
+
   it('should leave rules that are not plain to the RFC 5545 expansion', () => {
     const base = (): Rule => ({ ...emptyRule('DAILY'), byHour: [9], byMinute: [0], bySecond: [0] });
     expect(plainRuleFields(base())).not.toBeNull();
