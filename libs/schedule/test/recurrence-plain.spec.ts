@@ -55,6 +55,22 @@ const plainRule: fc.Arbitrary<Rule> = fc
 
 const instant = instantAroundDstChanges();
 
+/** The cron evaluator's schedule of a plain rule and the RFC 5545 expansion of it, anchored at `reference`. */
+function bothEvaluators(rule: Rule, timezone: string, reference: Date) {
+  const fast = ruleSchedule({
+    kind: 'natural',
+    rule,
+    canonical: '',
+    description: '',
+    timezone,
+    oneOff: false,
+    referenceFree: true,
+    reference,
+  });
+  const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+  return { fast, general };
+}
+
 describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 expansion', () => {
   it('should give the same fire times for every plain rule, zone, reference and instant', () => {
     fc.assert(
@@ -66,17 +82,7 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
         (rule, timezone, referenceMs, afterDelta) => {
           expect(plainRuleFields(rule)).not.toBeNull();
           const reference = new Date(referenceMs);
-          const fast = ruleSchedule({
-            kind: 'natural',
-            rule,
-            canonical: '',
-            description: '',
-            timezone,
-            oneOff: false,
-            referenceFree: true,
-            reference,
-          });
-          const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+          const { fast, general } = bothEvaluators(rule, timezone, reference);
           // `after` before the reference too: the anchor is not an occurrence, nothing before it is
           const after = new Date(referenceMs + afterDelta);
           const expected = general.next(after, 12).map((d) => d.toISOString());
@@ -95,17 +101,7 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
     const timezone = 'Antarctica/Troll';
     const reference = new Date(1761440400000);
     const after = new Date(reference.getTime() - 300_001);
-    const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
-    const fast = ruleSchedule({
-      kind: 'natural',
-      rule,
-      canonical: '',
-      description: '',
-      timezone,
-      oneOff: false,
-      referenceFree: true,
-      reference,
-    });
+    const { fast, general } = bothEvaluators(rule, timezone, reference);
     const expected = general.next(after, 4).map((d) => d.toISOString());
     for (const at of expected) {
       expect(Date.parse(at)).toBeGreaterThanOrEqual(reference.getTime());
