@@ -106,7 +106,8 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
     for (const at of expected) {
       expect(Date.parse(at)).toBeGreaterThanOrEqual(reference.getTime());
     }
-    expect(expected[0]).toBe('EXPECTED_FIRST');
+    // The first is that Sunday's 22:55 (+00): the repeated 02:55 is not one.
+    expect(expected[0]).toBe('2025-10-26T22:55:00.000Z');
     expect(fast.next(after, 4).map((d) => d.toISOString())).toEqual(expected);
   });
 
