@@ -69,9 +69,8 @@ describe('per-run overrides', () => {
     // The schedule goes on with the job's own sink: the next scheduled run after the trigger.
     const scheduled = await waitFor(
       () =>
-        receiver
-          .forJob(job.id)
-          .find((r: ReceivedRequest) => r.headers['webhook-id'] !== runId && r.at > sent[0].at) ?? null,
+        receiver.forJob(job.id).find((r: ReceivedRequest) => r.headers['webhook-id'] !== runId && r.at > sent[0].at) ??
+        null,
       30_000,
     );
     expect(scheduled.body).toBe('{"kind":"own"}');
@@ -82,8 +81,9 @@ describe('per-run overrides', () => {
     const stored = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(stored.sink.config).toMatchObject({ body: '{"kind":"own"}', headers: { 'X-Mode': 'job' } });
     const audit = (await api('GET', '/api/v1/audit-log?limit=200')).body.data;
-    expect(audit.find((e: { action: string; target: string }) => e.action === 'job.trigger' && e.target === job.id))
-      .toMatchObject({ details: { run_id: runId, overrides } });
+    expect(
+      audit.find((e: { action: string; target: string }) => e.action === 'job.trigger' && e.target === job.id),
+    ).toMatchObject({ details: { run_id: runId, overrides } });
   });
 
   it('should retry a failed run with the retry’s overrides, recorded on the retry', async () => {
@@ -104,8 +104,9 @@ describe('per-run overrides', () => {
     expect(await finished(retry.body.id)).toMatchObject({ status: 'succeeded' });
     expect(byRun(retry.body.id).map((r) => r.body)).toEqual(['{"v":"fixed"}']);
     const audit = (await api('GET', '/api/v1/audit-log?limit=200')).body.data;
-    expect(audit.find((e: { action: string; target: string }) => e.action === 'run.retry' && e.target === failed))
-      .toMatchObject({ details: { retry_run_id: retry.body.id, overrides: { body: '{"v":"fixed"}' } } });
+    expect(
+      audit.find((e: { action: string; target: string }) => e.action === 'run.retry' && e.target === failed),
+    ).toMatchObject({ details: { retry_run_id: retry.body.id, overrides: { body: '{"v":"fixed"}' } } });
   });
 
   it('should answer bad overrides with 400 naming each field, and write nothing', async () => {

@@ -97,7 +97,13 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
     // FREQ=DAILY;BYDAY=SU;BYHOUR=2,22;BYMINUTE=55, anchored at 2025-10-26T01:00Z: Troll falls back
     // from 03:00 (+02) to 01:00 (+00) then, and the repeated wall time 02:55 first comes at 00:55Z,
     // before the anchor (commit 432b8d9): it is no occurrence, by either evaluator.
-    const rule: Rule = { ...emptyRule('DAILY'), byDay: [{ day: 6, n: 0 }], byHour: [2, 22], byMinute: [55], bySecond: [0] };
+    const rule: Rule = {
+      ...emptyRule('DAILY'),
+      byDay: [{ day: 6, n: 0 }],
+      byHour: [2, 22],
+      byMinute: [55],
+      bySecond: [0],
+    };
     const timezone = 'Antarctica/Troll';
     const reference = new Date(1761440400000);
     const after = new Date(reference.getTime() - 300_001);

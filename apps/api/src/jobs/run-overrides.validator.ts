@@ -49,7 +49,9 @@ export class RunOverridesValidator {
       );
     } catch (err) {
       if (err instanceof ValidationFailedError) {
-        throw new ValidationFailedError(renamed(err.body.fields ?? {}, (path) => overridesFieldPath(kind, path, given)));
+        throw new ValidationFailedError(
+          renamed(err.body.fields ?? {}, (path) => overridesFieldPath(kind, path, given)),
+        );
       }
       throw err;
     }

@@ -129,8 +129,8 @@ export function applyRunOverrides(
     if (isObject(value) && isObject(current)) {
       // Header names are case-insensitive: an override replaces the job's header of any case.
       const replaced = field === 'headers' ? Object.keys(value).map((k) => k.toLowerCase()) : Object.keys(value);
-      const kept = Object.entries(current).filter(([key]) =>
-        !replaced.includes(field === 'headers' ? key.toLowerCase() : key),
+      const kept = Object.entries(current).filter(
+        ([key]) => !replaced.includes(field === 'headers' ? key.toLowerCase() : key),
       );
       out[field] = { ...Object.fromEntries(kept), ...value };
     } else {

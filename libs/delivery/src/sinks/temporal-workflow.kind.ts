@@ -309,7 +309,7 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
         description: 'Search attributes to set, by name; each must exist in the namespace with a matching type',
       },
       memo: {
-        anyOf: [{ type: 'object', maxProperties: 50 }, { type: 'null' }],
+        anyOf: [{ type: 'object', maxProperties: 50, additionalProperties: true }, { type: 'null' }],
         description: 'Memo fields of the started workflow (JSON values); `svc_*` names are the service’s own',
       },
     },
@@ -372,7 +372,8 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     }
     for (const name of Object.keys(config.memo ?? {})) {
       if (name.startsWith('svc_')) {
-        fields[`sink.config.memo.${name}`] = `"${name}" is set by the service (svc_* memo fields) and cannot be set by a job`;
+        fields[`sink.config.memo.${name}`] =
+          `"${name}" is set by the service (svc_* memo fields) and cannot be set by a job`;
       }
     }
     if (config.memo && Buffer.byteLength(JSON.stringify(config.memo), 'utf8') > 32 * 1024) {

@@ -859,7 +859,16 @@ export class RunsRepository {
          VALUES ($1, $2, $3, $4, $5, 'retry_manual', 'running', $6, $7, $8)
          ON CONFLICT (job_id, scheduled_at) WHERE trigger = 'retry_manual' DO NOTHING
          RETURNING to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
-        [row.id, row.workspaceId, row.jobId, row.jobVersion, row.scheduledAt, claimedAt, row.retryOf, row.overrides ?? null],
+        [
+          row.id,
+          row.workspaceId,
+          row.jobId,
+          row.jobVersion,
+          row.scheduledAt,
+          claimedAt,
+          row.retryOf,
+          row.overrides ?? null,
+        ],
       );
       const inserted = returnedRows<{ month: string }>(result);
       if (inserted.length > 0) {
