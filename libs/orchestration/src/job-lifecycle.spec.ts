@@ -685,7 +685,7 @@ describe('JobLifecycle', () => {
     it('should record the overrides validated for the job on the run and in the audit entry', async () => {
       const job = db.addJob('active');
       const overrides = { body: 'once' };
-      const { runId } = await lifecycle.trigger(WS, job.id, ACTOR, async (read) => {
+      const { runId } = await lifecycle.trigger(WS, job.id, ACTOR, {}, async (read) => {
         expect(read.id).toBe(job.id);
         return overrides;
       });
@@ -698,7 +698,7 @@ describe('JobLifecycle', () => {
     it('should write nothing when the overrides are refused', async () => {
       const job = db.addJob('active');
       const refused = new Error('400');
-      await expect(lifecycle.trigger(WS, job.id, ACTOR, () => Promise.reject(refused))).rejects.toBe(refused);
+      await expect(lifecycle.trigger(WS, job.id, ACTOR, {}, () => Promise.reject(refused))).rejects.toBe(refused);
       expect(db.tables.runs.size).toBe(0);
       expect(db.tables.audit).toEqual([]);
       expect(temporal.started).toEqual([]);

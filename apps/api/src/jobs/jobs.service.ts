@@ -179,7 +179,7 @@ export class JobsService {
 
   /** Manual run (`JobLifecycle.trigger`), with its per-run overrides; its row exists when this answers. */
   async trigger(auth: AuthContext, id: string, overrides?: Record<string, unknown>): Promise<{ run_id: string }> {
-    const { runId } = await this.lifecycle.trigger(auth.workspaceId, id, auth.actor, (job) =>
+    const { runId } = await this.lifecycle.trigger(auth.workspaceId, id, auth.actor, {}, (job) =>
       this.overrides.validate(job, overrides),
     );
     return { run_id: runId };

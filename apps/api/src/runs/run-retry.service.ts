@@ -18,7 +18,7 @@ export class RunRetryService {
   ) {}
 
   async retry(auth: AuthContext, id: string, overrides?: Record<string, unknown>): Promise<RunResponse> {
-    const { run, inserted } = await this.lifecycle.retryRun(auth.workspaceId, id, auth.actor, (job) =>
+    const { run, inserted } = await this.lifecycle.retryRun(auth.workspaceId, id, auth.actor, {}, (job) =>
       this.overrides.validate(job, overrides),
     );
     // A retry that existed already may have made attempts; a new one has none.
