@@ -3,6 +3,8 @@
 FROM node:24.19.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# `npx svc`'s launcher, a `file:` dependency (apps/cli/launcher/svc.js)
+COPY apps/cli/launcher ./apps/cli/launcher
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev

@@ -52,8 +52,12 @@ describe('temporal_workflow sink', () => {
     return created.body as { id: string; sink: { config: Record<string, unknown> } };
   }
 
-  async function triggerAndWait(jobId: string, done = (run: Run) => ['succeeded', 'failed'].includes(run.status)) {
-    const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`);
+  async function triggerAndWait(
+    jobId: string,
+    done = (run: Run) => ['succeeded', 'failed'].includes(run.status),
+    body?: unknown,
+  ) {
+    const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`, body);
     expect(triggered.status).toBe(202);
     return waitFor(async () => {
       const run = (await api('GET', `/api/v1/runs/${triggered.body.run_id}`)).body as Run;
@@ -86,6 +90,27 @@ describe('temporal_workflow sink', () => {
       svc_run_id: run.id,
       svc_attempt: 0,
       svc_job_id: job.id,
+    });
+  });
+
+  it('per-run overrides (issue 45): one run starts with other args, memo fields and no change to the job', async () => {
+    const job = await createJob({ workflow_type: 'succeeds', args: ['own'], memo: { team: 'reports' } });
+    expect(job.sink.config).toMatchObject({ memo: { team: 'reports' } });
+    const run = await triggerAndWait(job.id, undefined, {
+      overrides: { args: ['once', '{{run.id}}'], memo: { reason: 'replay' } },
+    });
+    expect(run.status).toBe('succeeded');
+    const handle = target.client.workflow.getHandle(run.started_workflow!.workflow_id, run.started_workflow!.run_id);
+    expect(await handle.result()).toEqual({ echoed: ['once', run.id] });
+    expect((await handle.describe()).memo).toMatchObject({ team: 'reports', reason: 'replay', svc_run_id: run.id });
+    // The job's own args on the next run; a memo field of the service's is refused, nothing opened.
+    const plain = await triggerAndWait(job.id);
+    const plainHandle = target.client.workflow.getHandle(plain.started_workflow!.workflow_id);
+    expect(await plainHandle.result()).toEqual({ echoed: ['own'] });
+    const refused = await api('POST', `/api/v1/jobs/${job.id}/trigger`, { overrides: { memo: { svc_run_id: 'x' } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields).toEqual({
+      'overrides.memo.svc_run_id': expect.stringMatching(/set by the service/),
     });
   });
 

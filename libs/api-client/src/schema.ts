@@ -761,7 +761,11 @@ export interface paths {
     put?: never;
     /**
      * Run a job now (a manual run)
-     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     * @description The body is optional; `overrides` change the job’s sink for this run only (docs/api.md → Per-run overrides).
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `overrides`: fields of the job’s sink for this run only: webhook `{body?, headers?, vars?}`, temporal_workflow `{args?, memo?, search_attributes?}`; the sink with them applied passes the job’s own sink validation (templates, existing `{{secret.NAME}}`), errors named `overrides.<field>`.
      */
     post: operations['jobs.trigger'];
     delete?: never;
@@ -1047,7 +1051,11 @@ export interface paths {
     put?: never;
     /**
      * Retry a failed run once (coalesced per occurrence)
-     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     * @description The body is optional; `overrides` change the job’s sink for the retry only (docs/api.md → Per-run overrides). A retry that exists already is answered as it was opened.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `overrides`: fields of the job’s sink for this run only: webhook `{body?, headers?, vars?}`, temporal_workflow `{args?, memo?, search_attributes?}`; the sink with them applied passes the job’s own sink validation (templates, existing `{{secret.NAME}}`), errors named `overrides.<field>`.
      */
     post: operations['runs.retry'];
     delete?: never;
@@ -2140,6 +2148,12 @@ export interface components {
       /** @description Opaque cursor of the next page (send it as `cursor`); `null` on the last page. */
       next_cursor: string | null;
     };
+    ManualRunDto: {
+      /** @description One-off changes of the job’s sink for this run: webhook `body` (a body template), `headers` (merged by name), `vars` (values for `{{vars.NAME}}` in these overrides); temporal_workflow `args`, `memo`, `search_attributes` (objects merged key by key). Recorded on the run (`overrides`) and in the audit log, never stored in the job. */
+      overrides?: {
+        [key: string]: unknown;
+      } | null;
+    };
     Me: {
       csrf_token?: string;
       key: {
@@ -2323,6 +2337,10 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      overrides: {
+        [key: string]: unknown;
+      } | null;
       /** @description On manual retries: the failed run they retry. */
       retry_of?: string;
       /** Format: date-time */
@@ -2371,6 +2389,10 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      overrides: {
+        [key: string]: unknown;
+      } | null;
       /** @description On manual retries: the failed run they retry. */
       retry_of?: string;
       /** Format: date-time */
@@ -2584,6 +2606,10 @@ export interface components {
     TemporalWorkflowSinkConfig: {
       /** @description The workflow’s input: a JSON array is the argument list, any other value the single argument; strings may hold templates */
       args?: unknown;
+      /** @description Memo fields of the started workflow (JSON values); `svc_*` names are the service’s own */
+      memo?: {
+        [key: string]: unknown;
+      } | null;
       /** @description Default the service’s; others only where `sinks.temporal_workflow.namespaces` lists them */
       namespace?: string | null;
       /** @description Search attributes to set, by name; each must exist in the namespace with a matching type */
@@ -7439,7 +7465,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ManualRunDto'];
+      };
+    };
     responses: {
       /** @description Accepted */
       202: {
@@ -9087,7 +9117,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ManualRunDto'];
+      };
+    };
     responses: {
       /** @description Accepted */
       202: {

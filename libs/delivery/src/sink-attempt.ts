@@ -4,6 +4,7 @@
  */
 import { CommandSinkKind } from './sinks/command.kind';
 import { processSinkRegistry, SinkRegistry } from './sinks/registry';
+import { applyRunOverrides, inapplicableOverrides, type RunOverrides } from './sinks/run-overrides';
 import type { AnySinkKind } from './sinks/sink-kind';
 import { TemporalWorkflowSinkKind } from './sinks/temporal-workflow.kind';
 import { WebhookSinkKind } from './sinks/webhook.kind';
@@ -16,6 +17,26 @@ export interface Sink {
 /** A stored sink; null for a kind this process does not know. */
 export function toSink(kind: string, config: unknown, registry = defaultSinkRegistry()): Sink | null {
   return registry.get(kind) ? { kind, config: config as Record<string, unknown> } : null;
+}
+
+/**
+ * What one run sends: the stored sink with the run's overrides applied (run-overrides.ts), or why
+ * it cannot be sent as asked (the job's sink kind changed since the run was opened).
+ */
+export function withRunOverrides(
+  sink: Sink,
+  overrides: RunOverrides | null | undefined,
+  registry = defaultSinkRegistry(),
+): Sink | { error: string } {
+  const kind = registry.get(sink.kind);
+  if (!overrides || !kind) {
+    return sink;
+  }
+  const misfit = inapplicableOverrides(kind, overrides);
+  if (misfit.length > 0) {
+    return { error: `the run's overrides (${misfit.join(', ')}) do not apply to the job's ${sink.kind} sink` };
+  }
+  return { kind: sink.kind, config: applyRunOverrides(kind, sink.config, overrides) };
 }
 
 /** The built-in kinds (the Nest glue registers them like any other module's). */

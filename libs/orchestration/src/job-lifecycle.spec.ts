@@ -683,6 +683,28 @@ describe('JobLifecycle', () => {
       expect(db.tables.audit).toEqual([]);
     });
 
+    it('should record the overrides validated for the job on the run and in the audit entry', async () => {
+      const job = db.addJob('active');
+      const overrides = { body: 'once' };
+      const { runId } = await lifecycle.trigger(WS, job.id, ACTOR, {}, async (read) => {
+        expect(read.id).toBe(job.id);
+        return overrides;
+      });
+      expect(db.tables.runs.get(runId)).toMatchObject({ trigger: 'manual', overrides });
+      expect(db.tables.audit).toEqual([
+        { workspaceId: WS, actor: ACTOR, action: 'job.trigger', target: job.id, details: { run_id: runId, overrides } },
+      ]);
+    });
+
+    it('should write nothing when the overrides are refused', async () => {
+      const job = db.addJob('active');
+      const refused = new Error('400');
+      await expect(lifecycle.trigger(WS, job.id, ACTOR, {}, () => Promise.reject(refused))).rejects.toBe(refused);
+      expect(db.tables.runs.size).toBe(0);
+      expect(db.tables.audit).toEqual([]);
+      expect(temporal.started).toEqual([]);
+    });
+
     it('should answer 404 for an unknown job', async () => {
       await expect(lifecycle.trigger(WS, 'job_missing', ACTOR)).rejects.toMatchObject({ status: 404 });
     });

@@ -19,6 +19,7 @@ import {
   JobEntity,
   type JobState,
   JobsRepository,
+  type JsonObject,
   type RunEntity,
   RunsRepository,
   TERMINAL_RUN_STATUSES,
@@ -188,6 +189,12 @@ export function nextRevision(job: Pick<JobEntity, 'revision'>): number {
 
 /** What a manual run is opened for: a trigger (now) or the manual retry of a failed run (its occurrence). */
 type ManualOpening = { trigger: 'manual' } | { trigger: 'retry_manual'; original: RunEntity };
+
+/**
+ * A manual run's per-run overrides (docs/api.md → Per-run overrides), validated against the job
+ * it opens for once that job is read: the value to record (null: none), or a `400` thrown.
+ */
+export type OverridesFor = (job: JobEntity) => Promise<JsonObject | null>;
 
 /**
  * The one home of a job's state machine, used by the API and the worker alike: create (with the
@@ -481,7 +488,13 @@ export class JobLifecycle {
   }
 
   /** `POST /jobs/{id}/trigger`: a manual run now, from `active` or `paused`; the schedule is unaffected. */
-  async trigger(workspaceId: string, id: string, actor: string, context: ChangeNote = {}): Promise<{ runId: string }> {
+  async trigger(
+    workspaceId: string,
+    id: string,
+    actor: string,
+    context: ChangeNote = {},
+    overridesFor?: OverridesFor,
+  ): Promise<{ runId: string }> {
     const job = await this.deps.jobs.getById(workspaceId, id);
     if (!job) {
       throw new NotFoundError('Job');
@@ -489,7 +502,8 @@ export class JobLifecycle {
     if (!TRIGGERABLE.includes(job.state)) {
       throw new ConflictError(`Cannot trigger a ${job.state} job; only active or paused jobs can be triggered`);
     }
-    const { runId } = await this.openManualRun(job, actor, { trigger: 'manual' }, context);
+    const overrides = (await overridesFor?.(job)) ?? null;
+    const { runId } = await this.openManualRun(job, actor, { trigger: 'manual' }, context, overrides);
     return { runId };
   }
 
@@ -533,7 +547,13 @@ export class JobLifecycle {
    * it holds across API processes. While it is not terminal every request answers it (its
    * workflow started again, a no-op when it runs); once it has ended the occurrence is exhausted.
    */
-  async retryRun(workspaceId: string, runId: string, actor: string, context: ChangeNote = {}): Promise<ManualRetry> {
+  async retryRun(
+    workspaceId: string,
+    runId: string,
+    actor: string,
+    context: ChangeNote = {},
+    overridesFor?: OverridesFor,
+  ): Promise<ManualRetry> {
     const { runs, jobs } = this.deps;
     const original = await runs.getById(workspaceId, runId);
     if (!original) {
@@ -550,7 +570,8 @@ export class JobLifecycle {
     if (!job) {
       throw new ConflictError('Cannot retry a run of a deleted job');
     }
-    const opened = await this.openManualRun(job, actor, { trigger: 'retry_manual', original }, context);
+    const overrides = (await overridesFor?.(job)) ?? null;
+    const opened = await this.openManualRun(job, actor, { trigger: 'retry_manual', original }, context, overrides);
     if (!opened.inserted) {
       // Another request, possibly on another API process, wrote it first.
       return { run: await this.restartManualRetry(opened.run!), inserted: false };
@@ -571,6 +592,7 @@ export class JobLifecycle {
     actor: string,
     opening: ManualOpening,
     context: ChangeNote,
+    overrides: JsonObject | null,
   ): Promise<{ runId: string; run: RunEntity | null; inserted: boolean }> {
     const { runs, gateway, audit } = this.deps;
     const now = new Date();
@@ -585,7 +607,7 @@ export class JobLifecycle {
     let input: RunWorkflowInput;
     if (opening.trigger === 'manual') {
       addLogFields({ run_id: row.id });
-      await runs.openRuns([{ ...row, scheduledAt: now, trigger: 'manual', status: 'running' }], now);
+      await runs.openRuns([{ ...row, scheduledAt: now, trigger: 'manual', status: 'running', overrides }], now);
       input = {
         runId: row.id,
         jobId: job.id,
@@ -599,7 +621,7 @@ export class JobLifecycle {
       // The job's current configuration (decisions.md), the occurrence's own time.
       const { original } = opening;
       const written = await runs.openManualRetry(
-        { ...row, scheduledAt: original.scheduledAt, retryOf: original.id },
+        { ...row, scheduledAt: original.scheduledAt, retryOf: original.id, overrides },
         now,
       );
       if (!written.inserted) {
@@ -618,12 +640,22 @@ export class JobLifecycle {
     await audit.insert(
       job.workspaceId,
       opening.trigger === 'manual'
-        ? { actor, action: 'job.trigger', target: job.id, details: { run_id: row.id, ...noteDetails(context) } }
+        ? {
+            actor,
+            action: 'job.trigger',
+            target: job.id,
+            details: { run_id: row.id, ...noteDetails(context), ...(overrides ? { overrides } : {}) },
+          }
         : {
             actor,
             action: 'run.retry',
             target: opening.original.id,
-            details: { job_id: job.id, retry_run_id: row.id, ...noteDetails(context) },
+            details: {
+              job_id: job.id,
+              retry_run_id: row.id,
+              ...noteDetails(context),
+              ...(overrides ? { overrides } : {}),
+            },
           },
     );
     return { runId: row.id, run, inserted: true };

@@ -37,6 +37,7 @@ import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
 import { OccurrenceSkips1795400004400 } from './migrations/1795400004400-OccurrenceSkips';
 import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
+import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
@@ -81,6 +82,7 @@ export const ALL_MIGRATIONS = [
   JobKeys1795400004200,
   OccurrenceSkips1795400004400,
   Calendars1795400004410,
+  RunOverrides1795400004500,
   BulkOperations1795400004800,
 ];
 

@@ -55,6 +55,22 @@ const plainRule: fc.Arbitrary<Rule> = fc
 
 const instant = instantAroundDstChanges();
 
+/** The cron evaluator's schedule of a plain rule and the RFC 5545 expansion of it, anchored at `reference`. */
+function bothEvaluators(rule: Rule, timezone: string, reference: Date) {
+  const fast = ruleSchedule({
+    kind: 'natural',
+    rule,
+    canonical: '',
+    description: '',
+    timezone,
+    oneOff: false,
+    referenceFree: true,
+    reference,
+  });
+  const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+  return { fast, general };
+}
+
 describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 expansion', () => {
   it('should give the same fire times for every plain rule, zone, reference and instant', () => {
     fc.assert(
@@ -66,17 +82,7 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
         (rule, timezone, referenceMs, afterDelta) => {
           expect(plainRuleFields(rule)).not.toBeNull();
           const reference = new Date(referenceMs);
-          const fast = ruleSchedule({
-            kind: 'natural',
-            rule,
-            canonical: '',
-            description: '',
-            timezone,
-            oneOff: false,
-            referenceFree: true,
-            reference,
-          });
-          const general = new Recurrence(rule, { zone: timezone, anchor: reference, reference, anchorExclusive: true });
+          const { fast, general } = bothEvaluators(rule, timezone, reference);
           // `after` before the reference too: the anchor is not an occurrence, nothing before it is
           const after = new Date(referenceMs + afterDelta);
           const expected = general.next(after, 12).map((d) => d.toISOString());
@@ -85,6 +91,30 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
       ),
       { numRuns: 3000 },
     );
+  });
+
+  it('should yield nothing before the anchor at a DST fall-back (Antarctica/Troll, property seed 245758524)', () => {
+    // FREQ=DAILY;BYDAY=SU;BYHOUR=2,22;BYMINUTE=55, anchored at 2025-10-26T01:00Z: Troll falls back
+    // from 03:00 (+02) to 01:00 (+00) then, and the repeated wall time 02:55 first comes at 00:55Z,
+    // before the anchor (commit 432b8d9): it is no occurrence, by either evaluator.
+    const rule: Rule = {
+      ...emptyRule('DAILY'),
+      byDay: [{ day: 6, n: 0 }],
+      byHour: [2, 22],
+      byMinute: [55],
+      bySecond: [0],
+    };
+    const timezone = 'Antarctica/Troll';
+    const reference = new Date(1761440400000);
+    const after = new Date(reference.getTime() - 300_001);
+    const { fast, general } = bothEvaluators(rule, timezone, reference);
+    const expected = general.next(after, 4).map((d) => d.toISOString());
+    for (const at of expected) {
+      expect(Date.parse(at)).toBeGreaterThanOrEqual(reference.getTime());
+    }
+    // The first is that Sunday's 22:55 (+00): the repeated 02:55 is not one.
+    expect(expected[0]).toBe('2025-10-26T22:55:00.000Z');
+    expect(fast.next(after, 4).map((d) => d.toISOString())).toEqual(expected);
   });
 
   it('should leave rules that are not plain to the RFC 5545 expansion', () => {

@@ -24,6 +24,19 @@ const COLLECTS_STAGE_ERRORS = 'svc:validation:collects-stage-errors';
 export const CollectsStageErrors = (): ClassDecorator => (target) =>
   Reflect.defineMetadata(COLLECTS_STAGE_ERRORS, true, target);
 
+const OPTIONAL_BODY = 'svc:validation:optional-body';
+
+/**
+ * A body of this class may be left out (an action `POST` whose fields are all optional, such as a
+ * trigger's `overrides`): no body is an empty one. The OpenAPI document marks it not required.
+ */
+export const OptionalBody = (): ClassDecorator => (target) => Reflect.defineMetadata(OPTIONAL_BODY, true, target);
+
+/** Whether `type` is an `@OptionalBody()` DTO. */
+export function isOptionalBody(type: unknown): boolean {
+  return typeof type === 'function' && Reflect.getMetadata(OPTIONAL_BODY, type) === true;
+}
+
 const pendingFields = new WeakMap<object, Record<string, string>>();
 
 /** The body's own (class-validator) errors, when the pipe handed it on; `{}` for a valid body. */
@@ -82,6 +95,9 @@ export function findNulString(value: unknown, path = ''): string | null {
  */
 class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && value === undefined && isOptionalBody(metadata.metatype)) {
+      value = {};
+    }
     // class-validator checks a primitive, an array or a missing body as an empty object, so a
     // DTO whose fields are all optional (PATCH) would accept `[]`, `"x"` or `null`.
     if (metadata.type === 'body' && isDtoClass(metadata.metatype) && !isPlainObject(value)) {

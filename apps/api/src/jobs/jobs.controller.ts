@@ -5,6 +5,7 @@ import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ApplyJobsDto, CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
+import { ManualRunDto } from '../runs/dto/manual-run.dto';
 import { JobKeyPipe, parsePreconditions } from './job-key.pipe';
 import { JobsApplyService } from './jobs-apply.service';
 import { JobsByKeyService } from './jobs-by-key.service';
@@ -184,10 +185,21 @@ export class JobsController {
   @Post(':id/trigger')
   @HttpCode(202)
   @Scopes('jobs:write')
-  @ApiOperation('Run a job now (a manual run)', { 202: TRIGGER_ACCEPTED_SCHEMA })
-  trigger(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Headers('idempotency-key') key?: string) {
-    return this.idempotency.execute(auth, `POST /api/v1/jobs/${id}/trigger`, key, {}, () =>
-      this.jobs.trigger(auth, id),
+  @ApiOperation(
+    'Run a job now (a manual run)',
+    { 202: TRIGGER_ACCEPTED_SCHEMA },
+    'The body is optional; `overrides` change the job’s sink for this run only (docs/api.md → Per-run overrides).',
+  )
+  trigger(
+    @Auth() auth: AuthContext,
+    @Param('id', JobIdPipe) id: string,
+    @Body() body: ManualRunDto,
+    @Headers('idempotency-key') key?: string,
+  ) {
+    // `{}` without overrides: the fingerprint of a trigger with no body, as before.
+    const request = body.overrides ? { overrides: body.overrides } : {};
+    return this.idempotency.execute(auth, `POST /api/v1/jobs/${id}/trigger`, key, request, () =>
+      this.jobs.trigger(auth, id, body.overrides),
     );
   }
 

@@ -15,6 +15,7 @@ import { JobsService } from './jobs.service';
 import { JobsApplyService } from './jobs-apply.service';
 import { JobsByKeyService } from './jobs-by-key.service';
 import { JobSettingsFactory } from './job-settings.factory';
+import { RunOverridesValidator } from './run-overrides.validator';
 import { SINK_SERVICES } from './sink-services.token';
 import { SinkTestService } from './sink-test.service';
 import { SinkTemplateChecker } from './sink-templates.checker';
@@ -34,6 +35,7 @@ import { OccurrenceSkipsService } from './occurrence-skips/occurrence-skips.serv
     JobScheduleValidator,
     SinkValidator,
     SinkTemplateChecker,
+    RunOverridesValidator,
     SinkTestService,
     IdempotencyService,
     {
@@ -56,5 +58,7 @@ import { OccurrenceSkipsService } from './occurrence-skips/occurrence-skips.serv
       useFactory: (config: AppConfig, connection: Connection) => sinkServices(config, () => connection),
     },
   ],
+  // Manual retries (RunsModule) and backfills validate their overrides as a trigger does.
+  exports: [RunOverridesValidator],
 })
 export class JobsModule {}

@@ -19,6 +19,7 @@ import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
+import { RunOverridesValidator } from './run-overrides.validator';
 import { pendingFieldErrors } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobSettingsFactory } from './job-settings.factory';
@@ -42,6 +43,7 @@ export class JobsService {
     private readonly templates: SinkTemplateChecker,
     private readonly settingsFactory: JobSettingsFactory,
     private readonly calendars: CalendarsRepository,
+    private readonly overrides: RunOverridesValidator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -198,9 +200,11 @@ export class JobsService {
     return this.transition(auth, id, 'enable');
   }
 
-  /** Manual run (`JobLifecycle.trigger`); its row exists when this answers. */
-  async trigger(auth: AuthContext, id: string): Promise<{ run_id: string }> {
-    const { runId } = await this.lifecycle.trigger(auth.workspaceId, id, auth.actor);
+  /** Manual run (`JobLifecycle.trigger`), with its per-run overrides; its row exists when this answers. */
+  async trigger(auth: AuthContext, id: string, overrides?: Record<string, unknown>): Promise<{ run_id: string }> {
+    const { runId } = await this.lifecycle.trigger(auth.workspaceId, id, auth.actor, {}, (job) =>
+      this.overrides.validate(job, overrides),
+    );
     return { run_id: runId };
   }
 

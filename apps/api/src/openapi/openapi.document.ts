@@ -9,6 +9,7 @@ import { ERROR_SCHEMA } from './error-schema';
 import type { RegisteredRoute } from '../common/openapi/fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
 import { MAX_PARAM_LENGTH } from '../common/path-params';
+import { isOptionalBody } from '../common/validation';
 import { IF_MATCH_PATTERN } from '../jobs/job-key.pipe';
 import {
   API_OPERATION,
@@ -376,7 +377,7 @@ function nestOperation(
     } else if (kind === RouteParamtypes.BODY) {
       const schema = isDto(type) ? dtos.ref(type) : { type: 'object' };
       Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
-      requestBody = { required: true, content: { [JSON_TYPE]: { schema } } };
+      requestBody = { required: !isOptionalBody(type), content: { [JSON_TYPE]: { schema } } };
     }
   }
   const pathParameters = [...pathParams].map(([name, schema]) => ({ name, in: 'path', required: true, schema }));

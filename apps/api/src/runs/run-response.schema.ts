@@ -104,6 +104,11 @@ const runFields = {
   sla_breached: boolean,
   last_error: nullable(string),
   started_workflow: STARTED_WORKFLOW,
+  overrides: {
+    ...nullable({ type: 'object', additionalProperties: true }),
+    description:
+      'The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null.',
+  },
   skip_reason: { ...enumOf(SKIP_REASONS), description: 'On skipped runs only.' },
   skip_note: {
     ...string,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RunsRepository } from '@svc/persistence';
 import { JobLifecycle } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
+import { RunOverridesValidator } from '../jobs/run-overrides.validator';
 import { RunResponse, toRunResponse } from './runs.mapper';
 
 /**
@@ -13,10 +14,13 @@ export class RunRetryService {
   constructor(
     private readonly runs: RunsRepository,
     private readonly lifecycle: JobLifecycle,
+    private readonly overrides: RunOverridesValidator,
   ) {}
 
-  async retry(auth: AuthContext, id: string): Promise<RunResponse> {
-    const { run, inserted } = await this.lifecycle.retryRun(auth.workspaceId, id, auth.actor);
+  async retry(auth: AuthContext, id: string, overrides?: Record<string, unknown>): Promise<RunResponse> {
+    const { run, inserted } = await this.lifecycle.retryRun(auth.workspaceId, id, auth.actor, {}, (job) =>
+      this.overrides.validate(job, overrides),
+    );
     // A retry that existed already may have made attempts; a new one has none.
     return toRunResponse(run, inserted ? [] : await this.runs.listAttempts(auth.workspaceId, run.id));
   }

@@ -1,7 +1,8 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
+import { ManualRunDto } from './dto/manual-run.dto';
 import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
@@ -40,9 +41,13 @@ export class RunsController {
   @Post('runs/:id/retry')
   @HttpCode(202)
   @Scopes('jobs:write')
-  @ApiOperation('Retry a failed run once (coalesced per occurrence)', { 202: RUN_SCHEMA })
-  retry(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
-    return this.retries.retry(auth, id);
+  @ApiOperation(
+    'Retry a failed run once (coalesced per occurrence)',
+    { 202: RUN_SCHEMA },
+    'The body is optional; `overrides` change the job’s sink for the retry only (docs/api.md → Per-run overrides). A retry that exists already is answered as it was opened.',
+  )
+  retry(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string, @Body() body: ManualRunDto) {
+    return this.retries.retry(auth, id, body.overrides);
   }
 
   /** The run, now `cancelled`; `409` when it has ended already (docs/api.md → Cancel a run). */

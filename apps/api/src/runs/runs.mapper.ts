@@ -37,6 +37,7 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     sla_breached: run.slaBreached,
     last_error: run.lastError,
     started_workflow: startedWorkflowView(run.startedWorkflow, uiUrl),
+    overrides: run.overrides ?? null,
     ...(run.skipReason ? { skip_reason: run.skipReason } : {}),
     // `?? null`: unit fixtures built before the column existed have no skipNote property.
     ...((run.skipNote ?? null) !== null ? { skip_note: run.skipNote } : {}),

@@ -169,6 +169,15 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
               </dd>
             </>
           )}
+          {r.overrides && (
+            <>
+              <dt>Overrides</dt>
+              <dd data-testid="run-overrides">
+                <span class="hint">This run only; the job keeps its own sink.</span>
+                <pre>{JSON.stringify(r.overrides, null, 2)}</pre>
+              </dd>
+            </>
+          )}
           {r.skip_reason && (
             <>
               <dt>Skipped because</dt>

@@ -2,7 +2,13 @@ import { newId } from '@svc/common/ids';
 import { createWorkerMetrics, type WorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
 import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
-import { RUN_CODE_VERSION, RUN_WORKFLOW, runsTaskQueue, SEARCH_ATTRIBUTES, type RunWorkflowInput } from '@svc/workflows/definitions';
+import {
+  RUN_CODE_VERSION,
+  RUN_WORKFLOW,
+  runsTaskQueue,
+  SEARCH_ATTRIBUTES,
+  type RunWorkflowInput,
+} from '@svc/workflows/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';

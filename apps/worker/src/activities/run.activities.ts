@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import { type SinkAttemptResult, summarizeSink, toSink } from '@svc/delivery';
+import { type SinkAttemptResult, summarizeSink, toSink, withRunOverrides } from '@svc/delivery';
 import {
   isDatabaseUnavailable,
   type JobEntity,
@@ -222,9 +222,14 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       }
       // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
       addLogFields({ attempt: n });
-      const sink = toSink(job.sinkKind, job.sinkConfig);
-      if (!sink) {
+      const stored = toSink(job.sinkKind, job.sinkConfig);
+      if (!stored) {
         return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
+      }
+      // A trigger's, retry's or backfill's one-off change, for this run only (never the job's).
+      const sink = withRunOverrides(stored, run.overrides);
+      if ('error' in sink) {
+        return close(run.id, { status: 'failed' }, { error: sink.error });
       }
       if (safeMode) {
         const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };

@@ -5,3 +5,4 @@ export * from './secrets-used';
 export * from './webhook.kind';
 export * from './command.kind';
 export * from './temporal-workflow.kind';
+export * from './run-overrides';

@@ -134,6 +134,11 @@ export interface SinkKind<C extends object = Record<string, unknown>> {
   readonly configSchema: SinkJsonSchema;
   /** The dashboard's form fields, in order. */
   readonly formFields: readonly SinkFormField[];
+  /**
+   * Top-level config fields a single run may override (a trigger's, retry's or backfill's
+   * `overrides`, run-overrides.ts); none when absent. Object fields merge key by key.
+   */
+  readonly overridableFields?: readonly string[];
   /** Why this server refuses the kind (`sink.kind` error), or null when it is enabled. */
   disabledReason(config: AppConfig): string | null;
   /**

@@ -59,6 +59,8 @@ export interface TemporalWorkflowSinkConfig {
   timeout?: string | null;
   /** Search attributes to set, by name; checked against the namespace's. */
   search_attributes?: Record<string, string | number | boolean | string[]> | null;
+  /** Memo fields to set beside the service's own `svc_*` ones (which no job may set). */
+  memo?: Record<string, unknown> | null;
 }
 
 /** Since issue 41; jobs stored with the earlier `svc-{{run.id}}` keep it (it still works). */
@@ -306,6 +308,10 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
         ],
         description: 'Search attributes to set, by name; each must exist in the namespace with a matching type',
       },
+      memo: {
+        anyOf: [{ type: 'object', maxProperties: 50, additionalProperties: true }, { type: 'null' }],
+        description: 'Memo fields of the started workflow (JSON values); `svc_*` names are the service’s own',
+      },
     },
   };
   readonly formFields = [
@@ -317,7 +323,9 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     { name: 'wait', label: 'Wait for', type: 'select', options: ['started', 'completed'] },
     { name: 'timeout', label: 'Workflow timeout', type: 'text', placeholder: '10m' },
     { name: 'search_attributes', label: 'Search attributes (JSON)', type: 'json' },
+    { name: 'memo', label: 'Memo (JSON)', type: 'json' },
   ] as const;
+  readonly overridableFields = ['args', 'memo', 'search_attributes'] as const;
 
   disabledReason(config: AppConfig): string | null {
     return config.sinks.temporal_workflow.enabled
@@ -362,6 +370,15 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
     if (config.args !== undefined && Buffer.byteLength(JSON.stringify(config.args) ?? '', 'utf8') > 256 * 1024) {
       fields['sink.config.args'] = 'must be at most 256 KiB as JSON';
     }
+    for (const name of Object.keys(config.memo ?? {})) {
+      if (name.startsWith('svc_')) {
+        fields[`sink.config.memo.${name}`] =
+          `"${name}" is set by the service (svc_* memo fields) and cannot be set by a job`;
+      }
+    }
+    if (config.memo && Buffer.byteLength(JSON.stringify(config.memo), 'utf8') > 32 * 1024) {
+      fields['sink.config.memo'] = 'must be at most 32 KiB as JSON';
+    }
     for (const name of SINK_IDENTITY_ATTRIBUTES) {
       if (config.search_attributes && name in config.search_attributes) {
         fields[`sink.config.search_attributes.${name}`] =
@@ -390,6 +407,7 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
         wait: config.wait ?? 'started',
         ...(config.timeout ? { timeout: config.timeout } : {}),
         ...(config.search_attributes ? { search_attributes: config.search_attributes } : {}),
+        ...(config.memo && Object.keys(config.memo).length ? { memo: config.memo } : {}),
       },
     };
   }
@@ -546,6 +564,8 @@ export class TemporalWorkflowSinkKind implements SinkKind<TemporalWorkflowSinkCo
         // Who started it and for which attempt: how an attachment is checked, the mark of a sink
         // test, and how an operator finds the run from the workflow.
         memo: {
+          // The job's own first: the service's fields below always win (normalize refuses `svc_*`).
+          ...(config.memo ?? {}),
           svc_workspace_id: workspace.id,
           svc_job_id: ctx.job.id,
           svc_run_id: ctx.run.id,

@@ -71,6 +71,7 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
     { name: 'headers', label: 'Headers', type: 'map', help: 'One `Name: value` per line' },
     { name: 'body', label: 'Body template', type: 'textarea', help: 'Empty: the standard payload' },
   ] as const;
+  readonly overridableFields = ['body', 'headers'] as const;
 
   disabledReason(): string | null {
     return null;

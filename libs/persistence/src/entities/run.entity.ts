@@ -1,4 +1,4 @@
-import type { StartedWorkflowColumn } from './json';
+import type { JsonObject, StartedWorkflowColumn } from './json';
 import {
   Column,
   CreateDateColumn,
@@ -125,6 +125,10 @@ export class RunEntity {
   /** The workflow a `temporal_workflow` sink started (the latest attempt's, on the run). */
   @Column({ name: 'started_workflow', type: 'jsonb', nullable: true })
   startedWorkflow: StartedWorkflowColumn | null;
+
+  /** Per-run overrides of the job's sink (a trigger's, retry's or backfill's), applied at each attempt. */
+  @Column({ name: 'overrides', type: 'jsonb', nullable: true })
+  overrides: JsonObject | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

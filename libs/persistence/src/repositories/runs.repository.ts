@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
 import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
-import type { StartedWorkflowColumn } from '../entities/json';
+import type { JsonObject, StartedWorkflowColumn } from '../entities/json';
 import type { JobState } from '../entities/job.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
 import { affectedCount, entityFromRow, returnedRows } from './query-result';
@@ -701,11 +701,11 @@ export class RunsRepository {
     const inserted: Array<{ id: string }> = await this.manager.query(
       `WITH inserted AS (
          INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
-                           claimed_at, finished_at, retry_of)
+                           claimed_at, finished_at, retry_of, overrides)
          SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
-                $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
+                $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of, r.overrides
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
-                scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text)
+                scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text, overrides jsonb)
          ON CONFLICT DO NOTHING
          RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
        ), counted AS (
@@ -857,11 +857,21 @@ export class RunsRepository {
   async openManualRetry(row: ManualRetryRow, claimedAt: Date): Promise<{ run: RunEntity; inserted: boolean }> {
     return this.dataSource.transaction(async (manager) => {
       const result: unknown = await manager.query(
-        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, claimed_at, retry_of)
-         VALUES ($1, $2, $3, $4, $5, 'retry_manual', 'running', $6, $7)
+        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, claimed_at, retry_of,
+                           overrides)
+         VALUES ($1, $2, $3, $4, $5, 'retry_manual', 'running', $6, $7, $8)
          ON CONFLICT (job_id, scheduled_at) WHERE trigger = 'retry_manual' DO NOTHING
          RETURNING to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
-        [row.id, row.workspaceId, row.jobId, row.jobVersion, row.scheduledAt, claimedAt, row.retryOf],
+        [
+          row.id,
+          row.workspaceId,
+          row.jobId,
+          row.jobVersion,
+          row.scheduledAt,
+          claimedAt,
+          row.retryOf,
+          row.overrides ?? null,
+        ],
       );
       const inserted = returnedRows<{ month: string }>(result);
       if (inserted.length > 0) {
@@ -912,6 +922,8 @@ export interface OpenRunRow {
   status: Extract<RunStatus, 'running' | 'deferred' | 'skipped'>;
   skipReason?: string | null;
   retryOf?: string | null;
+  /** Per-run overrides of the job's sink (a manual run's, a backfill's). */
+  overrides?: JsonObject | null;
 }
 
 function toOpenRunRecord(row: OpenRunRow) {
@@ -925,6 +937,7 @@ function toOpenRunRecord(row: OpenRunRow) {
     status: row.status,
     skip_reason: row.skipReason ?? null,
     retry_of: row.retryOf ?? null,
+    overrides: row.overrides ?? null,
   };
 }
 
@@ -936,4 +949,5 @@ export interface ManualRetryRow {
   jobVersion: number;
   scheduledAt: Date;
   retryOf: string;
+  overrides?: JsonObject | null;
 }
