@@ -1,4 +1,5 @@
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,10 +129,11 @@ describe('svc doctor', () => {
     const namespace = `svc-doctor-bare-${process.pid}`;
     const connection = await Connection.connect({ address: temporalAddress() });
     try {
-      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+      // Served once the frontend's namespace cache has it (about 10 s at most).
       await waitFor(async () => {
         try {
-          return await connection.workflowService.describeNamespace({ namespace });
+          return await connection.operatorService.listSearchAttributes({ namespace });
         } catch {
           return null;
         }

@@ -71,6 +71,19 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env, cwd?: st
   }
 }
 
+/**
+ * `svc doctor`: the configuration it checks, and the API to ask for `/readyz` and `/metrics`:
+ * `--api-url`, else `SVC_API_URL`, else null (then the configured HOST and PORT).
+ */
+export function loadDoctorSettings(
+  flags: { apiUrl?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): { config: AppConfig; apiUrl: string | null } {
+  const config = loadServiceConfig(env, cwd);
+  return { config, apiUrl: flags.apiUrl?.trim() || env.SVC_API_URL?.trim() || null };
+}
+
 /** Where `scripts/start.sh` writes the API key it bootstraps (inside its data folder, like the URL). */
 export const API_KEY_FILE = 'api-key';
 

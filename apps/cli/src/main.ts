@@ -22,7 +22,7 @@ import {
   isDebug,
   loadApiSettings,
   loadCliConfig,
-  loadServiceConfig,
+  loadDoctorSettings,
   loadTemporalSettings,
 } from './config';
 import { CliError } from './errors';
@@ -121,10 +121,8 @@ function buildProgram(io: CliIo, result: { exitCode: number }): Command {
     .option('--api-url <url>', 'the API, for /readyz and /metrics (default: SVC_API_URL, else the configured HOST and PORT)')
     .option('--json', 'print {"ok", "checks": [{"check", "status", "message", "fix"}]} as JSON')
     .action(async (opts: { apiUrl?: string; json?: boolean }) => {
-      const env = io.env ?? process.env;
-      const config = loadServiceConfig(env, io.cwd ?? process.cwd());
-      const apiUrl = opts.apiUrl?.trim() || env.SVC_API_URL?.trim() || configuredApiUrl(config);
-      const results = await runDoctor(config, { apiUrl });
+      const { config, apiUrl } = loadDoctorSettings(opts, io.env, io.cwd);
+      const results = await runDoctor(config, { apiUrl: apiUrl ?? configuredApiUrl(config) });
       const passed = doctorPassed(results);
       io.out(opts.json ? `${JSON.stringify({ ok: passed, checks: results }, null, 2)}\n` : formatDoctor(results));
       result.exitCode = passed ? 0 : 1;

@@ -5,6 +5,7 @@ import { SINK_IDENTITY_ATTRIBUTES } from '@svc/delivery';
 import { createDataSource, MIGRATIONS_TABLE } from '@svc/persistence';
 import { alertsTaskQueue, runsTaskQueue, SEARCH_ATTRIBUTES } from '@svc/workflows/definitions';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 
@@ -265,7 +266,7 @@ class TemporalChecks {
           workflowId,
           workflowType: { name: 'svcDoctorClockProbe' },
           taskQueue: { name: 'svc-doctor-clock-probe' },
-          workflowExecutionTimeout: { seconds: 60 },
+          workflowExecutionTimeout: msToTs('1 minute'),
           requestId: randomUUID(),
           identity: 'svc doctor',
         }),
