@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection, temporalFailureContext } from '@svc/common';
+import { isPolled, lastPollAt } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { Connection } from '@temporalio/client';
 import { DatabaseProbe, RunsRepository } from '@svc/persistence';
@@ -7,8 +8,6 @@ import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
 
 const CHECK_TIMEOUT_MS = 2_000;
-/** A worker whose last poll is older than this is not dispatching. */
-const POLLER_STALE_MS = 90_000;
 
 export interface Readiness {
   ready: boolean;
@@ -160,15 +159,10 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
         ),
         CHECK_TIMEOUT_MS + 1_000,
       );
-      let last = 0;
-      for (const poller of response.pollers ?? []) {
-        const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-        last = Math.max(last, seconds * 1000);
-      }
-      const active = last > 0 && Date.now() - last < POLLER_STALE_MS;
+      const last = lastPollAt(response.pollers);
       return {
         queue: true,
-        dispatcher: active ? 'active' : 'stopped',
+        dispatcher: isPolled(response.pollers) ? 'active' : 'stopped',
         heartbeat: last ? new Date(last).toISOString() : null,
         error: null,
       };

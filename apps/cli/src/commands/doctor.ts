@@ -1,11 +1,12 @@
 import { type AppConfig, describeTemporalConnection, temporalConnectOptions, temporalFailureContext } from '@svc/common';
+import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { payloadCodecFromConfig } from '@svc/common/temporal-data-converter';
 import { SINK_IDENTITY_ATTRIBUTES } from '@svc/delivery';
 import { createDataSource, MIGRATIONS_TABLE } from '@svc/persistence';
 import { alertsTaskQueue, runsTaskQueue, SEARCH_ATTRIBUTES } from '@svc/workflows/definitions';
 import { Connection } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
+import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 
@@ -31,8 +32,6 @@ export interface DoctorTargets {
 }
 
 const CALL_TIMEOUT_MS = 5_000;
-/** As `/readyz`: a worker whose last poll is older than this is not polling. */
-const POLLER_STALE_MS = 90_000;
 /** The clocks may differ by this much (plus half the round trip that measured them). */
 const CLOCK_TOLERANCE_MS = 1_000;
 /** Retention passes run hourly (the run purge first 3 minutes after start): rows may outlive their cutoff by this. */
@@ -57,10 +56,6 @@ function errorText(err: unknown): string {
   // node-postgres reports a refused dual-stack connection as an AggregateError with no message.
   const text = e.message || (e.errors?.[0] as Error | undefined)?.message || e.code || String(err);
   return text.replace(/\s+/g, ' ').trim();
-}
-
-function timestampMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
-  return ts ? Number(ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0;
 }
 
 /** Runs every check against the deployment `config` describes; resolves to one result per check. */
@@ -233,8 +228,7 @@ class TemporalChecks {
             taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
           }),
         );
-        const last = Math.max(0, ...(response.pollers ?? []).map((p) => timestampMs(p.lastAccessTime)));
-        if (Date.now() - last >= POLLER_STALE_MS) {
+        if (!isPolled(response.pollers)) {
           idle.push(queue);
         }
       }
@@ -286,7 +280,7 @@ class TemporalChecks {
           identity: 'svc doctor',
         }),
       ).catch(() => undefined); // it times out by itself within a minute
-      const temporalNow = timestampMs(described.workflowExecutionInfo?.startTime);
+      const temporalNow = tsToMs(described.workflowExecutionInfo?.startTime);
       const slack = (after - before) / 2 + CLOCK_TOLERANCE_MS;
       const local = temporalNow - (before + after) / 2; // > 0: this machine is behind
       const skews = [`this machine ${describeSkew(local)}`];

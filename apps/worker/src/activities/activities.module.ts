@@ -18,6 +18,7 @@ import {
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  DatabaseProbe,
   JobsRepository,
   OccurrenceBurstsRepository,
   RunsRepository,
@@ -46,10 +47,12 @@ import { createAlertActivities } from './alert.activities';
 import { createActivities } from './index';
 import { parkAboveJobs } from './park-gate';
 
+/** Everything built over the DataSource alone (the health probe too). */
 const REPOSITORIES = [
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  DatabaseProbe,
   JobsRepository,
   OccurrenceBurstsRepository,
   RunsRepository,
@@ -312,6 +315,7 @@ const alertProviders: Provider[] = [
     JobsRepository,
     RunsRepository,
     OccurrenceBurstsRepository,
+    DatabaseProbe,
     ParkedQueue,
   ],
 })
