@@ -8,7 +8,16 @@
 const { Client } = require('pg');
 
 // cannot_connect_now (starting up, shutting down, recovering), connection failures, too many clients.
-const TRANSIENT_CODES = new Set(['57P03', '08000', '08001', '08006', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
+const TRANSIENT_CODES = new Set([
+  '57P03',
+  '08000',
+  '08001',
+  '08006',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+]);
 
 function isTransient(err) {
   return TRANSIENT_CODES.has(err.code) || /Connection terminated|timeout/i.test(err.message);

@@ -129,7 +129,10 @@ describe('svc doctor', () => {
     const namespace = `svc-doctor-bare-${process.pid}`;
     const connection = await Connection.connect({ address: temporalAddress() });
     try {
-      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
       // Served once the frontend's namespace cache has it (about 10 s at most).
       await waitFor(async () => {
         try {
@@ -146,7 +149,9 @@ describe('svc doctor', () => {
     expect(result.checks['search attributes']).toMatchObject({
       status: 'fail',
       message: `namespace ${namespace}: not registered: SvcJobId, SvcJobKey, SvcRunId, SvcTrigger, SvcWorkspaceId (run workflows that carry them cannot start)`,
-      fix: expect.stringContaining(`temporal operator search-attribute create --namespace ${namespace} --name SvcJobId --type Keyword`),
+      fix: expect.stringContaining(
+        `temporal operator search-attribute create --namespace ${namespace} --name SvcJobId --type Keyword`,
+      ),
     });
     expect(result.checks['worker polling'].status).toBe('fail');
     expect(result.code).toBe(1);
@@ -155,7 +160,11 @@ describe('svc doctor', () => {
   it('should name PostgreSQL down and skip what needs it', async () => {
     const port = await freePort();
     const result = await doctor({ DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${port}/svc` });
-    expectOnlyFailure(result, 'postgres', new RegExp(`^PostgreSQL at 127\\.0\\.0\\.1:${port}/svc is unreachable: .*ECONNREFUSED`));
+    expectOnlyFailure(
+      result,
+      'postgres',
+      new RegExp(`^PostgreSQL at 127\\.0\\.0\\.1:${port}/svc is unreachable: .*ECONNREFUSED`),
+    );
     expect(result.checks.retention).toMatchObject({ status: 'skip', message: 'needs PostgreSQL' });
   });
 

@@ -187,7 +187,12 @@ const BANNER = 'Scheduled job service is running';
  * worker, the embedded PostgreSQL with its backends, the Temporal dev server) at once.
  */
 async function startUntilBanner(env: NodeJS.ProcessEnv) {
-  const child = spawn('bash', ['scripts/start.sh'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('bash', ['scripts/start.sh'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   let exited = false;
   const ended = new Promise<void>((done) => child.once('exit', () => ((exited = true), done())));
@@ -220,35 +225,46 @@ describe('scripts/start.sh over the data folder of a killed stack', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`should come up ${RESTART_ROUNDS} times in a row, each after the one before was killed with SIGKILL, keeping its data`, async () => {
-    const ports: Record<string, string> = { METRICS_WORKER_PORT: '0', METRICS_TEMPORAL_SDK_PORT: '0' };
-    for (const name of ['PORT', 'SVC_TEMPORAL_PORT', 'SVC_TEMPORAL_UI_PORT', 'SVC_PG_PORT']) {
-      ports[name] = String(await freePort());
-    }
-    const data = join(dir, 'data');
-    const env = baseEnv({ ...ports, SVC_SKIP_BUILD: '1', SVC_DATA_DIR: data });
-    const api = `http://127.0.0.1:${ports.PORT}/api/v1`;
-    for (let round = 1; round <= RESTART_ROUNDS; round++) {
-      const stack = await startUntilBanner(env);
-      try {
-        expect({ round, up: stack.up, output: stack.up ? '' : stack.output() }).toEqual({ round, up: true, output: '' });
-        // A write to PostgreSQL and Temporal each round; every earlier round's job survived the kills.
-        const headers = { authorization: `Bearer ${readFileSync(join(data, 'api-key'), 'utf8')}`, 'content-type': 'application/json' };
-        const created = await fetch(`${api}/jobs`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            name: `round ${round}`,
-            schedule: { expr: 'every 1 hour' },
-            sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-          }),
-        });
-        expect(created.status).toBe(201);
-        const listed = (await (await fetch(`${api}/jobs?limit=100`, { headers })).json()) as { data: unknown[] };
-        expect({ round, jobs: listed.data.length }).toEqual({ round, jobs: round });
-      } finally {
-        await stack.kill();
+  it(
+    `should come up ${RESTART_ROUNDS} times in a row, each after the one before was killed with SIGKILL, keeping its data`,
+    async () => {
+      const ports: Record<string, string> = { METRICS_WORKER_PORT: '0', METRICS_TEMPORAL_SDK_PORT: '0' };
+      for (const name of ['PORT', 'SVC_TEMPORAL_PORT', 'SVC_TEMPORAL_UI_PORT', 'SVC_PG_PORT']) {
+        ports[name] = String(await freePort());
       }
-    }
-  }, RESTART_ROUNDS * 160_000);
+      const data = join(dir, 'data');
+      const env = baseEnv({ ...ports, SVC_SKIP_BUILD: '1', SVC_DATA_DIR: data });
+      const api = `http://127.0.0.1:${ports.PORT}/api/v1`;
+      for (let round = 1; round <= RESTART_ROUNDS; round++) {
+        const stack = await startUntilBanner(env);
+        try {
+          expect({ round, up: stack.up, output: stack.up ? '' : stack.output() }).toEqual({
+            round,
+            up: true,
+            output: '',
+          });
+          // A write to PostgreSQL and Temporal each round; every earlier round's job survived the kills.
+          const headers = {
+            authorization: `Bearer ${readFileSync(join(data, 'api-key'), 'utf8')}`,
+            'content-type': 'application/json',
+          };
+          const created = await fetch(`${api}/jobs`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({
+              name: `round ${round}`,
+              schedule: { expr: 'every 1 hour' },
+              sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
+            }),
+          });
+          expect(created.status).toBe(201);
+          const listed = (await (await fetch(`${api}/jobs?limit=100`, { headers })).json()) as { data: unknown[] };
+          expect({ round, jobs: listed.data.length }).toEqual({ round, jobs: round });
+        } finally {
+          await stack.kill();
+        }
+      }
+    },
+    RESTART_ROUNDS * 160_000,
+  );
 });

@@ -17,14 +17,7 @@ import { formatPlan, planHasChanges } from './commands/plan-output';
 import { startReceiver } from './commands/receive';
 import { checkTemporal } from './commands/temporal-check';
 import { setWorkspaceSuspended } from './commands/workspace';
-import {
-  CliConfig,
-  isDebug,
-  loadApiSettings,
-  loadCliConfig,
-  loadDoctorSettings,
-  loadTemporalSettings,
-} from './config';
+import { CliConfig, isDebug, loadApiSettings, loadCliConfig, loadDoctorSettings, loadTemporalSettings } from './config';
 import { CliError } from './errors';
 
 export interface CliIo {
@@ -116,9 +109,12 @@ function buildProgram(io: CliIo, result: { exitCode: number }): Command {
     .command('doctor')
     .description(
       'check a deployment: Temporal (connection, namespace, search attributes, codec keys, worker polling, clocks), ' +
-        'PostgreSQL (reachable, migrated, retention), the API\'s /readyz and metrics; one line per check with its fix; exit 1 when one fails',
+        "PostgreSQL (reachable, migrated, retention), the API's /readyz and metrics; one line per check with its fix; exit 1 when one fails",
     )
-    .option('--api-url <url>', 'the API, for /readyz and /metrics (default: SVC_API_URL, else the configured HOST and PORT)')
+    .option(
+      '--api-url <url>',
+      'the API, for /readyz and /metrics (default: SVC_API_URL, else the configured HOST and PORT)',
+    )
     .option('--json', 'print {"ok", "checks": [{"check", "status", "message", "fix"}]} as JSON')
     .action(async (opts: { apiUrl?: string; json?: boolean }) => {
       const { config, apiUrl } = loadDoctorSettings(opts, io.env, io.cwd);

@@ -1906,6 +1906,8 @@ export interface components {
       value: string;
     };
     Readiness: {
+      /** @description Why PostgreSQL does not accept writes, in one line naming the cause (unreachable, starting up, a read-only standby); null when it does. */
+      database_error: string | null;
       database_writable: boolean;
       /** @enum {string} */
       dispatcher: 'starting' | 'active' | 'standby' | 'stopped';
@@ -2483,6 +2485,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -2598,6 +2601,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -2722,6 +2726,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -2844,6 +2849,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -2972,6 +2978,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3096,6 +3103,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3220,6 +3228,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3380,6 +3389,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3495,6 +3505,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3619,6 +3630,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3741,6 +3753,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3869,6 +3882,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3982,6 +3996,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4097,6 +4112,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4219,6 +4235,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4337,6 +4354,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4736,6 +4754,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4922,6 +4941,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5037,6 +5057,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5161,6 +5182,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5283,6 +5305,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5411,6 +5434,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5535,6 +5559,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5659,6 +5684,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5783,6 +5809,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5907,6 +5934,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6041,6 +6069,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6165,6 +6194,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6291,6 +6321,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6404,6 +6435,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6528,6 +6560,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6673,6 +6706,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6795,6 +6829,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6908,6 +6943,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7004,6 +7040,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7193,6 +7230,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7317,6 +7355,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7441,6 +7480,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7565,6 +7605,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7860,6 +7901,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8001,6 +8043,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8123,6 +8166,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8235,6 +8279,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8346,6 +8391,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8442,6 +8488,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8566,6 +8613,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8694,6 +8742,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8863,6 +8912,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9008,6 +9058,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };

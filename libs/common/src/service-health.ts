@@ -58,7 +58,8 @@ export class ServiceHealthTracker {
       return null;
     }
     state.degraded = true;
-    const inCooldown = state.lastToldAt !== null && now.getTime() - state.lastToldAt.getTime() < this.options.cooldownMs;
+    const inCooldown =
+      state.lastToldAt !== null && now.getTime() - state.lastToldAt.getTime() < this.options.cooldownMs;
     if (inCooldown) {
       return null;
     }

@@ -137,7 +137,9 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
       return { error: writable ? null : `${where}: read-only (in recovery, or a standby)` };
     } catch (err) {
       const message = (err as Error).message.replace(/\s+/g, ' ').trim() || String((err as { code?: string }).code);
-      return { error: `${where}: ${message === 'timeout' ? `no answer within ${CHECK_TIMEOUT_MS / 1000} s` : message}` };
+      return {
+        error: `${where}: ${message === 'timeout' ? `no answer within ${CHECK_TIMEOUT_MS / 1000} s` : message}`,
+      };
     }
   }
 

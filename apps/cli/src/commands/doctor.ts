@@ -1,4 +1,9 @@
-import { type AppConfig, describeTemporalConnection, temporalConnectOptions, temporalFailureContext } from '@svc/common';
+import {
+  type AppConfig,
+  describeTemporalConnection,
+  temporalConnectOptions,
+  temporalFailureContext,
+} from '@svc/common';
 import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { payloadCodecFromConfig } from '@svc/common/temporal-data-converter';
@@ -47,7 +52,9 @@ const skip = (check: string, message: string): CheckResult => ({ check, status: 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref(),
+    ),
   ]);
 }
 
@@ -76,7 +83,9 @@ export async function runDoctor(config: AppConfig, targets: DoctorTargets): Prom
     try {
       results.push(database.result);
       results.push(inNamespace ? await temporal.clocks(database.dataSource) : needsNamespace('clocks'));
-      results.push(database.dataSource ? await retention(config, database.dataSource) : skip('retention', 'needs PostgreSQL'));
+      results.push(
+        database.dataSource ? await retention(config, database.dataSource) : skip('retention', 'needs PostgreSQL'),
+      );
     } finally {
       await database.dataSource?.destroy().catch(() => undefined);
     }
@@ -182,7 +191,8 @@ class TemporalChecks {
     if (!codec) {
       return skip('payload codec', 'payload encryption is off (temporal.codec.keys / TEMPORAL_CODEC_KEYS unset)');
     }
-    const keyFix = 'give the service every key id its payloads were encrypted under (TEMPORAL_CODEC_KEYS), see docs/operations.md → Payload encryption';
+    const keyFix =
+      'give the service every key id its payloads were encrypted under (TEMPORAL_CODEC_KEYS), see docs/operations.md → Payload encryption';
     try {
       const sample = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"svc doctor"') };
       const [roundTrip] = await codec.decode(await codec.encode([sample]));
@@ -194,7 +204,10 @@ class TemporalChecks {
       );
       const execution = newest.executions?.[0]?.execution;
       if (!execution) {
-        return ok('payload codec', `keys ${codec.keyIds.join(', ')} decrypt a sample (no workflow in the namespace to read)`);
+        return ok(
+          'payload codec',
+          `keys ${codec.keyIds.join(', ')} decrypt a sample (no workflow in the namespace to read)`,
+        );
       }
       const history = await this.call(() =>
         this.connection.workflowService.getWorkflowExecutionHistory({
@@ -207,9 +220,16 @@ class TemporalChecks {
       try {
         await codec.decode(payloads);
       } catch (err) {
-        return fail('payload codec', `the input of workflow ${execution.workflowId} does not decrypt: ${errorText(err)}`, keyFix);
+        return fail(
+          'payload codec',
+          `the input of workflow ${execution.workflowId} does not decrypt: ${errorText(err)}`,
+          keyFix,
+        );
       }
-      return ok('payload codec', `keys ${codec.keyIds.join(', ')} decrypt the input of workflow ${execution.workflowId}`);
+      return ok(
+        'payload codec',
+        `keys ${codec.keyIds.join(', ')} decrypt the input of workflow ${execution.workflowId}`,
+      );
     } catch (err) {
       return fail('payload codec', this.cause(err), TEMPORAL_FIX);
     }
@@ -250,7 +270,8 @@ class TemporalChecks {
    * time it gives a probe workflow (terminated at once; it never runs), the others around it.
    */
   async clocks(dataSource: DataSource | null): Promise<CheckResult> {
-    const fix = 'synchronize the clocks (NTP: chrony, systemd-timesyncd) of the hosts of Temporal, PostgreSQL and the service';
+    const fix =
+      'synchronize the clocks (NTP: chrony, systemd-timesyncd) of the hosts of Temporal, PostgreSQL and the service';
     const workflowId = `svc-doctor-clock-${randomUUID()}`;
     try {
       const before = Date.now();
@@ -364,8 +385,16 @@ async function retention(config: AppConfig, dataSource: DataSource): Promise<Che
       sql: `SELECT 1 FROM runs WHERE status IN ('succeeded','failed','skipped','cancelled') AND finished_at < $1 LIMIT 1`,
       cutoff: now - runRetention - RETENTION_GRACE_MS,
     },
-    { what: 'audit entries', sql: 'SELECT 1 FROM audit_log WHERE created_at < $1 LIMIT 1', cutoff: now - config.audit.retention_ms - RETENTION_GRACE_MS },
-    { what: 'alert events', sql: 'SELECT 1 FROM alert_events WHERE created_at < $1 LIMIT 1', cutoff: now - config.alerts.retention_ms - RETENTION_GRACE_MS },
+    {
+      what: 'audit entries',
+      sql: 'SELECT 1 FROM audit_log WHERE created_at < $1 LIMIT 1',
+      cutoff: now - config.audit.retention_ms - RETENTION_GRACE_MS,
+    },
+    {
+      what: 'alert events',
+      sql: 'SELECT 1 FROM alert_events WHERE created_at < $1 LIMIT 1',
+      cutoff: now - config.alerts.retention_ms - RETENTION_GRACE_MS,
+    },
   ];
   try {
     const overdue: string[] = [];
@@ -402,10 +431,19 @@ async function readyz(apiUrl: string): Promise<CheckResult> {
     }
     const breakdown = JSON.parse(body) as Record<string, unknown>;
     const failing = Object.entries(breakdown)
-      .filter(([key, value]) => value === false || (key === 'dispatcher' && value !== 'active') || (key === 'writer_backpressure' && value === true))
+      .filter(
+        ([key, value]) =>
+          value === false ||
+          (key === 'dispatcher' && value !== 'active') ||
+          (key === 'writer_backpressure' && value === true),
+      )
       .map(([key, value]) => `${key}: ${String(value)}`);
     const cause = typeof breakdown.temporal_error === 'string' ? `; ${breakdown.temporal_error}` : '';
-    return fail('readyz', `${url} answers ${status}: ${failing.join(', ')}${cause}`, 'the failing checks above name the dependency');
+    return fail(
+      'readyz',
+      `${url} answers ${status}: ${failing.join(', ')}${cause}`,
+      'the failing checks above name the dependency',
+    );
   } catch (err) {
     return fail('readyz', `${url}: ${errorText(err)}`, fix);
   }
@@ -425,9 +463,15 @@ export function configuredApiUrl(config: AppConfig): string {
 /** The API's `/metrics` (when `metrics.enabled`), the worker's and the Temporal SDK's (when their port is set). */
 async function metrics(config: AppConfig, apiUrl: string): Promise<CheckResult[]> {
   const host = reachableHost(config);
-  const headers: Record<string, string> = config.metrics.token ? { authorization: `Bearer ${config.metrics.token}` } : {};
+  const headers: Record<string, string> = config.metrics.token
+    ? { authorization: `Bearer ${config.metrics.token}` }
+    : {};
   const targets = [
-    { check: 'metrics: API', url: config.metrics.enabled ? `${new URL(apiUrl).origin}/metrics` : null, off: 'metrics.enabled is false' },
+    {
+      check: 'metrics: API',
+      url: config.metrics.enabled ? `${new URL(apiUrl).origin}/metrics` : null,
+      off: 'metrics.enabled is false',
+    },
     {
       check: 'metrics: worker',
       url: config.metrics.worker_port > 0 ? `http://${host}:${config.metrics.worker_port}/metrics` : null,
@@ -449,7 +493,10 @@ async function metrics(config: AppConfig, apiUrl: string): Promise<CheckResult[]
         if (status === 200 && /^# (HELP|TYPE) /m.test(body)) {
           return ok(check, `${url} serves metrics`);
         }
-        const why = status === 401 || status === 403 ? 'set METRICS_TOKEN to the token /metrics requires, or run svc doctor from a loopback peer' : 'see the process log';
+        const why =
+          status === 401 || status === 403
+            ? 'set METRICS_TOKEN to the token /metrics requires, or run svc doctor from a loopback peer'
+            : 'see the process log';
         return fail(check, `${url} answers ${status}`, why);
       } catch (err) {
         return fail(check, `${url}: ${errorText(err)}`, 'start the process that serves it, or fix its port setting');
@@ -466,7 +513,11 @@ export function formatDoctor(results: CheckResult[]): string {
     return `${mark} ${r.check.padEnd(width)}  ${r.message}${r.fix ? ` — fix: ${r.fix}` : ''}`;
   });
   const failed = results.filter((r) => r.status === 'fail').length;
-  lines.push(failed === 0 ? `all ${results.length - countSkipped(results)} checks pass` : `${failed} of ${results.length} checks failed`);
+  lines.push(
+    failed === 0
+      ? `all ${results.length - countSkipped(results)} checks pass`
+      : `${failed} of ${results.length} checks failed`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

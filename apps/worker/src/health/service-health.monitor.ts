@@ -67,7 +67,9 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.inFlight = this.inFlight.then(() => this.probe());
+      this.inFlight = this.inFlight.then(async () => {
+        await this.probe();
+      });
     }, SERVICE_PROBE_INTERVAL_MS);
     this.timer.unref();
   }
