@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase } from '../utils/database';
@@ -221,8 +221,27 @@ async function startUntilBanner(env: NodeJS.ProcessEnv) {
   };
 }
 
+/** Resolves once nothing accepts connections on `port` (a killed process's socket closes as it exits). */
+async function untilClosed(port: number, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), done(true)));
+      socket.once('error', () => done(false));
+    });
+    if (!open) {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
 describe('scripts/start.sh over the data folder of a killed stack', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
+  // As root, the embedded PostgreSQL runs as the `postgres` user, who must reach its data folder.
+  chmodSync(dir, 0o755);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(
@@ -262,6 +281,10 @@ describe('scripts/start.sh over the data folder of a killed stack', () => {
           expect({ round, jobs: listed.data.length }).toEqual({ round, jobs: round });
         } finally {
           await stack.kill();
+        }
+        // Every process of the killed group is gone: nothing listens on its ports any more.
+        for (const name of ['PORT', 'SVC_TEMPORAL_PORT', 'SVC_TEMPORAL_UI_PORT', 'SVC_PG_PORT']) {
+          expect({ round, [name]: await untilClosed(Number(ports[name])) }).toEqual({ round, [name]: true });
         }
       }
     },
