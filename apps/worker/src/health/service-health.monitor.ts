@@ -18,6 +18,7 @@ import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
+import { RepeatedPass } from '../repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
 
 /** How often the dependencies are probed. */
@@ -50,8 +51,9 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     degradedAfterMs: SERVICE_DEGRADED_AFTER_MS,
     cooldownMs: SERVICE_ALERT_COOLDOWN_MS,
   });
-  private timer?: NodeJS.Timeout;
-  private inFlight: Promise<void> = Promise.resolve();
+  private readonly pass = new RepeatedPass(SERVICE_PROBE_INTERVAL_MS, async () => {
+    await this.probe();
+  });
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
@@ -66,21 +68,16 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.inFlight = this.inFlight.then(async () => {
-        await this.probe();
-      });
-    }, SERVICE_PROBE_INTERVAL_MS);
-    this.timer.unref();
+    this.pass.start();
   }
 
   beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.pass.stop();
   }
 
   /** So no probe outlives the connections. */
   async onApplicationShutdown(): Promise<void> {
-    await this.inFlight;
+    await this.pass.settled();
   }
 
   /** One probe of every dependency; returns the transitions it told. */
