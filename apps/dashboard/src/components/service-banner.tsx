@@ -34,7 +34,7 @@ export function ServiceBanner() {
     return null;
   }
   return (
-    <div class="service-banner" role="alert" data-testid="service-banner">
+    <div class="service-banner" role="status" data-testid="service-banner">
       {sentences.map((sentence) => (
         <p key={sentence}>{sentence}</p>
       ))}
