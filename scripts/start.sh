@@ -105,7 +105,10 @@ if [ -z "${DATABASE_URL:-}" ]; then
   node scripts/embedded-postgres.js "$DATA_DIR/postgres" "$pg_port" >"$DATA_DIR/logs/postgres.log" 2>&1 &
   PIDS+=("$!")
   NAMES+=("the embedded PostgreSQL (logs/postgres.log)")
-  wait_for_port 127.0.0.1 "$pg_port" 90 "${PIDS[-1]}" || { cat "$DATA_DIR/logs/postgres.log" >&2; exit 1; }
+  # `ready` comes once it accepts connections: after an unclean stop (a killed stack) the port opens
+  # while it still recovers ("the database system is starting up").
+  wait_until 120 "the embedded PostgreSQL on 127.0.0.1:$pg_port to finish starting" "${PIDS[-1]}" \
+    grep -qx ready "$DATA_DIR/logs/postgres.log" || { tail -20 "$DATA_DIR/logs/postgres.log" >&2; exit 1; }
   export DATABASE_URL="postgres://postgres:postgres@127.0.0.1:$pg_port/svc"
   # `svc` run from the project folder reads it (apps/cli/src/config.ts), so it needs no DATABASE_URL.
   EMBEDDED_PG=1

@@ -225,7 +225,12 @@ describe('faults survived', () => {
       () => postgres.start(),
     );
     expect(duringOutage).toMatchObject({ status: 503, body: { error: { code: 'unavailable' } } });
+    expect(duringOutage?.headers.get('retry-after')).toBe('5');
     expectReportedDown(downAt, upAt, 'database_writable');
+    // /readyz names the dependency that is out and why.
+    for (const seen of readyz.between(downAt, upAt)) {
+      expect(seen.body?.database_error).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+: /);
+    }
     await waitFor(async () => (await readyz.probe()).status === 200, 90_000);
     await expectEveryOccurrenceAccounted(upAt);
     expect([api.alive, worker.alive]).toEqual([true, true]);

@@ -22,7 +22,7 @@ import { useApiBodyParsers } from './common/body-parsers';
 import { MAX_PARAM_LENGTH } from './common/path-params';
 import { FRAMEWORK_RATE_LIMITS } from './auth/api-rate-limit.hook';
 import { clientErrorHandler } from './common/client-error';
-import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { ErrorFilter, sendError, toErrorResponse } from './common/error.filter';
 import { resourceOf, trackRoutes } from './common/openapi/fastify-routes';
 import { addRequestLogging } from './common/request-logging';
 import type { FastifyRouteDoc } from './common/openapi/openapi.decorators';
@@ -57,7 +57,7 @@ function answerFastifyError(err: unknown, request: FastifyRequest, reply: Fastif
   if (status >= 500) {
     new Logger('Fastify').error({ err, request_id: request.id, route: request.routeOptions.url });
   }
-  void reply.status(status).send({ error: body });
+  sendError(reply, status, body);
 }
 
 /**
@@ -93,7 +93,7 @@ export function createFastifyAdapter(
         const { status, body } = toErrorResponse(
           limited ?? new ValidationFailedError({ path: err.message.slice(0, 200) }, 'Malformed request path'),
         );
-        void reply.status(status).send({ error: body });
+        sendError(reply, status, body);
       };
       // Counted like every request under /api/v1 (the RateLimit-* headers are part of the contract).
       const limit = FRAMEWORK_RATE_LIMITS.get(fastify);

@@ -1,4 +1,4 @@
-import { loadConfigFrom, type ResolvedTemporal } from '@svc/common';
+import { type AppConfig, loadConfigFrom, type ResolvedTemporal } from '@svc/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './errors';
@@ -50,11 +50,38 @@ export function isDebug(env: NodeJS.ProcessEnv = process.env): boolean {
  * the whole service configuration is validated on the way, so a bad setting is named here too.
  */
 export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): ResolvedTemporal {
+  return loadServiceConfig(env).temporal;
+}
+
+/**
+ * The whole service configuration, as the API and the worker load it (`svc doctor` checks what it
+ * describes); the database URL as every database command finds it, when there is one.
+ */
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env, cwd?: string): AppConfig {
+  let databaseUrl: string | undefined;
   try {
-    return loadConfigFrom(env).temporal;
+    databaseUrl = cwd === undefined ? undefined : loadCliConfig(env, cwd).databaseUrl;
+  } catch {
+    databaseUrl = undefined; // the configuration's default then
+  }
+  try {
+    return loadConfigFrom(databaseUrl ? { ...env, DATABASE_URL: databaseUrl } : env);
   } catch (err) {
     throw new CliError((err as Error).message.replace(/\n\s*/g, '; ').replace(':;', ':'));
   }
+}
+
+/**
+ * `svc doctor`: the configuration it checks, and the API to ask for `/readyz` and `/metrics`:
+ * `--api-url`, else `SVC_API_URL`, else null (then the configured HOST and PORT).
+ */
+export function loadDoctorSettings(
+  flags: { apiUrl?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): { config: AppConfig; apiUrl: string | null } {
+  const config = loadServiceConfig(env, cwd);
+  return { config, apiUrl: flags.apiUrl?.trim() || env.SVC_API_URL?.trim() || null };
 }
 
 /** Where `scripts/start.sh` writes the API key it bootstraps (inside its data folder, like the URL). */

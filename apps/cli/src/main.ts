@@ -11,13 +11,14 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
 import { bulkJobs } from './commands/bulk';
+import { configuredApiUrl, doctorPassed, formatDoctor, runDoctor } from './commands/doctor';
 import { applyJobsFile, exportJobs, writeJobsFile } from './commands/jobs-as-code';
 import { migrate } from './commands/migrate';
 import { formatPlan, planHasChanges } from './commands/plan-output';
 import { startReceiver } from './commands/receive';
 import { checkTemporal } from './commands/temporal-check';
 import { setWorkspaceSuspended } from './commands/workspace';
-import { CliConfig, isDebug, loadApiSettings, loadCliConfig, loadTemporalSettings } from './config';
+import { CliConfig, isDebug, loadApiSettings, loadCliConfig, loadDoctorSettings, loadTemporalSettings } from './config';
 import { CliError } from './errors';
 
 export interface CliIo {
@@ -103,6 +104,25 @@ function buildProgram(io: CliIo, result: { exitCode: number }): Command {
     .description('connect to Temporal with the service settings and ask for the namespace; one line either way')
     .action(async () => {
       io.out(`${await checkTemporal(loadTemporalSettings(io.env))}\n`);
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'check a deployment: Temporal (connection, namespace, search attributes, codec keys, worker polling, clocks), ' +
+        "PostgreSQL (reachable, migrated, retention), the API's /readyz and metrics; one line per check with its fix; exit 1 when one fails",
+    )
+    .option(
+      '--api-url <url>',
+      'the API, for /readyz and /metrics (default: SVC_API_URL, else the configured HOST and PORT)',
+    )
+    .option('--json', 'print {"ok", "checks": [{"check", "status", "message", "fix"}]} as JSON')
+    .action(async (opts: { apiUrl?: string; json?: boolean }) => {
+      const { config, apiUrl } = loadDoctorSettings(opts, io.env, io.cwd);
+      const results = await runDoctor(config, { apiUrl: apiUrl ?? configuredApiUrl(config) });
+      const passed = doctorPassed(results);
+      io.out(opts.json ? `${JSON.stringify({ ok: passed, checks: results }, null, 2)}\n` : formatDoctor(results));
+      result.exitCode = passed ? 0 : 1;
     });
 
   program

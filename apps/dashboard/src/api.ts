@@ -245,3 +245,11 @@ export function updateWorkspace(
 export function listJobChoices(): Promise<Page<Pick<Job, 'id' | 'name' | 'tags'>>> {
   return api<Page<Job>>('GET', '/api/v1/jobs?limit=200');
 }
+
+export type Readiness = Schema<'Readiness'>;
+
+/** `/readyz`, ready (200) or not (503): both answers carry the breakdown. */
+export async function readiness(): Promise<Readiness> {
+  const { data, error } = await client.GET('/readyz');
+  return (data ?? error) as Readiness;
+}

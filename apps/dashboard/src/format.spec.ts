@@ -1,4 +1,4 @@
-import { attemptLabel, attemptsMade, disabledSentence, urlAtAGlance } from './format';
+import { attemptLabel, attemptsMade, degradedSentences, disabledSentence, urlAtAGlance } from './format';
 
 describe('dashboard wording', () => {
   it('should count attempts from 1 against the budget, the API counting from 0', () => {
@@ -23,5 +23,49 @@ describe('dashboard wording', () => {
     expect(urlAtAGlance('https://hooks.example.com:8443/a/b?token=x')).toBe('hooks.example.com:8443/a/b');
     expect(urlAtAGlance('http://127.0.0.1:9/')).toBe('127.0.0.1:9');
     expect(urlAtAGlance('{{secret.URL}}')).toBe('{{secret.URL}}');
+  });
+});
+
+describe('service banner wording', () => {
+  const ready = {
+    status: 'ready' as const,
+    dispatcher: 'active',
+    writer_backpressure: false,
+    database_writable: true,
+    temporal: true,
+    temporal_error: null,
+    database_error: null,
+  };
+
+  it('should say nothing while the service is ready', () => {
+    expect(degradedSentences(ready)).toEqual([]);
+  });
+
+  it('should name each dependency that is out, with its cause', () => {
+    expect(
+      degradedSentences({
+        ...ready,
+        status: 'unavailable',
+        database_writable: false,
+        database_error: 'PostgreSQL at db:5432: connect ECONNREFUSED',
+      }),
+    ).toEqual(['The database is unavailable (PostgreSQL at db:5432: connect ECONNREFUSED): changes cannot be saved.']);
+    expect(
+      degradedSentences({
+        ...ready,
+        status: 'unavailable',
+        temporal: false,
+        dispatcher: 'stopped',
+        temporal_error: 'Temporal at t:7233: cannot reach the server (connection refused)',
+      }),
+    ).toEqual([
+      'Temporal is unreachable (Temporal at t:7233: cannot reach the server (connection refused)): nothing is scheduled until it is back.',
+    ]);
+    expect(
+      degradedSentences({ ...ready, status: 'unavailable', dispatcher: 'stopped', writer_backpressure: true }),
+    ).toEqual([
+      'No worker is polling: scheduled runs wait until one is running.',
+      'Deliveries are running late: due runs are waiting for their first attempt.',
+    ]);
   });
 });

@@ -82,3 +82,41 @@ export function urlAtAGlance(url: string): string {
     return url; // templates such as {{secret.HOST}} make it unparseable: show it as written
   }
 }
+
+/** The parts of `/readyz` the service banner reads (Schema<'Readiness'>). */
+export interface ReadinessFacts {
+  status: 'ready' | 'unavailable';
+  dispatcher: string;
+  writer_backpressure: boolean;
+  database_writable: boolean;
+  temporal: boolean;
+  temporal_error: string | null;
+  database_error?: string | null;
+}
+
+/**
+ * What the dashboard's banner says while the service is degraded (one sentence per dependency
+ * out, naming its cause), or nothing when `/readyz` says ready.
+ */
+export function degradedSentences(readiness: ReadinessFacts): string[] {
+  if (readiness.status === 'ready') {
+    return [];
+  }
+  const out: string[] = [];
+  if (!readiness.database_writable) {
+    out.push(
+      `The database is unavailable${readiness.database_error ? ` (${readiness.database_error})` : ''}: changes cannot be saved.`,
+    );
+  }
+  if (!readiness.temporal) {
+    out.push(
+      `Temporal is unreachable${readiness.temporal_error ? ` (${readiness.temporal_error})` : ''}: nothing is scheduled until it is back.`,
+    );
+  } else if (readiness.dispatcher !== 'active') {
+    out.push('No worker is polling: scheduled runs wait until one is running.');
+  }
+  if (readiness.writer_backpressure) {
+    out.push('Deliveries are running late: due runs are waiting for their first attempt.');
+  }
+  return out.length > 0 ? out : ['The service is not ready.'];
+}

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DashboardConfig, type Features, type Me, setSession, whenSignedOut } from './api';
 import type { AppContext } from './app-context';
+import { ServiceBanner } from './components/service-banner';
 import { JobDetailPage } from './pages/job-detail';
 import { JobFormPage } from './pages/job-form';
 import { JobsPage } from './pages/jobs';
@@ -126,6 +127,7 @@ function App() {
           </button>
         </div>
       </header>
+      <ServiceBanner />
       <main id="main" tabIndex={-1} key={workspaceId}>
         <Routes path={path} context={context} />
       </main>

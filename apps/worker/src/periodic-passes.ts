@@ -14,35 +14,8 @@ import { Client } from '@temporalio/client';
 import { AlertSweeper } from './alerts/alert-sweeper';
 import { reconcileJobWorkflows } from './reconciler/reconciler';
 import { repairStalledRuns } from './reconciler/stalled-runs';
+import { RepeatedPass } from './repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from './worker.constants';
-
-/** A pass repeated every `intervalMs`, one at a time; the one in flight is awaited on shutdown. */
-class RepeatedPass {
-  private timer?: NodeJS.Timeout;
-  private inFlight: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly intervalMs: number,
-    private readonly pass: () => Promise<void>,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.runNow(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  runNow(): void {
-    this.inFlight = this.inFlight.then(this.pass);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  settled(): Promise<void> {
-    return this.inFlight;
-  }
-}
 
 /**
  * What the worker repeats beside its Temporal workers: the reconciler (at start-up and every

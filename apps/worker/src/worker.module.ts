@@ -3,6 +3,7 @@ import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
 import { ActivitiesModule } from './activities/activities.module';
 import { ConnectionsModule } from './connections.module';
+import { ServiceHealthMonitor } from './health/service-health.monitor';
 import { PeriodicPasses } from './periodic-passes';
 import { WorkersModule } from './temporal/workers.module';
 
@@ -24,7 +25,7 @@ export class WorkerModule {
         ActivitiesModule,
         WorkersModule,
       ],
-      providers: [PeriodicPasses],
+      providers: [PeriodicPasses, ServiceHealthMonitor],
     };
   }
 }

@@ -2249,6 +2249,8 @@ export interface components {
       value: string;
     };
     Readiness: {
+      /** @description Why PostgreSQL does not accept writes, in one line naming the cause (unreachable, starting up, a read-only standby); null when it does. */
+      database_error: string | null;
       database_writable: boolean;
       /** @enum {string} */
       dispatcher: 'starting' | 'active' | 'standby' | 'stopped';
@@ -2896,6 +2898,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3011,6 +3014,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3135,6 +3139,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3257,6 +3262,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3385,6 +3391,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3509,6 +3516,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3633,6 +3641,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3793,6 +3802,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -3908,6 +3918,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4032,6 +4043,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4154,6 +4166,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4282,6 +4295,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4395,6 +4409,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4510,6 +4525,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4632,6 +4648,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -4750,6 +4767,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5139,6 +5157,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5252,6 +5271,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5376,6 +5396,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5517,6 +5538,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5639,6 +5661,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5745,6 +5768,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -5931,6 +5955,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6046,6 +6071,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6170,6 +6196,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6292,6 +6319,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6420,6 +6448,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6544,6 +6573,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6673,6 +6703,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6796,6 +6827,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -6920,6 +6952,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7044,6 +7077,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7168,6 +7202,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7302,6 +7337,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7426,6 +7462,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7556,6 +7593,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7669,6 +7707,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7795,6 +7834,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -7919,6 +7959,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8064,6 +8105,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8186,6 +8228,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8299,6 +8342,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8395,6 +8439,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8587,6 +8632,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8711,6 +8757,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8832,6 +8879,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -8956,6 +9004,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9080,6 +9129,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9208,6 +9258,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9334,6 +9385,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9629,6 +9681,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9770,6 +9823,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -9892,6 +9946,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10004,6 +10059,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10115,6 +10171,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10211,6 +10268,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10335,6 +10393,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10463,6 +10522,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10632,6 +10692,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
@@ -10777,6 +10838,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
           'X-Request-ID': components['headers']['XRequestId'];
           [name: string]: unknown;
         };

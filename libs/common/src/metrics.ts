@@ -53,6 +53,8 @@ export interface WorkerMetrics {
   startLag: Histogram<'trigger'>;
   endToEnd: Histogram<'status'>;
   stalledRunsRepaired: Counter<'action'>;
+  /** 1 while a dependency counts as degraded (service-health.ts), else 0; one series per dependency. */
+  serviceDegraded: Gauge<'dependency'>;
 }
 
 /** `readBacklog` is called on every scrape (one index probe, see RunsRepository.backlog). */
@@ -145,6 +147,12 @@ export function createWorkerMetrics(options: {
       help: 'Scheduled time to the run reaching its terminal status, by status.',
       labelNames: ['status'] as const,
       buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    serviceDegraded: new Gauge({
+      name: 'svc_service_degraded',
+      help: 'Whether the worker sees a dependency degraded (1) or not (0): temporal, postgres, worker_polling, schedule_lag.',
+      labelNames: ['dependency'] as const,
       registers: [registry],
     }),
   };

@@ -83,6 +83,20 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   return { status: 500, body: { code: 'internal', message: 'Internal error' } };
 }
 
+/**
+ * How long a client should wait after `503 unavailable` (a dependency down or restarting): the
+ * spec's clients honor `Retry-After` on 503 as on 429.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Sends an error in the envelope; a 503 carries `Retry-After`. */
+export function sendError(reply: FastifyReply, status: number, body: ErrorBody): void {
+  if (status === 503) {
+    void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  }
+  void reply.status(status).send({ error: body });
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorFilter');
@@ -96,6 +110,6 @@ export class ErrorFilter implements ExceptionFilter {
       // carry a token); the body never carries internals.
       this.logger.error({ err, request_id: request.id, route: request.routeOptions.url }, (err as Error)?.stack);
     }
-    void reply.status(status).send({ error: body });
+    sendError(reply, status, body);
   }
 }

@@ -34,6 +34,11 @@ export const READINESS_SCHEMA = named(
       description:
         'Why Temporal did not answer, in one line naming the cause (untrusted server certificate, rejected client certificate or API key, unknown namespace, unreachable); null when it answered.',
     },
+    database_error: {
+      ...nullable(string),
+      description:
+        'Why PostgreSQL does not accept writes, in one line naming the cause (unreachable, starting up, a read-only standby); null when it does.',
+    },
   }),
 );
 

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { type AppConfig, describeTemporalConnection, temporalFailureContext } from '@svc/common';
+import { isPolled, lastPollAt } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { Connection } from '@temporalio/client';
 import { DatabaseProbe, RunsRepository } from '@svc/persistence';
@@ -7,8 +8,6 @@ import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
 
 const CHECK_TIMEOUT_MS = 2_000;
-/** A worker whose last poll is older than this is not dispatching. */
-const POLLER_STALE_MS = 90_000;
 
 export interface Readiness {
   ready: boolean;
@@ -27,6 +26,8 @@ export interface Readiness {
    * key material (docs/operations.md → Connecting to Temporal).
    */
   temporal_error: string | null;
+  /** Why PostgreSQL does not accept writes, in one line naming the cause; null when it does. */
+  database_error: string | null;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -82,9 +83,8 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
       this.stalledRuns(),
     ]);
     this.pending.add(check);
-    const [databaseWritable, temporal, backpressure, stalledRuns] = await check.finally(() =>
-      this.pending.delete(check),
-    );
+    const [database, temporal, backpressure, stalledRuns] = await check.finally(() => this.pending.delete(check));
+    const databaseWritable = database.error === null;
     const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active' && !backpressure;
     return {
       ready,
@@ -97,6 +97,7 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
       temporal: temporal.queue,
       stalled_runs: stalledRuns,
       temporal_error: temporal.error,
+      database_error: database.error,
     };
   }
 
@@ -124,11 +125,21 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  private async databaseWritable(): Promise<boolean> {
+  /** Null when PostgreSQL accepts writes, else why not, naming where it was looked for (never the password). */
+  private async databaseWritable(): Promise<{ error: string | null }> {
+    const url = new URL(this.config.database.url);
+    const where = `PostgreSQL at ${url.hostname}:${url.port || 5432}`;
     try {
-      return await withTimeout(this.database.writable(), CHECK_TIMEOUT_MS);
-    } catch {
-      return false;
+      if (!this.database.connected) {
+        return { error: `${where}: not connected (unreachable since start-up; the API connects when it answers)` };
+      }
+      const writable = await withTimeout(this.database.writable(), CHECK_TIMEOUT_MS);
+      return { error: writable ? null : `${where}: read-only (in recovery, or a standby)` };
+    } catch (err) {
+      const message = (err as Error).message.replace(/\s+/g, ' ').trim() || String((err as { code?: string }).code);
+      return {
+        error: `${where}: ${message === 'timeout' ? `no answer within ${CHECK_TIMEOUT_MS / 1000} s` : message}`,
+      };
     }
   }
 
@@ -150,15 +161,10 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
         ),
         CHECK_TIMEOUT_MS + 1_000,
       );
-      let last = 0;
-      for (const poller of response.pollers ?? []) {
-        const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-        last = Math.max(last, seconds * 1000);
-      }
-      const active = last > 0 && Date.now() - last < POLLER_STALE_MS;
+      const last = lastPollAt(response.pollers);
       return {
         queue: true,
-        dispatcher: active ? 'active' : 'stopped',
+        dispatcher: isPolled(response.pollers) ? 'active' : 'stopped',
         heartbeat: last ? new Date(last).toISOString() : null,
         error: null,
       };

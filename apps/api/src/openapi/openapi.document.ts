@@ -547,7 +547,8 @@ function responses(
   const error = { content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMA_REF_PREFIX}Error` } } } };
   for (const status of errors) {
     if (!out[status]) {
-      const extra = status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {};
+      const extra =
+        status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {};
       out[status] = { description: ERROR_DESCRIPTIONS[status], headers: { ...headers, ...extra }, ...error };
     }
   }

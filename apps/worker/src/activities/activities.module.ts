@@ -19,6 +19,7 @@ import {
   AlertEventsRepository,
   AuditRepository,
   CalendarsRepository,
+  DatabaseProbe,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -48,11 +49,13 @@ import { createAlertActivities } from './alert.activities';
 import { createActivities } from './index';
 import { parkAboveJobs } from './park-gate';
 
+/** Everything built over the DataSource alone (the health probe too). */
 const REPOSITORIES = [
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
   CalendarsRepository,
+  DatabaseProbe,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -322,6 +325,7 @@ const alertProviders: Provider[] = [
     JobsRepository,
     RunsRepository,
     OccurrenceBurstsRepository,
+    DatabaseProbe,
     ParkedQueue,
   ],
 })

@@ -24,6 +24,11 @@ export class Transactions {
 export class DatabaseProbe {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Whether the pool was ever opened (the API starts while PostgreSQL is down). */
+  get connected(): boolean {
+    return this.dataSource.isInitialized;
+  }
+
   /** Connected to a primary that accepts writes (not a recovering standby). */
   async writable(): Promise<boolean> {
     if (!this.dataSource.isInitialized) {

@@ -1,0 +1,171 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { type AppConfig, temporalFailureContext } from '@svc/common';
+import type { WorkerMetrics } from '@svc/common/metrics';
+import {
+  SERVICE_DEPENDENCIES,
+  type ServiceDependency,
+  ServiceHealthTracker,
+  type ServiceHealthTransition,
+} from '@svc/common/service-health';
+import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
+import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
+import { DatabaseProbe, RunsRepository } from '@svc/persistence';
+import { Client } from '@temporalio/client';
+import { RepeatedPass } from '../repeated-pass';
+import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
+
+/** How often the dependencies are probed. */
+export const SERVICE_PROBE_INTERVAL_MS = 5_000;
+/** A dependency failing this long counts as degraded (`svc_service_degraded` 1, logged). */
+export const SERVICE_DEGRADED_AFTER_MS = 30_000;
+/** A flapping dependency is told about at most once per this long. */
+export const SERVICE_ALERT_COOLDOWN_MS = 15 * 60_000;
+const PROBE_TIMEOUT_MS = 3_000;
+const TASK_QUEUE_TYPE_WORKFLOW = 1;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms).unref()),
+  ]);
+}
+
+/**
+ * The service's own health, as this worker sees it (docs/operations.md → Service degraded):
+ * Temporal answering, PostgreSQL accepting writes, a worker polling the task queue, and the
+ * oldest due run not waiting past `scheduler.writer_backpressure_threshold`, probed every 5 s. A
+ * dependency failing for 30 s is degraded: `svc_service_degraded{dependency}` is 1 and a warning
+ * names it and its cause; its recovery is logged too (at most once per cooldown for a flapping one).
+ */
+@Injectable()
+export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger(WORKER_LOG_CONTEXT);
+  private readonly tracker = new ServiceHealthTracker({
+    degradedAfterMs: SERVICE_DEGRADED_AFTER_MS,
+    cooldownMs: SERVICE_ALERT_COOLDOWN_MS,
+  });
+  private readonly pass = new RepeatedPass(SERVICE_PROBE_INTERVAL_MS, async () => {
+    await this.probe();
+  });
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_METRICS) private readonly metrics: WorkerMetrics,
+    private readonly client: Client,
+    private readonly database: DatabaseProbe,
+    private readonly runs: RunsRepository,
+  ) {
+    for (const dependency of SERVICE_DEPENDENCIES) {
+      this.metrics.serviceDegraded.set({ dependency }, 0);
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.pass.start();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.pass.stop();
+  }
+
+  /** So no probe outlives the connections. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pass.settled();
+  }
+
+  /** One probe of every dependency; returns the transitions it told. */
+  async probe(now: Date = new Date()): Promise<ServiceHealthTransition[]> {
+    const temporal = await this.temporalCause();
+    const postgres = await this.postgresCause();
+    const causes: Record<ServiceDependency, string | null> = {
+      temporal,
+      postgres,
+      // Unknown while the dependency that answers them is out: that one is reported instead.
+      worker_polling: temporal === null ? await this.pollingCause() : null,
+      schedule_lag: postgres === null ? await this.lagCause() : null,
+    };
+    const told: ServiceHealthTransition[] = [];
+    for (const dependency of SERVICE_DEPENDENCIES) {
+      const transition = this.tracker.observe(dependency, causes[dependency], now);
+      this.metrics.serviceDegraded.set({ dependency }, this.tracker.isDegraded(dependency) ? 1 : 0);
+      if (transition) {
+        told.push(transition);
+        this.tell(transition);
+      }
+    }
+    return told;
+  }
+
+  private tell(t: ServiceHealthTransition): void {
+    if (t.kind === 'degraded') {
+      this.logger.warn(`service degraded: ${t.dependency} failing since ${t.since.toISOString()}: ${t.cause}`);
+    } else {
+      const seconds = Math.round((t.at.getTime() - t.since.getTime()) / 1000);
+      this.logger.log(`service recovered: ${t.dependency} after ${seconds} s (it was: ${t.cause})`);
+    }
+  }
+
+  private async temporalCause(): Promise<string | null> {
+    const { connection } = this.client;
+    try {
+      await withTimeout(
+        connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>
+          connection.workflowService.describeNamespace({ namespace: this.config.temporal.namespace }),
+        ),
+        PROBE_TIMEOUT_MS + 1_000,
+      );
+      return null;
+    } catch (err) {
+      return classifyTemporalConnectionError(err, temporalFailureContext(this.config.temporal, new Date())).message;
+    }
+  }
+
+  private async postgresCause(): Promise<string | null> {
+    try {
+      const writable = await withTimeout(this.database.writable(), PROBE_TIMEOUT_MS);
+      return writable ? null : 'PostgreSQL is read-only (in recovery, or a standby)';
+    } catch (err) {
+      return `PostgreSQL: ${(err as Error).message}`;
+    }
+  }
+
+  private async pollingCause(): Promise<string | null> {
+    const { connection } = this.client;
+    const queue = this.config.temporal.task_queue;
+    try {
+      const response = await withTimeout(
+        connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>
+          connection.workflowService.describeTaskQueue({
+            namespace: this.config.temporal.namespace,
+            taskQueue: { name: queue },
+            taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        ),
+        PROBE_TIMEOUT_MS + 1_000,
+      );
+      return isPolled(response.pollers) ? null : `no worker polled ${queue} in the last ${POLLER_STALE_MS / 1000} s`;
+    } catch {
+      return null; // Temporal itself is probed above
+    }
+  }
+
+  private async lagCause(): Promise<string | null> {
+    try {
+      const { oldest } = await withTimeout(this.runs.backlog(), PROBE_TIMEOUT_MS);
+      const waitedMs = oldest ? Date.now() - oldest.getTime() : 0;
+      const threshold = this.config.scheduler.writer_backpressure_threshold_ms;
+      return waitedMs > threshold
+        ? `the oldest due run has waited ${Math.round(waitedMs / 1000)} s for its first attempt (threshold ${threshold / 1000} s)`
+        : null;
+    } catch {
+      return null; // PostgreSQL itself is probed above
+    }
+  }
+}
