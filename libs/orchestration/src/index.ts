@@ -15,3 +15,4 @@ export * from './sink-services';
 export * from './service-workflows';
 export * from './prepare-lead';
 export * from './run-rules';
+export * from './start-window';

@@ -32,6 +32,7 @@ import { OccurrenceBursts1795400000900 } from './migrations/1795400000900-Occurr
 import { SinkStartedWorkflow1795400002800 } from './migrations/1795400002800-SinkStartedWorkflow';
 import { WorkspaceTemporalWorkflowTaskQueues1795400004100 } from './migrations/1795400004100-WorkspaceTemporalWorkflowTaskQueues';
 import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
+import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -68,6 +69,7 @@ export const ALL_MIGRATIONS = [
   SinkStartedWorkflow1795400002800,
   WorkspaceTemporalWorkflowTaskQueues1795400004100,
   JobKeys1795400004200,
+  SpreadWindows1795400004700,
 ];
 
 /** Table recording applied migrations. */

@@ -15,7 +15,13 @@ export const RUN_STATUSES = ['running', 'deferred', 'succeeded', 'failed', 'skip
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
-export const SKIP_REASONS = ['quota_exceeded', 'workspace_suspended', 'previous_run_in_progress', 'misfire'] as const;
+export const SKIP_REASONS = [
+  'quota_exceeded',
+  'workspace_suspended',
+  'previous_run_in_progress',
+  'misfire',
+  'max_concurrent_runs',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /**
@@ -66,6 +72,13 @@ export class RunEntity {
   /** Nominal occurrence time (millisecond precision). */
   @Column({ name: 'scheduled_at', type: 'timestamptz', precision: 3 })
   scheduledAt: Date;
+
+  /**
+   * When a scheduled run of a job with a start window is planned to fire (issue 46): the nominal
+   * time plus the job's offset. null: at `scheduled_at` (no window, manual runs, older rows).
+   */
+  @Column({ name: 'planned_at', type: 'timestamptz', precision: 3, nullable: true })
+  plannedAt: Date | null;
 
   @Column({ name: 'trigger', type: 'text' })
   trigger: RunTrigger;

@@ -395,7 +395,7 @@ export class RunsRepository {
       await manager.query(
         `UPDATE runs SET status = 'running',
                 started_at = COALESCE(started_at, $2),
-                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - scheduled_at)) * 1000)::int)),
+                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - COALESCE(planned_at, scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(attempts_count, $3),
                 next_attempt_at = NULL, updated_at = now()
           WHERE id = $1 AND status IN ('running', 'deferred')`,
@@ -443,7 +443,7 @@ export class RunsRepository {
         `UPDATE runs SET status = 'running',
                 started_at = COALESCE(runs.started_at, s.started_at),
                 start_lag_ms = COALESCE(runs.start_lag_ms,
-                  GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - runs.scheduled_at)) * 1000)::int)),
+                  GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - COALESCE(runs.planned_at, runs.scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(runs.attempts_count, s.n + 1),
                 next_attempt_at = NULL, updated_at = now()
            FROM ${recordset}
@@ -557,10 +557,10 @@ export class RunsRepository {
                   started_at = COALESCE(started_at, $16),
                   start_lag_ms = COALESCE(start_lag_ms,
                     CASE WHEN $16::timestamptz IS NOT NULL
-                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - scheduled_at)) * 1000)::int) END),
+                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - COALESCE(planned_at, scheduled_at))) * 1000)::int) END),
                   attempts_count = GREATEST(attempts_count, $6 + 1),
-                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
-                  sla_breached = sla_breached OR COALESCE($3 > scheduled_at
+                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - COALESCE(planned_at, scheduled_at))) * 1000)::int),
+                  sla_breached = sla_breached OR COALESCE($3 > COALESCE(planned_at, scheduled_at)
                     + (COALESCE((SELECT sla_threshold_ms FROM job), $15::int) * interval '1 millisecond'), false),
                   started_workflow = COALESCE($14, started_workflow),
                   updated_at = now()
@@ -632,12 +632,13 @@ export class RunsRepository {
     // and so counts nothing twice.
     const inserted: Array<{ id: string }> = await this.manager.query(
       `WITH inserted AS (
-         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
-                           claimed_at, finished_at, retry_of)
-         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
-                $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
+         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, planned_at, trigger, status,
+                           skip_reason, claimed_at, finished_at, retry_of)
+         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.planned_at, r.trigger, r.status,
+                r.skip_reason, $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
-                scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text)
+                scheduled_at timestamptz, planned_at timestamptz, trigger text, status text, skip_reason text,
+                retry_of text)
          ON CONFLICT DO NOTHING
          RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
        ), counted AS (
@@ -844,6 +845,8 @@ export interface OpenRunRow {
   status: Extract<RunStatus, 'running' | 'deferred' | 'skipped'>;
   skipReason?: string | null;
   retryOf?: string | null;
+  /** The job's start window applied (issue 46); absent: planned at `scheduledAt`. */
+  plannedAt?: Date | string | null;
 }
 
 function toOpenRunRecord(row: OpenRunRow) {
@@ -853,6 +856,7 @@ function toOpenRunRecord(row: OpenRunRow) {
     job_id: row.jobId,
     job_version: row.jobVersion,
     scheduled_at: new Date(row.scheduledAt).toISOString(),
+    planned_at: row.plannedAt ? new Date(row.plannedAt).toISOString() : null,
     trigger: row.trigger,
     status: row.status,
     skip_reason: row.skipReason ?? null,
