@@ -122,11 +122,7 @@ export interface WorkspaceGate {
 }
 
 export type SkipReason =
-  | 'misfire'
-  | 'workspace_suspended'
-  | 'quota_exceeded'
-  | 'previous_run_in_progress'
-  | 'max_concurrent_runs';
+  'misfire' | 'workspace_suspended' | 'quota_exceeded' | 'previous_run_in_progress' | 'max_concurrent_runs';
 
 /** One occurrence as the job workflow decided it. */
 export interface OccurrenceDecision {

@@ -24,7 +24,9 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
     display: describeForTemporal(job),
     // Issue 46: absent unless set, so a job without them keeps the snapshot (and plans) it had.
-    ...(startOffsetMs(job.id, job.startWindowMs) > 0 ? { startOffsetMs: startOffsetMs(job.id, job.startWindowMs) } : {}),
+    ...(startOffsetMs(job.id, job.startWindowMs) > 0
+      ? { startOffsetMs: startOffsetMs(job.id, job.startWindowMs) }
+      : {}),
     ...(job.overlapPolicy === 'allow' && job.maxConcurrentRuns ? { maxConcurrentRuns: job.maxConcurrentRuns } : {}),
   };
 }

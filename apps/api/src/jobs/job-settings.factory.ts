@@ -4,7 +4,14 @@ import { type JobEntity, Transactions } from '@svc/persistence';
 import { nextFireTimes, type JobSettingsColumns } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { CreateJobDto } from './dto/job-body.dto';
-import { checkRetry, checkSpread, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry, START_WINDOW_SAMPLE } from './job-config';
+import {
+  checkRetry,
+  checkSpread,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  mergeRetry,
+  START_WINDOW_SAMPLE,
+} from './job-config';
 import { pendingFieldErrors } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobScheduleValidator } from './job-schedule.validator';
@@ -67,16 +74,16 @@ export class JobSettingsFactory {
       problems.refused('start_window') || problems.refused('max_concurrent_runs')
         ? undefined
         : await problems.run(() =>
-      checkSpread(
-        {
-          start_window: dto.start_window ?? null,
-          max_concurrent_runs: dto.max_concurrent_runs ?? null,
-          overlap_policy: dto.overlap_policy ?? 'allow',
-        },
-        // Without a schedule (refused) there is nothing to compare the window with.
-        () => (schedule ? nextFireTimes(schedule.columns, now, START_WINDOW_SAMPLE, schedule.compiled) : []),
-      ),
-    );
+            checkSpread(
+              {
+                start_window: dto.start_window ?? null,
+                max_concurrent_runs: dto.max_concurrent_runs ?? null,
+                overlap_policy: dto.overlap_policy ?? 'allow',
+              },
+              // Without a schedule (refused) there is nothing to compare the window with.
+              () => (schedule ? nextFireTimes(schedule.columns, now, START_WINDOW_SAMPLE, schedule.compiled) : []),
+            ),
+          );
     if (!problems.empty && sinkConfig !== undefined) {
       await problems.run(() =>
         this.transactions.run((manager) => this.templates.check(workspaceId, dto.sink.kind, sinkConfig, manager)),

@@ -92,7 +92,8 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
 
     async openRuns(input) {
       // Spread windows (issue 46): each run fires at its planned time; its identity stays nominal.
-      const planned = (d: { scheduledAt: string }) => (input.spread ? plannedAt(d.scheduledAt, input.spread) : undefined);
+      const planned = (d: { scheduledAt: string }) =>
+        input.spread ? plannedAt(d.scheduledAt, input.spread) : undefined;
       const rows: OpenRunRow[] = input.decisions.map((d) => ({
         id: d.runId,
         workspaceId: input.workspaceId,

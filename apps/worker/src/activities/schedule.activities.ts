@@ -61,7 +61,10 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
         plan = { ...plan, park: deps.park };
       }
       return deps.bursts && input.prepare && plan.next !== null
-        ? { ...plan, ...(await leadOf(plannedAt(plan.next, input.spread), plan, input, deps.bursts, deps.config, deps.warn)) }
+        ? {
+            ...plan,
+            ...(await leadOf(plannedAt(plan.next, input.spread), plan, input, deps.bursts, deps.config, deps.warn)),
+          }
         : plan;
     },
   };

@@ -316,7 +316,7 @@ export class RunsRepository {
       `SELECT DISTINCT ON (r.job_id) r.id, r.job_id, r.status, r.trigger, r.scheduled_at, r.started_at,
               r.attempts_count, r.next_attempt_at,
               r.sla_breached OR (r.status IN ('running', 'deferred')
-                AND r.scheduled_at + COALESCE(j.sla_threshold_ms, $3::int) * interval '1 millisecond' < $4)
+                AND COALESCE(r.planned_at, r.scheduled_at) + COALESCE(j.sla_threshold_ms, $3::int) * interval '1 millisecond' < $4)
                 AS sla_breached
          FROM runs r JOIN jobs j ON j.id = r.job_id
         WHERE r.workspace_id = $1 AND r.job_id = ANY($2::text[])
