@@ -9,6 +9,7 @@ import type {
   OverlapPolicy,
   RunWorkflowInput,
   ScheduleSnapshot,
+  Spread,
 } from './definitions';
 
 export interface PlanOccurrencesInput {
@@ -45,6 +46,12 @@ export interface PlanOccurrencesInput {
    * recorded before it, and for other overlap policies, whose workflow decides and opens.
    */
   open?: PlanOpenInput;
+  /**
+   * The job's start window (issue 46): an occurrence is due, on time or missed by its planned time
+   * (nominal + offset), and `next` is the first whose planned time is after `now`; the occurrences
+   * themselves stay nominal. Absent: planned at their nominal instant.
+   */
+  spread?: Spread;
 }
 
 /** What the plan needs to decide an `allow` job's due occurrences and open their runs. */
@@ -114,7 +121,8 @@ export interface WorkspaceGate {
   blockingQuota: { limit: number; used: number } | null;
 }
 
-export type SkipReason = 'misfire' | 'workspace_suspended' | 'quota_exceeded' | 'previous_run_in_progress';
+export type SkipReason =
+  'misfire' | 'workspace_suspended' | 'quota_exceeded' | 'previous_run_in_progress' | 'max_concurrent_runs';
 
 /** One occurrence as the job workflow decided it. */
 export interface OccurrenceDecision {
@@ -141,6 +149,8 @@ export interface OpenRunsInput {
   collapsedRange?: { schedule: ScheduleSnapshot; after: string; before: string };
   /** The job's display, for the run workflows' summaries (absent in older inputs). */
   display?: JobDisplay;
+  /** The job's start window (issue 46): each run row and run workflow gets its planned time. */
+  spread?: Spread;
 }
 
 export interface OpenRunsResult {

@@ -68,6 +68,24 @@ export interface JobSnapshot {
    * written before it existed.
    */
   display?: JobDisplay;
+  /**
+   * Issue 46: the job's offset inside its start window (ms, > 0): each occurrence fires this long
+   * after its nominal instant. Absent: at the nominal instant (no window, older snapshots).
+   */
+  startOffsetMs?: number;
+  /** Issue 46: `max_concurrent_runs` of an `allow` job; absent: unbounded (runs not tracked). */
+  maxConcurrentRuns?: number;
+}
+
+/**
+ * A job's start window applied to its occurrences (issue 46): each fires `offsetMs` after its
+ * nominal instant (its planned time, `plannedAt` in occurrence-rules.ts). `notBefore`: the instant
+ * a new version carried over occurrences whose nominal time had passed but whose planned time had
+ * not; none is planned before it, so a new offset neither drops them nor makes them late.
+ */
+export interface Spread {
+  offsetMs: number;
+  notBefore?: string;
 }
 
 /**
@@ -188,6 +206,8 @@ export interface RunWorkflowInput {
   jobVersion: number;
   /** ISO instant of the occurrence (nominal time). */
   scheduledAt: string;
+  /** When it is planned to fire (issue 46: nominal time + the job's offset); absent: `scheduledAt`. */
+  plannedAt?: string;
   trigger: RunTrigger;
   /**
    * When the occurrence was released to run (ISO): its scheduled time, or the end of the run it

@@ -29,10 +29,11 @@ import {
   type JobWorkflowInput,
   type JobWorkflowMemo,
   type ParkedJob,
+  type Spread,
   type TrackedRun,
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
-import { collapsedCount, decideOccurrences } from './occurrence-rules';
+import { collapsedCount, decideOccurrences, plannedAt } from './occurrence-rules';
 import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so
@@ -89,6 +90,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   let inFlight: TrackedRun[] = input.inFlight ?? [];
   let queued: TrackedRun | null = input.queued ?? null;
   let pending: JobSnapshot | null = input.pending ?? null;
+  /** Set by a new version of a job with a start window: occurrences it carried over fire from here. */
+  let carriedAt: string | undefined;
   let deleted = false;
   /** The timer the loop sleeps on between plans, while it sleeps (`sleepUntilChanged`). */
   let sleeping: { scope: CancellationScope; woken: boolean } | null = null;
@@ -184,7 +187,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       // A new version drops queued occurrences and recomputes from now (spec: PATCH); occurrences
       // while paused or disabled never exist (decisions.md → misfire_policy).
       if (snapshot.version !== previous.version || (snapshot.state === 'active' && previous.state !== 'active')) {
+        const done = after;
         after = nowIso();
+        if (snapshot.version !== previous.version && previous.state === 'active' && previous.startOffsetMs) {
+          // Spread windows: an occurrence whose nominal time passed but whose planned time had not
+          // (under the old offset) was not fired yet; it stays, planned from now at the earliest.
+          // One fired already is at or before `done` (and its run id, named after it, dedupes).
+          after = laterIso(done, nowIso(-previous.startOffsetMs));
+          carriedAt = nowIso();
+        }
       }
       if (snapshot.version !== previous.version && queued !== null) {
         // A queued occurrence of the old version is dropped, not delivered with the new config.
@@ -216,11 +227,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     // jobs share its instant, spread so the server's work is done before it: architecture.md).
     const lead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
     const plannedAfter = after;
-    // An `allow` job's runs depend on nothing the workflow tracks: the plan decides and opens them.
-    const opens = planOpensRuns && (snapshot.overlapPolicy ?? 'allow') === 'allow';
+    // An `allow` job's runs depend on nothing the workflow tracks (unless capped, issue 46): the
+    // plan decides and opens them.
+    const opens = planOpensRuns && !tracksRuns(snapshot);
     const planning = snapshot;
+    const spread = spreadOf(planning, carriedAt);
     // Its own trace unless it is known to find nothing due (a plan after a signal, before the wake).
-    const firing = opens && (next === null || Date.parse(next) <= Date.now() + lead);
+    const firing = opens && (next === null || Date.parse(plannedAt(next, spread)) <= Date.now() + lead);
     const plan = await inTraceOfOccurrence(firing, planning.jobId, () =>
       planOccurrences({
         schedule: planning.schedule,
@@ -241,10 +254,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
             }
           : {}),
         ...(opens ? { open: { ...jobRef(planning), misfirePolicy: planning.misfirePolicy } } : {}),
+        ...(spread ? { spread } : {}),
       }),
     );
     if (prepared && plan.next !== null) {
-      registered = plan.next;
+      // The burst estimate counts the job at its planned instant (the plan's `leadOf`).
+      registered = plannedAt(plan.next, spread);
       plannedLead = plan.leadMs ?? null;
     }
     const nextLead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
@@ -260,7 +275,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
         await inNewTrace(
           'job.occurrence',
           { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-          () => fire(current, { missed: plan.missed, onTime: plan.onTime }, plan.missedTotal, plannedAfter, plan.gate),
+          () =>
+            fire(
+              current,
+              { missed: plan.missed, onTime: plan.onTime },
+              plan.missedTotal,
+              plannedAfter,
+              plan.gate,
+              spread,
+            ),
         );
       }
       if (plan.next === null && !plan.ended) {
@@ -293,7 +316,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     // Idle jobs park (issue 25): a long sleep is spent out of the worker's cache, on the parked
     // task queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to
     // track: a parked run does nothing but wait.
-    const wakeAt = Date.parse(plan.next) - nextLead;
+    // Spread windows (issue 46): the job wakes for the planned time of its next occurrence.
+    const wakeAt = Date.parse(plannedAt(plan.next, spread)) - nextLead;
     if (
       plan.park &&
       wakeAt - Date.now() > plan.park.afterMs &&
@@ -319,8 +343,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       );
     }
     const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
-    waitFor(`the timer of the occurrence ${plan.next} (it wakes ${nextLead} ms before${burst})`, plan.next);
-    await sleepUntilChanged(Math.max(1, Date.parse(plan.next) - nextLead - Date.now()));
+    const offset = spread ? `, planned ${spread.offsetMs} ms after it` : '';
+    waitFor(`the timer of the occurrence ${plan.next}${offset} (it wakes ${nextLead} ms before${burst})`, plan.next);
+    await sleepUntilChanged(Math.max(1, wakeAt - Date.now()));
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
   if (queued !== null) {
@@ -335,6 +360,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     plannedAfter: string,
     /** Read by the plan (prepared bursts); older plans leave it to its own local activity. */
     plannedGate: WorkspaceGate | undefined,
+    spread: Spread | undefined,
   ): Promise<void> {
     const overlapPolicy = current.overlapPolicy ?? 'allow';
     const gate =
@@ -346,6 +372,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
       gate,
       state: { inFlight, queued },
       newRunId: runIdFactory(current.jobId),
+      maxConcurrentRuns: current.maxConcurrentRuns ?? null,
     });
     inFlight = outcome.state.inFlight;
     queued = outcome.state.queued;
@@ -353,8 +380,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     const opened = await jobs.openRuns({
       ...jobRef(current),
       decisions: outcome.decisions,
-      notifyJob: overlapPolicy !== 'allow',
+      notifyJob: tracksRuns(current),
       collapsed,
+      ...(spread ? { spread } : {}),
       // fire_all records the missed occurrences beyond the catch-up limit as skipped misfires.
       ...(collapsed > 0 && current.misfirePolicy === 'fire_all'
         ? { collapsedRange: { schedule: current.schedule, after: plannedAfter, before: due.missed[0] } }
@@ -456,8 +484,25 @@ function describeJobState(d: JobWorkflowDescription): string {
   return [
     `Revision ${d.revision} (version ${d.version}), ${d.state}${d.display ? ` · ${d.display.name} · ${d.display.schedule} (${d.display.timezone})` : ''}.`,
     `Waiting for ${d.waitingFor}.`,
-    d.overlapPolicy === 'allow' ? 'Overlap policy allow: runs are not tracked.' : `${runs}.`,
+    d.overlapPolicy === 'allow' && d.inFlight.length === 0 ? 'Overlap policy allow: runs are not tracked.' : `${runs}.`,
   ].join('\n');
+}
+
+/** Whether the workflow tracks the job's runs in flight: every policy but `allow`, and a capped `allow`. */
+function tracksRuns(snapshot: JobSnapshot): boolean {
+  return (snapshot.overlapPolicy ?? 'allow') !== 'allow' || snapshot.maxConcurrentRuns !== undefined;
+}
+
+/** The job's start window as its plans and runs apply it (issue 46); none without an offset. */
+function spreadOf(snapshot: JobSnapshot, carriedAt: string | undefined): Spread | undefined {
+  if (!snapshot.startOffsetMs) {
+    return carriedAt === undefined ? undefined : { offsetMs: 0, notBefore: carriedAt };
+  }
+  return { offsetMs: snapshot.startOffsetMs, ...(carriedAt === undefined ? {} : { notBefore: carriedAt }) };
+}
+
+function laterIso(a: string, b: string): string {
+  return Date.parse(a) >= Date.parse(b) ? a : b;
 }
 
 function jobRef(snapshot: JobSnapshot) {

@@ -4,6 +4,7 @@ import {
   decideOccurrences,
   isMissed,
   missedOccurrenceFate,
+  plannedAt,
 } from './occurrence-rules';
 
 const open = { suspended: false, blockingQuota: null };
@@ -135,5 +136,49 @@ describe('decideOccurrences', () => {
       newRunId: ids(),
     });
     expect(outcome.decisions.map((d) => d.skipReason ?? d.action)).toEqual(['misfire', 'start']);
+  });
+});
+
+describe('plannedAt (issue 46: spread windows)', () => {
+  it('is the nominal instant without a spread, and the nominal instant plus the offset with one', () => {
+    expect(plannedAt('2026-01-01T10:00:00.000Z', undefined)).toBe('2026-01-01T10:00:00.000Z');
+    expect(plannedAt('2026-01-01T10:00:00.000Z', { offsetMs: 42_500 })).toBe('2026-01-01T10:00:42.500Z');
+  });
+  it('never plans before `notBefore` (occurrences a new offset carried over fire from the change on)', () => {
+    const spread = { offsetMs: 10_000, notBefore: '2026-01-01T10:00:30.000Z' };
+    expect(plannedAt('2026-01-01T10:00:00.000Z', spread)).toBe('2026-01-01T10:00:30.000Z');
+    expect(plannedAt('2026-01-01T10:01:00.000Z', spread)).toBe('2026-01-01T10:01:10.000Z');
+  });
+});
+
+describe('decideOccurrences with max_concurrent_runs (issue 46)', () => {
+  const decide = (inFlight: string[], onTime: string[], maxConcurrentRuns: number | null, overlapPolicy = 'allow') =>
+    decideOccurrences({
+      due: due([], onTime),
+      misfirePolicy: 'fire_once',
+      overlapPolicy: overlapPolicy as 'allow',
+      gate: open,
+      state: { inFlight: inFlight.map((runId) => ({ runId, scheduledAt: runId })), queued: null },
+      newRunId: ids(),
+      maxConcurrentRuns,
+    });
+
+  it('starts occurrences of an allow job while fewer than the cap are in flight, and tracks them', () => {
+    const outcome = decide(['a'], ['t1'], 2);
+    expect(outcome.decisions).toEqual([{ runId: 'run_t1', scheduledAt: 't1', action: 'start' }]);
+    expect(outcome.state.inFlight.map((r) => r.runId)).toEqual(['a', 'run_t1']);
+  });
+
+  it('skips an occurrence with the cap in flight, recorded with its reason', () => {
+    const outcome = decide(['a'], ['t1', 't2'], 2);
+    expect(outcome.decisions).toEqual([
+      { runId: 'run_t1', scheduledAt: 't1', action: 'start' },
+      { runId: 'run_t2', scheduledAt: 't2', action: 'skip', skipReason: 'max_concurrent_runs' },
+    ]);
+  });
+
+  it('tracks nothing for an uncapped allow job, and ignores the cap under the other policies', () => {
+    expect(decide([], ['t1', 't2'], null).state.inFlight).toEqual([]);
+    expect(decide(['a'], ['t1'], 5, 'skip').decisions[0]).toMatchObject({ skipReason: 'previous_run_in_progress' });
   });
 });

@@ -9,7 +9,7 @@
  * `scheduler.misfire_threshold` of the worker that decides.
  */
 import type { OccurrenceDecision, WorkspaceGate } from './activity-types';
-import type { MisfirePolicy, OverlapPolicy, TrackedRun } from './definitions';
+import type { MisfirePolicy, OverlapPolicy, Spread, TrackedRun } from './definitions';
 
 export interface DueOccurrences {
   /** Older than the misfire threshold, ascending (the latest `maxCatchUp` of them). */
@@ -21,6 +21,16 @@ export interface DueOccurrences {
 export interface OccurrenceState {
   inFlight: TrackedRun[];
   queued: TrackedRun | null;
+}
+
+/** When an occurrence is planned to fire (ISO): its nominal instant without a spread. */
+export function plannedAt(scheduledAt: string, spread: Spread | undefined): string {
+  if (!spread) {
+    return scheduledAt;
+  }
+  const planned = Date.parse(scheduledAt) + spread.offsetMs;
+  const floor = spread.notBefore === undefined ? planned : Date.parse(spread.notBefore);
+  return new Date(Math.max(planned, floor)).toISOString();
 }
 
 export interface OccurrenceOutcome {
@@ -99,8 +109,14 @@ export function decideOccurrences(args: {
   state: OccurrenceState;
   /** The run id of an occurrence (derived from it: the same occurrence always gets the same id). */
   newRunId: (scheduledAt: string) => string;
+  /**
+   * `max_concurrent_runs` of an `allow` job (issue 46): with this many tracked runs in flight the
+   * occurrence is skipped (`max_concurrent_runs`). null or absent: unbounded, runs not tracked.
+   */
+  maxConcurrentRuns?: number | null;
 }): OccurrenceOutcome {
   const { gate, overlapPolicy } = args;
+  const cap = overlapPolicy === 'allow' ? (args.maxConcurrentRuns ?? null) : null;
   let inFlight = [...args.state.inFlight];
   let queued = args.state.queued;
   const decisions: OccurrenceDecision[] = [];
@@ -116,6 +132,8 @@ export function decideOccurrences(args: {
       skip('workspace_suspended');
     } else if (gate.blockingQuota && gate.blockingQuota.used + counted >= gate.blockingQuota.limit) {
       skip('quota_exceeded');
+    } else if (cap !== null && inFlight.length >= cap) {
+      skip('max_concurrent_runs');
     } else if (overlapPolicy === 'skip' && inFlight.length > 0) {
       skip('previous_run_in_progress');
     } else if (overlapPolicy === 'queue' && (inFlight.length > 0 || queued !== null)) {
@@ -133,7 +151,7 @@ export function decideOccurrences(args: {
       }
       counted += 1;
       decisions.push({ ...run, action: 'start' });
-      if (overlapPolicy !== 'allow') {
+      if (overlapPolicy !== 'allow' || cap !== null) {
         inFlight.push(run);
       }
     }

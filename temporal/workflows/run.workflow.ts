@@ -68,7 +68,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   }
   // Read by the `describe` query and the UI's current details; no commands, so replay-safe.
   const first = firstAttempt(input);
-  const releaseAt = input.releasedAt ?? input.scheduledAt;
+  // A queued run's release, else its planned time (a start window, issue 46), else its occurrence.
+  const releaseAt = input.releasedAt ?? input.plannedAt ?? input.scheduledAt;
   const state: Omit<RunWorkflowDescription, 'asOf'> = {
     runId: input.runId,
     jobId: input.jobId,

@@ -30,6 +30,8 @@ const SETTINGS = [
   'misfire_policy',
   'overlap_policy',
   'auto_disable_threshold',
+  'start_window',
+  'max_concurrent_runs',
 ];
 const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, job[key]]));
 
@@ -302,5 +304,28 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     });
     const requests = await renameInForm(id, 'start my workflow', 'start my workflow renamed');
     expect(requests.map((r) => r.body)).toEqual([{ name: 'start my workflow renamed' }]);
+  });
+
+  it('should set a start window and a run cap from the form and show them on the job page (issue 46)', async () => {
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'spread from the form',
+      schedule: { expr: 'every hour' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/spread` } },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${stack.baseUrl}/jobs/${created.body.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit spread from the form' }).waitFor();
+    expect(await page.getByLabel('Start window', { exact: true }).inputValue()).toBe('');
+    await page.getByLabel('Start window', { exact: true }).fill('5m');
+    await page.getByLabel('Max concurrent runs', { exact: true }).fill('3');
+    sent.length = 0;
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'spread from the form', exact: true }).waitFor();
+    expect(sent.map((r) => r.body)).toEqual([{ start_window: '5m', max_concurrent_runs: 3 }]);
+    const job = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    expect(job).toMatchObject({ start_window: '5m', max_concurrent_runs: 3 });
+    // The job page shows the window with the job's offset, and the cap.
+    await page.getByText(/^5m: fires .* after each occurrence$/).waitFor();
+    await page.getByText('allow, at most 3 in flight').waitFor();
   });
 });

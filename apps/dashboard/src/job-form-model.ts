@@ -21,6 +21,9 @@ export interface FormState {
   timeout: string;
   slaThreshold: string;
   autoDisableThreshold: string;
+  /** Issue 46: the spread window (empty: none) and the run cap under `allow` (empty: unbounded). */
+  startWindow: string;
+  maxConcurrentRuns: string;
   maxAttempts: string;
   backoff: string;
   initialInterval: string;
@@ -69,6 +72,8 @@ export function emptyForm(timezone: string): FormState {
     timeout: '30s',
     slaThreshold: '',
     autoDisableThreshold: '',
+    startWindow: '',
+    maxConcurrentRuns: '',
     maxAttempts: '3',
     backoff: 'exponential',
     initialInterval: '10s',
@@ -150,6 +155,8 @@ function fromJobSettings(job: Job, empty: FormState): FormState {
     timeout: job.timeout,
     slaThreshold: text(job.sla_threshold),
     autoDisableThreshold: text(job.auto_disable_threshold),
+    startWindow: text(job.start_window),
+    maxConcurrentRuns: text(job.max_concurrent_runs),
     maxAttempts: String(job.retry.max_attempts),
     backoff: job.retry.backoff,
     initialInterval: job.retry.initial_interval,
@@ -314,6 +321,8 @@ export function toSettings(form: FormState, kinds: readonly SinkKindInfo[] = [])
     misfire_policy: form.misfirePolicy,
     overlap_policy: form.overlapPolicy,
     auto_disable_threshold: numberOr(form.autoDisableThreshold),
+    start_window: orNull(form.startWindow),
+    max_concurrent_runs: numberOr(form.maxConcurrentRuns),
   };
 }
 

@@ -561,7 +561,7 @@ export interface paths {
      * Create a job (a webhook job’s signing secret is shown this once)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     post: operations['jobs.create'];
     delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     patch: operations['jobs.update'];
     trace?: never;
@@ -789,7 +789,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `body`: the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it; `jobs`: keys unique within the set; each job validated like a create; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].signing_secret`: webhook jobs only (`sink.kind` `webhook`); `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].timeout`: at most 2m; `prune`: `true` needs `managed_by`.
+     *     Checked by the server beyond the schema (`400` naming the input): `body`: the whole request at most 1 MiB of JSON (spec → Limits): `400` naming `body` beyond it; `jobs`: keys unique within the set; each job validated like a create; `jobs[].max_concurrent_runs`: only 1 unless overlap_policy is allow; `jobs[].retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `jobs[].retry.max_interval`: at most 1d; `jobs[].schedule.ends_at`: after `starts_at`; `jobs[].schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `jobs[].schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `jobs[].schedule.timezone`: an IANA time zone; `jobs[].signing_secret`: webhook jobs only (`sink.kind` `webhook`); `jobs[].sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `jobs[].sla_threshold`: at most 7d; `jobs[].start_window`: at most the schedule’s shortest interval between occurrences; `jobs[].timeout`: at most 2m; `prune`: `true` needs `managed_by`.
      */
     post: operations['jobs.applyJobs'];
     delete?: never;
@@ -840,7 +840,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     put: operations['jobs.upsertJobByKey'];
     post?: never;
@@ -867,7 +867,7 @@ export interface paths {
      * Send one real request to an unsaved job body’s sink; records nothing
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `timeout`: at most 2m.
+     *     Checked by the server beyond the schema (`400` naming the input): `key`: not taken by another job of the workspace (`409 conflict`); `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `signing_secret`: webhook jobs only (`sink.kind` `webhook`); `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     post: operations['jobs.testConfig'];
     delete?: never;
@@ -1908,6 +1908,8 @@ export interface components {
       auto_disable_threshold?: number | null;
       description?: string | null;
       key?: string | null;
+      /** @description Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped (`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies. */
+      max_concurrent_runs?: number | null;
       /** @enum {string|null} */
       misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
       name: string;
@@ -1919,6 +1921,8 @@ export interface components {
       sink: components['schemas']['SinkDto'];
       /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       sla_threshold?: string | null;
+      /** @description Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s `start_offset_ms`, derived from its id). null: at the nominal time. */
+      start_window?: string | null;
       tags?: string[] | null;
       /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       timeout?: string | null;
@@ -1928,6 +1932,8 @@ export interface components {
       auto_disable_threshold?: number | null;
       description?: string | null;
       key: string;
+      /** @description Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped (`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies. */
+      max_concurrent_runs?: number | null;
       /** @enum {string|null} */
       misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
       name: string;
@@ -1939,6 +1945,8 @@ export interface components {
       sink: components['schemas']['SinkDto'];
       /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       sla_threshold?: string | null;
+      /** @description Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s `start_offset_ms`, derived from its id). null: at the nominal time. */
+      start_window?: string | null;
       tags?: string[] | null;
       /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       timeout?: string | null;
@@ -2048,9 +2056,18 @@ export interface components {
       } | null;
       /** @description Who declares the job (`POST /jobs/apply`’s `managed_by`); null for jobs made by hand. Edits by hand are overwritten by the owner’s next apply. */
       managed_by: string | null;
+      /** @description Runs in flight at most under `overlap_policy: allow`; null: unbounded (1 under the others). */
+      max_concurrent_runs: number | null;
       /** @enum {string} */
       misfire_policy: 'fire_once' | 'skip' | 'fire_all';
       name: string;
+      /** @description Only on the single-job GET: `next_runs` with the time each is planned to fire (`scheduled_at` + `start_offset_ms`). */
+      next_occurrences?: {
+        /** Format: date-time */
+        planned_at: string;
+        /** Format: date-time */
+        scheduled_at: string;
+      }[];
       /** Format: date-time */
       next_run_at: string | null;
       /** @description Only on the single-job GET. Skipped occurrences stay listed: `skipped_occurrences` says which are skipped. */
@@ -2113,6 +2130,10 @@ export interface components {
       skipped_occurrences?: components['schemas']['OccurrenceSkip'][];
       /** @description Normalized duration, e.g. `30s`, `1h30m` */
       sla_threshold: string | null;
+      /** @description The job’s fixed offset in `[0, start_window)`, derived from its id; 0 without a window. */
+      start_offset_ms: number;
+      /** @description Spread window: each occurrence fires `start_offset_ms` after its nominal time. null: none. */
+      start_window: string | null;
       /** @enum {string} */
       state: 'active' | 'paused' | 'disabled' | 'completed';
       /** @description Only on the single-job GET. */
@@ -2343,6 +2364,11 @@ export interface components {
       overrides: {
         [key: string]: unknown;
       } | null;
+      /**
+       * Format: date-time
+       * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
+       */
+      planned_at: string;
       /** @description On manual retries: the failed run they retry. */
       retry_of?: string;
       /** Format: date-time */
@@ -2354,7 +2380,12 @@ export interface components {
        * @enum {string}
        */
       skip_reason?:
-        'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire' | 'occurrence_skipped';
+        | 'quota_exceeded'
+        | 'workspace_suspended'
+        | 'previous_run_in_progress'
+        | 'misfire'
+        | 'occurrence_skipped'
+        | 'max_concurrent_runs';
       sla_breached: boolean;
       start_lag_ms: number | null;
       /** Format: date-time */
@@ -2395,6 +2426,11 @@ export interface components {
       overrides: {
         [key: string]: unknown;
       } | null;
+      /**
+       * Format: date-time
+       * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
+       */
+      planned_at: string;
       /** @description On manual retries: the failed run they retry. */
       retry_of?: string;
       /** Format: date-time */
@@ -2406,7 +2442,12 @@ export interface components {
        * @enum {string}
        */
       skip_reason?:
-        'quota_exceeded' | 'workspace_suspended' | 'previous_run_in_progress' | 'misfire' | 'occurrence_skipped';
+        | 'quota_exceeded'
+        | 'workspace_suspended'
+        | 'previous_run_in_progress'
+        | 'misfire'
+        | 'occurrence_skipped'
+        | 'max_concurrent_runs';
       sla_breached: boolean;
       start_lag_ms: number | null;
       /** Format: date-time */
@@ -2648,7 +2689,7 @@ export interface components {
       tags?: string[] | null;
     };
     /**
-     * @description Any subset of the create fields. Omitted fields keep their stored value; `schedule`, `retry` and `sink.config` merge field by field with the stored ones (maps and lists inside them are replaced whole); `null` resets a field to its default (`description`, `tags`, `retry` and each of its fields, `timeout`, `sla_threshold`, `misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `schedule.kind|timezone|starts_at|ends_at|count`, and any `sink.config` field, which then takes the sink default); `name`, `schedule`, `schedule.expr` and `sink` refuse `null`. A new `schedule.expr` without `schedule.kind` is detected again (`auto`). A new `sink.kind` needs the complete `sink.config` of that kind. The merged job is validated like a create: `400 validation_failed` names the fields and nothing is written.
+     * @description Any subset of the create fields. Omitted fields keep their stored value; `schedule`, `retry` and `sink.config` merge field by field with the stored ones (maps and lists inside them are replaced whole); `null` resets a field to its default (`description`, `tags`, `retry` and each of its fields, `timeout`, `sla_threshold`, `misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `start_window`, `max_concurrent_runs`, `schedule.kind|timezone|starts_at|ends_at|count`, and any `sink.config` field, which then takes the sink default); `name`, `schedule`, `schedule.expr` and `sink` refuse `null`. A new `schedule.expr` without `schedule.kind` is detected again (`auto`). A new `sink.kind` needs the complete `sink.config` of that kind. The merged job is validated like a create: `400 validation_failed` names the fields and nothing is written.
      * @example {
      *       "description": "Moved to the afternoon",
      *       "schedule": {
@@ -2672,6 +2713,8 @@ export interface components {
     UpdateJobDto: {
       auto_disable_threshold?: number | null;
       description?: string | null;
+      /** @description Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped (`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies. */
+      max_concurrent_runs?: number | null;
       /** @enum {string|null} */
       misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
       name?: string;
@@ -2682,6 +2725,8 @@ export interface components {
       sink?: components['schemas']['SinkPatchDto'];
       /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       sla_threshold?: string | null;
+      /** @description Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s `start_offset_ms`, derived from its id). null: at the nominal time. */
+      start_window?: string | null;
       tags?: string[] | null;
       /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       timeout?: string | null;

@@ -25,6 +25,11 @@ export interface StandardPayloadInput {
   jobName: string;
   /** The occurrence time (nominal), `Svc-Scheduled-At`. */
   scheduledAt: TimestampInput;
+  /**
+   * When the occurrence was planned to fire, for a job with a start window (issue 46): adds
+   * `planned_at` after `scheduled_at`. Absent or null: the spec's payload, unchanged.
+   */
+  plannedAt?: TimestampInput | null;
   /** When this attempt was sent. */
   firedAt: TimestampInput;
   /** 0-based attempt number, equal to `Svc-Attempt` (decisions: Payload attempt). */
@@ -37,6 +42,8 @@ export interface StandardPayload {
   job_id: string;
   job_name: string;
   scheduled_at: string;
+  /** Only for a job with a start window (issue 46). */
+  planned_at?: string;
   fired_at: string;
   attempt: number;
 }
@@ -51,6 +58,9 @@ export function standardPayload(input: StandardPayloadInput): StandardPayload {
     job_id: input.jobId,
     job_name: input.jobName,
     scheduled_at: formatTimestamp(input.scheduledAt),
+    ...(input.plannedAt === undefined || input.plannedAt === null
+      ? {}
+      : { planned_at: formatTimestamp(input.plannedAt) }),
     fired_at: formatTimestamp(input.firedAt),
     attempt: input.attempt,
   };
@@ -66,6 +76,8 @@ export interface WebhookHeadersInput {
   runId: string;
   jobId: string;
   scheduledAt: TimestampInput;
+  /** A start window's planned time (issue 46): `Svc-Planned-At`. */
+  plannedAt?: TimestampInput | null;
   /** 0-based attempt number (`Svc-Attempt`). */
   attempt: number;
   /** Whole Unix seconds at which this attempt is sent (`webhook-timestamp`). */
@@ -89,7 +101,8 @@ export interface WebhookHeadersInput {
 /**
  * All request headers of one webhook attempt: the service's own headers (`Content-Type`,
  * `User-Agent`, `Idempotency-Key`, `webhook-id`, `webhook-timestamp`, `webhook-signature`,
- * `Svc-Attempt`, `Svc-Job-Id`, `Svc-Scheduled-At`, and `Svc-Test: true` on sink tests) merged
+ * `Svc-Attempt`, `Svc-Job-Id`, `Svc-Scheduled-At`, `Svc-Planned-At` with a start window, and
+ * `Svc-Test: true` on sink tests) merged
  * with the custom headers, where a custom header can never replace a reserved one.
  */
 export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, string> {
@@ -115,6 +128,9 @@ export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, 
     'Svc-Job-Id': input.jobId,
     'Svc-Scheduled-At': formatTimestamp(input.scheduledAt),
   });
+  if (input.plannedAt !== undefined && input.plannedAt !== null) {
+    headers['Svc-Planned-At'] = formatTimestamp(input.plannedAt);
+  }
   if (input.test) {
     headers['Svc-Test'] = 'true';
   }

@@ -38,7 +38,14 @@ export interface WebhookSinkConfig {
 
 export interface WebhookAttemptInput {
   config: WebhookSinkConfig;
-  run: { id: string; scheduledAt: Date | number | string; /** 0-based */ attempt: number };
+  run: {
+    id: string;
+    scheduledAt: Date | number | string;
+    /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
+    plannedAt?: Date | number | string | null;
+    /** 0-based */
+    attempt: number;
+  };
   job: { id: string; name: string };
   /** The job's workspace (`{{workspace.id}}`). */
   workspace?: { id: string };
@@ -102,6 +109,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
             jobId: job.id,
             jobName: job.name,
             scheduledAt: run.scheduledAt,
+            plannedAt: run.plannedAt,
             firedAt: input.nowMs,
             attempt: run.attempt,
           })
@@ -129,6 +137,7 @@ export async function deliverWebhookAttempt(input: WebhookAttemptInput): Promise
     runId: run.id,
     jobId: job.id,
     scheduledAt: run.scheduledAt,
+    plannedAt: run.plannedAt,
     attempt: run.attempt,
     timestampSec: Math.floor(input.nowMs / 1000),
     body: sentBody,

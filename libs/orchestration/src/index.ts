@@ -17,3 +17,4 @@ export * from './prepare-lead';
 export * from './run-rules';
 export * from './bulk-operations';
 export * from './operation-workflow.gateway';
+export * from './start-window';

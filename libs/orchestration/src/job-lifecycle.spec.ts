@@ -309,6 +309,8 @@ function settings(extra: Partial<JobSettingsColumns> = {}): JobSettingsColumns {
     misfirePolicy: 'fire_once',
     overlapPolicy: 'allow',
     autoDisableThreshold: 3,
+    startWindowMs: null,
+    maxConcurrentRuns: null,
     ...extra,
   };
 }

@@ -82,6 +82,8 @@ export type JobSettingsColumns = Pick<
   | 'misfirePolicy'
   | 'overlapPolicy'
   | 'autoDisableThreshold'
+  | 'startWindowMs'
+  | 'maxConcurrentRuns'
 >;
 
 /** A created or changed job, with the signing secret it was given (in this answer only). */

@@ -2,6 +2,7 @@ import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
 import type { JobSnapshot, MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
 import { toScheduleSnapshot } from './job-schedule';
+import { startOffsetMs } from './start-window';
 import { describeForTemporal } from './temporal-display';
 
 /**
@@ -22,5 +23,10 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     overlapPolicy: job.overlapPolicy as OverlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
     display: describeForTemporal(job),
+    // Issue 46: absent unless set, so a job without them keeps the snapshot (and plans) it had.
+    ...(startOffsetMs(job.id, job.startWindowMs) > 0
+      ? { startOffsetMs: startOffsetMs(job.id, job.startWindowMs) }
+      : {}),
+    ...(job.overlapPolicy === 'allow' && job.maxConcurrentRuns ? { maxConcurrentRuns: job.maxConcurrentRuns } : {}),
   };
 }

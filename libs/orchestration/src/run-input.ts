@@ -18,6 +18,7 @@ export function runWorkflowInputOf(
     workspaceId: run.workspaceId,
     jobVersion: run.jobVersion,
     scheduledAt: run.scheduledAt.toISOString(),
+    ...(run.plannedAt ? { plannedAt: run.plannedAt.toISOString() } : {}),
     trigger: run.trigger,
     ...(run.retryOf ? { retryOf: run.retryOf } : {}),
     ...(job ? { display: describeForTemporal(job) } : {}),

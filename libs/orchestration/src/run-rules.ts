@@ -26,7 +26,8 @@ export function endedStatus(run: Pick<RunEntity, 'status'> | null): EndedRunStat
 }
 
 /** What the run rules look at in a run row. */
-export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'>;
+export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'> &
+  Partial<Pick<RunEntity, 'plannedAt'>>;
 /** What the run rules look at in a job row. */
 export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'> &
   Partial<Pick<JobEntity, 'occurrenceSkips'>>;
@@ -105,7 +106,11 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   if (skip) {
     return { kind: 'skipped_by_user', note: skip.note };
   }
-  const releasedAt = Math.max(run.scheduledAt.getTime(), facts.releasedAt ? Date.parse(facts.releasedAt) : 0);
+  // Lateness from the planned time (a start window, issue 46), or from a queued run's release.
+  const releasedAt = Math.max(
+    (run.plannedAt ?? run.scheduledAt).getTime(),
+    facts.releasedAt ? Date.parse(facts.releasedAt) : 0,
+  );
   if (!isMissed(releasedAt, facts.now.getTime(), facts.misfireThresholdMs)) {
     return { kind: 'attempt', run, job, n };
   }

@@ -23,7 +23,14 @@ export interface SendSinkInput {
   workspaceTaskQueues?: readonly string[] | null;
   sink: Sink;
   /** `run.id` is the `webhook-id` / `Idempotency-Key`; a sink test passes an id it never stores. */
-  run: { id: string; scheduledAt: Date | string; /** 0-based */ attempt: number };
+  run: {
+    id: string;
+    scheduledAt: Date | string;
+    /** Its planned time when the job has a start window (issue 46). */
+    plannedAt?: Date | string | null;
+    /** 0-based */
+    attempt: number;
+  };
   job: { id: string; name: string };
   /** The job's stored signing secrets; the ones still signing at `nowMs` are used. */
   signingSecrets: readonly SigningSecretEntry[];

@@ -38,6 +38,7 @@ import { JobKeys1795400004200 } from './migrations/1795400004200-JobKeys';
 import { OccurrenceSkips1795400004400 } from './migrations/1795400004400-OccurrenceSkips';
 import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
+import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 
 export const ALL_ENTITIES = [
@@ -83,6 +84,7 @@ export const ALL_MIGRATIONS = [
   OccurrenceSkips1795400004400,
   Calendars1795400004410,
   RunOverrides1795400004500,
+  SpreadWindows1795400004700,
   BulkOperations1795400004800,
 ];
 

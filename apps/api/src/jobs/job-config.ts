@@ -1,4 +1,5 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
+import { shortestGapMs } from '@svc/orchestration';
 import type { StoredRetryPolicy } from '@svc/persistence';
 import type { RetryDto } from './dto/job-body.dto';
 
@@ -67,4 +68,43 @@ export function retryResponse(retry: StoredRetryPolicy) {
     multiplier: retry.multiplier,
     jitter: retry.jitter,
   };
+}
+
+/** Issue 46: the fire times a start window is checked against (their shortest gap is the job's interval). */
+export const START_WINDOW_SAMPLE = 101;
+
+/** A job's spread window and run cap as stored (issue 46). */
+export interface SpreadColumns {
+  startWindowMs: number | null;
+  maxConcurrentRuns: number | null;
+}
+
+/**
+ * The spread window and run cap if they fit the job, else one `400` naming each that does not: a
+ * window longer than the schedule's shortest gap between occurrences (`fireTimes`, computed only
+ * when a window is asked for) could reorder them; a cap above 1 means something only under
+ * `overlap_policy: allow` (the other policies keep one run in flight by definition).
+ */
+export function checkSpread(
+  settings: { start_window: string | null; max_concurrent_runs: number | null; overlap_policy: string },
+  fireTimes: () => Date[],
+): SpreadColumns {
+  const fields: Record<string, string> = {};
+  const startWindowMs = settings.start_window === null ? null : parseDuration(settings.start_window)!;
+  if (startWindowMs !== null) {
+    const gap = shortestGapMs(fireTimes());
+    if (gap !== null && startWindowMs > gap) {
+      fields.start_window =
+        `must not exceed the schedule's shortest interval between occurrences (${formatDuration(gap)}): ` +
+        'a longer window could fire occurrences out of order';
+    }
+  }
+  const cap = settings.max_concurrent_runs;
+  if (cap !== null && cap > 1 && settings.overlap_policy !== 'allow') {
+    fields.max_concurrent_runs = `must be 1 or null under overlap_policy ${settings.overlap_policy} (it allows one run in flight); more needs allow`;
+  }
+  if (Object.keys(fields).length > 0) {
+    throw new ValidationFailedError(fields);
+  }
+  return { startWindowMs, maxConcurrentRuns: cap };
 }

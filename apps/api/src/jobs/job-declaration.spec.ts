@@ -37,6 +37,8 @@ function columns(overrides: Partial<JobSettingsColumns> = {}): JobSettingsColumn
     misfirePolicy: 'fire_once',
     overlapPolicy: 'allow',
     autoDisableThreshold: null,
+    startWindowMs: null,
+    maxConcurrentRuns: null,
     ...overrides,
   };
 }

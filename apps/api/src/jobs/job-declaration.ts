@@ -23,6 +23,8 @@ const TOP_LEVEL = [
   'misfire_policy',
   'overlap_policy',
   'auto_disable_threshold',
+  'start_window',
+  'max_concurrent_runs',
 ] as const;
 
 /** The declared columns as they would be stored over `stored`: the stored anchor when the schedule is the same. */

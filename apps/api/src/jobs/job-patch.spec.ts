@@ -50,6 +50,8 @@ const stored: fc.Arbitrary<JobSettings> = fc.record({
   misfire_policy: fc.constantFrom('fire_once', 'skip', 'fire_all'),
   overlap_policy: fc.constantFrom('allow', 'skip', 'queue', 'cancel_previous'),
   auto_disable_threshold: nullable(fc.integer({ min: 0, max: 1000 })),
+  start_window: nullable(duration),
+  max_concurrent_runs: nullable(fc.integer({ min: 1, max: 1000 })),
 });
 
 /** Any subset of the create fields, each with a value or (where allowed) null. */
@@ -104,6 +106,8 @@ const patch: fc.Arbitrary<JobPatch> = fc.record(
     misfire_policy: nullable(fc.constantFrom('skip', 'fire_all')),
     overlap_policy: nullable(fc.constantFrom('queue', 'skip')),
     auto_disable_threshold: nullable(fc.integer({ min: 0, max: 50 })),
+    start_window: nullable(duration),
+    max_concurrent_runs: nullable(fc.integer({ min: 1, max: 50 })),
   },
   { requiredKeys: [] },
 );
@@ -215,6 +219,8 @@ describe('applyJobPatch (PATCH /jobs/{id} merge rule, issue #22)', () => {
     misfire_policy: 'skip',
     overlap_policy: 'queue',
     auto_disable_threshold: 4,
+    start_window: null,
+    max_concurrent_runs: null,
   };
 
   it('should keep every webhook option, secret reference included, when only the URL changes', () => {

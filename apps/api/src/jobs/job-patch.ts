@@ -36,6 +36,8 @@ export interface JobSettings {
   misfire_policy: string;
   overlap_policy: string;
   auto_disable_threshold: number | null;
+  start_window: string | null;
+  max_concurrent_runs: number | null;
 }
 
 export interface ScheduleSettings {
@@ -69,6 +71,8 @@ export interface JobPatch {
   misfire_policy?: string | null;
   overlap_policy?: string | null;
   auto_disable_threshold?: number | null;
+  start_window?: string | null;
+  max_concurrent_runs?: number | null;
 }
 
 /** What `null` resets a field to (decisions.md → defaults; `null` thresholds = the server default). */
@@ -80,6 +84,8 @@ export const PATCH_DEFAULTS = {
   misfire_policy: 'fire_once',
   overlap_policy: 'allow',
   auto_disable_threshold: null,
+  start_window: null,
+  max_concurrent_runs: null,
   schedule: {
     kind: 'auto',
     timezone: 'UTC',
@@ -100,6 +106,8 @@ const TOP_LEVEL: TopLevelResettable[] = [
   'misfire_policy',
   'overlap_policy',
   'auto_disable_threshold',
+  'start_window',
+  'max_concurrent_runs',
 ];
 
 /** `stored ⊕ patch`: the job a PATCH asks for (see the rule above). Pure; throws only `400`. */

@@ -68,6 +68,19 @@ export const JOB_SCHEMA = named(
       misfire_policy: enumOf(MISFIRE_POLICIES),
       overlap_policy: enumOf(OVERLAP_POLICIES),
       auto_disable_threshold: nullable(integer),
+      start_window: {
+        ...nullable(duration),
+        description: 'Spread window: each occurrence fires `start_offset_ms` after its nominal time. null: none.',
+      },
+      start_offset_ms: {
+        type: 'integer',
+        minimum: 0,
+        description: 'The job’s fixed offset in `[0, start_window)`, derived from its id; 0 without a window.',
+      },
+      max_concurrent_runs: {
+        ...nullable({ type: 'integer', minimum: 1 }),
+        description: 'Runs in flight at most under `overlap_policy: allow`; null: unbounded (1 under the others).',
+      },
       state: enumOf(JOB_STATES),
       disabled_reason: nullable(string),
       paused_note: {
@@ -92,6 +105,12 @@ export const JOB_SCHEMA = named(
         description:
           'Only on the single-job GET: the upcoming occurrences skipped with `POST /jobs/{id}/occurrences/{at}/skip`, ' +
           'soonest first. Their runs are recorded `skipped` (`occurrence_skipped`) with the note; nothing is delivered.',
+      },
+      next_occurrences: {
+        ...arrayOf(object({ scheduled_at: timestamp, planned_at: timestamp })),
+        description:
+          'Only on the single-job GET: `next_runs` with the time each is planned to fire (`scheduled_at` + ' +
+          '`start_offset_ms`).',
       },
       stats_24h: {
         ...object({
@@ -135,7 +154,7 @@ export const JOB_SCHEMA = named(
           '`sink.kind` to `webhook`: shown this once.',
       },
     },
-    ['next_runs', 'skipped_occurrences', 'stats_24h', 'signing_secret', 'latest_run'],
+    ['next_runs', 'skipped_occurrences', 'next_occurrences', 'stats_24h', 'signing_secret', 'latest_run'],
   ),
 );
 

@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { parseDuration, type PlanLimits } from '@svc/common';
 import { type JobEntity, Transactions } from '@svc/persistence';
-import type { JobSettingsColumns } from '@svc/orchestration';
+import { nextFireTimes, type JobSettingsColumns } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { CreateJobDto } from './dto/job-body.dto';
-import { checkRetry, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mergeRetry } from './job-config';
+import {
+  checkRetry,
+  checkSpread,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  mergeRetry,
+  START_WINDOW_SAMPLE,
+} from './job-config';
 import { pendingFieldErrors } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobScheduleValidator } from './job-schedule.validator';
@@ -63,6 +70,20 @@ export class JobSettingsFactory {
     const retry = problems.refused('retry')
       ? undefined
       : await problems.run(() => checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry)));
+    const spread =
+      problems.refused('start_window') || problems.refused('max_concurrent_runs')
+        ? undefined
+        : await problems.run(() =>
+            checkSpread(
+              {
+                start_window: dto.start_window ?? null,
+                max_concurrent_runs: dto.max_concurrent_runs ?? null,
+                overlap_policy: dto.overlap_policy ?? 'allow',
+              },
+              // Without a schedule (refused) there is nothing to compare the window with.
+              () => (schedule ? nextFireTimes(schedule.columns, now, START_WINDOW_SAMPLE, schedule.compiled) : []),
+            ),
+          );
     if (!problems.empty && sinkConfig !== undefined) {
       await problems.run(() =>
         this.transactions.run((manager) => this.templates.check(workspaceId, dto.sink.kind, sinkConfig, manager)),
@@ -82,6 +103,7 @@ export class JobSettingsFactory {
       misfirePolicy: dto.misfire_policy ?? 'fire_once',
       overlapPolicy: dto.overlap_policy ?? 'allow',
       autoDisableThreshold: dto.auto_disable_threshold ?? null,
+      ...spread!,
     };
     return { settings, compiled: schedule!.compiled, ownSigningSecret };
   }

@@ -1,4 +1,5 @@
 import { formatDuration } from '@svc/common';
+import { startOffsetMs } from '@svc/orchestration';
 import type { JobEntity, LatestRun } from '@svc/persistence';
 import { retryResponse } from './job-config';
 import type { JobSettings } from './job-patch';
@@ -55,6 +56,7 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     misfire_policy: job.misfirePolicy,
     overlap_policy: job.overlapPolicy,
     auto_disable_threshold: job.autoDisableThreshold,
+    ...spreadResponse(job),
     state: job.state,
     disabled_reason: job.disabledReason,
     // Issue 46: why a paused job is paused and when its maintenance window resumes it (`?? null`:
@@ -65,6 +67,7 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     next_run_at: iso(extras.nextRunAt),
     ...(extras.nextRuns ? { next_runs: extras.nextRuns.map((d) => d.toISOString()) } : {}),
     ...(extras.skippedOccurrences ? { skipped_occurrences: extras.skippedOccurrences } : {}),
+    ...(extras.nextRuns ? { next_occurrences: extras.nextRuns.map((d) => occurrenceResponse(job, d)) } : {}),
     ...(extras.stats24h ? { stats_24h: extras.stats24h } : {}),
     last_run_at: iso(job.lastRunAt),
     // `?? null`: a job built for insert (create answers from it) has no last_run_status property.
@@ -101,6 +104,32 @@ export function toJobSettings(job: JobEntity): JobSettings {
     misfire_policy: job.misfirePolicy,
     overlap_policy: job.overlapPolicy,
     auto_disable_threshold: job.autoDisableThreshold,
+    start_window: startWindow(job),
+    max_concurrent_runs: job.maxConcurrentRuns ?? null,
+  };
+}
+
+function startWindow(job: JobEntity): string | null {
+  return job.startWindowMs ? formatDuration(job.startWindowMs) : null;
+}
+
+/**
+ * Spread windows and the run cap as the job object shows them (issue 46): the window, the job's
+ * offset inside it, and the cap as stored (null: unbounded under `allow`, 1 under the others).
+ */
+function spreadResponse(job: JobEntity) {
+  return {
+    start_window: startWindow(job),
+    start_offset_ms: startOffsetMs(job.id, job.startWindowMs),
+    max_concurrent_runs: job.maxConcurrentRuns ?? null,
+  };
+}
+
+/** An upcoming occurrence: its nominal time and when it is planned to fire (issue 46). */
+function occurrenceResponse(job: JobEntity, scheduledAt: Date) {
+  return {
+    scheduled_at: scheduledAt.toISOString(),
+    planned_at: new Date(scheduledAt.getTime() + startOffsetMs(job.id, job.startWindowMs)).toISOString(),
   };
 }
 

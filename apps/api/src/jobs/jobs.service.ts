@@ -13,7 +13,7 @@ import {
 import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
-import { checkRetry, storedRetry } from './job-config';
+import { checkRetry, checkSpread, START_WINDOW_SAMPLE, storedRetry } from './job-config';
 import { applyJobPatch, type JobPatch } from './job-patch';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
@@ -156,6 +156,11 @@ export class JobsService {
           await problems.run(() => this.templates.check(auth.workspaceId, merged.sink.kind, sinkConfig, manager));
         }
         const retry = await problems.run(() => checkRetry(storedRetry(merged.retry)));
+        const spread = await problems.run(() =>
+          checkSpread(merged, () =>
+            nextFireTimes(schedule?.columns ?? job, now, START_WINDOW_SAMPLE, schedule?.compiled),
+          ),
+        );
         problems.throwIfAny(); // a refused PATCH writes nothing
         if (schedule) {
           Object.assign(job, schedule.columns);
@@ -174,6 +179,7 @@ export class JobsService {
         job.misfirePolicy = merged.misfire_policy;
         job.overlapPolicy = merged.overlap_policy;
         job.autoDisableThreshold = merged.auto_disable_threshold;
+        Object.assign(job, spread!);
       },
       hasNextOccurrence: (job) => nextFireTimes(job, now, 1, compiled).length > 0,
     });

@@ -93,6 +93,12 @@ const runFields = {
   job_id: idOf('job'),
   job_version: integer,
   scheduled_at: timestamp,
+  planned_at: {
+    ...timestamp,
+    description:
+      'When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); ' +
+      '`scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.',
+  },
   trigger: enumOf(RUN_TRIGGERS),
   status: enumOf(RUN_STATUSES),
   claimed_at: nullable(timestamp),

@@ -25,6 +25,8 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     job_id: run.jobId,
     job_version: run.jobVersion,
     scheduled_at: run.scheduledAt.toISOString(),
+    // Issue 46: nominal time + the job's start-window offset; the nominal time without a window.
+    planned_at: (run.plannedAt ?? run.scheduledAt).toISOString(),
     trigger: run.trigger,
     status: run.status,
     attempts: attempts ? attempts.map((attempt) => toAttemptResponse(attempt, uiUrl)) : run.attemptsCount,

@@ -287,7 +287,18 @@ function DeliveryPanel({ job, serverAutoDisable }: { job: Job; serverAutoDisable
         <dt>Timeout</dt>
         <dd>{job.timeout} per attempt</dd>
         <dt>Overlap</dt>
-        <dd>{job.overlap_policy.replace(/_/g, ' ')}</dd>
+        <dd>
+          {job.overlap_policy.replace(/_/g, ' ')}
+          {job.overlap_policy === 'allow' && job.max_concurrent_runs
+            ? `, at most ${job.max_concurrent_runs} in flight`
+            : ''}
+        </dd>
+        <dt>Start window</dt>
+        <dd>
+          {job.start_window
+            ? `${job.start_window}: fires ${formatMs(job.start_offset_ms)} after each occurrence`
+            : 'none: on time'}
+        </dd>
         <dt>Misfire</dt>
         <dd>{job.misfire_policy.replace(/_/g, ' ')}</dd>
         <dt>Auto-disable</dt>

@@ -167,7 +167,7 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
   const row = (children: ComponentChildren) => <div class="row">{children}</div>;
   // Other fields the API named that have no control of their own (e.g. `sink.config.headers.X-Key`).
   const shown =
-    /^(name|description|tags|timeout|sla_threshold|misfire_policy|overlap_policy|auto_disable_threshold|schedule\.\w+|retry\.\w+|sink\.kind|sink\.config\.\w+)$/;
+    /^(name|description|tags|timeout|sla_threshold|misfire_policy|overlap_policy|auto_disable_threshold|start_window|max_concurrent_runs|schedule\.\w+|retry\.\w+|sink\.kind|sink\.config\.\w+)$/;
   const otherErrors = Object.entries(fields).filter(([name]) => !shown.test(name));
 
   if (!loaded) {
@@ -301,6 +301,17 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
             <>
               {select('misfirePolicy', 'misfire_policy', 'Misfire policy', MISFIRE_POLICIES)}
               {select('overlapPolicy', 'overlap_policy', 'Overlap policy', OVERLAP_POLICIES)}
+            </>,
+          )}
+          {row(
+            <>
+              {input('startWindow', 'start_window', 'Start window', {
+                hint: 'Fire at a fixed offset inside this window (e.g. 5m); empty: on time.',
+              })}
+              {input('maxConcurrentRuns', 'max_concurrent_runs', 'Max concurrent runs', {
+                type: 'number',
+                hint: 'Under allow; empty: unbounded.',
+              })}
             </>,
           )}
         </fieldset>

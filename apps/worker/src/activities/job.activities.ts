@@ -11,6 +11,7 @@ import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
 import type { RunWorkflowInput } from '@svc/workflows/definitions';
 import { occurrenceRunId } from '@svc/common/ids';
+import { plannedAt } from '@svc/workflows/occurrence-rules';
 import { occurrencesBetween } from './schedule.activities';
 
 /** Skipped misfires a `fire_all` catch-up records at most (each plan scans up to 100 000). */
@@ -39,13 +40,19 @@ export interface JobActivityDeps {
 export function createJobActivities(deps: JobActivityDeps): JobActivities {
   const { jobs, runs, workspaces, lifecycle, gateway, config, clock, metrics } = deps;
 
-  function runInput(job: OpenRunsInput | StartQueuedRunInput, runId: string, scheduledAt: string): RunWorkflowInput {
+  function runInput(
+    job: OpenRunsInput | StartQueuedRunInput,
+    runId: string,
+    scheduledAt: string,
+    planned?: string,
+  ): RunWorkflowInput {
     return {
       runId,
       jobId: job.jobId,
       workspaceId: job.workspaceId,
       jobVersion: job.jobVersion,
       scheduledAt,
+      ...(planned !== undefined && planned !== scheduledAt ? { plannedAt: planned } : {}),
       trigger: 'schedule',
       ...(job.display ? { display: job.display } : {}),
     };
@@ -102,12 +109,16 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     },
 
     async openRuns(input) {
+      // Spread windows (issue 46): each run fires at its planned time; its identity stays nominal.
+      const planned = (d: { scheduledAt: string }) =>
+        input.spread ? plannedAt(d.scheduledAt, input.spread) : undefined;
       const rows: OpenRunRow[] = input.decisions.map((d) => ({
         id: d.runId,
         workspaceId: input.workspaceId,
         jobId: input.jobId,
         jobVersion: input.jobVersion,
         scheduledAt: d.scheduledAt,
+        plannedAt: planned(d) ?? null,
         trigger: 'schedule',
         status: d.action === 'skip' ? 'skipped' : d.action === 'queue' ? 'deferred' : 'running',
         skipReason: d.skipReason ?? null,
@@ -144,7 +155,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
           await runs.markRunning(run.id);
         }
         await gateway.startRun(
-          { ...runInput(input, run.id, d.scheduledAt), notifyJob: input.notifyJob },
+          { ...runInput(input, run.id, d.scheduledAt, planned(d)), notifyJob: input.notifyJob },
           { eager: true },
         );
       }

@@ -160,11 +160,13 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (run.attemptsCount > 0 || run.trigger !== 'schedule') {
       return false;
     }
-    let waitMs = run.scheduledAt.getTime() - clock().getTime();
+    // A job with a start window (issue 46) fires at the run's planned time.
+    const instant = (run.plannedAt ?? run.scheduledAt).getTime();
+    let waitMs = instant - clock().getTime();
     const waited = waitMs > 0;
     while (waitMs > 0) {
       await context.sleep(waitMs);
-      waitMs = run.scheduledAt.getTime() - clock().getTime();
+      waitMs = instant - clock().getTime();
     }
     return waited;
   }
@@ -243,7 +245,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         result = await sender.send({
           workspaceId: run.workspaceId,
           sink,
-          run: { id: run.id, scheduledAt: run.scheduledAt, attempt: n },
+          run: { id: run.id, scheduledAt: run.scheduledAt, plannedAt: run.plannedAt, attempt: n },
           job: { id: job.id, name: job.name },
           signingSecrets: job.signingSecrets,
           nowMs: firedAt.getTime(),

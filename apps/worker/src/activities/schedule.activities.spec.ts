@@ -79,6 +79,43 @@ describe('planOccurrences', () => {
     expect(plan).toMatchObject({ onTime: [], missed: [], next: null, ended: true });
   });
 
+  it('should judge occurrences by their planned time with a start window, returning them nominal (issue 46)', () => {
+    const spread = { offsetMs: 40_000 };
+    const plan = planOccurrences(
+      {
+        schedule: schedule('0 * * * * ?'),
+        after: '2026-01-01T10:00:00.000Z',
+        // 10:05 nominal is due at 10:05:40, after now: it is the next one
+        now: '2026-01-01T10:05:30.000Z',
+        maxCatchUp: 100,
+        spread,
+      },
+      120_000,
+    );
+    // 10:03 is planned at 10:03:40, 110 s before now: on time at a 120 s threshold
+    expect(plan.missed).toEqual(['2026-01-01T10:01:00.000Z', '2026-01-01T10:02:00.000Z']);
+    expect(plan.onTime).toEqual(['2026-01-01T10:03:00.000Z', '2026-01-01T10:04:00.000Z']);
+    expect(plan.next).toBe('2026-01-01T10:05:00.000Z');
+    expect(plan.scannedUntil).toBe('2026-01-01T10:04:00.000Z');
+  });
+
+  it('should plan occurrences a new offset carried over from the change on, on time (issue 46)', () => {
+    // the offset went from 50 s to 10 s at 10:00:30: 10:00 (planned 10:00:50 before) is still due
+    const plan = planOccurrences(
+      {
+        schedule: schedule('0 * * * * ?'),
+        after: '2026-01-01T09:59:40.000Z',
+        now: '2026-01-01T10:00:30.500Z',
+        maxCatchUp: 100,
+        spread: { offsetMs: 10_000, notBefore: '2026-01-01T10:00:30.000Z' },
+      },
+      1_000,
+    );
+    expect(plan.onTime).toEqual(['2026-01-01T10:00:00.000Z']);
+    expect(plan.missed).toEqual([]);
+    expect(plan.next).toBe('2026-01-01T10:01:00.000Z');
+  });
+
   it('should report a schedule that no longer compiles instead of throwing', () => {
     const plan = planFor({
       schedule: schedule('every blursday'),

@@ -11,7 +11,7 @@ import type {
   WorkspaceGate,
 } from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
-import { collapsedCount, decideOccurrences, isMissed } from '@svc/workflows/occurrence-rules';
+import { collapsedCount, decideOccurrences, isMissed, plannedAt } from '@svc/workflows/occurrence-rules';
 
 export interface ScheduleActivityDeps {
   /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
@@ -67,7 +67,10 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
         plan = { ...plan, park: deps.park };
       }
       return deps.bursts && input.prepare && plan.next !== null
-        ? { ...plan, ...(await leadOf(plan.next, plan, input, deps.bursts, deps.config, deps.warn)) }
+        ? {
+            ...plan,
+            ...(await leadOf(plannedAt(plan.next, input.spread), plan, input, deps.bursts, deps.config, deps.warn)),
+          }
         : plan;
     },
   };
@@ -107,6 +110,7 @@ async function openDue(
     ...(collapsed > 0 && open.misfirePolicy === 'fire_all'
       ? { collapsedRange: { schedule: input.schedule, after: input.after, before: plan.missed[0] } }
       : {}),
+    ...(input.spread ? { spread: input.spread } : {}),
   });
   return { decisions: outcome.decisions, collapsed, ...(result?.renamed ? { renamed: result.renamed } : {}) };
 }
@@ -128,7 +132,8 @@ async function leadOf(
   const prepare = input.prepare!;
   const baseMs = config.scheduler.prepare_ahead_ms;
   const due = [...plan.missed, ...plan.onTime];
-  const previous = due.length > 0 ? due[due.length - 1] : null;
+  // Counted at planned instants: jobs spread over a window are not one burst (issue 46).
+  const previous = due.length > 0 ? plannedAt(due[due.length - 1], input.spread) : null;
   let burst = 1;
   try {
     const counts = await bursts.plan(
@@ -161,7 +166,8 @@ async function leadOf(
 /**
  * Splits the occurrences in (after, now] into on-time ones and missed ones (`isMissed` when
  * dispatched at the workflow's clock, `now` less the lead it plans with; only the latest
- * `maxCatchUp` missed kept), and finds the first one after `now`.
+ * `maxCatchUp` missed kept), and finds the first one after `now`. With a start window (issue 46)
+ * each occurrence is judged by its planned time; the occurrences returned stay nominal.
  */
 export function planOccurrences(
   input: PlanOccurrencesInput,
@@ -193,7 +199,7 @@ export function planOccurrences(
       return { onTime, missed, missedTotal, next: null, scannedUntil: maxIso(cursor, input.now), ended: true };
     }
     for (const at of chunk) {
-      const t = at.getTime();
+      const t = input.spread ? Date.parse(plannedAt(at.toISOString(), input.spread)) : at.getTime();
       if (t > now) {
         return {
           onTime,

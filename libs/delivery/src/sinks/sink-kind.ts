@@ -54,7 +54,14 @@ export interface SinkWorkspace {
 export interface SinkSendContext {
   /** The job's workspace (`{{workspace.id}}`; what the temporal_workflow sink marks its executions with). */
   workspace: SinkWorkspace;
-  run: { id: string; scheduledAt: Date | number | string; /** 0-based */ attempt: number };
+  run: {
+    id: string;
+    scheduledAt: Date | number | string;
+    /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
+    plannedAt?: Date | number | string | null;
+    /** 0-based */
+    attempt: number;
+  };
   job: { id: string; name: string };
   /** Decrypted values of the secrets `secretNames` listed (redacted from the result afterwards). */
   secrets: TemplateContext['secrets'];

@@ -139,6 +139,14 @@ export class JobEntity {
   @Column({ name: 'overlap_policy', type: 'text' })
   overlapPolicy: string;
 
+  /** Spread window (issue 46): the job fires at a fixed offset inside it; null = none. */
+  @Column({ name: 'start_window_ms', type: 'integer', nullable: true })
+  startWindowMs: number | null;
+
+  /** Runs in flight at most under overlap policy `allow` (issue 46); null = unbounded. */
+  @Column({ name: 'max_concurrent_runs', type: 'integer', nullable: true })
+  maxConcurrentRuns: number | null;
+
   /** null = use the server default. */
   @Column({ name: 'auto_disable_threshold', type: 'integer', nullable: true })
   autoDisableThreshold: number | null;

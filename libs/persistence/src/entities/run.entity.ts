@@ -22,6 +22,7 @@ export const SKIP_REASONS = [
   'misfire',
   // issue 45: a user skipped this occurrence (`POST /jobs/{id}/occurrences/{at}/skip`); see `skip_note`
   'occurrence_skipped',
+  'max_concurrent_runs',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -73,6 +74,13 @@ export class RunEntity {
   /** Nominal occurrence time (millisecond precision). */
   @Column({ name: 'scheduled_at', type: 'timestamptz', precision: 3 })
   scheduledAt: Date;
+
+  /**
+   * When a scheduled run of a job with a start window is planned to fire (issue 46): the nominal
+   * time plus the job's offset. null: at `scheduled_at` (no window, manual runs, older rows).
+   */
+  @Column({ name: 'planned_at', type: 'timestamptz', precision: 3, nullable: true })
+  plannedAt: Date | null;
 
   @Column({ name: 'trigger', type: 'text' })
   trigger: RunTrigger;

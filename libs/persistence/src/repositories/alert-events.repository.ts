@@ -125,7 +125,7 @@ export class AlertEventsRepository {
             WHERE r.id IN (
                     SELECT r2.id FROM runs r2 JOIN jobs j2 ON j2.id = r2.job_id
                      WHERE r2.status IN ('running', 'deferred') AND NOT r2.sla_breached AND r2.scheduled_at < $1
-                       AND r2.scheduled_at + (COALESCE(j2.sla_threshold_ms, $2::int) * interval '1 millisecond') < $1
+                       AND COALESCE(r2.planned_at, r2.scheduled_at) + (COALESCE(j2.sla_threshold_ms, $2::int) * interval '1 millisecond') < $1
                      ORDER BY r2.scheduled_at LIMIT $3
                        FOR UPDATE OF r2 SKIP LOCKED)
               AND j.id = r.job_id

@@ -383,7 +383,7 @@ export class RunsRepository {
       `SELECT DISTINCT ON (r.job_id) r.id, r.job_id, r.status, r.trigger, r.scheduled_at, r.started_at,
               r.attempts_count, r.next_attempt_at,
               r.sla_breached OR (r.status IN ('running', 'deferred')
-                AND r.scheduled_at + COALESCE(j.sla_threshold_ms, $3::int) * interval '1 millisecond' < $4)
+                AND COALESCE(r.planned_at, r.scheduled_at) + COALESCE(j.sla_threshold_ms, $3::int) * interval '1 millisecond' < $4)
                 AS sla_breached
          FROM runs r JOIN jobs j ON j.id = r.job_id
         WHERE r.workspace_id = $1 AND r.job_id = ANY($2::text[])
@@ -462,7 +462,7 @@ export class RunsRepository {
       await manager.query(
         `UPDATE runs SET status = 'running',
                 started_at = COALESCE(started_at, $2),
-                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - scheduled_at)) * 1000)::int)),
+                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - COALESCE(planned_at, scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(attempts_count, $3),
                 next_attempt_at = NULL, updated_at = now()
           WHERE id = $1 AND status IN ('running', 'deferred')`,
@@ -510,7 +510,7 @@ export class RunsRepository {
         `UPDATE runs SET status = 'running',
                 started_at = COALESCE(runs.started_at, s.started_at),
                 start_lag_ms = COALESCE(runs.start_lag_ms,
-                  GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - runs.scheduled_at)) * 1000)::int)),
+                  GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - COALESCE(runs.planned_at, runs.scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(runs.attempts_count, s.n + 1),
                 next_attempt_at = NULL, updated_at = now()
            FROM ${recordset}
@@ -624,10 +624,10 @@ export class RunsRepository {
                   started_at = COALESCE(started_at, $16),
                   start_lag_ms = COALESCE(start_lag_ms,
                     CASE WHEN $16::timestamptz IS NOT NULL
-                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - scheduled_at)) * 1000)::int) END),
+                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - COALESCE(planned_at, scheduled_at))) * 1000)::int) END),
                   attempts_count = GREATEST(attempts_count, $6 + 1),
-                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - scheduled_at)) * 1000)::int),
-                  sla_breached = sla_breached OR COALESCE($3 > scheduled_at
+                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - COALESCE(planned_at, scheduled_at))) * 1000)::int),
+                  sla_breached = sla_breached OR COALESCE($3 > COALESCE(planned_at, scheduled_at)
                     + (COALESCE((SELECT sla_threshold_ms FROM job), $15::int) * interval '1 millisecond'), false),
                   started_workflow = COALESCE($14, started_workflow),
                   updated_at = now()
@@ -700,12 +700,14 @@ export class RunsRepository {
     // and so counts nothing twice.
     const inserted: Array<{ id: string }> = await this.manager.query(
       `WITH inserted AS (
-         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, skip_reason,
-                           claimed_at, finished_at, retry_of, overrides)
-         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.trigger, r.status, r.skip_reason,
-                $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of, r.overrides
+         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, planned_at, trigger, status,
+                           skip_reason, claimed_at, finished_at, retry_of, overrides)
+         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.planned_at, r.trigger, r.status,
+                r.skip_reason, $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of,
+                r.overrides
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
-                scheduled_at timestamptz, trigger text, status text, skip_reason text, retry_of text, overrides jsonb)
+                scheduled_at timestamptz, planned_at timestamptz, trigger text, status text, skip_reason text,
+                retry_of text, overrides jsonb)
          ON CONFLICT DO NOTHING
          RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
        ), counted AS (
@@ -924,6 +926,8 @@ export interface OpenRunRow {
   retryOf?: string | null;
   /** Per-run overrides of the job's sink (a manual run's, a backfill's). */
   overrides?: JsonObject | null;
+  /** The job's start window applied (issue 46); absent: planned at `scheduledAt`. */
+  plannedAt?: Date | string | null;
 }
 
 function toOpenRunRecord(row: OpenRunRow) {
@@ -933,6 +937,7 @@ function toOpenRunRecord(row: OpenRunRow) {
     job_id: row.jobId,
     job_version: row.jobVersion,
     scheduled_at: new Date(row.scheduledAt).toISOString(),
+    planned_at: row.plannedAt ? new Date(row.plannedAt).toISOString() : null,
     trigger: row.trigger,
     status: row.status,
     skip_reason: row.skipReason ?? null,

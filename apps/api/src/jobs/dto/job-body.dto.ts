@@ -286,6 +286,33 @@ export class JobFieldsDto {
   @Min(0)
   @Max(1000)
   auto_disable_threshold?: number | null;
+
+  /**
+   * Spread window (issue 46), 1s..24h: each occurrence fires at the job's fixed offset inside it
+   * (`start_offset_ms`); null = none.
+   */
+  @IsOptional()
+  @IsDuration(1_000, 24 * 3_600_000)
+  @JSONSchema({
+    description:
+      'Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s ' +
+      '`start_offset_ms`, derived from its id). null: at the nominal time.',
+    'x-server-check': 'at most the schedule’s shortest interval between occurrences',
+  })
+  start_window?: string | null;
+
+  /** Runs in flight at most (issue 46); null = 1 under skip/queue/cancel_previous, unbounded under allow. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  @JSONSchema({
+    description:
+      'Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped ' +
+      '(`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies.',
+    'x-server-check': 'only 1 unless overlap_policy is allow',
+  })
+  max_concurrent_runs?: number | null;
 }
 
 /** What every job declaration has: `POST /jobs`, `PUT /jobs/by-key/{key}` and a job of an apply. */
@@ -418,7 +445,8 @@ export class ApplyJobsDto {
     'Any subset of the create fields. Omitted fields keep their stored value; `schedule`, `retry` and `sink.config` ' +
     'merge field by field with the stored ones (maps and lists inside them are replaced whole); `null` resets a ' +
     'field to its default (`description`, `tags`, `retry` and each of its fields, `timeout`, `sla_threshold`, ' +
-    '`misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `schedule.kind|timezone|starts_at|ends_at|count`, ' +
+    '`misfire_policy`, `overlap_policy`, `auto_disable_threshold`, `start_window`, `max_concurrent_runs`, ' +
+    '`schedule.kind|timezone|starts_at|ends_at|count`, ' +
     'and any `sink.config` field, which then takes the sink default); `name`, `schedule`, `schedule.expr` and `sink` ' +
     'refuse `null`. A new `schedule.expr` without `schedule.kind` is detected again (`auto`). A new `sink.kind` needs ' +
     'the complete `sink.config` of that kind. The merged job is validated like a create: `400 validation_failed` ' +
