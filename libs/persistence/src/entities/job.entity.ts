@@ -58,6 +58,7 @@ export interface StoredSigningSecret {
 @Index('idx_jobs_description_trgm', { synchronize: false })
 @Index('uq_jobs_workspace_key', { synchronize: false })
 @Index('idx_jobs_workspace_managed_by', { synchronize: false })
+@Index('idx_jobs_exclude_calendars', { synchronize: false })
 export class JobEntity {
   /** `job_<ulid>`; also the id of the job's workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_jobs' })
