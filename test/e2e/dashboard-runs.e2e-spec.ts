@@ -148,7 +148,8 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(text).not.toContain('token=secret');
     expect(text).toContain('up to 2 attempts, fixed backoff from 1s');
     expect(text).toContain('5s per attempt');
-    expect(text).toContain('OverlapskipMisfirefire once');
+    // A job without a start window fires on time (issue 46's row between the two).
+    expect(text).toContain('OverlapskipStart windownone: on timeMisfirefire once');
     expect(text).toContain('Auto-disableafter a failed run');
 
     const note = page.getByTestId('disabled-note');
@@ -253,16 +254,16 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(other.status).toBe(200);
     const nightly = (await api('GET', '/api/v1/jobs/by-key/reports.nightly')).body;
 
-    // The list: key and owner in their columns; unmanaged jobs show neither.
+    // The list (after the selection checkbox): key and owner in their columns; unmanaged jobs show neither.
     await page.goto(stack.baseUrl + '/');
     const rowOf = (name: string) =>
       page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
     await rowOf('Nightly report').waitFor();
-    expect(await rowOf('Nightly report').locator('td').nth(1).textContent()).toBe('reports.nightly');
-    expect(await rowOf('Nightly report').locator('td').nth(2).textContent()).toBe(owner);
-    expect(await rowOf('Billing sync').locator('td').nth(2).textContent()).toBe('app:billing');
-    expect(await rowOf(failingJob.name).locator('td').nth(1).textContent()).toBe('—');
-    const names = () => page.locator('table.jobs tbody tr td:first-child a').allTextContents();
+    expect(await rowOf('Nightly report').locator('td').nth(2).textContent()).toBe('reports.nightly');
+    expect(await rowOf('Nightly report').locator('td').nth(3).textContent()).toBe(owner);
+    expect(await rowOf('Billing sync').locator('td').nth(3).textContent()).toBe('app:billing');
+    expect(await rowOf(failingJob.name).locator('td').nth(2).textContent()).toBe('—');
+    const names = () => page.locator('table.jobs tbody tr td:nth-child(2) a').allTextContents();
 
     // Filter by owner (exact), then search by key.
     await page.getByLabel('Managed by').fill(owner);
