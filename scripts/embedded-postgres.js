@@ -14,15 +14,20 @@ const path = require('node:path');
  * already exists"). Removed when that pid is not a PostgreSQL; one that is still running is left
  * for PostgreSQL to report.
  */
-function removeStaleLockFile(databaseDir) {
+async function removeStaleLockFile(databaseDir) {
   const lockFile = path.join(databaseDir, 'postmaster.pid');
   if (!fs.existsSync(lockFile)) return;
   const pid = Number(fs.readFileSync(lockFile, 'utf8').split('\n')[0]);
-  if (Number.isInteger(pid) && pid > 0 && isPostgres(pid)) return;
+  // A PostgreSQL killed a moment ago can still be a zombie or on its way out: give it 15 s.
+  for (let waited = 0; Number.isInteger(pid) && pid > 0 && isPostgres(pid); waited += 250) {
+    if (waited >= 15_000) return; // still running: PostgreSQL reports the lock itself
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
   fs.rmSync(lockFile, { force: true });
   process.stderr.write(`removed ${lockFile} left by a PostgreSQL that is no longer running (pid ${pid})\n`);
 }
 
+/** A live (not zombie) PostgreSQL process with this pid. */
 function isPostgres(pid) {
   try {
     process.kill(pid, 0);
@@ -30,7 +35,10 @@ function isPostgres(pid) {
     return err.code === 'EPERM';
   }
   try {
-    return /postgres/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8'));
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state …`: a zombie (Z) or dead (X) process holds no lock.
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return /postgres/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8')) && state !== 'Z' && state !== 'X';
   } catch {
     return true; // no /proc (macOS): the pid lives; let PostgreSQL decide
   }
@@ -51,7 +59,7 @@ async function main() {
     onLog: (message) => process.stderr.write(message),
   });
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  else removeStaleLockFile(databaseDir);
+  else await removeStaleLockFile(databaseDir);
   // The library rejects with nothing when PostgreSQL exits before it is ready: its log says why.
   await pg.start().catch((err) => {
     throw new Error(err?.message || 'PostgreSQL exited before it accepted connections (its log is above)');
