@@ -14,8 +14,7 @@ const path = require('node:path');
  * already exists"). Removed when that pid is not a PostgreSQL; one that is still running is left
  * for PostgreSQL to report.
  */
-async function removeStaleLockFile(databaseDir) {
-  const lockFile = path.join(databaseDir, 'postmaster.pid');
+async function removeStaleLockFile(lockFile) {
   if (!fs.existsSync(lockFile)) return;
   const pid = Number(fs.readFileSync(lockFile, 'utf8').split('\n')[0]);
   // A PostgreSQL killed a moment ago can still be a zombie or on its way out: give it 15 s.
@@ -59,7 +58,12 @@ async function main() {
     onLog: (message) => process.stderr.write(message),
   });
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  else await removeStaleLockFile(databaseDir);
+  else {
+    // The data folder's lock and the socket's (in /tmp, PostgreSQL's default socket folder) both name
+    // the killed PostgreSQL's pid.
+    await removeStaleLockFile(path.join(databaseDir, 'postmaster.pid'));
+    await removeStaleLockFile(path.join('/tmp', `.s.PGSQL.${Number(port)}.lock`));
+  }
   // The library rejects with nothing when PostgreSQL exits before it is ready: its log says why.
   await pg.start().catch((err) => {
     throw new Error(err?.message || 'PostgreSQL exited before it accepted connections (its log is above)');

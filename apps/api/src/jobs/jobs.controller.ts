@@ -5,7 +5,7 @@ import { sealedFieldReplay } from '../common/idempotency/caller-seal';
 import { JobIdPipe } from '../common/id-param.pipe';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ApplyJobsDto, CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
-import { ManualRunDto } from '../runs/dto/manual-run.dto';
+import { ManualRunDto } from './dto/manual-run.dto';
 import { JobKeyPipe, parsePreconditions } from './job-key.pipe';
 import { JobsApplyService } from './jobs-apply.service';
 import { JobsByKeyService } from './jobs-by-key.service';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
-import { ManualRunDto } from './dto/manual-run.dto';
+import { ManualRunDto } from '../jobs/dto/manual-run.dto';
 import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
