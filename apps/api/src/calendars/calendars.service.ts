@@ -118,13 +118,14 @@ export class CalendarsService {
 
 /** The body's dates (a list or an iCalendar file), checked, ascending and unique; else `400` naming the field. */
 function datesOf(dto: CalendarDatesDto): string[] {
-  if ((dto.dates === undefined) === (dto.ical === undefined)) {
+  // `null` counts as absent (class-validator's IsOptional lets it through).
+  if ((dto.dates == null) === (dto.ical == null)) {
     throw new ValidationFailedError({
       dates: 'give exactly one of dates (a list of YYYY-MM-DD) and ical (an iCalendar file)',
     });
   }
   let dates: string[];
-  if (dto.ical !== undefined) {
+  if (dto.ical != null) {
     const parsed = icalDates(dto.ical);
     if (!parsed.ok) {
       throw new ValidationFailedError({ ical: parsed.error });
