@@ -119,13 +119,13 @@ export class CalendarsService {
 /** The body's dates (a list or an iCalendar file), checked, ascending and unique; else `400` naming the field. */
 function datesOf(dto: CalendarDatesDto): string[] {
   // `null` counts as absent (class-validator's IsOptional lets it through).
-  if ((dto.dates == null) === (dto.ical == null)) {
+  if (((dto.dates ?? null) === null) === ((dto.ical ?? null) === null)) {
     throw new ValidationFailedError({
       dates: 'give exactly one of dates (a list of YYYY-MM-DD) and ical (an iCalendar file)',
     });
   }
   let dates: string[];
-  if (dto.ical != null) {
+  if (dto.ical !== undefined && dto.ical !== null) {
     const parsed = icalDates(dto.ical);
     if (!parsed.ok) {
       throw new ValidationFailedError({ ical: parsed.error });
