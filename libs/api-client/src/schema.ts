@@ -462,6 +462,8 @@ export interface paths {
     /**
      * A calendar with its dates
      * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `name`: lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters; `path`: at most 64 characters of name.
      */
     get: operations['calendars.get'];
     /**
@@ -470,13 +472,15 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `dates`: real dates; exactly one of `dates` and `ical`; `ical`: an iCalendar file whose events are not recurring; exactly one of `dates` and `ical`.
+     *     Checked by the server beyond the schema (`400` naming the input): `dates`: real dates; exactly one of `dates` and `ical`; `ical`: an iCalendar file whose events are not recurring; exactly one of `dates` and `ical`; `name`: lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters; `path`: at most 64 characters of name.
      */
     put: operations['calendars.put'];
     post?: never;
     /**
      * Delete a calendar (409 while a job uses it)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `name`: lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters; `path`: at most 64 characters of name.
      */
     delete: operations['calendars.remove'];
     options?: never;
@@ -636,6 +640,8 @@ export interface paths {
      * @description `at` must be an upcoming occurrence of the job’s schedule (else `400` naming `at`). The job is not changed otherwise (same `version`); when the instant comes its run is recorded `skipped` with `skip_reason: occurrence_skipped` and the note in `skip_note`, and nothing is delivered. Skipping an occurrence again replaces its note. At most 100 upcoming skips per job.
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `at`: an upcoming occurrence of the job's schedule.
      */
     post: operations['occurrenceSkips.skip'];
     /**
@@ -643,6 +649,8 @@ export interface paths {
      * @description `404` when the occurrence is not skipped. An occurrence whose run was already recorded skipped stays so.
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `at`: an upcoming occurrence of the job's schedule.
      */
     delete: operations['occurrenceSkips.unskip'];
     options?: never;
@@ -813,7 +821,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `resume_at`: in the future, at most 366 days ahead; only with `action: pause`.
+     *     Checked by the server beyond the schema (`400` naming the input): `all`: refused beside a non-empty `filter`; `resume_at`: in the future, at most 366 days ahead; only with `action: pause`.
      */
     post: operations['operations.bulkJobs'];
     delete?: never;

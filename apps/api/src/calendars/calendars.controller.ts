@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
 import { CalendarNameToFindPipe, CalendarNameToWritePipe } from './calendar-name.pipe';
 import { CALENDAR_LIST_SCHEMA, CALENDAR_SCHEMA } from './calendar-response.schema';
 import { CalendarsService } from './calendars.service';
@@ -30,6 +30,10 @@ export class CalendarsController {
     return this.calendars.list(auth);
   }
 
+  @ServerChecks({
+    name: 'lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters',
+    path: 'at most 64 characters of name',
+  })
   @Get(':name')
   @Scopes('jobs:read')
   @ApiOperation('A calendar with its dates', { 200: CALENDAR_SCHEMA })
@@ -37,6 +41,10 @@ export class CalendarsController {
     return this.calendars.get(auth, name);
   }
 
+  @ServerChecks({
+    name: 'lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters',
+    path: 'at most 64 characters of name',
+  })
   @Put(':name')
   @Scopes('jobs:write')
   @ApiOperation(
@@ -58,6 +66,10 @@ export class CalendarsController {
     return calendar;
   }
 
+  @ServerChecks({
+    name: 'lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters',
+    path: 'at most 64 characters of name',
+  })
   @Delete(':name')
   @HttpCode(204)
   @Scopes('jobs:write')

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../../auth/auth.decorators';
 import { JobIdPipe } from '../../common/id-param.pipe';
-import { ApiOperation } from '../../common/openapi/openapi.decorators';
+import { ApiOperation, ServerChecks } from '../../common/openapi/openapi.decorators';
 import { SkipOccurrenceDto } from './occurrence-skip.dto';
 import { OccurrenceInstantPipe } from './occurrence-instant.pipe';
 import { OCCURRENCE_SKIP_SCHEMA } from './occurrence-skips.schema';
@@ -14,6 +14,7 @@ const AT = new OccurrenceInstantPipe();
 export class OccurrenceSkipsController {
   constructor(private readonly skips: OccurrenceSkipsService) {}
 
+  @ServerChecks({ at: "an upcoming occurrence of the job's schedule" })
   @Post()
   @HttpCode(200)
   @Scopes('jobs:write')
@@ -34,6 +35,7 @@ export class OccurrenceSkipsController {
     return this.skips.skip(auth, id, at, body?.note ?? '');
   }
 
+  @ServerChecks({ at: "an upcoming occurrence of the job's schedule" })
   @Delete()
   @HttpCode(204)
   @Scopes('jobs:write')

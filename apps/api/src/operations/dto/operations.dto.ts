@@ -106,6 +106,7 @@ export class BulkJobsDto {
   /** Every job of the workspace: needed when `filter` is empty, refused beside a non-empty one. */
   @IsOptional()
   @IsBoolean()
+  @JSONSchema({ 'x-server-check': 'refused beside a non-empty `filter`' })
   all?: boolean;
 
   /** Why; written into each job's audit entry and, for a pause, shown on the paused job (`paused_note`). */
