@@ -75,6 +75,7 @@ export class BulkJobFilterDto {
   /** Jobs in this state; it must be one the action applies to (`pause`: `active`, …). */
   @IsOptional()
   @IsIn(JOB_STATES)
+  @JSONSchema({ 'x-server-check': 'a state the action applies to (`pause`: `active`, …)' })
   state?: (typeof JOB_STATES)[number];
 }
 
