@@ -1,0 +1,278 @@
+import type { AuditRepository, JobEntity, JobsRepository, JobState, RunEntity, RunsRepository } from '@svc/persistence';
+import type { Transactions, WorkspacesRepository } from '@svc/persistence';
+import type { DataSource } from 'typeorm';
+import { jobSettings, KIT_WORKSPACE } from './fixtures';
+
+/** An audit entry as `AuditRepository.insert` writes it. */
+export interface AuditRow {
+  workspaceId: string;
+  actor: string;
+  action: string;
+  target: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * The rows a transaction may change; restored when the transaction throws. `extra` holds the
+ * tables a spec adds for its own repositories (`InMemoryDatabase.table`).
+ */
+export interface Tables {
+  jobs: Map<string, JobEntity>;
+  runs: Map<string, RunEntity>;
+  audit: AuditRow[];
+  usage: Map<string, number>;
+  extra: Record<string, Map<string, unknown>>;
+}
+
+/**
+ * PostgreSQL as the services see it through their repositories: jobs, runs, monthly usage, the
+ * audit log and workspaces, with transactions that roll every table back when the work throws.
+ * The repositories implement the methods the lifecycle and the API services call, with the
+ * workspace scoping of the real ones (another workspace's row is not there). Cast them to the
+ * repository types with `as never` (or `repo<T>()`) where a constructor wants them.
+ */
+export class InMemoryDatabase {
+  tables: Tables = { jobs: new Map(), runs: new Map(), audit: [], usage: new Map(), extra: {} };
+  /** Workspace id → its plan name; a workspace not here has `defaultPlan` (none: the configuration's default). */
+  readonly plans = new Map<string, string>();
+  /** The number of transactions run, committed or not. */
+  transactionsRun = 0;
+
+  constructor(private readonly defaultPlan = '') {}
+
+  readonly dataSource = {
+    transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> => {
+      this.transactionsRun += 1;
+      const before = structuredClone(this.tables);
+      try {
+        return await work({});
+      } catch (err) {
+        this.tables = before;
+        throw err;
+      }
+    },
+  };
+
+  /** `Transactions` over the same rollback. */
+  readonly transactions = {
+    run: <T>(work: (tx: never) => Promise<T>) => this.dataSource.transaction((manager) => work(manager as never)),
+  };
+
+  /** A table of a spec's own (rolled back with the rest): read it through this on every access. */
+  table<T>(name: string): Map<string, T> {
+    this.tables.extra[name] ??= new Map();
+    return this.tables.extra[name] as Map<string, T>;
+  }
+
+  readonly jobs = {
+    getById: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    getForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    getWithSigningSecretsForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    setSigningSecrets: async (workspaceId: string, id: string, secrets: JobEntity['signingSecrets']) => {
+      this.tables.jobs.get(id)!.signingSecrets = secrets;
+    },
+    findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
+    lockWorkspaceCreates: async () => undefined,
+    countInWorkspace: async (workspaceId: string) =>
+      [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
+    insert: async (job: JobEntity) => {
+      job.createdAt = job.updatedAt = new Date();
+      this.tables.jobs.set(job.id, { ...job });
+    },
+    save: async (job: JobEntity) => {
+      this.tables.jobs.set(job.id, { ...job, updatedAt: new Date() });
+      return job;
+    },
+    delete: async (workspaceId: string, id: string) => this.tables.jobs.delete(id),
+    transitionState: async (id: string, change: Parameters<JobsRepository['transitionState']>[1]) => {
+      const job = this.tables.jobs.get(id);
+      if (!job || job.state !== change.from || job.revision !== change.revision) {
+        return null;
+      }
+      job.state = change.to;
+      job.revision = change.nextRevision;
+      if (change.disabledReason !== undefined) {
+        job.disabledReason = change.disabledReason;
+      }
+      if (change.resetFailures) {
+        job.consecutiveFailures = 0;
+      }
+      return this.copy(job);
+    },
+  };
+
+  readonly runs = {
+    getById: async (workspaceId: string, id: string) =>
+      this.run((run) => run.workspaceId === workspaceId && run.id === id),
+    findByIdUnscoped: async (id: string) => this.run((run) => run.id === id),
+    findManualRetry: async (workspaceId: string, jobId: string, scheduledAt: Date) =>
+      this.run(
+        (run) =>
+          run.workspaceId === workspaceId &&
+          run.jobId === jobId &&
+          run.trigger === 'retry_manual' &&
+          run.scheduledAt.getTime() === scheduledAt.getTime(),
+      ),
+    monthlyUsage: async (workspaceId: string, month: string) => this.tables.usage.get(`${workspaceId}/${month}`) ?? 0,
+    openRuns: async (rows: Array<Partial<RunEntity> & { id: string; scheduledAt: Date | string }>, claimedAt: Date) => {
+      for (const row of rows) {
+        this.addRun({ ...row, scheduledAt: new Date(row.scheduledAt), claimedAt });
+      }
+      return rows.map((row) => ({ requestedId: row.id, id: row.id, status: row.status, inserted: true }));
+    },
+    openManualRetry: async (
+      row: { id: string; workspaceId: string; jobId: string; jobVersion: number; scheduledAt: Date; retryOf: string },
+      claimedAt: Date,
+    ) => {
+      const existing = await this.runs.findManualRetry(row.workspaceId, row.jobId, row.scheduledAt);
+      if (existing) {
+        return { run: existing, inserted: false };
+      }
+      return {
+        run: this.addRun({ ...row, trigger: 'retry_manual', status: 'running', claimedAt }),
+        inserted: true,
+      };
+    },
+    deleteUnstarted: async (workspaceId: string, id: string) => {
+      const run = this.tables.runs.get(id);
+      if (!run || run.status !== 'running' || run.attemptsCount > 0) {
+        return false;
+      }
+      this.tables.runs.delete(id);
+      const month = `${workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
+      this.tables.usage.set(month, Math.max(0, (this.tables.usage.get(month) ?? 0) - 1));
+      return true;
+    },
+    listInFlightForJob: async (workspaceId: string, jobId: string) =>
+      [...this.tables.runs.values()].filter(
+        (run) =>
+          run.workspaceId === workspaceId &&
+          run.jobId === jobId &&
+          (run.status === 'running' || run.status === 'deferred'),
+      ),
+    /** The attempts of a run: none are kept here. */
+    listAttempts: async () => [],
+    // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
+    close: async (change: { runId: string; status: RunEntity['status']; finishedAt: Date }) => {
+      const run = this.tables.runs.get(change.runId);
+      if (!run || run.finishedAt) {
+        return null;
+      }
+      Object.assign(run, { status: change.status, finishedAt: change.finishedAt });
+      const job = this.tables.jobs.get(run.jobId);
+      let outcome = null;
+      if (job && (change.status === 'succeeded' || change.status === 'failed')) {
+        const previousFailures = job.consecutiveFailures;
+        job.lastRunAt = run.scheduledAt;
+        job.lastRunStatus = change.status;
+        job.consecutiveFailures = change.status === 'failed' ? job.consecutiveFailures + 1 : 0;
+        outcome = {
+          previousFailures,
+          consecutiveFailures: job.consecutiveFailures,
+          state: job.state,
+          autoDisableThreshold: job.autoDisableThreshold,
+        };
+      }
+      return { run: { ...run }, slaThresholdMs: job?.slaThresholdMs ?? 300_000, outcome };
+    },
+  };
+
+  readonly audit = {
+    insert: async (workspaceId: string, entry: Omit<AuditRow, 'workspaceId'>) => {
+      this.tables.audit.push({ workspaceId, ...entry });
+    },
+  };
+
+  readonly workspaces = {
+    findById: async (id: string) => ({ id, plan: this.plans.get(id) ?? this.defaultPlan }),
+  };
+
+  /** The repositories typed as the services' constructors take them. */
+  get repositories(): {
+    dataSource: DataSource;
+    transactions: Transactions;
+    jobs: JobsRepository;
+    runs: RunsRepository;
+    audit: AuditRepository;
+    workspaces: WorkspacesRepository;
+  } {
+    return {
+      dataSource: this.dataSource as unknown as DataSource,
+      transactions: this.transactions as unknown as Transactions,
+      jobs: this.jobs as unknown as JobsRepository,
+      runs: this.runs as unknown as RunsRepository,
+      audit: this.audit as unknown as AuditRepository,
+      workspaces: this.workspaces as unknown as WorkspacesRepository,
+    };
+  }
+
+  /** The audit entries written, without the workspace id (all of one workspace, or of `workspaceId`). */
+  audited(workspaceId?: string): Array<Omit<AuditRow, 'workspaceId'>> {
+    return this.tables.audit
+      .filter((row) => workspaceId === undefined || row.workspaceId === workspaceId)
+      .map(({ workspaceId: _ws, ...entry }) => entry);
+  }
+
+  /** A job row as a create would write it, in `state`. */
+  addJob(state: JobState, extra: Partial<JobEntity> = {}): JobEntity {
+    const job = {
+      ...jobSettings(),
+      id: `job_${this.tables.jobs.size + 1}`,
+      workspaceId: KIT_WORKSPACE,
+      key: null,
+      managedBy: null,
+      state,
+      disabledReason: state === 'disabled' ? 'auto_disabled: 3 consecutive failed runs' : null,
+      consecutiveFailures: state === 'disabled' ? 3 : 0,
+      nextRunAt: null,
+      lastRunAt: null,
+      lastRunStatus: null,
+      version: 4,
+      revision: 7,
+      signingSecrets: [{ secret: 'whsec_old', expires_at: null }],
+      createdAt: new Date('2026-01-01T00:00:00Z'),
+      updatedAt: new Date('2026-01-01T00:00:00Z'),
+      ...extra,
+    } as JobEntity;
+    this.tables.jobs.set(job.id, job);
+    return { ...job };
+  }
+
+  addRun(row: Partial<RunEntity> & { id: string }): RunEntity {
+    const run = {
+      workspaceId: KIT_WORKSPACE,
+      trigger: 'schedule',
+      status: 'running',
+      attemptsCount: 0,
+      jobVersion: 1,
+      scheduledAt: new Date('2026-01-01T00:00:00Z'),
+      startedAt: null,
+      finishedAt: null,
+      retryOf: null,
+      slaBreached: false,
+      ...row,
+    } as RunEntity;
+    this.tables.runs.set(run.id, run);
+    const month = `${run.workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
+    this.tables.usage.set(month, (this.tables.usage.get(month) ?? 0) + 1);
+    return { ...run };
+  }
+
+  stored(id: string): JobEntity | undefined {
+    return this.tables.jobs.get(id);
+  }
+
+  private job(workspaceId: string, id: string): JobEntity | null {
+    const job = this.tables.jobs.get(id);
+    return job && job.workspaceId === workspaceId ? { ...job } : null;
+  }
+
+  private run(match: (run: RunEntity) => boolean): RunEntity | null {
+    const run = [...this.tables.runs.values()].find(match);
+    return run ? { ...run } : null;
+  }
+
+  private copy(job: JobEntity | undefined): JobEntity | null {
+    return job ? { ...job } : null;
+  }
+}
