@@ -1,5 +1,5 @@
 import type { AuditRepository, JobEntity, JobsRepository, JobState, RunEntity, RunsRepository } from '@svc/persistence';
-import type { Transactions, WorkspacesRepository } from '@svc/persistence';
+import type { IdempotencyRepository, Transactions, WorkspacesRepository } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
 
@@ -10,6 +10,17 @@ export interface AuditRow {
   action: string;
   target: string;
   details: Record<string, unknown>;
+}
+
+/** An idempotency record as `IdempotencyRepository` keeps it. */
+export interface IdempotencyRow {
+  workspaceId: string;
+  scope: string;
+  key: string;
+  requestHash: string;
+  statusCode: number | null;
+  responseBody: unknown;
+  createdAt: Date;
 }
 
 /**
@@ -183,6 +194,50 @@ export class InMemoryDatabase {
     },
   };
 
+  /**
+   * Idempotency records (written outside any transaction, as the real repository writes them):
+   * `workspace scope key` → the record.
+   */
+  readonly idempotencyRecords = new Map<string, IdempotencyRow>();
+
+  readonly idempotency = {
+    claim: async (workspaceId: string, scope: string, key: string, requestHash: string) => {
+      const id = `${workspaceId} ${scope} ${key}`;
+      if (this.idempotencyRecords.has(id)) {
+        return false;
+      }
+      this.idempotencyRecords.set(id, {
+        workspaceId,
+        scope,
+        key,
+        requestHash,
+        statusCode: null,
+        responseBody: null,
+        createdAt: new Date(),
+      });
+      return true;
+    },
+    find: async (workspaceId: string, scope: string, key: string) => {
+      const record = this.idempotencyRecords.get(`${workspaceId} ${scope} ${key}`);
+      return record ? { ...record } : null;
+    },
+    complete: async (workspaceId: string, scope: string, key: string, statusCode: number, body: unknown) => {
+      const record = this.idempotencyRecords.get(`${workspaceId} ${scope} ${key}`);
+      if (record) {
+        Object.assign(record, { statusCode, responseBody: structuredClone(body) });
+      }
+    },
+    release: async (workspaceId: string, scope: string, key: string) => {
+      this.idempotencyRecords.delete(`${workspaceId} ${scope} ${key}`);
+    },
+    releaseIfOlder: async (workspaceId: string, scope: string, key: string, before: Date) => {
+      const id = `${workspaceId} ${scope} ${key}`;
+      if ((this.idempotencyRecords.get(id)?.createdAt ?? before) < before) {
+        this.idempotencyRecords.delete(id);
+      }
+    },
+  };
+
   readonly workspaces = {
     findById: async (id: string) => ({ id, plan: this.plans.get(id) ?? this.defaultPlan }),
   };
@@ -195,6 +250,7 @@ export class InMemoryDatabase {
     runs: RunsRepository;
     audit: AuditRepository;
     workspaces: WorkspacesRepository;
+    idempotency: IdempotencyRepository;
   } {
     return {
       dataSource: this.dataSource as unknown as DataSource,
@@ -203,6 +259,7 @@ export class InMemoryDatabase {
       runs: this.runs as unknown as RunsRepository,
       audit: this.audit as unknown as AuditRepository,
       workspaces: this.workspaces as unknown as WorkspacesRepository,
+      idempotency: this.idempotency as unknown as IdempotencyRepository,
     };
   }
 
