@@ -1,5 +1,14 @@
-import type { AuditRepository, JobEntity, JobsRepository, JobState, RunEntity, RunsRepository } from '@svc/persistence';
+import type {
+  AuditRepository,
+  JobEntity,
+  JobsRepository,
+  JobState,
+  RunEntity,
+  RunListFilter,
+  RunsRepository,
+} from '@svc/persistence';
 import type { IdempotencyRepository, Transactions, WorkspacesRepository } from '@svc/persistence';
+import { newId } from '@svc/common';
 import type { DataSource } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
 
@@ -83,6 +92,8 @@ export class InMemoryDatabase {
       this.tables.jobs.get(id)!.signingSecrets = secrets;
     },
     findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
+    findMany: async (workspaceId: string, ids: string[]) =>
+      ids.map((id) => this.job(workspaceId, id)).filter((job): job is JobEntity => job !== null),
     lockWorkspaceCreates: async () => undefined,
     countInWorkspace: async (workspaceId: string) =>
       [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
@@ -161,6 +172,29 @@ export class InMemoryDatabase {
           run.jobId === jobId &&
           (run.status === 'running' || run.status === 'deferred'),
       ),
+    /** `RunsRepository.list` (tags left out): the workspace's runs, newest first unless `oldestFirst`. */
+    list: async (workspaceId: string, filter: RunListFilter) => {
+      const newestFirst = (a: RunEntity, b: RunEntity) =>
+        b.scheduledAt.getTime() - a.scheduledAt.getTime() || b.id.localeCompare(a.id);
+      const after = filter.after;
+      return [...this.tables.runs.values()]
+        .filter(
+          (run) =>
+            run.workspaceId === workspaceId &&
+            (filter.jobId === undefined || run.jobId === filter.jobId) &&
+            (filter.status === undefined || run.status === filter.status) &&
+            (filter.statuses === undefined || filter.statuses.includes(run.status)) &&
+            (filter.trigger === undefined || run.trigger === filter.trigger) &&
+            (!filter.slaBreached || run.slaBreached) &&
+            (filter.from === undefined || run.scheduledAt >= filter.from) &&
+            (filter.to === undefined || run.scheduledAt < filter.to) &&
+            (after === undefined ||
+              newestFirst({ scheduledAt: after.scheduledAt, id: after.id } as RunEntity, run) < 0),
+        )
+        .sort((a, b) => (filter.oldestFirst ? -newestFirst(a, b) : newestFirst(a, b)))
+        .slice(0, filter.limit)
+        .map((run) => ({ ...run }));
+    },
     /** The attempts of a run: none are kept here. */
     listAttempts: async () => [],
     // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
@@ -274,7 +308,7 @@ export class InMemoryDatabase {
   addJob(state: JobState, extra: Partial<JobEntity> = {}): JobEntity {
     const job = {
       ...jobSettings(),
-      id: `job_${this.tables.jobs.size + 1}`,
+      id: newId('job', Date.parse('2026-01-01T00:00:00Z') + this.tables.jobs.size),
       workspaceId: KIT_WORKSPACE,
       key: null,
       managedBy: null,
