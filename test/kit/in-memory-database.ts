@@ -7,9 +7,11 @@ import type {
   RunListFilter,
   RunsRepository,
 } from '@svc/persistence';
-import type { IdempotencyRepository, Transactions, WorkspacesRepository } from '@svc/persistence';
+import type { CalendarEntity, CalendarsRepository, IdempotencyRepository, SecretsRepository } from '@svc/persistence';
+import type { Transactions, WorkspacesRepository } from '@svc/persistence';
 import { newId } from '@svc/common';
-import type { DataSource } from 'typeorm';
+import { JOB_KEY_CONSTRAINT, type JobListFilter, type LatestRun } from '@svc/persistence';
+import { type DataSource, QueryFailedError } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
 
 /** An audit entry as `AuditRepository.insert` writes it. */
@@ -19,6 +21,19 @@ export interface AuditRow {
   action: string;
   target: string;
   details: Record<string, unknown>;
+}
+
+/** A secret row: its value as the service gave it (encrypted). */
+export interface SecretRow {
+  workspaceId: string;
+  name: string;
+  value: Buffer;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function secretMetadata({ value: _value, ...metadata }: SecretRow) {
+  return metadata;
 }
 
 /** An idempotency record as `IdempotencyRepository` keeps it. */
@@ -92,12 +107,54 @@ export class InMemoryDatabase {
       this.tables.jobs.get(id)!.signingSecrets = secrets;
     },
     findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
+    getByKey: async (workspaceId: string, key: string) =>
+      this.jobsWhere((job) => job.workspaceId === workspaceId && job.key === key)[0] ?? null,
+    /** `JobsRepository.list`: newest first (ids sort by creation time); `q` matches name and key. */
+    list: async (workspaceId: string, filter: JobListFilter) =>
+      this.jobsWhere(
+        (job) =>
+          job.workspaceId === workspaceId &&
+          (filter.state === undefined || job.state === filter.state) &&
+          (filter.tag === undefined || job.tags.includes(filter.tag)) &&
+          (filter.key === undefined || job.key === filter.key) &&
+          (filter.managed_by === undefined || job.managedBy === filter.managed_by) &&
+          (filter.q === undefined || `${job.name} ${job.key ?? ''}`.toLowerCase().includes(filter.q.toLowerCase())) &&
+          (filter.beforeId === undefined || job.id < filter.beforeId),
+      )
+        .reverse()
+        .slice(0, filter.limit),
+    listForApply: async (workspaceId: string, keys: string[], managedBy: string | null) =>
+      this.jobsWhere(
+        (job) =>
+          job.workspaceId === workspaceId &&
+          ((job.key !== null && keys.includes(job.key)) || (managedBy !== null && job.managedBy === managedBy)),
+      ),
+    lockApply: async () => undefined,
     findMany: async (workspaceId: string, ids: string[]) =>
       ids.map((id) => this.job(workspaceId, id)).filter((job): job is JobEntity => job !== null),
+    raiseRevisions: async (workspaceId: string, ids: string[]) =>
+      ids.flatMap((id) => {
+        const job = this.tables.jobs.get(id);
+        if (!job || job.workspaceId !== workspaceId) {
+          return [];
+        }
+        job.revision += 1;
+        return [{ ...job }];
+      }),
     lockWorkspaceCreates: async () => undefined,
     countInWorkspace: async (workspaceId: string) =>
       [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
     insert: async (job: JobEntity) => {
+      if (job.key && this.jobsWhere((row) => row.workspaceId === job.workspaceId && row.key === job.key).length > 0) {
+        throw new QueryFailedError(
+          'INSERT INTO jobs',
+          [],
+          Object.assign(new Error('duplicate key'), {
+            code: '23505',
+            constraint: JOB_KEY_CONSTRAINT,
+          }),
+        );
+      }
       job.createdAt = job.updatedAt = new Date();
       this.tables.jobs.set(job.id, { ...job });
     },
@@ -195,6 +252,29 @@ export class InMemoryDatabase {
         .slice(0, filter.limit)
         .map((run) => ({ ...run }));
     },
+    /** `RunsRepository.latestForJobs` (the SLA rule left out: `slaBreached` as stored). */
+    latestForJobs: async (workspaceId: string, jobIds: string[]) => {
+      const latest = new Map<string, LatestRun>();
+      for (const jobId of jobIds) {
+        const [run] = await this.runs.list(workspaceId, { jobId, limit: 1 });
+        if (run) {
+          const { id, status, trigger, scheduledAt, startedAt, attemptsCount, nextAttemptAt, slaBreached } = run;
+          latest.set(jobId, { id, status, trigger, scheduledAt, startedAt, attemptsCount, nextAttemptAt, slaBreached });
+        }
+      }
+      return latest;
+    },
+    /** `RunsRepository.stats` of the job's runs since `since` (no start lag kept: p95 null). */
+    stats: async (workspaceId: string, jobId: string, since: Date) => {
+      const runs = (await this.runs.list(workspaceId, { jobId, from: since, limit: Infinity })) as RunEntity[];
+      return {
+        runs: runs.length,
+        succeeded: runs.filter((run) => run.status === 'succeeded').length,
+        failed: runs.filter((run) => run.status === 'failed').length,
+        sla_breached: runs.filter((run) => run.slaBreached).length,
+        p95_start_lag_ms: null,
+      };
+    },
     /** The attempts of a run: none are kept here. */
     listAttempts: async () => [],
     // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
@@ -226,6 +306,88 @@ export class InMemoryDatabase {
     insert: async (workspaceId: string, entry: Omit<AuditRow, 'workspaceId'>) => {
       this.tables.audit.push({ workspaceId, ...entry });
     },
+  };
+
+  /** `SecretsRepository`: values as given (the service encrypts them), reference candidates from the jobs. */
+  readonly secrets = {
+    lockWorkspace: async () => undefined,
+    lockExisting: async (workspaceId: string, names: readonly string[]) =>
+      names.filter((name) => this.secretTable().has(`${workspaceId}/${name}`)),
+    findForUpdate: async (workspaceId: string, name: string) => {
+      const row = this.secretTable().get(`${workspaceId}/${name}`);
+      return row ? secretMetadata(row) : null;
+    },
+    countInWorkspace: async (workspaceId: string) =>
+      [...this.secretTable().values()].filter((row) => row.workspaceId === workspaceId).length,
+    insert: async (workspaceId: string, name: string, value: Buffer) => {
+      const at = new Date();
+      const row = { workspaceId, name, value, createdAt: at, updatedAt: at };
+      this.secretTable().set(`${workspaceId}/${name}`, row);
+      return secretMetadata(row);
+    },
+    replaceValue: async (workspaceId: string, name: string, value: Buffer) => {
+      const row = this.secretTable().get(`${workspaceId}/${name}`)!;
+      Object.assign(row, { value, updatedAt: new Date(row.updatedAt.getTime() + 1_000) });
+      return secretMetadata(row);
+    },
+    delete: async (workspaceId: string, name: string) => void this.secretTable().delete(`${workspaceId}/${name}`),
+    findReferenceCandidates: async (workspaceId: string, name: string) =>
+      [...this.tables.jobs.values()]
+        .filter((job) => job.workspaceId === workspaceId && JSON.stringify(job.sinkConfig).includes(`secret.${name}`))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map(({ id, name: jobName, sinkKind, sinkConfig }) => ({ id, name: jobName, sinkKind, sinkConfig })),
+    listPage: async (workspaceId: string, page: { afterName?: string; limit: number }) =>
+      [...this.secretTable().values()]
+        .filter((row) => row.workspaceId === workspaceId && (page.afterName === undefined || row.name > page.afterName))
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .slice(0, page.limit)
+        .map(secretMetadata),
+  };
+
+  /** `CalendarsRepository` (the jobs using a calendar read from the kit's jobs, as the SQL does). */
+  readonly calendars = {
+    list: async (workspaceId: string) =>
+      [...this.calendarTable().values()]
+        .filter((row) => row.workspaceId === workspaceId)
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((row) => ({ ...row })),
+    datesByName: async (workspaceId: string) =>
+      Object.fromEntries((await this.calendars.list(workspaceId)).map((row) => [row.name, row.dates])),
+    get: async (workspaceId: string, name: string) => {
+      const row = this.calendarTable().get(`${workspaceId}/${name}`);
+      return row ? { ...row } : null;
+    },
+    lockWorkspace: async () => undefined,
+    countInWorkspace: async (workspaceId: string) => (await this.calendars.list(workspaceId)).length,
+    upsert: async (workspaceId: string, name: string, dates: string[]) => {
+      const existing = this.calendarTable().get(`${workspaceId}/${name}`);
+      const at = new Date();
+      this.calendarTable().set(`${workspaceId}/${name}`, {
+        workspaceId,
+        name,
+        dates: [...dates],
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+      });
+      return existing === undefined;
+    },
+    delete: async (workspaceId: string, name: string) => void this.calendarTable().delete(`${workspaceId}/${name}`),
+    jobsUsing: async (workspaceId: string, name: string, limit: number) =>
+      [...this.tables.jobs.values()]
+        .filter(
+          (job) =>
+            job.workspaceId === workspaceId &&
+            (job.excludeCalendars.includes(name) ||
+              (job.scheduleKind === 'natural' && job.scheduleExpr.toLowerCase().includes(name))),
+        )
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .slice(0, limit)
+        .map(({ id, name: jobName, scheduleExpr, excludeCalendars }) => ({
+          id,
+          name: jobName,
+          scheduleExpr,
+          excludeCalendars,
+        })),
   };
 
   /**
@@ -285,6 +447,8 @@ export class InMemoryDatabase {
     audit: AuditRepository;
     workspaces: WorkspacesRepository;
     idempotency: IdempotencyRepository;
+    secrets: SecretsRepository;
+    calendars: CalendarsRepository;
   } {
     return {
       dataSource: this.dataSource as unknown as DataSource,
@@ -294,6 +458,8 @@ export class InMemoryDatabase {
       audit: this.audit as unknown as AuditRepository,
       workspaces: this.workspaces as unknown as WorkspacesRepository,
       idempotency: this.idempotency as unknown as IdempotencyRepository,
+      secrets: this.secrets as unknown as SecretsRepository,
+      calendars: this.calendars as unknown as CalendarsRepository,
     };
   }
 
@@ -351,6 +517,22 @@ export class InMemoryDatabase {
 
   stored(id: string): JobEntity | undefined {
     return this.tables.jobs.get(id);
+  }
+
+  private secretTable(): Map<string, SecretRow> {
+    return this.table<SecretRow>('secrets');
+  }
+
+  private calendarTable(): Map<string, CalendarEntity> {
+    return this.table<CalendarEntity>('calendars');
+  }
+
+  /** Copies of the jobs that match, in id order. */
+  private jobsWhere(match: (job: JobEntity) => boolean): JobEntity[] {
+    return [...this.tables.jobs.values()]
+      .filter(match)
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map((job) => ({ ...job }));
   }
 
   private job(workspaceId: string, id: string): JobEntity | null {

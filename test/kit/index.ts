@@ -6,3 +6,4 @@
 export * from './fake-temporal';
 export * from './fixtures';
 export * from './in-memory-database';
+export * from './jobs-api';

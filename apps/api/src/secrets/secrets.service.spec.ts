@@ -1,63 +1,11 @@
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { defaultSinkRegistry } from '@svc/delivery';
-import type { SecretsRepository } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
-import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE } from '../../../../test/kit';
+import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE, type SecretRow } from '../../../../test/kit';
 import { MAX_SECRETS_PER_WORKSPACE } from './secret-limits';
 import { SecretsService } from './secrets.service';
 
 /** SecretsService over the in-memory kit: the value encrypted, the cap, the 409 for a used secret. */
-
-interface SecretRow {
-  workspaceId: string;
-  name: string;
-  value: Buffer;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** `SecretsRepository` over a kit table; reference candidates are the kit's jobs that mention the name. */
-function secretsOver(db: InMemoryDatabase) {
-  const table = () => db.table<SecretRow>('secrets');
-  const id = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
-  const metadata = ({ value: _value, ...row }: SecretRow) => row;
-  return {
-    lockWorkspace: async () => undefined,
-    findForUpdate: async (workspaceId: string, name: string) => {
-      const row = table().get(id(workspaceId, name));
-      return row ? metadata(row) : null;
-    },
-    countInWorkspace: async (workspaceId: string) =>
-      [...table().values()].filter((row) => row.workspaceId === workspaceId).length,
-    insert: async (workspaceId: string, name: string, value: Buffer) => {
-      const at = new Date('2026-03-01T00:00:00Z');
-      const row = { workspaceId, name, value, createdAt: at, updatedAt: at };
-      table().set(id(workspaceId, name), row);
-      return metadata(row);
-    },
-    replaceValue: async (workspaceId: string, name: string, value: Buffer) => {
-      const row = table().get(id(workspaceId, name))!;
-      Object.assign(row, { value, updatedAt: new Date('2026-03-02T00:00:00Z') });
-      return metadata(row);
-    },
-    delete: async (workspaceId: string, name: string) => void table().delete(id(workspaceId, name)),
-    findReferenceCandidates: async (workspaceId: string, name: string) =>
-      [...db.tables.jobs.values()]
-        .filter((job) => job.workspaceId === workspaceId && JSON.stringify(job.sinkConfig).includes(`secret.${name}`))
-        .map(({ id: jobId, name: jobName, sinkKind, sinkConfig }) => ({
-          id: jobId,
-          name: jobName,
-          sinkKind,
-          sinkConfig,
-        })),
-    listPage: async (workspaceId: string, page: { afterName?: string; limit: number }) =>
-      [...table().values()]
-        .filter((row) => row.workspaceId === workspaceId && (page.afterName === undefined || row.name > page.afterName))
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .slice(0, page.limit)
-        .map(metadata),
-  };
-}
 
 describe('SecretsService', () => {
   const auth = authFor();
@@ -67,14 +15,8 @@ describe('SecretsService', () => {
 
   beforeEach(() => {
     db = new InMemoryDatabase();
-    const { transactions, audit } = db.repositories;
-    service = new SecretsService(
-      transactions,
-      secretsOver(db) as unknown as SecretsRepository,
-      audit,
-      cipher,
-      defaultSinkRegistry(),
-    );
+    const { transactions, secrets, audit } = db.repositories;
+    service = new SecretsService(transactions, secrets, audit, cipher, defaultSinkRegistry());
   });
 
   const row = (name: string, workspaceId = KIT_WORKSPACE) =>
