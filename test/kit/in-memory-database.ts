@@ -107,6 +107,36 @@ export class InMemoryDatabase {
       this.tables.jobs.get(id)!.signingSecrets = secrets;
     },
     findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
+    getWithSigningSecrets: async (workspaceId: string, id: string) => this.job(workspaceId, id),
+    /** `JobsRepository.setOccurrenceSkip`: a mark set (older ones pruned) or removed on the row. */
+    setOccurrenceSkip: async (
+      workspaceId: string,
+      id: string,
+      at: string,
+      skip: { note: string; created_at: string } | null,
+      pruneBefore: Date,
+    ) => {
+      const job = this.tables.jobs.get(id);
+      if (!job || job.workspaceId !== workspaceId) {
+        return false;
+      }
+      const skips = { ...(job.occurrenceSkips ?? {}) };
+      if (skip === null) {
+        if (!(at in skips)) {
+          return false;
+        }
+        delete skips[at];
+      } else {
+        for (const key of Object.keys(skips)) {
+          if (Date.parse(key) < pruneBefore.getTime()) {
+            delete skips[key];
+          }
+        }
+        skips[at] = skip;
+      }
+      job.occurrenceSkips = skips;
+      return true;
+    },
     getByKey: async (workspaceId: string, key: string) =>
       this.jobsWhere((job) => job.workspaceId === workspaceId && job.key === key)[0] ?? null,
     /** `JobsRepository.list`: newest first (ids sort by creation time); `q` matches name and key. */
