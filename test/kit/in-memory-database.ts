@@ -7,12 +7,14 @@ import type {
   RunListFilter,
   RunsRepository,
 } from '@svc/persistence';
-import type { CalendarEntity, CalendarsRepository, IdempotencyRepository, SecretsRepository } from '@svc/persistence';
+import type { AlertChannelsRepository, AlertRulesRepository, CalendarsRepository } from '@svc/persistence';
+import type { IdempotencyRepository, SecretsRepository } from '@svc/persistence';
 import type { Transactions, WorkspacesRepository } from '@svc/persistence';
 import { newId } from '@svc/common';
 import { JOB_KEY_CONSTRAINT, type JobListFilter, type LatestRun } from '@svc/persistence';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
+import { alertChannelsStore, alertRulesStore, calendarsStore, secretsStore } from './stores';
 
 /** An audit entry as `AuditRepository.insert` writes it. */
 export interface AuditRow {
@@ -21,19 +23,6 @@ export interface AuditRow {
   action: string;
   target: string;
   details: Record<string, unknown>;
-}
-
-/** A secret row: its value as the service gave it (encrypted). */
-export interface SecretRow {
-  workspaceId: string;
-  name: string;
-  value: Buffer;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-function secretMetadata({ value: _value, ...metadata }: SecretRow) {
-  return metadata;
 }
 
 /** An idempotency record as `IdempotencyRepository` keeps it. */
@@ -137,7 +126,7 @@ export class InMemoryDatabase {
       job.occurrenceSkips = skips;
       return true;
     },
-    getByKey: async (workspaceId: string, key: string) =>
+    getByKey: async (workspaceId: string, key: string): Promise<JobEntity | null> =>
       this.jobsWhere((job) => job.workspaceId === workspaceId && job.key === key)[0] ?? null,
     /** `JobsRepository.list`: newest first (ids sort by creation time); `q` matches name and key. */
     list: async (workspaceId: string, filter: JobListFilter) =>
@@ -338,87 +327,13 @@ export class InMemoryDatabase {
     },
   };
 
-  /** `SecretsRepository`: values as given (the service encrypts them), reference candidates from the jobs. */
-  readonly secrets = {
-    lockWorkspace: async () => undefined,
-    lockExisting: async (workspaceId: string, names: readonly string[]) =>
-      names.filter((name) => this.secretTable().has(`${workspaceId}/${name}`)),
-    findForUpdate: async (workspaceId: string, name: string) => {
-      const row = this.secretTable().get(`${workspaceId}/${name}`);
-      return row ? secretMetadata(row) : null;
-    },
-    countInWorkspace: async (workspaceId: string) =>
-      [...this.secretTable().values()].filter((row) => row.workspaceId === workspaceId).length,
-    insert: async (workspaceId: string, name: string, value: Buffer) => {
-      const at = new Date();
-      const row = { workspaceId, name, value, createdAt: at, updatedAt: at };
-      this.secretTable().set(`${workspaceId}/${name}`, row);
-      return secretMetadata(row);
-    },
-    replaceValue: async (workspaceId: string, name: string, value: Buffer) => {
-      const row = this.secretTable().get(`${workspaceId}/${name}`)!;
-      Object.assign(row, { value, updatedAt: new Date(row.updatedAt.getTime() + 1_000) });
-      return secretMetadata(row);
-    },
-    delete: async (workspaceId: string, name: string) => void this.secretTable().delete(`${workspaceId}/${name}`),
-    findReferenceCandidates: async (workspaceId: string, name: string) =>
-      [...this.tables.jobs.values()]
-        .filter((job) => job.workspaceId === workspaceId && JSON.stringify(job.sinkConfig).includes(`secret.${name}`))
-        .sort((a, b) => a.id.localeCompare(b.id))
-        .map(({ id, name: jobName, sinkKind, sinkConfig }) => ({ id, name: jobName, sinkKind, sinkConfig })),
-    listPage: async (workspaceId: string, page: { afterName?: string; limit: number }) =>
-      [...this.secretTable().values()]
-        .filter((row) => row.workspaceId === workspaceId && (page.afterName === undefined || row.name > page.afterName))
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .slice(0, page.limit)
-        .map(secretMetadata),
-  };
-
-  /** `CalendarsRepository` (the jobs using a calendar read from the kit's jobs, as the SQL does). */
-  readonly calendars = {
-    list: async (workspaceId: string) =>
-      [...this.calendarTable().values()]
-        .filter((row) => row.workspaceId === workspaceId)
-        .sort((a, b) => (a.name < b.name ? -1 : 1))
-        .map((row) => ({ ...row })),
-    datesByName: async (workspaceId: string) =>
-      Object.fromEntries((await this.calendars.list(workspaceId)).map((row) => [row.name, row.dates])),
-    get: async (workspaceId: string, name: string) => {
-      const row = this.calendarTable().get(`${workspaceId}/${name}`);
-      return row ? { ...row } : null;
-    },
-    lockWorkspace: async () => undefined,
-    countInWorkspace: async (workspaceId: string) => (await this.calendars.list(workspaceId)).length,
-    upsert: async (workspaceId: string, name: string, dates: string[]) => {
-      const existing = this.calendarTable().get(`${workspaceId}/${name}`);
-      const at = new Date();
-      this.calendarTable().set(`${workspaceId}/${name}`, {
-        workspaceId,
-        name,
-        dates: [...dates],
-        createdAt: existing?.createdAt ?? at,
-        updatedAt: at,
-      });
-      return existing === undefined;
-    },
-    delete: async (workspaceId: string, name: string) => void this.calendarTable().delete(`${workspaceId}/${name}`),
-    jobsUsing: async (workspaceId: string, name: string, limit: number) =>
-      [...this.tables.jobs.values()]
-        .filter(
-          (job) =>
-            job.workspaceId === workspaceId &&
-            (job.excludeCalendars.includes(name) ||
-              (job.scheduleKind === 'natural' && job.scheduleExpr.toLowerCase().includes(name))),
-        )
-        .sort((a, b) => a.id.localeCompare(b.id))
-        .slice(0, limit)
-        .map(({ id, name: jobName, scheduleExpr, excludeCalendars }) => ({
-          id,
-          name: jobName,
-          scheduleExpr,
-          excludeCalendars,
-        })),
-  };
+  /** `SecretsRepository` (test/kit/stores.ts). */
+  readonly secrets = secretsStore(this);
+  /** `CalendarsRepository` (test/kit/stores.ts). */
+  readonly calendars = calendarsStore(this);
+  /** `AlertChannelsRepository` and `AlertRulesRepository` (test/kit/stores.ts). */
+  readonly alertChannels = alertChannelsStore(this);
+  readonly alertRules = alertRulesStore(this);
 
   /**
    * Idempotency records (written outside any transaction, as the real repository writes them):
@@ -479,6 +394,8 @@ export class InMemoryDatabase {
     idempotency: IdempotencyRepository;
     secrets: SecretsRepository;
     calendars: CalendarsRepository;
+    alertChannels: AlertChannelsRepository;
+    alertRules: AlertRulesRepository;
   } {
     return {
       dataSource: this.dataSource as unknown as DataSource,
@@ -490,6 +407,8 @@ export class InMemoryDatabase {
       idempotency: this.idempotency as unknown as IdempotencyRepository,
       secrets: this.secrets as unknown as SecretsRepository,
       calendars: this.calendars as unknown as CalendarsRepository,
+      alertChannels: this.alertChannels as unknown as AlertChannelsRepository,
+      alertRules: this.alertRules as unknown as AlertRulesRepository,
     };
   }
 
@@ -547,14 +466,6 @@ export class InMemoryDatabase {
 
   stored(id: string): JobEntity | undefined {
     return this.tables.jobs.get(id);
-  }
-
-  private secretTable(): Map<string, SecretRow> {
-    return this.table<SecretRow>('secrets');
-  }
-
-  private calendarTable(): Map<string, CalendarEntity> {
-    return this.table<CalendarEntity>('calendars');
   }
 
   /** Copies of the jobs that match, in id order. */

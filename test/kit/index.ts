@@ -6,4 +6,5 @@
 export * from './fake-temporal';
 export * from './fixtures';
 export * from './in-memory-database';
+export * from './stores';
 export * from './jobs-api';

@@ -1,0 +1,228 @@
+import type { AlertChannelRow, AlertRuleRow, AlertRuleValues, CalendarEntity, NewAlertChannel } from '@svc/persistence';
+import type { InMemoryDatabase } from './in-memory-database';
+
+/**
+ * The workspace's own resources as repositories over kit tables (`InMemoryDatabase.table`, rolled
+ * back with a transaction), with the scoping of the real ones: another workspace's row is not there.
+ */
+
+/** A secret row: its value as the service gave it (encrypted). */
+export interface SecretRow {
+  workspaceId: string;
+  name: string;
+  value: Buffer;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function secretMetadata({ value: _value, ...metadata }: SecretRow) {
+  return metadata;
+}
+
+/** `SecretsRepository`: values as given (the service encrypts them), reference candidates from the jobs. */
+export function secretsStore(db: InMemoryDatabase) {
+  const secrets = () => db.table<SecretRow>('secrets');
+  return {
+    lockWorkspace: async () => undefined,
+    lockExisting: async (workspaceId: string, names: readonly string[]) =>
+      names.filter((name) => secrets().has(`${workspaceId}/${name}`)),
+    findForUpdate: async (workspaceId: string, name: string) => {
+      const row = secrets().get(`${workspaceId}/${name}`);
+      return row ? secretMetadata(row) : null;
+    },
+    countInWorkspace: async (workspaceId: string) =>
+      [...secrets().values()].filter((row) => row.workspaceId === workspaceId).length,
+    insert: async (workspaceId: string, name: string, value: Buffer) => {
+      const at = new Date();
+      const row = { workspaceId, name, value, createdAt: at, updatedAt: at };
+      secrets().set(`${workspaceId}/${name}`, row);
+      return secretMetadata(row);
+    },
+    replaceValue: async (workspaceId: string, name: string, value: Buffer) => {
+      const row = secrets().get(`${workspaceId}/${name}`)!;
+      Object.assign(row, { value, updatedAt: new Date(row.updatedAt.getTime() + 1_000) });
+      return secretMetadata(row);
+    },
+    delete: async (workspaceId: string, name: string) => void secrets().delete(`${workspaceId}/${name}`),
+    findReferenceCandidates: async (workspaceId: string, name: string) =>
+      [...db.tables.jobs.values()]
+        .filter((job) => job.workspaceId === workspaceId && JSON.stringify(job.sinkConfig).includes(`secret.${name}`))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map(({ id, name: jobName, sinkKind, sinkConfig }) => ({ id, name: jobName, sinkKind, sinkConfig })),
+    listPage: async (workspaceId: string, page: { afterName?: string; limit: number }) =>
+      [...secrets().values()]
+        .filter((row) => row.workspaceId === workspaceId && (page.afterName === undefined || row.name > page.afterName))
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .slice(0, page.limit)
+        .map(secretMetadata),
+  };
+}
+
+/** `CalendarsRepository` (the jobs using a calendar read from the kit's jobs, as its SQL does). */
+export function calendarsStore(db: InMemoryDatabase) {
+  const calendars = () => db.table<CalendarEntity>('calendars');
+  const store = {
+    list: async (workspaceId: string) =>
+      [...calendars().values()]
+        .filter((row) => row.workspaceId === workspaceId)
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((row) => ({ ...row })),
+    datesByName: async (workspaceId: string) =>
+      Object.fromEntries((await store.list(workspaceId)).map((row) => [row.name, row.dates])),
+    get: async (workspaceId: string, name: string) => {
+      const row = calendars().get(`${workspaceId}/${name}`);
+      return row ? { ...row } : null;
+    },
+    lockWorkspace: async () => undefined,
+    countInWorkspace: async (workspaceId: string) => (await store.list(workspaceId)).length,
+    upsert: async (workspaceId: string, name: string, dates: string[]) => {
+      const existing = calendars().get(`${workspaceId}/${name}`);
+      const at = new Date();
+      calendars().set(`${workspaceId}/${name}`, {
+        workspaceId,
+        name,
+        dates: [...dates],
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+      });
+      return existing === undefined;
+    },
+    delete: async (workspaceId: string, name: string) => void calendars().delete(`${workspaceId}/${name}`),
+    jobsUsing: async (workspaceId: string, name: string, limit: number) =>
+      [...db.tables.jobs.values()]
+        .filter(
+          (job) =>
+            job.workspaceId === workspaceId &&
+            (job.excludeCalendars.includes(name) ||
+              (job.scheduleKind === 'natural' && job.scheduleExpr.toLowerCase().includes(name))),
+        )
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .slice(0, limit)
+        .map(({ id, name: jobName, scheduleExpr, excludeCalendars }) => ({
+          id,
+          name: jobName,
+          scheduleExpr,
+          excludeCalendars,
+        })),
+  };
+  return store;
+}
+
+type StoredChannel = AlertChannelRow & { signingSecret: string | null };
+
+/** `AlertChannelsRepository`: a delete takes the channel out of the workspace's rules, as its SQL does. */
+export function alertChannelsStore(db: InMemoryDatabase) {
+  const channels = () => db.table<StoredChannel>('alert_channels');
+  const row = ({ signingSecret: _secret, ...channel }: StoredChannel): AlertChannelRow => structuredClone(channel);
+  const mine = (workspaceId: string, id: string) => {
+    const channel = channels().get(id);
+    return channel && channel.workspaceId === workspaceId ? channel : undefined;
+  };
+  return {
+    listPage: async (workspaceId: string, page: { beforeId?: string; limit: number }) =>
+      [...channels().values()]
+        .filter((c) => c.workspaceId === workspaceId && (page.beforeId === undefined || c.id < page.beforeId))
+        .sort((a, b) => b.id.localeCompare(a.id))
+        .slice(0, page.limit)
+        .map(row),
+    findById: async (workspaceId: string, id: string) => {
+      const channel = mine(workspaceId, id);
+      return channel ? row(channel) : null;
+    },
+    getForUpdate: async (workspaceId: string, id: string) => {
+      const channel = mine(workspaceId, id);
+      return channel ? row(channel) : null;
+    },
+    findWithSecret: async (workspaceId: string, id: string) => {
+      const channel = mine(workspaceId, id);
+      return channel ? structuredClone(channel) : null;
+    },
+    insert: async (channel: NewAlertChannel) => {
+      const at = new Date();
+      channels().set(channel.id, { ...channel, verificationSentAt: null, createdAt: at, updatedAt: at });
+      return row(channels().get(channel.id)!);
+    },
+    update: async (
+      workspaceId: string,
+      id: string,
+      change: { name: string; config: AlertChannelRow['config']; verified: boolean; readdressed?: boolean },
+    ) => {
+      const channel = mine(workspaceId, id);
+      if (!channel) {
+        return null;
+      }
+      Object.assign(channel, { name: change.name, config: change.config, verified: change.verified });
+      channel.updatedAt = new Date();
+      if (change.readdressed) {
+        channel.verificationSentAt = null;
+      }
+      return row(channel);
+    },
+    delete: async (workspaceId: string, id: string) => {
+      if (!mine(workspaceId, id)) {
+        return false;
+      }
+      channels().delete(id);
+      for (const rule of db.table<AlertRuleRow>('alert_rules').values()) {
+        if (rule.workspaceId === workspaceId) {
+          rule.channelIds = rule.channelIds.filter((channelId) => channelId !== id);
+        }
+      }
+      return true;
+    },
+    lockExisting: async (workspaceId: string, ids: readonly string[]) =>
+      ids.filter((id) => mine(workspaceId, id) !== undefined),
+    markVerified: async (id: string, address: string) => {
+      const channel = channels().get(id);
+      if (!channel || channel.kind !== 'email' || channel.config.address !== address) {
+        return null;
+      }
+      const changed = !channel.verified;
+      channel.verified = true;
+      return { channel: row(channel), changed };
+    },
+    claimVerificationSend: async (workspaceId: string, id: string, now: Date, minGapMs: number) => {
+      const channel = mine(workspaceId, id);
+      if (!channel || (channel.verificationSentAt && channel.verificationSentAt.getTime() > now.getTime() - minGapMs)) {
+        return false;
+      }
+      channel.verificationSentAt = now;
+      return true;
+    },
+  };
+}
+
+/** `AlertRulesRepository`; `existingJobIds` reads the kit's jobs. */
+export function alertRulesStore(db: InMemoryDatabase) {
+  const rules = () => db.table<AlertRuleRow>('alert_rules');
+  const mine = (workspaceId: string, id: string) => {
+    const rule = rules().get(id);
+    return rule && rule.workspaceId === workspaceId ? structuredClone(rule) : null;
+  };
+  return {
+    listPage: async (workspaceId: string, page: { beforeId?: string; limit: number }) =>
+      [...rules().values()]
+        .filter((r) => r.workspaceId === workspaceId && (page.beforeId === undefined || r.id < page.beforeId))
+        .sort((a, b) => b.id.localeCompare(a.id))
+        .slice(0, page.limit)
+        .map((rule) => structuredClone(rule)),
+    findById: async (workspaceId: string, id: string) => mine(workspaceId, id),
+    getForUpdate: async (workspaceId: string, id: string) => mine(workspaceId, id),
+    insert: async (workspaceId: string, id: string, values: AlertRuleValues) => {
+      const at = new Date();
+      rules().set(id, { id, workspaceId, ...structuredClone(values), createdAt: at, updatedAt: at });
+      return mine(workspaceId, id)!;
+    },
+    update: async (workspaceId: string, id: string, values: AlertRuleValues) => {
+      const rule = rules().get(id);
+      if (!rule || rule.workspaceId !== workspaceId) {
+        return null;
+      }
+      Object.assign(rule, structuredClone(values), { updatedAt: new Date() });
+      return mine(workspaceId, id);
+    },
+    delete: async (workspaceId: string, id: string) => mine(workspaceId, id) !== null && rules().delete(id),
+    existingJobIds: async (workspaceId: string, ids: readonly string[]) =>
+      ids.filter((id) => db.tables.jobs.get(id)?.workspaceId === workspaceId),
+  };
+}
