@@ -8,13 +8,14 @@ import type {
   RunsRepository,
 } from '@svc/persistence';
 import type { AlertChannelsRepository, AlertRulesRepository, CalendarsRepository } from '@svc/persistence';
-import type { IdempotencyRepository, SecretsRepository } from '@svc/persistence';
+import type { IdempotencyRepository, OperationsRepository, SecretsRepository } from '@svc/persistence';
 import type { Transactions, WorkspacesRepository } from '@svc/persistence';
 import { newId } from '@svc/common';
-import { JOB_KEY_CONSTRAINT, type JobListFilter, type LatestRun } from '@svc/persistence';
+import { JOB_KEY_CONSTRAINT, type JobListFilter, type JobMatchFilter, type LatestRun } from '@svc/persistence';
+import type { RecoverableRunFilter } from '@svc/persistence';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
-import { alertChannelsStore, alertRulesStore, calendarsStore, secretsStore } from './stores';
+import { alertChannelsStore, alertRulesStore, calendarsStore, operationsStore, secretsStore } from './stores';
 
 /** An audit entry as `AuditRepository.insert` writes it. */
 export interface AuditRow {
@@ -149,6 +150,22 @@ export class InMemoryDatabase {
           ((job.key !== null && keys.includes(job.key)) || (managedBy !== null && job.managedBy === managedBy)),
       ),
     lockApply: async () => undefined,
+    /** `JobsRepository.listMatching` (bulk actions): id order, at most `limit`. */
+    listMatching: async (workspaceId: string, filter: JobMatchFilter, limit: number) =>
+      this.jobsWhere(
+        (job) =>
+          job.workspaceId === workspaceId &&
+          (filter.ids === undefined || filter.ids.includes(job.id)) &&
+          (filter.tags ?? []).every((tag) => job.tags.includes(tag)) &&
+          (filter.keyPrefix === undefined || (job.key ?? '').startsWith(filter.keyPrefix)) &&
+          (filter.managedBy === undefined || job.managedBy === filter.managedBy) &&
+          (filter.state === undefined || job.state === filter.state) &&
+          (filter.urlContains === undefined ||
+            (job.sinkKind === 'webhook' &&
+              String(job.sinkConfig.url ?? '')
+                .toLowerCase()
+                .includes(filter.urlContains.toLowerCase()))),
+      ).slice(0, limit),
     findMany: async (workspaceId: string, ids: string[]) =>
       ids.map((id) => this.job(workspaceId, id)).filter((job): job is JobEntity => job !== null),
     raiseRevisions: async (workspaceId: string, ids: string[]) =>
@@ -294,6 +311,45 @@ export class InMemoryDatabase {
         p95_start_lag_ms: null,
       };
     },
+    /** `RunsRepository.listRecoverable`: failed runs of existing jobs without a manual retry, oldest first. */
+    listRecoverable: async (workspaceId: string, filter: RecoverableRunFilter, limit: number) =>
+      [...this.tables.runs.values()]
+        .filter((run) => {
+          const job = this.tables.jobs.get(run.jobId);
+          const retried = [...this.tables.runs.values()].some(
+            (m) =>
+              m.jobId === run.jobId &&
+              m.trigger === 'retry_manual' &&
+              m.scheduledAt.getTime() === run.scheduledAt.getTime(),
+          );
+          return (
+            run.workspaceId === workspaceId &&
+            run.status === 'failed' &&
+            job?.workspaceId === workspaceId &&
+            !retried &&
+            (filter.jobIds === undefined || filter.jobIds.includes(run.jobId)) &&
+            (filter.tags ?? []).every((tag) => job.tags.includes(tag)) &&
+            (filter.urlContains === undefined ||
+              (job.sinkKind === 'webhook' &&
+                String(job.sinkConfig.url ?? '')
+                  .toLowerCase()
+                  .includes(filter.urlContains.toLowerCase()))) &&
+            (filter.from === undefined || run.scheduledAt >= filter.from) &&
+            (filter.to === undefined || run.scheduledAt < filter.to)
+          );
+        })
+        .sort((a, b) => a.scheduledAt.getTime() - b.scheduledAt.getTime() || a.id.localeCompare(b.id))
+        .slice(0, limit)
+        .map((run) => {
+          const job = this.tables.jobs.get(run.jobId)!;
+          return {
+            id: run.id,
+            jobId: run.jobId,
+            scheduledAt: run.scheduledAt,
+            sinkKind: job.sinkKind,
+            sinkConfig: job.sinkConfig,
+          };
+        }),
     /** The attempts of a run: none are kept here. */
     listAttempts: async () => [],
     // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
@@ -334,6 +390,8 @@ export class InMemoryDatabase {
   /** `AlertChannelsRepository` and `AlertRulesRepository` (test/kit/stores.ts). */
   readonly alertChannels = alertChannelsStore(this);
   readonly alertRules = alertRulesStore(this);
+  /** `OperationsRepository` (test/kit/stores.ts). */
+  readonly operations = operationsStore(this);
 
   /**
    * Idempotency records (written outside any transaction, as the real repository writes them):
@@ -396,6 +454,7 @@ export class InMemoryDatabase {
     calendars: CalendarsRepository;
     alertChannels: AlertChannelsRepository;
     alertRules: AlertRulesRepository;
+    operations: OperationsRepository;
   } {
     return {
       dataSource: this.dataSource as unknown as DataSource,
@@ -409,6 +468,7 @@ export class InMemoryDatabase {
       calendars: this.calendars as unknown as CalendarsRepository,
       alertChannels: this.alertChannels as unknown as AlertChannelsRepository,
       alertRules: this.alertRules as unknown as AlertRulesRepository,
+      operations: this.operations as unknown as OperationsRepository,
     };
   }
 

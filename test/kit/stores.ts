@@ -1,4 +1,5 @@
 import type { AlertChannelRow, AlertRuleRow, AlertRuleValues, CalendarEntity, NewAlertChannel } from '@svc/persistence';
+import type { OperationEntity, OperationItemEntity } from '@svc/persistence';
 import type { InMemoryDatabase } from './in-memory-database';
 
 /**
@@ -224,5 +225,62 @@ export function alertRulesStore(db: InMemoryDatabase) {
     delete: async (workspaceId: string, id: string) => mine(workspaceId, id) !== null && rules().delete(id),
     existingJobIds: async (workspaceId: string, ids: readonly string[]) =>
       ids.filter((id) => db.tables.jobs.get(id)?.workspaceId === workspaceId),
+  };
+}
+
+/** `OperationsRepository` (bulk actions and recover): the operation and its items, as the worker leaves them. */
+export function operationsStore(db: InMemoryDatabase) {
+  const operations = () => db.table<OperationEntity>('operations');
+  const items = () => db.table<OperationItemEntity>('operation_items');
+  const itemsOf = (id: string) =>
+    [...items().values()].filter((item) => item.operationId === id).sort((a, b) => a.seq - b.seq);
+  const mine = (workspaceId: string, id: string) => {
+    const operation = operations().get(id);
+    return operation && operation.workspaceId === workspaceId ? { ...operation } : null;
+  };
+  return {
+    create: async (operation: OperationEntity, targetIds: string[]) => {
+      const at = new Date();
+      operations().set(operation.id, { ...operation, createdAt: at, updatedAt: at });
+      targetIds.forEach((targetId, i) =>
+        items().set(`${operation.id}/${i + 1}`, {
+          operationId: operation.id,
+          seq: i + 1,
+          targetId,
+          status: 'pending',
+          error: null,
+          resultId: null,
+          resumedAt: null,
+        } as OperationItemEntity),
+      );
+    },
+    delete: async (id: string) => {
+      operations().delete(id);
+      for (const item of itemsOf(id)) {
+        items().delete(`${id}/${item.seq}`);
+      }
+    },
+    getById: async (workspaceId: string, id: string) => mine(workspaceId, id),
+    progress: async (id: string) => ({
+      pending: itemsOf(id).filter((item) => item.status === 'pending').length,
+      done: itemsOf(id).filter((item) => item.status === 'done').length,
+      failed: itemsOf(id).filter((item) => item.status === 'failed').length,
+      resumed: itemsOf(id).filter((item) => item.resumedAt !== null).length,
+    }),
+    failedItems: async (id: string, limit: number) =>
+      itemsOf(id)
+        .filter((item) => item.status === 'failed')
+        .slice(0, limit),
+    requestCancel: async (workspaceId: string, id: string, at: Date) => {
+      const operation = operations().get(id);
+      if (!operation || operation.workspaceId !== workspaceId || !['running', 'waiting'].includes(operation.status)) {
+        return null;
+      }
+      operation.cancelRequestedAt ??= at;
+      operation.updatedAt = new Date();
+      return { ...operation };
+    },
+    /** The items of an operation, in order (for a spec to read or finish). */
+    itemsOf,
   };
 }
