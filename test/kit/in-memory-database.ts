@@ -12,7 +12,7 @@ import type { IdempotencyRepository, OperationsRepository, SecretsRepository } f
 import type { Transactions, WorkspacesRepository } from '@svc/persistence';
 import { newId } from '@svc/common';
 import { JOB_KEY_CONSTRAINT, type JobListFilter, type JobMatchFilter, type LatestRun } from '@svc/persistence';
-import type { RecoverableRunFilter } from '@svc/persistence';
+import type { RecoverableRunFilter, WorkspaceEntity } from '@svc/persistence';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
 import { alertChannelsStore, alertRulesStore, calendarsStore, operationsStore, secretsStore } from './stores';
@@ -437,9 +437,46 @@ export class InMemoryDatabase {
     },
   };
 
+  /**
+   * `WorkspacesRepository`: a workspace added with `addWorkspace` as stored; any other id reads as
+   * a workspace of that id on its plan (`plans`, else the default), so specs need not add one.
+   */
   readonly workspaces = {
-    findById: async (id: string) => ({ id, plan: this.plans.get(id) ?? this.defaultPlan }),
+    findById: async (id: string) => this.workspace(id),
+    findByIdForUpdate: async (id: string) => this.workspace(id),
+    updateProfile: async (
+      id: string,
+      changes: { name?: string; slug?: string; temporalWorkflowTaskQueues?: string[] | null },
+    ) => {
+      const rows = this.table<WorkspaceEntity>('workspaces');
+      if (changes.slug !== undefined && [...rows.values()].some((w) => w.id !== id && w.slug === changes.slug)) {
+        throw new QueryFailedError(
+          'UPDATE workspaces',
+          [],
+          Object.assign(new Error('duplicate key'), { code: '23505', constraint: 'uq_workspaces_slug' }),
+        );
+      }
+      const row = rows.get(id)!;
+      Object.assign(row, Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)));
+      return { ...row };
+    },
   };
+
+  /** A workspace row (its slug the id, on the default plan, unless `extra` says otherwise). */
+  addWorkspace(id: string, extra: Partial<WorkspaceEntity> = {}): WorkspaceEntity {
+    const row = {
+      id,
+      name: id,
+      slug: id.replace(/_/g, '-'),
+      plan: this.plans.get(id) ?? this.defaultPlan,
+      suspendedAt: null,
+      temporalWorkflowTaskQueues: null,
+      createdAt: new Date('2026-01-01T00:00:00Z'),
+      ...extra,
+    } as WorkspaceEntity;
+    this.table<WorkspaceEntity>('workspaces').set(id, row);
+    return { ...row };
+  }
 
   /** The repositories typed as the services' constructors take them. */
   get repositories(): {
@@ -526,6 +563,11 @@ export class InMemoryDatabase {
 
   stored(id: string): JobEntity | undefined {
     return this.tables.jobs.get(id);
+  }
+
+  private workspace(id: string): WorkspaceEntity {
+    const row = this.table<WorkspaceEntity>('workspaces').get(id);
+    return row ? { ...row } : ({ id, plan: this.plans.get(id) ?? this.defaultPlan } as WorkspaceEntity);
   }
 
   /** Copies of the jobs that match, in id order. */
