@@ -9,13 +9,22 @@ import type {
 } from '@svc/persistence';
 import type { AlertChannelsRepository, AlertRulesRepository, CalendarsRepository } from '@svc/persistence';
 import type { IdempotencyRepository, OperationsRepository, SecretsRepository } from '@svc/persistence';
+import type { SessionsRepository, UsersRepository } from '@svc/persistence';
 import type { Transactions, WorkspacesRepository } from '@svc/persistence';
 import { newId } from '@svc/common';
 import { JOB_KEY_CONSTRAINT, type JobListFilter, type JobMatchFilter, type LatestRun } from '@svc/persistence';
 import type { RecoverableRunFilter, WorkspaceEntity } from '@svc/persistence';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { jobSettings, KIT_WORKSPACE } from './fixtures';
-import { alertChannelsStore, alertRulesStore, calendarsStore, operationsStore, secretsStore } from './stores';
+import {
+  alertChannelsStore,
+  alertRulesStore,
+  calendarsStore,
+  operationsStore,
+  secretsStore,
+  sessionsStore,
+  usersStore,
+} from './stores';
 
 /** An audit entry as `AuditRepository.insert` writes it. */
 export interface AuditRow {
@@ -392,6 +401,9 @@ export class InMemoryDatabase {
   readonly alertRules = alertRulesStore(this);
   /** `OperationsRepository` (test/kit/stores.ts). */
   readonly operations = operationsStore(this);
+  /** `UsersRepository` and `SessionsRepository` (test/kit/stores.ts). */
+  readonly users = usersStore(this);
+  readonly sessions = sessionsStore(this);
 
   /**
    * Idempotency records (written outside any transaction, as the real repository writes them):
@@ -444,6 +456,13 @@ export class InMemoryDatabase {
   readonly workspaces = {
     findById: async (id: string) => this.workspace(id),
     findByIdForUpdate: async (id: string) => this.workspace(id),
+    create: async (input: { name: string; slug: string; plan: string }) => this.addWorkspace(newId('workspace'), input),
+    findOrCreateBySlug: async (input: { name: string; slug: string; plan: string }) => {
+      const existing = [...this.table<WorkspaceEntity>('workspaces').values()].find((w) => w.slug === input.slug);
+      return existing
+        ? { workspace: { ...existing }, created: false }
+        : { workspace: this.addWorkspace(newId('workspace'), input), created: true };
+    },
     updateProfile: async (
       id: string,
       changes: { name?: string; slug?: string; temporalWorkflowTaskQueues?: string[] | null },
@@ -492,6 +511,8 @@ export class InMemoryDatabase {
     alertChannels: AlertChannelsRepository;
     alertRules: AlertRulesRepository;
     operations: OperationsRepository;
+    users: UsersRepository;
+    sessions: SessionsRepository;
   } {
     return {
       dataSource: this.dataSource as unknown as DataSource,
@@ -506,6 +527,8 @@ export class InMemoryDatabase {
       alertChannels: this.alertChannels as unknown as AlertChannelsRepository,
       alertRules: this.alertRules as unknown as AlertRulesRepository,
       operations: this.operations as unknown as OperationsRepository,
+      users: this.users as unknown as UsersRepository,
+      sessions: this.sessions as unknown as SessionsRepository,
     };
   }
 

@@ -1,5 +1,12 @@
 import type { AlertChannelRow, AlertRuleRow, AlertRuleValues, CalendarEntity, NewAlertChannel } from '@svc/persistence';
-import type { OperationEntity, OperationItemEntity } from '@svc/persistence';
+import type {
+  CreateSessionInput,
+  MembershipRole,
+  OperationEntity,
+  OperationItemEntity,
+  UserEntity,
+} from '@svc/persistence';
+import { newId } from '@svc/common';
 import type { InMemoryDatabase } from './in-memory-database';
 
 /**
@@ -282,5 +289,81 @@ export function operationsStore(db: InMemoryDatabase) {
     },
     /** The items of an operation, in order (for a spec to read or finish). */
     itemsOf,
+  };
+}
+
+interface MembershipRow {
+  workspaceId: string;
+  userId: string;
+  role: MembershipRole;
+  seq: number;
+}
+
+/** `UsersRepository` (users and memberships; a membership's workspace read from the kit's workspaces). */
+export function usersStore(db: InMemoryDatabase) {
+  const users = () => db.table<UserEntity>('users');
+  const memberships = () => db.table<MembershipRow>('memberships');
+  const withWorkspace = async (row: MembershipRow) => ({
+    role: row.role,
+    workspace: await db.workspaces.findById(row.workspaceId),
+  });
+  return {
+    findOrCreateByEmail: async (email: string, name: string) => {
+      const normalized = email.toLowerCase();
+      const existing = [...users().values()].find((user) => user.email === normalized);
+      if (existing) {
+        return { user: { ...existing }, created: false };
+      }
+      const user = { id: newId('user'), email: normalized, name, createdAt: new Date() } as UserEntity;
+      users().set(user.id, user);
+      return { user: { ...user }, created: true };
+    },
+    findById: async (id: string) => {
+      const user = users().get(id);
+      return user ? { ...user } : null;
+    },
+    listMemberships: async (userId: string) =>
+      Promise.all(
+        [...memberships().values()]
+          .filter((row) => row.userId === userId)
+          .sort((a, b) => a.seq - b.seq)
+          .map(withWorkspace),
+      ),
+    findMembership: async (userId: string, ref: string) => {
+      for (const row of memberships().values()) {
+        const workspace = await db.workspaces.findById(row.workspaceId);
+        if (row.userId === userId && (ref.startsWith('ws_') ? workspace.id === ref : workspace.slug === ref)) {
+          return { role: row.role, workspace };
+        }
+      }
+      return null;
+    },
+    addMembership: async (workspaceId: string, userId: string, role: MembershipRole) => {
+      const key = `${workspaceId}/${userId}`;
+      if (!memberships().has(key)) {
+        memberships().set(key, { workspaceId, userId, role, seq: memberships().size });
+      }
+    },
+  };
+}
+
+/** `SessionsRepository`: sessions by token hash, with their user. */
+export function sessionsStore(db: InMemoryDatabase) {
+  const sessions = () => db.table<CreateSessionInput>('sessions');
+  return {
+    create: async (input: CreateSessionInput) => void sessions().set(input.tokenHash, { ...input }),
+    findActiveByHash: async (tokenHash: string, now: Date = new Date()) => {
+      const session = sessions().get(tokenHash);
+      const user = session && db.table<UserEntity>('users').get(session.userId);
+      return session && user && session.expiresAt > now ? { session: { ...session }, user: { ...user } } : null;
+    },
+    delete: async (tokenHash: string) => void sessions().delete(tokenHash),
+    deleteExpiredOfUser: async (userId: string, now: Date = new Date()) => {
+      for (const [hash, session] of sessions()) {
+        if (session.userId === userId && session.expiresAt < now) {
+          sessions().delete(hash);
+        }
+      }
+    },
   };
 }
