@@ -1,4 +1,4 @@
-import type { JobWorkflowGateway } from '@svc/orchestration';
+import type { JobWorkflowGateway, RunWorkflowView } from '@svc/orchestration';
 import type { JobSnapshot, RunWorkflowInput } from '@svc/workflows/definitions';
 
 /** Temporal as the lifecycle sees it: what reached it, and whether it is reachable. */
@@ -10,6 +10,9 @@ export class FakeTemporal {
   readonly deleted: string[] = [];
   readonly cancelled: string[] = [];
   readonly started: RunWorkflowInput[] = [];
+  /** What `describeRun` answers per run id (none: no such workflow), and the ids it was asked. */
+  readonly runViews = new Map<string, RunWorkflowView>();
+  readonly described: string[] = [];
 
   readonly gateway = {
     upsertJob: async (snapshot: JobSnapshot) => {
@@ -28,6 +31,11 @@ export class FakeTemporal {
     startRun: async (input: RunWorkflowInput) => {
       this.reach();
       this.started.push(input);
+    },
+    describeRun: async (runId: string) => {
+      this.reach();
+      this.described.push(runId);
+      return this.runViews.get(runId) ?? null;
     },
   };
 
