@@ -53,7 +53,7 @@ describe('OpenApiService', () => {
   it("should carry the configuration's version and public URL", () => {
     const config = kitConfig({ public_url: 'https://jobs.example.com' });
     const doc = serviceOver((fastify) => fastify.get('/x', () => ({})), config).json();
-    expect(doc.info.version).toBe(config.version);
+    expect((doc.info as { version: string }).version).toBe(config.version);
     expect(doc.servers).toEqual([expect.objectContaining({ url: 'https://jobs.example.com' })]);
   });
 });

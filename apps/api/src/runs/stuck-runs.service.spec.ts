@@ -71,7 +71,7 @@ describe('StuckRunsService', () => {
       pendingActivities: [attempt({ lastStartedAt: new Date(Date.now() - MINUTE), lastHeartbeatAt: null })],
     });
     const { data } = await service.list(auth, {});
-    expect(data.map((run) => run.stuck.reasons)).toEqual([['no_heartbeat']]);
+    expect(data.map((run) => run.stuck?.reasons)).toEqual([['no_heartbeat']]);
   });
 
   it('should describe only runs their row says may be stuck, and list none whose workflow is not running', async () => {
