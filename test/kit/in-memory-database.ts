@@ -20,6 +20,8 @@ import {
   alertChannelsStore,
   alertRulesStore,
   calendarsStore,
+  idempotencyStore,
+  type IdempotencyRow,
   operationsStore,
   secretsStore,
   sessionsStore,
@@ -33,17 +35,6 @@ export interface AuditRow {
   action: string;
   target: string;
   details: Record<string, unknown>;
-}
-
-/** An idempotency record as `IdempotencyRepository` keeps it. */
-export interface IdempotencyRow {
-  workspaceId: string;
-  scope: string;
-  key: string;
-  requestHash: string;
-  statusCode: number | null;
-  responseBody: unknown;
-  createdAt: Date;
 }
 
 /**
@@ -405,49 +396,10 @@ export class InMemoryDatabase {
   readonly users = usersStore(this);
   readonly sessions = sessionsStore(this);
 
-  /**
-   * Idempotency records (written outside any transaction, as the real repository writes them):
-   * `workspace scope key` → the record.
-   */
+  /** Idempotency records (written outside any transaction, as the real repository writes them). */
   readonly idempotencyRecords = new Map<string, IdempotencyRow>();
-
-  readonly idempotency = {
-    claim: async (workspaceId: string, scope: string, key: string, requestHash: string) => {
-      const id = `${workspaceId} ${scope} ${key}`;
-      if (this.idempotencyRecords.has(id)) {
-        return false;
-      }
-      this.idempotencyRecords.set(id, {
-        workspaceId,
-        scope,
-        key,
-        requestHash,
-        statusCode: null,
-        responseBody: null,
-        createdAt: new Date(),
-      });
-      return true;
-    },
-    find: async (workspaceId: string, scope: string, key: string) => {
-      const record = this.idempotencyRecords.get(`${workspaceId} ${scope} ${key}`);
-      return record ? { ...record } : null;
-    },
-    complete: async (workspaceId: string, scope: string, key: string, statusCode: number, body: unknown) => {
-      const record = this.idempotencyRecords.get(`${workspaceId} ${scope} ${key}`);
-      if (record) {
-        Object.assign(record, { statusCode, responseBody: structuredClone(body) });
-      }
-    },
-    release: async (workspaceId: string, scope: string, key: string) => {
-      this.idempotencyRecords.delete(`${workspaceId} ${scope} ${key}`);
-    },
-    releaseIfOlder: async (workspaceId: string, scope: string, key: string, before: Date) => {
-      const id = `${workspaceId} ${scope} ${key}`;
-      if ((this.idempotencyRecords.get(id)?.createdAt ?? before) < before) {
-        this.idempotencyRecords.delete(id);
-      }
-    },
-  };
+  /** `IdempotencyRepository` over `idempotencyRecords` (test/kit/stores.ts). */
+  readonly idempotency = idempotencyStore(this.idempotencyRecords);
 
   /**
    * `WorkspacesRepository`: a workspace added with `addWorkspace` as stored; any other id reads as

@@ -367,3 +367,55 @@ export function sessionsStore(db: InMemoryDatabase) {
     },
   };
 }
+
+/** An idempotency record as `IdempotencyRepository` keeps it. */
+export interface IdempotencyRow {
+  workspaceId: string;
+  scope: string;
+  key: string;
+  requestHash: string;
+  statusCode: number | null;
+  responseBody: unknown;
+  createdAt: Date;
+}
+
+/** `IdempotencyRepository`: records keyed `workspace scope key`, outside any transaction. */
+export function idempotencyStore(records: Map<string, IdempotencyRow>) {
+  return {
+    claim: async (workspaceId: string, scope: string, key: string, requestHash: string) => {
+      const id = `${workspaceId} ${scope} ${key}`;
+      if (records.has(id)) {
+        return false;
+      }
+      records.set(id, {
+        workspaceId,
+        scope,
+        key,
+        requestHash,
+        statusCode: null,
+        responseBody: null,
+        createdAt: new Date(),
+      });
+      return true;
+    },
+    find: async (workspaceId: string, scope: string, key: string) => {
+      const record = records.get(`${workspaceId} ${scope} ${key}`);
+      return record ? { ...record } : null;
+    },
+    complete: async (workspaceId: string, scope: string, key: string, statusCode: number, body: unknown) => {
+      const record = records.get(`${workspaceId} ${scope} ${key}`);
+      if (record) {
+        Object.assign(record, { statusCode, responseBody: structuredClone(body) });
+      }
+    },
+    release: async (workspaceId: string, scope: string, key: string) => {
+      records.delete(`${workspaceId} ${scope} ${key}`);
+    },
+    releaseIfOlder: async (workspaceId: string, scope: string, key: string, before: Date) => {
+      const id = `${workspaceId} ${scope} ${key}`;
+      if ((records.get(id)?.createdAt ?? before) < before) {
+        records.delete(id);
+      }
+    },
+  };
+}
