@@ -359,7 +359,7 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
           Trigger
           <select value={filters.trigger} onChange={set('trigger')}>
             <option value="">any</option>
-            {['schedule', 'manual', 'retry_manual'].map((s) => (
+            {['schedule', 'manual', 'retry_manual', 'backfill'].map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
