@@ -19,7 +19,7 @@ export interface BackfillProgress {
   /** Started, and their run has not ended yet. */
   running: number;
   succeeded: number;
-  /** Started, and their run ended otherwise: failed, cancelled or skipped. */
+  /** Started, and their run ended otherwise: failed, cancelled or skipped (or is gone). */
   failed: number;
   skippedSucceeded: number;
   canceled: number;
@@ -69,10 +69,11 @@ export class BackfillsRepository {
       `SELECT count(*) AS total,
               count(*) FILTER (WHERE i.state = 'pending') AS pending,
               count(*) FILTER (WHERE i.state = 'started') AS started,
-              count(*) FILTER (WHERE i.state = 'started' AND (r.status IS NULL OR r.status IN ('running', 'deferred')))
-                AS running,
+              count(*) FILTER (WHERE i.state = 'started' AND r.status IN ('running', 'deferred')) AS running,
               count(*) FILTER (WHERE i.state = 'started' AND r.status = 'succeeded') AS succeeded,
-              count(*) FILTER (WHERE i.state = 'started' AND r.status IN ('failed', 'cancelled', 'skipped')) AS failed,
+              -- A run that is gone (withdrawn before its attempt, or aged out) delivered nothing.
+              count(*) FILTER (WHERE i.state = 'started' AND (r.id IS NULL OR r.status IN ('failed', 'cancelled', 'skipped')))
+                AS failed,
               count(*) FILTER (WHERE i.state = 'skipped_succeeded') AS skipped_succeeded,
               count(*) FILTER (WHERE i.state = 'canceled') AS canceled
          FROM backfill_items i LEFT JOIN runs r ON r.id = i.run_id
