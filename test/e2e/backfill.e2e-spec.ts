@@ -168,7 +168,9 @@ describe('backfill', () => {
     holdMs.set('/sequential', 400);
     inFlight = 0;
     maxInFlight = 0;
-    const from = dayStart(5);
+    // Weeks old: its lag from the occurrence would not fit a run's start_lag_ms (int milliseconds).
+    const from = dayStart(40);
+    const asked = Date.now();
     const accepted = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(from + 4 * HOUR).toISOString(),
@@ -178,6 +180,16 @@ describe('backfill', () => {
     expect(done).toMatchObject({ mode: 'sequential', max_runs: 1, counts: { total: 4, succeeded: 4 } });
     expect(maxInFlight).toBe(1);
     expect(receiver.forJob(job.id).map(scheduledAtOf)).toEqual([0, 1, 2, 3].map((i) => from + i * HOUR));
+    // Planned for when the backfill opened them: lag and SLA are measured from then.
+    const runs = (await api('GET', `/api/v1/jobs/${job.id}/runs?limit=10`)).body.data as Array<{
+      planned_at: string;
+      start_lag_ms: number | null;
+    }>;
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      expect(Date.parse(run.planned_at)).toBeGreaterThanOrEqual(asked - 1_000);
+      expect(run.start_lag_ms).not.toBeNull();
+    }
   }, 120_000);
 
   it('should make one run of an occurrence the live schedule reaches at the same instant', async () => {

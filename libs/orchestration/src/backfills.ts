@@ -120,6 +120,9 @@ export class Backfills {
             jobId: job.id,
             jobVersion: job.version,
             scheduledAt: item.scheduledAt,
+            // Planned for when the backfill opens it: lateness, start lag, e2e time and the SLA
+            // are measured from here, not from an occurrence that is days old on purpose.
+            plannedAt: now,
             trigger: 'backfill',
             status: 'running',
             retryOf,
