@@ -43,6 +43,7 @@ import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrid
 import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 import { Backfills1795400004900 } from './migrations/1795400004900-Backfills';
+import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -92,6 +93,7 @@ export const ALL_MIGRATIONS = [
   SpreadWindows1795400004700,
   BulkOperations1795400004800,
   Backfills1795400004900,
+  TypedJobPolicies1795400005050,
 ];
 
 /** Table recording applied migrations. */
