@@ -266,3 +266,14 @@ export interface OperationActivities {
   resumeOperationJobs(input: { operationId: string; afterSeq: number }): Promise<{ nextSeq: number | null }>;
   setOperationStatus(input: { operationId: string; status: OperationStep }): Promise<void>;
 }
+
+export interface BackfillActivities {
+  /**
+   * Gives the backfill's next pending occurrences their runs as far as its mode leaves room (each
+   * once); `done` once none is pending and none of its runs is in flight, `cancelled` when a cancel
+   * was recorded (the occurrences not started are then canceled).
+   */
+  stepBackfill(input: { backfillId: string }): Promise<{ done: boolean; cancelled: boolean }>;
+  /** Ends the backfill: `completed`, or `cancelled` when a cancel was recorded. */
+  finishBackfill(input: { backfillId: string }): Promise<void>;
+}

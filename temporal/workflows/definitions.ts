@@ -8,7 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ScheduleKind } from '@svc/schedule';
 
 export type JobState = 'active' | 'paused' | 'disabled' | 'completed';
-export type RunTrigger = 'schedule' | 'manual' | 'retry_manual';
+export type RunTrigger = 'schedule' | 'manual' | 'retry_manual' | 'backfill';
 /** The job policies, listed once: the API validates against these lists, the jobs table checks them. */
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
@@ -402,3 +402,23 @@ export interface BulkOperationResult {
 
 /** `POST /operations/{id}/cancel`: no further batch starts, and a waiting window resumes nothing. */
 export const cancelOperationSignal = defineSignal<[]>('cancelOperation');
+
+/** A backfill of a job's past occurrences (issue 45): workflow id = the backfill id (`bf_…`), on the jobs task queue. */
+export const BACKFILL_WORKFLOW = 'backfillWorkflow';
+
+export interface BackfillInput {
+  backfillId: string;
+  workspaceId: string;
+  jobId: string;
+  /** Steps taken by earlier runs of this execution chain (continue-as-new). */
+  steps?: number;
+}
+
+/** What a finished backfill reports (its workflow result). */
+export interface BackfillResult {
+  steps: number;
+  cancelled: boolean;
+}
+
+/** `POST /backfills/{id}/cancel`: no occurrence starts after it; runs in flight end on their own. */
+export const cancelBackfillSignal = defineSignal<[]>('cancelBackfill');

@@ -61,6 +61,8 @@ interface World {
   tag: string;
   /** A's bulk pause waiting for the end of its maintenance window (issue 46): cancelable. */
   operation: string;
+  /** A's backfill of its active job (issue 45), completed. */
+  backfill: string;
 }
 
 type ApiCall = ReturnType<typeof apiClient>;
@@ -135,6 +137,12 @@ const jobKeyCases =
         ...extra,
       }),
     );
+const backfillCases = (w: World) =>
+  each(
+    [w.backfill],
+    () => newId('backfill'),
+    (id) => ({ params: { id } }),
+  );
 const operationCases = (w: World) =>
   each(
     [w.operation],
@@ -397,6 +405,16 @@ const MATRIX: Record<string, Row> = {
   },
   'GET /api/v1/operations/{id}': { kind: 'foreign', cases: operationCases },
   'POST /api/v1/operations/{id}/cancel': { kind: 'foreign', cases: operationCases },
+
+  // Backfills (issue 45): A's job cannot be backfilled by B (dry run or not); A's backfill is A's.
+  'POST /api/v1/jobs/{id}/backfill': {
+    kind: 'foreign',
+    cases: jobCases((w) => w.jobs.all, {
+      body: { from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z', dry_run: false },
+    }),
+  },
+  'GET /api/v1/backfills/{id}': { kind: 'foreign', cases: backfillCases },
+  'POST /api/v1/backfills/{id}/cancel': { kind: 'foreign', cases: backfillCases },
 
   // Secrets are named, not numbered: B's name space is its own.
   'GET /api/v1/secrets': { kind: 'list' },
@@ -778,6 +796,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ...w.keys,
     ...w.audit,
     w.operation,
+    w.backfill,
     stack.apiKey.slice(0, 12),
   ];
 
@@ -808,7 +827,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
 
   /** A's Temporal executions (listed by SvcWorkspaceId, and every known id described): status and history length. */
   async function executionsOfA(): Promise<string[]> {
-    const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation]);
+    const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation, w.backfill]);
     for await (const execution of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
       ids.add(execution.workflowId);
     }
@@ -955,6 +974,15 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     });
     expect(bulk.status).toBe(202);
     await waitFor(async () => (await api('GET', `/api/v1/operations/${bulk.body.id}`)).body.status === 'waiting');
+    // Issue 45: a backfill of the active job over a range without occurrences (no run), completed.
+    const backfill = await api('POST', `/api/v1/jobs/${active}/backfill`, {
+      from: '2025-03-01T00:00:00Z',
+      to: '2025-03-02T00:00:00Z',
+    });
+    expect(backfill.status).toBe(202);
+    await waitFor(
+      async () => (await api('GET', `/api/v1/backfills/${backfill.body.backfill_id}`)).body.status === 'completed',
+    );
     const audit: Array<{ id: string }> = await stack.dataSource.query(
       `SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id`,
       [stack.workspaceId],
@@ -975,6 +1003,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       idempotencyKey,
       tag,
       operation: bulk.body.id,
+      backfill: backfill.body.backfill_id,
     };
     expect(w.audit.length).toBeGreaterThan(5);
     const attempts = (await api('GET', `/api/v1/runs/${succeeded}`)).body.attempts;
@@ -1203,7 +1232,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; a workflow per job and run, and A's operation's.
     expect(rowsBefore.length).toBeGreaterThan(20);
     expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED|FAILED) \d+$/.test(e))).toHaveLength(
-      w.jobs.all.length + w.runs.all.length + 1, // and A's operation (issue 46)
+      w.jobs.all.length + w.runs.all.length + 2, // and A's operation (issue 46) and backfill (issue 45)
     );
     expect(rowsAfter).toEqual(rowsBefore);
     expect(executionsAfter).toEqual(executionsBefore);

@@ -221,6 +221,28 @@ describe('OpenAPI contract', () => {
       );
     });
 
+    it('should match the document for backfills: dry run, accepted, progress, cancel', async () => {
+      const job = await call('POST', '/api/v1/jobs', {
+        body: { ...jobBody('/backfill'), schedule: { expr: '0 * * * *' } },
+      });
+      expect(job.status).toBe(201);
+      const path = `/api/v1/jobs/${job.body.id}/backfill`;
+      const range = { from: '2025-03-01T00:00:00Z', to: '2025-03-01T03:00:00Z' };
+      const dry = await call('POST', path, { body: { ...range, dry_run: true } });
+      expect(dry.status).toBe(200);
+      expect(dry.body.occurrences).toBe(3);
+      const accepted = await call('POST', path, { body: { ...range, mode: 'sequential' } });
+      expect(accepted.status).toBe(202);
+      const backfill = `/api/v1/backfills/${accepted.body.backfill_id}`;
+      expect((await call('GET', backfill)).status).toBe(200);
+      const cancelled = await call('POST', `${backfill}/cancel`);
+      expect([200, 409]).toContain(cancelled.status);
+      await waitFor(async () => ['cancelled', 'completed'].includes((await call('GET', backfill)).body.status), 30_000);
+      expect((await call('POST', `${backfill}/cancel`)).status).toBe(409);
+      expect((await call('GET', '/api/v1/backfills/bf_01M8G0000000000000000000AA')).status).toBe(404);
+      expect((await call('POST', path, { body: { from: range.to, to: range.from } })).status).toBe(400);
+    });
+
     it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {
       const created = await call('PUT', '/api/v1/jobs/by-key/contract.by-key', { body: jobBody('/by-key') });
       expect(created.status).toBe(201);

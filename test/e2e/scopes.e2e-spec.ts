@@ -58,6 +58,11 @@ const MATRIX: Record<string, Need> = {
   'GET /api/v1/operations/:id': 'jobs:read',
   'POST /api/v1/operations/:id/cancel': 'jobs:write',
 
+  // Issue 45: a backfill opens runs of a job; reading one reads like jobs.
+  'POST /api/v1/jobs/:id/backfill': 'jobs:write',
+  'GET /api/v1/backfills/:id': 'jobs:read',
+  'POST /api/v1/backfills/:id/cancel': 'jobs:write',
+
   'GET /api/v1/api-keys': '*',
   'POST /api/v1/api-keys': '*',
   'DELETE /api/v1/api-keys/:id': '*',
@@ -98,6 +103,7 @@ const MISSING_IDS: Array<[RegExp, string]> = [
   [/^\/api\/v1\/alert-channels\//, 'ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/alert-rules\//, 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/operations\//, 'op_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+  [/^\/api\/v1\/backfills\//, 'bf_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
 ];
 
 function concretePath(template: string, workspaceId: string): string {

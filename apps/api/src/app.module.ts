@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
 import { AlertsModule } from './alerts/alerts.module';
+import { BackfillsModule } from './backfills/backfills.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CalendarsModule } from './calendars/calendars.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
@@ -40,6 +41,7 @@ export class AppModule {
         JobsModule,
         RunsModule,
         OperationsModule,
+        BackfillsModule,
         MeModule,
         WorkspacesModule,
         ApiKeysModule,

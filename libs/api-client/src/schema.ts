@@ -424,6 +424,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/backfills/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A backfill: its progress by occurrence and run
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['backfills.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/backfills/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a running backfill
+     * @description No occurrence starts after it (those not started count as `canceled`); runs in flight end on their own. `409 conflict` once the backfill has ended.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    post: operations['backfills.cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/calendars': {
     parameters: {
       query?: never;
@@ -604,6 +646,30 @@ export interface paths {
      *     Checked by the server beyond the schema (`400` naming the input): `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     patch: operations['jobs.update'];
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/backfill': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a past range of a job’s occurrences again, with their nominal scheduled_at
+     * @description The occurrences of `[from, to)` (at or before now) as the job’s schedule computes them in its time zone (EXDATE, excluded calendars and skipped occurrences left out). `dry_run`: `200` with the count, the first and the last; nothing is written. Otherwise `202` with the backfill’s id (`GET /backfills/{id}`): each occurrence gets one run (`trigger: backfill`, `backfill_id`), one at a time after the job’s own runs (`sequential`) or `max_runs` at once (`parallel`); one that already has a succeeded run is skipped (`skip_succeeded`, default true), one whose run is in flight is not run twice. `from` not before `to`, more than `limits.backfill_max_occurrences` occurrences, bad `overrides`: `400` naming the field, nothing written.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `overrides`: fields of the job’s sink for these runs only; the sink with them applied passes the job’s own sink validation (templates, existing `{{secret.NAME}}`), errors named `overrides.<field>`; `to`: after `from`; the range holds at most `limits.backfill_max_occurrences` occurrences (default 10000).
+     */
+    post: operations['backfills.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/jobs/{id}/enable': {
@@ -1711,6 +1777,97 @@ export interface components {
       /** @description Opaque cursor of the next page (send it as `cursor`); `null` on the last page. */
       next_cursor: string | null;
     };
+    Backfill: {
+      /** Format: date-time */
+      cancel_requested_at: string | null;
+      /** @description Occurrences: `total` = `pending` + `started` + `skipped_succeeded` (a run of it had succeeded) + `canceled` (not started when the backfill was cancelled); of the started ones, `running`, `succeeded` and `failed` (failed, cancelled or skipped) by their run. */
+      counts: {
+        canceled: number;
+        failed: number;
+        pending: number;
+        running: number;
+        skipped_succeeded: number;
+        started: number;
+        succeeded: number;
+        total: number;
+      };
+      /** Format: date-time */
+      created_at: string;
+      created_by: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** Format: date-time */
+      first: string | null;
+      /** Format: date-time */
+      from: string;
+      id: string;
+      job_id: string;
+      /** Format: date-time */
+      last: string | null;
+      /** @description Runs at once (1 in `sequential` mode). */
+      max_runs: number;
+      /** @enum {string} */
+      mode: 'sequential' | 'parallel';
+      /** @description The per-run overrides every run carries, or null. */
+      overrides: {
+        [key: string]: unknown;
+      } | null;
+      skip_succeeded: boolean;
+      /**
+       * @description `running` until every occurrence was started or skipped and its runs ended; then `completed` or `cancelled`.
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled';
+      /** Format: date-time */
+      to: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    BackfillAccepted: {
+      /** @description The backfill (`GET /backfills/{id}`); null on a dry run. */
+      backfill_id: string | null;
+      dry_run: boolean;
+      /** Format: date-time */
+      first: string | null;
+      /** Format: date-time */
+      last: string | null;
+      /** @description Occurrences in the range, in the job’s time zone (skipped ones left out). */
+      occurrences: number;
+    };
+    /**
+     * @description Runs the job’s occurrences in `[from, to)` (at or before now) again, each with its nominal `scheduled_at`, as the schedule computes them in the job’s time zone (EXDATE, excluded calendars and skipped occurrences left out). `dry_run` answers the count and changes nothing.
+     * @example {
+     *       "from": "2026-11-27T00:00:00Z",
+     *       "to": "2026-11-28T00:00:00Z",
+     *       "mode": "parallel",
+     *       "max_runs": 4
+     *     }
+     * @example {
+     *       "from": "2026-11-27T00:00:00Z",
+     *       "to": "2026-11-28T00:00:00Z",
+     *       "dry_run": true
+     *     }
+     */
+    BackfillDto: {
+      dry_run?: boolean | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      from: string;
+      max_runs?: number | null;
+      /** @enum {string|null} */
+      mode?: 'sequential' | 'parallel' | null;
+      overrides?: {
+        [key: string]: unknown;
+      } | null;
+      skip_succeeded?: boolean | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      to: string;
+    };
     BulkJobFilterDto: {
       ids?: string[] | null;
       key_prefix?: string | null;
@@ -2357,6 +2514,8 @@ export interface components {
     };
     Run: {
       attempts: components['schemas']['Attempt'][];
+      /** @description On runs a backfill opened (`trigger: backfill`): the backfill. */
+      backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
       e2e_ms: number | null;
@@ -2368,7 +2527,7 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
-      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null. */
       overrides: {
         [key: string]: unknown;
       } | null;
@@ -2377,7 +2536,7 @@ export interface components {
        * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
        */
       planned_at: string;
-      /** @description On manual retries: the failed run they retry. */
+      /** @description On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs. */
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
@@ -2409,7 +2568,7 @@ export interface components {
       /** @enum {string} */
       status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
       /** @enum {string} */
-      trigger: 'schedule' | 'manual' | 'retry_manual';
+      trigger: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
     };
     RunPage: {
       data: components['schemas']['RunSummary'][];
@@ -2419,6 +2578,8 @@ export interface components {
     RunSummary: {
       /** @description Number of attempts. */
       attempts: number;
+      /** @description On runs a backfill opened (`trigger: backfill`): the backfill. */
+      backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
       e2e_ms: number | null;
@@ -2430,7 +2591,7 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
-      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null. */
       overrides: {
         [key: string]: unknown;
       } | null;
@@ -2439,7 +2600,7 @@ export interface components {
        * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
        */
       planned_at: string;
-      /** @description On manual retries: the failed run they retry. */
+      /** @description On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs. */
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
@@ -2472,7 +2633,7 @@ export interface components {
       status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
       stuck?: components['schemas']['StuckRun'];
       /** @enum {string} */
-      trigger: 'schedule' | 'manual' | 'retry_manual';
+      trigger: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
     };
     ScheduleDto: {
       count?: number | null;
@@ -5139,6 +5300,256 @@ export interface operations {
       };
     };
   };
+  'backfills.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Backfill'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'backfills.cancel': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Backfill'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'calendars.list': {
     parameters: {
       query?: never;
@@ -6527,6 +6938,148 @@ export interface operations {
       };
     };
   };
+  'backfills.create': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BackfillDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillAccepted'];
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillAccepted'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'jobs.enable': {
     parameters: {
       query?: never;
@@ -7292,7 +7845,7 @@ export interface operations {
         status?: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
         stuck?: boolean;
         to?: string;
-        trigger?: 'schedule' | 'manual' | 'retry_manual';
+        trigger?: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
       };
       header?: {
         /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
@@ -8849,7 +9402,7 @@ export interface operations {
         stuck?: boolean;
         tag?: string;
         to?: string;
-        trigger?: 'schedule' | 'manual' | 'retry_manual';
+        trigger?: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
       };
       header?: {
         /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */

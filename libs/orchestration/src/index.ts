@@ -18,3 +18,6 @@ export * from './run-rules';
 export * from './bulk-operations';
 export * from './operation-workflow.gateway';
 export * from './start-window';
+export * from './backfill-plan';
+export * from './backfills';
+export * from './backfill-workflow.gateway';

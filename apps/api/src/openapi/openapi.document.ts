@@ -157,6 +157,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   operations:
     'Bulk actions on jobs (pause with a note and a maintenance window, resume, trigger, delete, enable) and the ' +
     'recover of failed runs: one tracked, cancelable operation each.',
+  backfills:
+    'Backfills: a past range of a job’s occurrences run again with their nominal times, tracked and cancelable.',
   schedules: 'Schedule validation and preview; no authentication.',
   'occurrence-skips': 'Skip one upcoming occurrence of a job with a note, or undo the skip.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',

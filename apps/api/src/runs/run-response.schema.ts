@@ -113,16 +113,21 @@ const runFields = {
   overrides: {
     ...nullable({ type: 'object', additionalProperties: true }),
     description:
-      'The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null.',
+      'The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null.',
   },
   skip_reason: { ...enumOf(SKIP_REASONS), description: 'On skipped runs only.' },
   skip_note: {
     ...string,
     description: 'On runs of an occurrence a user skipped (`skip_reason: occurrence_skipped`): the skip’s note.',
   },
-  retry_of: { ...idOf('run'), description: 'On manual retries: the failed run they retry.' },
+  retry_of: {
+    ...idOf('run'),
+    description:
+      'On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs.',
+  },
+  backfill_id: { ...idOf('bf'), description: 'On runs a backfill opened (`trigger: backfill`): the backfill.' },
 };
-const optional = ['skip_reason', 'skip_note', 'retry_of'];
+const optional = ['skip_reason', 'skip_note', 'retry_of', 'backfill_id'];
 
 /** A run in lists: `attempts` is a count. */
 export const RUN_SUMMARY_SCHEMA = named(

@@ -18,6 +18,7 @@ import {
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
   JobsRepository,
@@ -54,6 +55,7 @@ const REPOSITORIES = [
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
   JobsRepository,
@@ -208,6 +210,7 @@ const jobProviders: Provider[] = [
       ParkedQueue,
       OperationsRepository,
       CalendarsRepository,
+      BackfillsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -222,6 +225,7 @@ const jobProviders: Provider[] = [
       parkedQueue: ParkedQueue,
       operations: OperationsRepository,
       calendars: CalendarsRepository,
+      backfills: BackfillsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -243,6 +247,7 @@ const jobProviders: Provider[] = [
         bursts,
         operations,
         calendars,
+        backfills,
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).

@@ -701,13 +701,13 @@ export class RunsRepository {
     const inserted: Array<{ id: string }> = await this.manager.query(
       `WITH inserted AS (
          INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, planned_at, trigger, status,
-                           skip_reason, claimed_at, finished_at, retry_of, overrides)
+                           skip_reason, claimed_at, finished_at, retry_of, overrides, backfill_id)
          SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.planned_at, r.trigger, r.status,
                 r.skip_reason, $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of,
-                r.overrides
+                r.overrides, r.backfill_id
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
                 scheduled_at timestamptz, planned_at timestamptz, trigger text, status text, skip_reason text,
-                retry_of text, overrides jsonb)
+                retry_of text, overrides jsonb, backfill_id text)
          ON CONFLICT DO NOTHING
          RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
        ), counted AS (
@@ -761,24 +761,26 @@ export class RunsRepository {
         `UPDATE runs SET job_version = GREATEST(runs.job_version, r.job_version),
                 updated_at = CASE WHEN runs.job_version < r.job_version THEN now() ELSE runs.updated_at END
            FROM jsonb_to_recordset($1::jsonb) AS r(id text, job_id text, job_version int, scheduled_at timestamptz,
-                trigger text)
-          WHERE (r.trigger = 'schedule' AND runs.trigger = 'schedule' AND runs.duplicate_of IS NULL
+                trigger text, occurrence boolean)
+          WHERE (r.occurrence AND runs.duplicate_of IS NULL
+                 AND (runs.trigger = 'schedule' OR runs.trigger = 'backfill' AND runs.retry_of IS NULL)
                  AND runs.job_id = r.job_id AND runs.scheduled_at = r.scheduled_at
-                 OR r.trigger <> 'schedule' AND runs.id = r.id)
+                 OR NOT r.occurrence AND runs.id = r.id)
             AND (runs.job_version >= r.job_version
                  OR runs.status IN ('running', 'deferred') AND runs.attempts_count = 0 AND runs.started_at IS NULL)
          RETURNING runs.id, runs.job_id, runs.scheduled_at, runs.trigger, runs.status`,
-        [JSON.stringify(rows.map(toOpenRunRecord))],
+        [JSON.stringify(rows.map((row) => ({ ...toOpenRunRecord(row), occurrence: holdsOccurrence(row) })))],
       ),
     );
     for (const record of records) {
-      const key = occurrenceKey({
-        trigger: record.trigger as RunTrigger,
-        jobId: record.job_id,
-        scheduledAt: record.scheduled_at,
-        id: record.id,
-      });
-      found.set(key, { id: record.id, status: record.status });
+      const holder = { trigger: record.trigger as RunTrigger, retryOf: null, jobId: record.job_id, id: record.id };
+      // Found by instant for a row that asked by instant, by id otherwise.
+      for (const key of [
+        occurrenceKey({ ...holder, scheduledAt: record.scheduled_at }),
+        occurrenceKey({ ...holder, trigger: 'manual', scheduledAt: record.scheduled_at }),
+      ]) {
+        found.set(key, { id: record.id, status: record.status });
+      }
     }
     return found;
   }
@@ -907,9 +909,17 @@ export interface OpenedRun {
   inserted: boolean;
 }
 
-/** A scheduled occurrence by job and instant; any other run by its id. */
-function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'jobId' | 'scheduledAt' | 'id'>): string {
-  return row.trigger === 'schedule' ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
+/**
+ * Whether a row is its occurrence's one run (unique by job and instant, `uq_runs_scheduled_occurrence`):
+ * a scheduled run, or a backfill's first run of an occurrence (issue 45; not a re-run, `retry_of`).
+ */
+function holdsOccurrence(row: Pick<OpenRunRow, 'trigger' | 'retryOf'>): boolean {
+  return row.trigger === 'schedule' || (row.trigger === 'backfill' && !row.retryOf);
+}
+
+/** An occurrence's one run by job and instant; any other run by its id. */
+function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'retryOf' | 'jobId' | 'scheduledAt' | 'id'>): string {
+  return holdsOccurrence(row) ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
 }
 
 /** A run row written when its occurrence is due (or by the API on a manual trigger). */
@@ -928,6 +938,8 @@ export interface OpenRunRow {
   overrides?: JsonObject | null;
   /** The job's start window applied (issue 46); absent: planned at `scheduledAt`. */
   plannedAt?: Date | string | null;
+  /** The backfill that opens it (`trigger: backfill`, issue 45). */
+  backfillId?: string | null;
 }
 
 function toOpenRunRecord(row: OpenRunRow) {
@@ -943,6 +955,7 @@ function toOpenRunRecord(row: OpenRunRow) {
     skip_reason: row.skipReason ?? null,
     retry_of: row.retryOf ?? null,
     overrides: row.overrides ?? null,
+    backfill_id: row.backfillId ?? null,
   };
 }
 
