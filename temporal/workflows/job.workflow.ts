@@ -75,7 +75,7 @@ interface ExecutionPath {
  * The job workflow's state, running or parked: what the signal handlers change, what `describe`
  * reports and what continue-as-new carries.
  */
-interface JobState {
+interface JobWorkflowState {
   snapshot: JobSnapshot;
   /** A newer snapshot signalled, applied at the top of the loop. */
   pending: JobSnapshot | null;
@@ -127,7 +127,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
 }
 
 /** The state an execution starts from (`path` null: parked). */
-function stateOf(input: JobWorkflowInput, path: ExecutionPath | null): JobState {
+function stateOf(input: JobWorkflowInput, path: ExecutionPath | null): JobWorkflowState {
   const prepared = path?.prepared ?? false;
   return {
     snapshot: input.snapshot,
@@ -149,7 +149,7 @@ function stateOf(input: JobWorkflowInput, path: ExecutionPath | null): JobState 
  * change state only (no commands: replay-safe). Buffered signals run inside `setHandler`, before
  * the loop: nothing sleeps yet, so none wakes.
  */
-function listen(job: JobState): JobState {
+function listen(job: JobWorkflowState): JobWorkflowState {
   setHandler(jobChangedSignal, (next) => {
     if (next.revision > (job.pending ?? job.snapshot).revision) {
       job.pending = next;
@@ -169,7 +169,7 @@ function listen(job: JobState): JobState {
 }
 
 /** For the `describe` query and the UI's current details: state only, no commands (replay-safe). */
-function describe(job: JobState): JobWorkflowDescription {
+function describe(job: JobWorkflowState): JobWorkflowDescription {
   const { snapshot } = job;
   return {
     jobId: snapshot.jobId,
@@ -188,7 +188,7 @@ function describe(job: JobState): JobWorkflowDescription {
 }
 
 /** The loop of a running job: one step at a time until the job is deleted. */
-async function runJob(job: JobState, path: ExecutionPath): Promise<void> {
+async function runJob(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
   if (job.snapshot.overlapPolicy === undefined) {
     // Carried over from an execution of the older code: its snapshot predates the overlap field.
     const current = await jobs.loadJobSnapshot({ jobId: job.snapshot.jobId });
@@ -208,7 +208,7 @@ async function runJob(job: JobState, path: ExecutionPath): Promise<void> {
 }
 
 /** One turn of the loop: a new snapshot first, then a queued run to release, then the schedule. */
-function step(job: JobState, path: ExecutionPath): Promise<void> {
+function step(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
   if (job.pending !== null) {
     return applyPending(job, job.pending);
   }
@@ -225,7 +225,7 @@ function step(job: JobState, path: ExecutionPath): Promise<void> {
  * Applies a signalled snapshot. A new version drops queued occurrences and recomputes from now
  * (spec: PATCH); occurrences while paused or disabled never exist (decisions.md → misfire_policy).
  */
-async function applyPending(job: JobState, snapshot: JobSnapshot): Promise<void> {
+async function applyPending(job: JobWorkflowState, snapshot: JobSnapshot): Promise<void> {
   const previous = job.snapshot;
   job.snapshot = snapshot;
   job.pending = null;
@@ -251,7 +251,7 @@ async function applyPending(job: JobState, snapshot: JobSnapshot): Promise<void>
 }
 
 /** Starts the queued occurrence once the run it waited for has ended. */
-async function releaseQueued(job: JobState, run: TrackedRun): Promise<void> {
+async function releaseQueued(job: JobWorkflowState, run: TrackedRun): Promise<void> {
   job.queued = null;
   job.inFlight = [run];
   // A trace of its own, like an occurrence that starts at once (no commands: replay-safe).
@@ -262,13 +262,13 @@ async function releaseQueued(job: JobState, run: TrackedRun): Promise<void> {
 }
 
 /** Waits, without a timer, for a signal that changes something (`changed`). */
-async function waitForChange(job: JobState, what: string): Promise<void> {
+async function waitForChange(job: JobWorkflowState, what: string): Promise<void> {
   waitFor(job, what);
   await condition(() => changed(job));
 }
 
 /** A wake of an active job: plan, open what is due, then wait for the next occurrence. */
-async function wake(job: JobState, path: ExecutionPath): Promise<void> {
+async function wake(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
   const plannedAfter = job.after;
   const spread = spreadOf(job.snapshot, job.carriedAt);
   const plan = await planNext(job, path, spread);
@@ -298,7 +298,11 @@ async function wake(job: JobState, path: ExecutionPath): Promise<void> {
  * request at the scheduled instant. Prepared bursts: the lead comes from the plan that found the
  * occurrence (longer when many jobs share its instant: architecture.md).
  */
-async function planNext(job: JobState, path: ExecutionPath, spread: Spread | undefined): Promise<OccurrencePlan> {
+async function planNext(
+  job: JobWorkflowState,
+  path: ExecutionPath,
+  spread: Spread | undefined,
+): Promise<OccurrencePlan> {
   const planning = job.snapshot;
   const lead = job.plannedLead ?? planning.prepareAheadMs ?? 0;
   // An `allow` job's runs depend on nothing the workflow tracks (unless capped, issue 46): the
@@ -347,7 +351,7 @@ function preparedPlan(planning: JobSnapshot, registered: string | null) {
  * (tracing on): occurrence → run workflow → attempt → request.
  */
 async function openDue(
-  job: JobState,
+  job: JobWorkflowState,
   plan: OccurrencePlan,
   plannedAfter: string,
   spread: Spread | undefined,
@@ -382,7 +386,7 @@ async function openDue(
 
 /** Before the timer: continue-as-new when the history is long, park when idle; then sleep. */
 async function waitForNext(
-  job: JobState,
+  job: JobWorkflowState,
   path: ExecutionPath,
   plan: OccurrencePlan,
   next: string,
@@ -400,7 +404,7 @@ async function waitForNext(
 }
 
 /** Continues-as-new before the history grows large, carrying the state (and a pending snapshot). */
-async function continueAsNewIfLong(job: JobState, path: ExecutionPath): Promise<void> {
+async function continueAsNewIfLong(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
   if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > path.historyLimit) {
     const carried = job.pending ?? job.snapshot;
     await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(carried) })({
@@ -418,7 +422,7 @@ async function continueAsNewIfLong(job: JobState, path: ExecutionPath): Promise<
  * queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to track: a
  * parked run does nothing but wait.
  */
-async function parkIfIdle(job: JobState, plan: OccurrencePlan, next: string, wakeAt: number): Promise<void> {
+async function parkIfIdle(job: JobWorkflowState, plan: OccurrencePlan, next: string, wakeAt: number): Promise<void> {
   if (
     plan.park &&
     wakeAt - Date.now() > plan.park.afterMs &&
@@ -452,7 +456,7 @@ async function parkIfIdle(job: JobState, plan: OccurrencePlan, next: string, wak
  * from, carrying its state and any snapshot signalled meanwhile (applied there as usual). A delete
  * just ends it: a job parks only with no run to track or cancel. No activity runs here.
  */
-async function parkedJob(job: JobState, input: JobWorkflowInput, parked: ParkedJob): Promise<void> {
+async function parkedJob(job: JobWorkflowState, input: JobWorkflowInput, parked: ParkedJob): Promise<void> {
   upsertMemo(revisionMemo(job.snapshot));
   setCurrentDetails(describeJobState(describe(job)));
   await condition(() => job.deleted || job.pending !== null, Math.max(1, Date.parse(parked.until) - Date.now()));
@@ -475,22 +479,22 @@ function parkedWaitingFor(parked: ParkedJob): string {
 }
 
 /** Records what the job waits for, for `describe` and the Temporal Web UI's current details. */
-function waitFor(job: JobState, what: string, nextOccurrence: string | null = null): void {
+function waitFor(job: JobWorkflowState, what: string, nextOccurrence: string | null = null): void {
   job.waitingFor = what;
   job.next = nextOccurrence;
   setCurrentDetails(describeJobState(describe(job)));
 }
 
-function releasable(job: JobState): boolean {
+function releasable(job: JobWorkflowState): boolean {
   return job.queued !== null && job.inFlight.length === 0;
 }
 
 /** Whether a signal gave the loop something to do. */
-function changed(job: JobState): boolean {
+function changed(job: JobWorkflowState): boolean {
   return job.deleted || job.pending !== null || releasable(job);
 }
 
-function wakeIfChanged(job: JobState): void {
+function wakeIfChanged(job: JobWorkflowState): void {
   const { sleeping } = job;
   if (sleeping !== null && !sleeping.woken && changed(job)) {
     sleeping.woken = true;
@@ -505,7 +509,7 @@ function wakeIfChanged(job: JobState): void {
  * workflow code, and this wait is part of every wake of every job (docs/benchmarks.md →
  * "Promises per wake").
  */
-async function sleepUntilChanged(job: JobState, ms: number): Promise<void> {
+async function sleepUntilChanged(job: JobWorkflowState, ms: number): Promise<void> {
   const wait = { scope: new CancellationScope(), woken: false };
   job.sleeping = wait;
   try {
