@@ -1,12 +1,13 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import { shortestGapMs } from '@svc/orchestration';
+import type { BackoffKind } from '@svc/delivery';
 import type { StoredRetryPolicy } from '@svc/persistence';
-import type { RetryDto } from './dto/job-body.dto';
+import type { OverlapPolicy } from '@svc/workflows/definitions';
 
 /** A job's retry policy in the API's words (durations as strings). */
 export interface RetrySettings {
   max_attempts: number;
-  backoff: string;
+  backoff: BackoffKind;
   initial_interval: string;
   max_interval: string;
   multiplier: number;
@@ -24,26 +25,11 @@ export const DEFAULT_RETRY: StoredRetryPolicy = {
 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** A partial `retry` merged over a base policy (the defaults on create, the stored one on PATCH). */
-export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined): StoredRetryPolicy {
-  if (!patch) {
-    return base;
-  }
-  return {
-    max_attempts: patch.max_attempts ?? base.max_attempts,
-    backoff: patch.backoff ?? base.backoff,
-    initial_interval_ms: patch.initial_interval ? parseDuration(patch.initial_interval)! : base.initial_interval_ms,
-    max_interval_ms: patch.max_interval ? parseDuration(patch.max_interval)! : base.max_interval_ms,
-    multiplier: patch.multiplier ?? base.multiplier,
-    jitter: patch.jitter ?? base.jitter,
-  };
-}
-
 /** A complete retry policy in the API's shape (durations as strings) → the stored policy. */
 export function storedRetry(retry: RetrySettings): StoredRetryPolicy {
   return {
     max_attempts: retry.max_attempts,
-    backoff: retry.backoff as StoredRetryPolicy['backoff'],
+    backoff: retry.backoff,
     initial_interval_ms: parseDuration(retry.initial_interval)!,
     max_interval_ms: parseDuration(retry.max_interval)!,
     multiplier: retry.multiplier,
@@ -86,7 +72,7 @@ export interface SpreadColumns {
  * `overlap_policy: allow` (the other policies keep one run in flight by definition).
  */
 export function checkSpread(
-  settings: { start_window: string | null; max_concurrent_runs: number | null; overlap_policy: string },
+  settings: { start_window: string | null; max_concurrent_runs: number | null; overlap_policy: OverlapPolicy },
   fireTimes: () => Date[],
 ): SpreadColumns {
   const fields: Record<string, string> = {};
