@@ -16,3 +16,4 @@ export * from './alert-events.repository';
 export * from './occurrence-bursts.repository';
 export * from './operations.repository';
 export * from './calendars.repository';
+export * from './destinations.repository';
