@@ -18,3 +18,4 @@ export * from './run-rules';
 export * from './bulk-operations';
 export * from './operation-workflow.gateway';
 export * from './start-window';
+export * from './destination-gate';

@@ -7,6 +7,7 @@ import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } 
 import {
   AlertWorkflowGateway,
   BackgroundWork,
+  DestinationGate,
   FOLLOW_UP_RETRY,
   JobLifecycle,
   JobWorkflowGateway,
@@ -20,6 +21,7 @@ import {
   AuditRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -56,6 +58,7 @@ const REPOSITORIES = [
   AuditRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -112,10 +115,11 @@ const temporalClients: Provider[] = [
 const jobProviders: Provider[] = [
   {
     provide: WORKER_METRICS,
-    inject: [RunsRepository, WORKER_CONFIG],
-    useFactory: (runs: RunsRepository, config: AppConfig) =>
+    inject: [RunsRepository, DestinationsRepository, WORKER_CONFIG],
+    useFactory: (runs: RunsRepository, destinations: DestinationsRepository, config: AppConfig) =>
       createWorkerMetrics({
         taskQueue: config.temporal.task_queue,
+        readDestinations: () => destinations.gauges(),
         readBacklog: async () => {
           const [{ count, oldest }, stalled] = await Promise.all([
             runs.backlog(),
@@ -208,6 +212,7 @@ const jobProviders: Provider[] = [
       ParkedQueue,
       OperationsRepository,
       CalendarsRepository,
+      DestinationsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -222,6 +227,7 @@ const jobProviders: Provider[] = [
       parkedQueue: ParkedQueue,
       operations: OperationsRepository,
       calendars: CalendarsRepository,
+      destinations: DestinationsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -243,6 +249,7 @@ const jobProviders: Provider[] = [
         bursts,
         operations,
         calendars,
+        destinations: new DestinationGate({ destinations }),
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).

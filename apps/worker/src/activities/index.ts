@@ -8,7 +8,13 @@ import type {
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { BulkOperations, type JobLifecycle, type JobWorkflowGateway, type SinkSender } from '@svc/orchestration';
+import {
+  BulkOperations,
+  type DestinationGate,
+  type JobLifecycle,
+  type JobWorkflowGateway,
+  type SinkSender,
+} from '@svc/orchestration';
 import type { ParkSettings } from '@svc/workflows/activity-types';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
@@ -39,6 +45,8 @@ export interface ActivityDeps {
   parkingApplies?: () => Promise<boolean>;
   /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
   calendars?: CalendarsRepository;
+  /** Destination limits (issue 46); absent in tests that set none. */
+  destinations?: DestinationGate;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
