@@ -189,19 +189,20 @@ async function runToTheEnd(
           firstAttempt: from,
           lastOutcome: `${wait.reason} (${wait.destination})`,
         });
-        await sleep(Math.max(1, Date.parse(wait.retryAt) - Date.now()));
+        try {
+          await sleep(Math.max(1, Date.parse(wait.retryAt) - Date.now()));
+        } catch (cancelled) {
+          // Cancelled while waiting for the destination (job deleted, `cancel_previous`, a user).
+          if (isCancellation(cancelled)) {
+            await endCancelled(input, enter);
+          }
+          throw cancelled;
+        }
         enter('attempting', { firstAttempt: from });
         continue;
       }
       if (isCancellation(err)) {
-        enter('finishing', { status: 'cancelled' });
-        await CancellationScope.nonCancellable(async () => {
-          await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
-          if (input.notifyJob) {
-            await notifyJob(input);
-          }
-        });
-        enter('done', { status: 'cancelled' });
+        await endCancelled(input, enter);
         throw err;
       }
       const made = attemptsMade(err);
@@ -243,6 +244,21 @@ async function runToTheEnd(
     });
   }
   return result.status;
+}
+
+/** Records a run cancelled under `runToTheEnd` (and tells its job workflow when it listens). */
+async function endCancelled(
+  input: RunWorkflowInput,
+  enter: (phase: RunWorkflowDescription['phase'], changes?: Partial<RunWorkflowDescription>) => void,
+): Promise<void> {
+  enter('finishing', { status: 'cancelled' });
+  await CancellationScope.nonCancellable(async () => {
+    await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
+    if (input.notifyJob) {
+      await notifyJob(input);
+    }
+  });
+  enter('done', { status: 'cancelled' });
 }
 
 /** The wait a `DestinationWait` failure of the attempt names, else null. */
