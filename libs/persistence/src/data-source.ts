@@ -40,7 +40,7 @@ import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
 import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
-import { DestinationLimits1795400004900 } from './migrations/1795400004900-DestinationLimits';
+import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -87,7 +87,7 @@ export const ALL_MIGRATIONS = [
   RunOverrides1795400004500,
   SpreadWindows1795400004700,
   BulkOperations1795400004800,
-  DestinationLimits1795400004900,
+  DestinationLimits1795400005100,
 ];
 
 /** Table recording applied migrations. */

@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (`deferred_destination`); nullable, no default: existing rows are untouched. The partial index
  * counts the waiting runs per destination (`/metrics`, the destinations list).
  */
-export class DestinationLimits1795400004900 implements MigrationInterface {
-  name = 'DestinationLimits1795400004900';
+export class DestinationLimits1795400005100 implements MigrationInterface {
+  name = 'DestinationLimits1795400005100';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
