@@ -21,11 +21,16 @@ SCHEMATHESIS_VERSION="4.32.5"
 REPORT_DIR="${SVC_FUZZ_REPORT_DIR:-$ROOT/.test-data/fuzz}"
 MIN_CASES="${SVC_FUZZ_MIN_CASES:-2000}"
 
+# Installed under a `site-packages` folder: Hypothesis draws string constants from every module it
+# takes for the project's own (any path without `site-packages`), and urllib3's `@@@SKIP_HEADER@@@`
+# sent as a header value crashes the client (a Schemathesis "Runtime Error", not the API's).
+ST_DIR="$ROOT/.tools/schemathesis/site-packages"
+
 ensure_schemathesis() {
-  local dir="$ROOT/.tools/schemathesis"
+  local dir="$ST_DIR"
   if [ ! -x "$dir/bin/st" ] || ! grep -qx "$SCHEMATHESIS_VERSION" "$dir/.version" 2>/dev/null; then
     log "installing Schemathesis (pip: schemathesis==$SCHEMATHESIS_VERSION) into .tools/"
-    rm -rf "$dir"
+    rm -rf "$ROOT/.tools/schemathesis"
     python3 -m pip install --quiet --disable-pip-version-check --target "$dir" \
       "schemathesis==$SCHEMATHESIS_VERSION" >&2 2>/dev/null || return 1
     echo "$SCHEMATHESIS_VERSION" >"$dir/.version"
@@ -145,7 +150,7 @@ log "Schemathesis $SCHEMATHESIS_VERSION against http://127.0.0.1:$api_port"
 status=0
 # One worker: with two, Hypothesis' lambda-source cache races and Schemathesis reports runtime
 # errors of its own (not the API's); one is as fast here, the API being the bottleneck.
-PYTHONPATH="$ROOT/.tools/schemathesis" SCHEMATHESIS_HOOKS="$ROOT/scripts/fuzz_hooks.py" "$ROOT/.tools/schemathesis/bin/st" \
+PYTHONPATH="$ST_DIR" SCHEMATHESIS_HOOKS="$ROOT/scripts/fuzz_hooks.py" "$ST_DIR/bin/st" \
   --config-file "$WORK/fuzz.toml" run \
   "http://127.0.0.1:$api_port/api/v1/openapi.json" \
   --url "http://127.0.0.1:$api_port" \

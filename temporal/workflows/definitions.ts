@@ -9,8 +9,11 @@ import type { ScheduleKind } from '@svc/schedule';
 
 export type JobState = 'active' | 'paused' | 'disabled' | 'completed';
 export type RunTrigger = 'schedule' | 'manual' | 'retry_manual';
-export type MisfirePolicy = 'fire_once' | 'skip' | 'fire_all';
-export type OverlapPolicy = 'allow' | 'skip' | 'queue' | 'cancel_previous';
+/** The job policies, listed once: the API validates against these lists, the jobs table checks them. */
+export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
+export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
+export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
 /**
  * The schedule as the job row stores it; computed into occurrences by a local activity

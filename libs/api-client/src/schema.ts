@@ -877,7 +877,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `all`: refused beside a non-empty `filter`; `filter.state`: a state the action applies to (`pause`: `active`, …); `resume_at`: in the future, at most 366 days ahead; only with `action: pause`.
+     *     Checked by the server beyond the schema (`400` naming the input): `all`: refused beside a non-empty `filter`; `filter`: not empty unless `all: true`; `state` one the action applies to; `filter.state`: a state the action applies to (`pause`: `active`, …); `resume_at`: in the future, at most 366 days ahead; only with `action: pause`.
      */
     post: operations['operations.bulkJobs'];
     delete?: never;

@@ -3,7 +3,8 @@
  * pass its deterministic PRNG.
  */
 
-export type BackoffKind = 'exponential' | 'linear' | 'fixed';
+export const BACKOFF_KINDS = ['exponential', 'linear', 'fixed'] as const;
+export type BackoffKind = (typeof BACKOFF_KINDS)[number];
 
 export interface RetryDelayPolicy {
   backoff: BackoffKind;

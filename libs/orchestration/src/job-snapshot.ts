@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
-import type { JobSnapshot, MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
+import type { JobSnapshot } from '@svc/workflows/definitions';
 import { toScheduleSnapshot } from './job-schedule';
 import { startOffsetMs } from './start-window';
 import { describeForTemporal } from './temporal-display';
@@ -17,10 +17,10 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     version: job.version,
     state: job.state,
     schedule: toScheduleSnapshot(job),
-    misfirePolicy: job.misfirePolicy as MisfirePolicy,
+    misfirePolicy: job.misfirePolicy,
     // For workers of the previous release only (JobSnapshot.misfireThresholdMs).
     misfireThresholdMs: config.scheduler.misfire_threshold_ms,
-    overlapPolicy: job.overlapPolicy as OverlapPolicy,
+    overlapPolicy: job.overlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
     display: describeForTemporal(job),
     // Issue 46: absent unless set, so a job without them keeps the snapshot (and plans) it had.

@@ -7,7 +7,6 @@
  */
 import { type AttemptOutcome, computeRetryDelayMs, type RetryDelayPolicy } from '@svc/delivery';
 import type { JobEntity, RunEntity, RunStatus, RunTrigger, StoredRetryPolicy } from '@svc/persistence';
-import type { MisfirePolicy } from '@svc/workflows/definitions';
 import { isMissed, missedOccurrenceFate } from '@svc/workflows/occurrence-rules';
 
 /** The statuses a run ends in (decisions.md → Run transitions: terminal). */
@@ -121,7 +120,7 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   // The attempt does not see the plan that opened its run: it is the latest missed occurrence
   // unless a later occurrence has a run. That is read only when the policy's answer depends on it.
   // The job row's policy was validated when written.
-  const delivers = (latest: boolean) => missedOccurrenceFate(job.misfirePolicy as MisfirePolicy, latest) === 'deliver';
+  const delivers = (latest: boolean) => missedOccurrenceFate(job.misfirePolicy, latest) === 'deliver';
   let latest = true;
   if (delivers(true) !== delivers(false)) {
     if (facts.laterOccurrenceHasRun === undefined) {

@@ -1,4 +1,5 @@
 import type { StoredRetryPolicy } from '@svc/persistence';
+import type { MisfirePolicy } from '@svc/workflows/definitions';
 import { type ClaimFacts, decideClaim, decideOutcome, endedStatus, type OutcomeFacts } from '../src/run-rules';
 
 /** decisions.md → `retry` defaults. */
@@ -17,7 +18,7 @@ const at = (msAfterScheduled: number) => new Date(SCHEDULED.getTime() + msAfterS
 function claim(overrides: Partial<ClaimFacts> = {}, run: Partial<NonNullable<ClaimFacts['run']>> = {}) {
   return decideClaim({
     run: { status: 'running', attemptsCount: 0, jobVersion: 1, scheduledAt: SCHEDULED, ...run },
-    job: { state: 'active', version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once' },
+    job: { state: 'active', version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once' as const },
     waitedForInstant: false,
     trigger: 'schedule',
     now: at(1_000),
@@ -26,7 +27,7 @@ function claim(overrides: Partial<ClaimFacts> = {}, run: Partial<NonNullable<Cla
   });
 }
 const job = (changes: Partial<NonNullable<ClaimFacts['job']>>) => ({
-  job: { state: 'active' as const, version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once', ...changes },
+  job: { state: 'active' as const, version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once' as MisfirePolicy, ...changes },
 });
 
 describe('endedStatus (decisions.md → Run transitions: terminal statuses)', () => {

@@ -40,6 +40,7 @@ import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
 import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
+import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
 import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
 
 export const ALL_ENTITIES = [
@@ -87,6 +88,7 @@ export const ALL_MIGRATIONS = [
   RunOverrides1795400004500,
   SpreadWindows1795400004700,
   BulkOperations1795400004800,
+  TypedJobPolicies1795400005050,
   DestinationLimits1795400005100,
 ];
 

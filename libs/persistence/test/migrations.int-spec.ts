@@ -49,6 +49,16 @@ describe('migrations', () => {
     expect(def.idx_runs_workspace_sla_breached).toContain('WHERE sla_breached');
   });
 
+  it("should hold a job's policies to the values the API and the workflow know (issue 50)", async () => {
+    const rows: { conname: string; def: string }[] = await ds.query(
+      `SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE conname IN ('ck_jobs_misfire_policy', 'ck_jobs_overlap_policy') ORDER BY conname`,
+    );
+    expect(rows.map((r) => r.conname)).toEqual(['ck_jobs_misfire_policy', 'ck_jobs_overlap_policy']);
+    expect(rows[0].def).toContain('fire_all');
+    expect(rows[1].def).toContain('cancel_previous');
+  });
+
   it('should revert every migration and leave no table behind', async () => {
     for (let i = 0; i < ALL_MIGRATIONS.length; i++) {
       await ds.undoLastMigration();

@@ -1,12 +1,14 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import { shortestGapMs } from '@svc/orchestration';
+import type { BackoffKind } from '@svc/delivery';
 import type { StoredRetryPolicy } from '@svc/persistence';
+import type { OverlapPolicy } from '@svc/workflows/definitions';
 import type { RetryDto } from './dto/job-body.dto';
 
 /** A job's retry policy in the API's words (durations as strings). */
 export interface RetrySettings {
   max_attempts: number;
-  backoff: string;
+  backoff: BackoffKind;
   initial_interval: string;
   max_interval: string;
   multiplier: number;
@@ -43,7 +45,7 @@ export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined)
 export function storedRetry(retry: RetrySettings): StoredRetryPolicy {
   return {
     max_attempts: retry.max_attempts,
-    backoff: retry.backoff as StoredRetryPolicy['backoff'],
+    backoff: retry.backoff,
     initial_interval_ms: parseDuration(retry.initial_interval)!,
     max_interval_ms: parseDuration(retry.max_interval)!,
     multiplier: retry.multiplier,
@@ -86,7 +88,7 @@ export interface SpreadColumns {
  * `overlap_policy: allow` (the other policies keep one run in flight by definition).
  */
 export function checkSpread(
-  settings: { start_window: string | null; max_concurrent_runs: number | null; overlap_policy: string },
+  settings: { start_window: string | null; max_concurrent_runs: number | null; overlap_policy: OverlapPolicy },
   fireTimes: () => Date[],
 ): SpreadColumns {
   const fields: Record<string, string> = {};

@@ -1,5 +1,6 @@
 import { formatDuration, ValidationFailedError } from '@svc/common';
 import type { RequestedScheduleKind } from '@svc/schedule';
+import type { MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } from './job-config';
 
 /**
@@ -33,8 +34,8 @@ export interface JobSettings {
   retry: RetrySettings;
   timeout: string;
   sla_threshold: string | null;
-  misfire_policy: string;
-  overlap_policy: string;
+  misfire_policy: MisfirePolicy;
+  overlap_policy: OverlapPolicy;
   auto_disable_threshold: number | null;
   start_window: string | null;
   max_concurrent_runs: number | null;
@@ -68,8 +69,8 @@ export interface JobPatch {
   retry?: Patch<RetrySettings> | null;
   timeout?: string | null;
   sla_threshold?: string | null;
-  misfire_policy?: string | null;
-  overlap_policy?: string | null;
+  misfire_policy?: MisfirePolicy | null;
+  overlap_policy?: OverlapPolicy | null;
   auto_disable_threshold?: number | null;
   start_window?: string | null;
   max_concurrent_runs?: number | null;
@@ -81,8 +82,8 @@ export const PATCH_DEFAULTS = {
   tags: [] as string[],
   timeout: formatDuration(DEFAULT_TIMEOUT_MS),
   sla_threshold: null,
-  misfire_policy: 'fire_once',
-  overlap_policy: 'allow',
+  misfire_policy: 'fire_once' as MisfirePolicy,
+  overlap_policy: 'allow' as OverlapPolicy,
   auto_disable_threshold: null,
   start_window: null,
   max_concurrent_runs: null,

@@ -147,12 +147,13 @@ export class DtoSchemas {
       if (!schema || depth > 8) {
         return;
       }
+      // Read before following a `$ref`: a nested DTO's property carries its check beside the ref.
+      if (typeof schema['x-server-check'] === 'string' && path) {
+        checks[path] = schema['x-server-check'];
+      }
       const ref = typeof schema.$ref === 'string' ? schema.$ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
       if (ref) {
         return walk(this.schemas.get(ref), path, depth + 1);
-      }
-      if (typeof schema['x-server-check'] === 'string' && path) {
-        checks[path] = schema['x-server-check'];
       }
       for (const key of ['anyOf', 'oneOf', 'allOf']) {
         for (const inner of (schema[key] as JsonSchema[] | undefined) ?? []) {

@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -8,7 +9,9 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { BackoffKind } from '@svc/delivery';
 import type { ScheduleKind } from '@svc/schedule';
+import type { MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
 import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -18,7 +21,7 @@ export type JobState = (typeof JOB_STATES)[number];
 /** Stored retry policy (decisions.md → `retry` defaults); durations in milliseconds. */
 export interface StoredRetryPolicy {
   max_attempts: number;
-  backoff: 'exponential' | 'linear' | 'fixed';
+  backoff: BackoffKind;
   initial_interval_ms: number;
   max_interval_ms: number;
   multiplier: number;
@@ -42,6 +45,24 @@ export interface StoredSigningSecret {
 }
 
 /**
+ * The values the table accepts, for its CHECK constraints: every member of the type, which the
+ * compiler holds to (`satisfies`) while the import stays type-only (no runtime edge to the
+ * workflow contract from here, which migration tooling loads without path aliases).
+ */
+const MISFIRE_VALUES = { fire_once: true, skip: true, fire_all: true } satisfies Record<MisfirePolicy, true>;
+const OVERLAP_VALUES = { allow: true, skip: true, queue: true, cancel_previous: true } satisfies Record<
+  OverlapPolicy,
+  true
+>;
+
+/** `'a', 'b'` for a CHECK constraint's `IN (…)`. */
+function sqlList(values: object): string {
+  return Object.keys(values)
+    .map((value) => `'${value}'`)
+    .join(', ');
+}
+
+/**
  * A job's configuration and its mirrored state. `revision` increases on every config or state
  * change and orders the signals sent to the job workflow; `version` increases on every update
  * the spec counts (PATCH). Runs carry no foreign key to jobs: deleting a job keeps its history.
@@ -51,6 +72,8 @@ export interface StoredSigningSecret {
  * `idx_jobs_description_trgm` (GIN gin_trgm_ops, serve `q` via ILIKE).
  */
 @Entity({ name: 'jobs' })
+@Check('ck_jobs_misfire_policy', `"misfire_policy" IN (${sqlList(MISFIRE_VALUES)})`)
+@Check('ck_jobs_overlap_policy', `"overlap_policy" IN (${sqlList(OVERLAP_VALUES)})`)
 @Index('idx_jobs_workspace_id', ['workspaceId', 'id'])
 @Index('idx_jobs_workspace_state', ['workspaceId', 'state', 'id'])
 @Index('idx_jobs_tags', { synchronize: false })
@@ -135,10 +158,10 @@ export class JobEntity {
   slaThresholdMs: number | null;
 
   @Column({ name: 'misfire_policy', type: 'text' })
-  misfirePolicy: string;
+  misfirePolicy: MisfirePolicy;
 
   @Column({ name: 'overlap_policy', type: 'text' })
-  overlapPolicy: string;
+  overlapPolicy: OverlapPolicy;
 
   /** Spread window (issue 46): the job fires at a fixed offset inside it; null = none. */
   @Column({ name: 'start_window_ms', type: 'integer', nullable: true })

@@ -22,6 +22,8 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
 import { BracketIndexes, CollectsStageErrors } from '../../common/validation';
 import { CURSORS } from '@svc/common';
+import { BACKOFF_KINDS } from '@svc/delivery';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '@svc/workflows/definitions';
 import {
   CALENDAR_NAME_MAX_LENGTH,
   CALENDAR_NAME_PATTERN,
@@ -54,9 +56,9 @@ export const MANAGED_BY_MAX_LENGTH = 200;
 /** The most jobs one apply may declare (one request body). */
 export const APPLY_MAX_JOBS = 5000;
 
-export const BACKOFFS = ['exponential', 'linear', 'fixed'] as const;
-export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
-export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'] as const;
+/** The policy lists are defined once, with the types the workflow and the jobs table use. */
+export const BACKOFFS = BACKOFF_KINDS;
+export { MISFIRE_POLICIES, OVERLAP_POLICIES };
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export class ScheduleDto {
