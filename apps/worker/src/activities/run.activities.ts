@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
@@ -256,6 +256,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     });
     throw ApplicationFailure.create({
       type: DESTINATION_WAIT,
+      // A wait, not an error: the SDK logs it at debug level and counts no failure metric.
+      category: ApplicationFailureCategory.BENIGN,
       message: `waiting for ${destination} (${reason}) until ${answer.retryAt.toISOString()}`,
       nextRetryDelay: delayMs,
       details: [
