@@ -27,7 +27,13 @@ function claim(overrides: Partial<ClaimFacts> = {}, run: Partial<NonNullable<Cla
   });
 }
 const job = (changes: Partial<NonNullable<ClaimFacts['job']>>) => ({
-  job: { state: 'active' as const, version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once' as MisfirePolicy, ...changes },
+  job: {
+    state: 'active' as const,
+    version: 1,
+    retry: DEFAULT_RETRY,
+    misfirePolicy: 'fire_once' as MisfirePolicy,
+    ...changes,
+  },
 });
 
 describe('endedStatus (decisions.md → Run transitions: terminal statuses)', () => {

@@ -89,7 +89,9 @@ describe('OpenAPI document', () => {
     it('should keep a check declared on a property that nests another DTO (beside its $ref)', () => {
       // bulk's `filter` is a nested DTO whose emptiness the server checks (found by Schemathesis).
       const bulk = doc.paths['/api/v1/jobs/bulk'].post;
-      expect(Object.keys(bulk['x-server-checks'] as Record<string, string>)).toEqual(expect.arrayContaining(['all', 'filter', 'filter.state']));
+      expect(Object.keys(bulk['x-server-checks'] as Record<string, string>)).toEqual(
+        expect.arrayContaining(['all', 'filter', 'filter.state']),
+      );
     });
   });
 
