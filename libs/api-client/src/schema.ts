@@ -539,7 +539,7 @@ export interface paths {
      * A destination’s limits with what is in flight, waiting and held now
      * @description Needs an API key with scope `jobs:read` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535.
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
      */
     get: operations['destinations.get'];
     /**
@@ -548,7 +548,7 @@ export interface paths {
      *
      *     Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `max_in_flight`: at least one of `max_in_flight`, `per_minute` and `on_429`; `on_429`: at least one of `max_in_flight`, `per_minute` and `on_429`; `per_minute`: at least one of `max_in_flight`, `per_minute` and `on_429`.
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `max_in_flight`: at least one of `max_in_flight`, `per_minute` and `on_429`; `on_429`: at least one of `max_in_flight`, `per_minute` and `on_429`; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3); `per_minute`: at least one of `max_in_flight`, `per_minute` and `on_429`.
      */
     put: operations['destinations.put'];
     post?: never;
@@ -556,7 +556,7 @@ export interface paths {
      * Remove a destination’s limits (its attempts are no longer counted)
      * @description Needs an API key with scope `jobs:write` (`*` always suffices).
      *
-     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535.
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
      */
     delete: operations['destinations.remove'];
     options?: never;

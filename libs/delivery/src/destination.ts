@@ -6,8 +6,12 @@
  * carry several. Pure: no I/O.
  */
 
-/** At most this many characters (a DNS name of 253, a port, and room for brackets). */
-export const DESTINATION_MAX_LENGTH = 261;
+/**
+ * At most this many characters: a destination is a path parameter (`/destinations/{destination}`),
+ * and the API's router refuses longer ones (`MAX_PARAM_LENGTH`). A webhook whose `host:port` is
+ * longer can be limited through a name its sink sets.
+ */
+export const DESTINATION_MAX_LENGTH = 128;
 
 /**
  * A destination key: a lowercase host name or IPv4 address (letters, digits, `.`, `-`, `_`), or a
@@ -16,7 +20,7 @@ export const DESTINATION_MAX_LENGTH = 261;
 export const DESTINATION_PATTERN = /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?)(?::[0-9]{1,5})?$/;
 
 export const DESTINATION_RULE =
-  'a lowercase host[:port] (`hooks.example.com:443`) or a name of letters, digits, `.`, `-` and `_` (at most 261 characters)';
+  'a lowercase host[:port] (`hooks.example.com:443`) or a name of letters, digits, `.`, `-` and `_` (at most 128 characters)';
 
 export function isDestination(value: unknown): value is string {
   if (typeof value !== 'string' || value.length === 0 || value.length > DESTINATION_MAX_LENGTH) {

@@ -7,7 +7,10 @@ import { DESTINATION_LIST_SCHEMA, DESTINATION_SCHEMA } from './destination-respo
 import { DestinationsService } from './destinations.service';
 import { DestinationLimitsDto } from './dto/destination-limits.dto';
 
-const DESTINATION_CHECK = { destination: 'a port, when given, from 1 to 65535' };
+const DESTINATION_CHECK = {
+  destination: 'a port, when given, from 1 to 65535',
+  path: 'at most 128 characters of destination as sent (a percent-encoded character counts 3)',
+};
 const LIMITS_BODY =
   '`{destination}` is a webhook URL’s `host:port` (the scheme’s default port filled in: `hooks.example.com:443`) ' +
   'or a name jobs set in `sink.config.destination`. Every attempt of every job of the workspace towards it counts, ' +
