@@ -148,3 +148,9 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => new ValidationFailedError(validationErrorsToFields(errors)),
   });
 }
+
+/** A body without the top-level fields its own checks refused (`schedule` for `schedule.expr`). */
+export function withoutRefused<T extends object>(dto: T, pending: Record<string, string>): Partial<T> {
+  const refused = new Set(Object.keys(pending).map((path) => path.split(/[.[]/)[0]));
+  return Object.fromEntries(Object.entries(dto).filter(([field]) => !refused.has(field))) as Partial<T>;
+}

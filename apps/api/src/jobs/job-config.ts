@@ -3,7 +3,6 @@ import { shortestGapMs } from '@svc/orchestration';
 import type { BackoffKind } from '@svc/delivery';
 import type { StoredRetryPolicy } from '@svc/persistence';
 import type { OverlapPolicy } from '@svc/workflows/definitions';
-import type { RetryDto } from './dto/job-body.dto';
 
 /** A job's retry policy in the API's words (durations as strings). */
 export interface RetrySettings {
@@ -25,21 +24,6 @@ export const DEFAULT_RETRY: StoredRetryPolicy = {
   jitter: 0.2,
 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** A partial `retry` merged over a base policy (the defaults on create, the stored one on PATCH). */
-export function mergeRetry(base: StoredRetryPolicy, patch: RetryDto | undefined): StoredRetryPolicy {
-  if (!patch) {
-    return base;
-  }
-  return {
-    max_attempts: patch.max_attempts ?? base.max_attempts,
-    backoff: patch.backoff ?? base.backoff,
-    initial_interval_ms: patch.initial_interval ? parseDuration(patch.initial_interval)! : base.initial_interval_ms,
-    max_interval_ms: patch.max_interval ? parseDuration(patch.max_interval)! : base.max_interval_ms,
-    multiplier: patch.multiplier ?? base.multiplier,
-    jitter: patch.jitter ?? base.jitter,
-  };
-}
 
 /** A complete retry policy in the API's shape (durations as strings) → the stored policy. */
 export function storedRetry(retry: RetrySettings): StoredRetryPolicy {

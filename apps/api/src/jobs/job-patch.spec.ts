@@ -1,6 +1,13 @@
 import { ValidationFailedError } from '@svc/common';
 import fc from 'fast-check';
-import { applyJobPatch, changesSinkKind, type JobPatch, type JobSettings, PATCH_DEFAULTS } from './job-patch';
+import {
+  applyJobPatch,
+  changesSinkKind,
+  declaredSettings,
+  type JobPatch,
+  type JobSettings,
+  JOB_DEFAULTS,
+} from './job-patch';
 
 // Issue #22 "edits never lose settings": the merge rule of PATCH /jobs/{id}, stated once.
 
@@ -144,19 +151,19 @@ describe('applyJobPatch (PATCH /jobs/{id} merge rule, issue #22)', () => {
         const result = applyJobPatch(s, p);
         expect(result.name).toBe(p.name ?? s.name);
         for (const key of TOP_LEVEL) {
-          expectField(result[key], s[key], p[key], PATCH_DEFAULTS[key]);
+          expectField(result[key], s[key], p[key], JOB_DEFAULTS[key]);
         }
         for (const key of Object.keys(s.schedule) as Array<keyof JobSettings['schedule']>) {
           if (key === 'kind' && p.schedule?.expr !== undefined && p.schedule.kind === undefined) {
             expect(result.schedule.kind).toBe('auto'); // a new expression is detected again
             continue;
           }
-          const defaults = PATCH_DEFAULTS.schedule as Record<string, unknown>;
+          const defaults = JOB_DEFAULTS.schedule as Record<string, unknown>;
           expectField(result.schedule[key], s.schedule[key], p.schedule?.[key], defaults[key]);
         }
         for (const key of Object.keys(s.retry) as Array<keyof JobSettings['retry']>) {
           const patched = p.retry === null ? null : p.retry?.[key];
-          expectField(result.retry[key], s.retry[key], patched, PATCH_DEFAULTS.retry[key]);
+          expectField(result.retry[key], s.retry[key], patched, JOB_DEFAULTS.retry[key]);
         }
         const configKeys = new Set([...Object.keys(s.sink.config), ...Object.keys(p.sink?.config ?? {})]);
         for (const key of configKeys) {
@@ -213,7 +220,7 @@ describe('applyJobPatch (PATCH /jobs/{id} merge rule, issue #22)', () => {
         follow_redirects: true,
       },
     },
-    retry: PATCH_DEFAULTS.retry,
+    retry: JOB_DEFAULTS.retry,
     timeout: '45s',
     sla_threshold: '2m',
     misfire_policy: 'skip',
@@ -276,8 +283,43 @@ describe('applyJobPatch (PATCH /jobs/{id} merge rule, issue #22)', () => {
   });
 
   it('should reset the whole retry policy on retry: null and one field on retry.field: null', () => {
-    const custom = { ...job, retry: { ...PATCH_DEFAULTS.retry, max_attempts: 9, jitter: 0 } };
-    expect(applyJobPatch(custom, { retry: null }).retry).toEqual(PATCH_DEFAULTS.retry);
+    const custom = { ...job, retry: { ...JOB_DEFAULTS.retry, max_attempts: 9, jitter: 0 } };
+    expect(applyJobPatch(custom, { retry: null }).retry).toEqual(JOB_DEFAULTS.retry);
     expect(applyJobPatch(custom, { retry: { jitter: null } }).retry).toEqual({ ...custom.retry, jitter: 0.2 });
+  });
+});
+
+describe('declaredSettings (a create is a PATCH over JOB_DEFAULTS, issue 50)', () => {
+  const sink = { kind: 'webhook', config: { url: 'https://a.example.com/h' } };
+
+  it('should give every field left out its default from the one table', () => {
+    const settings = declaredSettings({ name: 'n', schedule: { expr: 'every 5 minutes' }, sink });
+    const { name, schedule: s, sink: k, ...rest } = settings;
+    expect([name, s.expr, k]).toEqual(['n', 'every 5 minutes', sink]);
+    const { schedule: defaultSchedule, ...defaults } = JOB_DEFAULTS;
+    expect(rest).toEqual(defaults);
+    expect(s).toEqual({ ...defaultSchedule, expr: 'every 5 minutes' });
+  });
+
+  it('should treat a field given null as left out, and a partial retry as merged over the default', () => {
+    const settings = declaredSettings({
+      name: 'n',
+      schedule: { expr: '0 9 * * *', timezone: null, kind: 'cron' },
+      sink,
+      timeout: null,
+      misfire_policy: 'skip',
+      retry: { max_attempts: 7 },
+    });
+    expect(settings.timeout).toBe(JOB_DEFAULTS.timeout);
+    expect(settings.misfire_policy).toBe('skip');
+    expect(settings.schedule).toMatchObject({ kind: 'cron', timezone: JOB_DEFAULTS.schedule.timezone });
+    expect(settings.retry).toEqual({ ...JOB_DEFAULTS.retry, max_attempts: 7 });
+  });
+
+  it('should never share the defaults table’s arrays with a job', () => {
+    const settings = declaredSettings({ name: 'n', schedule: { expr: 'every 5 minutes' }, sink });
+    settings.tags.push('x');
+    settings.schedule.exclude_calendars!.push('y');
+    expect([JOB_DEFAULTS.tags, JOB_DEFAULTS.schedule.exclude_calendars]).toEqual([[], []]);
   });
 });

@@ -1,4 +1,4 @@
-import { formatDuration, ValidationFailedError } from '@svc/common';
+import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import type { RequestedScheduleKind } from '@svc/schedule';
 import type { MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } from './job-config';
@@ -12,7 +12,7 @@ import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } 
  * - `schedule`, `retry` and `sink.config` are merged field by field with the stored ones (one
  *   level deep: maps and lists inside them, such as `headers`, `env`, `retry_on`,
  *   `success_codes`, are values and are replaced whole).
- * - `null` resets a field to its default ({@link PATCH_DEFAULTS}; inside `sink.config`, removing
+ * - `null` resets a field to its default ({@link JOB_DEFAULTS}; inside `sink.config`, removing
  *   the field lets the sink's own default apply). `name`, `schedule`, `schedule.expr` and `sink`
  *   have no default and refuse `null` (the DTO does that, with `400 validation_failed`).
  * - When `schedule.expr` changes and `schedule.kind` is not given, the kind is `auto` again (the
@@ -76,8 +76,13 @@ export interface JobPatch {
   max_concurrent_runs?: number | null;
 }
 
-/** What `null` resets a field to (decisions.md → defaults; `null` thresholds = the server default). */
-export const PATCH_DEFAULTS = {
+/**
+ * Every default of a job's settings, in one table (decisions.md → defaults; `null` thresholds =
+ * the server default): what a create leaves out ({@link declaredSettings}), what `null` resets a
+ * field to in a PATCH, and the `default` of each field in the OpenAPI document (what the
+ * dashboard's form starts from).
+ */
+export const JOB_DEFAULTS = {
   description: '',
   tags: [] as string[],
   timeout: formatDuration(DEFAULT_TIMEOUT_MS),
@@ -98,7 +103,7 @@ export const PATCH_DEFAULTS = {
   retry: retryResponse(DEFAULT_RETRY) as RetrySettings,
 } as const;
 
-type TopLevelResettable = Exclude<keyof typeof PATCH_DEFAULTS, 'schedule' | 'retry'>;
+type TopLevelResettable = Exclude<keyof typeof JOB_DEFAULTS, 'schedule' | 'retry'>;
 const TOP_LEVEL: TopLevelResettable[] = [
   'description',
   'tags',
@@ -126,24 +131,65 @@ export function applyJobPatch(stored: JobSettings, patch: JobPatch): JobSettings
   for (const key of TOP_LEVEL) {
     const value = patch[key];
     if (value !== undefined) {
-      (result as unknown as Record<string, unknown>)[key] = value === null ? clone(PATCH_DEFAULTS[key]) : value;
+      (result as unknown as Record<string, unknown>)[key] = value === null ? clone(JOB_DEFAULTS[key]) : value;
     }
   }
   if (patch.schedule) {
-    result.schedule = mergeFields(stored.schedule, patch.schedule, PATCH_DEFAULTS.schedule);
+    result.schedule = mergeFields(stored.schedule, patch.schedule, JOB_DEFAULTS.schedule);
     if (patch.schedule.expr !== undefined && patch.schedule.kind === undefined) {
       result.schedule.kind = 'auto';
     }
   }
   if (patch.retry === null) {
-    result.retry = { ...PATCH_DEFAULTS.retry };
+    result.retry = { ...JOB_DEFAULTS.retry };
   } else if (patch.retry) {
-    result.retry = mergeFields(stored.retry, patch.retry, PATCH_DEFAULTS.retry);
+    result.retry = mergeFields(stored.retry, patch.retry, JOB_DEFAULTS.retry);
   }
   if (patch.sink) {
     result.sink = mergeSink(stored.sink, patch.sink);
   }
   return result;
+}
+
+/**
+ * A create body, as far as its own checks passed: `name`, `schedule` and `sink` (which have no
+ * default) are left out only when they were refused, and the settings are then not used.
+ */
+export interface JobDeclaration extends Omit<JobPatch, 'name' | 'sink' | 'schedule'> {
+  name?: string;
+  schedule?: Patch<ScheduleSettings>;
+  sink?: SinkSettings;
+}
+
+/**
+ * A create is a PATCH over the defaults (issue 50: one merge rule, one defaults table): the
+ * declared name, schedule expression and sink over {@link JOB_DEFAULTS}, then every other field
+ * as a PATCH would apply it (absent or `null`: the default).
+ */
+export function declaredSettings(declaration: JobDeclaration): JobSettings {
+  const { name, sink, schedule, ...rest } = declaration;
+  const defaults = structuredClone(JOB_DEFAULTS) as unknown as JobSettings;
+  const base: JobSettings = {
+    ...defaults,
+    name: name as string,
+    schedule: { ...defaults.schedule, expr: schedule?.expr as string },
+    sink: { kind: sink?.kind as string, config: sink?.config ?? {} },
+  };
+  return applyJobPatch(base, { ...rest, ...(schedule ? { schedule: { ...schedule, expr: undefined } } : {}) });
+}
+
+/** The columns of a job's plain settings (all but schedule, sink, retry and spread), for create and PATCH alike. */
+export function scalarColumns(settings: JobSettings) {
+  return {
+    name: settings.name,
+    description: settings.description,
+    tags: settings.tags,
+    timeoutMs: parseDuration(settings.timeout)!,
+    slaThresholdMs: settings.sla_threshold === null ? null : parseDuration(settings.sla_threshold)!,
+    misfirePolicy: settings.misfire_policy,
+    overlapPolicy: settings.overlap_policy,
+    autoDisableThreshold: settings.auto_disable_threshold,
+  };
 }
 
 /** Whether a PATCH changes the sink's kind (JobLifecycle.update gives or takes the signing secret on a change of kind). */

@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { parseDuration, type PlanLimits } from '@svc/common';
+import type { PlanLimits } from '@svc/common';
 import { type JobEntity, Transactions } from '@svc/persistence';
 import { nextFireTimes, type JobSettingsColumns } from '@svc/orchestration';
 import type { CompiledSchedule } from '@svc/schedule';
 import type { CreateJobDto } from './dto/job-body.dto';
-import {
-  checkRetry,
-  checkSpread,
-  DEFAULT_RETRY,
-  DEFAULT_TIMEOUT_MS,
-  mergeRetry,
-  START_WINDOW_SAMPLE,
-} from './job-config';
-import { pendingFieldErrors } from '../common/validation';
+import { checkRetry, checkSpread, START_WINDOW_SAMPLE, storedRetry } from './job-config';
+import { declaredSettings, type JobDeclaration, scalarColumns } from './job-patch';
+import { pendingFieldErrors, withoutRefused } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { SinkTemplateChecker } from './sink-templates.checker';
@@ -31,8 +25,9 @@ export interface DeclaredSettings {
 }
 
 /**
- * The create defaults, in one place: a create body (`POST /jobs`, `PUT /jobs/by-key/{key}`, a job
- * of an apply) → the settings a job stores, every field left out at its default. Throws the
+ * A create body (`POST /jobs`, `PUT /jobs/by-key/{key}`, a job
+ * of an apply) → the settings a job stores, every field left out at its default (`declaredSettings`: the body
+ * as a PATCH over `JOB_DEFAULTS`, the one merge rule and the one defaults table). Throws the
  * create's errors (`400 validation_failed` naming `schedule.expr`, `sink.config.url`…, `403
  * limit_exceeded` below the plan's minimum interval), every field at once (`FieldErrors`): the
  * body's own errors (`pending`, the pipe's) and those of each stage that can still run. Templates
@@ -60,26 +55,23 @@ export class JobSettingsFactory {
     if (ownSigningSecret !== undefined && !problems.refused('sink') && dto.sink.kind !== 'webhook') {
       problems.add('signing_secret', 'only webhook jobs are signed');
     }
+    const declared = declaredSettings(withoutRefused(dto, pending) as JobDeclaration);
     // Each stage reads only what it needs; one the body's own checks refused is skipped.
     const schedule = problems.refused('schedule')
       ? undefined
-      : await problems.run(() => this.schedules.validateIn(workspaceId, dto.schedule, now, plan.min_interval_ms));
+      : await problems.run(() => this.schedules.validateIn(workspaceId, declared.schedule, now, plan.min_interval_ms));
     const sinkConfig = problems.refused('sink')
       ? undefined
       : await problems.run(() => this.sinks.validate(dto.sink, workspaceId));
     const retry = problems.refused('retry')
       ? undefined
-      : await problems.run(() => checkRetry(mergeRetry(DEFAULT_RETRY, dto.retry)));
+      : await problems.run(() => checkRetry(storedRetry(declared.retry)));
     const spread =
       problems.refused('start_window') || problems.refused('max_concurrent_runs')
         ? undefined
         : await problems.run(() =>
             checkSpread(
-              {
-                start_window: dto.start_window ?? null,
-                max_concurrent_runs: dto.max_concurrent_runs ?? null,
-                overlap_policy: dto.overlap_policy ?? 'allow',
-              },
+              declared,
               // Without a schedule (refused) there is nothing to compare the window with.
               () => (schedule ? nextFireTimes(schedule.columns, now, START_WINDOW_SAMPLE, schedule.compiled) : []),
             ),
@@ -91,18 +83,11 @@ export class JobSettingsFactory {
     }
     problems.throwIfAny();
     const settings: JobSettingsColumns = {
-      name: dto.name,
-      description: dto.description ?? '',
-      tags: dto.tags ?? [],
+      ...scalarColumns(declared),
       ...schedule!.columns,
       sinkKind: dto.sink.kind,
       sinkConfig: sinkConfig as JobEntity['sinkConfig'],
       retry: retry!,
-      timeoutMs: dto.timeout ? parseDuration(dto.timeout)! : DEFAULT_TIMEOUT_MS,
-      slaThresholdMs: dto.sla_threshold ? parseDuration(dto.sla_threshold)! : null,
-      misfirePolicy: dto.misfire_policy ?? 'fire_once',
-      overlapPolicy: dto.overlap_policy ?? 'allow',
-      autoDisableThreshold: dto.auto_disable_threshold ?? null,
       ...spread!,
     };
     return { settings, compiled: schedule!.compiled, ownSigningSecret };

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { APP_CONFIG } from '../config/config.module';
-import { CURSORS, NotFoundError, type Page, parseDuration, readKeysetPage, ValidationFailedError } from '@svc/common';
+import { CURSORS, NotFoundError, type Page, readKeysetPage, ValidationFailedError } from '@svc/common';
 import { CalendarsRepository, JobEntity, JobsRepository, type LatestRun, RunsRepository } from '@svc/persistence';
 import {
   type CalendarDates,
@@ -14,13 +14,13 @@ import type { CompiledSchedule } from '@svc/schedule';
 import type { AuthContext } from '../auth/auth.decorators';
 import { CreateJobDto, ListJobsQueryDto, SinkDto, UpdateJobDto } from './dto/job-body.dto';
 import { checkRetry, checkSpread, START_WINDOW_SAMPLE, storedRetry } from './job-config';
-import { applyJobPatch, type JobPatch } from './job-patch';
+import { applyJobPatch, type JobPatch, scalarColumns } from './job-patch';
 import { JobScheduleValidator } from './job-schedule.validator';
 import { JobResponse, toJobResponse, toJobSettings } from './jobs.mapper';
 import { SinkTemplateChecker } from './sink-templates.checker';
 import { SinkValidator } from './sink.validator';
 import { RunOverridesValidator } from './run-overrides.validator';
-import { pendingFieldErrors } from '../common/validation';
+import { pendingFieldErrors, withoutRefused } from '../common/validation';
 import { FieldErrors } from './field-errors';
 import { JobSettingsFactory } from './job-settings.factory';
 import { upcomingSkips } from './occurrence-skips/occurrence-skips.mapper';
@@ -170,16 +170,7 @@ export class JobsService {
           job.sinkKind = merged.sink.kind;
           job.sinkConfig = sinkConfig as JobEntity['sinkConfig'];
         }
-        job.retry = retry!;
-        job.name = merged.name;
-        job.description = merged.description;
-        job.tags = merged.tags;
-        job.timeoutMs = parseDuration(merged.timeout)!;
-        job.slaThresholdMs = merged.sla_threshold === null ? null : parseDuration(merged.sla_threshold)!;
-        job.misfirePolicy = merged.misfire_policy;
-        job.overlapPolicy = merged.overlap_policy;
-        job.autoDisableThreshold = merged.auto_disable_threshold;
-        Object.assign(job, spread!);
+        Object.assign(job, scalarColumns(merged), { retry: retry! }, spread!);
       },
       hasNextOccurrence: (job) => nextFireTimes(job, now, 1, compiled).length > 0,
     });
@@ -252,10 +243,4 @@ export class JobsService {
     }
     return job;
   }
-}
-
-/** The PATCH body without the top-level fields its own checks refused (`schedule` for `schedule.expr`). */
-function withoutRefused(dto: UpdateJobDto, pending: Record<string, string>): Partial<UpdateJobDto> {
-  const refused = new Set(Object.keys(pending).map((path) => path.split(/[.[]/)[0]));
-  return Object.fromEntries(Object.entries(dto).filter(([field]) => !refused.has(field))) as Partial<UpdateJobDto>;
 }
