@@ -207,6 +207,16 @@ export interface RetryableDeliveryDetails {
   attempts: number;
 }
 
+/** `details[0]` of a `DestinationWait` failure of `runAttempt` (issue 46). */
+export interface DestinationWaitDetails {
+  /** Attempts the run made so far (the wait made none). */
+  attempts: number;
+  /** When to try again (ISO). */
+  retryAt: string;
+  reason: 'destination_limit' | 'destination_held';
+  destination: string;
+}
+
 export interface FinishRunInput {
   runId: string;
   status: 'succeeded' | 'failed' | 'cancelled';

@@ -47,6 +47,8 @@ interface World {
   secret: string;
   /** A calendar of A (issue 45): named, like secrets. */
   calendar: string;
+  /** A destination A limits (issue 46): named, like calendars. */
+  destination: string;
   channel: string;
   rule: string;
   keys: string[];
@@ -191,6 +193,12 @@ async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Pr
   const removed = await b('DELETE', `/api/v1/calendars/${name}`);
   return removed.status === 204 ? [] : [`DELETE B's own calendar of A's name: ${removed.status}`];
 }
+const destinationCases = (w: World) =>
+  each(
+    [w.destination],
+    () => 'matrix-never-stored.example.com:443',
+    (destination) => ({ params: { destination } }),
+  );
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
 /**
@@ -461,6 +469,24 @@ const MATRIX: Record<string, Row> = {
     why: "B's create with a name A uses makes B's own calendar (201, not A's 409)",
     late: true,
     run: async ({ w, b }) => ownCalendar(b, 'POST', w.calendar),
+  },
+
+  // Destination limits (issue 46) are named like calendars: B's name space is its own.
+  'GET /api/v1/destinations': { kind: 'list' },
+  'GET /api/v1/destinations/{destination}': { kind: 'foreign', cases: destinationCases },
+  'DELETE /api/v1/destinations/{destination}': { kind: 'foreign', cases: destinationCases },
+  'PUT /api/v1/destinations/{destination}': {
+    kind: 'refer',
+    why: "B's PUT of a destination A limits creates B's own limits (201, not 200 replaced); A's stay as they were",
+    late: true,
+    run: async ({ w, b }) => {
+      const written = await b('PUT', `/api/v1/destinations/${w.destination}`, { max_in_flight: 7 });
+      if (written.status !== 201 || written.body.max_in_flight !== 7 || written.body.in_flight !== 0) {
+        return [`PUT A's destination: ${written.status} ${JSON.stringify(written.body)}`];
+      }
+      const removed = await b('DELETE', `/api/v1/destinations/${w.destination}`);
+      return removed.status === 204 ? [] : [`DELETE B's own destination of A's name: ${removed.status}`];
+    },
   },
 
   // Alert channels and rules.
@@ -885,6 +911,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     expect((await api('PUT', `/api/v1/secrets/${secret}`, { value: 'a-secret-value-never-shown' })).status).toBe(201);
     const calendar = 'holidays:matrix-a';
     expect((await api('POST', '/api/v1/calendars', { name: calendar, dates: ['2031-01-01'] })).status).toBe(201);
+    const destination = 'matrix-a.example.com:443';
+    expect((await api('PUT', `/api/v1/destinations/${destination}`, { max_in_flight: 2, per_minute: 50 })).status).toBe(
+      201,
+    );
     const jobBody = (url: string, name: string) => ({
       name,
       schedule: YEARLY,
@@ -993,6 +1023,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       runs: { succeeded, failed, all: [succeeded, failed] },
       secret,
       calendar,
+      destination,
       channel: channel.body.id,
       rule: rule.body.id,
       keys: [me.body.key.id, extraKey.body.id],

@@ -507,6 +507,23 @@ describe('OpenAPI contract', () => {
       expect((await call('GET', `/api/v1/calendars/${name}`)).status).toBe(404);
     });
 
+    it('should match the document for destination limits', async () => {
+      const dest = 'contract.example.com:443';
+      const created = await call('PUT', `/api/v1/destinations/${dest}`, { body: { max_in_flight: 3 } });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ destination: dest, max_in_flight: 3, per_minute: null, in_flight: 0 });
+      const body = { max_in_flight: 2, per_minute: 60, on_429: 'pause_destination' };
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body })).status).toBe(200);
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body: { max_in_flight: 0 } })).status).toBe(400);
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body: {} })).status).toBe(400);
+      expect((await call('PUT', '/api/v1/destinations/Not%20A%20Host', { body })).status).toBe(400);
+      expect((await call('GET', '/api/v1/destinations')).body.data.map((d: any) => d.destination)).toEqual([dest]);
+      expect((await call('GET', `/api/v1/destinations/${dest}`)).body.held_until).toBeNull();
+      expect((await call('DELETE', `/api/v1/destinations/${dest}`)).status).toBe(204);
+      expect((await call('DELETE', `/api/v1/destinations/${dest}`)).status).toBe(404);
+      expect((await call('GET', `/api/v1/destinations/${dest}`)).status).toBe(404);
+    });
+
     it('should match the document for secrets', async () => {
       expect((await call('PUT', '/api/v1/secrets/TOKEN', { body: { value: 's3cr3t' } })).status).toBe(201);
       expect((await call('PUT', '/api/v1/secrets/TOKEN', { body: { value: 'rotated' } })).status).toBe(200);

@@ -45,6 +45,11 @@ const MATRIX: Record<string, Need> = {
   'GET /api/v1/calendars/:name': 'jobs:read',
   'PUT /api/v1/calendars/:name': 'jobs:write',
   'DELETE /api/v1/calendars/:name': 'jobs:write',
+  // Issue 46: destination limits shape how jobs deliver; they read and write like jobs.
+  'GET /api/v1/destinations': 'jobs:read',
+  'GET /api/v1/destinations/:destination': 'jobs:read',
+  'PUT /api/v1/destinations/:destination': 'jobs:write',
+  'DELETE /api/v1/destinations/:destination': 'jobs:write',
 
   'GET /api/v1/runs': 'runs:read',
   'GET /api/v1/runs/:id': 'runs:read',

@@ -5,6 +5,7 @@ import { AlertsModule } from './alerts/alerts.module';
 import { BackfillsModule } from './backfills/backfills.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CalendarsModule } from './calendars/calendars.module';
+import { DestinationsModule } from './destinations/destinations.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { ApiRateLimitHook } from './auth/api-rate-limit.hook';
 import { AuthModule } from './auth/auth.module';
@@ -47,6 +48,7 @@ export class AppModule {
         ApiKeysModule,
         SecretsModule,
         CalendarsModule,
+        DestinationsModule,
         AuditLogModule,
         UsageModule,
         StatsModule,

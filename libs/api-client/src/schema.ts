@@ -550,6 +550,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/destinations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace’s destination limits with what is in flight, waiting and held now
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['destinations.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/destinations/{destination}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A destination’s limits with what is in flight, waiting and held now
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
+     */
+    get: operations['destinations.get'];
+    /**
+     * Set (201) or replace (200) a destination’s limits
+     * @description `{destination}` is a webhook URL’s `host:port` (the scheme’s default port filled in: `hooks.example.com:443`) or a name jobs set in `sink.config.destination`. Every attempt of every job of the workspace towards it counts, on every worker; an attempt that must wait leaves its run `deferred` (`deferred_reason`) and spends no retry. Limits of 0 or less are refused (`400` naming the field); workers apply a change within 5 seconds.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `max_in_flight`: at least one of `max_in_flight`, `per_minute` and `on_429`; `on_429`: at least one of `max_in_flight`, `per_minute` and `on_429`; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3); `per_minute`: at least one of `max_in_flight`, `per_minute` and `on_429`.
+     */
+    put: operations['destinations.put'];
+    post?: never;
+    /**
+     * Remove a destination’s limits (its attempts are no longer counted)
+     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
+     */
+    delete: operations['destinations.remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/docs': {
     parameters: {
       query?: never;
@@ -2116,6 +2172,38 @@ export interface components {
       /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       timeout?: string | null;
     };
+    Destination: {
+      /** Format: date-time */
+      created_at: string;
+      /** @description A webhook URL’s `host:port`, or a name a sink sets (`sink.config.destination`). */
+      destination: string;
+      /**
+       * Format: date-time
+       * @description Until when a `Retry-After` holds every attempt (`on_429`).
+       */
+      held_until: string | null;
+      /** @description Attempts holding a lease now (every worker). */
+      in_flight: number;
+      max_in_flight: number | null;
+      /** @enum {string|null} */
+      on_429: 'pause_destination' | null;
+      per_minute: number | null;
+      /** @description Attempts started in the last 60 s. */
+      starts_last_minute: number;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description Runs `deferred` waiting for the destination now. */
+      waiting: number;
+    };
+    DestinationLimitsDto: {
+      max_in_flight?: number | null;
+      /** @enum {string|null} */
+      on_429?: 'pause_destination' | null;
+      per_minute?: number | null;
+    };
+    DestinationList: {
+      data: components['schemas']['Destination'][];
+    };
     DevLoginDto: {
       /** Format: email */
       email: string;
@@ -2518,6 +2606,13 @@ export interface components {
       backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
+      /** @description With `deferred_reason`: the destination the run waits for. */
+      deferred_destination?: string;
+      /**
+       * @description On `deferred` runs that wait for their destination (issue 46) rather than for a retry: `destination_limit` (its `max_in_flight` or `per_minute` is reached) or `destination_held` (a `Retry-After` holds it). The wait spends no attempt; `next_attempt_at` says when it tries again.
+       * @enum {string}
+       */
+      deferred_reason?: 'destination_limit' | 'destination_held';
       e2e_ms: number | null;
       /** Format: date-time */
       finished_at: string | null;
@@ -2582,6 +2677,13 @@ export interface components {
       backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
+      /** @description With `deferred_reason`: the destination the run waits for. */
+      deferred_destination?: string;
+      /**
+       * @description On `deferred` runs that wait for their destination (issue 46) rather than for a retry: `destination_limit` (its `max_in_flight` or `per_minute` is reached) or `destination_held` (a `Retry-After` holds it). The wait spends no attempt; `next_attempt_at` says when it tries again.
+       * @enum {string}
+       */
+      deferred_reason?: 'destination_limit' | 'destination_held';
       e2e_ms: number | null;
       /** Format: date-time */
       finished_at: string | null;
@@ -2942,6 +3044,7 @@ export interface components {
     /** @description A signed HTTP request (Standard Webhooks headers) to `url`; `{{…}}` templates in header values and `body`. */
     WebhookSinkConfig: {
       body?: string | null;
+      destination?: string | null;
       follow_redirects?: boolean | null;
       headers?: {
         [key: string]: string;
@@ -6201,6 +6304,493 @@ export interface operations {
       };
       /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
       403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.list': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DestinationList'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.put': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DestinationLimitsDto'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.remove': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];

@@ -21,3 +21,4 @@ export * from './start-window';
 export * from './backfill-plan';
 export * from './backfills';
 export * from './backfill-workflow.gateway';
+export * from './destination-gate';

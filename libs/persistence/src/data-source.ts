@@ -44,6 +44,7 @@ import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWin
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 import { Backfills1795400004900 } from './migrations/1795400004900-Backfills';
 import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
+import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -94,6 +95,7 @@ export const ALL_MIGRATIONS = [
   BulkOperations1795400004800,
   Backfills1795400004900,
   TypedJobPolicies1795400005050,
+  DestinationLimits1795400005100,
 ];
 
 /** Table recording applied migrations. */

@@ -7,6 +7,7 @@ import {
   ApiKeysRepository,
   AuditRepository,
   CalendarsRepository,
+  DestinationsRepository,
   createDataSource,
   IdempotencyRepository,
   JobsRepository,
@@ -29,6 +30,7 @@ const RETRY_MS = 2_000;
 const REPOSITORIES = [
   AlertChannelsRepository,
   CalendarsRepository,
+  DestinationsRepository,
   AlertRulesRepository,
   AlertEventsRepository,
   JobsRepository,

@@ -163,6 +163,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'occurrence-skips': 'Skip one upcoming occurrence of a job with a note, or undo the skip.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',
   calendars: 'Named sets of dates (holidays, closures) whose days schedules exclude.',
+  destinations:
+    'Limits per destination (a webhook’s `host:port` or a named destination) shared by every job and worker: ' +
+    'attempts in flight, per minute, and a hold on `Retry-After`.',
   'alert-rules':
     'Which events alert (a failed run, an SLA breach, a job disabled or recovered) and through which channels.',
   'alert-channels': 'Where alerts go: email, Slack or a signed webhook; each can send a test.',

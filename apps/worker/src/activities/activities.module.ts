@@ -4,7 +4,14 @@ import { createWorkerMetrics, recordRunClosed, type WorkerMetrics } from '@svc/c
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender, sinkServices } from '@svc/orchestration';
+import {
+  AlertWorkflowGateway,
+  DestinationGate,
+  JobLifecycle,
+  JobWorkflowGateway,
+  SinkSender,
+  sinkServices,
+} from '@svc/orchestration';
 import { OrchestrationModule } from '@svc/orchestration/orchestration.module';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import {
@@ -14,6 +21,7 @@ import {
   BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -51,6 +59,7 @@ const REPOSITORIES = [
   BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -135,6 +144,7 @@ const jobProviders: Provider[] = [
       OperationsRepository,
       CalendarsRepository,
       BackfillsRepository,
+      DestinationsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -150,6 +160,7 @@ const jobProviders: Provider[] = [
       operations: OperationsRepository,
       calendars: CalendarsRepository,
       backfills: BackfillsRepository,
+      destinations: DestinationsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -172,6 +183,7 @@ const jobProviders: Provider[] = [
         operations,
         calendars,
         backfills,
+        destinations: new DestinationGate({ destinations }),
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).
@@ -228,10 +240,11 @@ const baseProviders: Provider[] = [
   ...temporalClients,
   {
     provide: WORKER_METRICS,
-    inject: [RunsRepository, WORKER_CONFIG],
-    useFactory: (runs: RunsRepository, config: AppConfig) =>
+    inject: [RunsRepository, DestinationsRepository, WORKER_CONFIG],
+    useFactory: (runs: RunsRepository, destinations: DestinationsRepository, config: AppConfig) =>
       createWorkerMetrics({
         taskQueue: config.temporal.task_queue,
+        readDestinations: () => destinations.gauges(),
         readBacklog: async () => {
           const [{ count, oldest }, stalled] = await Promise.all([
             runs.backlog(),

@@ -12,6 +12,7 @@ import type {
 import {
   Backfills,
   BulkOperations,
+  type DestinationGate,
   type JobLifecycle,
   type JobWorkflowGateway,
   type SinkSender,
@@ -49,6 +50,8 @@ export interface ActivityDeps {
   parkingApplies?: () => Promise<boolean>;
   /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
   calendars?: CalendarsRepository;
+  /** Destination limits (issue 46); absent in tests that set none. */
+  destinations?: DestinationGate;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */

@@ -11,6 +11,9 @@ import {
 } from 'typeorm';
 import { WorkspaceEntity } from './workspace.entity';
 
+export const DEFERRED_REASONS = ['destination_limit', 'destination_held'] as const;
+export type DeferredReason = (typeof DEFERRED_REASONS)[number];
+
 export const RUN_STATUSES = ['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual', 'backfill'] as const;
@@ -61,6 +64,10 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_backfill', ['backfillId'], { where: `"backfill_id" IS NOT NULL` })
 // Open runs by last progress: the stalled-run sweep (runs with no workflow, or one that ended).
 @Index('idx_runs_open', ['updatedAt'], { where: `"status" IN ('running', 'deferred')` })
+// Runs waiting for their destination (issue 46), counted per destination.
+@Index('idx_runs_destination_wait', ['workspaceId', 'deferredDestination'], {
+  where: `"status" = 'deferred' AND "deferred_reason" IS NOT NULL`,
+})
 // Run retention (issue 22): terminal runs by finish time, oldest first; open runs stay out.
 @Index('idx_runs_finished_terminal', ['finishedAt'], {
   where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
@@ -122,6 +129,18 @@ export class RunEntity {
 
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
+
+  /**
+   * Why a `deferred` run waits when no attempt failed (issue 46): `destination_limit` (its
+   * destination's `max_in_flight` or `per_minute` is reached) or `destination_held` (a
+   * `Retry-After` holds the destination). Null otherwise; meaningful only while `deferred`.
+   */
+  @Column({ name: 'deferred_reason', type: 'text', nullable: true })
+  deferredReason: DeferredReason | null;
+
+  /** The destination a run waits for, with `deferred_reason`. */
+  @Column({ name: 'deferred_destination', type: 'text', nullable: true })
+  deferredDestination: string | null;
 
   @Column({ name: 'skip_reason', type: 'text', nullable: true })
   skipReason: SkipReason | null;

@@ -17,3 +17,4 @@ export * from './occurrence-bursts.repository';
 export * from './operations.repository';
 export * from './calendars.repository';
 export * from './backfills.repository';
+export * from './destinations.repository';

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
-import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
+import { type DeferredReason, RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
 import type { JsonObject, StartedWorkflowColumn } from '../entities/json';
 import type { JobState } from '../entities/job.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
@@ -464,7 +464,7 @@ export class RunsRepository {
                 started_at = COALESCE(started_at, $2),
                 start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - COALESCE(planned_at, scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(attempts_count, $3),
-                next_attempt_at = NULL, updated_at = now()
+                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
           WHERE id = $1 AND status IN ('running', 'deferred')`,
         [run.id, startedAt, n + 1],
       );
@@ -512,7 +512,7 @@ export class RunsRepository {
                 start_lag_ms = COALESCE(runs.start_lag_ms,
                   GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - COALESCE(runs.planned_at, runs.scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(runs.attempts_count, s.n + 1),
-                next_attempt_at = NULL, updated_at = now()
+                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
            FROM ${recordset}
           WHERE runs.id = s.run_id AND runs.status IN ('running', 'deferred')`,
         [records],
@@ -568,9 +568,38 @@ export class RunsRepository {
   /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */
   async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null, manager = this.manager): Promise<void> {
     await manager.query(
-      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3, updated_at = now()
+      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3,
+              deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
         WHERE id = $1 AND status IN ('running', 'deferred')`,
       [runId, nextAttemptAt, lastError],
+    );
+  }
+
+  /**
+   * The run waits for its destination (issue 46): `deferred` until `nextAttemptAt`, saying why and
+   * for which destination. No attempt is counted (the wait spends no retry).
+   */
+  async deferForDestination(
+    runId: string,
+    nextAttemptAt: Date,
+    reason: DeferredReason,
+    destination: string,
+  ): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, deferred_reason = $3, deferred_destination = $4,
+              updated_at = now()
+        WHERE id = $1 AND status IN ('running', 'deferred')`,
+      [runId, nextAttemptAt, reason, destination],
+    );
+  }
+
+  /** A run that waited for its destination got its lease: `running` again (its attempt follows). */
+  async endDestinationWait(runId: string): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'running', next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL,
+              updated_at = now()
+        WHERE id = $1 AND status = 'deferred' AND deferred_reason IS NOT NULL`,
+      [runId],
     );
   }
 
