@@ -246,6 +246,29 @@ export function listJobChoices(): Promise<Page<Pick<Job, 'id' | 'name' | 'tags'>
   return api<Page<Job>>('GET', '/api/v1/jobs?limit=200');
 }
 
+/** Workspace calendars (issue 45): the list's items (count and range) and one with its dates. */
+export type CalendarListItem = Schema<'CalendarList'>['data'][number];
+export type Calendar = Schema<'Calendar'>;
+
+const calendarPath = (name: string) => `/api/v1/calendars/${encodeURIComponent(name)}`;
+
+export async function listCalendars(): Promise<CalendarListItem[]> {
+  return (await api<Schema<'CalendarList'>>('GET', '/api/v1/calendars')).data;
+}
+
+export function getCalendar(name: string): Promise<Calendar> {
+  return api<Calendar>('GET', calendarPath(name));
+}
+
+/** Creates or replaces the calendar's dates (`PUT`): a list of `YYYY-MM-DD` or an iCalendar text. */
+export function putCalendar(name: string, body: { dates: string[] } | { ical: string }): Promise<Calendar> {
+  return api<Calendar>('PUT', calendarPath(name), body);
+}
+
+export function deleteCalendar(name: string): Promise<void> {
+  return api<void>('DELETE', calendarPath(name));
+}
+
 export type Readiness = Schema<'Readiness'>;
 
 /** `/readyz`, ready (200) or not (503): both answers carry the breakdown. */

@@ -18,6 +18,7 @@ import { formatMs, formatTime } from '../format';
 import type { AppContext } from '../app-context';
 import { AlertsPage } from './alerts';
 import { AUDIT_LOG_PATH, AuditLogPage } from './audit-log';
+import { CALENDARS_PATH, CalendarsPage } from './calendars';
 import { DESTINATIONS_PATH, DestinationsPage } from './destinations';
 import { WorkspaceSettings } from './workspace-settings';
 
@@ -47,13 +48,14 @@ const TABS = [
   { path: WORKSPACE_PATH, label: 'Workspace' },
   { path: ALERTS_PATH, label: 'Alerts' },
   { path: DESTINATIONS_PATH, label: 'Destinations' },
+  { path: CALENDARS_PATH, label: 'Calendars' },
   { path: AUDIT_LOG_PATH, label: 'Audit log' },
   { path: '/settings/usage', label: 'Usage and stats' },
 ];
 
 /**
- * Settings: API keys, secrets, the workspace's name and slug, alert channels and rules, the audit
- * log, usage and stats. All under `/settings/…`, the paths the API serves the page at.
+ * Settings: API keys, secrets, the workspace's name and slug, alert channels and rules, destination
+ * limits, calendars, the audit log, usage and stats. All under `/settings/…`, the paths the API serves the page at.
  */
 export function SettingsPage({ path, context }: { path: string; context: AppContext }) {
   const role = context.me.workspaces.find((w) => w.id === context.workspaceId)?.role;
@@ -77,6 +79,7 @@ export function SettingsPage({ path, context }: { path: string; context: AppCont
       {path === WORKSPACE_PATH && <WorkspaceSettings workspaceId={context.workspaceId} onChanged={context.reload} />}
       {path === ALERTS_PATH && <AlertsPage />}
       {path === DESTINATIONS_PATH && <DestinationsPage />}
+      {path === CALENDARS_PATH && <CalendarsPage />}
       {path === AUDIT_LOG_PATH && <AuditLogPage />}
       {path === '/settings/usage' && <UsageAndStats />}
       {!TABS.some((tab) => tab.path === path) && <p>There is no such settings page.</p>}
