@@ -11,10 +11,10 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * drives it), against the API, a worker (confirmation mails go through Temporal), a real SMTP
  * server and loopback receivers: alert channels of every kind (create, edit, test, resend the
  * confirmation, delete; the webhook secret once), alert rules (create, edit, delete, filters and
- * cooldown), the audit log (filters by action, actor, target and time, paging) and the workspace's
- * name and slug. Forms are reached with Tab and submitted with Enter; the API's `fields` errors
- * appear under their control; every step checks the resulting state through the API; every page
- * fits 360 px.
+ * cooldown), the audit log (filters by action, actor, target and time, paging), the workspace's
+ * name and slug, destination limits and calendars. Forms are reached with Tab and submitted with
+ * Enter; the API's `fields` errors appear under their control; every step checks the resulting
+ * state through the API; every page fits 360 px.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
@@ -552,12 +552,114 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
     expect((await api('GET', '/api/v1/destinations/hooks.example.com:443')).status).toBe(404);
   });
 
+  it('should create a calendar from a list of dates, show a bad date by its line, replace it from iCalendar text, and delete it (issue 45)', async () => {
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Calendars' }).click();
+    await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings/calendars');
+    await page.getByText('No calendars.').waitFor();
+    const calendars = async () => (await api<{ data: unknown[] }>('GET', '/api/v1/calendars')).body.data;
+    // Next year's dates: all of them are upcoming whatever the day the test runs.
+    const y = new Date().getFullYear() + 1;
+    const name = page.getByLabel('Calendar name');
+    const dates = page.getByLabel('Dates', { exact: true });
+    const save = page.getByRole('button', { name: 'Save calendar' });
+
+    // A date that does not exist: the API's `dates[1]`, told by its line (blank lines count).
+    await name.fill('holidays:de-berlin');
+    await dates.fill(`${y}-12-26\n\n${y}-02-30\n${y}-12-24`);
+    await save.click();
+    const datesError = page.locator('#calendar-dates-error');
+    await datesError.waitFor();
+    expect(await datesError.textContent()).toBe(`line 3: ${y}-02-30 is not a date`);
+    expect(await dates.getAttribute('aria-invalid')).toBe('true');
+    expect(await dates.getAttribute('aria-describedby')).toContain('calendar-dates-error');
+    expect(await calendars()).toEqual([]);
+
+    // One date a line, any order, a duplicate: created with four.
+    await dates.fill(`${y}-12-26\n${y}-12-24\n  ${y}-12-25  \n${y}-12-31\n${y}-12-24\n`);
+    await save.click();
+    await page.getByText('Created holidays:de-berlin with 4 dates.').waitFor();
+    expect(lastSent('PUT', /calendars/)!.body).toEqual({
+      dates: [`${y}-12-26`, `${y}-12-24`, `${y}-12-25`, `${y}-12-31`, `${y}-12-24`],
+    });
+    expect((await api('GET', '/api/v1/calendars/holidays:de-berlin')).body.dates).toEqual([
+      `${y}-12-24`,
+      `${y}-12-25`,
+      `${y}-12-26`,
+      `${y}-12-31`,
+    ]);
+    const table = page.getByTestId('calendars');
+    const row = table.getByRole('row').filter({ hasText: 'holidays:de-berlin' });
+    await row.waitFor();
+    const cells = async () => (await row.locator('td').allTextContents()).slice(0, 4);
+    expect(await cells()).toEqual([
+      'holidays:de-berlin',
+      '4',
+      `${y}-12-24, ${y}-12-25, ${y}-12-26 and 1 more`,
+      `${y}-12-24 – ${y}-12-31`,
+    ]);
+    expect(await name.inputValue()).toBe('');
+    await shot('settings-calendars');
+
+    // A recurring event is refused by the API under the same field (`ical`); nothing changes.
+    const ical = (event: string) => `BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//test//EN\n${event}END:VCALENDAR\n`;
+    await name.fill('holidays:de-berlin');
+    await dates.fill(ical(`BEGIN:VEVENT\nDTSTART;VALUE=DATE:${y}1224\nRRULE:FREQ=YEARLY\nEND:VEVENT\n`));
+    await save.click();
+    await datesError.waitFor();
+    expect(await datesError.textContent()).toContain('recurring events are not supported');
+    expect((await api('GET', '/api/v1/calendars/holidays:de-berlin')).body.dates).toHaveLength(4);
+
+    // Replaced from pasted iCalendar text: a two-day all-day event and a timed one.
+    const text = ical(
+      `BEGIN:VEVENT\nDTSTART;VALUE=DATE:${y}1224\nDTEND;VALUE=DATE:${y}1226\nSUMMARY:Christmas\nEND:VEVENT\n` +
+        `BEGIN:VEVENT\nDTSTART:${y}0501T090000\nSUMMARY:Labour day\nEND:VEVENT\n`,
+    );
+    await dates.fill(text);
+    await save.click();
+    await page
+      .getByText('Replaced the dates of holidays:de-berlin: 3 dates. Jobs that exclude it plan again at once.')
+      .waitFor();
+    expect(lastSent('PUT', /calendars/)!.body).toEqual({ ical: text });
+    await waitFor(async () => (await row.locator('td').nth(1).textContent()) === '3');
+    expect(await cells()).toEqual([
+      'holidays:de-berlin',
+      '3',
+      `${y}-05-01, ${y}-12-24, ${y}-12-25`,
+      `${y}-05-01 – ${y}-12-25`,
+    ]);
+
+    // Edit fills the form with its dates, one a line.
+    await page.getByRole('button', { name: 'Edit holidays:de-berlin' }).click();
+    await waitFor(async () => (await name.inputValue()) === 'holidays:de-berlin');
+    expect(await activeId()).toBe('calendar-name');
+    expect(await dates.inputValue()).toBe(`${y}-05-01\n${y}-12-24\n${y}-12-25`);
+
+    // In use by a job: the API's 409 is shown and the calendar stays.
+    const job = await api('POST', '/api/v1/jobs', {
+      name: 'berlin report',
+      schedule: { expr: 'every weekday at 9am except holidays:de-berlin' },
+      sink: { kind: 'webhook', config: { url: `${hook.url}/berlin` } },
+    });
+    expect(job.status).toBe(201);
+    await page.getByRole('button', { name: 'Delete holidays:de-berlin' }).click();
+    await page.getByRole('alert').filter({ hasText: 'is used by 1 job(s)' }).waitFor();
+    expect((await api('GET', '/api/v1/calendars/holidays:de-berlin')).status).toBe(200);
+
+    expect((await api('DELETE', `/api/v1/jobs/${job.body.id}`)).status).toBe(204);
+    await page.getByRole('button', { name: 'Delete holidays:de-berlin' }).click();
+    await page.getByText('Deleted holidays:de-berlin.').waitFor();
+    await page.getByText('No calendars.').waitFor();
+    expect((await api('GET', '/api/v1/calendars/holidays:de-berlin')).status).toBe(404);
+  });
+
   it('should fit every new page in 360 px', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     for (const [path, ready] of [
       ['/settings/alerts', 'alert-channels'],
       ['/settings/audit-log', 'audit-log'],
       ['/settings/workspace', null],
+      ['/settings/calendars', 'calendar-form'],
     ] as const) {
       await page.goto(stack.baseUrl + path);
       if (ready) {
