@@ -26,12 +26,12 @@ function today(): string {
 }
 
 /** An iCalendar file's text (a `BEGIN:VCALENDAR` line, as the API's `ical` needs), rather than a list of dates. */
-export function isIcal(text: string): boolean {
+function isIcal(text: string): boolean {
   return /^\s*BEGIN:VCALENDAR\s*$/im.test(text);
 }
 
 /** The body of `PUT /calendars/{name}`: `ical` for an iCalendar text, else `dates`, one a line. */
-export function calendarBody(text: string): { ical: string } | { dates: string[] } {
+function calendarBody(text: string): { ical: string } | { dates: string[] } {
   if (isIcal(text)) {
     return { ical: text };
   }
@@ -50,17 +50,17 @@ function dateLines(text: string): Array<{ date: string; line: number }> {
  * The API's messages about the dates, under the textarea: `dates[3]` (the fourth date sent) is
  * told by its line in the textarea; `dates` and `ical` as they are.
  */
-export function datesMessage(fields: Record<string, string>, text: string): string | undefined {
+function datesMessage(fields: Record<string, string>, text: string): string | undefined {
   const lines = isIcal(text) ? [] : dateLines(text);
   const messages = Object.entries(fields)
-    .filter(([key]) => key === 'dates' || key === 'ical' || /^dates[[.]/.test(key))
+    .filter(([key]) => key === 'ical' || key.startsWith('dates'))
     .map(([key, message]) => {
       const index = /^dates(?:\[(\d+)\]|\.(\d+))$/.exec(key);
       if (index) {
         const line = lines[Number(index[1] ?? index[2])]?.line;
         return line === undefined ? `${key}: ${message}` : `line ${line}: ${message}`;
       }
-      return message;
+      return key === 'dates' || key === 'ical' ? message : `${key}: ${message}`;
     });
   return messages.length > 0 ? messages.join('; ') : undefined;
 }
@@ -217,7 +217,10 @@ export function CalendarsPage() {
         <Field id="calendar-file" label="Or read an iCalendar file (.ics)">
           <input id="calendar-file" type="file" accept=".ics,text/calendar" onChange={(e) => void readFile(e)} />
         </Field>
-        <FormError error={error} shown={['name', 'dates', 'ical']} />
+        <FormError
+          error={error}
+          shown={['name', 'ical', ...Object.keys(fields).filter((key) => key.startsWith('dates'))]}
+        />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Save calendar
