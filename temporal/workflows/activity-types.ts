@@ -159,6 +159,12 @@ export interface OpenRunsResult {
    * another id (by code that minted ids from workflow time). Absent in results recorded before it.
    */
   renamed?: Record<string, string>;
+  /**
+   * Runs (by the id they hold) the job workflow must not track: the occurrence was already
+   * recorded and has ended, or a backfill opened it (its run signals no job workflow), so no
+   * `runFinished` would ever release it. Absent in results recorded before it.
+   */
+  untracked?: string[];
 }
 
 export interface StartQueuedRunInput {

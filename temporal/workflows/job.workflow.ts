@@ -33,7 +33,7 @@ import {
   type TrackedRun,
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
-import { decideOpening, renameTracked } from './occurrence-opening';
+import { decideOpening, dropUntracked, renameTracked } from './occurrence-opening';
 import { plannedAt } from './occurrence-rules';
 import { inNewTrace } from './tracing/new-trace';
 
@@ -377,7 +377,10 @@ async function openDue(
     job.queued = opening.state.queued;
     const opened = await jobs.openRuns(opening.openRuns);
     // An occurrence already recorded under another id (by older code) keeps that run: track it.
-    ({ inFlight: job.inFlight, queued: job.queued } = renameTracked(job, opened?.renamed));
+    ({ inFlight: job.inFlight, queued: job.queued } = dropUntracked(
+      renameTracked(job, opened?.renamed),
+      opened?.untracked,
+    ));
     if (opening.cancel.length > 0) {
       await jobs.cancelRuns({ runIds: opening.cancel });
     }

@@ -1,5 +1,5 @@
 import type { ScheduleSnapshot } from './definitions';
-import { decideOpening, type OpeningArgs, renameTracked } from './occurrence-opening';
+import { decideOpening, dropUntracked, type OpeningArgs, renameTracked } from './occurrence-opening';
 
 const schedule = { kind: 'cron', expr: '* * * * *', timezone: 'UTC' } as unknown as ScheduleSnapshot;
 const job = {
@@ -116,5 +116,27 @@ describe('renameTracked', () => {
     });
     expect(renameTracked(state, undefined)).toEqual(state);
     expect(renameTracked({ inFlight: [], queued: null }, { x: 'y' })).toEqual({ inFlight: [], queued: null });
+  });
+});
+
+describe('dropUntracked (issue 45: a backfill reached the occurrence first)', () => {
+  const state = {
+    inFlight: [
+      { runId: 'run_a', scheduledAt: 't1' },
+      { runId: 'run_b', scheduledAt: 't2' },
+    ],
+    queued: { runId: 'run_c', scheduledAt: 't3' },
+  };
+
+  it('should stop tracking the runs no runFinished will release, in flight or queued', () => {
+    expect(dropUntracked(state, ['run_a', 'run_c'])).toEqual({
+      inFlight: [{ runId: 'run_b', scheduledAt: 't2' }],
+      queued: null,
+    });
+  });
+
+  it('should leave the state as it is for results recorded before the field existed', () => {
+    expect(dropUntracked(state, undefined)).toBe(state);
+    expect(dropUntracked(state, [])).toBe(state);
   });
 });

@@ -88,6 +88,21 @@ export function decideOpening(args: OpeningArgs): OccurrenceOpening {
  * The tracked runs once `openRuns` answered: an occurrence already recorded under another id (by
  * older code that minted ids from workflow time) keeps that run, so it is tracked under it.
  */
+/**
+ * The tracked runs without those `openRuns` says no `runFinished` will release (ended already, or
+ * opened by a backfill): tracking them would hold `skip`/`queue` jobs forever (issue 45).
+ */
+export function dropUntracked(state: OccurrenceState, untracked: string[] | undefined): OccurrenceState {
+  if (!untracked || untracked.length === 0) {
+    return state;
+  }
+  const gone = new Set(untracked);
+  return {
+    inFlight: state.inFlight.filter((run) => !gone.has(run.runId)),
+    queued: state.queued && !gone.has(state.queued.runId) ? state.queued : null,
+  };
+}
+
 export function renameTracked(state: OccurrenceState, renamed: Record<string, string> | undefined): OccurrenceState {
   const rename = (run: TrackedRun): TrackedRun => ({ ...run, runId: renamed?.[run.runId] ?? run.runId });
   return { inFlight: state.inFlight.map(rename), queued: state.queued && rename(state.queued) };

@@ -207,6 +207,28 @@ describe('job activities', () => {
       expect(await run(ended.id)).toMatchObject({ status: 'succeeded' });
     });
 
+    it('should tell the job workflow not to track an occurrence that ended or that a backfill holds', async () => {
+      const job = await h.insertJob();
+      const ended = await h.openRun(job, { scheduledAt: at(6) });
+      await h.lifecycle.closeRun({ runId: ended.id, status: 'succeeded', finishedAt: new Date() });
+      // A backfill got to the next occurrence first (issue 45): its run signals no job workflow.
+      const backfilled = newId('run');
+      const backfilledAt = at(7);
+      await h.ds.query(
+        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status)
+         VALUES ($1, $2, $3, 1, $4, 'backfill', 'running')`,
+        [backfilled, job.workspaceId, job.id, backfilledAt],
+      );
+      const decisions = [decision('start', ended.scheduledAt as string), decision('start', backfilledAt)];
+
+      const result = await env().run(activities.openRuns, openRunsInput(job, decisions));
+
+      expect(result).toEqual({
+        renamed: { [decisions[0].runId]: ended.id, [decisions[1].runId]: backfilled },
+        untracked: [ended.id, backfilled],
+      });
+    });
+
     it('should let a newer job version adopt an open occurrence that has not started', async () => {
       const job = await h.insertJob();
       const scheduledAt = new Date(Math.ceil(Date.now() / 1_000) * 1_000 + 60_000).toISOString();

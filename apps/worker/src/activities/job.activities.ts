@@ -1,11 +1,12 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import type {
-  CalendarsRepository,
-  JobsRepository,
-  OpenRunRow,
-  RunsRepository,
-  WorkspacesRepository,
+import {
+  type CalendarsRepository,
+  type JobsRepository,
+  type OpenRunRow,
+  type RunsRepository,
+  TERMINAL_RUN_STATUSES,
+  type WorkspacesRepository,
 } from '@svc/persistence';
 import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
@@ -129,10 +130,14 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
         metrics?.occurrences.inc({ action: 'collapse', skip_reason: 'misfire' }, input.collapsed - recorded);
       }
       const renamed: Record<string, string> = {};
+      const untracked: string[] = [];
       for (const [i, d] of input.decisions.entries()) {
         const run = opened[i];
         if (run.id !== d.runId) {
           renamed[d.runId] = run.id;
+        }
+        if (!run.inserted && (TERMINAL_RUN_STATUSES.includes(run.status) || run.trigger === 'backfill')) {
+          untracked.push(run.id);
         }
         if (!run.inserted) {
           // A second path to an occurrence already recorded (a retried task): counted once.
@@ -159,7 +164,10 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
           { eager: true },
         );
       }
-      return Object.keys(renamed).length > 0 ? { renamed } : {};
+      return {
+        ...(Object.keys(renamed).length > 0 ? { renamed } : {}),
+        ...(untracked.length > 0 ? { untracked } : {}),
+      };
     },
 
     async startQueuedRun(input) {

@@ -754,7 +754,7 @@ export class RunsRepository {
     );
     return rows.map((row): OpenedRun => {
       if (insertedIds.has(row.id)) {
-        return { requestedId: row.id, id: row.id, status: row.status, inserted: true };
+        return { requestedId: row.id, id: row.id, status: row.status, trigger: row.trigger, inserted: true };
       }
       const found = existing.get(occurrenceKey(row));
       return {
@@ -762,6 +762,7 @@ export class RunsRepository {
         id: found?.id ?? row.id,
         // Gone between the insert and the read (withdrawn): nothing is left to start.
         status: found?.status ?? 'cancelled',
+        trigger: found?.trigger ?? row.trigger,
         inserted: false,
       };
     });
@@ -774,8 +775,8 @@ export class RunsRepository {
   private async existingOccurrences(
     manager: EntityManager,
     rows: OpenRunRow[],
-  ): Promise<Map<string, { id: string; status: RunStatus }>> {
-    const found = new Map<string, { id: string; status: RunStatus }>();
+  ): Promise<Map<string, { id: string; status: RunStatus; trigger: RunTrigger }>> {
+    const found = new Map<string, { id: string; status: RunStatus; trigger: RunTrigger }>();
     if (rows.length === 0) {
       return found;
     }
@@ -808,7 +809,7 @@ export class RunsRepository {
         occurrenceKey({ ...holder, scheduledAt: record.scheduled_at }),
         occurrenceKey({ ...holder, trigger: 'manual', scheduledAt: record.scheduled_at }),
       ]) {
-        found.set(key, { id: record.id, status: record.status });
+        found.set(key, { id: record.id, status: record.status, trigger: holder.trigger });
       }
     }
     return found;
@@ -934,6 +935,8 @@ export interface OpenedRun {
   /** The run that holds the occurrence: the requested id, or the one recorded earlier. */
   id: string;
   status: RunStatus;
+  /** Who opened the row that holds the occurrence (`backfill` when a backfill got there first). */
+  trigger: RunTrigger;
   /** True when this call wrote the row. */
   inserted: boolean;
 }
