@@ -41,6 +41,7 @@ import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrid
 import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
 import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
+import { ServiceAlertEvents1795400005200 } from './migrations/1795400005200-ServiceAlertEvents';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -88,6 +89,7 @@ export const ALL_MIGRATIONS = [
   SpreadWindows1795400004700,
   BulkOperations1795400004800,
   TypedJobPolicies1795400005050,
+  ServiceAlertEvents1795400005200,
 ];
 
 /** Table recording applied migrations. */
