@@ -322,6 +322,8 @@ const alertProviders: Provider[] = [
     JobWorkflowGateway,
     JobLifecycle,
     AlertSweeper,
+    AlertDispatcher,
+    AlertEventsRepository,
     JobsRepository,
     RunsRepository,
     OccurrenceBurstsRepository,
