@@ -52,7 +52,7 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   private readonly tracker: ServiceHealthTracker;
   private readonly outbox = new ServiceAlertOutbox();
   private readonly alerts: ServiceAlerts;
-  private lastFlushError: string | null = null;
+  private waitingTold = false;
   private readonly pass = new RepeatedPass(SERVICE_PROBE_INTERVAL_MS, async () => {
     await this.probe();
   });
@@ -123,6 +123,8 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     // Alert rules live in PostgreSQL: while it is out the transitions wait in the outbox.
     if (this.outbox.size > 0 && postgres === null) {
       await this.flushAlerts(temporal === null);
+    } else if (this.outbox.size > 0) {
+      this.waiting(`PostgreSQL is out (${postgres})`);
     }
     return told;
   }
@@ -134,10 +136,19 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
         `service alerts: ${flush.recorded} transition${flush.recorded === 1 ? '' : 's'} recorded as ${flush.eventIds.length} alert event${flush.eventIds.length === 1 ? '' : 's'}`,
       );
     }
-    if (flush.error && flush.error !== this.lastFlushError) {
-      this.logger.warn(`service alerts: ${this.outbox.size} waiting, not recorded yet: ${flush.error}`);
+    if (flush.error) {
+      this.waiting(flush.error);
+    } else {
+      this.waitingTold = false;
     }
-    this.lastFlushError = flush.error;
+  }
+
+  /** Says once, until they are recorded, that transitions wait. */
+  private waiting(cause: string): void {
+    if (!this.waitingTold) {
+      this.logger.warn(`service alerts: ${this.outbox.size} waiting, not recorded yet: ${cause}`);
+    }
+    this.waitingTold = true;
   }
 
   private tell(t: ServiceHealthTransition): void {
