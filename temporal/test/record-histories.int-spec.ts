@@ -165,4 +165,43 @@ describe('record workflow histories', () => {
     await api('DELETE', `/api/v1/jobs/${job.id}`);
     await save(operation.id, 'bulkOperationWorkflow-pause-window');
   });
+
+  it('records a backfill of three past occurrences, one of which had succeeded (issue 45)', async () => {
+    const api = apiClient(stack.baseUrl, stack.apiKey);
+    receiver.respondWith(() => ({ status: 200 }));
+    const job = (
+      await api('POST', '/api/v1/jobs', {
+        name: 'backfill history',
+        schedule: { expr: '0 * * * *' },
+        sink: { kind: 'webhook', config: { url: `${receiver.url}/backfill` } },
+      })
+    ).body;
+    const from = Date.UTC(2026, 0, 5);
+    const first = (
+      await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+        from: new Date(from).toISOString(),
+        to: new Date(from + 3_600_000).toISOString(),
+      })
+    ).body;
+    await waitFor(
+      async () => (await api('GET', `/api/v1/backfills/${first.backfill_id}`)).body?.status === 'completed',
+      30_000,
+    );
+    const backfill = (
+      await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+        from: new Date(from).toISOString(),
+        to: new Date(from + 3 * 3_600_000).toISOString(),
+        mode: 'parallel',
+        max_runs: 2,
+      })
+    ).body;
+    await waitFor(
+      async () => (await api('GET', `/api/v1/backfills/${backfill.backfill_id}`)).body?.status === 'completed',
+      30_000,
+    );
+    const run = (await api('GET', `/api/v1/jobs/${job.id}/runs?trigger=backfill&limit=1`)).body.data[0].id as string;
+    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await save(backfill.backfill_id, 'backfillWorkflow-skip-succeeded-parallel');
+    await save(run, 'runWorkflow-backfill-succeeded');
+  });
 });

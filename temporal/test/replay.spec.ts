@@ -12,6 +12,9 @@ describe('workflow replay', () => {
   it('should have recorded histories for both workflows', () => {
     expect(files.some((f) => f.startsWith('jobWorkflow-'))).toBe(true);
     expect(files.some((f) => f.startsWith('runWorkflow-'))).toBe(true);
+    // Issue 45: the backfill workflow, and a run it opened (`trigger: backfill`).
+    expect(files.some((f) => f.startsWith('backfillWorkflow-'))).toBe(true);
+    expect(files.some((f) => f.startsWith('runWorkflow-backfill-'))).toBe(true);
   });
 
   it('should replay every recorded history, with the tracing interceptors and without', () => {

@@ -207,6 +207,16 @@ export interface RetryableDeliveryDetails {
   attempts: number;
 }
 
+/** `details[0]` of a `DestinationWait` failure of `runAttempt` (issue 46). */
+export interface DestinationWaitDetails {
+  /** Attempts the run made so far (the wait made none). */
+  attempts: number;
+  /** When to try again (ISO). */
+  retryAt: string;
+  reason: 'destination_limit' | 'destination_held';
+  destination: string;
+}
+
 export interface FinishRunInput {
   runId: string;
   status: 'succeeded' | 'failed' | 'cancelled';
@@ -265,4 +275,15 @@ export interface OperationActivities {
    */
   resumeOperationJobs(input: { operationId: string; afterSeq: number }): Promise<{ nextSeq: number | null }>;
   setOperationStatus(input: { operationId: string; status: OperationStep }): Promise<void>;
+}
+
+export interface BackfillActivities {
+  /**
+   * Gives the backfill's next pending occurrences their runs as far as its mode leaves room (each
+   * once); `done` once none is pending and none of its runs is in flight, `cancelled` when a cancel
+   * was recorded (the occurrences not started are then canceled).
+   */
+  stepBackfill(input: { backfillId: string }): Promise<{ done: boolean; cancelled: boolean }>;
+  /** Ends the backfill: `completed`, or `cancelled` when a cancel was recorded. */
+  finishBackfill(input: { backfillId: string }): Promise<void>;
 }

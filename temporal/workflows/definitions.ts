@@ -8,7 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ScheduleKind } from '@svc/schedule';
 
 export type JobState = 'active' | 'paused' | 'disabled' | 'completed';
-export type RunTrigger = 'schedule' | 'manual' | 'retry_manual';
+export type RunTrigger = 'schedule' | 'manual' | 'retry_manual' | 'backfill';
 /** The job policies, listed once: the API validates against these lists, the jobs table checks them. */
 export const MISFIRE_POLICIES = ['fire_once', 'skip', 'fire_all'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
@@ -129,7 +129,18 @@ export const RUN_ENDS_AS_STATUS_PATCH = 'run-ends-as-status';
  * 3 is the path of `RUN_ENDS_AS_STATUS_PATCH`; inputs without a version replay through the patches.
  * A change to the run workflow's commands raises it and branches on it (docs/decisions.md).
  */
-export const RUN_CODE_VERSION = 3;
+export const RUN_CODE_VERSION = 4;
+/**
+ * Issue 46 (introduced 2026-11-28): an attempt that waits for its destination (destination limits)
+ * fails its activity with the non-retryable `DESTINATION_WAIT`, and the run workflow sleeps on a
+ * timer until the time it names, then schedules the attempt again: the wait spends neither the
+ * run's attempts nor Temporal's. Inputs of `RUN_CODE_VERSION` 4 take it without a marker; a run
+ * started with an older version takes it through this patch (executions begun before it keep
+ * Temporal's retry of the wait, paced by `nextRetryDelay`).
+ */
+export const DESTINATION_WAIT_PATCH = 'run-destination-wait';
+/** Error type of `runAttempt` when its destination makes it wait (details: `DestinationWaitDetails`). */
+export const DESTINATION_WAIT = 'DestinationWait';
 /** Error type of a run workflow whose run failed (its last error and attempt count in `details`). */
 export const RUN_FAILED = 'RunFailed';
 /** The `details[0]` of a `RunFailed` workflow failure. */
@@ -283,13 +294,14 @@ export interface RunWorkflowDescription {
   scheduledAt: string;
   /**
    * `waiting_for_instant`: the attempt holds the request until `until` (prepare-ahead);
-   * `attempting`: sending, or waiting for a retry under Temporal's activity retry;
+   * `waiting_for_destination`: the destination's limits or hold make the attempt wait until `until`
+   * (issue 46); `attempting`: sending, or waiting for a retry under Temporal's activity retry;
    * `finishing`: recording the end; `done`: ended with `status`.
    */
-  phase: 'waiting_for_instant' | 'attempting' | 'finishing' | 'done';
+  phase: 'waiting_for_instant' | 'waiting_for_destination' | 'attempting' | 'finishing' | 'done';
   /** Workflow time when the phase began (ISO). */
   since: string;
-  /** `waiting_for_instant`: the instant the request is released (ISO). */
+  /** `waiting_for_instant`, `waiting_for_destination`: the instant the attempt goes on (ISO). */
   until: string | null;
   /** The attempt number (1-based) the activity began with. */
   firstAttempt: number;
@@ -402,3 +414,23 @@ export interface BulkOperationResult {
 
 /** `POST /operations/{id}/cancel`: no further batch starts, and a waiting window resumes nothing. */
 export const cancelOperationSignal = defineSignal<[]>('cancelOperation');
+
+/** A backfill of a job's past occurrences (issue 45): workflow id = the backfill id (`bf_…`), on the jobs task queue. */
+export const BACKFILL_WORKFLOW = 'backfillWorkflow';
+
+export interface BackfillInput {
+  backfillId: string;
+  workspaceId: string;
+  jobId: string;
+  /** Steps taken by earlier runs of this execution chain (continue-as-new). */
+  steps?: number;
+}
+
+/** What a finished backfill reports (its workflow result). */
+export interface BackfillResult {
+  steps: number;
+  cancelled: boolean;
+}
+
+/** `POST /backfills/{id}/cancel`: no occurrence starts after it; runs in flight end on their own. */
+export const cancelBackfillSignal = defineSignal<[]>('cancelBackfill');

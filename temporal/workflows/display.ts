@@ -10,6 +10,7 @@ const TRIGGER_WORDS: Record<RunWorkflowInput['trigger'], string> = {
   schedule: 'scheduled',
   manual: 'manual trigger',
   retry_manual: 'manual retry',
+  backfill: 'backfill',
 };
 
 /** One line: `nightly export · every day at 2am (Europe/Berlin) · webhook POST hooks.example.com`. */

@@ -3,3 +3,4 @@ export { jobWorkflow } from './job.workflow';
 export { runWorkflow } from './run.workflow';
 export { alertWorkflow, channelVerificationWorkflow } from './alert.workflow';
 export { bulkOperationWorkflow } from './bulk-operation.workflow';
+export { backfillWorkflow } from './backfill.workflow';

@@ -13,7 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { newId, occurrenceRunId } from '@svc/common/ids';
-import type { JobActivities, OccurrencePlan, ScheduleActivities, WorkspaceGate } from './activity-types';
+import type { JobActivities, OccurrencePlan, ScheduleActivities } from './activity-types';
 import {
   describeJobQuery,
   jobChangedSignal,
@@ -33,7 +33,8 @@ import {
   type TrackedRun,
 } from './definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
-import { collapsedCount, decideOccurrences, plannedAt } from './occurrence-rules';
+import { decideOpening, renameTracked } from './occurrence-opening';
+import { plannedAt } from './occurrence-rules';
 import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so
@@ -61,6 +62,41 @@ const SHORT_HISTORY_LIMIT = 500;
  */
 const UNPARK_MARGIN_MS = 30_000;
 
+/** What an execution on the job path decided once, at its start (each patch is asked once). */
+interface ExecutionPath {
+  /** Prepared bursts (issue 25): a run begun before keeps its fixed lead until it continues-as-new. */
+  prepared: boolean;
+  /** An `allow` job's plan opens its runs (one local activity per wake). */
+  planOpensRuns: boolean;
+  historyLimit: number;
+}
+
+/**
+ * The job workflow's state, running or parked: what the signal handlers change, what `describe`
+ * reports and what continue-as-new carries.
+ */
+interface JobWorkflowState {
+  snapshot: JobSnapshot;
+  /** A newer snapshot signalled, applied at the top of the loop. */
+  pending: JobSnapshot | null;
+  deleted: boolean;
+  /** Occurrences at or before this instant are done. */
+  after: string;
+  inFlight: TrackedRun[];
+  queued: TrackedRun | null;
+  /** Set by a new version of a job with a start window: occurrences it carried over fire from here. */
+  carriedAt?: string;
+  /** The lead of the occurrence the workflow sleeps for, from the plan that found it (prepared). */
+  plannedLead: number | null;
+  /** The instant the job is counted at in the burst estimate (prepared). */
+  registered: string | null;
+  /** For `describe` and the UI's current details: the occurrence waited for, and what is awaited. */
+  next: string | null;
+  waitingFor: string;
+  /** The timer the loop sleeps on between plans, while it sleeps (`sleepUntilChanged`). */
+  sleeping: { scope: CancellationScope; woken: boolean } | null;
+}
+
 /**
  * One per job (workflow id = job id). Owns timing and the occurrence rules: computes the next
  * occurrence from its snapshot of the job, sleeps on a timer until `prepareAheadMs` before it
@@ -69,10 +105,15 @@ const UNPARK_MARGIN_MS = 30_000;
  * Snapshots arrive by signal (PATCH, pause, resume, enable, auto-disable); deletion ends it.
  * Runs are not child workflows: the job workflow is not woken when they start or end, except
  * for overlap policies that need it, where the run signals `runFinished`.
+ *
+ * Named steps (architecture.md → The job workflow's steps): `listen` (signals and `describe`,
+ * for running and parked jobs alike), then `runJob`'s loop of `applyPending`, `releaseQueued`,
+ * `waitForChange` and `wake` (`planNext`, `openDue`, `waitForNext` with `continueAsNewIfLong`
+ * and `parkIfIdle`); a parked job only waits to go back (`parkedJob`).
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   if (input.parked) {
-    return parkedJob(input, input.parked);
+    return parkedJob(listen(stateOf(input, null)), input, input.parked);
   }
   if (!patched(JOB_PATH_PATCH)) {
     return legacyJobWorkflow(input, (carried) => continueAsNew<typeof jobWorkflow>(carried));
@@ -81,321 +122,331 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   const prepared = patched(PREPARED_BURSTS_PATCH);
   // Once per execution too: an `allow` job's plan opens its runs (one local activity per wake).
   const planOpensRuns = prepared && patched(PLAN_OPENS_RUNS_PATCH);
-  const historyLimit = prepared ? SHORT_HISTORY_LIMIT : HISTORY_LIMIT;
-  let snapshot = input.snapshot;
-  /** The lead of the occurrence the workflow sleeps for, from the plan that found it (prepared). */
-  let plannedLead: number | null = prepared ? (input.leadMs ?? null) : null;
-  let registered: string | null = prepared ? (input.registered ?? null) : null;
-  let after = input.after ?? nowIso();
-  let inFlight: TrackedRun[] = input.inFlight ?? [];
-  let queued: TrackedRun | null = input.queued ?? null;
-  let pending: JobSnapshot | null = input.pending ?? null;
-  /** Set by a new version of a job with a start window: occurrences it carried over fire from here. */
-  let carriedAt: string | undefined;
-  let deleted = false;
-  /** The timer the loop sleeps on between plans, while it sleeps (`sleepUntilChanged`). */
-  let sleeping: { scope: CancellationScope; woken: boolean } | null = null;
+  const path: ExecutionPath = { prepared, planOpensRuns, historyLimit: prepared ? SHORT_HISTORY_LIMIT : HISTORY_LIMIT };
+  return runJob(listen(stateOf(input, path)), path);
+}
 
-  // Buffered signals run inside `setHandler`, before the loop: nothing sleeps yet, so none wakes.
+/** The state an execution starts from (`path` null: parked). */
+function stateOf(input: JobWorkflowInput, path: ExecutionPath | null): JobWorkflowState {
+  const prepared = path?.prepared ?? false;
+  return {
+    snapshot: input.snapshot,
+    pending: input.pending ?? null,
+    deleted: false,
+    after: input.after ?? input.parked?.until ?? nowIso(),
+    inFlight: input.inFlight ?? [],
+    queued: input.queued ?? null,
+    plannedLead: prepared ? (input.leadMs ?? null) : null,
+    registered: prepared ? (input.registered ?? null) : null,
+    next: input.parked?.next ?? null,
+    waitingFor: input.parked ? parkedWaitingFor(input.parked) : 'its first plan',
+    sleeping: null,
+  };
+}
+
+/**
+ * The signal handlers and the `describe` query, set up once for a running and a parked job. They
+ * change state only (no commands: replay-safe). Buffered signals run inside `setHandler`, before
+ * the loop: nothing sleeps yet, so none wakes.
+ */
+function listen(job: JobWorkflowState): JobWorkflowState {
   setHandler(jobChangedSignal, (next) => {
-    if (next.revision > (pending ?? snapshot).revision) {
-      pending = next;
+    if (next.revision > (job.pending ?? job.snapshot).revision) {
+      job.pending = next;
     }
-    wakeIfChanged();
+    wakeIfChanged(job);
   });
   setHandler(jobDeletedSignal, () => {
-    deleted = true;
-    wakeIfChanged();
+    job.deleted = true;
+    wakeIfChanged(job);
   });
   setHandler(runFinishedSignal, (runId) => {
-    inFlight = inFlight.filter((run) => run.runId !== runId);
-    wakeIfChanged();
+    job.inFlight = job.inFlight.filter((run) => run.runId !== runId);
+    wakeIfChanged(job);
   });
-  // For the `describe` query and the UI's current details: state only, no commands (replay-safe).
-  let next: string | null = null;
-  let waitingFor = 'its first plan';
-  const describe = (): JobWorkflowDescription => ({
+  setHandler(describeJobQuery, () => describe(job));
+  return job;
+}
+
+/** For the `describe` query and the UI's current details: state only, no commands (replay-safe). */
+function describe(job: JobWorkflowState): JobWorkflowDescription {
+  const { snapshot } = job;
+  return {
     jobId: snapshot.jobId,
     revision: snapshot.revision,
     version: snapshot.version,
     state: snapshot.state,
     overlapPolicy: snapshot.overlapPolicy ?? 'allow',
     display: snapshot.display ?? null,
-    nextOccurrences: next === null ? [] : [next],
-    doneUntil: after,
-    inFlight,
-    queued,
-    pendingRevision: pending?.revision ?? null,
-    waitingFor,
-  });
-  setHandler(describeJobQuery, describe);
-  const waitFor = (what: string, nextOccurrence: string | null = null) => {
-    waitingFor = what;
-    next = nextOccurrence;
-    setCurrentDetails(describeJobState(describe()));
+    nextOccurrences: job.next === null ? [] : [job.next],
+    doneUntil: job.after,
+    inFlight: job.inFlight,
+    queued: job.queued,
+    pendingRevision: job.pending?.revision ?? null,
+    waitingFor: job.waitingFor,
   };
-  const releasable = () => queued !== null && inFlight.length === 0;
-  const changed = () => deleted || pending !== null || releasable();
-  function wakeIfChanged(): void {
-    if (sleeping !== null && !sleeping.woken && changed()) {
-      sleeping.woken = true;
-      sleeping.scope.cancel();
-    }
-  }
-  /**
-   * Sleeps `ms`, or until a signal makes `changed()` true. The same commands as
-   * `condition(changed, ms)` (a timer, cancelled when a signal comes first, in the same order on
-   * replay), with about half its promises: the SDK captures a stack trace for each promise made in
-   * workflow code, and this wait is part of every wake of every job (docs/benchmarks.md →
-   * "Promises per wake").
-   */
-  async function sleepUntilChanged(ms: number): Promise<void> {
-    const wait = { scope: new CancellationScope(), woken: false };
-    sleeping = wait;
-    try {
-      await wait.scope.run(() => {
-        const timer = sleep(ms);
-        // Already changed: started and cancelled at once, as `condition` does.
-        wakeIfChanged();
-        return timer;
-      });
-    } catch (err) {
-      if (!wait.woken || !isCancellation(err)) {
-        throw err;
-      }
-    } finally {
-      sleeping = null;
-    }
-  }
+}
 
-  if (snapshot.overlapPolicy === undefined) {
+/** The loop of a running job: one step at a time until the job is deleted. */
+async function runJob(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
+  if (job.snapshot.overlapPolicy === undefined) {
     // Carried over from an execution of the older code: its snapshot predates the overlap field.
-    const current = await jobs.loadJobSnapshot({ jobId: snapshot.jobId });
+    const current = await jobs.loadJobSnapshot({ jobId: job.snapshot.jobId });
     if (current === null) {
       return;
     }
-    snapshot = current;
+    job.snapshot = current;
   }
-  upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
-
-  while (!deleted) {
-    if (pending !== null) {
-      const previous: JobSnapshot = snapshot;
-      snapshot = pending;
-      pending = null;
-      upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
-      // A new version drops queued occurrences and recomputes from now (spec: PATCH); occurrences
-      // while paused or disabled never exist (decisions.md → misfire_policy).
-      if (snapshot.version !== previous.version || (snapshot.state === 'active' && previous.state !== 'active')) {
-        const done = after;
-        after = nowIso();
-        if (snapshot.version !== previous.version && previous.state === 'active' && previous.startOffsetMs) {
-          // Spread windows: an occurrence whose nominal time passed but whose planned time had not
-          // (under the old offset) was not fired yet; it stays, planned from now at the earliest.
-          // One fired already is at or before `done` (and its run id, named after it, dedupes).
-          after = laterIso(done, nowIso(-previous.startOffsetMs));
-          carriedAt = nowIso();
-        }
-      }
-      if (snapshot.version !== previous.version && queued !== null) {
-        // A queued occurrence of the old version is dropped, not delivered with the new config.
-        const dropped = queued;
-        queued = null;
-        await jobs.cancelRuns({ runIds: [dropped.runId] });
-      }
-      continue;
-    }
-    if (releasable() && queued !== null) {
-      const run = queued;
-      queued = null;
-      inFlight = [run];
-      // A trace of its own, like an occurrence that starts at once (no commands: replay-safe).
-      const current = snapshot;
-      await inNewTrace('job.release_queued', { 'svc.job.id': current.jobId, 'svc.run.id': run.runId }, () =>
-        jobs.startQueuedRun({ ...jobRef(current), run, releasedAt: nowIso() }),
-      );
-      continue;
-    }
-    if (snapshot.state !== 'active') {
-      waitFor(`the job to become active again (it is ${snapshot.state})`);
-      await condition(changed);
-      continue;
-    }
-    // Occurrences within the lead count as due now: their runs are opened ahead and the attempt
-    // releases the request at the scheduled instant.
-    // Prepared bursts: the lead comes from the plan that found the occurrence (longer when many
-    // jobs share its instant, spread so the server's work is done before it: architecture.md).
-    const lead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
-    const plannedAfter = after;
-    // An `allow` job's runs depend on nothing the workflow tracks (unless capped, issue 46): the
-    // plan decides and opens them.
-    const opens = planOpensRuns && !tracksRuns(snapshot);
-    const planning = snapshot;
-    const spread = spreadOf(planning, carriedAt);
-    // Its own trace unless it is known to find nothing due (a plan after a signal, before the wake).
-    const firing = opens && (next === null || Date.parse(plannedAt(next, spread)) <= Date.now() + lead);
-    const plan = await inTraceOfOccurrence(firing, planning.jobId, () =>
-      planOccurrences({
-        schedule: planning.schedule,
-        after,
-        now: nowIso(lead),
-        // Lateness is measured from the real now, with the worker's threshold (the attempt's too).
-        leadMs: lead,
-        maxCatchUp: MAX_CATCH_UP,
-        ...(prepared
-          ? {
-              prepare: {
-                jobId: planning.jobId,
-                registered,
-                overlapPolicy: planning.overlapPolicy ?? 'allow',
-                timeoutMs: planning.display?.timeoutMs ?? null,
-              },
-              gate: { workspaceId: planning.workspaceId, month: nowIso().slice(0, 7) },
-            }
-          : {}),
-        ...(opens ? { open: { ...jobRef(planning), misfirePolicy: planning.misfirePolicy } } : {}),
-        ...(spread ? { spread } : {}),
-      }),
-    );
-    if (prepared && plan.next !== null) {
-      // The burst estimate counts the job at its planned instant (the plan's `leadOf`).
-      registered = plannedAt(plan.next, spread);
-      plannedLead = plan.leadMs ?? null;
-    }
-    const nextLead = plannedLead ?? snapshot.prepareAheadMs ?? 0;
-    if (plan.error) {
-      waitFor(`a change to a schedule that no longer compiles (${plan.error})`);
-      await condition(changed);
-      continue;
-    }
-    if (plan.missed.length > 0 || plan.onTime.length > 0) {
-      if (!plan.opened) {
-        // Each firing is its own trace (tracing on): occurrence → run workflow → attempt → request.
-        const current = snapshot;
-        await inNewTrace(
-          'job.occurrence',
-          { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length },
-          () =>
-            fire(
-              current,
-              { missed: plan.missed, onTime: plan.onTime },
-              plan.missedTotal,
-              plannedAfter,
-              plan.gate,
-              spread,
-            ),
-        );
-      }
-      if (plan.next === null && !plan.ended) {
-        // The scan stopped at its budget inside a long backlog: plan the rest now.
-        after = plan.scannedUntil;
-        continue;
-      }
-    }
-    // The plan already holds the next occurrence after the ones just fired: sleep until it
-    // without asking again (one local activity per occurrence saved).
-    after = plan.scannedUntil;
-    if (plan.next === null) {
-      if (plan.ended) {
-        await jobs.markJobCompleted({ jobId: snapshot.jobId, revision: snapshot.revision });
-        waitFor('nothing: the schedule has no further occurrence (job completed)');
-        await condition(changed);
-      }
-      continue;
-    }
-    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit) {
-      const carried = pending ?? snapshot;
-      await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(carried) })({
-        snapshot: carried,
-        after,
-        inFlight,
-        queued,
-        ...(prepared ? { leadMs: plannedLead ?? undefined, registered } : {}),
-      });
-    }
-    // Idle jobs park (issue 25): a long sleep is spent out of the worker's cache, on the parked
-    // task queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to
-    // track: a parked run does nothing but wait.
-    // Spread windows (issue 46): the job wakes for the planned time of its next occurrence.
-    const wakeAt = Date.parse(plannedAt(plan.next, spread)) - nextLead;
-    if (
-      plan.park &&
-      wakeAt - Date.now() > plan.park.afterMs &&
-      inFlight.length === 0 &&
-      queued === null &&
-      !changed() &&
-      patched(PARKED_JOBS_PATCH)
-    ) {
-      await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: plan.park.taskQueue, memo: revisionMemo(snapshot) })(
-        {
-          snapshot,
-          after,
-          inFlight,
-          queued,
-          leadMs: plannedLead ?? undefined,
-          registered,
-          parked: {
-            until: new Date(wakeAt - UNPARK_MARGIN_MS).toISOString(),
-            next: plan.next,
-            returnTo: workflowInfo().taskQueue,
-          },
-        },
-      );
-    }
-    const burst = prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
-    const offset = spread ? `, planned ${spread.offsetMs} ms after it` : '';
-    waitFor(`the timer of the occurrence ${plan.next}${offset} (it wakes ${nextLead} ms before${burst})`, plan.next);
-    await sleepUntilChanged(Math.max(1, wakeAt - Date.now()));
+  upsertMemo(revisionMemo(job.snapshot));
+  while (!job.deleted) {
+    await step(job, path);
   }
   // Deleted: the API cancels the runs in flight; a queued occurrence has no workflow to cancel.
-  if (queued !== null) {
-    await jobs.cancelRuns({ runIds: [queued.runId] });
+  if (job.queued !== null) {
+    await jobs.cancelRuns({ runIds: [job.queued.runId] });
   }
+}
 
-  /** Applies the occurrence rules to the due occurrences and opens their runs. */
-  async function fire(
-    current: JobSnapshot,
-    due: { missed: string[]; onTime: string[] },
-    missedTotal: number,
-    plannedAfter: string,
-    /** Read by the plan (prepared bursts); older plans leave it to its own local activity. */
-    plannedGate: WorkspaceGate | undefined,
-    spread: Spread | undefined,
-  ): Promise<void> {
-    const overlapPolicy = current.overlapPolicy ?? 'allow';
-    const gate =
-      plannedGate ?? (await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) }));
-    const outcome = decideOccurrences({
-      due,
-      misfirePolicy: current.misfirePolicy,
-      overlapPolicy,
-      gate,
-      state: { inFlight, queued },
-      newRunId: runIdFactory(current.jobId),
-      maxConcurrentRuns: current.maxConcurrentRuns ?? null,
-    });
-    inFlight = outcome.state.inFlight;
-    queued = outcome.state.queued;
-    const collapsed = collapsedCount(missedTotal, due.missed.length, current.misfirePolicy);
-    const opened = await jobs.openRuns({
-      ...jobRef(current),
-      decisions: outcome.decisions,
-      notifyJob: tracksRuns(current),
-      collapsed,
-      ...(spread ? { spread } : {}),
-      // fire_all records the missed occurrences beyond the catch-up limit as skipped misfires.
-      ...(collapsed > 0 && current.misfirePolicy === 'fire_all'
-        ? { collapsedRange: { schedule: current.schedule, after: plannedAfter, before: due.missed[0] } }
-        : {}),
-    });
-    // An occurrence already recorded under another id (by older code) keeps that run: track it.
-    const renamed = opened?.renamed ?? {};
-    const rename = (run: TrackedRun): TrackedRun => ({ ...run, runId: renamed[run.runId] ?? run.runId });
-    inFlight = inFlight.map(rename);
-    queued = queued && rename(queued);
-    if (outcome.cancel.length > 0) {
-      await jobs.cancelRuns({ runIds: outcome.cancel });
+/** One turn of the loop: a new snapshot first, then a queued run to release, then the schedule. */
+function step(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
+  if (job.pending !== null) {
+    return applyPending(job, job.pending);
+  }
+  if (releasable(job) && job.queued !== null) {
+    return releaseQueued(job, job.queued);
+  }
+  if (job.snapshot.state !== 'active') {
+    return waitForChange(job, `the job to become active again (it is ${job.snapshot.state})`);
+  }
+  return wake(job, path);
+}
+
+/**
+ * Applies a signalled snapshot. A new version drops queued occurrences and recomputes from now
+ * (spec: PATCH); occurrences while paused or disabled never exist (decisions.md → misfire_policy).
+ */
+async function applyPending(job: JobWorkflowState, snapshot: JobSnapshot): Promise<void> {
+  const previous = job.snapshot;
+  job.snapshot = snapshot;
+  job.pending = null;
+  upsertMemo(revisionMemo(snapshot));
+  const newVersion = snapshot.version !== previous.version;
+  if (newVersion || (snapshot.state === 'active' && previous.state !== 'active')) {
+    const done = job.after;
+    job.after = nowIso();
+    if (newVersion && previous.state === 'active' && previous.startOffsetMs) {
+      // Spread windows: an occurrence whose nominal time passed but whose planned time had not
+      // (under the old offset) was not fired yet; it stays, planned from now at the earliest.
+      // One fired already is at or before `done` (and its run id, named after it, dedupes).
+      job.after = laterIso(done, nowIso(-previous.startOffsetMs));
+      job.carriedAt = nowIso();
     }
+  }
+  if (newVersion && job.queued !== null) {
+    // A queued occurrence of the old version is dropped, not delivered with the new config.
+    const dropped = job.queued;
+    job.queued = null;
+    await jobs.cancelRuns({ runIds: [dropped.runId] });
+  }
+}
+
+/** Starts the queued occurrence once the run it waited for has ended. */
+async function releaseQueued(job: JobWorkflowState, run: TrackedRun): Promise<void> {
+  job.queued = null;
+  job.inFlight = [run];
+  // A trace of its own, like an occurrence that starts at once (no commands: replay-safe).
+  const current = job.snapshot;
+  await inNewTrace('job.release_queued', { 'svc.job.id': current.jobId, 'svc.run.id': run.runId }, () =>
+    jobs.startQueuedRun({ ...jobRef(current), run, releasedAt: nowIso() }),
+  );
+}
+
+/** Waits, without a timer, for a signal that changes something (`changed`). */
+async function waitForChange(job: JobWorkflowState, what: string): Promise<void> {
+  waitFor(job, what);
+  await condition(() => changed(job));
+}
+
+/** A wake of an active job: plan, open what is due, then wait for the next occurrence. */
+async function wake(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
+  const plannedAfter = job.after;
+  const spread = spreadOf(job.snapshot, job.carriedAt);
+  const plan = await planNext(job, path, spread);
+  if (plan.error) {
+    return waitForChange(job, `a change to a schedule that no longer compiles (${plan.error})`);
+  }
+  if ((plan.missed.length > 0 || plan.onTime.length > 0) && !plan.opened) {
+    await openDue(job, plan, plannedAfter, spread);
+  }
+  // With no `next` and not ended, the scan stopped at its budget inside a long backlog: the next
+  // turn plans the rest. Otherwise the plan already holds the next occurrence after the ones just
+  // fired: sleep until it without asking again (one local activity per occurrence saved).
+  job.after = plan.scannedUntil;
+  if (plan.next === null) {
+    if (plan.ended) {
+      await jobs.markJobCompleted({ jobId: job.snapshot.jobId, revision: job.snapshot.revision });
+      await waitForChange(job, 'nothing: the schedule has no further occurrence (job completed)');
+    }
+    return;
+  }
+  await waitForNext(job, path, plan, plan.next, spread);
+}
+
+/**
+ * Asks the plan activity for the occurrences due (within the lead) and the next one. Occurrences
+ * within the lead count as due now: their runs are opened ahead and the attempt releases the
+ * request at the scheduled instant. Prepared bursts: the lead comes from the plan that found the
+ * occurrence (longer when many jobs share its instant: architecture.md).
+ */
+async function planNext(
+  job: JobWorkflowState,
+  path: ExecutionPath,
+  spread: Spread | undefined,
+): Promise<OccurrencePlan> {
+  const planning = job.snapshot;
+  const lead = job.plannedLead ?? planning.prepareAheadMs ?? 0;
+  // An `allow` job's runs depend on nothing the workflow tracks (unless capped, issue 46): the
+  // plan decides and opens them.
+  const opens = path.planOpensRuns && !tracksRuns(planning);
+  // Its own trace unless it is known to find nothing due (a plan after a signal, before the wake).
+  const firing = opens && (job.next === null || Date.parse(plannedAt(job.next, spread)) <= Date.now() + lead);
+  const plan = await inTraceOfOccurrence(firing, planning.jobId, () =>
+    planOccurrences({
+      schedule: planning.schedule,
+      after: job.after,
+      now: nowIso(lead),
+      // Lateness is measured from the real now, with the worker's threshold (the attempt's too).
+      leadMs: lead,
+      maxCatchUp: MAX_CATCH_UP,
+      ...(path.prepared ? preparedPlan(planning, job.registered) : {}),
+      ...(opens ? { open: { ...jobRef(planning), misfirePolicy: planning.misfirePolicy } } : {}),
+      ...(spread ? { spread } : {}),
+    }),
+  );
+  if (path.prepared && plan.next !== null) {
+    // The burst estimate counts the job at its planned instant (the plan's `leadOf`).
+    job.registered = plannedAt(plan.next, spread);
+    job.plannedLead = plan.leadMs ?? null;
+  }
+  return plan;
+}
+
+/** What a prepared plan is asked besides the occurrences: the burst lead and the workspace gate. */
+function preparedPlan(planning: JobSnapshot, registered: string | null) {
+  return {
+    prepare: {
+      jobId: planning.jobId,
+      registered,
+      overlapPolicy: planning.overlapPolicy ?? 'allow',
+      timeoutMs: planning.display?.timeoutMs ?? null,
+    },
+    gate: { workspaceId: planning.workspaceId, month: nowIso().slice(0, 7) },
+  };
+}
+
+/**
+ * Opens the due occurrences the plan did not open itself: the occurrence rules
+ * (`decideOpening`, the same path the plan activity takes for an `allow` job) against the runs
+ * tracked, then `openRuns`, then `cancel_previous`'s cancellations. Each firing is its own trace
+ * (tracing on): occurrence → run workflow → attempt → request.
+ */
+async function openDue(
+  job: JobWorkflowState,
+  plan: OccurrencePlan,
+  plannedAfter: string,
+  spread: Spread | undefined,
+): Promise<void> {
+  const current = job.snapshot;
+  const attributes = { 'svc.job.id': current.jobId, 'svc.occurrences.due': plan.missed.length + plan.onTime.length };
+  await inNewTrace('job.occurrence', attributes, async () => {
+    // Read by the plan (prepared bursts); older plans leave it to its own local activity.
+    const gate =
+      plan.gate ?? (await jobs.readWorkspaceGate({ workspaceId: current.workspaceId, month: nowIso().slice(0, 7) }));
+    const opening = decideOpening({
+      job: { ...jobRef(current), ...rulesOf(current), schedule: current.schedule },
+      due: { missed: plan.missed, onTime: plan.onTime },
+      missedTotal: plan.missedTotal,
+      after: plannedAfter,
+      gate,
+      state: { inFlight: job.inFlight, queued: job.queued },
+      newRunId: runIdFactory(current.jobId),
+      notifyJob: tracksRuns(current),
+      spread,
+    });
+    job.inFlight = opening.state.inFlight;
+    job.queued = opening.state.queued;
+    const opened = await jobs.openRuns(opening.openRuns);
+    // An occurrence already recorded under another id (by older code) keeps that run: track it.
+    ({ inFlight: job.inFlight, queued: job.queued } = renameTracked(job, opened?.renamed));
+    if (opening.cancel.length > 0) {
+      await jobs.cancelRuns({ runIds: opening.cancel });
+    }
+  });
+}
+
+/** Before the timer: continue-as-new when the history is long, park when idle; then sleep. */
+async function waitForNext(
+  job: JobWorkflowState,
+  path: ExecutionPath,
+  plan: OccurrencePlan,
+  next: string,
+  spread: Spread | undefined,
+): Promise<void> {
+  const nextLead = job.plannedLead ?? job.snapshot.prepareAheadMs ?? 0;
+  await continueAsNewIfLong(job, path);
+  // Spread windows (issue 46): the job wakes for the planned time of its next occurrence.
+  const wakeAt = Date.parse(plannedAt(next, spread)) - nextLead;
+  await parkIfIdle(job, plan, next, wakeAt);
+  const burst = path.prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
+  const offset = spread ? `, planned ${spread.offsetMs} ms after it` : '';
+  waitFor(job, `the timer of the occurrence ${next}${offset} (it wakes ${nextLead} ms before${burst})`, next);
+  await sleepUntilChanged(job, Math.max(1, wakeAt - Date.now()));
+}
+
+/** Continues-as-new before the history grows large, carrying the state (and a pending snapshot). */
+async function continueAsNewIfLong(job: JobWorkflowState, path: ExecutionPath): Promise<void> {
+  if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > path.historyLimit) {
+    const carried = job.pending ?? job.snapshot;
+    await makeContinueAsNewFunc<typeof jobWorkflow>({ memo: revisionMemo(carried) })({
+      snapshot: carried,
+      after: job.after,
+      inFlight: job.inFlight,
+      queued: job.queued,
+      ...(path.prepared ? { leadMs: job.plannedLead ?? undefined, registered: job.registered } : {}),
+    });
+  }
+}
+
+/**
+ * Idle jobs park (issue 25): a long sleep is spent out of the worker's cache, on the parked task
+ * queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to track: a
+ * parked run does nothing but wait.
+ */
+async function parkIfIdle(job: JobWorkflowState, plan: OccurrencePlan, next: string, wakeAt: number): Promise<void> {
+  if (
+    plan.park &&
+    wakeAt - Date.now() > plan.park.afterMs &&
+    job.inFlight.length === 0 &&
+    job.queued === null &&
+    !changed(job) &&
+    patched(PARKED_JOBS_PATCH)
+  ) {
+    await makeContinueAsNewFunc<typeof jobWorkflow>({
+      taskQueue: plan.park.taskQueue,
+      memo: revisionMemo(job.snapshot),
+    })({
+      snapshot: job.snapshot,
+      after: job.after,
+      inFlight: job.inFlight,
+      queued: job.queued,
+      leadMs: job.plannedLead ?? undefined,
+      registered: job.registered,
+      parked: {
+        until: new Date(wakeAt - UNPARK_MARGIN_MS).toISOString(),
+        next,
+        returnTo: workflowInfo().taskQueue,
+      },
+    });
   }
 }
 
@@ -405,56 +456,81 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
  * from, carrying its state and any snapshot signalled meanwhile (applied there as usual). A delete
  * just ends it: a job parks only with no run to track or cancel. No activity runs here.
  */
-async function parkedJob(input: JobWorkflowInput, parked: ParkedJob): Promise<void> {
-  const { snapshot } = input;
-  let pending: JobSnapshot | null = input.pending ?? null;
-  let deleted = false;
-  let inFlight: TrackedRun[] = input.inFlight ?? [];
-  setHandler(jobChangedSignal, (next) => {
-    if (next.revision > (pending ?? snapshot).revision) {
-      pending = next;
-    }
-  });
-  setHandler(jobDeletedSignal, () => {
-    deleted = true;
-  });
-  setHandler(runFinishedSignal, (runId) => {
-    inFlight = inFlight.filter((run) => run.runId !== runId);
-  });
-  const describe = (): JobWorkflowDescription => ({
-    jobId: snapshot.jobId,
-    revision: snapshot.revision,
-    version: snapshot.version,
-    state: snapshot.state,
-    overlapPolicy: snapshot.overlapPolicy ?? 'allow',
-    display: snapshot.display ?? null,
-    nextOccurrences: [parked.next],
-    doneUntil: input.after ?? parked.until,
-    inFlight,
-    queued: input.queued ?? null,
-    pendingRevision: pending?.revision ?? null,
-    waitingFor:
-      `the timer of the occurrence ${parked.next}, parked until ${parked.until} ` +
-      `on task queue ${workflowInfo().taskQueue} (out of the worker's memory)`,
-  });
-  setHandler(describeJobQuery, describe);
-  upsertMemo({ revision: snapshot.revision } satisfies JobWorkflowMemo);
-  setCurrentDetails(describeJobState(describe()));
-  await condition(() => deleted || pending !== null, Math.max(1, Date.parse(parked.until) - Date.now()));
-  if (deleted) {
+async function parkedJob(job: JobWorkflowState, input: JobWorkflowInput, parked: ParkedJob): Promise<void> {
+  upsertMemo(revisionMemo(job.snapshot));
+  setCurrentDetails(describeJobState(describe(job)));
+  await condition(() => job.deleted || job.pending !== null, Math.max(1, Date.parse(parked.until) - Date.now()));
+  if (job.deleted) {
     return;
   }
   const { parked: _left, ...state } = input;
-  await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: parked.returnTo, memo: revisionMemo(snapshot) })({
+  await makeContinueAsNewFunc<typeof jobWorkflow>({ taskQueue: parked.returnTo, memo: revisionMemo(job.snapshot) })({
     ...state,
-    inFlight,
-    pending,
+    inFlight: job.inFlight,
+    pending: job.pending,
   });
+}
+
+function parkedWaitingFor(parked: ParkedJob): string {
+  return (
+    `the timer of the occurrence ${parked.next}, parked until ${parked.until} ` +
+    `on task queue ${workflowInfo().taskQueue} (out of the worker's memory)`
+  );
+}
+
+/** Records what the job waits for, for `describe` and the Temporal Web UI's current details. */
+function waitFor(job: JobWorkflowState, what: string, nextOccurrence: string | null = null): void {
+  job.waitingFor = what;
+  job.next = nextOccurrence;
+  setCurrentDetails(describeJobState(describe(job)));
+}
+
+function releasable(job: JobWorkflowState): boolean {
+  return job.queued !== null && job.inFlight.length === 0;
+}
+
+/** Whether a signal gave the loop something to do. */
+function changed(job: JobWorkflowState): boolean {
+  return job.deleted || job.pending !== null || releasable(job);
+}
+
+function wakeIfChanged(job: JobWorkflowState): void {
+  const { sleeping } = job;
+  if (sleeping !== null && !sleeping.woken && changed(job)) {
+    sleeping.woken = true;
+    sleeping.scope.cancel();
+  }
+}
+
+/**
+ * Sleeps `ms`, or until a signal makes `changed` true. The same commands as
+ * `condition(changed, ms)` (a timer, cancelled when a signal comes first, in the same order on
+ * replay), with about half its promises: the SDK captures a stack trace for each promise made in
+ * workflow code, and this wait is part of every wake of every job (docs/benchmarks.md →
+ * "Promises per wake").
+ */
+async function sleepUntilChanged(job: JobWorkflowState, ms: number): Promise<void> {
+  const wait = { scope: new CancellationScope(), woken: false };
+  job.sleeping = wait;
+  try {
+    await wait.scope.run(() => {
+      const timer = sleep(ms);
+      // Already changed: started and cancelled at once, as `condition` does.
+      wakeIfChanged(job);
+      return timer;
+    });
+  } catch (err) {
+    if (!wait.woken || !isCancellation(err)) {
+      throw err;
+    }
+  } finally {
+    job.sleeping = null;
+  }
 }
 
 /**
  * A plan that opens runs is the firing of its occurrences: when `firing` it is their own trace, as
- * `fire` is (tracing on), with the count it found due. No commands: replay-safe.
+ * `openDue` is (tracing on), with the count it found due. No commands: replay-safe.
  */
 function inTraceOfOccurrence(
   firing: boolean,
@@ -527,4 +603,13 @@ function runIdFactory(jobId: string): (scheduledAt: string) => string {
 
 function nowIso(aheadMs = 0): string {
   return new Date(Date.now() + aheadMs).toISOString();
+}
+
+/** The job's occurrence rules as `decideOpening` takes them. */
+function rulesOf(snapshot: JobSnapshot) {
+  return {
+    misfirePolicy: snapshot.misfirePolicy,
+    overlapPolicy: snapshot.overlapPolicy ?? 'allow',
+    maxConcurrentRuns: snapshot.maxConcurrentRuns ?? null,
+  };
 }

@@ -43,6 +43,8 @@ export const COMPATIBILITY_CODE: readonly CompatibilityCode[] = [
   { id: 'parked-idle-jobs', kind: 'patch', introduced: '2026-11-26', removeAfter: '2027-02-24' },
   { id: 'plan-opens-runs', kind: 'patch', introduced: '2026-11-26', removeAfter: '2027-02-24' },
   { id: 'run-ends-as-status', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
+  // Destination limits (issue 46): a run started with RUN_CODE_VERSION < 4 sleeps out its destination's waits.
+  { id: 'run-destination-wait', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
 ];
 
 /**

@@ -10,11 +10,18 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import type { RetryableDeliveryDetails, RunActivities, RunAttemptResult } from './activity-types';
+import type {
+  DestinationWaitDetails,
+  RetryableDeliveryDetails,
+  RunActivities,
+  RunAttemptResult,
+} from './activity-types';
 import {
   attemptStartedSignal,
   ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   describeRunQuery,
+  DESTINATION_WAIT,
+  DESTINATION_WAIT_PATCH,
   jobWorkflowId,
   RUN_ENDS_AS_STATUS_PATCH,
   RUN_FAILED,
@@ -150,27 +157,52 @@ async function runToTheEnd(
   });
   let from = first;
   let result: RunAttemptResult;
+  // Destination limits (issue 46): a wait for the destination ends the activity and the workflow
+  // sleeps it out, so it spends no attempt of the run's nor of Temporal's budget.
+  const destinationWaits = (input.codeVersion ?? 0) >= 4 || patched(DESTINATION_WAIT_PATCH);
   for (;;) {
     try {
       result = await attempts.runAttempt.executeWithOptions(
         {
           summary: attemptsSummary(input.display, from),
           heartbeatTimeout: attemptHeartbeatTimeoutMs(releaseAt),
-          ...(budget !== null ? { retry: { maximumAttempts: Math.max(1, budget - from + 1) } } : {}),
+          ...(budget !== null || destinationWaits
+            ? {
+                retry: {
+                  ...(budget !== null ? { maximumAttempts: Math.max(1, budget - from + 1) } : {}),
+                  ...(destinationWaits
+                    ? { nonRetryableErrorTypes: [...NON_RETRYABLE_ATTEMPT_ERRORS, DESTINATION_WAIT] }
+                    : {}),
+                },
+              }
+            : {}),
         },
         [input],
       );
       break;
     } catch (err) {
-      if (isCancellation(err)) {
-        enter('finishing', { status: 'cancelled' });
-        await CancellationScope.nonCancellable(async () => {
-          await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
-          if (input.notifyJob) {
-            await notifyJob(input);
-          }
+      const wait = destinationWaits ? destinationWait(err) : null;
+      if (wait) {
+        from = wait.attempts + 1;
+        enter('waiting_for_destination', {
+          until: wait.retryAt,
+          firstAttempt: from,
+          lastOutcome: `${wait.reason} (${wait.destination})`,
         });
-        enter('done', { status: 'cancelled' });
+        try {
+          await sleep(Math.max(1, Date.parse(wait.retryAt) - Date.now()));
+        } catch (cancelled) {
+          // Cancelled while waiting for the destination (job deleted, `cancel_previous`, a user).
+          if (isCancellation(cancelled)) {
+            await endCancelled(input, enter);
+          }
+          throw cancelled;
+        }
+        enter('attempting', { firstAttempt: from });
+        continue;
+      }
+      if (isCancellation(err)) {
+        await endCancelled(input, enter);
         throw err;
       }
       const made = attemptsMade(err);
@@ -214,6 +246,33 @@ async function runToTheEnd(
   return result.status;
 }
 
+/** Records a run cancelled under `runToTheEnd` (and tells its job workflow when it listens). */
+async function endCancelled(
+  input: RunWorkflowInput,
+  enter: (phase: RunWorkflowDescription['phase'], changes?: Partial<RunWorkflowDescription>) => void,
+): Promise<void> {
+  enter('finishing', { status: 'cancelled' });
+  await CancellationScope.nonCancellable(async () => {
+    await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
+    if (input.notifyJob) {
+      await notifyJob(input);
+    }
+  });
+  enter('done', { status: 'cancelled' });
+}
+
+/** The wait a `DestinationWait` failure of the attempt names, else null. */
+function destinationWait(err: unknown): DestinationWaitDetails | null {
+  const cause = err instanceof ActivityFailure ? err.cause : null;
+  if (cause instanceof ApplicationFailure && cause.type === DESTINATION_WAIT) {
+    const details = cause.details?.[0] as DestinationWaitDetails | undefined;
+    if (typeof details?.attempts === 'number' && typeof details.retryAt === 'string') {
+      return details;
+    }
+  }
+  return null;
+}
+
 /** Temporal's attempts of the activity ran out (the run's own counter may not have). */
 function budgetRanOut(err: unknown): boolean {
   return err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
@@ -245,6 +304,8 @@ function describeRunState(state: Omit<RunWorkflowDescription, 'asOf'>): string {
   switch (state.phase) {
     case 'waiting_for_instant':
       return `Waiting for the scheduled instant ${state.until ?? ''}, then sending attempt ${state.firstAttempt}.`;
+    case 'waiting_for_destination':
+      return `Waiting for the destination until ${state.until ?? ''} (${state.lastOutcome ?? ''}), then sending attempt ${state.firstAttempt}; the wait spends no attempt.`;
     case 'attempting':
       if (state.attempt !== undefined) {
         return `Attempt ${state.attempt}${state.maxAttempts ? ` of ${state.maxAttempts}` : ''} since ${state.since}${state.lastOutcome ? ` (previous: ${state.lastOutcome})` : ''}.`;

@@ -47,6 +47,8 @@ interface World {
   secret: string;
   /** A calendar of A (issue 45): named, like secrets. */
   calendar: string;
+  /** A destination A limits (issue 46): named, like calendars. */
+  destination: string;
   channel: string;
   rule: string;
   keys: string[];
@@ -61,6 +63,8 @@ interface World {
   tag: string;
   /** A's bulk pause waiting for the end of its maintenance window (issue 46): cancelable. */
   operation: string;
+  /** A's backfill of its active job (issue 45), completed. */
+  backfill: string;
 }
 
 type ApiCall = ReturnType<typeof apiClient>;
@@ -135,6 +139,12 @@ const jobKeyCases =
         ...extra,
       }),
     );
+const backfillCases = (w: World) =>
+  each(
+    [w.backfill],
+    () => newId('backfill'),
+    (id) => ({ params: { id } }),
+  );
 const operationCases = (w: World) =>
   each(
     [w.operation],
@@ -183,6 +193,12 @@ async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Pr
   const removed = await b('DELETE', `/api/v1/calendars/${name}`);
   return removed.status === 204 ? [] : [`DELETE B's own calendar of A's name: ${removed.status}`];
 }
+const destinationCases = (w: World) =>
+  each(
+    [w.destination],
+    () => 'matrix-never-stored.example.com:443',
+    (destination) => ({ params: { destination } }),
+  );
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
 /**
@@ -398,6 +414,16 @@ const MATRIX: Record<string, Row> = {
   'GET /api/v1/operations/{id}': { kind: 'foreign', cases: operationCases },
   'POST /api/v1/operations/{id}/cancel': { kind: 'foreign', cases: operationCases },
 
+  // Backfills (issue 45): A's job cannot be backfilled by B (dry run or not); A's backfill is A's.
+  'POST /api/v1/jobs/{id}/backfill': {
+    kind: 'foreign',
+    cases: jobCases((w) => w.jobs.all, {
+      body: { from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z', dry_run: false },
+    }),
+  },
+  'GET /api/v1/backfills/{id}': { kind: 'foreign', cases: backfillCases },
+  'POST /api/v1/backfills/{id}/cancel': { kind: 'foreign', cases: backfillCases },
+
   // Secrets are named, not numbered: B's name space is its own.
   'GET /api/v1/secrets': { kind: 'list' },
   'DELETE /api/v1/secrets/{name}': {
@@ -443,6 +469,24 @@ const MATRIX: Record<string, Row> = {
     why: "B's create with a name A uses makes B's own calendar (201, not A's 409)",
     late: true,
     run: async ({ w, b }) => ownCalendar(b, 'POST', w.calendar),
+  },
+
+  // Destination limits (issue 46) are named like calendars: B's name space is its own.
+  'GET /api/v1/destinations': { kind: 'list' },
+  'GET /api/v1/destinations/{destination}': { kind: 'foreign', cases: destinationCases },
+  'DELETE /api/v1/destinations/{destination}': { kind: 'foreign', cases: destinationCases },
+  'PUT /api/v1/destinations/{destination}': {
+    kind: 'refer',
+    why: "B's PUT of a destination A limits creates B's own limits (201, not 200 replaced); A's stay as they were",
+    late: true,
+    run: async ({ w, b }) => {
+      const written = await b('PUT', `/api/v1/destinations/${w.destination}`, { max_in_flight: 7 });
+      if (written.status !== 201 || written.body.max_in_flight !== 7 || written.body.in_flight !== 0) {
+        return [`PUT A's destination: ${written.status} ${JSON.stringify(written.body)}`];
+      }
+      const removed = await b('DELETE', `/api/v1/destinations/${w.destination}`);
+      return removed.status === 204 ? [] : [`DELETE B's own destination of A's name: ${removed.status}`];
+    },
   },
 
   // Alert channels and rules.
@@ -778,6 +822,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ...w.keys,
     ...w.audit,
     w.operation,
+    w.backfill,
     stack.apiKey.slice(0, 12),
   ];
 
@@ -808,7 +853,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
 
   /** A's Temporal executions (listed by SvcWorkspaceId, and every known id described): status and history length. */
   async function executionsOfA(): Promise<string[]> {
-    const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation]);
+    const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation, w.backfill]);
     for await (const execution of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
       ids.add(execution.workflowId);
     }
@@ -866,6 +911,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     expect((await api('PUT', `/api/v1/secrets/${secret}`, { value: 'a-secret-value-never-shown' })).status).toBe(201);
     const calendar = 'holidays:matrix-a';
     expect((await api('POST', '/api/v1/calendars', { name: calendar, dates: ['2031-01-01'] })).status).toBe(201);
+    const destination = 'matrix-a.example.com:443';
+    expect((await api('PUT', `/api/v1/destinations/${destination}`, { max_in_flight: 2, per_minute: 50 })).status).toBe(
+      201,
+    );
     const jobBody = (url: string, name: string) => ({
       name,
       schedule: YEARLY,
@@ -955,6 +1004,15 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     });
     expect(bulk.status).toBe(202);
     await waitFor(async () => (await api('GET', `/api/v1/operations/${bulk.body.id}`)).body.status === 'waiting');
+    // Issue 45: a backfill of the active job over a range without occurrences (no run), completed.
+    const backfill = await api('POST', `/api/v1/jobs/${active}/backfill`, {
+      from: '2025-03-01T00:00:00Z',
+      to: '2025-03-02T00:00:00Z',
+    });
+    expect(backfill.status).toBe(202);
+    await waitFor(
+      async () => (await api('GET', `/api/v1/backfills/${backfill.body.backfill_id}`)).body.status === 'completed',
+    );
     const audit: Array<{ id: string }> = await stack.dataSource.query(
       `SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id`,
       [stack.workspaceId],
@@ -965,6 +1023,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       runs: { succeeded, failed, all: [succeeded, failed] },
       secret,
       calendar,
+      destination,
       channel: channel.body.id,
       rule: rule.body.id,
       keys: [me.body.key.id, extraKey.body.id],
@@ -975,6 +1034,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
       idempotencyKey,
       tag,
       operation: bulk.body.id,
+      backfill: backfill.body.backfill_id,
     };
     expect(w.audit.length).toBeGreaterThan(5);
     const attempts = (await api('GET', `/api/v1/runs/${succeeded}`)).body.attempts;
@@ -1203,7 +1263,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     // Not vacuous: A's jobs, runs, attempts, secret, channel, rule, keys, audit entries and workspace; a workflow per job and run, and A's operation's.
     expect(rowsBefore.length).toBeGreaterThan(20);
     expect(executionsBefore.filter((e) => / (RUNNING|COMPLETED|FAILED) \d+$/.test(e))).toHaveLength(
-      w.jobs.all.length + w.runs.all.length + 1, // and A's operation (issue 46)
+      w.jobs.all.length + w.runs.all.length + 2, // and A's operation (issue 46) and backfill (issue 45)
     );
     expect(rowsAfter).toEqual(rowsBefore);
     expect(executionsAfter).toEqual(executionsBefore);

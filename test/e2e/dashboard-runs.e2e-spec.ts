@@ -300,4 +300,45 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(await page.getByTestId('managed-note').count()).toBe(0);
     expect(await page.getByTestId('job-key').count()).toBe(0);
   });
+
+  it('should backfill a past range from the job page: the dry-run count, then the runs with their nominal times (issue 45)', async () => {
+    const created = await api('POST', '/api/v1/jobs', {
+      name: 'Hourly sync',
+      schedule: { expr: '0 * * * *', timezone: 'Europe/Berlin' },
+      sink: { kind: 'webhook', config: { url: `${receiver.url}/hourly` } },
+    });
+    expect(created.status).toBe(201);
+    const jobId: string = created.body.id;
+    const day = new Date(Date.now() - 2 * 86_400_000);
+    const from = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
+    // The browser runs in Asia/Kolkata (UTC+05:30): datetime-local takes its wall time.
+    const local = (ms: number) => new Date(ms + 5.5 * 3_600_000).toISOString().slice(0, 16);
+
+    await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
+    await page.getByRole('heading', { name: 'Hourly sync' }).waitFor();
+    await page.getByRole('button', { name: 'Backfill…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Backfill' });
+    await dialog.waitFor();
+    await dialog.getByLabel('From').fill(local(from));
+    await dialog.getByLabel('To (not included)').fill(local(from + 6 * 3_600_000));
+    const count = dialog.getByTestId('backfill-count');
+    await waitFor(async () => (await count.textContent())?.startsWith('6 occurrences'));
+    // The dry run wrote nothing.
+    expect((await api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data).toEqual([]);
+    expect(await overflowing()).toEqual([]);
+    await shot('job-backfill');
+
+    await dialog.getByLabel('Mode').selectOption('parallel');
+    await dialog.getByRole('button', { name: 'Start backfill' }).click();
+    const progress = dialog.getByTestId('backfill-progress');
+    await waitFor(async () => (await progress.textContent())?.startsWith('completed: 6 succeeded'), 60_000);
+    const runs = (await api('GET', `/api/v1/jobs/${jobId}/runs?trigger=backfill`)).body.data as Array<{
+      scheduled_at: string;
+    }>;
+    expect(runs.map((run) => Date.parse(run.scheduled_at)).sort((a, b) => a - b)).toEqual(
+      [0, 1, 2, 3, 4, 5].map((h) => from + h * 3_600_000),
+    );
+    // The run history shows them as backfill runs.
+    await page.getByTestId('runs').locator('tbody td', { hasText: 'backfill' }).first().waitFor();
+  });
 });

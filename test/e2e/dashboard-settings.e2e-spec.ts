@@ -515,6 +515,43 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
     );
   });
 
+  it('should set, show and remove destination limits with what is in flight, waiting and held (issue 46)', async () => {
+    await page.goto(`${stack.baseUrl}/settings/destinations`);
+    await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+    await page.getByLabel('Destination', { exact: true }).fill('hooks.example.com:443');
+    await page.getByLabel('Max in flight').fill('3');
+    await page.getByLabel('Per minute').fill('120');
+    await page.getByLabel('Hold every job on 429/503 with Retry-After').check();
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    const table = page.getByTestId('destinations');
+    await table.waitFor();
+    const row = table.locator('tbody tr');
+    await waitFor(async () => (await row.count()) === 1);
+    expect(await row.locator('td').allTextContents()).toEqual([
+      'hooks.example.com:443',
+      '3',
+      '0 / 120',
+      'hold all jobs',
+      '0',
+      '0',
+      '—',
+      expect.stringContaining('Remove'),
+    ]);
+    const stored = (await api('GET', '/api/v1/destinations/hooks.example.com:443')).body;
+    expect(stored).toMatchObject({ max_in_flight: 3, per_minute: 120, on_429: 'pause_destination' });
+
+    // A limit of 0 is the API's 400, shown as said.
+    await page.getByLabel('Destination', { exact: true }).fill('hooks.example.com:443');
+    await page.getByLabel('Max in flight').fill('0');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByText('max_in_flight').waitFor();
+    expect((await api('GET', '/api/v1/destinations/hooks.example.com:443')).body.max_in_flight).toBe(3);
+
+    await row.getByRole('button', { name: /Remove/ }).click();
+    await page.getByText('No destination has limits').waitFor();
+    expect((await api('GET', '/api/v1/destinations/hooks.example.com:443')).status).toBe(404);
+  });
+
   it('should fit every new page in 360 px', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     for (const [path, ready] of [

@@ -21,9 +21,10 @@ describe(`live upgrade from ${FROM}`, () => {
     release = await buildRelease(FROM, (line) => lines.push(line));
   }, 600_000);
 
+  // Removing the old release's checkout (node_modules included) is slow on a busy machine.
   afterAll(async () => {
     await release?.remove();
-  });
+  }, 300_000);
 
   it('should carry every job shape over with no failed workflow task, each occurrence once', async () => {
     const report = await runLiveUpgrade({

@@ -221,6 +221,28 @@ describe('OpenAPI contract', () => {
       );
     });
 
+    it('should match the document for backfills: dry run, accepted, progress, cancel', async () => {
+      const job = await call('POST', '/api/v1/jobs', {
+        body: { ...jobBody('/backfill'), schedule: { expr: '0 * * * *' } },
+      });
+      expect(job.status).toBe(201);
+      const path = `/api/v1/jobs/${job.body.id}/backfill`;
+      const range = { from: '2025-03-01T00:00:00Z', to: '2025-03-01T03:00:00Z' };
+      const dry = await call('POST', path, { body: { ...range, dry_run: true } });
+      expect(dry.status).toBe(200);
+      expect(dry.body.occurrences).toBe(3);
+      const accepted = await call('POST', path, { body: { ...range, mode: 'sequential' } });
+      expect(accepted.status).toBe(202);
+      const backfill = `/api/v1/backfills/${accepted.body.backfill_id}`;
+      expect((await call('GET', backfill)).status).toBe(200);
+      const cancelled = await call('POST', `${backfill}/cancel`);
+      expect([200, 409]).toContain(cancelled.status);
+      await waitFor(async () => ['cancelled', 'completed'].includes((await call('GET', backfill)).body.status), 30_000);
+      expect((await call('POST', `${backfill}/cancel`)).status).toBe(409);
+      expect((await call('GET', '/api/v1/backfills/bf_01M8G0000000000000000000AA')).status).toBe(404);
+      expect((await call('POST', path, { body: { from: range.to, to: range.from } })).status).toBe(400);
+    });
+
     it('should match the document for jobs as code: PUT, GET and DELETE by key, apply, the jobs file schema', async () => {
       const created = await call('PUT', '/api/v1/jobs/by-key/contract.by-key', { body: jobBody('/by-key') });
       expect(created.status).toBe(201);
@@ -483,6 +505,23 @@ describe('OpenAPI contract', () => {
       expect((await call('DELETE', `/api/v1/jobs/${job.body.id}`)).status).toBe(204);
       expect((await call('DELETE', `/api/v1/calendars/${name}`)).status).toBe(204);
       expect((await call('GET', `/api/v1/calendars/${name}`)).status).toBe(404);
+    });
+
+    it('should match the document for destination limits', async () => {
+      const dest = 'contract.example.com:443';
+      const created = await call('PUT', `/api/v1/destinations/${dest}`, { body: { max_in_flight: 3 } });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ destination: dest, max_in_flight: 3, per_minute: null, in_flight: 0 });
+      const body = { max_in_flight: 2, per_minute: 60, on_429: 'pause_destination' };
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body })).status).toBe(200);
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body: { max_in_flight: 0 } })).status).toBe(400);
+      expect((await call('PUT', `/api/v1/destinations/${dest}`, { body: {} })).status).toBe(400);
+      expect((await call('PUT', '/api/v1/destinations/Not%20A%20Host', { body })).status).toBe(400);
+      expect((await call('GET', '/api/v1/destinations')).body.data.map((d: any) => d.destination)).toEqual([dest]);
+      expect((await call('GET', `/api/v1/destinations/${dest}`)).body.held_until).toBeNull();
+      expect((await call('DELETE', `/api/v1/destinations/${dest}`)).status).toBe(204);
+      expect((await call('DELETE', `/api/v1/destinations/${dest}`)).status).toBe(404);
+      expect((await call('GET', `/api/v1/destinations/${dest}`)).status).toBe(404);
     });
 
     it('should match the document for secrets', async () => {

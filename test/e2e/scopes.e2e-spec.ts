@@ -45,6 +45,11 @@ const MATRIX: Record<string, Need> = {
   'GET /api/v1/calendars/:name': 'jobs:read',
   'PUT /api/v1/calendars/:name': 'jobs:write',
   'DELETE /api/v1/calendars/:name': 'jobs:write',
+  // Issue 46: destination limits shape how jobs deliver; they read and write like jobs.
+  'GET /api/v1/destinations': 'jobs:read',
+  'GET /api/v1/destinations/:destination': 'jobs:read',
+  'PUT /api/v1/destinations/:destination': 'jobs:write',
+  'DELETE /api/v1/destinations/:destination': 'jobs:write',
 
   'GET /api/v1/runs': 'runs:read',
   'GET /api/v1/runs/:id': 'runs:read',
@@ -57,6 +62,11 @@ const MATRIX: Record<string, Need> = {
   'POST /api/v1/runs/recover': 'jobs:write',
   'GET /api/v1/operations/:id': 'jobs:read',
   'POST /api/v1/operations/:id/cancel': 'jobs:write',
+
+  // Issue 45: a backfill opens runs of a job; reading one reads like jobs.
+  'POST /api/v1/jobs/:id/backfill': 'jobs:write',
+  'GET /api/v1/backfills/:id': 'jobs:read',
+  'POST /api/v1/backfills/:id/cancel': 'jobs:write',
 
   'GET /api/v1/api-keys': '*',
   'POST /api/v1/api-keys': '*',
@@ -98,6 +108,7 @@ const MISSING_IDS: Array<[RegExp, string]> = [
   [/^\/api\/v1\/alert-channels\//, 'ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/alert-rules\//, 'rule_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   [/^\/api\/v1\/operations\//, 'op_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+  [/^\/api\/v1\/backfills\//, 'bf_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
 ];
 
 function concretePath(template: string, workspaceId: string): string {

@@ -2,8 +2,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { SinkKindsModule } from '@svc/extensions';
 import { AlertsModule } from './alerts/alerts.module';
+import { BackfillsModule } from './backfills/backfills.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CalendarsModule } from './calendars/calendars.module';
+import { DestinationsModule } from './destinations/destinations.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { ApiRateLimitHook } from './auth/api-rate-limit.hook';
 import { AuthModule } from './auth/auth.module';
@@ -40,11 +42,13 @@ export class AppModule {
         JobsModule,
         RunsModule,
         OperationsModule,
+        BackfillsModule,
         MeModule,
         WorkspacesModule,
         ApiKeysModule,
         SecretsModule,
         CalendarsModule,
+        DestinationsModule,
         AuditLogModule,
         UsageModule,
         StatsModule,

@@ -10,6 +10,7 @@ import { createDataSource } from '@svc/persistence';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
+import { backfillJob } from './commands/backfill';
 import { bulkJobs } from './commands/bulk';
 import { configuredApiUrl, doctorPassed, formatDoctor, runDoctor } from './commands/doctor';
 import { applyJobsFile, exportJobs, writeJobsFile } from './commands/jobs-as-code';
@@ -190,6 +191,15 @@ interface BulkFlags {
   dryRun?: boolean;
 }
 
+interface BackfillFlags {
+  from: string;
+  to: string;
+  mode?: string;
+  maxRuns?: number;
+  runSucceeded?: boolean;
+  dryRun?: boolean;
+}
+
 interface PlanFlags extends ApiFlags {
   file: string;
   managedBy?: string;
@@ -276,6 +286,35 @@ function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }
           note: opts.note,
           resumeAt: opts.resumeAt,
           all: opts.all,
+          dryRun: opts.dryRun,
+        }),
+      );
+    });
+
+  withApi(program.command('backfill <job>'))
+    .description('run a past range of a job’s occurrences again with their nominal times (issue 45); JOB: id or key')
+    .requiredOption('--from <time>', 'the first instant of the range (RFC 3339, inclusive)')
+    .requiredOption('--to <time>', 'the end of the range (RFC 3339, exclusive)')
+    .addOption(new Option('--mode <mode>', 'one run at a time, or several').choices(['sequential', 'parallel']))
+    .option('--max-runs <n>', 'parallel: runs at once (default 5)', (value: string) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1) {
+        throw new InvalidArgumentError('a whole number of at least 1');
+      }
+      return n;
+    })
+    .option('--run-succeeded', 'run occurrences that already succeeded too')
+    .option('--dry-run', 'count the occurrences, write nothing')
+    .action(async (job: string, opts: ApiFlags & BackfillFlags) => {
+      const settings = loadApiSettings(opts, io.env, io.cwd);
+      io.out(
+        await backfillJob(settings, {
+          job,
+          from: opts.from,
+          to: opts.to,
+          mode: opts.mode,
+          maxRuns: opts.maxRuns,
+          runSucceeded: opts.runSucceeded,
           dryRun: opts.dryRun,
         }),
       );

@@ -424,6 +424,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/backfills/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A backfill: its progress by occurrence and run
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['backfills.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/backfills/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a running backfill
+     * @description No occurrence starts after it (those not started count as `canceled`); runs in flight end on their own. `409 conflict` once the backfill has ended.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     */
+    post: operations['backfills.cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/calendars': {
     parameters: {
       query?: never;
@@ -503,6 +545,62 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/destinations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace’s destination limits with what is in flight, waiting and held now
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     */
+    get: operations['destinations.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/destinations/{destination}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A destination’s limits with what is in flight, waiting and held now
+     * @description Needs an API key with scope `jobs:read` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
+     */
+    get: operations['destinations.get'];
+    /**
+     * Set (201) or replace (200) a destination’s limits
+     * @description `{destination}` is a webhook URL’s `host:port` (the scheme’s default port filled in: `hooks.example.com:443`) or a name jobs set in `sink.config.destination`. Every attempt of every job of the workspace towards it counts, on every worker; an attempt that must wait leaves its run `deferred` (`deferred_reason`) and spends no retry. Limits of 0 or less are refused (`400` naming the field); workers apply a change within 5 seconds.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `max_in_flight`: at least one of `max_in_flight`, `per_minute` and `on_429`; `on_429`: at least one of `max_in_flight`, `per_minute` and `on_429`; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3); `per_minute`: at least one of `max_in_flight`, `per_minute` and `on_429`.
+     */
+    put: operations['destinations.put'];
+    post?: never;
+    /**
+     * Remove a destination’s limits (its attempts are no longer counted)
+     * @description Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `destination`: a port, when given, from 1 to 65535; `path`: at most 128 characters of destination as sent (a percent-encoded character counts 3).
+     */
+    delete: operations['destinations.remove'];
     options?: never;
     head?: never;
     patch?: never;
@@ -604,6 +702,30 @@ export interface paths {
      *     Checked by the server beyond the schema (`400` naming the input): `max_concurrent_runs`: only 1 unless overlap_policy is allow; `retry.initial_interval`: from 100ms to 1d, and at most `max_interval`; `retry.max_interval`: at most 1d; `schedule.ends_at`: after `starts_at`; `schedule.exclude_calendars`: names of existing calendars (`/api/v1/calendars`); `schedule.expr`: a schedule that parses (natural language, Quartz, cron or RRULE: `POST /api/v1/schedules/validate` says why not); `schedule.timezone`: an IANA time zone; `sink.config`: the configuration of `kind`: webhook `{url, method?, headers?, body?, success_codes?, retry_on?, follow_redirects?}` (a URL the network rules allow, headers not reserved, `{{secret.NAME}}` templates naming existing secrets), command `{argv, env?, cwd?, retry_on_exit_codes?}`; `sla_threshold`: at most 7d; `start_window`: at most the schedule’s shortest interval between occurrences; `timeout`: at most 2m.
      */
     patch: operations['jobs.update'];
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/backfill': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a past range of a job’s occurrences again, with their nominal scheduled_at
+     * @description The occurrences of `[from, to)` (at or before now) as the job’s schedule computes them in its time zone (EXDATE, excluded calendars and skipped occurrences left out). `dry_run`: `200` with the count, the first and the last; nothing is written. Otherwise `202` with the backfill’s id (`GET /backfills/{id}`): each occurrence gets one run (`trigger: backfill`, `backfill_id`), one at a time after the job’s own runs (`sequential`) or `max_runs` at once (`parallel`); one that already has a succeeded run is skipped (`skip_succeeded`, default true), one whose run is in flight is not run twice. `from` not before `to`, more than `limits.backfill_max_occurrences` occurrences, bad `overrides`: `400` naming the field, nothing written.
+     *
+     *     Needs an API key with scope `jobs:write` (`*` always suffices).
+     *
+     *     Checked by the server beyond the schema (`400` naming the input): `overrides`: fields of the job’s sink for these runs only; the sink with them applied passes the job’s own sink validation (templates, existing `{{secret.NAME}}`), errors named `overrides.<field>`; `to`: after `from`; the range holds at most `limits.backfill_max_occurrences` occurrences (default 10000).
+     */
+    post: operations['backfills.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/jobs/{id}/enable': {
@@ -1718,6 +1840,97 @@ export interface components {
       /** @description Opaque cursor of the next page (send it as `cursor`); `null` on the last page. */
       next_cursor: string | null;
     };
+    Backfill: {
+      /** Format: date-time */
+      cancel_requested_at: string | null;
+      /** @description Occurrences: `total` = `pending` + `started` + `skipped_succeeded` (a run of it had succeeded) + `canceled` (not started when the backfill was cancelled); of the started ones, `running`, `succeeded` and `failed` (failed, cancelled or skipped) by their run. */
+      counts: {
+        canceled: number;
+        failed: number;
+        pending: number;
+        running: number;
+        skipped_succeeded: number;
+        started: number;
+        succeeded: number;
+        total: number;
+      };
+      /** Format: date-time */
+      created_at: string;
+      created_by: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** Format: date-time */
+      first: string | null;
+      /** Format: date-time */
+      from: string;
+      id: string;
+      job_id: string;
+      /** Format: date-time */
+      last: string | null;
+      /** @description Runs at once (1 in `sequential` mode). */
+      max_runs: number;
+      /** @enum {string} */
+      mode: 'sequential' | 'parallel';
+      /** @description The per-run overrides every run carries, or null. */
+      overrides: {
+        [key: string]: unknown;
+      } | null;
+      skip_succeeded: boolean;
+      /**
+       * @description `running` until every occurrence was started or skipped and its runs ended; then `completed` or `cancelled`.
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled';
+      /** Format: date-time */
+      to: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    BackfillAccepted: {
+      /** @description The backfill (`GET /backfills/{id}`); null on a dry run. */
+      backfill_id: string | null;
+      dry_run: boolean;
+      /** Format: date-time */
+      first: string | null;
+      /** Format: date-time */
+      last: string | null;
+      /** @description Occurrences in the range, in the job’s time zone (skipped ones left out). */
+      occurrences: number;
+    };
+    /**
+     * @description Runs the job’s occurrences in `[from, to)` (at or before now) again, each with its nominal `scheduled_at`, as the schedule computes them in the job’s time zone (EXDATE, excluded calendars and skipped occurrences left out). `dry_run` answers the count and changes nothing.
+     * @example {
+     *       "from": "2026-11-27T00:00:00Z",
+     *       "to": "2026-11-28T00:00:00Z",
+     *       "mode": "parallel",
+     *       "max_runs": 4
+     *     }
+     * @example {
+     *       "from": "2026-11-27T00:00:00Z",
+     *       "to": "2026-11-28T00:00:00Z",
+     *       "dry_run": true
+     *     }
+     */
+    BackfillDto: {
+      dry_run?: boolean | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      from: string;
+      max_runs?: number | null;
+      /** @enum {string|null} */
+      mode?: 'sequential' | 'parallel' | null;
+      overrides?: {
+        [key: string]: unknown;
+      } | null;
+      skip_succeeded?: boolean | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp with `Z` or an offset
+       */
+      to: string;
+    };
     BulkJobFilterDto: {
       ids?: string[] | null;
       key_prefix?: string | null;
@@ -1972,6 +2185,38 @@ export interface components {
       tags?: string[] | null;
       /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       timeout?: string | null;
+    };
+    Destination: {
+      /** Format: date-time */
+      created_at: string;
+      /** @description A webhook URL’s `host:port`, or a name a sink sets (`sink.config.destination`). */
+      destination: string;
+      /**
+       * Format: date-time
+       * @description Until when a `Retry-After` holds every attempt (`on_429`).
+       */
+      held_until: string | null;
+      /** @description Attempts holding a lease now (every worker). */
+      in_flight: number;
+      max_in_flight: number | null;
+      /** @enum {string|null} */
+      on_429: 'pause_destination' | null;
+      per_minute: number | null;
+      /** @description Attempts started in the last 60 s. */
+      starts_last_minute: number;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description Runs `deferred` waiting for the destination now. */
+      waiting: number;
+    };
+    DestinationLimitsDto: {
+      max_in_flight?: number | null;
+      /** @enum {string|null} */
+      on_429?: 'pause_destination' | null;
+      per_minute?: number | null;
+    };
+    DestinationList: {
+      data: components['schemas']['Destination'][];
     };
     DevLoginDto: {
       /** Format: email */
@@ -2371,8 +2616,17 @@ export interface components {
     };
     Run: {
       attempts: components['schemas']['Attempt'][];
+      /** @description On runs a backfill opened (`trigger: backfill`): the backfill. */
+      backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
+      /** @description With `deferred_reason`: the destination the run waits for. */
+      deferred_destination?: string;
+      /**
+       * @description On `deferred` runs that wait for their destination (issue 46) rather than for a retry: `destination_limit` (its `max_in_flight` or `per_minute` is reached) or `destination_held` (a `Retry-After` holds it). The wait spends no attempt; `next_attempt_at` says when it tries again.
+       * @enum {string}
+       */
+      deferred_reason?: 'destination_limit' | 'destination_held';
       e2e_ms: number | null;
       /** Format: date-time */
       finished_at: string | null;
@@ -2382,7 +2636,7 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
-      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null. */
       overrides: {
         [key: string]: unknown;
       } | null;
@@ -2391,7 +2645,7 @@ export interface components {
        * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
        */
       planned_at: string;
-      /** @description On manual retries: the failed run they retry. */
+      /** @description On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs. */
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
@@ -2423,7 +2677,7 @@ export interface components {
       /** @enum {string} */
       status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
       /** @enum {string} */
-      trigger: 'schedule' | 'manual' | 'retry_manual';
+      trigger: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
     };
     RunPage: {
       data: components['schemas']['RunSummary'][];
@@ -2433,8 +2687,17 @@ export interface components {
     RunSummary: {
       /** @description Number of attempts. */
       attempts: number;
+      /** @description On runs a backfill opened (`trigger: backfill`): the backfill. */
+      backfill_id?: string;
       /** Format: date-time */
       claimed_at: string | null;
+      /** @description With `deferred_reason`: the destination the run waits for. */
+      deferred_destination?: string;
+      /**
+       * @description On `deferred` runs that wait for their destination (issue 46) rather than for a retry: `destination_limit` (its `max_in_flight` or `per_minute` is reached) or `destination_held` (a `Retry-After` holds it). The wait spends no attempt; `next_attempt_at` says when it tries again.
+       * @enum {string}
+       */
+      deferred_reason?: 'destination_limit' | 'destination_held';
       e2e_ms: number | null;
       /** Format: date-time */
       finished_at: string | null;
@@ -2444,7 +2707,7 @@ export interface components {
       last_error: string | null;
       /** Format: date-time */
       next_attempt_at: string | null;
-      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null. */
+      /** @description The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null. */
       overrides: {
         [key: string]: unknown;
       } | null;
@@ -2453,7 +2716,7 @@ export interface components {
        * @description When the run was planned to fire: `scheduled_at` plus its job’s `start_offset_ms` (a start window); `scheduled_at` itself without one. Lateness and `start_lag_ms` are measured from it.
        */
       planned_at: string;
-      /** @description On manual retries: the failed run they retry. */
+      /** @description On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs. */
       retry_of?: string;
       /** Format: date-time */
       scheduled_at: string;
@@ -2486,7 +2749,7 @@ export interface components {
       status: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
       stuck?: components['schemas']['StuckRun'];
       /** @enum {string} */
-      trigger: 'schedule' | 'manual' | 'retry_manual';
+      trigger: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
     };
     ScheduleDto: {
       count?: number | null;
@@ -2804,6 +3067,7 @@ export interface components {
     /** @description A signed HTTP request (Standard Webhooks headers) to `url`; `{{…}}` templates in header values and `body`. */
     WebhookSinkConfig: {
       body?: string | null;
+      destination?: string | null;
       follow_redirects?: boolean | null;
       headers?: {
         [key: string]: string;
@@ -5162,6 +5426,256 @@ export interface operations {
       };
     };
   };
+  'backfills.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Backfill'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'backfills.cancel': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Backfill'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'calendars.list': {
     parameters: {
       query?: never;
@@ -5870,6 +6384,493 @@ export interface operations {
       };
     };
   };
+  'destinations.list': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DestinationList'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.get': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.put': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DestinationLimitsDto'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Destination'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'destinations.remove': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        destination: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'openApi.docs': {
     parameters: {
       query?: never;
@@ -6450,6 +7451,148 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Job'];
+        };
+      };
+      /** @description `validation_failed`: `error.fields` names each bad input. */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unauthorized`: missing, invalid or revoked API key. */
+      401: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `forbidden` (scope), `workspace_suspended` or `limit_exceeded`. */
+      403: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `not_found`: no such resource in this workspace. */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `rate_limited` (wait for `Retry-After`) or `limit_exceeded`. */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unavailable`: a dependency is down; retry. */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Any other error, in the error envelope (spec → Errors). */
+      default: {
+        headers: {
+          /** @description Requests allowed per window. */
+          'RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'RateLimit-Reset'?: number;
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'backfills.create': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
+        'X-Request-ID'?: components['parameters']['RequestId'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BackfillDto'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillAccepted'];
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Request-ID': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillAccepted'];
         };
       };
       /** @description `validation_failed`: `error.fields` names each bad input. */
@@ -7315,7 +8458,7 @@ export interface operations {
         status?: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
         stuck?: boolean;
         to?: string;
-        trigger?: 'schedule' | 'manual' | 'retry_manual';
+        trigger?: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
       };
       header?: {
         /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */
@@ -8872,7 +10015,7 @@ export interface operations {
         stuck?: boolean;
         tag?: string;
         to?: string;
-        trigger?: 'schedule' | 'manual' | 'retry_manual';
+        trigger?: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
       };
       header?: {
         /** @description Echoed in the response’s `X-Request-ID` when it is 1–200 characters of `[A-Za-z0-9_.:@/+=-]`; otherwise the server makes one. */

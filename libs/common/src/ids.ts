@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   audit: 'aud',
   /** A bulk action or a recover (issue 46): also the id of its `bulkOperationWorkflow`. */
   operation: 'op',
+  /** A backfill of a job's past occurrences (issue 45): also the id of its `backfillWorkflow`. */
+  backfill: 'bf',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -6,7 +6,11 @@ const ROOT = resolve(__dirname, '../../..');
 
 function ownMetricNames(): string[] {
   const api = createApiMetrics();
-  const worker = createWorkerMetrics({ taskQueue: 'q', readBacklog: async () => ({ count: 0, oldestSeconds: 0 }) });
+  const worker = createWorkerMetrics({
+    taskQueue: 'q',
+    readBacklog: async () => ({ count: 0, oldestSeconds: 0 }),
+    readDestinations: async () => [],
+  });
   return [...api.registry.getMetricsAsArray(), ...worker.registry.getMetricsAsArray()]
     .map((metric) => metric.name)
     .filter((name) => !/^svc_(api|worker)_/.test(name));
@@ -49,5 +53,27 @@ describe('metrics', () => {
     expect(text).toContain('svc_run_end_to_end_seconds_sum{status="succeeded"} 1');
     expect(text).toContain('svc_runs_backlog{task_queue="q"} 3');
     expect(text).toContain('svc_runs_backlog_oldest_seconds{task_queue="q"} 7');
+  });
+
+  it('should show each limited destination in flight, waiting and held until (issue 46), and only those', async () => {
+    let states = [
+      { destination: 'hooks.example.com:443', inFlight: 3, waiting: 12, heldUntilSeconds: 0 },
+      { destination: 'billing-api', inFlight: 0, waiting: 2, heldUntilSeconds: 1_900_000_000 },
+    ];
+    const metrics = createWorkerMetrics({
+      taskQueue: 'q',
+      readBacklog: async () => ({ count: 0, oldestSeconds: 0 }),
+      readDestinations: async () => states,
+    });
+    metrics.destinationWaits.inc({ reason: 'destination_limit' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('svc_destination_in_flight{destination="hooks.example.com:443"} 3');
+    expect(text).toContain('svc_destination_waiting{destination="hooks.example.com:443"} 12');
+    expect(text).toContain('svc_destination_held_until_seconds{destination="billing-api"} 1900000000');
+    expect(text).toContain('svc_destination_waits_total{reason="destination_limit"} 1');
+    // A destination whose limits were removed leaves no series behind (read at most once a second).
+    states = [states[0]!];
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await metrics.registry.metrics()).not.toContain('billing-api');
   });
 });

@@ -55,12 +55,25 @@ export interface WorkerMetrics {
   stalledRunsRepaired: Counter<'action'>;
   /** 1 while a dependency counts as degraded (service-health.ts), else 0; one series per dependency. */
   serviceDegraded: Gauge<'dependency'>;
+  /** Attempts that waited for their destination (issue 46), by reason. */
+  destinationWaits: Counter<'reason'>;
+}
+
+/** One configured destination's shared state (issue 46), summed over the workspaces that limit it. */
+export interface DestinationState {
+  destination: string;
+  inFlight: number;
+  waiting: number;
+  /** Epoch seconds of the hold still ahead, else 0. */
+  heldUntilSeconds: number;
 }
 
 /** `readBacklog` is called on every scrape (one index probe, see RunsRepository.backlog). */
 export function createWorkerMetrics(options: {
   taskQueue: string;
   readBacklog: () => Promise<RunBacklog>;
+  /** The configured destinations' state (one statement per scrape); absent: no destination gauges. */
+  readDestinations?: () => Promise<DestinationState[]>;
 }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_worker_' });
@@ -109,8 +122,57 @@ export function createWorkerMetrics(options: {
       }
     },
   });
+  if (options.readDestinations) {
+    const readDestinations = options.readDestinations;
+    let destinations: { at: number; states: Promise<DestinationState[] | null> } | null = null;
+    const readStates = () => {
+      if (!destinations || Date.now() - destinations.at > 1_000) {
+        destinations = { at: Date.now(), states: readDestinations().catch(() => null) };
+      }
+      return destinations.states;
+    };
+    // Labelled by destination: only destinations a workspace configured limits for (bounded by
+    // their rows), never workspace or job ids; a destination limited by two workspaces is summed.
+    const destinationGauge = (name: string, help: string, value: (state: DestinationState) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['destination'] as const,
+        registers: [registry],
+        async collect() {
+          const states = await readStates();
+          if (states) {
+            this.reset();
+            for (const state of states) {
+              this.set({ destination: state.destination }, value(state));
+            }
+          }
+        },
+      });
+    destinationGauge(
+      'svc_destination_in_flight',
+      'Attempts holding a lease on a limited destination now (issue 46), by destination.',
+      (s) => s.inFlight,
+    );
+    destinationGauge(
+      'svc_destination_waiting',
+      'Runs deferred waiting for a limited or held destination, by destination.',
+      (s) => s.waiting,
+    );
+    destinationGauge(
+      'svc_destination_held_until_seconds',
+      'Until when (Unix seconds) a Retry-After holds the destination under on_429: pause_destination; 0 when not held.',
+      (s) => s.heldUntilSeconds,
+    );
+  }
   return {
     registry,
+    destinationWaits: new Counter({
+      name: 'svc_destination_waits_total',
+      help: 'Attempts that waited for their destination instead of sending (no attempt spent), by reason: destination_limit or destination_held.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     stalledRunsRepaired: new Counter({
       name: 'svc_stalled_runs_repaired_total',
       help: 'Stalled runs repaired by the worker sweep: start (workflow started), cancel (job deleted), close (workflow ended without an outcome).',

@@ -12,3 +12,4 @@ export * from './sink-attempt';
 export * from './alerts';
 export * from './tracing';
 export * from './sinks';
+export * from './destination';

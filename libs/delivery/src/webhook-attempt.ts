@@ -34,6 +34,8 @@ export interface WebhookSinkConfig {
   retry_on?: RetryOnEntry[];
   /** Default false. */
   follow_redirects?: boolean;
+  /** The destination its attempts count against (issue 46); default the URL's `host:port`. */
+  destination?: string | null;
 }
 
 export interface WebhookAttemptInput {

@@ -18,3 +18,7 @@ export * from './run-rules';
 export * from './bulk-operations';
 export * from './operation-workflow.gateway';
 export * from './start-window';
+export * from './backfill-plan';
+export * from './backfills';
+export * from './backfill-workflow.gateway';
+export * from './destination-gate';

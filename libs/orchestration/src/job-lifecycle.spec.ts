@@ -1,26 +1,23 @@
 import { buildConfig, type PlanLimits } from '@svc/common';
-import type {
-  AuditRepository,
-  JobEntity,
-  JobsRepository,
-  JobState,
-  RunEntity,
-  RunsRepository,
-  WorkspacesRepository,
-} from '@svc/persistence';
-import type { JobSnapshot, RunWorkflowInput } from '@svc/workflows/definitions';
-import type { DataSource } from 'typeorm';
+import type { JobState } from '@svc/persistence';
+import {
+  FakeTemporal,
+  InMemoryDatabase,
+  jobSettings as settings,
+  KIT_WORKSPACE,
+  lifecycleOver,
+  settle,
+} from '../../../test/kit';
 import { BackgroundWork } from './background-work';
-import { type JobEdit, JobLifecycle, type JobSettingsColumns, nextRevision } from './job-lifecycle';
-import type { JobWorkflowGateway } from './job-workflow.gateway';
+import { type JobEdit, JobLifecycle, nextRevision } from './job-lifecycle';
 
 /**
- * JobLifecycle over in-memory repositories and a fake Temporal gateway: every transition of the
- * spec's job state table (service-spec.md → Job states) with its error, the decisions.md rows
- * (auto-disable, completed, trigger), the one revision rule and the one retried follow-up.
+ * JobLifecycle over the in-memory kit (test/kit): every transition of the spec's job state table
+ * (service-spec.md → Job states) with its error, the decisions.md rows (auto-disable, completed,
+ * trigger), the one revision rule and the one retried follow-up.
  */
 
-const WS = 'ws_1';
+const WS = KIT_WORKSPACE;
 const ACTOR = 'user:u_1';
 const PLAN = 'tiny';
 const config = buildConfig(
@@ -28,292 +25,6 @@ const config = buildConfig(
   {},
 );
 const plan: PlanLimits = config.plans[PLAN];
-
-interface AuditRow {
-  workspaceId: string;
-  actor: string;
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
-}
-
-/** The rows a transaction may change; restored when the transaction throws. */
-interface Tables {
-  jobs: Map<string, JobEntity>;
-  runs: Map<string, RunEntity>;
-  audit: AuditRow[];
-  usage: Map<string, number>;
-}
-
-class InMemoryDatabase {
-  tables: Tables = { jobs: new Map(), runs: new Map(), audit: [], usage: new Map() };
-
-  readonly dataSource = {
-    transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> => {
-      const before = structuredClone(this.tables);
-      try {
-        return await work({});
-      } catch (err) {
-        this.tables = before;
-        throw err;
-      }
-    },
-  };
-
-  readonly jobs = {
-    getById: async (workspaceId: string, id: string) => this.job(workspaceId, id),
-    getForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
-    getWithSigningSecretsForUpdate: async (workspaceId: string, id: string) => this.job(workspaceId, id),
-    setSigningSecrets: async (workspaceId: string, id: string, secrets: JobEntity['signingSecrets']) => {
-      this.tables.jobs.get(id)!.signingSecrets = secrets;
-    },
-    findByIdUnscoped: async (id: string) => this.copy(this.tables.jobs.get(id)),
-    lockWorkspaceCreates: async () => undefined,
-    countInWorkspace: async (workspaceId: string) =>
-      [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
-    insert: async (job: JobEntity) => {
-      job.createdAt = job.updatedAt = new Date();
-      this.tables.jobs.set(job.id, { ...job });
-    },
-    save: async (job: JobEntity) => {
-      this.tables.jobs.set(job.id, { ...job, updatedAt: new Date() });
-      return job;
-    },
-    delete: async (workspaceId: string, id: string) => this.tables.jobs.delete(id),
-    transitionState: async (id: string, change: Parameters<JobsRepository['transitionState']>[1]) => {
-      const job = this.tables.jobs.get(id);
-      if (!job || job.state !== change.from || job.revision !== change.revision) {
-        return null;
-      }
-      job.state = change.to;
-      job.revision = change.nextRevision;
-      if (change.disabledReason !== undefined) {
-        job.disabledReason = change.disabledReason;
-      }
-      if (change.resetFailures) {
-        job.consecutiveFailures = 0;
-      }
-      return this.copy(job);
-    },
-  };
-
-  readonly runs = {
-    getById: async (workspaceId: string, id: string) =>
-      this.run((run) => run.workspaceId === workspaceId && run.id === id),
-    findByIdUnscoped: async (id: string) => this.run((run) => run.id === id),
-    findManualRetry: async (workspaceId: string, jobId: string, scheduledAt: Date) =>
-      this.run(
-        (run) =>
-          run.jobId === jobId && run.trigger === 'retry_manual' && run.scheduledAt.getTime() === scheduledAt.getTime(),
-      ),
-    monthlyUsage: async (workspaceId: string, month: string) => this.tables.usage.get(`${workspaceId}/${month}`) ?? 0,
-    openRuns: async (rows: Array<Partial<RunEntity> & { id: string; scheduledAt: Date | string }>, claimedAt: Date) => {
-      for (const row of rows) {
-        this.addRun({ ...row, scheduledAt: new Date(row.scheduledAt), claimedAt });
-      }
-      return rows.map((row) => ({ requestedId: row.id, id: row.id, status: row.status, inserted: true }));
-    },
-    openManualRetry: async (
-      row: { id: string; workspaceId: string; jobId: string; jobVersion: number; scheduledAt: Date; retryOf: string },
-      claimedAt: Date,
-    ) => {
-      const existing = await this.runs.findManualRetry(row.workspaceId, row.jobId, row.scheduledAt);
-      if (existing) {
-        return { run: existing, inserted: false };
-      }
-      return {
-        run: this.addRun({ ...row, trigger: 'retry_manual', status: 'running', claimedAt }),
-        inserted: true,
-      };
-    },
-    deleteUnstarted: async (workspaceId: string, id: string) => {
-      const run = this.tables.runs.get(id);
-      if (!run || run.status !== 'running' || run.attemptsCount > 0) {
-        return false;
-      }
-      this.tables.runs.delete(id);
-      const month = `${workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
-      this.tables.usage.set(month, Math.max(0, (this.tables.usage.get(month) ?? 0) - 1));
-      return true;
-    },
-    listInFlightForJob: async (workspaceId: string, jobId: string) =>
-      [...this.tables.runs.values()].filter(
-        (run) => run.jobId === jobId && (run.status === 'running' || run.status === 'deferred'),
-      ),
-    // RunsRepository.close: the run closed once, and a succeeded / failed outcome folded into its job.
-    close: async (change: { runId: string; status: RunEntity['status']; finishedAt: Date }) => {
-      const run = this.tables.runs.get(change.runId);
-      if (!run || run.finishedAt) {
-        return null;
-      }
-      Object.assign(run, { status: change.status, finishedAt: change.finishedAt });
-      const job = this.tables.jobs.get(run.jobId);
-      let outcome = null;
-      if (job && (change.status === 'succeeded' || change.status === 'failed')) {
-        const previousFailures = job.consecutiveFailures;
-        job.lastRunAt = run.scheduledAt;
-        job.lastRunStatus = change.status;
-        job.consecutiveFailures = change.status === 'failed' ? job.consecutiveFailures + 1 : 0;
-        outcome = {
-          previousFailures,
-          consecutiveFailures: job.consecutiveFailures,
-          state: job.state,
-          autoDisableThreshold: job.autoDisableThreshold,
-        };
-      }
-      return { run: { ...run }, slaThresholdMs: job?.slaThresholdMs ?? 300_000, outcome };
-    },
-  };
-
-  readonly audit = {
-    insert: async (workspaceId: string, entry: Omit<AuditRow, 'workspaceId'>) => {
-      this.tables.audit.push({ workspaceId, ...entry });
-    },
-  };
-
-  readonly workspaces = { findById: async () => ({ plan: PLAN }) };
-
-  /** A job row as a create would write it, in `state`. */
-  addJob(state: JobState, extra: Partial<JobEntity> = {}): JobEntity {
-    const job = {
-      ...settings(),
-      id: `job_${this.tables.jobs.size + 1}`,
-      workspaceId: WS,
-      state,
-      disabledReason: state === 'disabled' ? 'auto_disabled: 3 consecutive failed runs' : null,
-      consecutiveFailures: state === 'disabled' ? 3 : 0,
-      nextRunAt: null,
-      lastRunAt: null,
-      lastRunStatus: null,
-      version: 4,
-      revision: 7,
-      signingSecrets: [{ secret: 'whsec_old', expires_at: null }],
-      createdAt: new Date('2026-01-01T00:00:00Z'),
-      updatedAt: new Date('2026-01-01T00:00:00Z'),
-      ...extra,
-    } as JobEntity;
-    this.tables.jobs.set(job.id, job);
-    return { ...job };
-  }
-
-  addRun(row: Partial<RunEntity> & { id: string }): RunEntity {
-    const run = {
-      workspaceId: WS,
-      trigger: 'schedule',
-      status: 'running',
-      attemptsCount: 0,
-      jobVersion: 1,
-      scheduledAt: new Date('2026-01-01T00:00:00Z'),
-      startedAt: null,
-      finishedAt: null,
-      retryOf: null,
-      slaBreached: false,
-      ...row,
-    } as RunEntity;
-    this.tables.runs.set(run.id, run);
-    const month = `${run.workspaceId}/${run.scheduledAt.toISOString().slice(0, 7)}`;
-    this.tables.usage.set(month, (this.tables.usage.get(month) ?? 0) + 1);
-    return { ...run };
-  }
-
-  stored(id: string): JobEntity | undefined {
-    return this.tables.jobs.get(id);
-  }
-
-  private job(workspaceId: string, id: string): JobEntity | null {
-    const job = this.tables.jobs.get(id);
-    return job && job.workspaceId === workspaceId ? { ...job } : null;
-  }
-
-  private run(match: (run: RunEntity) => boolean): RunEntity | null {
-    const run = [...this.tables.runs.values()].find(match);
-    return run ? { ...run } : null;
-  }
-
-  private copy(job: JobEntity | undefined): JobEntity | null {
-    return job ? { ...job } : null;
-  }
-}
-
-/** Temporal as the lifecycle sees it: what reached it, and whether it is reachable. */
-class FakeTemporal {
-  down = false;
-  /** While set, a signal waits for it: a slow Temporal. */
-  slow: Promise<void> | null = null;
-  readonly snapshots: JobSnapshot[] = [];
-  readonly deleted: string[] = [];
-  readonly cancelled: string[] = [];
-  readonly started: RunWorkflowInput[] = [];
-
-  readonly gateway = {
-    upsertJob: async (snapshot: JobSnapshot) => {
-      await this.slow;
-      this.reach();
-      this.snapshots.push(snapshot);
-    },
-    deleteJob: async (jobId: string) => {
-      this.reach();
-      this.deleted.push(jobId);
-    },
-    cancelRun: async (runId: string) => {
-      this.reach();
-      this.cancelled.push(runId);
-    },
-    startRun: async (input: RunWorkflowInput) => {
-      this.reach();
-      this.started.push(input);
-    },
-  };
-
-  /** The states and revisions the job's workflow was told, in order. */
-  toldOf(jobId: string): Array<{ state: string; revision: number; version: number }> {
-    return this.snapshots
-      .filter((s) => s.jobId === jobId)
-      .map(({ state, revision, version }) => ({ state, revision, version }));
-  }
-
-  private reach(): void {
-    if (this.down) {
-      throw new Error('temporal unavailable');
-    }
-  }
-}
-
-function settings(extra: Partial<JobSettingsColumns> = {}): JobSettingsColumns {
-  return {
-    name: 'nightly',
-    description: '',
-    tags: [],
-    scheduleExpr: 'every 1 hour',
-    scheduleKind: 'natural',
-    scheduleCanonical: 'every 1h',
-    scheduleDescription: 'Every hour',
-    scheduleTimezone: 'UTC',
-    scheduleStartsAt: null,
-    scheduleEndsAt: null,
-    scheduleCount: null,
-    scheduleAnchor: new Date('2026-01-01T00:00:00Z'),
-    excludeCalendars: [],
-    sinkKind: 'webhook',
-    sinkConfig: { url: 'https://example.com/hook' },
-    retry: {
-      max_attempts: 3,
-      backoff: 'exponential',
-      initial_interval_ms: 10_000,
-      max_interval_ms: 600_000,
-      multiplier: 2,
-      jitter: 0.2,
-    },
-    timeoutMs: 30_000,
-    slaThresholdMs: null,
-    misfirePolicy: 'fire_once',
-    overlapPolicy: 'allow',
-    autoDisableThreshold: 3,
-    startWindowMs: null,
-    maxConcurrentRuns: null,
-    ...extra,
-  };
-}
 
 /** A PATCH of the description (a field every state accepts). */
 function descriptionEdit(text: string, hasNextOccurrence = true): JobEdit {
@@ -327,7 +38,6 @@ function descriptionEdit(text: string, hasNextOccurrence = true): JobEdit {
 }
 
 const ALL_STATES: JobState[] = ['active', 'paused', 'disabled', 'completed'];
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('JobLifecycle', () => {
   let db: InMemoryDatabase;
@@ -336,19 +46,10 @@ describe('JobLifecycle', () => {
   let lifecycle: JobLifecycle;
 
   beforeEach(() => {
-    db = new InMemoryDatabase();
+    db = new InMemoryDatabase(PLAN);
     temporal = new FakeTemporal();
     followUps = new BackgroundWork();
-    lifecycle = new JobLifecycle({
-      dataSource: db.dataSource as unknown as DataSource,
-      jobs: db.jobs as unknown as JobsRepository,
-      runs: db.runs as unknown as RunsRepository,
-      audit: db.audit as unknown as AuditRepository,
-      workspaces: db.workspaces as unknown as WorkspacesRepository,
-      gateway: temporal.gateway as unknown as JobWorkflowGateway,
-      config,
-      followUps,
-    });
+    lifecycle = lifecycleOver(db, temporal, config, followUps);
   });
 
   afterEach(async () => {

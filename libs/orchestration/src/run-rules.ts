@@ -26,7 +26,7 @@ export function endedStatus(run: Pick<RunEntity, 'status'> | null): EndedRunStat
 
 /** What the run rules look at in a run row. */
 export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'> &
-  Partial<Pick<RunEntity, 'plannedAt'>>;
+  Partial<Pick<RunEntity, 'plannedAt' | 'deferredReason'>>;
 /** What the run rules look at in a job row. */
 export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'> &
   Partial<Pick<JobEntity, 'occurrenceSkips'>>;
@@ -104,6 +104,10 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   const skip = job.occurrenceSkips?.[run.scheduledAt.toISOString()];
   if (skip) {
     return { kind: 'skipped_by_user', note: skip.note };
+  }
+  // A run that waited for its destination (issue 46) was claimed on time: the wait is not lateness.
+  if (run.status === 'deferred' && run.deferredReason) {
+    return { kind: 'attempt', run, job, n };
   }
   // Lateness from the planned time (a start window, issue 46), or from a queued run's release.
   const releasedAt = Math.max(

@@ -145,6 +145,17 @@ describe('decideClaim', () => {
       expect(claim(released)).toMatchObject({ kind: 'attempt' });
     });
 
+    it('should not apply to a first attempt that waited for its destination (issue 46)', () => {
+      const skip = { ...late, ...job({ misfirePolicy: 'skip' }) };
+      expect(claim(skip, { status: 'deferred', deferredReason: 'destination_limit' })).toMatchObject({
+        kind: 'attempt',
+        n: 0,
+      });
+      expect(claim(skip, { status: 'deferred', deferredReason: 'destination_held' })).toMatchObject({
+        kind: 'attempt',
+      });
+    });
+
     it('should not apply to a retry or to a manual run', () => {
       const skip = { ...late, ...job({ misfirePolicy: 'skip' }) };
       expect(claim(skip, { status: 'deferred', attemptsCount: 1 })).toMatchObject({ kind: 'attempt', n: 1 });

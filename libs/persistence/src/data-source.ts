@@ -14,6 +14,8 @@ import {
   MembershipEntity,
   OperationEntity,
   OperationItemEntity,
+  BackfillEntity,
+  BackfillItemEntity,
   RunEntity,
   SecretEntity,
   CalendarEntity,
@@ -40,7 +42,9 @@ import { Calendars1795400004410 } from './migrations/1795400004410-Calendars';
 import { RunOverrides1795400004500 } from './migrations/1795400004500-RunOverrides';
 import { SpreadWindows1795400004700 } from './migrations/1795400004700-SpreadWindows';
 import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOperations';
+import { Backfills1795400004900 } from './migrations/1795400004900-Backfills';
 import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
+import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
 import { ServiceAlertEvents1795400005200 } from './migrations/1795400005200-ServiceAlertEvents';
 
 export const ALL_ENTITIES = [
@@ -66,6 +70,8 @@ export const ALL_ENTITIES = [
   SessionEntity,
   OperationEntity,
   OperationItemEntity,
+  BackfillEntity,
+  BackfillItemEntity,
 ];
 
 /** In order. Listed explicitly (no globs) so the same list works from sources and from dist. */
@@ -88,7 +94,9 @@ export const ALL_MIGRATIONS = [
   RunOverrides1795400004500,
   SpreadWindows1795400004700,
   BulkOperations1795400004800,
+  Backfills1795400004900,
   TypedJobPolicies1795400005050,
+  DestinationLimits1795400005100,
   ServiceAlertEvents1795400005200,
 ];
 

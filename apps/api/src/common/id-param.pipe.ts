@@ -26,3 +26,4 @@ export const RunIdPipe = new IdParamPipe('run', 'Run');
 export const ApiKeyIdPipe = new IdParamPipe('apiKey', 'API key');
 export const WorkspaceIdPipe = new IdParamPipe('workspace', 'Workspace');
 export const OperationIdPipe = new IdParamPipe('operation', 'Operation');
+export const BackfillIdPipe = new IdParamPipe('backfill', 'Backfill');

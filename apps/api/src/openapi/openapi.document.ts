@@ -157,10 +157,15 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   operations:
     'Bulk actions on jobs (pause with a note and a maintenance window, resume, trigger, delete, enable) and the ' +
     'recover of failed runs: one tracked, cancelable operation each.',
+  backfills:
+    'Backfills: a past range of a job’s occurrences run again with their nominal times, tracked and cancelable.',
   schedules: 'Schedule validation and preview; no authentication.',
   'occurrence-skips': 'Skip one upcoming occurrence of a job with a note, or undo the skip.',
   secrets: 'Write-only values for `{{secret.NAME}}` templates.',
   calendars: 'Named sets of dates (holidays, closures) whose days schedules exclude.',
+  destinations:
+    'Limits per destination (a webhook’s `host:port` or a named destination) shared by every job and worker: ' +
+    'attempts in flight, per minute, and a hold on `Retry-After`.',
   'alert-rules':
     'Which events alert (a failed run, an SLA breach, a job disabled or recovered) and through which channels.',
   'alert-channels': 'Where alerts go: email, Slack or a signed webhook; each can send a test.',

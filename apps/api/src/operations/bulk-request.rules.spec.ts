@@ -9,6 +9,9 @@ describe('bulkJobsProblems (issue 46)', () => {
     expect(Object.keys(bulkJobsProblems(bulk({ action: 'delete' }), NOW))).toEqual(['filter']);
     expect(bulkJobsProblems(bulk({ action: 'delete', all: true }), NOW)).toEqual({});
     expect(bulkJobsProblems(bulk({ filter: { tags: ['a'], ids: undefined } }), NOW)).toEqual({});
+    // A filter of nulls names nothing either: never a delete of every job by accident.
+    const nulls = { tags: null, key_prefix: null } as unknown as BulkJobsDto['filter'];
+    expect(Object.keys(bulkJobsProblems(bulk({ action: 'delete', filter: nulls }), NOW))).toEqual(['filter']);
   });
 
   it('should refuse all: true beside a filter', () => {

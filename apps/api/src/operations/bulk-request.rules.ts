@@ -18,9 +18,9 @@ function statesOf(action: BulkAction): readonly string[] | null {
   }
 }
 
-/** Whether a filter names nothing (every job). */
+/** Whether a filter names nothing (every job); a field given as null counts as absent. */
 export function isEmptyFilter(filter: object): boolean {
-  return Object.values(filter).every((value) => value === undefined);
+  return Object.values(filter).every((value) => value === undefined || value === null);
 }
 
 /**

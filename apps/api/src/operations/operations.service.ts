@@ -161,16 +161,17 @@ export class OperationsService {
     const rows = await this.jobs.listMatching(
       workspaceId,
       {
-        ids: filter.ids,
-        tags: filter.tags,
-        keyPrefix: filter.key_prefix,
-        managedBy: filter.managed_by,
-        state: filter.state,
-        urlContains: hostText(filter.sink_host),
+        // A field given as null counts as absent (found by Schemathesis: a null key_prefix was a 500).
+        ids: filter.ids ?? undefined,
+        tags: filter.tags ?? undefined,
+        keyPrefix: filter.key_prefix ?? undefined,
+        managedBy: filter.managed_by ?? undefined,
+        state: filter.state ?? undefined,
+        urlContains: hostText(filter.sink_host ?? undefined),
       },
       OPERATION_MAX_ITEMS + 1,
     );
-    return filter.sink_host === undefined
+    return (filter.sink_host ?? undefined) === undefined
       ? rows
       : rows.filter((job) => matchesSinkHost(job.sinkKind, job.sinkConfig, filter.sink_host!));
   }

@@ -1,4 +1,4 @@
-import { ATTEMPT_OUTCOMES, RUN_STATUSES, RUN_TRIGGERS, SKIP_REASONS } from '@svc/persistence';
+import { ATTEMPT_OUTCOMES, DEFERRED_REASONS, RUN_STATUSES, RUN_TRIGGERS, SKIP_REASONS } from '@svc/persistence';
 import { STUCK_REASONS } from '@svc/orchestration';
 import {
   arrayOf,
@@ -113,16 +113,29 @@ const runFields = {
   overrides: {
     ...nullable({ type: 'object', additionalProperties: true }),
     description:
-      'The per-run overrides of the job’s sink this run was opened with (a trigger’s or retry’s `overrides`), or null.',
+      'The per-run overrides of the job’s sink this run was opened with (a trigger’s, retry’s or backfill’s `overrides`), or null.',
   },
   skip_reason: { ...enumOf(SKIP_REASONS), description: 'On skipped runs only.' },
   skip_note: {
     ...string,
     description: 'On runs of an occurrence a user skipped (`skip_reason: occurrence_skipped`): the skip’s note.',
   },
-  retry_of: { ...idOf('run'), description: 'On manual retries: the failed run they retry.' },
+  retry_of: {
+    ...idOf('run'),
+    description:
+      'On manual retries: the failed run they retry; on a backfill’s re-run of an occurrence, the run it re-runs.',
+  },
+  backfill_id: { ...idOf('bf'), description: 'On runs a backfill opened (`trigger: backfill`): the backfill.' },
+  deferred_reason: {
+    ...enumOf(DEFERRED_REASONS),
+    description:
+      'On `deferred` runs that wait for their destination (issue 46) rather than for a retry: `destination_limit` ' +
+      '(its `max_in_flight` or `per_minute` is reached) or `destination_held` (a `Retry-After` holds it). ' +
+      'The wait spends no attempt; `next_attempt_at` says when it tries again.',
+  },
+  deferred_destination: { ...string, description: 'With `deferred_reason`: the destination the run waits for.' },
 };
-const optional = ['skip_reason', 'skip_note', 'retry_of'];
+const optional = ['skip_reason', 'skip_note', 'retry_of', 'backfill_id', 'deferred_reason', 'deferred_destination'];
 
 /** A run in lists: `attempts` is a count. */
 export const RUN_SUMMARY_SCHEMA = named(

@@ -44,6 +44,12 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     // `?? null`: unit fixtures built before the column existed have no skipNote property.
     ...((run.skipNote ?? null) !== null ? { skip_note: run.skipNote } : {}),
     ...(run.retryOf ? { retry_of: run.retryOf } : {}),
+    // `?? null`: unit fixtures built before the column existed.
+    ...((run.backfillId ?? null) !== null ? { backfill_id: run.backfillId } : {}),
+    // Issue 46: only while the run waits for its destination (`?? null`: fixtures without the column).
+    ...(run.status === 'deferred' && (run.deferredReason ?? null) !== null
+      ? { deferred_reason: run.deferredReason, deferred_destination: run.deferredDestination }
+      : {}),
   };
 }
 

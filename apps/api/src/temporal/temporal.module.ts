@@ -1,10 +1,9 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { type AppConfig, temporalConnectOptions } from '@svc/common';
 import { dataConverterOptions } from '@svc/common/temporal-data-converter';
-import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import { BackgroundWork, FOLLOW_UP_RETRY, JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
+import { BackgroundWork } from '@svc/orchestration';
+import { OrchestrationModule } from '@svc/orchestration/orchestration.module';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
-import { DataSource } from 'typeorm';
 import { Client, Connection } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
 
@@ -31,7 +30,6 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
  * Temporal client for the API. The connection is lazy so the API starts while Temporal is down
  * (`/readyz` says so); the API only starts, signals and cancels workflows.
  */
-@Global()
 @Module({
   providers: [
     {
@@ -60,65 +58,24 @@ class TemporalConnectionCloser implements OnApplicationShutdown {
           ...dataConverterOptions(config),
         }),
     },
-    {
-      provide: JobWorkflowGateway,
-      inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) => {
-        const logger = new Logger(JobWorkflowGateway.name);
-        return new JobWorkflowGateway(client, config.temporal.task_queue, (message) => logger.warn(message));
-      },
-    },
-    {
-      provide: JobLifecycle,
-      inject: [
-        DataSource,
-        JobsRepository,
-        RunsRepository,
-        AuditRepository,
-        WorkspacesRepository,
-        JobWorkflowGateway,
-        APP_CONFIG,
-        BackgroundWork,
-      ],
-      useFactory: (
-        dataSource: DataSource,
-        jobs: JobsRepository,
-        runs: RunsRepository,
-        audit: AuditRepository,
-        workspaces: WorkspacesRepository,
-        gateway: JobWorkflowGateway,
-        config: AppConfig,
-        followUps: BackgroundWork,
-      ) => {
-        const logger = new Logger('JobLifecycle');
-        return new JobLifecycle({
-          dataSource,
-          jobs,
-          runs,
-          audit,
-          workspaces,
-          gateway,
-          config,
-          warn: (message) => logger.warn(message),
-          followUps,
-        });
-      },
-    },
-    // The job lifecycle's follow-ups to Temporal, drained at shutdown (TemporalConnectionCloser):
-    // retried with the defaults (FOLLOW_UP_RETRY), reporting through Nest's logger.
-    {
-      provide: BackgroundWork,
-      useFactory: () => new BackgroundWork(FOLLOW_UP_RETRY, new Logger(BackgroundWork.name)),
-    },
-    TemporalConnectionCloser,
   ],
-  exports: [
-    TEMPORAL_CONNECTION,
-    TEMPORAL_PROBE_CONNECTION,
-    TEMPORAL_CLIENT,
-    JobWorkflowGateway,
-    JobLifecycle,
-    BackgroundWork,
+  exports: [TEMPORAL_CONNECTION, TEMPORAL_PROBE_CONNECTION, TEMPORAL_CLIENT],
+})
+class TemporalClientModule {}
+
+/**
+ * The API's Temporal side, global: the client (`TemporalClientModule`) and, over it, the job's
+ * orchestration objects the worker is given the same way (`OrchestrationModule`: `JobLifecycle`,
+ * `BackgroundWork`, `JobWorkflowGateway`). The follow-ups are drained at shutdown, before the
+ * connections close (`TemporalConnectionCloser`).
+ */
+@Global()
+@Module({
+  imports: [
+    TemporalClientModule,
+    OrchestrationModule.forRoot({ imports: [TemporalClientModule], config: APP_CONFIG, client: TEMPORAL_CLIENT }),
   ],
+  providers: [TemporalConnectionCloser],
+  exports: [TemporalClientModule, OrchestrationModule],
 })
 export class TemporalModule {}

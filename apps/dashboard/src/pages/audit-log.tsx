@@ -22,6 +22,8 @@ const ACTIONS = [
   'job.rotate_signing_secret',
   'run.retry',
   'run.cancel',
+  'job.backfill',
+  'backfill.cancel',
   'api_key.create',
   'api_key.revoke',
   'secret.update',

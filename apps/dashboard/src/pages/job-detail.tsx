@@ -6,6 +6,7 @@ import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
 import type { AppContext } from '../app-context';
 import { navigate } from '../router';
+import { BackfillDialog } from './job-backfill';
 
 const RUNS_PAGE = 20;
 
@@ -33,6 +34,7 @@ export function JobDetailPage({ jobId, context }: { jobId: string; context: AppC
     return created;
   });
   const [runsReload, setRunsReload] = useState(0);
+  const [backfilling, setBackfilling] = useState(false);
 
   async function act(label: string, run: () => Promise<unknown>) {
     setBusy(true);
@@ -97,6 +99,9 @@ export function JobDetailPage({ jobId, context }: { jobId: string; context: AppC
           onClick={() => void act('Triggered: the run appears below', () => api('POST', `${path}/trigger`))}
         >
           Trigger now
+        </button>
+        <button type="button" disabled={busy} aria-expanded={backfilling} onClick={() => setBackfilling(true)}>
+          Backfill…
         </button>
         <button
           type="button"
@@ -169,6 +174,9 @@ export function JobDetailPage({ jobId, context }: { jobId: string; context: AppC
             Re-enable
           </button>
         </div>
+      )}
+      {backfilling && (
+        <BackfillDialog job={j} onClose={() => setBackfilling(false)} onStarted={() => setRunsReload((n) => n + 1)} />
       )}
       {secret && <OneTimeSecret label="Signing secret" value={secret} onDone={() => setSecret(null)} />}
       {testResult && (
@@ -359,7 +367,7 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
           Trigger
           <select value={filters.trigger} onChange={set('trigger')}>
             <option value="">any</option>
-            {['schedule', 'manual', 'retry_manual'].map((s) => (
+            {['schedule', 'manual', 'retry_manual', 'backfill'].map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>

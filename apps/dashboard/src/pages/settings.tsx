@@ -18,6 +18,7 @@ import { formatMs, formatTime } from '../format';
 import type { AppContext } from '../app-context';
 import { AlertsPage } from './alerts';
 import { AUDIT_LOG_PATH, AuditLogPage } from './audit-log';
+import { DESTINATIONS_PATH, DestinationsPage } from './destinations';
 import { WorkspaceSettings } from './workspace-settings';
 
 export const WORKSPACE_PATH = '/settings/workspace';
@@ -45,6 +46,7 @@ const TABS = [
   { path: '/settings/secrets', label: 'Secrets' },
   { path: WORKSPACE_PATH, label: 'Workspace' },
   { path: ALERTS_PATH, label: 'Alerts' },
+  { path: DESTINATIONS_PATH, label: 'Destinations' },
   { path: AUDIT_LOG_PATH, label: 'Audit log' },
   { path: '/settings/usage', label: 'Usage and stats' },
 ];
@@ -74,6 +76,7 @@ export function SettingsPage({ path, context }: { path: string; context: AppCont
       {path === '/settings/secrets' && <Secrets />}
       {path === WORKSPACE_PATH && <WorkspaceSettings workspaceId={context.workspaceId} onChanged={context.reload} />}
       {path === ALERTS_PATH && <AlertsPage />}
+      {path === DESTINATIONS_PATH && <DestinationsPage />}
       {path === AUDIT_LOG_PATH && <AuditLogPage />}
       {path === '/settings/usage' && <UsageAndStats />}
       {!TABS.some((tab) => tab.path === path) && <p>There is no such settings page.</p>}

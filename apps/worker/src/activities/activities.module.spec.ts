@@ -4,7 +4,14 @@ import { NestFactory } from '@nestjs/core';
 import { buildConfig } from '@svc/common';
 import { SecretsCipher, secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import { SinkKindsModule } from '@svc/extensions';
-import { AlertWorkflowGateway, JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
+import {
+  AlertWorkflowGateway,
+  BackgroundWork,
+  JobLifecycle,
+  type JobLifecycleDeps,
+  JobWorkflowGateway,
+  SinkSender,
+} from '@svc/orchestration';
 import { createDataSource, JobsRepository, RunsRepository } from '@svc/persistence';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
@@ -101,6 +108,15 @@ describe('ActivitiesModule', () => {
     expect(app.get(JobsRepository)).toBeInstanceOf(JobsRepository);
     expect(app.get(RunsRepository)).toBeInstanceOf(RunsRepository);
     expect(app.get(WORKER_METRICS)).toHaveProperty('registry');
+  });
+
+  it('should build JobLifecycle through OrchestrationModule, over the BackgroundWork the workers drain', () => {
+    const deps = (app.get(JobLifecycle) as unknown as { deps: JobLifecycleDeps }).deps;
+    expect(deps.followUps).toBe(app.get(BackgroundWork));
+    expect(deps.gateway).toBe(app.get(JobWorkflowGateway));
+    // The worker's additions: alerts recorded by closeRun, and the run metrics.
+    expect(deps.alerts?.events).toBeDefined();
+    expect(typeof deps.onRunClosed).toBe('function');
   });
 
   it('should build without connecting to PostgreSQL', () => {

@@ -6,20 +6,22 @@ import { dataConverterOptions } from '@svc/common/temporal-data-converter';
 import { AlertSender, networkRulesOf, SinkRegistry, verificationKeyFromConfig } from '@svc/delivery';
 import {
   AlertWorkflowGateway,
-  BackgroundWork,
-  FOLLOW_UP_RETRY,
+  DestinationGate,
   JobLifecycle,
   JobWorkflowGateway,
   SinkSender,
   sinkServices,
 } from '@svc/orchestration';
+import { OrchestrationModule } from '@svc/orchestration/orchestration.module';
 import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import {
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -54,8 +56,10 @@ const REPOSITORIES = [
   AlertChannelsRepository,
   AlertEventsRepository,
   AuditRepository,
+  BackfillsRepository,
   CalendarsRepository,
   DatabaseProbe,
+  DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
@@ -91,12 +95,6 @@ const temporalClients: Provider[] = [
       temporalClient(connections.worker, config, converter),
   },
   {
-    provide: JobWorkflowGateway,
-    inject: [Client, WORKER_CONFIG],
-    useFactory: (client: Client, config: AppConfig) =>
-      new JobWorkflowGateway(client, config.temporal.task_queue, warn(new Logger(JobWorkflowGateway.name))),
-  },
-  {
     provide: EAGER_JOB_GATEWAY,
     inject: [WORKER_CLIENT, WORKER_CONFIG],
     useFactory: (client: Client, config: AppConfig) => new JobWorkflowGateway(client, config.temporal.task_queue),
@@ -110,69 +108,6 @@ const temporalClients: Provider[] = [
 ];
 
 const jobProviders: Provider[] = [
-  {
-    provide: WORKER_METRICS,
-    inject: [RunsRepository, WORKER_CONFIG],
-    useFactory: (runs: RunsRepository, config: AppConfig) =>
-      createWorkerMetrics({
-        taskQueue: config.temporal.task_queue,
-        readBacklog: async () => {
-          const [{ count, oldest }, stalled] = await Promise.all([
-            runs.backlog(),
-            runs.countStalled(new Date(Date.now() - config.scheduler.stalled_run_grace_ms)),
-          ]);
-          return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0, stalled };
-        },
-      }),
-  },
-  {
-    // The follow-ups that tell job workflows of changes made here (auto-disable), drained at shutdown.
-    provide: BackgroundWork,
-    useFactory: () => new BackgroundWork(FOLLOW_UP_RETRY, new Logger(BackgroundWork.name)),
-  },
-  {
-    provide: JobLifecycle,
-    inject: [
-      DataSource,
-      JobsRepository,
-      RunsRepository,
-      AuditRepository,
-      WorkspacesRepository,
-      JobWorkflowGateway,
-      AlertEventsRepository,
-      AlertDispatcher,
-      WORKER_METRICS,
-      WORKER_CONFIG,
-      BackgroundWork,
-    ],
-    useFactory: (
-      dataSource: DataSource,
-      jobs: JobsRepository,
-      runs: RunsRepository,
-      audit: AuditRepository,
-      workspaces: WorkspacesRepository,
-      gateway: JobWorkflowGateway,
-      alertEvents: AlertEventsRepository,
-      alerts: AlertDispatcher,
-      metrics: WorkerMetrics,
-      config: AppConfig,
-      followUps: BackgroundWork,
-    ) =>
-      new JobLifecycle({
-        followUps,
-        dataSource,
-        jobs,
-        runs,
-        audit,
-        workspaces,
-        gateway,
-        config,
-        warn: warn(new Logger(WORKER_LOG_CONTEXT)),
-        // Alerts (docs/alerts.md): events recorded by closeRun start their workflow on the alerts queue.
-        alerts: { events: alertEvents, dispatch: (eventIds) => alerts.dispatch(eventIds) },
-        onRunClosed: (run) => recordRunClosed(metrics, run),
-      }),
-  },
   {
     provide: SinkSender,
     inject: [SecretsRepository, SecretsCipher, SinkRegistry, TemporalConnections, WORKER_CONFIG, WorkspacesRepository],
@@ -208,6 +143,8 @@ const jobProviders: Provider[] = [
       ParkedQueue,
       OperationsRepository,
       CalendarsRepository,
+      BackfillsRepository,
+      DestinationsRepository,
     ],
     useFactory: (
       jobs: JobsRepository,
@@ -222,6 +159,8 @@ const jobProviders: Provider[] = [
       parkedQueue: ParkedQueue,
       operations: OperationsRepository,
       calendars: CalendarsRepository,
+      backfills: BackfillsRepository,
+      destinations: DestinationsRepository,
     ) => {
       const parkAboveJobsGate = parkAboveJobs({
         threshold: config.worker.park_above_jobs,
@@ -243,6 +182,8 @@ const jobProviders: Provider[] = [
         bursts,
         operations,
         calendars,
+        backfills,
+        destinations: new DestinationGate({ destinations }),
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
         // worker polls the parked queue (issue 25).
@@ -262,11 +203,6 @@ const jobProviders: Provider[] = [
 ];
 
 const alertProviders: Provider[] = [
-  {
-    provide: AlertDispatcher,
-    inject: [AlertWorkflowGateway, AlertEventsRepository],
-    useFactory: (gateway: AlertWorkflowGateway, events: AlertEventsRepository) => new AlertDispatcher(gateway, events),
-  },
   {
     provide: ALERT_ACTIVITIES,
     inject: [AlertEventsRepository, AlertChannelsRepository, WORKER_CONFIG],
@@ -294,41 +230,83 @@ const alertProviders: Provider[] = [
   },
 ];
 
+/** What `OrchestrationModule` and the activities build on, besides the global connections. */
+const baseProviders: Provider[] = [
+  ...REPOSITORIES.map((repository) => ({
+    provide: repository,
+    inject: [DataSource],
+    useFactory: (dataSource: DataSource) => new repository(dataSource),
+  })),
+  ...temporalClients,
+  {
+    provide: WORKER_METRICS,
+    inject: [RunsRepository, DestinationsRepository, WORKER_CONFIG],
+    useFactory: (runs: RunsRepository, destinations: DestinationsRepository, config: AppConfig) =>
+      createWorkerMetrics({
+        taskQueue: config.temporal.task_queue,
+        readDestinations: () => destinations.gauges(),
+        readBacklog: async () => {
+          const [{ count, oldest }, stalled] = await Promise.all([
+            runs.backlog(),
+            runs.countStalled(new Date(Date.now() - config.scheduler.stalled_run_grace_ms)),
+          ]);
+          return { count, oldestSeconds: oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0, stalled };
+        },
+      }),
+  },
+  {
+    provide: AlertDispatcher,
+    inject: [AlertWorkflowGateway, AlertEventsRepository],
+    useFactory: (gateway: AlertWorkflowGateway, events: AlertEventsRepository) => new AlertDispatcher(gateway, events),
+  },
+];
+
+/**
+ * The repositories, the Temporal clients (the client one, the worker's own for eager starts and
+ * its gateways), the metrics and the alert dispatcher: what `JobLifecycle` and the activities
+ * are built over.
+ */
+@Module({
+  providers: baseProviders,
+  exports: [
+    ...REPOSITORIES,
+    DATA_CONVERTER,
+    Client,
+    WORKER_CLIENT,
+    EAGER_JOB_GATEWAY,
+    AlertWorkflowGateway,
+    WORKER_METRICS,
+    AlertDispatcher,
+  ],
+})
+export class WorkerBaseModule {}
+
 /**
  * Everything the worker's Temporal workers and periodic passes run, composed over the global
  * `ConnectionsModule` and `SinkKindsModule` the way the API composes the same objects: the
- * repositories, the Temporal clients and gateways, `JobLifecycle`, the sink sender, the metrics
- * and both activity sets. Building it does no I/O.
+ * repositories, the Temporal clients and gateways, `JobLifecycle`, `BackgroundWork` and the job
+ * workflow gateway (`OrchestrationModule`, as in the API, here with alerts and run metrics), the
+ * sink sender and both activity sets. Building it does no I/O.
  */
 @Module({
-  providers: [
-    ParkedQueue,
-    ...REPOSITORIES.map((repository) => ({
-      provide: repository,
-      inject: [DataSource],
-      useFactory: (dataSource: DataSource) => new repository(dataSource),
-    })),
-    ...temporalClients,
-    ...jobProviders,
-    ...alertProviders,
+  imports: [
+    WorkerBaseModule,
+    OrchestrationModule.forRoot({
+      imports: [WorkerBaseModule],
+      config: WORKER_CONFIG,
+      client: Client,
+      logContext: WORKER_LOG_CONTEXT,
+      lifecycle: {
+        inject: [AlertEventsRepository, AlertDispatcher, WORKER_METRICS],
+        useFactory: (alertEvents: AlertEventsRepository, alerts: AlertDispatcher, metrics: WorkerMetrics) => ({
+          // Alerts (docs/alerts.md): events recorded by closeRun start their workflow on the alerts queue.
+          alerts: { events: alertEvents, dispatch: (eventIds) => alerts.dispatch(eventIds) },
+          onRunClosed: (run) => recordRunClosed(metrics, run),
+        }),
+      },
+    }),
   ],
-  exports: [
-    BackgroundWork,
-    DATA_CONVERTER,
-    JOB_ACTIVITIES,
-    ALERT_ACTIVITIES,
-    WORKER_METRICS,
-    Client,
-    JobWorkflowGateway,
-    JobLifecycle,
-    AlertSweeper,
-    AlertDispatcher,
-    AlertEventsRepository,
-    JobsRepository,
-    RunsRepository,
-    OccurrenceBurstsRepository,
-    DatabaseProbe,
-    ParkedQueue,
-  ],
+  providers: [ParkedQueue, ...jobProviders, ...alertProviders],
+  exports: [WorkerBaseModule, OrchestrationModule, JOB_ACTIVITIES, ALERT_ACTIVITIES, AlertSweeper, ParkedQueue],
 })
 export class ActivitiesModule {}

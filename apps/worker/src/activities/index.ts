@@ -1,6 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import type {
+  BackfillsRepository,
   CalendarsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
@@ -8,8 +9,16 @@ import type {
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { BulkOperations, type JobLifecycle, type JobWorkflowGateway, type SinkSender } from '@svc/orchestration';
+import {
+  Backfills,
+  BulkOperations,
+  type DestinationGate,
+  type JobLifecycle,
+  type JobWorkflowGateway,
+  type SinkSender,
+} from '@svc/orchestration';
 import type { ParkSettings } from '@svc/workflows/activity-types';
+import { createBackfillActivities } from './backfill.activities';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
 import { createOperationActivities } from './operation.activities';
@@ -35,10 +44,14 @@ export interface ActivityDeps {
   park?: ParkSettings;
   /** Bulk operations (issue 46); absent in tests that run none. */
   operations?: OperationsRepository;
+  /** Backfills (issue 45); absent in tests that run none. */
+  backfills?: BackfillsRepository;
   /** Whether jobs park now (`worker.park_above_jobs`); absent: whenever `park` is given. */
   parkingApplies?: () => Promise<boolean>;
   /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
   calendars?: CalendarsRepository;
+  /** Destination limits (issue 46); absent in tests that set none. */
+  destinations?: DestinationGate;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */
@@ -61,6 +74,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createLegacyActivities({ ...deps, current: run }),
     ...(deps.operations
       ? createOperationActivities(new BulkOperations({ operations: deps.operations, lifecycle: deps.lifecycle }))
+      : {}),
+    ...(deps.backfills
+      ? createBackfillActivities(
+          new Backfills({ backfills: deps.backfills, runs: deps.runs, jobs: deps.jobs, gateway: deps.gateway }),
+        )
       : {}),
   };
 }

@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
 import type { WorkerMetrics } from '@svc/common/metrics';
-import { type SinkAttemptResult, summarizeSink, toSink, withRunOverrides } from '@svc/delivery';
+import { destinationOf, type SinkAttemptResult, summarizeSink, toSink, withRunOverrides } from '@svc/delivery';
 import {
   isDatabaseUnavailable,
   type JobEntity,
@@ -14,18 +14,20 @@ import {
 import {
   decideClaim,
   decideOutcome,
+  type DestinationGate,
   endedStatus,
   type JobLifecycle,
   type SinkSender,
   sinkTarget,
 } from '@svc/orchestration';
 import type {
+  DestinationWaitDetails,
   FinishRunInput,
   RetryableDeliveryDetails,
   RunActivities,
   RunAttemptResult,
 } from '@svc/workflows/activity-types';
-import { attemptStartedSignal, type RunWorkflowInput } from '@svc/workflows/definitions';
+import { attemptStartedSignal, DESTINATION_WAIT, type RunWorkflowInput } from '@svc/workflows/definitions';
 import { attemptOutcome } from '@svc/workflows/display';
 import { byIdLoader, Coalescer } from './coalescer';
 
@@ -43,6 +45,8 @@ export interface RunActivityDeps {
   clock: () => Date;
   random: () => number;
   metrics?: WorkerMetrics;
+  /** Destination limits (issue 46); absent in tests that set none. */
+  destinations?: DestinationGate;
 }
 
 /** What the claim step found: an attempt to make, or a run that ends without one. */
@@ -59,7 +63,7 @@ type Claim =
  * this activity reads and writes around them.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
-  const { jobs, runs, lifecycle, sender, config, clock, random, metrics } = deps;
+  const { jobs, runs, lifecycle, sender, config, clock, random, metrics, destinations } = deps;
   const safeMode = config.scheduler.delivery_mode === 'safe';
   // Attempts released at their instant (a burst prepared ahead) read and record together: one
   // statement per kind for all those released in the same turn of the event loop.
@@ -209,6 +213,89 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     }
   }
 
+  /**
+   * Takes the destination's lease for attempt `n`, when the job's destination has limits in its
+   * workspace (a cached lookup otherwise, nothing more). When the destination makes it wait, the
+   * run is `deferred` until the time the lease statement named, with the reason, and the activity
+   * fails with `DestinationWait`: the run workflow sleeps it out (an older execution lets Temporal
+   * retry it after `nextRetryDelay`). No attempt is recorded, so none is spent.
+   */
+  async function takeLease(
+    run: RunEntity,
+    n: number,
+    sink: { kind: string; config: Record<string, unknown> },
+    timeoutMs: number,
+  ): Promise<{ workspaceId: string; destination: string; key: string } | null> {
+    if (!destinations) {
+      return null;
+    }
+    const destination = destinationOf(sink.kind, sink.config);
+    if (destination === null || !(await destinations.limited(run.workspaceId, destination))) {
+      return null;
+    }
+    const key = `${run.id}:${n}`;
+    const answer = await destinations.acquire(run.workspaceId, destination, key, timeoutMs);
+    if (answer.kind === 'unlimited') {
+      return null;
+    }
+    if (answer.kind === 'taken') {
+      if (run.status === 'deferred' && run.deferredReason && !safeMode) {
+        // Safe mode's attempt start does the same in its own statement.
+        await runs.endDestinationWait(run.id);
+      }
+      return { workspaceId: run.workspaceId, destination, key };
+    }
+    const reason = answer.reason === 'held' ? 'destination_held' : 'destination_limit';
+    await runs.deferForDestination(run.id, answer.retryAt, reason, destination);
+    metrics?.destinationWaits.inc({ reason });
+    const delayMs = Math.max(1, answer.retryAt.getTime() - clock().getTime());
+    Context.current().log.info('waiting for the destination; no attempt spent', {
+      destination,
+      reason,
+      retry_in_ms: delayMs,
+    });
+    throw ApplicationFailure.create({
+      type: DESTINATION_WAIT,
+      // A wait, not an error: the SDK logs it at debug level and counts no failure metric.
+      category: ApplicationFailureCategory.BENIGN,
+      message: `waiting for ${destination} (${reason}) until ${answer.retryAt.toISOString()}`,
+      nextRetryDelay: delayMs,
+      details: [
+        { attempts: n, retryAt: answer.retryAt.toISOString(), reason, destination } satisfies DestinationWaitDetails,
+      ],
+    });
+  }
+
+  /**
+   * Gives the lease back once the request is done; a 429 or 503 with `Retry-After` holds the
+   * destination under `on_429: pause_destination`. Best effort: a lease not given back expires.
+   */
+  async function giveLeaseBack(
+    context: Context,
+    lease: { workspaceId: string; destination: string; key: string },
+    result: SinkAttemptResult,
+  ): Promise<void> {
+    try {
+      const heldUntil = await destinations!.release(
+        lease.workspaceId,
+        lease.destination,
+        lease.key,
+        result.retryAfterMs,
+      );
+      if (heldUntil) {
+        context.log.warn('destination held after Retry-After', {
+          destination: lease.destination,
+          held_until: heldUntil.toISOString(),
+          status_code: result.statusCode,
+        });
+      }
+    } catch (err) {
+      context.log.warn('could not give the destination lease back; it expires by itself', {
+        error: (err as Error).message,
+      });
+    }
+  }
+
   return {
     async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
       const context = Context.current();
@@ -233,6 +320,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if ('error' in sink) {
         return close(run.id, { status: 'failed' }, { error: sink.error });
       }
+      // Destination limits (issue 46): a lease before the request leaves, or a wait that spends no attempt.
+      const lease = await takeLease(run, n, sink, job.timeoutMs);
       if (safeMode) {
         const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };
         await (claimed.atInstant
@@ -264,6 +353,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         });
       } finally {
         clearInterval(heartbeat);
+      }
+      if (lease) {
+        await giveLeaseBack(context, lease, result);
       }
       metrics?.attempts.inc({ outcome: result.outcome });
 

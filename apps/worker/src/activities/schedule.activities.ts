@@ -7,11 +7,13 @@ import type {
   OccurrencePlan,
   ParkSettings,
   PlanOccurrencesInput,
+  PlanOpenInput,
   ScheduleActivities,
   WorkspaceGate,
 } from '@svc/workflows/activity-types';
 import type { ScheduleSnapshot } from '@svc/workflows/definitions';
-import { collapsedCount, decideOccurrences, isMissed, plannedAt } from '@svc/workflows/occurrence-rules';
+import { decideOpening } from '@svc/workflows/occurrence-opening';
+import { isMissed, plannedAt } from '@svc/workflows/occurrence-rules';
 
 export interface ScheduleActivityDeps {
   /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
@@ -61,7 +63,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
       }
       // Before the burst estimate: a retry after a failed open must not count the job twice.
       if (deps.openRuns && input.open && plan.gate) {
-        plan = { ...plan, opened: await openDue(plan, plan.gate, input, deps.openRuns) };
+        plan = { ...plan, opened: await openDue(plan, plan.gate, { ...input, open: input.open }, deps.openRuns) };
       }
       if (deps.park && input.prepare && plan.next !== null && (await (deps.parkingApplies?.() ?? true))) {
         plan = { ...plan, park: deps.park };
@@ -79,40 +81,31 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
 /**
  * The job workflow's occurrence rules for an `allow` job, applied here: its decisions depend on
  * the due occurrences, the misfire policy and the gate only (no runs in flight), so the plan can
- * decide and open them in the same local activity. Run ids come from the occurrence, as in the
- * workflow, so a retry opens nothing twice.
+ * decide and open them in the same local activity. The decision is the workflow's own
+ * (`decideOpening`, temporal/workflows/occurrence-opening.ts); run ids come from the occurrence,
+ * as in the workflow, so a retry opens nothing twice.
  */
 async function openDue(
   plan: OccurrencePlan,
   gate: WorkspaceGate,
-  input: PlanOccurrencesInput,
+  input: PlanOccurrencesInput & { open: PlanOpenInput },
   openRuns: JobActivities['openRuns'],
 ): Promise<NonNullable<OccurrencePlan['opened']>> {
-  const open = input.open!;
-  const outcome = decideOccurrences({
+  const { open } = input;
+  const opening = decideOpening({
+    job: { ...open, overlapPolicy: 'allow', schedule: input.schedule },
     due: { missed: plan.missed, onTime: plan.onTime },
-    misfirePolicy: open.misfirePolicy,
-    overlapPolicy: 'allow',
+    missedTotal: plan.missedTotal,
+    after: input.after,
     gate,
     state: { inFlight: [], queued: null },
     newRunId: (scheduledAt) => occurrenceRunId(open.jobId, Date.parse(scheduledAt)),
-  });
-  const collapsed = collapsedCount(plan.missedTotal, plan.missed.length, open.misfirePolicy);
-  const result = await openRuns({
-    jobId: open.jobId,
-    workspaceId: open.workspaceId,
-    jobVersion: open.jobVersion,
-    ...(open.display ? { display: open.display } : {}),
-    decisions: outcome.decisions,
     notifyJob: false,
-    collapsed,
-    // fire_all records the missed occurrences beyond the catch-up limit as skipped misfires.
-    ...(collapsed > 0 && open.misfirePolicy === 'fire_all'
-      ? { collapsedRange: { schedule: input.schedule, after: input.after, before: plan.missed[0] } }
-      : {}),
     ...(input.spread ? { spread: input.spread } : {}),
   });
-  return { decisions: outcome.decisions, collapsed, ...(result?.renamed ? { renamed: result.renamed } : {}) };
+  const result = await openRuns(opening.openRuns);
+  const { decisions, collapsed } = opening;
+  return { decisions, collapsed, ...(result?.renamed ? { renamed: result.renamed } : {}) };
 }
 
 /**

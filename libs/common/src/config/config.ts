@@ -152,7 +152,13 @@ export interface AppConfig {
    * `store`: where request counts live: `postgres` (default) shares them between every API
    * replica; `memory` counts per process (one replica only).
    */
-  limits: { api_rate_limit_per_minute: number; schedule_rate_limit_per_minute: number; store: 'postgres' | 'memory' };
+  limits: {
+    api_rate_limit_per_minute: number;
+    schedule_rate_limit_per_minute: number;
+    store: 'postgres' | 'memory';
+    /** The most occurrences one backfill may cover (issue 45); a larger range is a `400`. */
+    backfill_max_occurrences: number;
+  };
   plans: Record<string, PlanLimits>;
   default_plan: string;
   /**
@@ -315,6 +321,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['LIMITS_SCHEDULE_RATE_LIMIT_PER_MINUTE', 'limits.schedule_rate_limit_per_minute'],
   ['LIMITS_MIN_INTERVAL', 'limits.min_interval'],
   ['LIMITS_STORE', 'limits.store'],
+  ['LIMITS_BACKFILL_MAX_OCCURRENCES', 'limits.backfill_max_occurrences'],
   ['DEFAULT_PLAN', 'default_plan'],
   ['METRICS_ENABLED', 'metrics.enabled'],
   ['METRICS_WORKER_PORT', 'metrics.worker_port'],
@@ -793,6 +800,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       api_rate_limit_per_minute: apiRate,
       schedule_rate_limit_per_minute: int('limits.schedule_rate_limit_per_minute', apiRate === 0 ? 0 : 60),
       store: oneOf('limits.store', ['postgres', 'memory'] as const, 'postgres'),
+      backfill_max_occurrences: int('limits.backfill_max_occurrences', 10_000, 1),
     },
     plans,
     default_plan: defaultPlan,

@@ -3,6 +3,7 @@ import { validateCustomHeaders } from '../headers';
 import { summarizeRequest } from '../http-client';
 import { checkUrlStatic, networkRulesOf } from '../network-rules';
 import { collectSecretNames } from '../templating';
+import { DESTINATION_MAX_LENGTH, DESTINATION_PATTERN, DESTINATION_RULE, isDestination } from '../destination';
 import { deliverWebhookAttempt, type WebhookSinkConfig } from '../webhook-attempt';
 import type { SinkAttemptResult, SinkFieldErrors, SinkKind, SinkSendContext, SinkValidateContext } from './sink-kind';
 
@@ -63,6 +64,15 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
         description: 'Default `[5xx, 408, 429, network, timeout]`',
       }),
       follow_redirects: orNull({ type: 'boolean', description: 'Default false' }),
+      destination: orNull({
+        type: 'string',
+        minLength: 1,
+        maxLength: DESTINATION_MAX_LENGTH,
+        pattern: DESTINATION_PATTERN.source,
+        'x-server-check': 'a port, when given, from 1 to 65535',
+        description:
+          'The destination whose limits the attempts count against (`/api/v1/destinations`); default the URL’s `host:port`',
+      }),
     },
   };
   readonly formFields = [
@@ -92,6 +102,9 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
     if (typeof config.body === 'string' && Buffer.byteLength(config.body, 'utf8') > MAX_BODY_BYTES) {
       fields['sink.config.body'] = `must be at most ${MAX_BODY_BYTES} bytes of UTF-8`;
     }
+    if (config.destination !== undefined && config.destination !== null && !isDestination(config.destination)) {
+      fields['sink.config.destination'] = `must be ${DESTINATION_RULE}`;
+    }
     if (Object.keys(fields).length > 0) {
       return { fields };
     }
@@ -104,6 +117,7 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
         success_codes: config.success_codes ?? DEFAULT_SUCCESS_CODES,
         retry_on: config.retry_on ?? [...DEFAULT_RETRY_ON],
         follow_redirects: config.follow_redirects ?? false,
+        ...(typeof config.destination === 'string' ? { destination: config.destination } : {}),
       },
     };
   }

@@ -16,3 +16,4 @@ export * from './idempotency-record.entity';
 export * from './json';
 export * from './session.entity';
 export * from './operation.entity';
+export * from './backfill.entity';

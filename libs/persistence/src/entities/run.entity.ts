@@ -11,9 +11,12 @@ import {
 } from 'typeorm';
 import { WorkspaceEntity } from './workspace.entity';
 
+export const DEFERRED_REASONS = ['destination_limit', 'destination_held'] as const;
+export type DeferredReason = (typeof DEFERRED_REASONS)[number];
+
 export const RUN_STATUSES = ['running', 'deferred', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual'] as const;
+export const RUN_TRIGGERS = ['schedule', 'manual', 'retry_manual', 'backfill'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 export const SKIP_REASONS = [
   'quota_exceeded',
@@ -46,13 +49,25 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
   where: `"trigger" = 'retry_manual'`,
 })
 // A scheduled run is its occurrence (issue 21): one row per (job, scheduled_at). Rows that older
-// code recorded twice are kept as history, marked `duplicate_of`, outside the index.
+// code recorded twice are kept as history, marked `duplicate_of`, outside the index. A backfill's
+// first run of an occurrence (issue 45) is the same row: the schedule and a backfill that meet at
+// one instant write one run. A backfill's re-run of an occurrence that already ended (`retry_of`)
+// is outside it, one per run it re-runs (`uq_runs_backfill_rerun`).
 @Index('uq_runs_scheduled_occurrence', ['jobId', 'scheduledAt'], {
   unique: true,
-  where: `"trigger" = 'schedule' AND "duplicate_of" IS NULL`,
+  where: `("trigger" = 'schedule' OR "trigger" = 'backfill' AND "retry_of" IS NULL) AND "duplicate_of" IS NULL`,
 })
+@Index('uq_runs_backfill_rerun', ['retryOf'], {
+  unique: true,
+  where: `"trigger" = 'backfill' AND "retry_of" IS NOT NULL`,
+})
+@Index('idx_runs_backfill', ['backfillId'], { where: `"backfill_id" IS NOT NULL` })
 // Open runs by last progress: the stalled-run sweep (runs with no workflow, or one that ended).
 @Index('idx_runs_open', ['updatedAt'], { where: `"status" IN ('running', 'deferred')` })
+// Runs waiting for their destination (issue 46), counted per destination.
+@Index('idx_runs_destination_wait', ['workspaceId', 'deferredDestination'], {
+  where: `"status" = 'deferred' AND "deferred_reason" IS NOT NULL`,
+})
 // Run retention (issue 22): terminal runs by finish time, oldest first; open runs stay out.
 @Index('idx_runs_finished_terminal', ['finishedAt'], {
   where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
@@ -115,6 +130,18 @@ export class RunEntity {
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
 
+  /**
+   * Why a `deferred` run waits when no attempt failed (issue 46): `destination_limit` (its
+   * destination's `max_in_flight` or `per_minute` is reached) or `destination_held` (a
+   * `Retry-After` holds the destination). Null otherwise; meaningful only while `deferred`.
+   */
+  @Column({ name: 'deferred_reason', type: 'text', nullable: true })
+  deferredReason: DeferredReason | null;
+
+  /** The destination a run waits for, with `deferred_reason`. */
+  @Column({ name: 'deferred_destination', type: 'text', nullable: true })
+  deferredDestination: string | null;
+
   @Column({ name: 'skip_reason', type: 'text', nullable: true })
   skipReason: SkipReason | null;
 
@@ -122,9 +149,13 @@ export class RunEntity {
   @Column({ name: 'skip_note', type: 'text', nullable: true })
   skipNote: string | null;
 
-  /** For `retry_manual` runs: the failed run this one retries. */
+  /** For `retry_manual` runs: the failed run this one retries; for a backfill's re-run, the run it re-runs. */
   @Column({ name: 'retry_of', type: 'text', nullable: true })
   retryOf: string | null;
+
+  /** The backfill (issue 45) that opened this run (`trigger: backfill`), else null. */
+  @Column({ name: 'backfill_id', type: 'text', nullable: true })
+  backfillId: string | null;
 
   /** A second row older code recorded for the same occurrence: the id of the run kept for it. */
   @Column({ name: 'duplicate_of', type: 'text', nullable: true })

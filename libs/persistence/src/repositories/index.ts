@@ -16,3 +16,5 @@ export * from './alert-events.repository';
 export * from './occurrence-bursts.repository';
 export * from './operations.repository';
 export * from './calendars.repository';
+export * from './backfills.repository';
+export * from './destinations.repository';

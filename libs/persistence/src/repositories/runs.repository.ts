@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
-import { RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
+import { type DeferredReason, RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
 import type { JsonObject, StartedWorkflowColumn } from '../entities/json';
 import type { JobState } from '../entities/job.entity';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
@@ -464,7 +464,7 @@ export class RunsRepository {
                 started_at = COALESCE(started_at, $2),
                 start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - COALESCE(planned_at, scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(attempts_count, $3),
-                next_attempt_at = NULL, updated_at = now()
+                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
           WHERE id = $1 AND status IN ('running', 'deferred')`,
         [run.id, startedAt, n + 1],
       );
@@ -512,7 +512,7 @@ export class RunsRepository {
                 start_lag_ms = COALESCE(runs.start_lag_ms,
                   GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - COALESCE(runs.planned_at, runs.scheduled_at))) * 1000)::int)),
                 attempts_count = GREATEST(runs.attempts_count, s.n + 1),
-                next_attempt_at = NULL, updated_at = now()
+                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
            FROM ${recordset}
           WHERE runs.id = s.run_id AND runs.status IN ('running', 'deferred')`,
         [records],
@@ -568,9 +568,38 @@ export class RunsRepository {
   /** A retryable failure with attempts left: `deferred` until `nextAttemptAt`. */
   async deferRun(runId: string, nextAttemptAt: Date, lastError: string | null, manager = this.manager): Promise<void> {
     await manager.query(
-      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3, updated_at = now()
+      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, last_error = $3,
+              deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
         WHERE id = $1 AND status IN ('running', 'deferred')`,
       [runId, nextAttemptAt, lastError],
+    );
+  }
+
+  /**
+   * The run waits for its destination (issue 46): `deferred` until `nextAttemptAt`, saying why and
+   * for which destination. No attempt is counted (the wait spends no retry).
+   */
+  async deferForDestination(
+    runId: string,
+    nextAttemptAt: Date,
+    reason: DeferredReason,
+    destination: string,
+  ): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'deferred', next_attempt_at = $2, deferred_reason = $3, deferred_destination = $4,
+              updated_at = now()
+        WHERE id = $1 AND status IN ('running', 'deferred')`,
+      [runId, nextAttemptAt, reason, destination],
+    );
+  }
+
+  /** A run that waited for its destination got its lease: `running` again (its attempt follows). */
+  async endDestinationWait(runId: string): Promise<void> {
+    await this.manager.query(
+      `UPDATE runs SET status = 'running', next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL,
+              updated_at = now()
+        WHERE id = $1 AND status = 'deferred' AND deferred_reason IS NOT NULL`,
+      [runId],
     );
   }
 
@@ -701,13 +730,13 @@ export class RunsRepository {
     const inserted: Array<{ id: string }> = await this.manager.query(
       `WITH inserted AS (
          INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, planned_at, trigger, status,
-                           skip_reason, claimed_at, finished_at, retry_of, overrides)
+                           skip_reason, claimed_at, finished_at, retry_of, overrides, backfill_id)
          SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.planned_at, r.trigger, r.status,
                 r.skip_reason, $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of,
-                r.overrides
+                r.overrides, r.backfill_id
            FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
                 scheduled_at timestamptz, planned_at timestamptz, trigger text, status text, skip_reason text,
-                retry_of text, overrides jsonb)
+                retry_of text, overrides jsonb, backfill_id text)
          ON CONFLICT DO NOTHING
          RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
        ), counted AS (
@@ -761,24 +790,26 @@ export class RunsRepository {
         `UPDATE runs SET job_version = GREATEST(runs.job_version, r.job_version),
                 updated_at = CASE WHEN runs.job_version < r.job_version THEN now() ELSE runs.updated_at END
            FROM jsonb_to_recordset($1::jsonb) AS r(id text, job_id text, job_version int, scheduled_at timestamptz,
-                trigger text)
-          WHERE (r.trigger = 'schedule' AND runs.trigger = 'schedule' AND runs.duplicate_of IS NULL
+                trigger text, occurrence boolean)
+          WHERE (r.occurrence AND runs.duplicate_of IS NULL
+                 AND (runs.trigger = 'schedule' OR runs.trigger = 'backfill' AND runs.retry_of IS NULL)
                  AND runs.job_id = r.job_id AND runs.scheduled_at = r.scheduled_at
-                 OR r.trigger <> 'schedule' AND runs.id = r.id)
+                 OR NOT r.occurrence AND runs.id = r.id)
             AND (runs.job_version >= r.job_version
                  OR runs.status IN ('running', 'deferred') AND runs.attempts_count = 0 AND runs.started_at IS NULL)
          RETURNING runs.id, runs.job_id, runs.scheduled_at, runs.trigger, runs.status`,
-        [JSON.stringify(rows.map(toOpenRunRecord))],
+        [JSON.stringify(rows.map((row) => ({ ...toOpenRunRecord(row), occurrence: holdsOccurrence(row) })))],
       ),
     );
     for (const record of records) {
-      const key = occurrenceKey({
-        trigger: record.trigger as RunTrigger,
-        jobId: record.job_id,
-        scheduledAt: record.scheduled_at,
-        id: record.id,
-      });
-      found.set(key, { id: record.id, status: record.status });
+      const holder = { trigger: record.trigger as RunTrigger, retryOf: null, jobId: record.job_id, id: record.id };
+      // Found by instant for a row that asked by instant, by id otherwise.
+      for (const key of [
+        occurrenceKey({ ...holder, scheduledAt: record.scheduled_at }),
+        occurrenceKey({ ...holder, trigger: 'manual', scheduledAt: record.scheduled_at }),
+      ]) {
+        found.set(key, { id: record.id, status: record.status });
+      }
     }
     return found;
   }
@@ -907,9 +938,17 @@ export interface OpenedRun {
   inserted: boolean;
 }
 
-/** A scheduled occurrence by job and instant; any other run by its id. */
-function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'jobId' | 'scheduledAt' | 'id'>): string {
-  return row.trigger === 'schedule' ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
+/**
+ * Whether a row is its occurrence's one run (unique by job and instant, `uq_runs_scheduled_occurrence`):
+ * a scheduled run, or a backfill's first run of an occurrence (issue 45; not a re-run, `retry_of`).
+ */
+function holdsOccurrence(row: Pick<OpenRunRow, 'trigger' | 'retryOf'>): boolean {
+  return row.trigger === 'schedule' || (row.trigger === 'backfill' && !row.retryOf);
+}
+
+/** An occurrence's one run by job and instant; any other run by its id. */
+function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'retryOf' | 'jobId' | 'scheduledAt' | 'id'>): string {
+  return holdsOccurrence(row) ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
 }
 
 /** A run row written when its occurrence is due (or by the API on a manual trigger). */
@@ -928,6 +967,8 @@ export interface OpenRunRow {
   overrides?: JsonObject | null;
   /** The job's start window applied (issue 46); absent: planned at `scheduledAt`. */
   plannedAt?: Date | string | null;
+  /** The backfill that opens it (`trigger: backfill`, issue 45). */
+  backfillId?: string | null;
 }
 
 function toOpenRunRecord(row: OpenRunRow) {
@@ -943,6 +984,7 @@ function toOpenRunRecord(row: OpenRunRow) {
     skip_reason: row.skipReason ?? null,
     retry_of: row.retryOf ?? null,
     overrides: row.overrides ?? null,
+    backfill_id: row.backfillId ?? null,
   };
 }
 

@@ -11,8 +11,8 @@ export class ListJobRunsQueryDto extends PageQueryDto(CURSORS.runs) {
   status?: 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 
   @IsOptional()
-  @IsIn(['schedule', 'manual', 'retry_manual'])
-  trigger?: 'schedule' | 'manual' | 'retry_manual';
+  @IsIn(['schedule', 'manual', 'retry_manual', 'backfill'])
+  trigger?: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
 
   /** Only `true` filters; `false` is the same as omitting it. */
   @IsOptional()

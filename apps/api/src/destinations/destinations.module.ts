@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { DestinationsController } from './destinations.controller';
+import { DestinationsService } from './destinations.service';
+
+/** `/api/v1/destinations` (issue 46). */
+@Module({
+  controllers: [DestinationsController],
+  providers: [DestinationsService],
+})
+export class DestinationsModule {}

@@ -1,0 +1,10 @@
+import type { Backfills } from '@svc/orchestration';
+import type { BackfillActivities } from '@svc/workflows/activity-types';
+
+/** The activities of `backfillWorkflow` (issue 45): the work is `Backfills`'. */
+export function createBackfillActivities(backfills: Backfills): BackfillActivities {
+  return {
+    stepBackfill: ({ backfillId }) => backfills.step(backfillId),
+    finishBackfill: ({ backfillId }) => backfills.finish(backfillId),
+  };
+}
