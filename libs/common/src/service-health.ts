@@ -152,12 +152,30 @@ export class ServiceAlertOutbox {
   }
 }
 
+/**
+ * What a service event says of its cause. Events reach every workspace that subscribes (hosted
+ * mode included), so the driver's message, which names hosts and ports of the deployment, stays in
+ * the worker's log; the event says what is out. The lag's own words carry only durations.
+ */
+const PUBLIC_CAUSES: Record<Exclude<ServiceDependency, 'schedule_lag'>, string> = {
+  temporal: 'Temporal is unreachable',
+  postgres: 'PostgreSQL is unreachable or read-only',
+  worker_polling: 'no worker polls the task queue',
+};
+
+export function publicServiceCause(dependency: ServiceDependency, cause: string | null): string | null {
+  if (cause === null || dependency === 'schedule_lag') {
+    return cause;
+  }
+  return PUBLIC_CAUSES[dependency];
+}
+
 /** The snapshot a service event carries (docs/alerts.md → Service events). */
 export function serviceAlertDetails(alert: PendingServiceAlert, observedBy: string): ServiceAlertDetails {
   return {
     service: {
       dependency: alert.dependency,
-      cause: alert.cause,
+      cause: publicServiceCause(alert.dependency, alert.cause),
       began_at: alert.beganAt.toISOString(),
       degraded_at: alert.degradedAt.toISOString(),
       ended_at: alert.endedAt?.toISOString() ?? null,

@@ -45,7 +45,8 @@ describe('ServiceAlerts', () => {
     expect(recorded[0].details).toEqual({
       service: {
         dependency: 'postgres',
-        cause: 'refused',
+        // The driver's words (hosts, ports) stay in the log; tenants read what is out.
+        cause: 'PostgreSQL is unreachable or read-only',
         began_at: at(0).toISOString(),
         degraded_at: at(30).toISOString(),
         ended_at: at(180).toISOString(),

@@ -19,7 +19,6 @@ import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { AlertEventsRepository, DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
-import { hostname } from 'node:os';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
 import { RepeatedPass } from '../repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
@@ -78,7 +77,8 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     this.alerts = new ServiceAlerts({
       events: alertEvents,
       dispatch: (eventIds) => dispatcher.dispatch(eventIds),
-      observedBy: `${hostname()}:${process.pid}`,
+      // Not the host name: the event reaches tenants (the log says which host).
+      observedBy: `worker pid ${process.pid}`,
       withTimeout: (promise) => withTimeout(promise, PROBE_TIMEOUT_MS),
     });
     for (const dependency of SERVICE_DEPENDENCIES) {
