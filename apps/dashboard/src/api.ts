@@ -162,6 +162,8 @@ export const ALERT_EVENTS = [
   'run.sla_breached',
   'job.auto_disabled',
   'job.recovered',
+  'service.degraded',
+  'service.recovered',
 ] as const satisfies readonly AlertEvent[];
 export type AlertRuleInput = Schema<'CreateAlertRuleDto'>;
 export type AuditEntry = Schema<'AuditEntry'>;

@@ -1705,7 +1705,14 @@ export interface components {
       /** Format: date-time */
       created_at: string;
       enabled: boolean;
-      events: ('run.failed' | 'run.sla_breached' | 'job.auto_disabled' | 'job.recovered')[];
+      events: (
+        | 'run.failed'
+        | 'run.sla_breached'
+        | 'job.auto_disabled'
+        | 'job.recovered'
+        | 'service.degraded'
+        | 'service.recovered'
+      )[];
       id: string;
       job_ids: string[] | null;
       name: string;
@@ -2054,7 +2061,14 @@ export interface components {
       /** @description A duration from 0s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       cooldown?: string | null;
       enabled?: boolean | null;
-      events: ('run.failed' | 'run.sla_breached' | 'job.auto_disabled' | 'job.recovered')[];
+      events: (
+        | 'run.failed'
+        | 'run.sla_breached'
+        | 'job.auto_disabled'
+        | 'job.recovered'
+        | 'service.degraded'
+        | 'service.recovered'
+      )[];
       job_ids?: string[] | null;
       name: string;
       tags?: string[] | null;
@@ -2954,7 +2968,16 @@ export interface components {
       /** @description A duration from 0s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
       cooldown?: string | null;
       enabled?: boolean | null;
-      events?: ('run.failed' | 'run.sla_breached' | 'job.auto_disabled' | 'job.recovered')[] | null;
+      events?:
+        | (
+            | 'run.failed'
+            | 'run.sla_breached'
+            | 'job.auto_disabled'
+            | 'job.recovered'
+            | 'service.degraded'
+            | 'service.recovered'
+          )[]
+        | null;
       job_ids?: string[] | null;
       name?: string | null;
       tags?: string[] | null;

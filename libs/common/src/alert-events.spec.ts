@@ -1,4 +1,4 @@
-import { alertEventId, ALERT_EVENT_TYPES, ruleMatches } from './alert-events';
+import { alertEventId, ALERT_EVENT_TYPES, ruleMatches, serviceAlertEventId } from './alert-events';
 
 describe('alert events', () => {
   describe('alertEventId', () => {
@@ -18,6 +18,30 @@ describe('alert events', () => {
         }
       }
       expect(ids.size).toBe(ALERT_EVENT_TYPES.length * 2);
+    });
+  });
+
+  describe('serviceAlertEventId', () => {
+    const began = new Date('2026-11-28T10:00:00.000Z');
+
+    it('should give one transition of one dependency in one workspace always the same id', () => {
+      expect(serviceAlertEventId('service.degraded', 'ws_1', 'temporal', began)).toBe(
+        serviceAlertEventId('service.degraded', 'ws_1', 'temporal', new Date(began.getTime())),
+      );
+      expect(serviceAlertEventId('service.degraded', 'ws_1', 'temporal', began)).toMatch(
+        /^evt_[0-9A-HJKMNP-TV-Z]{26}$/,
+      );
+    });
+
+    it('should tell types, workspaces, dependencies and streaks apart', () => {
+      const ids = new Set([
+        serviceAlertEventId('service.degraded', 'ws_1', 'temporal', began),
+        serviceAlertEventId('service.recovered', 'ws_1', 'temporal', began),
+        serviceAlertEventId('service.degraded', 'ws_2', 'temporal', began),
+        serviceAlertEventId('service.degraded', 'ws_1', 'postgres', began),
+        serviceAlertEventId('service.degraded', 'ws_1', 'temporal', new Date(began.getTime() + 1)),
+      ]);
+      expect(ids.size).toBe(5);
     });
   });
 
@@ -41,6 +65,13 @@ describe('alert events', () => {
       const both = { ...rule, jobIds: ['job_1'], tags: ['prod'] };
       expect(ruleMatches(both, 'run.failed', 'job_1', ['prod'])).toBe(true);
       expect(ruleMatches(both, 'run.failed', 'job_1', ['dev'])).toBe(false);
+    });
+
+    it('should match service events by type alone: job_ids and tags narrow jobs, not the service', () => {
+      const service = { enabled: true, events: ['service.degraded'], jobIds: ['job_1'], tags: ['prod'] };
+      expect(ruleMatches(service, 'service.degraded', null, [])).toBe(true);
+      expect(ruleMatches(service, 'service.recovered', null, [])).toBe(false);
+      expect(ruleMatches({ ...service, enabled: false }, 'service.degraded', null, [])).toBe(false);
     });
   });
 });

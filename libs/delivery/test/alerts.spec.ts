@@ -107,6 +107,69 @@ describe('alert content', () => {
   });
 });
 
+describe('service alert content (docs/alerts.md → Service events)', () => {
+  const service = (ended: string | null) => ({
+    service: {
+      dependency: 'postgres',
+      cause: 'PostgreSQL: connect ECONNREFUSED 127.0.0.1:5432',
+      began_at: '2026-11-28T10:00:00.000Z',
+      degraded_at: '2026-11-28T10:00:30.000Z',
+      ended_at: ended,
+      duration_ms: ended ? new Date(ended).getTime() - Date.parse('2026-11-28T10:00:00.000Z') : null,
+      observed_by: 'host-1:4242',
+    },
+  });
+  const links = alertLinks(settings, null, null);
+
+  it('should name the dependency, its cause and when it began; no job or run links', () => {
+    const message = composeAlert(
+      { id: 'evt_s', type: 'service.degraded', occurredAt: '2026-11-28T10:00:30Z', details: service(null) },
+      links,
+      'Scheduler',
+    );
+    expect(message.title).toBe('Scheduler degraded: PostgreSQL is unreachable');
+    expect(Object.fromEntries(message.facts)).toEqual({
+      Dependency: 'PostgreSQL',
+      Cause: 'PostgreSQL: connect ECONNREFUSED 127.0.0.1:5432',
+      Began: '2026-11-28T10:00:00.000Z',
+      'Degraded since': '2026-11-28T10:00:30.000Z',
+      'Seen by': 'host-1:4242',
+    });
+    expect(links).toEqual({ run: null, runApi: null, temporal: null, job: null });
+    const body = JSON.parse(
+      webhookAlertBody(message, {
+        id: 'evt_s',
+        type: 'service.degraded',
+        occurredAt: '2026-11-28T10:00:30Z',
+        details: service(null),
+      }),
+    );
+    expect(body).toMatchObject({
+      type: 'service.degraded',
+      data: { service: { dependency: 'postgres', ended_at: null } },
+    });
+    expect(body.data).not.toHaveProperty('job');
+  });
+
+  it('should say how long it lasted when it recovered, and that a late degraded alert has ended', () => {
+    const ended = '2026-11-28T10:03:00.000Z';
+    const recovered = composeAlert(
+      { id: 'evt_r', type: 'service.recovered', occurredAt: ended, details: service(ended) },
+      links,
+      'Scheduler',
+    );
+    expect(recovered.title).toBe('Scheduler recovered: PostgreSQL is reachable again after 3m');
+    expect(Object.fromEntries(recovered.facts)).toMatchObject({ Ended: ended, Duration: '3m' });
+    const late = composeAlert(
+      { id: 'evt_l', type: 'service.degraded', occurredAt: '2026-11-28T10:00:30Z', details: service(ended) },
+      links,
+      'Scheduler',
+    );
+    expect(late.hint).toContain('It has ended');
+    expect(emailContent(late, 'Scheduler').text).toContain(`Ended: ${ended}`);
+  });
+});
+
 describe('verification tokens', () => {
   const key = verificationKey(Buffer.alloc(32, 7));
   const now = Date.parse('2026-01-01T00:00:00Z');

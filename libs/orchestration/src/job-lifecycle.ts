@@ -7,7 +7,7 @@ import {
   type PlanLimits,
   UnavailableError,
 } from '@svc/common';
-import { type AlertEventDetails, type AlertEventType, newAlertEvent } from '@svc/common/alert-events';
+import { type AlertEventDetails, type JobAlertEventType, newAlertEvent } from '@svc/common/alert-events';
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
 import {
@@ -735,7 +735,7 @@ export class JobLifecycle {
         return null;
       }
       const closed = closing.run;
-      const events: Array<[AlertEventType, Partial<AlertEventDetails>] | null> = [
+      const events: Array<[JobAlertEventType, Partial<AlertEventDetails>] | null> = [
         input.status === 'failed' ? ['run.failed', { consecutive_failures: outcome.consecutiveFailures }] : null,
         input.status === 'succeeded' && outcome.previousFailures > 0
           ? ['job.recovered', { previous_failures: outcome.previousFailures }]
@@ -807,7 +807,7 @@ export class JobLifecycle {
     job: JobEntity | null,
     run: RunEntity,
     manager: EntityManager,
-    events: Array<[AlertEventType, Partial<AlertEventDetails>] | null>,
+    events: Array<[JobAlertEventType, Partial<AlertEventDetails>] | null>,
   ): Promise<string[]> {
     const alerts = this.deps.alerts;
     if (!alerts || !job) {
@@ -828,7 +828,7 @@ export class JobLifecycle {
     };
     const at = run.finishedAt ?? new Date();
     const recorded = events
-      .filter((e): e is [AlertEventType, Partial<AlertEventDetails>] => e !== null)
+      .filter((e): e is [JobAlertEventType, Partial<AlertEventDetails>] => e !== null)
       .map(([type, extra]) => newAlertEvent(type, at, { ...snapshot, ...extra }));
     return alerts.events.record(recorded, manager);
   }

@@ -45,6 +45,7 @@ import { BulkOperations1795400004800 } from './migrations/1795400004800-BulkOper
 import { Backfills1795400004900 } from './migrations/1795400004900-Backfills';
 import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
 import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
+import { ServiceAlertEvents1795400005200 } from './migrations/1795400005200-ServiceAlertEvents';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -96,6 +97,7 @@ export const ALL_MIGRATIONS = [
   Backfills1795400004900,
   TypedJobPolicies1795400005050,
   DestinationLimits1795400005100,
+  ServiceAlertEvents1795400005200,
 ];
 
 /** Table recording applied migrations. */

@@ -107,7 +107,7 @@ describe('alert events repository', () => {
     const event = failed(workspaceId, newId('run'), new Date());
     expect(await events.record([event])).toEqual([event.id]);
     expect(await events.record([event])).toEqual([]);
-    expect(event.id).toBe(alertEventId('run.failed', event.runId));
+    expect(event.id).toBe(alertEventId('run.failed', event.runId!));
 
     const quiet = await setup({ events: ['job.recovered'] });
     expect(await events.record([failed(quiet.workspaceId, newId('run'), new Date())])).toEqual([]);
@@ -187,6 +187,54 @@ describe('alert events repository', () => {
       sla_threshold_ms: 60_000,
       still_running: true,
     });
+  });
+
+  it('should record a service event once per listening workspace, and cool it down per rule and dependency', async () => {
+    const a = await setup({ events: ['service.degraded', 'service.recovered'], cooldownMs: 60_000, tags: ['prod'] });
+    const b = await setup({ events: ['service.degraded'] });
+    await setup({ events: ['run.failed'] });
+    const details = (dependency: string, began: Date) => ({
+      service: {
+        dependency,
+        cause: 'down',
+        began_at: began.toISOString(),
+        degraded_at: new Date(began.getTime() + 30_000).toISOString(),
+        ended_at: null,
+        duration_ms: null,
+        observed_by: 'host:1',
+      },
+    });
+    const began = new Date('2026-11-28T10:00:00Z');
+    const at = new Date(began.getTime() + 30_000);
+    const ids = await events.recordServiceEvent('service.degraded', at, details('temporal', began));
+    expect(ids).toHaveLength(2);
+    expect(await events.recordServiceEvent('service.degraded', at, details('temporal', began))).toEqual([]);
+    const stored: Array<{ workspace_id: string; job_id: string | null }> = await ds.query(
+      `SELECT workspace_id, job_id FROM alert_events WHERE id = ANY($1::text[]) ORDER BY workspace_id`,
+      [ids],
+    );
+    expect(stored.map((row) => row.workspace_id).sort()).toEqual([a.workspaceId, b.workspaceId].sort());
+    expect(stored.every((row) => row.job_id === null)).toBe(true);
+    // The rule's tags narrow jobs, not the service: A's rule (tags: prod) still routes it.
+    const planned = await Promise.all(ids.map((id) => events.plan(id)));
+    expect(planned.map((p) => p!.pendingChannelIds).sort()).toEqual([[a.channelId], [b.channelId]].sort());
+
+    // A second worker telling the same outage moments later: held back by A's cooldown (60 s);
+    // B's rule has none.
+    const later = new Date(began.getTime() + 2_000);
+    const second = await events.recordServiceEvent(
+      'service.degraded',
+      new Date(at.getTime() + 2_000),
+      details('temporal', later),
+    );
+    const replanned = await Promise.all(second.map((id) => events.plan(id)));
+    const byWorkspace = new Map(replanned.map((p) => [p!.event.workspaceId, p!.pendingChannelIds]));
+    expect(byWorkspace.get(a.workspaceId)).toEqual([]);
+    expect(byWorkspace.get(b.workspaceId)).toEqual([b.channelId]);
+    // Another dependency has its own window.
+    const pg = await events.recordServiceEvent('service.degraded', at, details('postgres', began));
+    const pgPlanned = await Promise.all(pg.map((id) => events.plan(id)));
+    expect(pgPlanned.find((p) => p!.event.workspaceId === a.workspaceId)!.pendingChannelIds).toEqual([a.channelId]);
   });
 
   it('should take a deleted channel out of every rule', async () => {

@@ -45,6 +45,8 @@ const EVENT_LABELS: Record<AlertEvent, string> = {
   'run.sla_breached': 'a run missed its SLA',
   'job.auto_disabled': 'a job was switched off for failing',
   'job.recovered': 'a job recovered',
+  'service.degraded': 'the service is degraded (Temporal, PostgreSQL, no worker, schedule lag)',
+  'service.recovered': 'the service recovered',
 };
 
 /** Puts the keyboard focus on `ref` when the form opens (an Edit button moves it here). */

@@ -70,7 +70,7 @@ export function createAlertActivities(deps: AlertActivityDeps): AlertActivities 
         await alertEvents.recordAttempt(eventId, channelId, { status: 'skipped', error: why, at: clock() });
         return 'skipped';
       }
-      const message = composeAlert(event, alertLinks(config, event.jobId, event.runId));
+      const message = composeAlert(event, alertLinks(config, event.jobId, event.runId), config.service_name);
       const result = await heartbeating(() =>
         alertSender.send(
           {

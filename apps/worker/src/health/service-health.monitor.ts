@@ -10,23 +10,22 @@ import { type AppConfig, temporalFailureContext } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import {
   SERVICE_DEPENDENCIES,
+  ServiceAlertOutbox,
   type ServiceDependency,
   ServiceHealthTracker,
   type ServiceHealthTransition,
 } from '@svc/common/service-health';
 import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
-import { DatabaseProbe, RunsRepository } from '@svc/persistence';
+import { AlertEventsRepository, DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
+import { AlertDispatcher } from '../alerts/alert-dispatcher';
 import { RepeatedPass } from '../repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
+import { ServiceAlerts } from './service-alerts';
 
 /** How often the dependencies are probed. */
 export const SERVICE_PROBE_INTERVAL_MS = 5_000;
-/** A dependency failing this long counts as degraded (`svc_service_degraded` 1, logged). */
-export const SERVICE_DEGRADED_AFTER_MS = 30_000;
-/** A flapping dependency is told about at most once per this long. */
-export const SERVICE_ALERT_COOLDOWN_MS = 15 * 60_000;
 const PROBE_TIMEOUT_MS = 3_000;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
@@ -40,17 +39,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * The service's own health, as this worker sees it (docs/operations.md → Service degraded):
  * Temporal answering, PostgreSQL accepting writes, a worker polling the task queue, and the
- * oldest due run not waiting past `scheduler.writer_backpressure_threshold`, probed every 5 s. A
- * dependency failing for 30 s is degraded: `svc_service_degraded{dependency}` is 1 and a warning
- * names it and its cause; its recovery is logged too (at most once per cooldown for a flapping one).
+ * oldest due run not waiting past `alerts.service_lag_threshold`, probed every 5 s. A dependency
+ * failing for `alerts.service_degraded_after` (schedule lag: `alerts.service_lag_after`) is
+ * degraded: `svc_service_degraded{dependency}` is 1, a warning names it and its cause, and a
+ * `service.degraded` alert event goes to the rules that listen (`ServiceAlerts`); its recovery is
+ * logged and told as `service.recovered`. Transitions wait in memory while PostgreSQL is out.
  */
 @Injectable()
 export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
-  private readonly tracker = new ServiceHealthTracker({
-    degradedAfterMs: SERVICE_DEGRADED_AFTER_MS,
-    cooldownMs: SERVICE_ALERT_COOLDOWN_MS,
-  });
+  private readonly tracker: ServiceHealthTracker;
+  private readonly outbox = new ServiceAlertOutbox();
+  private readonly alerts: ServiceAlerts;
+  private waitingTold = false;
   private readonly pass = new RepeatedPass(SERVICE_PROBE_INTERVAL_MS, async () => {
     await this.probe();
   });
@@ -61,7 +62,25 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     private readonly client: Client,
     private readonly database: DatabaseProbe,
     private readonly runs: RunsRepository,
+    alertEvents: AlertEventsRepository,
+    dispatcher: AlertDispatcher,
   ) {
+    const after = config.alerts.service_degraded_after_ms;
+    this.tracker = new ServiceHealthTracker({
+      degradedAfterMs: {
+        temporal: after,
+        postgres: after,
+        worker_polling: after,
+        schedule_lag: config.alerts.service_lag_after_ms,
+      },
+    });
+    this.alerts = new ServiceAlerts({
+      events: alertEvents,
+      dispatch: (eventIds) => dispatcher.dispatch(eventIds),
+      // Not the host name: the event reaches tenants (the log says which host).
+      observedBy: `worker pid ${process.pid}`,
+      withTimeout: (promise) => withTimeout(promise, PROBE_TIMEOUT_MS),
+    });
     for (const dependency of SERVICE_DEPENDENCIES) {
       this.metrics.serviceDegraded.set({ dependency }, 0);
     }
@@ -98,9 +117,38 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
       if (transition) {
         told.push(transition);
         this.tell(transition);
+        this.outbox.add(transition);
       }
     }
+    // Alert rules live in PostgreSQL: while it is out the transitions wait in the outbox.
+    if (this.outbox.size > 0 && postgres === null) {
+      await this.flushAlerts(temporal === null);
+    } else if (this.outbox.size > 0) {
+      this.waiting(`PostgreSQL is out (${postgres})`);
+    }
     return told;
+  }
+
+  private async flushAlerts(canStartWorkflows: boolean): Promise<void> {
+    const flush = await this.alerts.flush(this.outbox, canStartWorkflows);
+    if (flush.recorded > 0) {
+      this.logger.log(
+        `service alerts: ${flush.recorded} transition${flush.recorded === 1 ? '' : 's'} recorded as ${flush.eventIds.length} alert event${flush.eventIds.length === 1 ? '' : 's'}`,
+      );
+    }
+    if (flush.error) {
+      this.waiting(flush.error);
+    } else {
+      this.waitingTold = false;
+    }
+  }
+
+  /** Says once, until they are recorded, that transitions wait. */
+  private waiting(cause: string): void {
+    if (!this.waitingTold) {
+      this.logger.warn(`service alerts: ${this.outbox.size} waiting, not recorded yet: ${cause}`);
+    }
+    this.waitingTold = true;
   }
 
   private tell(t: ServiceHealthTransition): void {
@@ -160,7 +208,7 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     try {
       const { oldest } = await withTimeout(this.runs.backlog(), PROBE_TIMEOUT_MS);
       const waitedMs = oldest ? Date.now() - oldest.getTime() : 0;
-      const threshold = this.config.scheduler.writer_backpressure_threshold_ms;
+      const threshold = this.config.alerts.service_lag_threshold_ms;
       return waitedMs > threshold
         ? `the oldest due run has waited ${Math.round(waitedMs / 1000)} s for its first attempt (threshold ${threshold / 1000} s)`
         : null;

@@ -223,9 +223,20 @@ export interface AppConfig {
    * Alert delivery (docs/alerts.md): `sweep_interval` paces the worker's SLA watch and its restart
    * of alert workflows a crash left unstarted; `max_concurrent_sends` bounds the alert activities
    * one worker runs at once, on their own task queue beside job deliveries; `send_timeout` bounds
-   * one send; `retention` is how long alert events are kept.
+   * one send; `retention` is how long alert events are kept. The service's own health
+   * (`service.degraded` / `service.recovered`, docs/alerts.md → Service events): a dependency
+   * failing for `service_degraded_after` is degraded; schedule lag counts once the oldest due run
+   * has waited past `service_lag_threshold`, for `service_lag_after`.
    */
-  alerts: { sweep_interval_ms: number; max_concurrent_sends: number; send_timeout_ms: number; retention_ms: number };
+  alerts: {
+    sweep_interval_ms: number;
+    max_concurrent_sends: number;
+    send_timeout_ms: number;
+    retention_ms: number;
+    service_degraded_after_ms: number;
+    service_lag_threshold_ms: number;
+    service_lag_after_ms: number;
+  };
   /**
    * JSON-line logs on stdout (docs/operations.md → Logs): `level` is pino's threshold, `fatal`,
    * `error`, `warn`, `info` (default), `debug`, `trace` or `silent`.
@@ -340,6 +351,9 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SMTP_FROM', 'smtp.from'],
   ['ALERTS_SWEEP_INTERVAL', 'alerts.sweep_interval'],
   ['ALERTS_MAX_CONCURRENT_SENDS', 'alerts.max_concurrent_sends'],
+  ['ALERTS_SERVICE_DEGRADED_AFTER', 'alerts.service_degraded_after'],
+  ['ALERTS_SERVICE_LAG_THRESHOLD', 'alerts.service_lag_threshold'],
+  ['ALERTS_SERVICE_LAG_AFTER', 'alerts.service_lag_after'],
   ['RUNS_STORE_SUCCESS_BODIES', 'runs.store_success_bodies'],
   ['RUNS_BODY_RETENTION', 'runs.body_retention'],
   ['RUNS_RETENTION', 'runs.retention'],
@@ -706,7 +720,15 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     max_concurrent_sends: int('alerts.max_concurrent_sends', 20, 1),
     send_timeout_ms: duration('alerts.send_timeout', 15_000),
     retention_ms: duration('alerts.retention', 30 * 86_400_000),
+    service_degraded_after_ms: duration('alerts.service_degraded_after', 30_000),
+    service_lag_threshold_ms: duration('alerts.service_lag_threshold', 60_000),
+    service_lag_after_ms: duration('alerts.service_lag_after', 5 * 60_000),
   };
+  for (const key of ['service_degraded_after', 'service_lag_threshold', 'service_lag_after'] as const) {
+    if (alerts[`${key}_ms`] < 1_000) {
+      problems.push(`alerts.${key}: expected at least 1s`);
+    }
+  }
   // Case-insensitive, so the `LOG_LEVEL=INFO` habit of other services works too.
   const logLevel = str('log.level', 'info').toLowerCase() as AppConfig['log']['level'];
   if (!LOG_LEVELS.includes(logLevel)) {

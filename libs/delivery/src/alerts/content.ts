@@ -4,7 +4,12 @@
  * links are computed by the caller from the configuration, the time zone comes with the event.
  */
 import { formatDuration } from '@svc/common';
-import type { AlertEventDetails, AlertEventType } from '@svc/common/alert-events';
+import {
+  type AlertEventDetails,
+  type AlertEventType,
+  isServiceDetails,
+  type ServiceAlertDetails,
+} from '@svc/common/alert-events';
 import { DateTime } from 'luxon';
 
 /** Type of the synthetic event `POST /alert-channels/{id}/test` sends. */
@@ -15,7 +20,7 @@ export interface AlertEventView {
   id: string;
   type: AlertEventType;
   occurredAt: Date | string;
-  details: AlertEventDetails;
+  details: AlertEventDetails | ServiceAlertDetails;
 }
 
 export interface AlertLinks {
@@ -35,7 +40,7 @@ export interface LinkSettings {
 }
 
 /** Links of an event's run and job (run workflow id = run id; architecture.md). */
-export function alertLinks(settings: LinkSettings, jobId: string, runId: string | null): AlertLinks {
+export function alertLinks(settings: LinkSettings, jobId: string | null, runId: string | null): AlertLinks {
   const base = settings.public_url.replace(/\/+$/, '');
   const ui = settings.temporal.ui_url?.replace(/\/+$/, '') ?? null;
   return {
@@ -45,7 +50,7 @@ export function alertLinks(settings: LinkSettings, jobId: string, runId: string 
       ui && runId
         ? `${ui}/namespaces/${encodeURIComponent(settings.temporal.namespace)}/workflows/${encodeURIComponent(runId)}`
         : null,
-    job: `${base}/jobs/${encodeURIComponent(jobId)}`,
+    job: jobId ? `${base}/jobs/${encodeURIComponent(jobId)}` : null,
   };
 }
 
@@ -80,9 +85,79 @@ function quoted(name: string): string {
   return `"${name}"`;
 }
 
+/** What each dependency of the service is called in an alert. */
+const DEPENDENCY_NAMES: Record<string, string> = {
+  temporal: 'Temporal',
+  postgres: 'PostgreSQL',
+  worker_polling: 'No worker polling the task queue',
+  schedule_lag: 'Schedule lag',
+};
+
+function dependencyTitle(dependency: string, type: string): string {
+  const degraded = type === 'service.degraded';
+  switch (dependency) {
+    case 'temporal':
+      return degraded ? 'Temporal is unreachable' : 'Temporal is reachable again';
+    case 'postgres':
+      return degraded ? 'PostgreSQL is unreachable' : 'PostgreSQL is reachable again';
+    case 'worker_polling':
+      return degraded ? 'no worker polls the task queue' : 'a worker polls the task queue again';
+    case 'schedule_lag':
+      return degraded ? 'schedules run late' : 'schedules run on time again';
+    default:
+      return degraded ? `${dependency} is out` : `${dependency} is back`;
+  }
+}
+
+/** The message of a service event: what is out, why, since when and (once known) until when. */
+function composeServiceAlert(
+  event: AlertEventView,
+  details: ServiceAlertDetails,
+  links: AlertLinks,
+  serviceName: string,
+): AlertMessage {
+  const s = details.service;
+  const duration = s.duration_ms !== null ? formatDuration(Math.round(s.duration_ms / 1000) * 1000) : null;
+  const degraded = event.type === 'service.degraded';
+  let title = `${serviceName} ${degraded ? 'degraded' : 'recovered'}: ${dependencyTitle(s.dependency, event.type)}`;
+  if (!degraded && duration) {
+    title += ` after ${duration}`;
+  }
+  const facts: Array<[string, string]> = [['Dependency', DEPENDENCY_NAMES[s.dependency] ?? s.dependency]];
+  if (s.cause) {
+    facts.push([degraded ? 'Cause' : 'It was', s.cause]);
+  }
+  facts.push(['Began', s.began_at], ['Degraded since', s.degraded_at]);
+  if (s.ended_at) {
+    facts.push(['Ended', s.ended_at]);
+  }
+  if (duration) {
+    facts.push(['Duration', duration]);
+  }
+  facts.push(['Seen by', s.observed_by]);
+  const hint =
+    degraded && s.ended_at
+      ? 'Told only now: it could not be recorded while it lasted (alert rules live in PostgreSQL). It has ended.'
+      : degraded
+        ? 'Check the dependency (svc doctor, /readyz); a recovery alert follows when it is back.'
+        : null;
+  return {
+    eventId: event.id,
+    type: event.type,
+    title,
+    facts,
+    hint,
+    links,
+    occurredAt: new Date(event.occurredAt).toISOString(),
+  };
+}
+
 /** The message of an event: title, facts (job, occurrence in the job's zone, error, attempts), links. */
-export function composeAlert(event: AlertEventView, links: AlertLinks): AlertMessage {
+export function composeAlert(event: AlertEventView, links: AlertLinks, serviceName = 'The service'): AlertMessage {
   const { details } = event;
+  if (isServiceDetails(details)) {
+    return composeServiceAlert(event, details, links, serviceName);
+  }
   const job = details.job;
   const run = details.run;
   const zone = job.timezone || 'UTC';
@@ -105,6 +180,8 @@ export function composeAlert(event: AlertEventView, links: AlertLinks): AlertMes
     case 'job.recovered':
       title = `Job ${quoted(job.name)} recovered after ${details.previous_failures ?? '?'} failed run${details.previous_failures === 1 ? '' : 's'}`;
       break;
+    default:
+      title = `Job ${quoted(job.name)}: ${event.type}`;
   }
   const facts: Array<[string, string]> = [
     ['Job', `${job.name} (${job.id})`],
@@ -254,8 +331,10 @@ export function webhookAlertBody(message: AlertMessage, event: AlertEventView | 
       job: message.links.job,
     },
   };
-  if (event) {
-    const { details } = event;
+  const details = event?.details;
+  if (details && isServiceDetails(details)) {
+    data.service = details.service;
+  } else if (details) {
     data.job = details.job;
     data.run = details.run;
     data.scheduled_at_local = formatInZone(details.run.scheduled_at, details.job.timezone || 'UTC');

@@ -5,7 +5,9 @@ import { WorkspaceEntity } from './workspace.entity';
 
 /**
  * Something alert rules can match (docs/alerts.md): `run.failed`, `run.sla_breached`,
- * `job.auto_disabled`, `job.recovered`. Written in the transaction that makes it true, with an id
+ * `job.auto_disabled`, `job.recovered`, and the service's own `service.degraded` /
+ * `service.recovered` (no job; one row per workspace listening, id from type, workspace,
+ * dependency and the streak's start). Written in the transaction that makes it true, with an id
  * derived from the run and the type, so an occurrence is recorded once however often the writing
  * step is retried. `details` is a snapshot of what a person needs to act (job name, zone, error…):
  * the job may change or be deleted before the alert leaves.
@@ -24,8 +26,9 @@ export class AlertEventEntity {
   @Column({ name: 'type', type: 'text' })
   type: string;
 
-  @Column({ name: 'job_id', type: 'text' })
-  jobId: string;
+  /** null for the service's own events (`service.degraded`, `service.recovered`). */
+  @Column({ name: 'job_id', type: 'text', nullable: true })
+  jobId: string | null;
 
   @Column({ name: 'run_id', type: 'text', nullable: true })
   runId: string | null;

@@ -30,7 +30,7 @@ export class AlertRuleEntity {
   @Column({ name: 'channel_ids', type: 'text', array: true })
   channelIds: string[];
 
-  /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered` */
+  /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`, `service.degraded`, `service.recovered` */
   @Column({ name: 'events', type: 'text', array: true })
   events: string[];
 

@@ -1,9 +1,13 @@
 import {
   type AlertEventDetails,
   type AlertEventType,
+  isServiceDetails,
   newAlertEvent,
   type NewAlertEvent,
+  newServiceAlertEvent,
   ruleMatches,
+  type ServiceAlertDetails,
+  type ServiceAlertEventType,
 } from '@svc/common/alert-events';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertChannelWithSecret } from './alert-channels.repository';
@@ -15,10 +19,11 @@ export interface StoredAlertEvent {
   id: string;
   workspaceId: string;
   type: AlertEventType;
-  jobId: string;
+  /** null for service events. */
+  jobId: string | null;
   runId: string | null;
   occurredAt: Date;
-  details: AlertEventDetails;
+  details: AlertEventDetails | ServiceAlertDetails;
 }
 
 export type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'skipped';
@@ -39,10 +44,10 @@ interface RawEvent {
   id: string;
   workspace_id: string;
   type: AlertEventType;
-  job_id: string;
+  job_id: string | null;
   run_id: string | null;
   occurred_at: Date;
-  details: AlertEventDetails;
+  details: AlertEventDetails | ServiceAlertDetails;
   planned_at: Date | null;
 }
 
@@ -89,6 +94,20 @@ export class AlertEventsRepository {
       ],
     );
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * Records a service event (docs/alerts.md → Service events) in every workspace with an enabled
+   * rule listing its type, one row each, with ids derived from type, workspace, dependency and the
+   * streak's start: recording the same transition again (a flush retried after PostgreSQL came
+   * back, a second call) inserts nothing. Returns the ids inserted now.
+   */
+  async recordServiceEvent(type: ServiceAlertEventType, at: Date, details: ServiceAlertDetails): Promise<string[]> {
+    const workspaces: Array<{ workspace_id: string }> = await this.dataSource.manager.query(
+      `SELECT DISTINCT workspace_id FROM alert_rules WHERE enabled AND $1 = ANY(events) ORDER BY workspace_id`,
+      [type],
+    );
+    return this.record(workspaces.map((row) => newServiceAlertEvent(type, row.workspace_id, at, details)));
   }
 
   /**
@@ -223,7 +242,8 @@ export class AlertEventsRepository {
     const routes = new Map<string, string>();
     for (const rule of rules) {
       const filter = { enabled: rule.enabled, events: rule.events, jobIds: rule.job_ids, tags: rule.tags };
-      if (!ruleMatches(filter, event.type, event.jobId, event.details.job.tags) || rule.channel_ids.length === 0) {
+      const tags = isServiceDetails(event.details) ? [] : event.details.job.tags;
+      if (!ruleMatches(filter, event.type, event.jobId, tags) || rule.channel_ids.length === 0) {
         continue;
       }
       if (rule.cooldown_ms > 0 && !(await this.passCooldown(rule.id, rule.cooldown_ms, event, manager))) {
@@ -257,7 +277,9 @@ export class AlertEventsRepository {
   /**
    * Lets the event through a rule's cooldown for its job and type when the last event let through
    * occurred at least `cooldownMs` before this one, and moves the window to this event — in one
-   * statement, so two workers planning events of the same job at once cannot both pass.
+   * statement, so two workers planning events of the same job at once cannot both pass. A service
+   * event's window is per dependency (`service:<dependency>` in place of the job): a second worker
+   * telling the same outage moments later is held back by it too.
    */
   private async passCooldown(
     ruleId: string,
@@ -273,7 +295,7 @@ export class AlertEventsRepository {
            SET last_event_id = EXCLUDED.last_event_id, last_alerted_at = EXCLUDED.last_alerted_at
          WHERE c.last_alerted_at + ($6::int * interval '1 millisecond') <= EXCLUDED.last_alerted_at
          RETURNING 1`,
-        [ruleId, event.jobId, event.type, event.id, event.occurredAt, cooldownMs],
+        [ruleId, cooldownSubject(event), event.type, event.id, event.occurredAt, cooldownMs],
       ),
     );
     return rows.length > 0;
@@ -378,6 +400,11 @@ export class AlertEventsRepository {
   async deleteOlderThan(cutoff: Date, batchSize = ALERT_EVENT_PURGE_BATCH): Promise<number> {
     return deleteCreatedBefore(this.dataSource.manager, 'alert_events', cutoff, batchSize);
   }
+}
+
+/** What a rule's cooldown window is kept per, beside the rule and the type. */
+function cooldownSubject(event: StoredAlertEvent): string {
+  return isServiceDetails(event.details) ? `service:${event.details.service.dependency}` : (event.jobId ?? '');
 }
 
 function toStoredEvent(raw: RawEvent): StoredAlertEvent {

@@ -50,7 +50,10 @@ export class CreateAlertRuleDto {
   @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
   channel_ids: string[];
 
-  /** `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`. */
+  /**
+   * `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`, and the service's own
+   * `service.degraded` / `service.recovered` (not narrowed by `job_ids` or `tags`).
+   */
   @IsArray()
   @ArrayMinSize(1)
   @ArrayUnique()
