@@ -18,7 +18,7 @@ function machinePath(): string {
 }
 
 describe('npx svc under the machine’s Node', () => {
-  const env = { ...process.env, PATH: machinePath() };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: machinePath() };
   for (const name of Object.keys(env).filter((k) => k.startsWith('npm_'))) {
     delete env[name];
   }
