@@ -77,7 +77,8 @@ function abortOnSignals(): AbortSignal {
 /** One side in a phase: something that creates N firing things and removes them. */
 interface PhaseSide {
   source: Source;
-  create(signal: AbortSignal): Promise<void>;
+  /** `instantMs`: the one instant of `--instant` mode, else null. */
+  create(signal: AbortSignal, instantMs: number | null): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -103,11 +104,19 @@ async function runPhase(
   const sampleActions = (): Promise<ActionCounts> | null =>
     countActions ? readActions(options.temporalMetricsUrl!, options.temporal.namespace) : null;
   const beforeCreate = await sampleActions();
+  // --instant: the phase's one instant, set at its start with the same lead for either side.
+  const instantMs = options.instantLeadS === null ? null : alignUp(Date.now() + options.instantLeadS * 1000, 60_000);
+  if (instantMs !== null) {
+    log(`every job fires once, at ${new Date(instantMs).toISOString()}`);
+  }
   for (const side of sides) {
     log(`creating ${options.jobs} ${side.source === 'svc' ? 'service jobs' : 'native Schedules'}`);
-    await side.create(signal);
+    await side.create(signal, instantMs);
   }
-  const window = measurementWindow(Date.now() + options.warmupS * 1000, options.durationS, options.intervalS);
+  const window =
+    instantMs === null
+      ? measurementWindow(Date.now() + options.warmupS * 1000, options.durationS, options.intervalS)
+      : { startMs: instantMs, endMs: instantMs + 60_000, intervalMs: 60_000 };
   const drainedAt = window.endMs + options.drainS * 1000;
   log(
     `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
@@ -169,6 +178,8 @@ function phasesOf(options: LoadOptions, sides: PhaseSide[]): PhaseSide[][] {
   return options.mode === 'sequential' ? sides.map((side) => [side]) : [sides];
 }
 
+const alignUp = (ms: number, step: number): number => Math.ceil(ms / step) * step;
+
 const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a === null || a === undefined || !b ? null : a / b;
 
@@ -224,7 +235,7 @@ async function main(signal: AbortSignal): Promise<void> {
         aligned: options.aligned,
       });
       cleanup.add('service jobs', () => jobs.remove());
-      sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
+      sides.push({ source: 'svc', create: (s, at) => jobs.create(s, at), remove: () => jobs.remove() });
       serviceJobs = jobs;
     }
     if (options.only !== 'svc') {
@@ -238,7 +249,7 @@ async function main(signal: AbortSignal): Promise<void> {
         aligned: options.aligned,
       });
       cleanup.add('native Schedules', () => schedules.remove());
-      sides.push({ source: 'native', create: (s) => schedules.create(s), remove: () => schedules.remove() });
+      sides.push({ source: 'native', create: (s, at) => schedules.create(s, at), remove: () => schedules.remove() });
       nativeSchedules = schedules;
     }
 
@@ -273,6 +284,7 @@ async function main(signal: AbortSignal): Promise<void> {
       sink: options.sink,
       aligned: options.aligned,
       destinationLimit: options.destinationLimit,
+      instantLeadS: options.instantLeadS,
       jobs: options.jobs,
       durationS: options.durationS,
       warmupS: options.warmupS,
