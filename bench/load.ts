@@ -6,7 +6,7 @@
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] \
  *   [TEMPORAL_NAMESPACE=default] node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] \
  *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--warmup=0]
- *   [--sink=webhook|temporal_workflow]
+ *   [--sink=webhook|temporal_workflow] [--destination-limit=N]
  *
  * What it creates (jobs tagged `bench-load-<run>`, Schedules `bench-native-<run>-<i>`) it deletes
  * at the end, also after an error or Ctrl-C (a second Ctrl-C exits at once). See bench/README.md.
@@ -192,6 +192,14 @@ async function main(signal: AbortSignal): Promise<void> {
     let nativeSchedules: NativeSchedules | null = null;
     if (options.only !== 'native') {
       const api = new ServiceApi(options.svcUrl, options.svcApiKey);
+      if (options.destinationLimit > 0) {
+        const destination = `/destinations/${encodeURIComponent(new URL(receiver.baseUrl).host)}`;
+        log(`limiting ${new URL(receiver.baseUrl).host} to ${options.destinationLimit} in flight`);
+        await api.call('PUT', destination, { max_in_flight: options.destinationLimit }, [200, 201]);
+        cleanup.add('destination limit', () =>
+          api.call('DELETE', destination, undefined, [204, 404]).then(() => undefined),
+        );
+      }
       const jobs = new ServiceJobs({
         api,
         count: options.jobs,
@@ -264,6 +272,7 @@ async function main(signal: AbortSignal): Promise<void> {
       mode: options.mode,
       sink: options.sink,
       aligned: options.aligned,
+      destinationLimit: options.destinationLimit,
       jobs: options.jobs,
       durationS: options.durationS,
       warmupS: options.warmupS,

@@ -6,7 +6,7 @@
  *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
  *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--settle=180]
  *        [--sink=webhook|temporal_workflow]
- *        [--aligned=1] [--warmup=0]
+ *        [--aligned=1] [--warmup=0] [--destination-limit=N]
  */
 import type { TemporalTarget } from './native-side';
 
@@ -60,6 +60,11 @@ export interface LoadOptions {
    * per side when set, in sequential mode (bench/load/actions.ts).
    */
   temporalMetricsUrl: string | undefined;
+  /**
+   * `max_in_flight` of a destination limit on the receiver's `host:port` (issue 46), set before
+   * the service side starts and removed after it: what the limit's lease costs per attempt. 0: none.
+   */
+  destinationLimit: number;
 }
 
 // Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
@@ -70,6 +75,7 @@ const LIMITS = {
   noopWorkflows: [0, 10_000],
   settleS: [0, 3600],
   warmupS: [0, 3600],
+  destinationLimit: [0, 10_000],
 } as const;
 
 function boundedInt(name: keyof typeof LIMITS, text: string): number {
@@ -92,7 +98,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
   const flags = new Map<string, string>();
   const positional: string[] = [];
   for (const arg of argv) {
-    const flag = /^--([a-z]+)=(.*)$/.exec(arg);
+    const flag = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (flag) {
       flags.set(flag[1]!, flag[2]!);
     } else if (arg.startsWith('-')) {
@@ -102,7 +108,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     }
   }
   const unknown = [...flags.keys()].filter(
-    (name) => !['only', 'mode', 'noop', 'settle', 'sink', 'aligned', 'warmup'].includes(name),
+    (name) => !['only', 'mode', 'noop', 'settle', 'sink', 'aligned', 'warmup', 'destination-limit'].includes(name),
   );
   if (unknown.length > 0) {
     throw new Error(`unknown flag --${unknown[0]}`);
@@ -126,6 +132,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     warmupS: boundedInt('warmupS', flags.get('warmup') ?? '0'),
     workerMetricsUrl: env.WORKER_METRICS_URL || undefined,
     temporalMetricsUrl: env.TEMPORAL_METRICS_URL || undefined,
+    destinationLimit: boundedInt('destinationLimit', flags.get('destination-limit') ?? '0'),
   };
   if (options.aligned && intervalS !== 60) {
     throw new Error('--aligned=1 fires every minute: use interval 60');

@@ -12,6 +12,8 @@ export interface LoadReport {
   /** The service jobs' sink kind. */
   sink: SinkMode;
   aligned: boolean;
+  /** `max_in_flight` set on the receiver's destination for the service side; 0: no limit. */
+  destinationLimit: number;
   jobs: number;
   durationS: number;
   warmupS: number;
@@ -147,7 +149,7 @@ function actionsTable(actions: SideActions[]): string | null {
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
-      `${report.durationS} s${report.warmupS > 0 ? ` after ${report.warmupS} s of warm-up` : ''}, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `${report.durationS} s${report.warmupS > 0 ? ` after ${report.warmupS} s of warm-up` : ''}, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}${report.destinationLimit > 0 ? `, destination limit ${report.destinationLimit} in flight` : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
       `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
     '',
     sidesTable(report.sides),
