@@ -20,7 +20,7 @@ import type { DescribeExtras } from '../../recurrence/describe';
 import { emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule } from '../../recurrence/rule';
 import { instantToWall, rfc5545WallToInstant, type ZoneOffsets, zoneOffsets } from '../../tz';
-import type { Span, Spec } from './parser';
+import type { Span, Spec } from './spec';
 import type { Unit } from './vocab';
 
 export interface Built {
