@@ -19,7 +19,7 @@ import { compileCron } from './grammar/cron';
 import { compileNatural } from './grammar/natural';
 import { compileQuartz } from './grammar/quartz';
 import { compileRrule, looksLikeRrule } from './grammar/rrule';
-import { tokenizeLoose } from './grammar/quartz/parse';
+import { tokenizeLoose } from './grammar/quartz/tokens';
 import { isValidTimeZone, zoneOffsets } from './tz';
 import {
   calendarExclusions,

@@ -4,7 +4,7 @@
  * real Quartz 2.5.2 code.
  */
 import { compileSchedule } from '@svc/schedule';
-import { tokenize, tokenizeLoose } from '../src/grammar/quartz/parse';
+import { tokenize, tokenizeLoose } from '../src/grammar/quartz/tokens';
 import { errorsOf, fires, REF } from './helpers';
 
 describe('quartz: fields and detection', () => {

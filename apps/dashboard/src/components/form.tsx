@@ -1,5 +1,5 @@
 import type { ComponentChildren, Ref } from 'preact';
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 
 /**
@@ -199,4 +199,9 @@ export function useSubmit(save: () => Promise<void>) {
     }
   }
   return { submit: (event: Event) => void submit(event), error, setError, busy };
+}
+
+/** Puts the keyboard focus on `ref` when the form opens (an Edit button moves it here). */
+export function useFocusOnMount(ref: { current: HTMLElement | null }) {
+  useLayoutEffect(() => ref.current?.focus(), []);
 }

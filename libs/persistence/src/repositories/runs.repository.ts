@@ -1,10 +1,12 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { AttemptEntity, type AttemptOutcome } from '../entities/attempt.entity';
+import { AttemptEntity } from '../entities/attempt.entity';
 import { type DeferredReason, RunEntity, type RunStatus, type RunTrigger } from '../entities/run.entity';
-import type { JsonObject, StartedWorkflowColumn } from '../entities/json';
-import type { JobState } from '../entities/job.entity';
+import type { StartedWorkflowColumn } from '../entities/json';
 import { UsageCounterEntity } from '../entities/usage-counter.entity';
-import { affectedCount, entityFromRow, returnedRows } from './query-result';
+import { startAttempt, startAttempts } from './run-attempts';
+import { clearResponseBodiesFinishedBefore, deleteFinishedBefore, type RunPurgeScope } from './run-retention';
+import { type AttemptFinish, type ClosedRun, closeRun, type RunClose } from './run-close';
+import { type ManualRetryRow, type OpenedRun, openManualRetry, openRuns, type OpenRunRow } from './run-open';
 
 /** A job's run as the jobs list shows it (`latestForJobs`). */
 export interface LatestRun {
@@ -19,12 +21,6 @@ export interface LatestRun {
 }
 
 export const TERMINAL_RUN_STATUSES: RunStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
-
-/** Which workspaces a run purge covers: all, those on `plans`, or those on any plan but `exceptPlans`. */
-export interface RunPurgeScope {
-  plans?: string[];
-  exceptPlans?: string[];
-}
 
 export interface RunListFilter {
   jobId?: string;
@@ -44,7 +40,7 @@ export interface RunListFilter {
   limit: number;
 }
 
-/** Which failed runs a recover retries (issue 46); every given field must hold (AND). */
+/** Which failed runs a recover retries; every given field must hold (AND). */
 export interface RecoverableRunFilter {
   jobIds?: string[];
   /** The run's job carries every one of these tags. */
@@ -63,51 +59,6 @@ export interface RecoverableRun {
   scheduledAt: Date;
   sinkKind: string;
   sinkConfig: Record<string, unknown>;
-}
-
-/** What closes a run (`RunsRepository.close`). */
-export interface RunClose {
-  runId: string;
-  status: RunStatus;
-  finishedAt: Date;
-  lastError?: string | null;
-  skipReason?: string | null;
-  /** The note of an occurrence a user skipped (`skip_reason: occurrence_skipped`). */
-  skipNote?: string | null;
-  /**
-   * The attempt that ended the run, closed in the same statement. Its row is written if it is not
-   * yet (`fast` delivery records an attempt once its request has left), with the run's start
-   * fields and older attempts a crash left open, as `startAttempt` would have.
-   */
-  attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
-  /** The SLA threshold of a job that sets none, or whose row is gone. */
-  defaultSlaThresholdMs: number;
-}
-
-/** A run just closed, and what its outcome did to its job. */
-export interface ClosedRun {
-  run: RunEntity;
-  /** The SLA threshold the run was measured against. */
-  slaThresholdMs: number;
-  /** For `succeeded` / `failed` runs of a job that still exists: its failure streak before and after. */
-  outcome: {
-    previousFailures: number;
-    consecutiveFailures: number;
-    state: JobState;
-    autoDisableThreshold: number | null;
-  } | null;
-}
-
-export interface AttemptFinish {
-  finishedAt: Date;
-  durationMs: number;
-  outcome: AttemptOutcome;
-  statusCode: number | null;
-  error: string | null;
-  requestSummary: string;
-  responseBody: string | null;
-  /** The workflow a `temporal_workflow` sink started; recorded on the attempt and its run. */
-  startedWorkflow?: StartedWorkflowColumn | null;
 }
 
 /**
@@ -316,56 +267,18 @@ export class RunsRepository {
     );
   }
 
-  /**
-   * Response-body retention (decisions.md → Response bodies): clears `response_body` of at most
-   * `limit` attempts of every workspace that finished before `cutoff`, oldest first, and returns
-   * how many. Served by the partial index `idx_attempts_body_finished_at`; rows locked by another
-   * purge are skipped, so several processes may run it at once.
-   */
+  /** Clears the response bodies of attempts finished before `cutoff`, at most `limit` (retention). */
   async clearResponseBodiesFinishedBefore(cutoff: Date, limit: number): Promise<number> {
-    const rows: unknown = await this.manager.query(
-      `UPDATE attempts SET response_body = NULL
-        WHERE (run_id, n) IN (
-          SELECT run_id, n FROM attempts
-           WHERE response_body IS NOT NULL AND finished_at < $1
-           ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING run_id`,
-      [cutoff, limit],
-    );
-    return returnedRows(rows).length;
+    return clearResponseBodiesFinishedBefore(this.manager, cutoff, limit);
   }
 
-  /**
-   * Run retention (decisions.md → Response bodies; config `runs.retention`): deletes at most
-   * `limit` runs of every workspace (or only of workspaces on `scope.plans`, or on any plan but
-   * `scope.exceptPlans`) that are terminal and finished before `cutoff`, oldest first, and returns
-   * how many. Their attempts go with them (`fk_attempts_run` is ON DELETE CASCADE); open runs
-   * (`running`, `deferred`) are never touched. Served by the partial index
-   * `idx_runs_finished_terminal`; rows locked by another purge (or a live write) are skipped, so
-   * several processes may run it at once and it never waits on the live path.
-   */
+  /** Deletes terminal runs finished before `cutoff` in `scope`, at most `limit` (retention). */
   async deleteFinishedBefore(cutoff: Date, limit: number, scope: RunPurgeScope = {}): Promise<number> {
-    const params: unknown[] = [cutoff, limit];
-    let planFilter = '';
-    if (scope.plans) {
-      params.push(scope.plans);
-      planFilter = 'AND workspace_id IN (SELECT id FROM workspaces WHERE plan = ANY($3::text[]))';
-    } else if (scope.exceptPlans && scope.exceptPlans.length > 0) {
-      params.push(scope.exceptPlans);
-      planFilter = 'AND workspace_id NOT IN (SELECT id FROM workspaces WHERE plan = ANY($3::text[]))';
-    }
-    const result: unknown = await this.manager.query(
-      `DELETE FROM runs WHERE id IN (
-         SELECT id FROM runs
-          WHERE status IN ('succeeded', 'failed', 'skipped', 'cancelled') AND finished_at < $1 ${planFilter}
-          ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      params,
-    );
-    return affectedCount(result);
+    return deleteFinishedBefore(this.manager, cutoff, limit, scope);
   }
 
   /**
-   * The run that tells how each of these jobs is doing (the jobs list, issue 44), in one query for
+   * The run that tells how each of these jobs is doing (the jobs list), in one query for
    * the page: its open run if it has one (running or deferred, the newest), else its newest run.
    * `sla_breached` also counts an open run already past its job's SLA threshold (the alert sweeper
    * marks it on its next pass).
@@ -442,82 +355,16 @@ export class RunsRepository {
     return row?.runs ?? 0;
   }
 
-  /**
-   * Records that attempt `n` starts: the attempt row (once), older attempts left open by a crash
-   * closed as `retryable`/`interrupted`, and the run moved to `running`.
-   */
+  /** Records that attempt `n` starts, closing older attempts a crash left open (`startAttempt`). */
   async startAttempt(run: RunEntity, n: number, startedAt: Date, requestSummary: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE attempts SET finished_at = $3, outcome = 'retryable', error = 'interrupted',
-                duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - started_at)) * 1000)::int)
-          WHERE run_id = $1 AND n < $2 AND finished_at IS NULL`,
-        [run.id, n, startedAt],
-      );
-      await manager.query(
-        `INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, n) DO NOTHING`,
-        [run.id, n, run.workspaceId, startedAt, requestSummary],
-      );
-      await manager.query(
-        `UPDATE runs SET status = 'running',
-                started_at = COALESCE(started_at, $2),
-                start_lag_ms = COALESCE(start_lag_ms, GREATEST(0, (EXTRACT(EPOCH FROM ($2 - COALESCE(planned_at, scheduled_at))) * 1000)::int)),
-                attempts_count = GREATEST(attempts_count, $3),
-                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
-          WHERE id = $1 AND status IN ('running', 'deferred')`,
-        [run.id, startedAt, n + 1],
-      );
-    });
+    await startAttempt(this.dataSource, run, n, startedAt, requestSummary);
   }
 
-  /**
-   * `startAttempt` for many runs in one transaction of three statements (a burst's attempts
-   * released at the same instant), with the same effect on each run as its own call.
-   */
+  /** `startAttempt` for a burst of runs in one transaction (`startAttempts`). */
   async startAttempts(
     starts: Array<{ run: RunEntity; n: number; startedAt: Date; requestSummary: string }>,
   ): Promise<void> {
-    if (starts.length === 0) {
-      return;
-    }
-    const records = JSON.stringify(
-      starts.map((s) => ({
-        run_id: s.run.id,
-        n: s.n,
-        workspace_id: s.run.workspaceId,
-        started_at: s.startedAt.toISOString(),
-        request_summary: s.requestSummary,
-      })),
-    );
-    const recordset = `jsonb_to_recordset($1::jsonb) AS s(run_id text, n int, workspace_id text, started_at timestamptz,
-                request_summary text)`;
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE attempts a SET finished_at = s.started_at, outcome = 'retryable', error = 'interrupted',
-                duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - a.started_at)) * 1000)::int)
-           FROM ${recordset}
-          WHERE a.run_id = s.run_id AND a.n < s.n AND a.finished_at IS NULL`,
-        [records],
-      );
-      await manager.query(
-        `INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary)
-         SELECT s.run_id, s.n, s.workspace_id, s.started_at, s.request_summary FROM ${recordset}
-         ON CONFLICT (run_id, n) DO NOTHING`,
-        [records],
-      );
-      await manager.query(
-        `UPDATE runs SET status = 'running',
-                started_at = COALESCE(runs.started_at, s.started_at),
-                start_lag_ms = COALESCE(runs.start_lag_ms,
-                  GREATEST(0, (EXTRACT(EPOCH FROM (s.started_at - COALESCE(runs.planned_at, runs.scheduled_at))) * 1000)::int)),
-                attempts_count = GREATEST(runs.attempts_count, s.n + 1),
-                next_attempt_at = NULL, deferred_reason = NULL, deferred_destination = NULL, updated_at = now()
-           FROM ${recordset}
-          WHERE runs.id = s.run_id AND runs.status IN ('running', 'deferred')`,
-        [records],
-      );
-    });
+    await startAttempts(this.dataSource, starts);
   }
 
   /** Closes attempts a crash left open as `retryable` / `interrupted`. */
@@ -576,7 +423,7 @@ export class RunsRepository {
   }
 
   /**
-   * The run waits for its destination (issue 46): `deferred` until `nextAttemptAt`, saying why and
+   * The run waits for its destination: `deferred` until `nextAttemptAt`, saying why and
    * for which destination. No attempt is counted (the wait spends no retry).
    */
   async deferForDestination(
@@ -616,210 +463,16 @@ export class RunsRepository {
     });
   }
 
-  /**
-   * Closes a run once, in one statement: the attempt that ended it (if any, recorded whole), the run
-   * moved to its terminal status, and for `succeeded` / `failed` the job's `last_run_*` and failure streak.
-   * The job row is locked first (then attempt, then run), the order of every other writer, so the
-   * streak it returns as `previousFailures` is the one this outcome replaced. Null when the run
-   * was already terminal: a re-executed activity changes nothing.
-   */
+  /** Closes a run once, with the attempt that ended it and its job's failure streak (`closeRun`). */
   async close(change: RunClose, manager = this.manager): Promise<ClosedRun | null> {
-    const finish = change.attempt?.finish;
-    const rows = returnedRows<Record<string, unknown>>(
-      await manager.query(
-        `WITH job AS (
-           SELECT id, consecutive_failures, sla_threshold_ms FROM jobs
-            WHERE id = (SELECT job_id FROM runs WHERE id = $1)
-            FOR UPDATE
-         ), interrupted AS (
-           UPDATE attempts SET finished_at = $16, outcome = 'retryable', error = 'interrupted',
-                  duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($16 - started_at)) * 1000)::int)
-            WHERE run_id = $1 AND n < $6 AND finished_at IS NULL AND (SELECT count(*) FROM job) >= 0
-            RETURNING n
-         ), attempt AS (
-           INSERT INTO attempts (run_id, n, workspace_id, started_at, request_summary, finished_at, duration_ms,
-                                 outcome, status_code, error, response_body, started_workflow)
-           SELECT id, $6, workspace_id, $16, $13, $7, $8, $9, $10, $11, $12, $14 FROM runs
-            WHERE id = $1 AND $6::int IS NOT NULL AND (SELECT count(*) FROM interrupted) >= 0
-           ON CONFLICT (run_id, n) DO UPDATE SET finished_at = EXCLUDED.finished_at,
-                  duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, status_code = EXCLUDED.status_code,
-                  error = EXCLUDED.error, response_body = EXCLUDED.response_body,
-                  request_summary = EXCLUDED.request_summary, started_workflow = EXCLUDED.started_workflow
-            WHERE attempts.finished_at IS NULL
-           RETURNING n
-         ), closed AS (
-           UPDATE runs SET status = $2, finished_at = $3,
-                  last_error = COALESCE($4, last_error), skip_reason = $5, skip_note = $17, next_attempt_at = NULL,
-                  started_at = COALESCE(started_at, $16),
-                  start_lag_ms = COALESCE(start_lag_ms,
-                    CASE WHEN $16::timestamptz IS NOT NULL
-                      THEN GREATEST(0, (EXTRACT(EPOCH FROM ($16 - COALESCE(planned_at, scheduled_at))) * 1000)::int) END),
-                  attempts_count = GREATEST(attempts_count, $6 + 1),
-                  e2e_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($3 - COALESCE(planned_at, scheduled_at))) * 1000)::int),
-                  sla_breached = sla_breached OR COALESCE($3 > COALESCE(planned_at, scheduled_at)
-                    + (COALESCE((SELECT sla_threshold_ms FROM job), $15::int) * interval '1 millisecond'), false),
-                  started_workflow = COALESCE($14, started_workflow),
-                  updated_at = now()
-            WHERE id = $1 AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
-              AND (SELECT count(*) FROM attempt) >= 0
-            RETURNING runs.*
-         ), outcome AS (
-           UPDATE jobs SET last_run_at = closed.scheduled_at, last_run_status = closed.status, updated_at = now(),
-                  consecutive_failures = CASE WHEN closed.status = 'failed' THEN jobs.consecutive_failures + 1 ELSE 0 END
-             FROM closed
-            WHERE jobs.id = closed.job_id AND closed.status IN ('succeeded', 'failed')
-            RETURNING jobs.consecutive_failures, jobs.state, jobs.auto_disable_threshold
-         )
-         SELECT closed.*, job.consecutive_failures AS job_previous_failures, job.sla_threshold_ms AS job_sla_threshold_ms,
-                outcome.consecutive_failures AS outcome_consecutive_failures, outcome.state AS outcome_state,
-                outcome.auto_disable_threshold AS outcome_auto_disable_threshold
-           FROM closed LEFT JOIN job ON true LEFT JOIN outcome ON true`,
-        [
-          change.runId,
-          change.status,
-          change.finishedAt,
-          change.lastError ?? null,
-          change.skipReason ?? null,
-          change.attempt?.n ?? null,
-          finish?.finishedAt ?? null,
-          finish?.durationMs ?? null,
-          finish?.outcome ?? null,
-          finish?.statusCode ?? null,
-          finish?.error ?? null,
-          finish?.responseBody ?? null,
-          finish?.requestSummary ?? null,
-          finish?.startedWorkflow ?? null,
-          change.defaultSlaThresholdMs,
-          change.attempt?.startedAt ?? null,
-          change.skipNote ?? null,
-        ],
-      ),
-    );
-    const row = rows[0];
-    if (!row) {
-      return null;
-    }
-    return {
-      run: entityFromRow(manager, RunEntity, row),
-      slaThresholdMs: (row.job_sla_threshold_ms as number | null) ?? change.defaultSlaThresholdMs,
-      outcome:
-        row.outcome_state === null
-          ? null
-          : {
-              previousFailures: row.job_previous_failures as number,
-              consecutiveFailures: row.outcome_consecutive_failures as number,
-              state: row.outcome_state as JobState,
-              autoDisableThreshold: row.outcome_auto_disable_threshold as number | null,
-            },
-    };
+    return closeRun(manager, change);
   }
 
-  /**
-   * Writes the rows of due occurrences and counts the inserted ones that will deliver in the
-   * monthly usage, in one statement. A scheduled occurrence is its run
-   * (unique by job and `scheduled_at`, issue 21): one already recorded keeps its row and id, and
-   * an open, unstarted one is adopted by the newer job version that reached it again (the version
-   * that now owns the occurrence delivers it). Returns what each row became, in order.
-   */
+  /** Writes the rows of due occurrences; each keeps the run already recorded for it (`openRuns`). */
   async openRuns(rows: OpenRunRow[], claimedAt: Date): Promise<OpenedRun[]> {
-    if (rows.length === 0) {
-      return [];
-    }
-    // One statement, so without a transaction around it: a retried call inserts nothing it did
-    // and so counts nothing twice.
-    const inserted: Array<{ id: string }> = await this.manager.query(
-      `WITH inserted AS (
-         INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, planned_at, trigger, status,
-                           skip_reason, claimed_at, finished_at, retry_of, overrides, backfill_id)
-         SELECT r.id, r.workspace_id, r.job_id, r.job_version, r.scheduled_at, r.planned_at, r.trigger, r.status,
-                r.skip_reason, $1::timestamptz, CASE WHEN r.status = 'skipped' THEN $1::timestamptz END, r.retry_of,
-                r.overrides, r.backfill_id
-           FROM jsonb_to_recordset($2::jsonb) AS r(id text, workspace_id text, job_id text, job_version int,
-                scheduled_at timestamptz, planned_at timestamptz, trigger text, status text, skip_reason text,
-                retry_of text, overrides jsonb, backfill_id text)
-         ON CONFLICT DO NOTHING
-         RETURNING id, workspace_id, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, status
-       ), counted AS (
-         INSERT INTO usage_counters (workspace_id, month, runs)
-         SELECT workspace_id, month, count(*) FROM inserted WHERE status <> 'skipped' GROUP BY workspace_id, month
-         ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + EXCLUDED.runs
-       )
-       SELECT id FROM inserted`,
-      [claimedAt, JSON.stringify(rows.map(toOpenRunRecord))],
-    );
-    const insertedIds = new Set(inserted.map((r) => r.id));
-    const existing = await this.existingOccurrences(
-      this.manager,
-      rows.filter((row) => !insertedIds.has(row.id)),
-    );
-    return rows.map((row): OpenedRun => {
-      if (insertedIds.has(row.id)) {
-        return { requestedId: row.id, id: row.id, status: row.status, trigger: row.trigger, inserted: true };
-      }
-      const found = existing.get(occurrenceKey(row));
-      return {
-        requestedId: row.id,
-        id: found?.id ?? row.id,
-        // Gone between the insert and the read (withdrawn): nothing is left to start.
-        status: found?.status ?? 'cancelled',
-        trigger: found?.trigger ?? row.trigger,
-        inserted: false,
-      };
-    });
+    return openRuns(this.manager, rows, claimedAt);
   }
 
-  /**
-   * The rows that already hold these occurrences (scheduled: by job and instant; others by id),
-   * after letting a newer job version adopt the open, unstarted ones.
-   */
-  private async existingOccurrences(
-    manager: EntityManager,
-    rows: OpenRunRow[],
-  ): Promise<Map<string, { id: string; status: RunStatus; trigger: RunTrigger }>> {
-    const found = new Map<string, { id: string; status: RunStatus; trigger: RunTrigger }>();
-    if (rows.length === 0) {
-      return found;
-    }
-    const records = returnedRows<{
-      id: string;
-      job_id: string;
-      scheduled_at: Date;
-      trigger: string;
-      status: RunStatus;
-    }>(
-      await manager.query(
-        `UPDATE runs SET job_version = GREATEST(runs.job_version, r.job_version),
-                updated_at = CASE WHEN runs.job_version < r.job_version THEN now() ELSE runs.updated_at END
-           FROM jsonb_to_recordset($1::jsonb) AS r(id text, job_id text, job_version int, scheduled_at timestamptz,
-                trigger text, occurrence boolean)
-          WHERE (r.occurrence AND runs.duplicate_of IS NULL
-                 AND (runs.trigger = 'schedule' OR runs.trigger = 'backfill' AND runs.retry_of IS NULL)
-                 AND runs.job_id = r.job_id AND runs.scheduled_at = r.scheduled_at
-                 OR NOT r.occurrence AND runs.id = r.id)
-            AND (runs.job_version >= r.job_version
-                 OR runs.status IN ('running', 'deferred') AND runs.attempts_count = 0 AND runs.started_at IS NULL)
-         RETURNING runs.id, runs.job_id, runs.scheduled_at, runs.trigger, runs.status`,
-        [JSON.stringify(rows.map((row) => ({ ...toOpenRunRecord(row), occurrence: holdsOccurrence(row) })))],
-      ),
-    );
-    for (const record of records) {
-      const holder = { trigger: record.trigger as RunTrigger, retryOf: null, jobId: record.job_id, id: record.id };
-      // Found by instant for a row that asked by instant, by id otherwise.
-      for (const key of [
-        occurrenceKey({ ...holder, scheduledAt: record.scheduled_at }),
-        occurrenceKey({ ...holder, trigger: 'manual', scheduledAt: record.scheduled_at }),
-      ]) {
-        found.set(key, { id: record.id, status: record.status, trigger: holder.trigger });
-      }
-    }
-    return found;
-  }
-
-  /**
-   * The scheduled time of the oldest run that is due and still waits for its first attempt
-   * (`running`, no `started_at`), across all workspaces: how far attempt execution and its
-   * mirror writes lag behind the schedule. Served by the partial index `idx_runs_awaiting_first_attempt`.
-   */
   /** How many runs are due and waiting for their first attempt, and since when the oldest. */
   async backlog(): Promise<{ count: number; oldest: Date | null }> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.manager.query(
@@ -860,6 +513,10 @@ export class RunsRepository {
     return rows[0]?.count ?? 0;
   }
 
+  /**
+   * The scheduled time of the oldest due run still waiting for its first attempt, across all
+   * workspaces: how far attempt execution lags behind the schedule (`idx_runs_awaiting_first_attempt`).
+   */
   async oldestAwaitingFirstAttempt(): Promise<Date | null> {
     const rows: Array<{ scheduled_at: Date }> = await this.manager.query(
       `SELECT scheduled_at FROM runs WHERE status = 'running' AND started_at IS NULL ORDER BY scheduled_at LIMIT 1`,
@@ -881,123 +538,8 @@ export class RunsRepository {
     return this.manager.findOne(RunEntity, { where: { workspaceId, jobId, scheduledAt, trigger: 'retry_manual' } });
   }
 
-  /**
-   * Writes the manual retry of an occurrence unless it exists, and returns the stored one. The
-   * partial unique index `uq_runs_manual_retry_occurrence` (job_id, scheduled_at) is the point of
-   * coalescing: concurrent requests from any number of API processes insert at most one row; a
-   * loser's INSERT waits for the winner's commit, does nothing, and then reads the winner's row.
-   * Counted in the monthly usage (month of `scheduled_at`, like every run) only when inserted.
-   */
+  /** Writes the manual retry of an occurrence unless it exists, and returns the stored one (`openManualRetry`). */
   async openManualRetry(row: ManualRetryRow, claimedAt: Date): Promise<{ run: RunEntity; inserted: boolean }> {
-    return this.dataSource.transaction(async (manager) => {
-      const result: unknown = await manager.query(
-        `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, claimed_at, retry_of,
-                           overrides)
-         VALUES ($1, $2, $3, $4, $5, 'retry_manual', 'running', $6, $7, $8)
-         ON CONFLICT (job_id, scheduled_at) WHERE trigger = 'retry_manual' DO NOTHING
-         RETURNING to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
-        [
-          row.id,
-          row.workspaceId,
-          row.jobId,
-          row.jobVersion,
-          row.scheduledAt,
-          claimedAt,
-          row.retryOf,
-          row.overrides ?? null,
-        ],
-      );
-      const inserted = returnedRows<{ month: string }>(result);
-      if (inserted.length > 0) {
-        await manager.query(
-          `INSERT INTO usage_counters (workspace_id, month, runs) VALUES ($1, $2, 1)
-           ON CONFLICT (workspace_id, month) DO UPDATE SET runs = usage_counters.runs + 1`,
-          [row.workspaceId, inserted[0].month],
-        );
-      }
-      const run = await manager.findOneOrFail(RunEntity, {
-        where: {
-          workspaceId: row.workspaceId,
-          jobId: row.jobId,
-          scheduledAt: row.scheduledAt,
-          trigger: 'retry_manual',
-        },
-      });
-      return { run, inserted: inserted.length > 0 };
-    });
+    return openManualRetry(this.dataSource, row, claimedAt);
   }
-}
-
-/** What `openRuns` made of one row. */
-export interface OpenedRun {
-  /** The id the caller asked for. */
-  requestedId: string;
-  /** The run that holds the occurrence: the requested id, or the one recorded earlier. */
-  id: string;
-  status: RunStatus;
-  /** Who opened the row that holds the occurrence (`backfill` when a backfill got there first). */
-  trigger: RunTrigger;
-  /** True when this call wrote the row. */
-  inserted: boolean;
-}
-
-/**
- * Whether a row is its occurrence's one run (unique by job and instant, `uq_runs_scheduled_occurrence`):
- * a scheduled run, or a backfill's first run of an occurrence (issue 45; not a re-run, `retry_of`).
- */
-function holdsOccurrence(row: Pick<OpenRunRow, 'trigger' | 'retryOf'>): boolean {
-  return row.trigger === 'schedule' || (row.trigger === 'backfill' && !row.retryOf);
-}
-
-/** An occurrence's one run by job and instant; any other run by its id. */
-function occurrenceKey(row: Pick<OpenRunRow, 'trigger' | 'retryOf' | 'jobId' | 'scheduledAt' | 'id'>): string {
-  return holdsOccurrence(row) ? `${row.jobId}@${new Date(row.scheduledAt).getTime()}` : `id:${row.id}`;
-}
-
-/** A run row written when its occurrence is due (or by the API on a manual trigger). */
-export interface OpenRunRow {
-  id: string;
-  workspaceId: string;
-  jobId: string;
-  jobVersion: number;
-  scheduledAt: Date | string;
-  trigger: RunTrigger;
-  /** `running` (about to start), `deferred` (waiting its turn) or `skipped`. */
-  status: Extract<RunStatus, 'running' | 'deferred' | 'skipped'>;
-  skipReason?: string | null;
-  retryOf?: string | null;
-  /** Per-run overrides of the job's sink (a manual run's, a backfill's). */
-  overrides?: JsonObject | null;
-  /** The job's start window applied (issue 46); absent: planned at `scheduledAt`. */
-  plannedAt?: Date | string | null;
-  /** The backfill that opens it (`trigger: backfill`, issue 45). */
-  backfillId?: string | null;
-}
-
-function toOpenRunRecord(row: OpenRunRow) {
-  return {
-    id: row.id,
-    workspace_id: row.workspaceId,
-    job_id: row.jobId,
-    job_version: row.jobVersion,
-    scheduled_at: new Date(row.scheduledAt).toISOString(),
-    planned_at: row.plannedAt ? new Date(row.plannedAt).toISOString() : null,
-    trigger: row.trigger,
-    status: row.status,
-    skip_reason: row.skipReason ?? null,
-    retry_of: row.retryOf ?? null,
-    overrides: row.overrides ?? null,
-    backfill_id: row.backfillId ?? null,
-  };
-}
-
-/** The manual retry of a failed run: same job and occurrence, the job's current version. */
-export interface ManualRetryRow {
-  id: string;
-  workspaceId: string;
-  jobId: string;
-  jobVersion: number;
-  scheduledAt: Date;
-  retryOf: string;
-  overrides?: JsonObject | null;
 }

@@ -27,6 +27,7 @@ import {
   weekdayFromMonday,
 } from '../civil';
 import { instantToWall, maxOffsetNear, rfc5545WallToInstant, type ZoneOffsets, zoneOffsets } from '../tz';
+import { applySetPos, periodDays, periodIndexOf, pickSetPos } from './periods';
 import type { Rule, TimePoint } from './rule';
 
 /** Periods never start beyond this floating time (year 9999): a rule that has not fired by then never will. */
@@ -299,79 +300,12 @@ export class Recurrence {
     return true;
   }
 
-  private static applySetPos(list: number[], setPos: number[] | null): number[] {
-    return setPos && list.length > 0 ? Recurrence.pickSetPos(list.length, (i) => list[i]!, setPos) : list;
-  }
-
-  /**
-   * BYSETPOS over a period's `total` candidates, read by index (`at(i)`, ascending in `i`), so a
-   * period of every second of a year is never built just to keep its last one.
-   */
-  private static pickSetPos(total: number, at: (i: number) => number, setPos: number[]): number[] {
-    const out = new Set<number>();
-    for (const p of setPos) {
-      const i = p > 0 ? p - 1 : total + p;
-      if (i >= 0 && i < total) {
-        out.add(at(i));
-      }
-    }
-    return [...out].sort((a, b) => a - b);
-  }
-
-  /** First day number and last day number (inclusive) of date-level period `k`, or null if out of horizon. */
-  private periodDays(k: number): [number, number] {
-    const r = this.rule;
-    const f = this.dtF;
-    switch (r.freq) {
-      case 'DAILY': {
-        const dn = f.dayNum + k * r.interval;
-        return [dn, dn];
-      }
-      case 'WEEKLY': {
-        const ws = f.dayNum - ((f.wd - r.wkst + 7) % 7) + 7 * k * r.interval;
-        return [ws, ws + 6];
-      }
-      case 'MONTHLY': {
-        const mi = f.y * 12 + (f.m - 1) + k * r.interval;
-        const y = Math.floor(mi / 12);
-        const m = (mi % 12) + 1;
-        const a = daysFromCivil(y, m, 1);
-        return [a, a + daysInMonth(y, m) - 1];
-      }
-      default: {
-        const y = f.y + k * r.interval;
-        return [daysFromCivil(y, 1, 1), daysFromCivil(y + 1, 1, 1) - 1];
-      }
-    }
-  }
-
-  /** Period index whose period contains floating time `fl` (rounded down; may be negative). */
-  private periodIndexOf(fl: number): number {
-    const r = this.rule;
-    const f = this.dtF;
-    const g = wallFields(fl);
-    switch (r.freq) {
-      case 'DAILY':
-        return Math.floor((g.dayNum - f.dayNum) / r.interval);
-      case 'WEEKLY': {
-        const ws0 = f.dayNum - ((f.wd - r.wkst + 7) % 7);
-        return Math.floor((g.dayNum - ws0) / (7 * r.interval));
-      }
-      case 'MONTHLY':
-        return Math.floor((g.y * 12 + g.m - (f.y * 12 + f.m)) / r.interval);
-      case 'YEARLY':
-        return Math.floor((g.y - f.y) / r.interval);
-      default:
-        return 0;
-    }
-  }
-
   /**
    * Candidates (floating, ascending, after BYSETPOS) of date-level period `k`, read by index: a
    * period can hold every second of a year (31.6 million candidates), which is never built.
    */
   private dateCandidates(k: number, budget: Budget): CandidateList {
-    const [a, b] = this.periodDays(k);
+    const [a, b] = periodDays(this.rule, this.dtF, k);
     const days: number[] = [];
     if (this.rule.freq === 'YEARLY' && this.months && !this.weekNos && !this.yearDays) {
       const [y] = civilFromDays(a);
@@ -411,7 +345,7 @@ export class Recurrence {
     if (!this.rule.bySetPos) {
       return product;
     }
-    const picked = Recurrence.pickSetPos(product.length, product.at, this.rule.bySetPos);
+    const picked = pickSetPos(product.length, product.at, this.rule.bySetPos);
     return { length: picked.length, at: (i) => picked[i]! };
   }
 
@@ -442,7 +376,7 @@ export class Recurrence {
       }
       out.push(t);
     }
-    return Recurrence.applySetPos(out, r.bySetPos);
+    return applySetPos(out, r.bySetPos);
   }
 
   /**
@@ -536,7 +470,7 @@ export class Recurrence {
     let k = 0;
     const target = instantToWall(this.zone, lowest) - 2 * DAY_MS;
     if (!limitedCount) {
-      k = Math.max(0, this.periodIndexOf(target));
+      k = Math.max(0, periodIndexOf(this.rule, this.dtF, target));
     }
     const pending: number[] = [];
     /** Emits, in order, the pending fire times before `lb`; false once the series is finished. */
@@ -558,7 +492,7 @@ export class Recurrence {
     const horizon = Math.min(HORIZON_FL, Math.max(instantToWall(this.zone, lowest), this.dtFl) + CYCLE_MS);
     for (let iter = 0; ; iter++) {
       budget.check();
-      const [a] = this.periodDays(k);
+      const [a] = periodDays(this.rule, this.dtF, k);
       const startFl = a * DAY_MS;
       // everything already produced that precedes any instant the coming periods can reach is final
       if ((pending.length || this.endLimit !== Infinity) && !flushBefore(instantFloor(startFl))) {
@@ -574,7 +508,7 @@ export class Recurrence {
         const [, m2] = civilFromDays(a + (this.rule.freq === 'WEEKLY' ? 6 : 0));
         if (!this.months.has(m) && !this.months.has(m2)) {
           const nextMonth = daysFromCivil(m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1, 1);
-          const nk = this.periodIndexOf(nextMonth * DAY_MS);
+          const nk = periodIndexOf(this.rule, this.dtF, nextMonth * DAY_MS);
           k = Math.max(k + 1, nk);
           continue;
         }

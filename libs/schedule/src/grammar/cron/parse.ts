@@ -10,7 +10,7 @@
 import { asciiLower, asciiUpper, charAt, codePointName, firstNonAscii } from '../../ascii';
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
-import { tokenize, type Token } from '../quartz/parse';
+import { tokenize, type Token } from '../quartz/tokens';
 import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
 
 /** A C `int` (cronie reads steps with strtol into an int). */

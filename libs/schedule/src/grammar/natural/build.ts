@@ -11,17 +11,26 @@
  * - `until DATE` includes that whole day (UNTIL=DATE T235959).
  * - A one-off compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`.
  */
-import { MONTH_NAMES } from '../../calendar-names';
+import { DAY_MS, daysInMonth, wallFields } from '../../civil';
 import { errorAt } from '../../errors';
-import type { ScheduleError } from '../../types';
-import { DAY_MS, daysInMonth, wallFields, wallFromFields } from '../../civil';
-import { describeRule, clock, formatDate } from '../../recurrence/describe';
+import { describeRule, clock } from '../../recurrence/describe';
 import type { DescribeExtras } from '../../recurrence/describe';
 import { emptyRule } from '../../recurrence/rule';
 import type { Freq, Rule } from '../../recurrence/rule';
-import { instantToWall, rfc5545WallToInstant, type ZoneOffsets, zoneOffsets } from '../../tz';
-import type { Span, Spec } from './parser';
-import type { Unit } from './vocab';
+import type { ScheduleError } from '../../types';
+import { instantToWall, zoneOffsets } from '../../tz';
+import { buildOneOff } from './one-off';
+import {
+  MONTHS,
+  UNIT_SEC,
+  canonicalCalendarStep,
+  canonicalInterval,
+  daysPerPeriod,
+  gridOf,
+  phaseStart,
+  stepLabel,
+} from './rule-shape';
+import type { Span, Spec } from './spec';
 
 export interface Built {
   rule: Rule;
@@ -30,8 +39,6 @@ export interface Built {
   /** True when the rule was resolved against the reference instant (one-offs, `starting tomorrow`, a default day). */
   usesReference: boolean;
 }
-
-const UNIT_SEC = { second: 1, minute: 60, hour: 3600 } as const;
 
 export function buildNatural(
   expr: string,
@@ -45,85 +52,8 @@ export function buildNatural(
   };
   const z = zoneOffsets(zone);
 
-  // ---- one-offs ------------------------------------------------------------------------------
   if (spec.oneOff) {
-    const o = spec.oneOff;
-    const clash: [unknown, Span | undefined, string][] = [
-      [spec.interval, spec.interval?.span, 'a repetition'],
-      [spec.weekdays, spec.weekdays?.span, 'weekdays'],
-      [spec.nthWeekdays, spec.nthWeekdays?.span, 'weekdays of the month'],
-      [spec.setPos, spec.setPos?.span, 'weekdays of the month'],
-      [spec.monthDays, spec.monthDays?.span, 'days of the month'],
-      [spec.months, spec.months?.span, 'months'],
-      [spec.window, spec.window?.span, 'a time window'],
-      [spec.count, spec.count?.span, 'a number of times'],
-      [spec.starting, spec.starting?.span, 'a start date'],
-      [spec.until, spec.until?.span, 'an end date'],
-      [spec.phase, spec.phase?.span, 'a starting time'],
-      [spec.perDay, spec.perDay?.span, 'a number of times a day'],
-      [spec.except, spec.except?.span, 'excepted days'],
-    ];
-    for (const [v, span, what] of clash) {
-      if (v && span) {
-        err(
-          span,
-          'conflict',
-          `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`,
-        );
-      }
-    }
-    if (spec.times.length > 1) {
-      err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
-    }
-    const time = spec.times[0];
-    if (time && ((o.kind === 'date' && o.hasTime) || (o.kind === 'in' && o.unit in UNIT_SEC))) {
-      err(time.span, 'conflict', `the time is already given by "${expr.slice(o.span.start, o.span.end)}"`);
-    }
-    if (errors.length) {
-      return { built: null, errors };
-    }
-    const ref = Math.floor(reference.getTime() / 1000) * 1000;
-    let instant: number;
-    if (o.kind === 'in' && o.unit in UNIT_SEC) {
-      instant = ref + o.n * UNIT_SEC[o.unit as keyof typeof UNIT_SEC] * 1000;
-    } else {
-      let fl: number;
-      if (o.kind === 'in') {
-        const f = wallFields(instantToWall(z, ref));
-        let { y, m, d } = f;
-        if (o.unit === 'day' || o.unit === 'week') {
-          d += o.n * (o.unit === 'week' ? 7 : 1);
-        } else {
-          const months = o.unit === 'month' ? o.n : 12 * o.n;
-          const mi = y * 12 + m - 1 + months;
-          y = Math.floor(mi / 12);
-          m = (mi % 12) + 1;
-          d = Math.min(d, daysInMonth(y, m));
-        }
-        fl =
-          wallFromFields(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
-      } else if (o.kind === 'day' || o.kind === 'next') {
-        const f = wallFields(instantToWall(z, ref));
-        const offset = o.kind === 'day' ? o.offset : (o.weekday - f.wd + 7) % 7 || 7;
-        fl = (f.dayNum + offset) * DAY_MS + (time ? time.sec : 0) * 1000;
-      } else {
-        fl = o.fl + (time ? time.sec * 1000 : 0);
-      }
-      instant = rfc5545WallToInstant(z, fl);
-    }
-    const rule = emptyRule('DAILY');
-    rule.count = 1;
-    rule.dtstart = { instant };
-    const local = formatDate({ floating: instantToWall(z, instant) });
-    return {
-      built: {
-        rule,
-        oneOff: true,
-        usesReference: true,
-        description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}`,
-      },
-      errors,
-    };
+    return buildOneOff(expr, spec, spec.oneOff, z, reference);
   }
 
   let usesReference = false;
@@ -133,7 +63,6 @@ export function buildNatural(
     spec.starting = { ...spec.starting, fl: day * DAY_MS + spec.starting.fl, relDays: undefined };
   }
 
-  // ---- recurring -----------------------------------------------------------------------------
   // one spelling per interval: `every 60 seconds` is `every minute`, `every 120 minutes` `every 2 hours`
   if (spec.phase?.minuteOfHour && !spec.interval) {
     // `at minute 30` alone: every hour at that minute
@@ -472,144 +401,4 @@ export function buildNatural(
   canonicalCalendarStep(rule);
   const description = describeRule(rule, extras);
   return { built: { rule, oneOff: false, usesReference, description }, errors };
-}
-
-function stepLabel(iv: { n: number; unit: string }): string {
-  return iv.n === 1 ? iv.unit : `${iv.n} ${iv.unit}s`;
-}
-
-/** `every 60 seconds` = `every minute`, `every 120 minutes` = `every 2 hours` (elapsed time, so never days). */
-export function canonicalInterval(n: number, unit: Unit): { n: number; unit: Unit } {
-  if (unit === 'second' && n % 60 === 0) {
-    n /= 60;
-    unit = 'minute';
-  }
-  if (unit === 'minute' && n % 60 === 0) {
-    n /= 60;
-    unit = 'hour';
-  }
-  return { n, unit };
-}
-
-/**
- * Calendar steps with one spelling: every 14 days = every 2 weeks, every 24 months = every 2 years,
- * when nothing else picks the days (both then repeat the start's weekday / date).
- */
-function canonicalCalendarStep(r: Rule): void {
-  const free = !r.byDay && !r.byMonthDay && !r.byMonth && !r.bySetPos && !r.byYearDay && !r.byWeekNo;
-  if (!free) {
-    return;
-  }
-  if (r.freq === 'DAILY' && r.interval % 7 === 0) {
-    r.freq = 'WEEKLY';
-    r.interval /= 7;
-  } else if (r.freq === 'MONTHLY' && r.interval % 12 === 0) {
-    r.freq = 'YEARLY';
-    r.interval /= 12;
-  }
-}
-
-/**
- * DTSTART of `every N <sub-daily unit> starting at <time>` when N does not divide a day: the first
- * point of the elapsed-time grid through <time> on the reference's local date that is after the
- * reference, as local wall time (as an instant where the wall time is ambiguous).
- */
-function phaseStart(
-  z: ZoneOffsets,
-  ref: number,
-  sec: number,
-  stepSec: number,
-): { floating: number } | { instant: number } {
-  const day = wallFields(instantToWall(z, ref)).dayNum;
-  const origin = rfc5545WallToInstant(z, day * DAY_MS + sec * 1000);
-  const stepMs = stepSec * 1000;
-  const refS = Math.floor(ref / 1000) * 1000;
-  const first = origin > refS ? origin : origin + (Math.floor((refS - origin) / stepMs) + 1) * stepMs;
-  const fl = instantToWall(z, first);
-  return rfc5545WallToInstant(z, fl) === first ? { floating: fl } : { instant: first };
-}
-
-const MONTHS = MONTH_NAMES;
-
-/**
- * Smallest BYHOUR × BYMINUTE × BYSECOND grid containing `times`; `positions` (1-based, for
- * BYSETPOS within one day) when the grid has extra entries.
- */
-export function gridOf(times: number[]): {
-  hours: number[];
-  minutes: number[];
-  seconds: number[];
-  positions: number[] | null;
-} {
-  const uniq = (v: number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
-  const hours = uniq(times.map((t) => Math.floor(t / 3600)));
-  const minutes = uniq(times.map((t) => Math.floor(t / 60) % 60));
-  const seconds = uniq(times.map((t) => t % 60));
-  if (hours.length * minutes.length * seconds.length === times.length) {
-    return { hours, minutes, seconds, positions: null };
-  }
-  const grid: number[] = [];
-  for (const h of hours) {
-    for (const m of minutes) {
-      for (const s of seconds) {
-        grid.push(h * 3600 + m * 60 + s);
-      }
-    }
-  }
-  const want = new Set(times);
-  const positions: number[] = [];
-  grid.forEach((t, i) => {
-    if (want.has(t)) {
-      positions.push(i + 1);
-    }
-  });
-  return { hours, minutes, seconds, positions };
-}
-
-/** Days every period of `rule` contains when that number is the same for all periods, else null. */
-function daysPerPeriod(r: Rule): number | null {
-  switch (r.freq) {
-    case 'DAILY':
-      // BYDAY, BYMONTHDAY and BYMONTH only limit a DAILY rule: a period is one whole day or none
-      return 1;
-    case 'WEEKLY':
-      return r.byMonth ? null : r.byDay ? new Set(r.byDay.map((d) => d.day)).size : 1;
-    case 'MONTHLY': {
-      if (r.byMonth) {
-        return null;
-      }
-      if (
-        r.byDay &&
-        !r.byMonthDay &&
-        r.byDay.length === 1 &&
-        Math.abs(r.byDay[0]!.n) >= 1 &&
-        Math.abs(r.byDay[0]!.n) <= 4
-      ) {
-        return 1;
-      }
-      if (
-        !r.byDay &&
-        r.byMonthDay &&
-        r.byMonthDay.every((d) => (d >= 1 && d <= 28) || d === -1) &&
-        r.byMonthDay.length === 1
-      ) {
-        return 1;
-      }
-      if (!r.byDay && !r.byMonthDay) {
-        return null;
-      }
-      return null;
-    }
-    default:
-      if (
-        r.byMonth?.length === 1 &&
-        r.byMonthDay?.length === 1 &&
-        !r.byDay &&
-        r.byMonthDay[0]! >= 1 &&
-        r.byMonthDay[0]! <= 28
-      ) {
-        return 1;
-      }
-      return null;
-  }
 }

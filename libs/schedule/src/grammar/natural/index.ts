@@ -8,7 +8,8 @@ import type { GrammarContext } from '../context';
 import { ruleSchedule } from '../../recurrence/schedule';
 import { formatRule } from '../../recurrence/rule';
 import { buildNatural } from './build';
-import { parseNatural, type Misspelling } from './parser';
+import { parseNatural } from './parser';
+import type { Misspelling } from './spec';
 import { utf8Offset } from '../../errors';
 import type { ScheduleError } from '../../types';
 

@@ -9,7 +9,7 @@ import {
   ordinalWord,
   WEEKDAY_NAMES,
 } from '../describe';
-import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
+import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './fields';
 
 const clean = (v: number[]): number[] => v.filter((x) => x !== ALL_SPEC && x !== NO_SPEC);
 

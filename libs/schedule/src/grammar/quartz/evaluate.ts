@@ -18,7 +18,7 @@
 import type { Budget } from '../../types';
 import { civilFromDays, DAY_MS, daysInMonth, wallFromFields, weekdayFromSunday } from '../../civil';
 import { classifyWall, instantToWall, lenientWallToInstant, type ZoneOffsets } from '../../tz';
-import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
+import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './fields';
 
 /** Emulates the parts of lenient `java.util.GregorianCalendar` that getTimeAfter uses. */
 class JavaCalendar {

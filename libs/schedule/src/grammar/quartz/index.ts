@@ -10,11 +10,12 @@ import type { GrammarContext } from '../context';
 import { fieldGapLowerBound } from '../../min-gap';
 import { describeQuartz } from './describe';
 import { neverMatchesStatically, quartzEquivalentAfter, quartzTimeAfter } from './evaluate';
-import { parseQuartz, type QuartzFields } from './parse';
+import type { QuartzFields } from './fields';
+import { parseQuartz } from './parse';
 import { plainQuartz, plainQuartzTimeAfter } from './plain';
 
 export { parseQuartz } from './parse';
-export type { QuartzFields } from './parse';
+export type { QuartzFields } from './fields';
 export { quartzTimeAfter } from './evaluate';
 
 /**

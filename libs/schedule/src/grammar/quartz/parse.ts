@@ -15,28 +15,22 @@
  * `toUpperCase` would turn `ſun` into `SUN`), and separators other than spaces and tabs (a line
  * break, CR, VT, FF, NBSP …, which Quartz's tokenizer does not split on).
  */
-import { asciiUpper, charAt, codePointName, firstNonAscii } from '../../ascii';
+import { asciiUpper, firstNonAscii } from '../../ascii';
 import { errorAt, suggest } from '../../errors';
 import type { ScheduleError } from '../../types';
 import { DAYS, FULL_DAYS, FULL_MONTHS, MONTHS } from '../names';
+import { FieldError, nearestWeekdayWithHours, nonAsciiError, separatorErrors } from './field-errors';
+import {
+  ALL_SPEC,
+  F,
+  FIELD_NAMES,
+  LAST_DAY_OFFSET_END,
+  MAX_LAST_DAY_OFFSET,
+  NO_SPEC,
+  type QuartzFields,
+} from './fields';
+import { tokenizeLoose, type Token } from './tokens';
 
-export const ALL_SPEC = 99;
-export const NO_SPEC = 98;
-export const MAX_LAST_DAY_OFFSET = 30;
-export const LAST_DAY_OFFSET_START = 32;
-export const LAST_DAY_OFFSET_END = LAST_DAY_OFFSET_START + MAX_LAST_DAY_OFFSET; // 'L'
-
-export const enum F {
-  SECOND = 0,
-  MINUTE = 1,
-  HOUR = 2,
-  DAY_OF_MONTH = 3,
-  MONTH = 4,
-  DAY_OF_WEEK = 5,
-  YEAR = 6,
-}
-
-export const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week', 'year'];
 const MIN = [0, 0, 0, 1, 1, 1, 1970];
 const MAX = [59, 59, 23, 31, 12, 7, 2999];
 /** Number of values of each field. */
@@ -45,133 +39,7 @@ const FIELD_SIZE = [60, 60, 24, 31, 12, 7, Infinity];
 const QUARTZ_STEP_MAX: Array<number | undefined> = [59, 59, 23, 31, 12, 7, undefined];
 const INT_MAX = 2_147_483_647;
 
-/** Parsed Quartz expression: sorted value sets, as Quartz's TreeSets. */
-export interface QuartzFields {
-  seconds: number[];
-  minutes: number[];
-  hours: number[];
-  /** Day-of-month values 1-31, `L`/`L-n` encoded 32..62, or the markers 98/99. */
-  daysOfMonth: number[];
-  /** `nW` values 1-31 and `LW`/`L-nW` encoded like daysOfMonth. */
-  nearestWeekdays: number[];
-  months: number[];
-  /** 1 = Sunday … 7 = Saturday (Quartz/Java numbering), or the markers. */
-  daysOfWeek: number[];
-  /** Explicit years, or null for `*`/absent (1970 … maxYear at evaluation). */
-  years: number[] | null;
-  lastDayOfWeek: boolean;
-  nthDayOfWeek: number;
-}
-
-/** A field token with its UTF-16 span in the original expression. */
-export interface Token {
-  text: string;
-  start: number;
-  end: number;
-}
-
-/** Splits on spaces, tabs, CR and LF, keeping UTF-16 spans (5-field cron's fields). */
-export function tokenize(expr: string): Token[] {
-  return splitOn(expr, isCronSeparator);
-}
-
-/**
- * Splits on any whitespace (line breaks, NBSP, …), keeping UTF-16 spans: kind detection and the
- * Quartz parser read the fields a user meant, then the parser rejects separators Quartz does not
- * accept (`separatorErrors`).
- */
-export function tokenizeLoose(expr: string): Token[] {
-  return splitOn(expr, isWhitespace);
-}
-
-const isCronSeparator = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
-
-/** JavaScript's `\s`: WhiteSpace and LineTerminator of ECMA-262 (Unicode Zs, BOM, TAB, VT, FF, LF, CR, LS, PS). */
-function isWhitespace(c: number): boolean {
-  if (c <= 0x20) {
-    return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  }
-  if (c < 0xa0) {
-    return false;
-  }
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/** Maximal runs of non-separator code units (a scan, not a regular expression: this runs on every compile). */
-function splitOn(expr: string, isSeparator: (c: number) => boolean): Token[] {
-  const out: Token[] = [];
-  let start = -1;
-  for (let i = 0; i < expr.length; i++) {
-    if (isSeparator(expr.charCodeAt(i))) {
-      if (start >= 0) {
-        out.push({ text: expr.slice(start, i), start, end: i });
-        start = -1;
-      }
-    } else if (start < 0) {
-      start = i;
-    }
-  }
-  if (start >= 0) {
-    out.push({ text: expr.slice(start), start, end: expr.length });
-  }
-  return out;
-}
-
 type Result = { ok: true; fields: QuartzFields } | { ok: false; errors: ScheduleError[] };
-
-class FieldError extends Error {
-  constructor(readonly error: ScheduleError) {
-    super(error.message);
-  }
-}
-
-const SEPARATOR_NAMES: Record<string, string> = {
-  '\n': 'a line break',
-  '\r': 'a carriage return',
-  '\v': 'a vertical tab',
-  '\f': 'a form feed',
-  '\u00a0': 'a no-break space',
-  '\u2028': 'a line separator',
-  '\u2029': 'a paragraph separator',
-  '\ufeff': 'a zero-width no-break space',
-};
-
-/**
- * One error per run of whitespace other than spaces and tabs: Quartz splits fields on those two
- * only. The suggestion is the expression with every such run made a space (and trimmed).
- */
-function separatorErrors(expr: string): ScheduleError[] {
-  const errors: ScheduleError[] = [];
-  const re = /[^\S \t]+/g;
-  let fixed: string | null = null;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(expr)) !== null) {
-    fixed ??= expr.replace(/\s*[^\S \t]\s*/g, ' ').trim();
-    const ch = m[0][0];
-    const what = SEPARATOR_NAMES[ch] ?? 'a space character';
-    errors.push(
-      errorAt(
-        expr,
-        m.index,
-        m.index + m[0].length,
-        'syntax',
-        `${what} (${codePointName(ch)}) cannot separate Quartz fields: only spaces and tabs do`,
-        fixed,
-      ),
-    );
-  }
-  return errors;
-}
 
 /** One field's values (sorted; shared, read-only) and the markers its items set. */
 interface ParsedField {
@@ -305,74 +173,6 @@ export function parseQuartz(expr: string): Result {
     nthDayOfWeek: fields[F.DAY_OF_WEEK].nthDayOfWeek,
   };
   return { ok: true, fields: f };
-}
-
-/**
- * `W` with several hours: on a day the nearest weekday moved forward (the 15th a Sunday → Monday
- * 16th; `1W` on a Saturday → Monday 3rd), Quartz's search restarts from that day, no longer finds
- * the nth at or after it, and skips to the next month after the first hour; so `0 0 9,12 15W * ?`
- * fires at 09:00 but not at 12:00 on such days. decisions.md rejects what Quartz cannot evaluate.
- */
-function nearestWeekdayWithHours(expr: string, dom: Token, hours: Token): ScheduleError {
-  let pos = 0;
-  let item: Token = dom;
-  for (const part of dom.text.split(',')) {
-    if (/w/i.test(part)) {
-      item = { text: part, start: dom.start + pos, end: dom.start + pos + part.length };
-      break;
-    }
-    pos += part.length + 1;
-  }
-  return errorAt(
-    expr,
-    item.start,
-    item.end,
-    'unsupported',
-    `'${item.text}' (nearest weekday) cannot be combined with several hours ('${hours.text}'): on a day the weekday ` +
-      'is moved to, Quartz fires at the first of those hours only and skips the others. Use a single hour, or one ' +
-      'schedule per hour',
-  );
-}
-
-/**
- * A character outside ASCII inside a field. Names are ASCII only: Java's `toUpperCase` maps `ſ`
- * (U+017F) to `S` and `ı` (U+0131) to `I`, so Quartz itself reads `ſun` as `SUN`; decisions.md
- * rejects the leniency. Points at the character; suggests the ASCII name it was probably meant as.
- */
-function nonAsciiError(expr: string, tok: Token, type: F, j: number): ScheduleError {
-  const ch = charAt(tok.text, j);
-  const start = tok.start + j;
-  const name = FIELD_NAMES[type];
-  if (!/\p{L}/u.test(ch)) {
-    return errorAt(
-      expr,
-      start,
-      start + ch.length,
-      'syntax',
-      `'${ch}' (${codePointName(ch)}) is not allowed in the ${name} field: Quartz fields use ASCII digits, names and the characters * , - / ? L W #`,
-    );
-  }
-  let a = j;
-  let b = j + ch.length;
-  while (a > 0 && /\p{L}/u.test(tok.text[a - 1])) {
-    a--;
-  }
-  while (b < tok.text.length && /\p{L}/u.test(tok.text[b])) {
-    b++;
-  }
-  const word = tok.text.slice(a, b);
-  const vocab = type === F.MONTH ? MONTHS : type === F.DAY_OF_WEEK ? DAYS : [];
-  const folded = word.toUpperCase(); // what Java's toUpperCase makes of it
-  const suggestion = vocab.includes(folded) ? folded : vocab.length ? suggest(asciiUpper(word), vocab) : null;
-  return errorAt(
-    expr,
-    start,
-    start + ch.length,
-    'unknown_word',
-    `'${word}' is not a ${name} name: '${ch}' (${codePointName(ch)}) is not an ASCII letter, and Quartz names are ASCII` +
-      (vocab.length ? ` (${vocab[0]} … ${vocab[vocab.length - 1]})` : ''),
-    suggestion,
-  );
 }
 
 function parseField(expr: string, tok: Token, type: F, set: Set<number>, nearest: Set<number>, f: QuartzFields): void {

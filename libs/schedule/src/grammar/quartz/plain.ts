@@ -21,7 +21,7 @@ import { UNLIMITED_BUDGET } from '../../budget';
 import { civilFromDays, DAY_MS, weekdayFromSunday } from '../../civil';
 import type { ZoneOffsets } from '../../tz';
 import { CronMatcher } from '../cron/evaluate';
-import { ALL_SPEC, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './parse';
+import { ALL_SPEC, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './fields';
 
 /** Beyond this many days ahead the port answers (rare dates: Feb 29 on a Monday …). */
 const MAX_DAYS_AHEAD = 400;

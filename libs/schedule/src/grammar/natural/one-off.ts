@@ -1,0 +1,100 @@
+/** A one-off natural schedule (`in 20 minutes`, `tomorrow at 9am`, `2026-12-04 09:00`) as a one-count rule. */
+import { DAY_MS, daysInMonth, wallFields, wallFromFields } from '../../civil';
+import { errorAt } from '../../errors';
+import { formatDate } from '../../recurrence/describe';
+import { emptyRule } from '../../recurrence/rule';
+import type { ScheduleError } from '../../types';
+import { instantToWall, rfc5545WallToInstant, type ZoneOffsets } from '../../tz';
+import type { Built } from './build';
+import { UNIT_SEC } from './rule-shape';
+import type { OneOff, Span, Spec } from './spec';
+
+/** Compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`; any recurring clause beside the one-off is a conflict. */
+export function buildOneOff(
+  expr: string,
+  spec: Spec,
+  o: OneOff,
+  z: ZoneOffsets,
+  reference: Date,
+): { built: Built | null; errors: ScheduleError[] } {
+  const errors: ScheduleError[] = [];
+  const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
+    errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
+  };
+  const clash: [unknown, Span | undefined, string][] = [
+    [spec.interval, spec.interval?.span, 'a repetition'],
+    [spec.weekdays, spec.weekdays?.span, 'weekdays'],
+    [spec.nthWeekdays, spec.nthWeekdays?.span, 'weekdays of the month'],
+    [spec.setPos, spec.setPos?.span, 'weekdays of the month'],
+    [spec.monthDays, spec.monthDays?.span, 'days of the month'],
+    [spec.months, spec.months?.span, 'months'],
+    [spec.window, spec.window?.span, 'a time window'],
+    [spec.count, spec.count?.span, 'a number of times'],
+    [spec.starting, spec.starting?.span, 'a start date'],
+    [spec.until, spec.until?.span, 'an end date'],
+    [spec.phase, spec.phase?.span, 'a starting time'],
+    [spec.perDay, spec.perDay?.span, 'a number of times a day'],
+    [spec.except, spec.except?.span, 'excepted days'],
+  ];
+  for (const [v, span, what] of clash) {
+    if (v && span) {
+      err(
+        span,
+        'conflict',
+        `a one-off schedule ("${expr.slice(o.span.start, o.span.end)}") cannot have ${what}; remove one of them`,
+      );
+    }
+  }
+  if (spec.times.length > 1) {
+    err(spec.times[1]!.span, 'conflict', 'a one-off schedule has a single time');
+  }
+  const time = spec.times[0];
+  if (time && ((o.kind === 'date' && o.hasTime) || (o.kind === 'in' && o.unit in UNIT_SEC))) {
+    err(time.span, 'conflict', `the time is already given by "${expr.slice(o.span.start, o.span.end)}"`);
+  }
+  if (errors.length) {
+    return { built: null, errors };
+  }
+  const ref = Math.floor(reference.getTime() / 1000) * 1000;
+  let instant: number;
+  if (o.kind === 'in' && o.unit in UNIT_SEC) {
+    instant = ref + o.n * UNIT_SEC[o.unit as keyof typeof UNIT_SEC] * 1000;
+  } else {
+    let fl: number;
+    if (o.kind === 'in') {
+      const f = wallFields(instantToWall(z, ref));
+      let { y, m, d } = f;
+      if (o.unit === 'day' || o.unit === 'week') {
+        d += o.n * (o.unit === 'week' ? 7 : 1);
+      } else {
+        const months = o.unit === 'month' ? o.n : 12 * o.n;
+        const mi = y * 12 + m - 1 + months;
+        y = Math.floor(mi / 12);
+        m = (mi % 12) + 1;
+        d = Math.min(d, daysInMonth(y, m));
+      }
+      fl =
+        wallFromFields(y, m, 1) + (d - 1) * DAY_MS + (time ? time.sec * 1000 : (f.h * 3600 + f.mi * 60 + f.s) * 1000);
+    } else if (o.kind === 'day' || o.kind === 'next') {
+      const f = wallFields(instantToWall(z, ref));
+      const offset = o.kind === 'day' ? o.offset : (o.weekday - f.wd + 7) % 7 || 7;
+      fl = (f.dayNum + offset) * DAY_MS + (time ? time.sec : 0) * 1000;
+    } else {
+      fl = o.fl + (time ? time.sec * 1000 : 0);
+    }
+    instant = rfc5545WallToInstant(z, fl);
+  }
+  const rule = emptyRule('DAILY');
+  rule.count = 1;
+  rule.dtstart = { instant };
+  const local = formatDate({ floating: instantToWall(z, instant) });
+  return {
+    built: {
+      rule,
+      oneOff: true,
+      usesReference: true,
+      description: `Once at ${local.includes(' ') ? local : `${local} 00:00`}`,
+    },
+    errors,
+  };
+}
