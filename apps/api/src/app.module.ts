@@ -11,6 +11,7 @@ import { ApiRateLimitHook } from './auth/api-rate-limit.hook';
 import { AuthModule } from './auth/auth.module';
 import { CodecModule } from './codec/codec.module';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -36,6 +37,7 @@ export class AppModule {
         // Sink kinds (docs/extending.md): the built-ins and the modules `sinks.modules` names.
         SinkKindsModule.forRoot(config),
         DatabaseModule,
+        IdempotencyModule,
         TemporalModule,
         HealthModule,
         SchedulesModule,

@@ -8,27 +8,28 @@ import {
 } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
+import { PeriodicTask } from '@svc/common/periodic-task';
 import { JobLifecycle, JobWorkflowGateway } from '@svc/orchestration';
 import { JobsRepository, OccurrenceBurstsRepository, RunsRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
 import { AlertSweeper } from './alerts/alert-sweeper';
 import { reconcileJobWorkflows } from './reconciler/reconciler';
 import { repairStalledRuns } from './reconciler/stalled-runs';
-import { RepeatedPass } from './repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from './worker.constants';
 
 /**
- * What the worker repeats beside its Temporal workers: the reconciler (at start-up and every
- * `scheduler.reconcile_interval`), the stalled-run sweep and the alert sweep. Started once the
- * workers poll (this provider's module is built after theirs); on shutdown the timers stop
- * before the workers stop polling, and the pass in flight is awaited before the connections close.
+ * What the worker repeats beside its Temporal workers, each a `PeriodicTask` (libs/common): the
+ * reconciler (at start-up and every `scheduler.reconcile_interval`), the stalled-run sweep and
+ * the alert sweep. Started once the workers poll (this provider's module is built after theirs);
+ * on shutdown the timers stop before the workers stop polling, and the passes in flight are
+ * awaited before the connections close.
  */
 @Injectable()
 export class PeriodicPasses implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
-  private readonly reconcile: RepeatedPass;
-  private readonly stalledRuns: RepeatedPass;
-  private readonly alertSweep: RepeatedPass;
+  private readonly reconcile: PeriodicTask;
+  private readonly stalledRuns: PeriodicTask;
+  private readonly alertSweep: PeriodicTask;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: AppConfig,
@@ -41,29 +42,42 @@ export class PeriodicPasses implements OnApplicationBootstrap, BeforeApplication
     private readonly client: Client,
     private readonly sweeper: AlertSweeper,
   ) {
-    this.reconcile = new RepeatedPass(config.scheduler.reconcile_interval_ms, () => this.reconcilePass());
-    this.stalledRuns = new RepeatedPass(Math.max(1_000, config.scheduler.stalled_run_sweep_interval_ms), () =>
-      this.stalledRunsPass(),
-    );
-    this.alertSweep = new RepeatedPass(config.alerts.sweep_interval_ms, () => this.alertSweepPass());
+    // Each pass logs its own failures; onError only sees what escapes them.
+    const onError = (err: unknown): void => this.logger.warn(`periodic pass failed: ${(err as Error).message}`);
+    this.reconcile = new PeriodicTask({
+      intervalMs: config.scheduler.reconcile_interval_ms,
+      firstDelayMs: 0,
+      pass: () => this.reconcilePass(),
+      onError,
+    });
+    this.stalledRuns = new PeriodicTask({
+      intervalMs: Math.max(1_000, config.scheduler.stalled_run_sweep_interval_ms),
+      pass: () => this.stalledRunsPass(),
+      onError,
+    });
+    this.alertSweep = new PeriodicTask({
+      intervalMs: config.alerts.sweep_interval_ms,
+      pass: () => this.alertSweepPass(),
+      onError,
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.alertSweep.start();
-    this.reconcile.runNow();
-    this.reconcile.start();
-    this.stalledRuns.start();
+    for (const task of [this.alertSweep, this.reconcile, this.stalledRuns]) {
+      task.start();
+    }
   }
 
+  /** Stops the timers before the workers stop polling. */
   beforeApplicationShutdown(): void {
-    for (const pass of [this.reconcile, this.stalledRuns, this.alertSweep]) {
-      pass.stop();
+    for (const task of [this.reconcile, this.stalledRuns, this.alertSweep]) {
+      void task.stop();
     }
   }
 
   /** So no client call outlives the connection. */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.reconcile, this.stalledRuns, this.alertSweep].map((pass) => pass.settled()));
+    await Promise.all([this.reconcile, this.stalledRuns, this.alertSweep].map((task) => task.stop()));
   }
 
   private async reconcilePass(): Promise<void> {

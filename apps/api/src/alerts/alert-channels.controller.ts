@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { DomainError } from '@svc/common';
 import type { FastifyReply } from 'fastify';
-import { Auth, type AuthContext, Credential, Public, Scopes } from '../auth/auth.decorators';
+import { Auth, type AuthContext, Public, Scopes } from '../auth/auth.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AlertChannelIdPipe } from './alert-id.pipes';
 import { AlertChannelsService } from './alert-channels.service';
 import {
@@ -74,13 +75,9 @@ export class AlertChannelsController {
   @ApiOperation('Create an alert channel; webhook channels get their signing secret in this response only', {
     201: CREATED_ALERT_CHANNEL_SCHEMA,
   })
-  create(
-    @Auth() auth: AuthContext,
-    @Body() body: CreateAlertChannelDto,
-    @Credential() credential: string,
-    @Headers('idempotency-key') idempotencyKey?: string,
-  ) {
-    return this.channels.create(auth, body, { idempotencyKey, credential });
+  @Idempotent({ sealed: 'signing_secret' })
+  create(@Auth() auth: AuthContext, @Body() body: CreateAlertChannelDto) {
+    return this.channels.create(auth, body);
   }
 
   @Get(':id')

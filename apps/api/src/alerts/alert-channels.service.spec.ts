@@ -3,7 +3,6 @@ import { type AlertSender, signVerificationToken } from '@svc/delivery';
 import type { AlertWorkflowGateway } from '@svc/orchestration';
 import { randomBytes } from 'node:crypto';
 import { authFor, InMemoryDatabase, kitConfig, OTHER_WORKSPACE } from '../../../../test/kit';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { AlertChannelsService } from './alert-channels.service';
 import type { CreateAlertChannelDto, UpdateAlertChannelDto } from './dto/alert-channel.dto';
 
@@ -23,7 +22,7 @@ describe('AlertChannelsService', () => {
   let gatewayDown: boolean;
 
   const serviceWith = (config: AppConfig) => {
-    const { transactions, alertChannels, audit, idempotency } = db.repositories;
+    const { transactions, alertChannels, audit } = db.repositories;
     const sender = {
       withTimeout: () => sender,
       send: async (channel: { id: string }, message: unknown) => {
@@ -43,7 +42,6 @@ describe('AlertChannelsService', () => {
       transactions,
       alertChannels,
       audit,
-      new IdempotencyService(idempotency),
       sender as unknown as AlertSender,
       workflows as unknown as AlertWorkflowGateway,
       key,
@@ -71,7 +69,7 @@ describe('AlertChannelsService', () => {
 
   describe('create', () => {
     it('should create a webhook channel verified, answer its signing secret once, and audit it', async () => {
-      const created = await service.create(auth, webhook, { credential: 'sk_caller' });
+      const created = await service.create(auth, webhook);
       expect(created).toMatchObject({
         kind: 'webhook',
         verified: true,
@@ -90,7 +88,7 @@ describe('AlertChannelsService', () => {
     });
 
     it('should create an email channel unverified and queue its confirmation mail', async () => {
-      const created = await service.create(auth, email, { credential: 'sk_caller' });
+      const created = await service.create(auth, email);
       expect(created).toMatchObject({ kind: 'email', verified: false });
       expect(created).not.toHaveProperty('signing_secret');
       expect(verifications).toEqual([created.id]);
@@ -98,14 +96,14 @@ describe('AlertChannelsService', () => {
 
     it('should save an email channel when Temporal is unreachable (the mail can be resent)', async () => {
       gatewayDown = true;
-      const created = await service.create(auth, email, { credential: 'sk_caller' });
+      const created = await service.create(auth, email);
       expect(stored(created.id)).toBeDefined();
       expect(verifications).toEqual([]);
     });
 
     it('should refuse a config of another kind or a bad address (400 naming config fields) and write nothing', async () => {
       const bad = { name: 'x', kind: 'email', config: { address: 'not an address', url: 'https://x' } };
-      await expect(service.create(auth, bad as CreateAlertChannelDto, { credential: 'c' })).rejects.toMatchObject({
+      await expect(service.create(auth, bad as CreateAlertChannelDto)).rejects.toMatchObject({
         status: 400,
         body: {
           fields: { 'config.address': expect.any(String), 'config.url': expect.stringContaining('unknown field') },
@@ -114,24 +112,11 @@ describe('AlertChannelsService', () => {
       expect(db.table('alert_channels').size).toBe(0);
       expect(db.tables.audit).toEqual([]);
     });
-
-    it('should replay an Idempotency-Key with the secret to its caller only', async () => {
-      const first = await service.create(auth, webhook, { idempotencyKey: 'k', credential: 'sk_caller' });
-      await expect(service.create(auth, webhook, { idempotencyKey: 'k', credential: 'sk_caller' })).resolves.toEqual(
-        first,
-      );
-      await expect(
-        service.create(auth, webhook, { idempotencyKey: 'k', credential: 'sk_other' }),
-      ).rejects.toMatchObject({
-        status: 409,
-      });
-      expect(db.table('alert_channels').size).toBe(1);
-    });
   });
 
   describe('update', () => {
     it('should make a new email address unverified again and mail it', async () => {
-      const created = await service.create(auth, email, { credential: 'c' });
+      const created = await service.create(auth, email);
       stored(created.id)!.verified = true;
       stored(created.id)!.verificationSentAt = null;
       const updated = await service.update(auth, created.id, {
@@ -146,7 +131,7 @@ describe('AlertChannelsService', () => {
     });
 
     it('should keep a renamed channel verified and name only what changed', async () => {
-      const created = await service.create(auth, webhook, { credential: 'c' });
+      const created = await service.create(auth, webhook);
       await service.update(auth, created.id, {
         name: 'renamed',
         config: { url: 'https://example.com/alerts' },
@@ -158,7 +143,7 @@ describe('AlertChannelsService', () => {
 
   describe('remove', () => {
     it('should delete the channel, take it out of the rules, and audit it', async () => {
-      const created = await service.create(auth, webhook, { credential: 'c' });
+      const created = await service.create(auth, webhook);
       await db.alertRules.insert(auth.workspaceId, 'rule_1', {
         name: 'r',
         enabled: true,
@@ -177,13 +162,13 @@ describe('AlertChannelsService', () => {
 
   describe('test', () => {
     it('should send a test alert to a webhook channel and report delivery', async () => {
-      const created = await service.create(auth, webhook, { credential: 'c' });
+      const created = await service.create(auth, webhook);
       await expect(service.test(auth, created.id)).resolves.toEqual({ delivered: true, error: null });
       expect(sends.map((s) => s.channel.id)).toEqual([created.id]);
     });
 
     it('should send nothing to an unverified address, nor any email without SMTP, and say why', async () => {
-      const created = await service.create(auth, email, { credential: 'c' });
+      const created = await service.create(auth, email);
       await expect(service.test(auth, created.id)).resolves.toEqual({
         delivered: false,
         error: expect.stringContaining('not verified'),
@@ -199,7 +184,7 @@ describe('AlertChannelsService', () => {
 
   describe('email confirmation', () => {
     it('should resend at most once a minute (429), and refuse channels that need none (409)', async () => {
-      const created = await service.create(auth, email, { credential: 'c' });
+      const created = await service.create(auth, email);
       await expect(service.resendVerification(auth, created.id)).rejects.toMatchObject({
         status: 429,
         body: { code: 'rate_limited' },
@@ -209,7 +194,7 @@ describe('AlertChannelsService', () => {
         channel_id: created.id,
         address: 'ops@example.com',
       });
-      const hook = await service.create(auth, webhook, { credential: 'c' });
+      const hook = await service.create(auth, webhook);
       await expect(service.resendVerification(auth, hook.id)).rejects.toMatchObject({ status: 409 });
       await expect(serviceWith(kitConfig()).resendVerification(auth, created.id)).rejects.toMatchObject({
         status: 409,
@@ -218,14 +203,14 @@ describe('AlertChannelsService', () => {
     });
 
     it('should answer 503 on a resend when Temporal is unreachable', async () => {
-      const created = await service.create(auth, email, { credential: 'c' });
+      const created = await service.create(auth, email);
       stored(created.id)!.verificationSentAt = null;
       gatewayDown = true;
       await expect(service.resendVerification(auth, created.id)).rejects.toMatchObject({ status: 503 });
     });
 
     it('should verify the channel from a signed link once, audited as system; a forged or stale link is 400/404', async () => {
-      const created = await service.create(auth, email, { credential: 'c' });
+      const created = await service.create(auth, email);
       const token = signVerificationToken(key, { channelId: created.id, address: 'ops@example.com' }, Date.now());
       await expect(service.verifyLink(token)).resolves.toEqual({
         verified: true,
@@ -265,7 +250,7 @@ describe('AlertChannelsService', () => {
   });
 
   it("should not find, change, test or delete another workspace's channel (404)", async () => {
-    const theirs = await service.create(authFor(OTHER_WORKSPACE), webhook, { credential: 'c' });
+    const theirs = await service.create(authFor(OTHER_WORKSPACE), webhook);
     const notFound = { status: 404, body: { code: 'not_found', message: 'Alert channel not found' } };
     await expect(service.get(auth, theirs.id)).rejects.toMatchObject(notFound);
     await expect(service.update(auth, theirs.id, { name: 'x' } as UpdateAlertChannelDto)).rejects.toMatchObject(

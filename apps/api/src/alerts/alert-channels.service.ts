@@ -23,8 +23,6 @@ import {
 import { AlertChannelsRepository, AuditRepository, Transactions } from '@svc/persistence';
 import { AlertWorkflowGateway } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
-import { sealedFieldReplay } from '../common/idempotency/caller-seal';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { checkChannelConfig } from './alert-channel-config';
 import { type AlertChannelResponse, type CreatedAlertChannelResponse, toAlertChannelResponse } from './alerts.mapper';
@@ -33,7 +31,6 @@ import { CreateAlertChannelDto, ListAlertChannelsQueryDto, UpdateAlertChannelDto
 /** Key of the verification-link signing key provider (derived from `secrets.encryption_key`). */
 export const ALERT_VERIFICATION_KEY = Symbol('ALERT_VERIFICATION_KEY');
 
-const CREATE_SCOPE = 'POST /api/v1/alert-channels';
 /** Confirmation mails of one channel: at most one a minute (resends of a typo'd address spam nobody). */
 export const VERIFICATION_RESEND_GAP_MS = 60_000;
 /** A channel test waits this long for the receiver at most. */
@@ -63,7 +60,6 @@ export class AlertChannelsService {
     private readonly transactions: Transactions,
     private readonly channels: AlertChannelsRepository,
     private readonly audit: AuditRepository,
-    private readonly idempotency: IdempotencyService,
     private readonly sender: AlertSender,
     private readonly workflows: AlertWorkflowGateway,
     @Inject(ALERT_VERIFICATION_KEY) private readonly verificationKey: Buffer,
@@ -92,29 +88,7 @@ export class AlertChannelsService {
    * and are mailed a confirmation link (when SMTP is configured); webhook channels get a `whsec_`
    * secret, returned in this response only (an idempotent replay returns it to the same caller).
    */
-  create(
-    auth: AuthContext,
-    dto: CreateAlertChannelDto,
-    request: { idempotencyKey?: string; credential: string },
-  ): Promise<CreatedAlertChannelResponse> {
-    const { idempotencyKey, credential } = request;
-    return this.idempotency.execute(
-      auth,
-      CREATE_SCOPE,
-      idempotencyKey,
-      dto,
-      () => this.insert(auth, dto),
-      idempotencyKey === undefined
-        ? undefined
-        : sealedFieldReplay<CreatedAlertChannelResponse>(
-            'signing_secret',
-            credential,
-            `${auth.workspaceId}\n${idempotencyKey}`,
-          ),
-    );
-  }
-
-  private async insert(auth: AuthContext, dto: CreateAlertChannelDto): Promise<CreatedAlertChannelResponse> {
+  async create(auth: AuthContext, dto: CreateAlertChannelDto): Promise<CreatedAlertChannelResponse> {
     const config = checkChannelConfig(dto.kind, dto.config, networkRulesOf(this.config));
     const signingSecret = dto.kind === 'webhook' ? generateSigningSecret() : null;
     const now = new Date();

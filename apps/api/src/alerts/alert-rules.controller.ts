@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AlertRuleIdPipe } from './alert-id.pipes';
 import { AlertRulesService } from './alert-rules.service';
 import { CreateAlertRuleDto, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
@@ -22,12 +23,9 @@ export class AlertRulesController {
   @Post()
   @Scopes('*')
   @ApiOperation('Create an alert rule', { 201: ALERT_RULE_SCHEMA })
-  create(
-    @Auth() auth: AuthContext,
-    @Body() body: CreateAlertRuleDto,
-    @Headers('idempotency-key') idempotencyKey?: string,
-  ) {
-    return this.rules.create(auth, body, idempotencyKey);
+  @Idempotent()
+  create(@Auth() auth: AuthContext, @Body() body: CreateAlertRuleDto) {
+    return this.rules.create(auth, body);
   }
 
   @Get(':id')

@@ -1,12 +1,11 @@
 import { authFor, InMemoryDatabase, OTHER_WORKSPACE } from '../../../../test/kit';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { AlertRulesService } from './alert-rules.service';
 import type { CreateAlertRuleDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
 
 /**
  * AlertRulesService over the in-memory kit: the channels and jobs a rule names must be the
  * workspace's (400 naming each), defaults, PATCH merge (null cooldown = the default), audit
- * entries, idempotent creates and tenant isolation.
+ * entries and tenant isolation.
  */
 describe('AlertRulesService', () => {
   const auth = authFor();
@@ -16,14 +15,8 @@ describe('AlertRulesService', () => {
 
   beforeEach(async () => {
     db = new InMemoryDatabase();
-    const { transactions, alertRules, alertChannels, audit, idempotency } = db.repositories;
-    service = new AlertRulesService(
-      transactions,
-      alertRules,
-      alertChannels,
-      audit,
-      new IdempotencyService(idempotency),
-    );
+    const { transactions, alertRules, alertChannels, audit } = db.repositories;
+    service = new AlertRulesService(transactions, alertRules, alertChannels, audit);
     channelId = await channel(auth.workspaceId, 'chn_mine');
   });
 
@@ -86,13 +79,6 @@ describe('AlertRulesService', () => {
         job_ids: [job.id],
         cooldown: '1h',
       });
-    });
-
-    it('should replay an Idempotency-Key and create once', async () => {
-      const first = await service.create(auth, rule(), 'idem-1');
-      const again = await service.create(auth, rule(), 'idem-1');
-      expect(again).toEqual(first);
-      expect(db.table('alert_rules').size).toBe(1);
     });
   });
 

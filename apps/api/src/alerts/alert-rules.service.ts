@@ -10,11 +10,8 @@ import {
   type Tx,
 } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { type AlertRuleResponse, toAlertRuleResponse } from './alerts.mapper';
 import { CreateAlertRuleDto, DEFAULT_COOLDOWN, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
-
-const CREATE_SCOPE = 'POST /api/v1/alert-rules';
 
 /**
  * Alert rules (docs/alerts.md; decisions.md → Alert rules): which events of which jobs go to
@@ -28,7 +25,6 @@ export class AlertRulesService {
     private readonly rules: AlertRulesRepository,
     private readonly channels: AlertChannelsRepository,
     private readonly audit: AuditRepository,
-    private readonly idempotency: IdempotencyService,
   ) {}
 
   list(auth: AuthContext, query: ListAlertRulesQueryDto): Promise<Page<AlertRuleResponse>> {
@@ -48,11 +44,7 @@ export class AlertRulesService {
     return toAlertRuleResponse(rule);
   }
 
-  create(auth: AuthContext, dto: CreateAlertRuleDto, idempotencyKey?: string): Promise<AlertRuleResponse> {
-    return this.idempotency.execute(auth, CREATE_SCOPE, idempotencyKey, dto, () => this.insert(auth, dto));
-  }
-
-  private async insert(auth: AuthContext, dto: CreateAlertRuleDto): Promise<AlertRuleResponse> {
+  async create(auth: AuthContext, dto: CreateAlertRuleDto): Promise<AlertRuleResponse> {
     const values: AlertRuleValues = {
       name: dto.name,
       enabled: dto.enabled ?? true,

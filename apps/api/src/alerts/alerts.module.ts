@@ -4,7 +4,6 @@ import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/del
 import { AlertWorkflowGateway } from '@svc/orchestration';
 import { alertsTaskQueue } from '@svc/workflow-contract/definitions';
 import type { Client } from '@temporalio/client';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_CLIENT } from '../temporal/temporal.module';
 import { AlertChannelsController } from './alert-channels.controller';
@@ -18,7 +17,6 @@ import { AlertRulesService } from './alert-rules.service';
   providers: [
     AlertChannelsService,
     AlertRulesService,
-    IdempotencyService,
     {
       // Channel tests send exactly as the worker's alert activities do.
       provide: AlertSender,

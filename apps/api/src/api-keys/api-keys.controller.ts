@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Credential, Scopes } from '../auth/auth.decorators';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ApiKeyIdPipe } from '../common/id-param.pipe';
 import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
@@ -23,13 +24,9 @@ export class ApiKeysController {
   @Post()
   @Scopes('*')
   @ApiOperation('Create an API key; the full key is in this response only', { 201: CREATED_API_KEY_SCHEMA })
-  create(
-    @Auth() auth: AuthContext,
-    @Body() body: CreateApiKeyDto,
-    @Credential() credential: string,
-    @Headers('idempotency-key') idempotencyKey?: string,
-  ) {
-    return this.keys.create(auth, body, { idempotencyKey, credential });
+  @Idempotent({ sealed: 'key' })
+  create(@Auth() auth: AuthContext, @Body() body: CreateApiKeyDto) {
+    return this.keys.create(auth, body);
   }
 
   /** `204`; the key stops working on the very next request. Revoking a revoked key is a no-op. */

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 
 /** `/api/v1/api-keys` (issue #8). */
 @Module({
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, IdempotencyService],
+  providers: [ApiKeysService],
 })
 export class ApiKeysModule {}

@@ -2,10 +2,9 @@ import { newId } from '@svc/workflow-contract/ids';
 import { API_KEY_LITERAL, hashApiKey } from '@svc/common/api-keys';
 import type { ApiKeyEntity, ApiKeysRepository } from '@svc/persistence';
 import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE } from '../../../../test/kit';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ApiKeysService } from './api-keys.service';
 
-/** ApiKeysService over the in-memory kit: what a create stores and audits, revoke's rules, replay. */
+/** ApiKeysService over the in-memory kit: what a create stores and audits, revoke's rules. */
 
 /** `ApiKeysRepository` over a kit table (rolled back with the transaction). */
 function keysOver(db: InMemoryDatabase) {
@@ -50,20 +49,15 @@ describe('ApiKeysService', () => {
 
   beforeEach(() => {
     db = new InMemoryDatabase();
-    const { transactions, audit, idempotency } = db.repositories;
-    service = new ApiKeysService(
-      transactions,
-      keysOver(db) as unknown as ApiKeysRepository,
-      audit,
-      new IdempotencyService(idempotency),
-    );
+    const { transactions, audit } = db.repositories;
+    service = new ApiKeysService(transactions, keysOver(db) as unknown as ApiKeysRepository, audit);
   });
 
   const stored = () => [...db.table<ApiKeyEntity>('api_keys').values()];
 
   describe('create', () => {
     it('should answer the full key once, store only its hash and prefix, and audit the create', async () => {
-      const created = await service.create(auth, { name: 'ci', scopes: ['jobs:read'] }, { credential: 'sk_caller' });
+      const created = await service.create(auth, { name: 'ci', scopes: ['jobs:read'] });
       expect(created.key.startsWith(API_KEY_LITERAL)).toBe(true);
       expect(created.key.startsWith(created.prefix)).toBe(true);
       expect(stored()).toEqual([
@@ -81,39 +75,14 @@ describe('ApiKeysService', () => {
     });
 
     it('should give a key without scopes every scope', async () => {
-      const created = await service.create(auth, { name: 'all' }, { credential: 'sk_caller' });
+      const created = await service.create(auth, { name: 'all' });
       expect(created.scopes).toEqual(['*']);
-    });
-
-    it('should replay an Idempotency-Key to its caller with the same key, and never store the key in the record', async () => {
-      const request = { idempotencyKey: 'k-1', credential: 'sk_caller' };
-      const first = await service.create(auth, { name: 'ci' }, request);
-      const again = await service.create(auth, { name: 'ci' }, request);
-      expect(again).toEqual(first);
-      expect(stored()).toHaveLength(1);
-      expect(db.audited()).toHaveLength(1);
-      expect(JSON.stringify([...db.idempotencyRecords.values()])).not.toContain(first.key);
-    });
-
-    it('should refuse the replay to another credential (409 conflict), revealing nothing', async () => {
-      await service.create(auth, { name: 'ci' }, { idempotencyKey: 'k-1', credential: 'sk_caller' });
-      await expect(
-        service.create(auth, { name: 'ci' }, { idempotencyKey: 'k-1', credential: 'sk_other' }),
-      ).rejects.toMatchObject({ status: 409, body: { code: 'conflict' } });
-    });
-
-    it('should refuse the same Idempotency-Key with another body (409 idempotency_conflict)', async () => {
-      await service.create(auth, { name: 'ci' }, { idempotencyKey: 'k-1', credential: 'sk_caller' });
-      await expect(
-        service.create(auth, { name: 'other' }, { idempotencyKey: 'k-1', credential: 'sk_caller' }),
-      ).rejects.toMatchObject({ status: 409, body: { code: 'idempotency_conflict' } });
-      expect(stored()).toHaveLength(1);
     });
   });
 
   describe('revoke', () => {
     it('should revoke the key and audit it with its name and prefix', async () => {
-      const created = await service.create(auth, { name: 'ci' }, { credential: 'sk_caller' });
+      const created = await service.create(auth, { name: 'ci' });
       await service.revoke(auth, created.id);
       expect(stored()[0].revokedAt).toEqual(expect.any(Date));
       expect(db.audited().map((entry) => entry.action)).toEqual(['api_key.create', 'api_key.revoke']);
@@ -126,7 +95,7 @@ describe('ApiKeysService', () => {
     });
 
     it('should be idempotent: a revoked key keeps its time and is not audited again', async () => {
-      const created = await service.create(auth, { name: 'ci' }, { credential: 'sk_caller' });
+      const created = await service.create(auth, { name: 'ci' });
       await service.revoke(auth, created.id);
       const at = stored()[0].revokedAt;
       await service.revoke(auth, created.id);
@@ -135,7 +104,7 @@ describe('ApiKeysService', () => {
     });
 
     it("should not find another workspace's key (404 not_found) and leave it unrevoked", async () => {
-      const created = await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' }, { credential: 'sk_x' });
+      const created = await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
       await expect(service.revoke(auth, created.id)).rejects.toMatchObject({
         status: 404,
         body: { code: 'not_found', message: 'API key not found' },
@@ -147,9 +116,9 @@ describe('ApiKeysService', () => {
 
   describe('list', () => {
     it("should page the workspace's keys newest first, without another workspace's, and never the hash", async () => {
-      const a = await service.create(auth, { name: 'a' }, { credential: 'sk_caller' });
-      await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' }, { credential: 'sk_x' });
-      const b = await service.create(auth, { name: 'b' }, { credential: 'sk_caller' });
+      const a = await service.create(auth, { name: 'a' });
+      await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
+      const b = await service.create(auth, { name: 'b' });
       const first = await service.list(auth, { limit: 1 });
       expect(first.data.map((key) => key.id)).toEqual([b.id]);
       expect(first.next_cursor).not.toBeNull();

@@ -3,8 +3,6 @@ import { CURSORS, NotFoundError, type Page, readKeysetPage } from '@svc/common';
 import { generateApiKey } from '@svc/common/api-keys';
 import { ApiKeysRepository, AuditRepository, Transactions } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
-import { sealedFieldReplay } from '../common/idempotency/caller-seal';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import {
   type ApiKeyResponse,
   type CreatedApiKeyResponse,
@@ -12,15 +10,6 @@ import {
   toCreatedApiKeyResponse,
 } from './api-keys.mapper';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
-
-const CREATE_SCOPE = 'POST /api/v1/api-keys';
-
-export interface CreateApiKeyRequest {
-  /** `Idempotency-Key`, when sent. */
-  idempotencyKey?: string;
-  /** The caller's own credential: seals the new key in the replay record (caller-seal.ts). */
-  credential: string;
-}
 
 /**
  * API keys of the workspace (spec → API key, Authentication; decisions.md → API key format,
@@ -33,7 +22,6 @@ export class ApiKeysService {
     private readonly transactions: Transactions,
     private readonly keys: ApiKeysRepository,
     private readonly audit: AuditRepository,
-    private readonly idempotency: IdempotencyService,
   ) {}
 
   list(auth: AuthContext, query: ListApiKeysQueryDto): Promise<Page<ApiKeyResponse>> {
@@ -43,20 +31,6 @@ export class ApiKeysService {
       keyOf: ({ id }) => ({ id }),
       toItem: toApiKeyResponse,
     });
-  }
-
-  create(auth: AuthContext, dto: CreateApiKeyDto, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
-    const { idempotencyKey, credential } = request;
-    return this.idempotency.execute(
-      auth,
-      CREATE_SCOPE,
-      idempotencyKey,
-      dto,
-      () => this.insert(auth, dto),
-      idempotencyKey === undefined
-        ? undefined
-        : sealedFieldReplay<CreatedApiKeyResponse>('key', credential, `${auth.workspaceId}\n${idempotencyKey}`),
-    );
   }
 
   /** Revokes a key: effective on the very next request (the guard never caches keys). Idempotent. */
@@ -78,7 +52,8 @@ export class ApiKeysService {
     });
   }
 
-  private async insert(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+  /** A new key with its `api_key.create` audit entry; the full key is in this answer only. */
+  async create(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
     const generated = generateApiKey();
     const scopes = dto.scopes ?? ['*'];
     const row = await this.transactions.run(async (manager) => {

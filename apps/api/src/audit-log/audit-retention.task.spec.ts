@@ -19,8 +19,8 @@ describe('AuditRetentionTask', () => {
     );
   });
 
-  afterEach(() => {
-    task.onApplicationShutdown();
+  afterEach(async () => {
+    await task.onApplicationShutdown();
     jest.useRealTimers();
   });
 
@@ -38,9 +38,25 @@ describe('AuditRetentionTask', () => {
     expect(deleteOlderThan).toHaveBeenCalledTimes(1);
     await jest.advanceTimersByTimeAsync(AUDIT_PURGE_INTERVAL_MS);
     expect(deleteOlderThan).toHaveBeenCalledTimes(2);
-    task.onApplicationShutdown();
+    await task.onApplicationShutdown();
     await jest.advanceTimersByTimeAsync(3 * AUDIT_PURGE_INTERVAL_MS);
     expect(deleteOlderThan).toHaveBeenCalledTimes(2);
+  });
+
+  it('should stop its timers before the listener closes and await the purge in flight at shutdown', async () => {
+    let finish!: (n: number) => void;
+    deleteOlderThan.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    const purge = task.runOnce();
+    task.beforeApplicationShutdown();
+    let closed = false;
+    const shutdown = task.onApplicationShutdown().then(() => (closed = true));
+    await jest.advanceTimersByTimeAsync(3 * AUDIT_PURGE_INTERVAL_MS);
+    expect(closed).toBe(false);
+    expect(deleteOlderThan).toHaveBeenCalledTimes(1);
+    finish(1);
+    await shutdown;
+    expect(await purge).toBe(1);
+    expect(await task.runOnce()).toBe(0);
   });
 
   it('should not keep the process alive', () => {

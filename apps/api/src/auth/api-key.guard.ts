@@ -6,6 +6,7 @@ import { addLogFields } from '@svc/common/logging';
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS, Transactions } from '@svc/persistence';
 import type { FastifyRequest } from 'fastify';
 import { type AuthContext, PUBLIC_ROUTE, READ_ONLY_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
+import { rememberCallerCredential } from '../common/idempotency/caller-seal';
 import { presentedCredential } from './credentials';
 import { hasScope, type Scope, type ScopeRequirement } from './scopes';
 import { requireCsrfToken } from './session-cookie';
@@ -57,6 +58,7 @@ export class ApiKeyGuard implements CanActivate {
         ? await this.authenticateKey(credential.token)
         : await this.authenticateSession(request, credential.token, mutating);
     request.auth = auth;
+    rememberCallerCredential(request, credential.token); // seals one-time secrets in idempotent replays
     addLogFields({ workspace_id: auth.workspaceId }); // on this request's later lines (docs/operations.md → Logs)
 
     const required = this.reflector.getAllAndOverride<ScopeRequirement | undefined>(REQUIRED_SCOPES, targets);

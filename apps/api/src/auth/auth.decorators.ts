@@ -1,5 +1,4 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { presentedCredential } from './credentials';
 import { ANY_KEY, type Scope } from './scopes';
 
 /** What a request is authenticated as (an API key or a dashboard session); set by ApiKeyGuard. */
@@ -47,14 +46,4 @@ export const AnyKey = () => SetMetadata(REQUIRED_SCOPES, ANY_KEY);
 /** The authenticated workspace context of the request. */
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
-});
-
-/**
- * The credential the request was made with (the API key as sent, else the session cookie's
- * token). Only for deriving a key that seals a one-time secret to its caller (api-keys
- * idempotent replay); never store or log it.
- */
-export const Credential = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
-  const { headers } = ctx.switchToHttp().getRequest<{ headers: { authorization?: string; cookie?: string } }>();
-  return presentedCredential(headers)?.token ?? '';
 });

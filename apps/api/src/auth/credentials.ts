@@ -14,8 +14,9 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 }
 
 /**
- * Which credential a request authenticates with, read one way for the guard, the rate limit's
- * bucket and `@Credential()`: `Authorization: Bearer <key>` wins, else the `svc_session` cookie.
+ * Which credential a request authenticates with, read one way for the guard (which hands it to
+ * the idempotent replay's seal) and the rate limit's bucket: `Authorization: Bearer <key>` wins,
+ * else the `svc_session` cookie.
  */
 export function presentedCredential(headers: {
   authorization?: string | string[];

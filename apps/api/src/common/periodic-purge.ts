@@ -1,4 +1,10 @@
-import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { PeriodicTask } from '@svc/common/periodic-task';
 import type { Transactions } from '@svc/persistence';
 
 export interface PurgeOutcome {
@@ -9,44 +15,57 @@ export interface PurgeOutcome {
 }
 
 /**
- * A retention purge run from every API process: an unref'd timer (it never keeps the process
- * alive) runs `purge` once after `firstDelayMs` (off the start-up path), then every
- * `intervalMs`. Purges are idempotent and skip rows another process holds, so several processes
- * purging at once is harmless. Skipped while the database is unreachable or a purge is still
- * running; a failure is logged and retried at the next tick.
+ * A retention purge run from every API process as a `PeriodicTask` (libs/common): once
+ * `firstDelayMs` after start-up (off the start-up path), then every `intervalMs`, never two at
+ * once. Purges are idempotent and skip rows another process holds, so several processes purging
+ * at once is harmless. Skipped while the database is unreachable; a failure is logged and retried
+ * at the next tick. Shutdown stops the timers first and awaits the purge in flight before the
+ * connections close, as the worker's passes do.
  */
-export abstract class PeriodicPurge implements OnApplicationBootstrap, OnApplicationShutdown {
+export abstract class PeriodicPurge
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger: Logger;
-  private first?: NodeJS.Timeout;
-  private interval?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask<number>;
 
   protected constructor(
     private readonly name: string,
-    private readonly timing: { firstDelayMs: number; intervalMs: number },
+    timing: { firstDelayMs: number; intervalMs: number },
     private readonly transactions: Pick<Transactions, 'connected'>,
   ) {
     this.logger = new Logger(name);
+    this.task = new PeriodicTask({
+      ...timing,
+      pass: (now) => this.purgeLogged(now),
+      onError: (err) => this.logger.warn(`${this.name}: ${(err as Error).message}`),
+    });
   }
 
   protected abstract purge(now: Date): Promise<PurgeOutcome>;
 
   onApplicationBootstrap(): void {
-    this.first = setTimeout(() => void this.runOnce(), this.timing.firstDelayMs).unref();
-    this.interval = setInterval(() => void this.runOnce(), this.timing.intervalMs).unref();
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
-    clearTimeout(this.first);
-    clearInterval(this.interval);
+  /** Stops the timers; the purge in flight is awaited later, once the listener has closed. */
+  beforeApplicationShutdown(): void {
+    void this.task.stop();
+  }
+
+  /** So no purge outlives the connections. */
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One purge; returns how many rows it deleted or cleared (0 when skipped or failed). */
   async runOnce(now: Date = new Date()): Promise<number> {
-    if (this.running || !this.transactions.connected) {
+    return (await this.task.runNow(now)) ?? 0;
+  }
+
+  private async purgeLogged(now: Date): Promise<number> {
+    if (!this.transactions.connected) {
       return 0;
     }
-    this.running = true;
     try {
       const { count, summary } = await this.purge(now);
       if (count > 0) {
@@ -56,8 +75,6 @@ export abstract class PeriodicPurge implements OnApplicationBootstrap, OnApplica
     } catch (err) {
       this.logger.warn(`${this.name}: purge failed, retrying at the next tick (${(err as Error).message})`);
       return 0;
-    } finally {
-      this.running = false;
     }
   }
 }

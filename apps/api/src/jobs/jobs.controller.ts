@@ -1,15 +1,13 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Auth, type AuthContext, Credential, Scopes } from '../auth/auth.decorators';
-import { sealedFieldReplay } from '../common/idempotency/caller-seal';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe } from '../common/id-param.pipe';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ApplyJobsDto, CreateJobDto, ListJobsQueryDto, UpdateJobDto } from './dto/job-body.dto';
 import { ManualRunDto } from './dto/manual-run.dto';
 import { JobKeyPipe, parsePreconditions } from './job-key.pipe';
 import { JobsApplyService } from './jobs-apply.service';
 import { JobsByKeyService } from './jobs-by-key.service';
-import type { JobResponse } from './jobs.mapper';
 import { JobsService } from './jobs.service';
 import { SinkTestService } from './sink-test.service';
 import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
@@ -26,7 +24,6 @@ export class JobsController {
   constructor(
     private readonly jobs: JobsService,
     private readonly sinkTests: SinkTestService,
-    private readonly idempotency: IdempotencyService,
     private readonly byKey: JobsByKeyService,
     private readonly applier: JobsApplyService,
   ) {}
@@ -34,23 +31,9 @@ export class JobsController {
   @Post()
   @Scopes('jobs:write')
   @ApiOperation('Create a job (a webhook job’s signing secret is shown this once)', { 201: JOB_SCHEMA })
-  create(
-    @Auth() auth: AuthContext,
-    @Body() body: CreateJobDto,
-    @Credential() credential: string,
-    @Headers('idempotency-key') key?: string,
-  ) {
-    // The replay record keeps the one-time signing secret sealed to this caller (caller-seal.ts).
-    return this.idempotency.execute(
-      auth,
-      'POST /api/v1/jobs',
-      key,
-      body,
-      () => this.jobs.create(auth, body),
-      key === undefined
-        ? undefined
-        : sealedFieldReplay<JobResponse>('signing_secret', credential, `${auth.workspaceId}\n${key}`),
-    );
+  @Idempotent({ sealed: 'signing_secret' })
+  create(@Auth() auth: AuthContext, @Body() body: CreateJobDto) {
+    return this.jobs.create(auth, body);
   }
 
   @Get()
@@ -190,17 +173,10 @@ export class JobsController {
     { 202: TRIGGER_ACCEPTED_SCHEMA },
     'The body is optional; `overrides` change the job’s sink for this run only (docs/api.md → Per-run overrides).',
   )
-  trigger(
-    @Auth() auth: AuthContext,
-    @Param('id', JobIdPipe) id: string,
-    @Body() body: ManualRunDto,
-    @Headers('idempotency-key') key?: string,
-  ) {
-    // `{}` without overrides: the fingerprint of a trigger with no body, as before.
-    const request = body.overrides ? { overrides: body.overrides } : {};
-    return this.idempotency.execute(auth, `POST /api/v1/jobs/${id}/trigger`, key, request, () =>
-      this.jobs.trigger(auth, id, body.overrides),
-    );
+  // Without overrides (no body, `{}`, `overrides: null`) a trigger is the same request.
+  @Idempotent({ fingerprint: ({ overrides }) => (overrides ? { overrides } : {}) })
+  trigger(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Body() body: ManualRunDto) {
+    return this.jobs.trigger(auth, id, body.overrides);
   }
 
   /** One real request to an unsaved job body's sink, validated like a create; records nothing. */

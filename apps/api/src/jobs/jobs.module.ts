@@ -6,7 +6,6 @@ import { SinkRegistry, type SinkServices } from '@svc/delivery';
 import { SinkSender, sinkServices } from '@svc/orchestration';
 import type { Connection } from '@temporalio/client';
 import { TEMPORAL_CONNECTION } from '../temporal/temporal.module';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretsModule } from '../secrets/secrets.module';
 import { JobScheduleValidator } from './job-schedule.validator';
@@ -37,7 +36,6 @@ import { OccurrenceSkipsService } from './occurrence-skips/occurrence-skips.serv
     SinkTemplateChecker,
     RunOverridesValidator,
     SinkTestService,
-    IdempotencyService,
     {
       // Sink tests send exactly as the worker's attempts do (secrets decrypted at send time).
       provide: SinkSender,

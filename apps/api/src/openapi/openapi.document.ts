@@ -9,6 +9,7 @@ import type { RegisteredRoute } from '../common/openapi/fastify-routes';
 import { DtoSchemas, SCHEMA_REF_PREFIX } from './dto-schemas';
 import { MAX_PARAM_LENGTH } from '../common/path-params';
 import { isOptionalBody } from '../common/validation';
+import { idempotentOptions } from '../common/idempotency/idempotent.decorator';
 import {
   API_OPERATION,
   API_SERVER_CHECKS,
@@ -257,6 +258,9 @@ function nestOperation(
       Object.assign(serverChecks, isDto(type) ? dtos.serverChecks(type) : {});
       requestBody = { required: !isOptionalBody(type), content: { [JSON_TYPE]: { schema } } };
     }
+  }
+  if (idempotentOptions(handler)) {
+    parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   }
   const pathParameters = [...pathParams].map(([name, schema]) => ({ name, in: 'path', required: true, schema }));
   const httpCode = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;

@@ -2,7 +2,8 @@ import { buildConfig } from '@svc/common';
 import type { RunsRepository, Transactions } from '@svc/persistence';
 import { BODY_PURGE_FIRST_DELAY_MS, ResponseBodyRetentionTask } from './response-body-retention.task';
 
-/** The timer, skip and failure behaviour is PeriodicPurge's (audit-retention.task.spec.ts covers it). */
+/** The timer, skip and failure behaviour is PeriodicPurge's (audit-retention.task.spec.ts covers it, and
+ * libs/common/src/periodic-task.spec.ts the timers under it). */
 describe('ResponseBodyRetentionTask', () => {
   const config = buildConfig({ runs: { body_retention: '7d' } }, {});
   let clear: jest.Mock<Promise<number>, [Date, number]>;
@@ -18,8 +19,8 @@ describe('ResponseBodyRetentionTask', () => {
     );
   });
 
-  afterEach(() => {
-    task.onApplicationShutdown();
+  afterEach(async () => {
+    await task.onApplicationShutdown();
     jest.useRealTimers();
   });
 

@@ -2,7 +2,8 @@ import { buildConfig } from '@svc/common';
 import type { RunPurgeScope, RunsRepository, Transactions } from '@svc/persistence';
 import { RUN_PURGE_FIRST_DELAY_MS, RunRetentionTask } from './run-retention.task';
 
-/** The timer, skip and failure behaviour is PeriodicPurge's (audit-retention.task.spec.ts covers it). */
+/** The timer, skip and failure behaviour is PeriodicPurge's (audit-retention.task.spec.ts covers it, and
+ * libs/common/src/periodic-task.spec.ts the timers under it). */
 describe('RunRetentionTask', () => {
   const config = buildConfig({ runs: { retention: '30d' }, plans: { free: { run_retention: '7d' } } }, {});
   let remove: jest.Mock<Promise<number>, [Date, number, RunPurgeScope?]>;
@@ -18,8 +19,8 @@ describe('RunRetentionTask', () => {
     );
   });
 
-  afterEach(() => {
-    task.onApplicationShutdown();
+  afterEach(async () => {
+    await task.onApplicationShutdown();
     jest.useRealTimers();
   });
 

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { type AppConfig, temporalFailureContext } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
+import { PeriodicTask } from '@svc/common/periodic-task';
 import {
   SERVICE_DEPENDENCIES,
   ServiceAlertOutbox,
@@ -20,7 +21,6 @@ import { classifyTemporalConnectionError } from '@svc/common/temporal-connection
 import { AlertEventsRepository, DatabaseProbe, RunsRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
-import { RepeatedPass } from '../repeated-pass';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
 import { ServiceAlerts } from './service-alerts';
 
@@ -52,8 +52,12 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   private readonly outbox = new ServiceAlertOutbox();
   private readonly alerts: ServiceAlerts;
   private waitingTold = false;
-  private readonly pass = new RepeatedPass(SERVICE_PROBE_INTERVAL_MS, async () => {
-    await this.probe();
+  private readonly pass = new PeriodicTask({
+    intervalMs: SERVICE_PROBE_INTERVAL_MS,
+    pass: async () => {
+      await this.probe();
+    },
+    onError: (err) => this.logger.warn(`service health probe failed: ${(err as Error).message}`),
   });
 
   constructor(
@@ -91,12 +95,12 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   }
 
   beforeApplicationShutdown(): void {
-    this.pass.stop();
+    void this.pass.stop();
   }
 
   /** So no probe outlives the connections. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.pass.settled();
+  onApplicationShutdown(): Promise<void> {
+    return this.pass.stop();
   }
 
   /** One probe of every dependency; returns the transitions it told. */

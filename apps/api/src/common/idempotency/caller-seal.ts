@@ -70,6 +70,22 @@ export function sealedFieldReplay<T extends object>(
   };
 }
 
+/** The credential each request authenticated with, for sealing; kept off the request's own fields. */
+const callerCredentials = new WeakMap<object, string>();
+
+/**
+ * Called by ApiKeyGuard once it has authenticated `request`: its API key as sent, or its session
+ * token, from which a one-time secret's seal key is derived. Never stored or logged.
+ */
+export function rememberCallerCredential(request: object, credential: string): void {
+  callerCredentials.set(request, credential);
+}
+
+/** The credential `request` authenticated with; '' when it did not (a public route). */
+export function callerCredentialOf(request: object): string {
+  return callerCredentials.get(request) ?? '';
+}
+
 function deriveKey(credential: string, context: string): Buffer {
   return Buffer.from(hkdfSync('sha256', credential, 'svc idempotent replay', context, 32));
 }

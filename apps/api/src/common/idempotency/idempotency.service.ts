@@ -32,16 +32,20 @@ export interface ReplayCodec<T> {
 }
 
 /**
- * `Idempotency-Key` on create endpoints (decisions.md → Idempotency): the same key and body within
- * 24 h replays the first successful response; another body is `409 idempotency_conflict`;
- * concurrent duplicates create one resource (the claim is a primary-key insert). A request that
- * fails releases its claim, so a retry runs again.
+ * `Idempotency-Key` on create endpoints (decisions.md → Idempotency), called by
+ * IdempotencyInterceptor for `@Idempotent()` routes: the same key and body within 24 h replays the
+ * first successful response; another body is `409 idempotency_conflict`; concurrent duplicates
+ * create one resource (the claim is a primary-key insert; a duplicate waits for the first to
+ * finish and answers as it did). A request that fails releases its claim, so a retry runs again.
  */
 @Injectable()
 export class IdempotencyService {
   constructor(private readonly records: IdempotencyRepository) {}
 
-  /** `caller`: the request's AuthContext; keys are per workspace. */
+  /**
+   * `caller`: the request's AuthContext; keys are per workspace. `statusCode`: the status of the
+   * first answer, read once it succeeded (recorded with it).
+   */
   async execute<T>(
     caller: { workspaceId: string },
     scope: string,
@@ -49,6 +53,7 @@ export class IdempotencyService {
     body: unknown,
     run: () => Promise<T>,
     codec?: ReplayCodec<T>,
+    statusCode: () => number = () => 200,
   ): Promise<T> {
     if (key === undefined) {
       return run();
@@ -62,7 +67,7 @@ export class IdempotencyService {
       try {
         const result = await run();
         const stored = codec ? codec.store(result) : (result as unknown as JsonValue);
-        await this.records.complete(caller.workspaceId, scope, key, 200, stored);
+        await this.records.complete(caller.workspaceId, scope, key, statusCode(), stored);
         return result;
       } catch (err) {
         await this.records.release(caller.workspaceId, scope, key);
