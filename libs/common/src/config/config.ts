@@ -126,6 +126,13 @@ export interface AppConfig {
      * not carry them over). Default 1000.
      */
     park_above_jobs: number;
+    /**
+     * A folder of this worker's own (`worker.state_dir`, default `.data/worker` under the working
+     * directory; `npm start` puts it in its data folder): the service-health transitions not yet
+     * recorded as alert events, and the degradations this worker has told, kept across a crash
+     * (docs/alerts.md → Service events). One worker process per folder.
+     */
+    state_dir: string;
   };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)
@@ -310,6 +317,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],
   ['WORKER_PARK_ABOVE_JOBS', 'worker.park_above_jobs'],
+  ['WORKER_STATE_DIR', 'worker.state_dir'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],
@@ -778,6 +786,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
       park_idle_after_ms: parkIdleAfter,
       park_above_jobs: int('worker.park_above_jobs', 1_000, 0),
+      state_dir: str('worker.state_dir', '.data/worker'),
     },
     sinks: {
       webhook: {
