@@ -18,3 +18,4 @@ export * from './operations.repository';
 export * from './calendars.repository';
 export * from './backfills.repository';
 export * from './destinations.repository';
+export * from './service-health.repository';
