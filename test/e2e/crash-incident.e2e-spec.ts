@@ -49,7 +49,7 @@ describe("an afternoon's incident, short", () => {
       console.log(
         `crash-incident: faults ${JSON.stringify(scenario.faults.map((f) => `${new Date(f.at).toISOString()} ${f.what}`))}`,
       );
-      console.log(`crash-incident: worker logs in ${scenario.keepWorkerLogs()}`);
+      console.log(`crash-incident: worker and API logs in ${scenario.keepProcessLogs()}`);
       await scenario.stop();
     }
   }, 60_000);
