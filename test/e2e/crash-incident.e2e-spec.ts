@@ -4,7 +4,7 @@ import { CrashScenario, type FaultPlan } from '../utils/crash-scenario';
  * Issue 48's afternoon incident at CI size (the full one is `bench/crash-soak.ts --incident`,
  * docs/operations.md → Faults → An afternoon's incident). The built API and worker run as their
  * own processes against a Temporal dev server and a PostgreSQL of this file's own. Temporal is
- * down for 40 s, PostgreSQL for 24 s starting 12 s later (both out for 24 s), and a worker is
+ * down for 30 s, PostgreSQL for 18 s starting 10 s later (both out for 18 s), and a worker is
  * killed with SIGKILL every 10 s throughout, while six jobs fire every 3 s, twelve jobs have one
  * daily occurrence each spread through the faults and thirty more share one instant inside both
  * outages (misfire policies fire_once, skip, fire_all in turn). Afterwards:
@@ -21,11 +21,11 @@ import { CrashScenario, type FaultPlan } from '../utils/crash-scenario';
 const PLAN: FaultPlan = {
   workerKills: [],
   outages: [
-    { part: 'temporal', atMs: 15_000, downMs: 40_000 },
-    { part: 'postgres', atMs: 27_000, downMs: 24_000 },
+    { part: 'temporal', atMs: 10_000, downMs: 30_000 },
+    { part: 'postgres', atMs: 20_000, downMs: 18_000 },
   ],
   extraWorkerKillEveryMs: 10_000,
-  untilMs: 70_000,
+  untilMs: 55_000,
 };
 const DRAIN_WAIT_MS = 180_000;
 
@@ -38,7 +38,7 @@ describe("an afternoon's incident, short", () => {
       jobs: 6,
       deletedMidFaults: 0,
       periodsMs: [3_000],
-      occurrenceJobs: { spread: 12, burst: 30, burstAtMs: 33_000 },
+      occurrenceJobs: { spread: 12, burst: 30, burstAtMs: 25_000 },
       plan: PLAN,
     });
   }, 240_000);
