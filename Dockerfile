@@ -16,5 +16,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN ln -s /app/dist/apps/cli/src/main.js /usr/local/bin/svc && chmod +x /app/dist/apps/cli/src/main.js
+# The worker's state folder (worker.state_dir, default .data/worker): service-health transitions kept
+# across a crash; the container's own layer keeps it across a restart.
+RUN mkdir -p /app/.data/worker && chown -R node:node /app/.data
 USER node
 CMD ["node", "dist/apps/api/src/main.js"]

@@ -74,7 +74,7 @@ stack_up() { # label
 }
 
 start_worker() { # label n
-  node dist/apps/worker/src/main.js >"$RUN_DIR/worker-$1-$2.log" 2>&1 &
+  WORKER_STATE_DIR="$RUN_DIR/worker-$1-$2" node dist/apps/worker/src/main.js >"$RUN_DIR/worker-$1-$2.log" 2>&1 &
   PIDS+=("$!")
 }
 

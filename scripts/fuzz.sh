@@ -86,7 +86,7 @@ API_KEY="$(node dist/apps/cli/src/main.js bootstrap --workspace fuzz --json |
   node -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>process.stdout.write(JSON.parse(s).api_key))')" || exit 1
 
 GUARD=(--require "$ROOT/scripts/loopback-only.js")
-node "${GUARD[@]}" dist/apps/worker/src/main.js >"$REPORT_DIR/worker.log" 2>&1 &
+WORKER_STATE_DIR="$WORK/worker" node "${GUARD[@]}" dist/apps/worker/src/main.js >"$REPORT_DIR/worker.log" 2>&1 &
 PIDS+=("$!")
 node "${GUARD[@]}" dist/apps/api/src/main.js >"$REPORT_DIR/api.log" 2>&1 &
 PIDS+=("$!")

@@ -138,7 +138,8 @@ fi
 export AUTH_DEV_LOGIN="${AUTH_DEV_LOGIN:-true}" AUTH_JOIN_WORKSPACE="${AUTH_JOIN_WORKSPACE:-${SVC_WORKSPACE:-default}}"
 export AUTH_JOIN_ROLE="${AUTH_JOIN_ROLE:-owner}"
 [ -n "$UI_URL" ] && export TEMPORAL_UI_URL="$UI_URL"
-node dist/apps/worker/src/main.js >"$DATA_DIR/logs/worker.log" 2>&1 &
+# The worker keeps what it must not lose in a crash (service-health transitions) in its own folder.
+WORKER_STATE_DIR="${WORKER_STATE_DIR:-$DATA_DIR/worker}" node dist/apps/worker/src/main.js >"$DATA_DIR/logs/worker.log" 2>&1 &
 WORKER_PID=$!
 PIDS+=("$WORKER_PID")
 NAMES+=("the worker (logs/worker.log)")

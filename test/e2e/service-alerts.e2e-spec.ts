@@ -120,6 +120,19 @@ describe('service alerts', () => {
     );
     expect(recorded).toEqual([{ type: 'service.degraded', dispatched_at: null }]);
     expect(alerts('temporal')).toEqual([]);
+    // The API reaches Temporal itself; /readyz carries what the worker's probe sees too (the banner).
+    const readyz = await apiClient(stack.baseUrl)('GET', '/readyz');
+    expect(readyz.body.service_degraded).toEqual([
+      {
+        dependency: 'temporal',
+        cause: 'Temporal is unreachable',
+        since: expect.any(String),
+        degraded_at: expect.any(String),
+        observed_at: expect.any(String),
+        workers: 1,
+      },
+    ]);
+    expect(Date.parse(readyz.body.service_degraded[0].since)).toBeGreaterThanOrEqual(downAt - 5_000);
 
     await temporal.up();
     const upAt = Date.now();
@@ -128,6 +141,10 @@ describe('service alerts', () => {
       90_000,
     );
     await waitFor(async () => (await degraded()).temporal === 0, 30_000);
+    await waitFor(
+      async () => (await apiClient(stack.baseUrl)('GET', '/readyz')).body.service_degraded.length === 0,
+      15_000,
+    );
     // Nothing more arrives for it: one of each.
     await sleep(6_000);
     const [down] = ofType('temporal', 'service.degraded');

@@ -1,4 +1,5 @@
 import { createDataSource } from '@svc/persistence';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,9 +56,60 @@ export interface FaultPlan {
   untilMs: number;
 }
 
+/**
+ * Jobs with one daily occurrence inside the faults (issue 48's incident): quartz `s m h * * ?` in
+ * UTC, relative to the instant the faults begin (on a whole second, once the jobs exist). `spread`
+ * of them evenly through the `untilMs` window, `burst` more all at `burstAtMs`. Misfire policies
+ * cycle `fire_once`, `skip`, `fire_all`.
+ */
+export interface OccurrenceJobs {
+  spread: number;
+  burst: number;
+  burstAtMs: number;
+}
+
+export type MisfirePolicy = 'fire_once' | 'skip' | 'fire_all';
+
+/** A job of `OccurrenceJobs`: its one occurrence in the window (epoch ms). */
+export interface OccurrenceJob {
+  id: string;
+  at: number;
+  policy: MisfirePolicy;
+  burst: boolean;
+}
+
+/**
+ * What became of the occurrence jobs' occurrences: each must be delivered once under its one
+ * run's id, or (`skip` only, when it was missed) recorded as a `skipped` run with
+ * `skip_reason: misfire` and not delivered.
+ */
+export interface OccurrenceAccount {
+  due: number;
+  delivered: number;
+  misfireSkipped: number;
+  /** Delivered more than once under the same `webhook-id` (at-least-once; counted, not wrong). */
+  resends: number;
+  /** Everything else: no run, two runs, a run that did not succeed, a foreign or missing delivery. */
+  wrong: Array<{ job: string; at: string; policy: MisfirePolicy; runs: RunRow[]; webhookIds: string[] }>;
+}
+
+/** Run workflows in Temporal against run rows in PostgreSQL (the run mirror). */
+export interface Reconciliation {
+  runWorkflows: number;
+  runRows: number;
+  /** Run workflows whose id has no row. */
+  workflowsWithoutRow: string[];
+  /** Rows `running`/`deferred` whose workflow is not running. */
+  openRowsWithoutWorkflow: string[];
+  /** Workflows still running whose row is terminal. */
+  runningWorkflowsOfClosedRows: string[];
+}
+
 export interface ScenarioOptions {
   /** Jobs that fire to the end; job i runs `every periodsMs[i % n] / 1000 seconds`. */
   jobs: number;
+  /** Jobs with one occurrence inside the faults (the incident's daily jobs and burst). */
+  occurrenceJobs?: OccurrenceJobs;
   /** More jobs, deleted at `plan.deleteAtMs`. */
   deletedMidFaults: number;
   periodsMs: number[];
@@ -137,6 +189,9 @@ const RUN_COLUMNS = 'id, job_id, scheduled_at, status, trigger, skip_reason, las
 export class CrashScenario {
   readonly kept: Job[] = [];
   readonly deleted: Job[] = [];
+  readonly occurrence: OccurrenceJob[] = [];
+  /** When the faults begin, a whole minute, once occurrence jobs were made for it. */
+  private faultsAnchor: number | null = null;
   readonly faults: FaultEvent[] = [];
   readyz!: ReadyzMonitor;
   private env!: ServiceEnv;
@@ -164,6 +219,7 @@ export class CrashScenario {
     const scenario = new CrashScenario(options, receiver, postgres, temporal);
     await scenario.startServices();
     await scenario.createJobs();
+    await scenario.createOccurrenceJobs();
     return scenario;
   }
 
@@ -217,13 +273,72 @@ export class CrashScenario {
     return { id: created.body.id, periodMs };
   }
 
+  /**
+   * Makes the occurrence jobs (ten at a time) and the instant the faults begin: far enough ahead
+   * that every job exists before its occurrence.
+   */
+  private async createOccurrenceJobs(): Promise<void> {
+    const spec = this.options.occurrenceJobs;
+    const total = (spec?.spread ?? 0) + (spec?.burst ?? 0);
+    if (!spec || total === 0) {
+      return;
+    }
+    const allowanceMs = 10_000 + total * 150;
+    const anchor = Math.ceil((Date.now() + allowanceMs) / 1_000) * 1_000;
+    const second = (ms: number) => Math.max(1_000, Math.round(ms / 1_000) * 1_000);
+    const { untilMs } = this.options.plan;
+    const policies: MisfirePolicy[] = ['fire_once', 'skip', 'fire_all'];
+    const planned = Array.from({ length: total }, (_, i) => ({
+      i,
+      burst: i >= spec.spread,
+      at: anchor + second(i < spec.spread ? ((i + 1) * untilMs) / (spec.spread + 1) : spec.burstAtMs),
+      policy: policies[i % policies.length],
+    }));
+    this.log(
+      `creating ${total} occurrence jobs (${spec.spread} spread, ${spec.burst} at ${new Date(anchor + second(spec.burstAtMs)).toISOString()}); faults begin at ${new Date(anchor).toISOString()}`,
+    );
+    for (let next = 0; next < planned.length; next += 10) {
+      const made = await Promise.all(
+        planned.slice(next, next + 10).map(async ({ i, at, policy, burst }) => {
+          const when = new Date(at);
+          const created = await this.call('POST', '/api/v1/jobs', {
+            name: `occurrence ${i}`,
+            schedule: {
+              expr: `${when.getUTCSeconds()} ${when.getUTCMinutes()} ${when.getUTCHours()} * * ?`,
+              kind: 'quartz',
+              timezone: 'UTC',
+            },
+            sink: { kind: 'webhook', config: { url: `${this.receiver.url}/occurrence-${i}` } },
+            misfire_policy: policy,
+          });
+          if (created.status !== 201) {
+            throw new Error(`creating occurrence job ${i}: ${created.status} ${JSON.stringify(created.body)}`);
+          }
+          return { id: created.body.id as string, at, policy, burst };
+        }),
+      );
+      this.occurrence.push(...made);
+    }
+    if (Date.now() > anchor) {
+      this.log(`occurrence jobs made ${Math.round((Date.now() - anchor) / 1000)} s after the faults' start`);
+    }
+    this.faultsAnchor = anchor;
+  }
+
   private noteFault(what: string): void {
     this.faults.push({ at: Date.now(), what });
     this.log(what);
   }
 
-  /** Calls `start` again until it succeeds (a part it needs may be down meanwhile). */
-  private async startUntilUp<T>(name: string, start: () => Promise<T>, timeoutMs = 180_000): Promise<T> {
+  /**
+   * Calls `start` again until it succeeds (a part it needs may be down meanwhile: a worker does
+   * not start while PostgreSQL is out), for 180 s or two minutes past the plan's longest outage.
+   */
+  private async startUntilUp<T>(
+    name: string,
+    start: () => Promise<T>,
+    timeoutMs = Math.max(180_000, ...this.options.plan.outages.map((o) => o.downMs + 120_000)),
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {
@@ -374,7 +489,10 @@ export class CrashScenario {
 
   /** Runs the fault plan; resolves when every part is up again and `untilMs` has passed. */
   async runFaults(): Promise<{ startedAt: number; lastFaultAt: number }> {
-    const startedAt = Date.now();
+    if (this.faultsAnchor !== null) {
+      await sleep(Math.max(0, this.faultsAnchor - Date.now()));
+    }
+    const startedAt = this.faultsAnchor ?? Date.now();
     const { outages } = this.options.plan;
     await Promise.all([
       this.crashWorkers(startedAt),
@@ -592,6 +710,131 @@ export class CrashScenario {
       }
     }
     return lost;
+  }
+
+  /** Waits (bounded, no throw) until every occurrence job's occurrence has a terminal run. */
+  async waitForOccurrenceJobs(timeoutMs: number): Promise<void> {
+    if (this.occurrence.length === 0) {
+      return;
+    }
+    await waitFor(
+      async () => {
+        const rows = await this.query<{ job_id: string; scheduled_at: Date }>(
+          `SELECT job_id, scheduled_at FROM runs WHERE job_id = ANY($1::text[])
+              AND status NOT IN ('running', 'deferred')`,
+          [this.occurrence.map((job) => job.id)],
+        ).catch(() => null);
+        const done = new Set(rows?.map((r) => `${r.job_id}@${r.scheduled_at.getTime()}`));
+        return rows !== null && this.occurrence.every((job) => done.has(`${job.id}@${job.at}`));
+      },
+      timeoutMs,
+      2_000,
+    ).catch(() => undefined);
+  }
+
+  /** What became of each occurrence job's one occurrence (`OccurrenceAccount`). */
+  async occurrenceAccount(): Promise<OccurrenceAccount> {
+    const rows = await this.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE job_id = ANY($1::text[]) ORDER BY job_id, scheduled_at`,
+      [this.occurrence.map((job) => job.id)],
+    );
+    const account: OccurrenceAccount = {
+      due: this.occurrence.length,
+      delivered: 0,
+      misfireSkipped: 0,
+      resends: 0,
+      wrong: [],
+    };
+    for (const job of this.occurrence) {
+      const runs = rows.filter((r) => r.job_id === job.id && r.scheduled_at.getTime() === job.at);
+      const requests = this.receiver.forJob(job.id).filter((r) => scheduledAtOf(r) === job.at);
+      const webhookIds = [...new Set(requests.map((r) => r.headers['webhook-id'] as string))];
+      const [run] = runs;
+      if (runs.length === 1 && run.status === 'succeeded' && webhookIds.length === 1 && webhookIds[0] === run.id) {
+        account.delivered += 1;
+        account.resends += requests.length - 1;
+      } else if (
+        runs.length === 1 &&
+        job.policy === 'skip' &&
+        run.status === 'skipped' &&
+        run.skip_reason === 'misfire' &&
+        requests.length === 0
+      ) {
+        account.misfireSkipped += 1;
+      } else {
+        account.wrong.push({ job: job.id, at: new Date(job.at).toISOString(), policy: job.policy, runs, webhookIds });
+      }
+    }
+    return account;
+  }
+
+  /**
+   * How late the kept jobs' occurrences due between `from` and `to` (epoch ms) reached the
+   * receiver: first delivery minus `scheduled_at`, in ms.
+   */
+  deliveryLag(from: number, to: number): { occurrences: number; p50: number; p99: number; max: number } {
+    const keptIds = new Set(this.kept.map((job) => job.id));
+    const first = new Map<string, number>();
+    for (const request of this.receiver.requests) {
+      const jobId = request.headers['svc-job-id'] as string;
+      const at = scheduledAtOf(request);
+      if (keptIds.has(jobId) && at >= from && at <= to) {
+        const key = `${jobId}@${at}`;
+        first.set(key, Math.min(first.get(key) ?? Infinity, request.at - at));
+      }
+    }
+    const lags = [...first.values()].sort((a, b) => a - b);
+    const pick = (q: number) => (lags.length > 0 ? lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] : 0);
+    return { occurrences: lags.length, p50: pick(0.5), p99: pick(0.99), max: lags.at(-1) ?? 0 };
+  }
+
+  /** Run workflows in Temporal against the run rows (`Reconciliation`). */
+  async reconcile(): Promise<Reconciliation> {
+    const connection = await Connection.connect({ address: this.temporal.address });
+    const workflows = new Map<string, string>();
+    try {
+      const client = new TemporalClient({ connection });
+      for await (const workflow of client.workflow.list({ query: `WorkflowType = 'runWorkflow'` })) {
+        workflows.set(workflow.workflowId, workflow.status.name);
+      }
+      const rows = await this.query<{ id: string; status: string }>(`SELECT id, status FROM runs`);
+      const rowStatus = new Map(rows.map((r) => [r.id, r.status]));
+      const open = (status: string | undefined) => status === 'running' || status === 'deferred';
+      // A run workflow writes its row's end, then completes: one still running for a closed row
+      // counts only if it has not completed 30 s later.
+      let stillRunning = [...workflows]
+        .filter(([id, status]) => status === 'RUNNING' && rowStatus.has(id) && !open(rowStatus.get(id)))
+        .map(([id]) => id);
+      for (let waited = 0; stillRunning.length > 0 && waited < 30_000; waited += 2_000) {
+        await sleep(2_000);
+        const described = await Promise.all(
+          stillRunning.map(async (id) => ({
+            id,
+            status: (await client.workflow.getHandle(id).describe()).status.name,
+          })),
+        );
+        stillRunning = described.filter((d) => d.status === 'RUNNING').map((d) => d.id);
+      }
+      return {
+        runWorkflows: workflows.size,
+        runRows: rows.length,
+        workflowsWithoutRow: [...workflows.keys()].filter((id) => !rowStatus.has(id)),
+        openRowsWithoutWorkflow: rows
+          .filter((r) => open(r.status) && workflows.get(r.id) !== 'RUNNING')
+          .map((r) => r.id),
+        runningWorkflowsOfClosedRows: stillRunning,
+      };
+    } finally {
+      await connection.close();
+    }
+  }
+
+  async deleteOccurrenceJobs(): Promise<void> {
+    for (let next = 0; next < this.occurrence.length; next += 10) {
+      await Promise.all(
+        this.occurrence.slice(next, next + 10).map((job) => this.deleteJob({ id: job.id, periodMs: 86_400_000 })),
+      );
+    }
   }
 
   /** Writes every worker and API process's output to a file and returns its path (a failure's evidence). */

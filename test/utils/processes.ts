@@ -264,6 +264,9 @@ function serviceEnv({ databaseUrl, temporalAddress, taskQueue, extra }: ServiceE
     SCHEDULER_RECONCILE_INTERVAL: '1h',
     METRICS_WORKER_PORT: '0',
     METRICS_TEMPORAL_SDK_PORT: '0',
+    // Per task queue, not the checkout's .data/worker: a worker started again on the same queue
+    // (a crash test) takes up what the killed one kept (docs/alerts.md → Service events).
+    WORKER_STATE_DIR: join(tmpdir(), 'svc-worker-state', taskQueue),
     ...extra,
   };
 }

@@ -5,7 +5,8 @@ import { type AppConfig, buildConfig } from '@svc/common';
 import { createDataSource } from '@svc/persistence';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../apps/api/src/app';
 import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
@@ -44,6 +45,8 @@ export function testConfig(
       TEMPORAL_ADDRESS: temporalAddress(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       PORT: '0',
+      // Each stack's worker keeps its service-health state in a folder of its own.
+      WORKER_STATE_DIR: join(tmpdir(), 'svc-worker-state', taskQueue),
       ...env,
     },
   );
@@ -151,6 +154,7 @@ export async function startStack(
           ...(config.temporal.ui_url ? { TEMPORAL_UI_URL: config.temporal.ui_url } : {}),
           METRICS_WORKER_PORT: String(config.metrics.worker_port),
           METRICS_TEMPORAL_SDK_PORT: String(config.metrics.temporal_sdk_port),
+          WORKER_STATE_DIR: config.worker.state_dir,
           ...options.env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],

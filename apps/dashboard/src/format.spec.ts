@@ -68,4 +68,33 @@ describe('service banner wording', () => {
       'Deliveries are running late: due runs are waiting for their first attempt.',
     ]);
   });
+
+  it("should add what a worker's probe sees degraded, once, also while /readyz says ready", () => {
+    const lag = {
+      dependency: 'schedule_lag',
+      cause: 'the oldest due run has waited 90 s for its first attempt (threshold 60 s)',
+      since: '2026-11-28T12:04:00.000Z',
+    };
+    expect(degradedSentences({ ...ready, service_degraded: [lag] })).toEqual([
+      'Schedules are running late (the oldest due run has waited 90 s for its first attempt (threshold 60 s)), since 12:04 UTC.',
+    ]);
+    const temporal = { dependency: 'temporal', cause: 'Temporal is unreachable', since: '2026-11-28T12:00:00.000Z' };
+    // The API reaches Temporal, a worker does not: said.
+    expect(degradedSentences({ ...ready, service_degraded: [temporal] })).toEqual([
+      'A worker cannot reach Temporal (Temporal is unreachable), since 12:00 UTC.',
+    ]);
+    // The API's own check says it already: not twice.
+    expect(
+      degradedSentences({
+        ...ready,
+        status: 'unavailable',
+        temporal: false,
+        dispatcher: 'stopped',
+        temporal_error: 'Temporal at t:7233: cannot reach the server',
+        service_degraded: [temporal],
+      }),
+    ).toEqual([
+      'Temporal is unreachable (Temporal at t:7233: cannot reach the server): nothing is scheduled until it is back.',
+    ]);
+  });
 });

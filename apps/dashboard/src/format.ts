@@ -92,15 +92,28 @@ export interface ReadinessFacts {
   temporal: boolean;
   temporal_error: string | null;
   database_error?: string | null;
+  /** What the workers' health probes see degraded (absent from an older server). */
+  service_degraded?: ReadonlyArray<{ dependency: string; cause: string | null; since: string }>;
 }
+
+/** What the banner says of a dependency a worker's probe sees degraded. */
+const WORKER_SEES: Record<string, string> = {
+  temporal: 'A worker cannot reach Temporal',
+  postgres: 'A worker cannot write to the database',
+  worker_polling: 'No worker is polling the task queue',
+  schedule_lag: 'Schedules are running late',
+};
 
 /**
  * What the dashboard's banner says while the service is degraded (one sentence per dependency
- * out, naming its cause), or nothing when `/readyz` says ready.
+ * out, naming its cause), or nothing when `/readyz` says ready and no worker's probe sees a
+ * dependency degraded. The API's own checks come first; a worker's view adds what they do not
+ * already say (schedule lag; Temporal unreachable from the worker but not from the API).
  */
 export function degradedSentences(readiness: ReadinessFacts): string[] {
+  const workers = workerSentences(readiness);
   if (readiness.status === 'ready') {
-    return [];
+    return workers;
   }
   const out: string[] = [];
   if (!readiness.database_writable) {
@@ -118,5 +131,21 @@ export function degradedSentences(readiness: ReadinessFacts): string[] {
   if (readiness.writer_backpressure) {
     out.push('Deliveries are running late: due runs are waiting for their first attempt.');
   }
+  out.push(...workerSentences(readiness));
   return out.length > 0 ? out : ['The service is not ready.'];
+}
+
+function workerSentences(readiness: ReadinessFacts): string[] {
+  const saidAlready: Record<string, boolean> = {
+    temporal: !readiness.temporal,
+    postgres: !readiness.database_writable,
+    worker_polling: readiness.temporal && readiness.dispatcher !== 'active',
+    schedule_lag: false,
+  };
+  return (readiness.service_degraded ?? [])
+    .filter((d) => !saidAlready[d.dependency])
+    .map(
+      (d) =>
+        `${WORKER_SEES[d.dependency] ?? `${d.dependency} is degraded`}${d.cause ? ` (${d.cause})` : ''}, since ${new Date(d.since).toISOString().slice(11, 16)} UTC.`,
+    );
 }

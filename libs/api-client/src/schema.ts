@@ -2545,6 +2545,30 @@ export interface components {
       /** Format: date-time */
       heartbeat: string | null;
       queue: boolean;
+      /** @description What the workers' health probes see degraded (the state of svc_service_degraded and service.degraded alerts), from reports of the last 30 s. Empty when nothing is, or when PostgreSQL cannot be read (database_writable says so; a worker cannot report PostgreSQL's own outage there). Informational: does not change status. */
+      service_degraded: {
+        /** @description What is out, as service alerts say it (never hosts or ports). */
+        cause: string | null;
+        /**
+         * Format: date-time
+         * @description When it counted as degraded (alerts.service_degraded_after).
+         */
+        degraded_at: string;
+        /** @enum {string} */
+        dependency: 'temporal' | 'postgres' | 'worker_polling' | 'schedule_lag';
+        /**
+         * Format: date-time
+         * @description The latest report.
+         */
+        observed_at: string;
+        /**
+         * Format: date-time
+         * @description When the earliest reporting worker saw it start failing.
+         */
+        since: string;
+        /** @description How many workers report it. */
+        workers: number;
+      }[];
       /** @description Kept for the spec: PostgreSQL accepts writes here. */
       sqlite_writable: boolean;
       /** @description Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due); the worker starts or closes them. Informational: does not make the service unready. Null when the database cannot be read. */

@@ -1,4 +1,10 @@
-import { ServiceAlertOutbox, ServiceHealthTracker, type ServiceHealthTransition } from './service-health';
+import {
+  type PendingServiceAlert,
+  type ServiceAlertJournal,
+  ServiceAlertOutbox,
+  ServiceHealthTracker,
+  type ServiceHealthTransition,
+} from './service-health';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
@@ -76,6 +82,29 @@ describe('ServiceHealthTracker', () => {
       cause: 'waited 120 s',
     });
   });
+
+  it('should take up degradations told before a restart: no second degraded, and their recovery with the old start', () => {
+    const before = tracker();
+    before.observe('postgres', 'refused', at(0));
+    before.observe('postgres', 'refused', at(10));
+    before.observe('temporal', 'down', at(5));
+    expect(before.degradations()).toEqual([
+      { dependency: 'postgres', since: at(0), degradedAt: at(10), cause: 'refused' },
+    ]);
+    const after = tracker();
+    after.restore(before.degradations());
+    expect(after.isDegraded('postgres')).toBe(true);
+    expect(after.observe('postgres', 'refused', at(100))).toBeNull();
+    expect(after.observe('postgres', null, at(200))).toEqual({
+      dependency: 'postgres',
+      kind: 'recovered',
+      since: at(0),
+      degradedAt: at(10),
+      at: at(200),
+      cause: 'refused',
+    });
+    expect(after.degradations()).toEqual([]);
+  });
 });
 
 describe('ServiceAlertOutbox', () => {
@@ -98,6 +127,7 @@ describe('ServiceAlertOutbox', () => {
     outbox.add(degraded('temporal', 0, 30));
     expect(outbox.pending()).toEqual([
       {
+        id: `service.degraded:temporal:${at(0).toISOString()}`,
         type: 'service.degraded',
         dependency: 'temporal',
         cause: 'down',
@@ -135,5 +165,64 @@ describe('ServiceAlertOutbox', () => {
     expect(outbox.size).toBe(2);
     expect(outbox.dropped).toBe(1);
     expect(outbox.pending()[0].type).toBe('service.recovered');
+  });
+
+  /** A journal in memory that remembers each call, as the worker's file journal would see them. */
+  function journal() {
+    const lines: PendingServiceAlert[] = [];
+    const calls: string[] = [];
+    const j: ServiceAlertJournal = {
+      append: (alert) => {
+        calls.push(`append ${alert.type}`);
+        lines.push({ ...alert });
+      },
+      replace: (alerts) => {
+        calls.push(`replace ${alerts.length}`);
+        lines.splice(0, lines.length, ...alerts.map((a) => ({ ...a })));
+      },
+    };
+    return { j, lines, calls };
+  }
+
+  it('should append each transition to its journal before anything else, and rewrite it once some are recorded', () => {
+    const { j, lines, calls } = journal();
+    const outbox = new ServiceAlertOutbox(100, j);
+    outbox.add(degraded('postgres', 0, 30));
+    outbox.add(recovered('postgres', 0, 30, 180));
+    expect(calls).toEqual(['append service.degraded', 'append service.recovered']);
+    // The file keeps the degradation as it was appended: its end comes with the recovery's line.
+    expect(lines.map((a) => [a.type, a.endedAt])).toEqual([
+      ['service.degraded', null],
+      ['service.recovered', at(180)],
+    ]);
+    outbox.recorded(1);
+    expect(calls.at(-1)).toBe('replace 1');
+    expect(lines.map((a) => a.type)).toEqual(['service.recovered']);
+  });
+
+  it('should take up a journal in order (a recovery ends the degradation before it) and leave repeated ids out', () => {
+    const { j, lines } = journal();
+    const first = new ServiceAlertOutbox(100, j);
+    first.add(degraded('postgres', 0, 30));
+    first.add(recovered('postgres', 0, 30, 180));
+    const kept = [...lines, lines[0]];
+    const second = new ServiceAlertOutbox(100, j);
+    second.restore(kept);
+    expect(second.pending().map((a) => [a.type, a.beganAt, a.endedAt])).toEqual([
+      ['service.degraded', at(0), at(180)],
+      ['service.recovered', at(0), at(180)],
+    ]);
+    // Taking up writes nothing.
+    expect(lines).toHaveLength(2);
+  });
+
+  it('should rewrite its journal when it drops the oldest for capacity', () => {
+    const { j, lines, calls } = journal();
+    const outbox = new ServiceAlertOutbox(2, j);
+    outbox.add(degraded('postgres', 0, 30));
+    outbox.add(recovered('postgres', 0, 30, 40));
+    outbox.add(degraded('postgres', 50, 80));
+    expect(calls.at(-1)).toBe('replace 2');
+    expect(lines.map((a) => a.beganAt)).toEqual([at(0), at(50)]);
   });
 });

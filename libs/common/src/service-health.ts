@@ -8,6 +8,12 @@ import type { ServiceAlertDetails } from './alert-events';
 export const SERVICE_DEPENDENCIES = ['temporal', 'postgres', 'worker_polling', 'schedule_lag'] as const;
 export type ServiceDependency = (typeof SERVICE_DEPENDENCIES)[number];
 
+/**
+ * A worker's report of what it sees degraded counts this long after it was written: six probes
+ * (every 5 s), so a killed worker's last report fades within half a minute.
+ */
+export const SERVICE_HEALTH_FRESH_MS = 30_000;
+
 export interface ServiceHealthTransition {
   dependency: ServiceDependency;
   kind: 'degraded' | 'recovered';
@@ -29,6 +35,14 @@ export interface ServiceHealthOptions {
    * cooldown, not here, so the state (`isDegraded`, the metric) and the transitions agree.
    */
   degradedAfterMs: number | Readonly<Record<ServiceDependency, number>>;
+}
+
+/** A dependency degraded now: since when it fails, when it counted as degraded, and why. */
+export interface ServiceDegradation {
+  dependency: ServiceDependency;
+  since: Date;
+  degradedAt: Date;
+  cause: string | null;
 }
 
 interface State {
@@ -65,6 +79,25 @@ export class ServiceHealthTracker {
     return this.state(dependency).degradedAt !== null;
   }
 
+  /** The dependencies degraded now, with their streaks (what a restarted worker picks up). */
+  degradations(): ServiceDegradation[] {
+    return SERVICE_DEPENDENCIES.flatMap((dependency) => {
+      const { failingSince, degradedAt, cause } = this.state(dependency);
+      return failingSince && degradedAt ? [{ dependency, since: failingSince, degradedAt, cause }] : [];
+    });
+  }
+
+  /**
+   * Takes up degradations told by this worker before it stopped (its state folder): the next
+   * success ends them with a `recovered` transition carrying their start, and no second
+   * `degraded` is told while they last.
+   */
+  restore(degradations: readonly ServiceDegradation[]): void {
+    for (const { dependency, since, degradedAt, cause } of degradations) {
+      Object.assign(this.state(dependency), { failingSince: since, degradedAt, cause });
+    }
+  }
+
   private degradedAfterMs(dependency: ServiceDependency): number {
     const { degradedAfterMs } = this.options;
     return typeof degradedAfterMs === 'number' ? degradedAfterMs : degradedAfterMs[dependency];
@@ -82,6 +115,11 @@ export class ServiceHealthTracker {
 
 /** One service alert to record: a transition, with the end of its streak once that is known. */
 export interface PendingServiceAlert {
+  /**
+   * The transition's id: type, dependency and the streak's start. Its alert events' ids derive
+   * from the same three (and the workspace), so recording it twice inserts nothing the second time.
+   */
+  id: string;
   type: 'service.degraded' | 'service.recovered';
   dependency: ServiceDependency;
   cause: string | null;
@@ -94,42 +132,94 @@ export interface PendingServiceAlert {
 }
 
 /**
+ * Where the outbox keeps its transitions beyond the worker's memory (the worker's state folder:
+ * `ServiceHealthJournal`), so a worker killed while PostgreSQL is out loses none. `append` is
+ * called for each new transition, `replace` with everything still waiting after a change to older
+ * ones (recorded, or dropped for capacity).
+ */
+export interface ServiceAlertJournal {
+  append(alert: PendingServiceAlert): void;
+  replace(alerts: readonly PendingServiceAlert[]): void;
+}
+
+export function pendingServiceAlertId(type: PendingServiceAlert['type'], dependency: string, beganAt: Date): string {
+  return `${type}:${dependency}:${beganAt.toISOString()}`;
+}
+
+/**
  * The transitions not yet recorded as alert events, in the order they happened. Alert rules live
  * in PostgreSQL, so while PostgreSQL is out (or whenever recording fails) the transitions wait
- * here, in the worker's memory, and go out once it answers again: a `service.degraded` recorded
- * after its recovery carries the time it ended too. At most `capacity` are kept (the oldest go).
+ * here, and in the journal when one is given, and go out once it answers again: a
+ * `service.degraded` recorded after its recovery carries the time it ended too. At most
+ * `capacity` are kept (the oldest go).
  */
 export class ServiceAlertOutbox {
   private readonly queue: PendingServiceAlert[] = [];
   private droppedCount = 0;
 
-  constructor(private readonly capacity = 100) {}
+  constructor(
+    private readonly capacity = 100,
+    private readonly journal?: ServiceAlertJournal,
+  ) {}
 
   add(t: ServiceHealthTransition): void {
-    if (t.kind === 'recovered') {
-      for (const waiting of this.queue) {
-        if (
-          waiting.type === 'service.degraded' &&
-          waiting.dependency === t.dependency &&
-          waiting.beganAt.getTime() === t.since.getTime()
-        ) {
-          waiting.endedAt = t.at;
-        }
-      }
-    }
-    this.queue.push({
-      type: t.kind === 'degraded' ? 'service.degraded' : 'service.recovered',
+    const type = t.kind === 'degraded' ? 'service.degraded' : 'service.recovered';
+    const alert: PendingServiceAlert = {
+      id: pendingServiceAlertId(type, t.dependency, t.since),
+      type,
       dependency: t.dependency,
       cause: t.cause,
       beganAt: t.since,
       degradedAt: t.degradedAt,
       endedAt: t.kind === 'recovered' ? t.at : null,
       at: t.at,
-    });
+    };
+    this.push(alert);
+    this.journal?.append(alert);
+    if (this.trim()) {
+      this.journal?.replace(this.queue);
+    }
+  }
+
+  /**
+   * Takes up what a journal kept, in order (a recovery ends the degradation waiting before it;
+   * an id seen already is left out). Writes nothing to the journal, unless some are dropped.
+   */
+  restore(alerts: readonly PendingServiceAlert[]): void {
+    for (const alert of alerts) {
+      if (!this.queue.some((waiting) => waiting.id === alert.id)) {
+        this.push({ ...alert });
+      }
+    }
+    if (this.trim()) {
+      this.journal?.replace(this.queue);
+    }
+  }
+
+  private push(alert: PendingServiceAlert): void {
+    if (alert.type === 'service.recovered') {
+      for (const waiting of this.queue) {
+        if (
+          waiting.type === 'service.degraded' &&
+          waiting.dependency === alert.dependency &&
+          waiting.beganAt.getTime() === alert.beganAt.getTime()
+        ) {
+          waiting.endedAt = alert.at;
+        }
+      }
+    }
+    this.queue.push(alert);
+  }
+
+  /** Drops the oldest beyond capacity; whether any went. */
+  private trim(): boolean {
+    let trimmed = false;
     while (this.queue.length > this.capacity) {
       this.queue.shift();
       this.droppedCount += 1;
+      trimmed = true;
     }
+    return trimmed;
   }
 
   /** What waits, oldest first (a copy). */
@@ -139,7 +229,10 @@ export class ServiceAlertOutbox {
 
   /** Removes the first `count` (recorded). */
   recorded(count: number): void {
-    this.queue.splice(0, count);
+    if (count > 0) {
+      this.queue.splice(0, count);
+      this.journal?.replace(this.queue);
+    }
   }
 
   get size(): number {

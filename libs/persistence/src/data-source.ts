@@ -46,6 +46,7 @@ import { Backfills1795400004900 } from './migrations/1795400004900-Backfills';
 import { TypedJobPolicies1795400005050 } from './migrations/1795400005050-TypedJobPolicies';
 import { DestinationLimits1795400005100 } from './migrations/1795400005100-DestinationLimits';
 import { ServiceAlertEvents1795400005200 } from './migrations/1795400005200-ServiceAlertEvents';
+import { ServiceHealth1795400005300 } from './migrations/1795400005300-ServiceHealth';
 
 export const ALL_ENTITIES = [
   WorkspaceEntity,
@@ -98,6 +99,7 @@ export const ALL_MIGRATIONS = [
   TypedJobPolicies1795400005050,
   DestinationLimits1795400005100,
   ServiceAlertEvents1795400005200,
+  ServiceHealth1795400005300,
 ];
 
 /** Table recording applied migrations. */

@@ -39,6 +39,20 @@ export const READINESS_SCHEMA = named(
       description:
         'Why PostgreSQL does not accept writes, in one line naming the cause (unreachable, starting up, a read-only standby); null when it does.',
     },
+    service_degraded: {
+      ...arrayOf(
+        object({
+          dependency: enumOf(['temporal', 'postgres', 'worker_polling', 'schedule_lag']),
+          cause: { ...nullable(string), description: 'What is out, as service alerts say it (never hosts or ports).' },
+          since: { ...timestamp, description: 'When the earliest reporting worker saw it start failing.' },
+          degraded_at: { ...timestamp, description: 'When it counted as degraded (alerts.service_degraded_after).' },
+          observed_at: { ...timestamp, description: 'The latest report.' },
+          workers: { ...integer, description: 'How many workers report it.' },
+        }),
+      ),
+      description:
+        "What the workers' health probes see degraded (the state of svc_service_degraded and service.degraded alerts), from reports of the last 30 s. Empty when nothing is, or when PostgreSQL cannot be read (database_writable says so; a worker cannot report PostgreSQL's own outage there). Informational: does not change status.",
+    },
   }),
 );
 

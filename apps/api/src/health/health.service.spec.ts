@@ -1,4 +1,4 @@
-import type { DatabaseProbe, RunsRepository } from '@svc/persistence';
+import type { DatabaseProbe, RunsRepository, ServiceHealthRepository } from '@svc/persistence';
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { kitConfig } from '../../../../test/kit';
@@ -15,6 +15,7 @@ describe('HealthService', () => {
   let pollers: Array<{ lastAccessTime: ReturnType<typeof msToTs> }>;
   let temporalError: Error | null;
   let runs: { countStalled: jest.Mock; oldestAwaitingFirstAttempt: jest.Mock };
+  let serviceHealth: { degraded: jest.Mock };
   let service: HealthService;
 
   beforeEach(() => {
@@ -25,6 +26,7 @@ describe('HealthService', () => {
       countStalled: jest.fn(async () => 0),
       oldestAwaitingFirstAttempt: jest.fn(async () => null),
     };
+    serviceHealth = { degraded: jest.fn(async () => []) };
     const connection = {
       withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
       workflowService: {
@@ -41,6 +43,7 @@ describe('HealthService', () => {
       connection as unknown as Connection,
       config,
       runs as unknown as RunsRepository,
+      serviceHealth as unknown as ServiceHealthRepository,
     );
   });
 
@@ -57,6 +60,7 @@ describe('HealthService', () => {
       stalled_runs: 0,
       temporal_error: null,
       database_error: null,
+      service_degraded: [],
     });
     expect(Date.parse(readiness.heartbeat!)).toBeLessThanOrEqual(Date.now());
   });
@@ -104,5 +108,41 @@ describe('HealthService', () => {
     runs.countStalled.mockRejectedValue(new Error('connection terminated'));
     runs.oldestAwaitingFirstAttempt.mockRejectedValue(new Error('connection terminated'));
     await expect(service.readiness()).resolves.toMatchObject({ stalled_runs: null, writer_backpressure: false });
+  });
+
+  it("should carry the workers' view of what is degraded, fresh reports only, without changing ready", async () => {
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
+    serviceHealth.degraded.mockResolvedValue([
+      {
+        dependency: 'schedule_lag',
+        cause: 'the oldest due run has waited 90 s for its first attempt (threshold 60 s)',
+        since: at(0),
+        degradedAt: at(30),
+        observedAt: at(55),
+        workers: 2,
+      },
+    ]);
+    const readiness = await service.readiness();
+    expect(readiness.ready).toBe(true);
+    expect(readiness.service_degraded).toEqual([
+      {
+        dependency: 'schedule_lag',
+        cause: 'the oldest due run has waited 90 s for its first attempt (threshold 60 s)',
+        since: at(0).toISOString(),
+        degraded_at: at(30).toISOString(),
+        observed_at: at(55).toISOString(),
+        workers: 2,
+      },
+    ]);
+    const freshSince = serviceHealth.degraded.mock.calls[0][0] as Date;
+    expect(Date.now() - freshSince.getTime()).toBeGreaterThanOrEqual(30_000);
+    expect(Date.now() - freshSince.getTime()).toBeLessThan(35_000);
+    // Unreadable (PostgreSQL out): empty, and database_error tells why.
+    serviceHealth.degraded.mockRejectedValue(new Error('connection terminated'));
+    await expect(service.readiness()).resolves.toMatchObject({ service_degraded: [] });
+    database.connected = false;
+    serviceHealth.degraded.mockClear();
+    await expect(service.readiness()).resolves.toMatchObject({ service_degraded: [] });
+    expect(serviceHealth.degraded).not.toHaveBeenCalled();
   });
 });

@@ -3,7 +3,8 @@ import { type AppConfig, describeTemporalConnection, temporalFailureContext } fr
 import { isPolled, lastPollAt } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
 import { Connection } from '@temporalio/client';
-import { DatabaseProbe, RunsRepository } from '@svc/persistence';
+import { DatabaseProbe, RunsRepository, ServiceHealthRepository } from '@svc/persistence';
+import { SERVICE_HEALTH_FRESH_MS, type ServiceDependency } from '@svc/common/service-health';
 import { APP_CONFIG } from '../config/config.module';
 import { TEMPORAL_PROBE_CONNECTION } from '../temporal/temporal.module';
 
@@ -28,6 +29,19 @@ export interface Readiness {
   temporal_error: string | null;
   /** Why PostgreSQL does not accept writes, in one line naming the cause; null when it does. */
   database_error: string | null;
+  /**
+   * What the workers' health probes see degraded (docs/operations.md → Service degraded), from
+   * their reports of the last 30 s; empty when nothing is, or when PostgreSQL cannot be read
+   * (`database_writable` says so then). Does not change `ready`.
+   */
+  service_degraded: Array<{
+    dependency: ServiceDependency;
+    cause: string | null;
+    since: string;
+    degraded_at: string;
+    observed_at: string;
+    workers: number;
+  }>;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -53,6 +67,7 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(TEMPORAL_PROBE_CONNECTION) private readonly connection: Connection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly runs: RunsRepository,
+    private readonly serviceHealth: ServiceHealthRepository,
   ) {}
 
   /**
@@ -81,9 +96,12 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
       this.taskQueue(),
       this.writerBackpressure(),
       this.stalledRuns(),
+      this.workersView(),
     ]);
     this.pending.add(check);
-    const [database, temporal, backpressure, stalledRuns] = await check.finally(() => this.pending.delete(check));
+    const [database, temporal, backpressure, stalledRuns, serviceDegraded] = await check.finally(() =>
+      this.pending.delete(check),
+    );
     const databaseWritable = database.error === null;
     const ready = databaseWritable && temporal.queue && temporal.dispatcher === 'active' && !backpressure;
     return {
@@ -98,7 +116,29 @@ export class HealthService implements OnApplicationBootstrap, BeforeApplicationS
       stalled_runs: stalledRuns,
       temporal_error: temporal.error,
       database_error: database.error,
+      service_degraded: serviceDegraded,
     };
+  }
+
+  /** The workers' health probes' view (`service_health`); empty when it cannot be read. */
+  private async workersView(): Promise<Readiness['service_degraded']> {
+    if (!this.database.connected) {
+      return [];
+    }
+    try {
+      const freshSince = new Date(Date.now() - SERVICE_HEALTH_FRESH_MS);
+      const rows = await withTimeout(this.serviceHealth.degraded(freshSince), CHECK_TIMEOUT_MS);
+      return rows.map((row) => ({
+        dependency: row.dependency,
+        cause: row.cause,
+        since: row.since.toISOString(),
+        degraded_at: row.degradedAt.toISOString(),
+        observed_at: row.observedAt.toISOString(),
+        workers: row.workers,
+      }));
+    } catch {
+      return [];
+    }
   }
 
   /** Runs that stopped progressing (docs/operations.md → Stalled runs); null when unknown. */

@@ -5,8 +5,9 @@ import { degradedSentences } from '../format';
 const READINESS_POLL_MS = 30_000;
 
 /**
- * Above every page while the service is degraded (`/readyz` not ready, read every 30 s): which
- * dependency is out and its cause (docs/dashboard.md → Service banner).
+ * Above every page while the service is degraded (`/readyz`, read every 30 s: not ready, or a
+ * worker's health probe sees a dependency degraded): which dependency is out and its cause
+ * (docs/dashboard.md → Service banner).
  */
 export function ServiceBanner() {
   const [sentences, setSentences] = useState<string[]>([]);

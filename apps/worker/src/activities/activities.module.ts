@@ -27,6 +27,7 @@ import {
   OperationsRepository,
   RunsRepository,
   SecretsRepository,
+  ServiceHealthRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflow-contract/definitions';
@@ -65,6 +66,7 @@ const REPOSITORIES = [
   OperationsRepository,
   RunsRepository,
   SecretsRepository,
+  ServiceHealthRepository,
   WorkspacesRepository,
 ];
 

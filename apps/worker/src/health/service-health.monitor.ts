@@ -10,6 +10,7 @@ import { type AppConfig, temporalFailureContext } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { PeriodicTask } from '@svc/common/periodic-task';
 import {
+  publicServiceCause,
   SERVICE_DEPENDENCIES,
   ServiceAlertOutbox,
   type ServiceDependency,
@@ -18,11 +19,14 @@ import {
 } from '@svc/common/service-health';
 import { isPolled, POLLER_STALE_MS } from '@svc/common/task-queue-pollers';
 import { classifyTemporalConnectionError } from '@svc/common/temporal-connection-error';
-import { AlertEventsRepository, DatabaseProbe, RunsRepository } from '@svc/persistence';
+import { AlertEventsRepository, DatabaseProbe, RunsRepository, ServiceHealthRepository } from '@svc/persistence';
 import { Client } from '@temporalio/client';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
 import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
 import { ServiceAlerts } from './service-alerts';
+import { ServiceHealthJournal } from './service-health-journal';
 
 /** How often the dependencies are probed. */
 export const SERVICE_PROBE_INTERVAL_MS = 5_000;
@@ -43,15 +47,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * failing for `alerts.service_degraded_after` (schedule lag: `alerts.service_lag_after`) is
  * degraded: `svc_service_degraded{dependency}` is 1, a warning names it and its cause, and a
  * `service.degraded` alert event goes to the rules that listen (`ServiceAlerts`); its recovery is
- * logged and told as `service.recovered`. Transitions wait in memory while PostgreSQL is out.
+ * logged and told as `service.recovered`. Transitions wait while PostgreSQL is out, in memory and
+ * in the worker's state folder (`ServiceHealthJournal`), so a worker killed meanwhile tells them
+ * once started again; the degradations it told are kept there too, so their recovery is told.
  */
 @Injectable()
 export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private readonly tracker: ServiceHealthTracker;
-  private readonly outbox = new ServiceAlertOutbox();
+  private readonly journal: ServiceHealthJournal;
+  private readonly outbox: ServiceAlertOutbox;
   private readonly alerts: ServiceAlerts;
   private waitingTold = false;
+  /** This worker in `service_health` (not shown to tenants). */
+  private readonly observer = `${hostname()}:${process.pid}`;
+  /** Whether its last report there named a degradation (an empty one then clears it). */
+  private reportedDegraded = false;
   private readonly pass = new PeriodicTask({
     intervalMs: SERVICE_PROBE_INTERVAL_MS,
     pass: async () => {
@@ -66,9 +77,12 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
     private readonly client: Client,
     private readonly database: DatabaseProbe,
     private readonly runs: RunsRepository,
+    private readonly health: ServiceHealthRepository,
     alertEvents: AlertEventsRepository,
     dispatcher: AlertDispatcher,
   ) {
+    this.journal = new ServiceHealthJournal(resolve(config.worker.state_dir), (message) => this.logger.warn(message));
+    this.outbox = new ServiceAlertOutbox(100, this.journal);
     const after = config.alerts.service_degraded_after_ms;
     this.tracker = new ServiceHealthTracker({
       degradedAfterMs: {
@@ -91,6 +105,7 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   }
 
   onApplicationBootstrap(): void {
+    this.takeUpJournal();
     this.pass.start();
   }
 
@@ -99,8 +114,28 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   }
 
   /** So no probe outlives the connections. */
-  onApplicationShutdown(): Promise<void> {
-    return this.pass.stop();
+  async onApplicationShutdown(): Promise<void> {
+    await this.pass.stop();
+    this.journal.close();
+  }
+
+  /** Takes up what this worker's state folder kept from an earlier process (a crash, a restart). */
+  takeUpJournal(): void {
+    const kept = this.journal.open();
+    if (!kept) {
+      return;
+    }
+    this.outbox.restore(kept.alerts);
+    this.tracker.restore(kept.degradations);
+    for (const { dependency } of kept.degradations) {
+      this.metrics.serviceDegraded.set({ dependency }, 1);
+    }
+    if (kept.alerts.length + kept.degradations.length + kept.unreadable > 0) {
+      this.logger.log(
+        `service alerts: took up ${kept.alerts.length} waiting transition(s) and ${kept.degradations.length} degradation(s) from ${this.config.worker.state_dir}` +
+          (kept.unreadable > 0 ? ` (${kept.unreadable} unreadable line(s) left out)` : ''),
+      );
+    }
   }
 
   /** One probe of every dependency; returns the transitions it told. */
@@ -124,13 +159,39 @@ export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeAppli
         this.outbox.add(transition);
       }
     }
+    if (told.length > 0) {
+      this.journal.saveDegradations(this.tracker.degradations());
+    }
     // Alert rules live in PostgreSQL: while it is out the transitions wait in the outbox.
     if (this.outbox.size > 0 && postgres === null) {
       await this.flushAlerts(temporal === null);
     } else if (this.outbox.size > 0) {
       this.waiting(`PostgreSQL is out (${postgres})`);
     }
+    if (postgres === null) {
+      await this.report(now);
+    }
     return told;
+  }
+
+  /**
+   * Tells `/readyz` (the dashboard's banner) what this worker sees degraded: its rows in
+   * `service_health`, refreshed at every probe while something is degraded, cleared once nothing
+   * is. A failed write is left to the next probe.
+   */
+  private async report(now: Date): Promise<void> {
+    const degradations = this.tracker
+      .degradations()
+      .map((d) => ({ ...d, cause: publicServiceCause(d.dependency, d.cause) }));
+    if (degradations.length === 0 && !this.reportedDegraded) {
+      return;
+    }
+    try {
+      await withTimeout(this.health.report(this.observer, degradations, now), PROBE_TIMEOUT_MS);
+      this.reportedDegraded = degradations.length > 0;
+    } catch {
+      // PostgreSQL just went: its own probe tells it.
+    }
   }
 
   private async flushAlerts(canStartWorkflows: boolean): Promise<void> {

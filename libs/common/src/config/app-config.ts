@@ -123,6 +123,13 @@ export interface AppConfig {
      * not carry them over). Default 1000.
      */
     park_above_jobs: number;
+    /**
+     * A folder of this worker's own (`worker.state_dir`, default `.data/worker` under the working
+     * directory; `npm start` puts it in its data folder): the service-health transitions not yet
+     * recorded as alert events, and the degradations this worker has told, kept across a crash
+     * (docs/alerts.md → Service events). One worker process per folder.
+     */
+    state_dir: string;
   };
   /**
    * `webhook.dns_servers`: resolve webhook hosts through these DNS servers (`ip` or `ip:port`)

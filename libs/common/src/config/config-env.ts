@@ -32,6 +32,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],
   ['WORKER_PARK_ABOVE_JOBS', 'worker.park_above_jobs'],
+  ['WORKER_STATE_DIR', 'worker.state_dir'],
   ['SINKS_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sinks.webhook.allow_private_networks'],
   ['SINKS_WEBHOOK_DNS_SERVERS', 'sinks.webhook.dns_servers'],
   ['SINKS_COMMAND_ENABLED', 'sinks.command.enabled'],

@@ -256,6 +256,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
       park_idle_after_ms: parkIdleAfter,
       park_above_jobs: int('worker.park_above_jobs', 1_000, 0),
+      state_dir: str('worker.state_dir', '.data/worker'),
     },
     sinks: {
       webhook: {

@@ -21,3 +21,4 @@ export * from './operations.repository';
 export * from './calendars.repository';
 export * from './backfills.repository';
 export * from './destinations.repository';
+export * from './service-health.repository';
