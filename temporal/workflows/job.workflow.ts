@@ -27,7 +27,6 @@ import {
   type JobSnapshot,
   type JobWorkflowDescription,
   type JobWorkflowInput,
-  type JobWorkflowMemo,
   type ParkedJob,
   type Spread,
   type TrackedRun,
@@ -35,6 +34,15 @@ import {
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
 import { decideOpening, dropUntracked, renameTracked } from '@svc/workflow-contract/occurrence-opening';
 import { plannedAt } from '@svc/workflow-contract/occurrence-rules';
+import {
+  describeJobState,
+  jobRef,
+  laterIso,
+  revisionMemo,
+  rulesOf,
+  spreadOf,
+  tracksRuns,
+} from '@svc/workflow-contract/job-snapshot-rules';
 import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so
@@ -548,52 +556,6 @@ function inTraceOfOccurrence(
 }
 
 /**
- * The memo a continued run starts with: the revision it carries, which the reconciler reads from
- * visibility. Without it the new run has no memo until its first task upserts one (a parked run's
- * first task can be a second away), and a reconciler pass in between would take the job for
- * drifted and signal it again. Continue-as-new is matched on replay by its command type only.
- */
-function revisionMemo(snapshot: JobSnapshot): Record<string, unknown> {
-  return { revision: snapshot.revision } satisfies JobWorkflowMemo;
-}
-
-/** The job workflow's state in words, for the Temporal Web UI's current details. */
-function describeJobState(d: JobWorkflowDescription): string {
-  const runs = `${d.inFlight.length} run(s) tracked in flight${d.queued ? `, 1 queued (${d.queued.scheduledAt})` : ''}`;
-  return [
-    `Revision ${d.revision} (version ${d.version}), ${d.state}${d.display ? ` · ${d.display.name} · ${d.display.schedule} (${d.display.timezone})` : ''}.`,
-    `Waiting for ${d.waitingFor}.`,
-    d.overlapPolicy === 'allow' && d.inFlight.length === 0 ? 'Overlap policy allow: runs are not tracked.' : `${runs}.`,
-  ].join('\n');
-}
-
-/** Whether the workflow tracks the job's runs in flight: every policy but `allow`, and a capped `allow`. */
-function tracksRuns(snapshot: JobSnapshot): boolean {
-  return (snapshot.overlapPolicy ?? 'allow') !== 'allow' || snapshot.maxConcurrentRuns !== undefined;
-}
-
-/** The job's start window as its plans and runs apply it (issue 46); none without an offset. */
-function spreadOf(snapshot: JobSnapshot, carriedAt: string | undefined): Spread | undefined {
-  if (!snapshot.startOffsetMs) {
-    return carriedAt === undefined ? undefined : { offsetMs: 0, notBefore: carriedAt };
-  }
-  return { offsetMs: snapshot.startOffsetMs, ...(carriedAt === undefined ? {} : { notBefore: carriedAt }) };
-}
-
-function laterIso(a: string, b: string): string {
-  return Date.parse(a) >= Date.parse(b) ? a : b;
-}
-
-function jobRef(snapshot: JobSnapshot) {
-  return {
-    jobId: snapshot.jobId,
-    workspaceId: snapshot.workspaceId,
-    jobVersion: snapshot.version,
-    ...(snapshot.display ? { display: snapshot.display } : {}),
-  };
-}
-
-/**
  * Run ids named after their occurrence; executions that opened runs before that replay with ids
  * from the workflow's clock and random source, as they recorded them.
  */
@@ -606,13 +568,4 @@ function runIdFactory(jobId: string): (scheduledAt: string) => string {
 
 function nowIso(aheadMs = 0): string {
   return new Date(Date.now() + aheadMs).toISOString();
-}
-
-/** The job's occurrence rules as `decideOpening` takes them. */
-function rulesOf(snapshot: JobSnapshot) {
-  return {
-    misfirePolicy: snapshot.misfirePolicy,
-    overlapPolicy: snapshot.overlapPolicy ?? 'allow',
-    maxConcurrentRuns: snapshot.maxConcurrentRuns ?? null,
-  };
 }
