@@ -1,4 +1,12 @@
-import { isBase64, IsNotEmpty, IsString, MaxLength, registerDecorator, ValidationOptions } from 'class-validator';
+import {
+  isBase64,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+  registerDecorator,
+  ValidationOptions,
+} from 'class-validator';
 import { formatDuration, parseDuration } from '@svc/common';
 
 const DURATION_EXAMPLES = ['30s', '90s', '5m', '1h30m', '6h', '2d', '500ms'];
@@ -190,3 +198,6 @@ export function Rules(...decorators: FieldDecorator[]): FieldDecorator {
 
 /** A string, not empty, of at most `maxLength` characters (a name, a label, a filter's text). */
 export const NonEmptyString = (maxLength: number) => Rules(IsString(), IsNotEmpty(), MaxLength(maxLength));
+
+/** An optional RFC 3339 timestamp (a range's `from` or `to`, a window's end). */
+export const OptionalTimestamp = () => Rules(IsOptional(), IsTimestamp());

@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsTimestamp, NonEmptyString, Rules } from '../../common/validators';
+import { NonEmptyString, OptionalTimestamp, Rules } from '../../common/validators';
 import { JOB_KEY_MAX_LENGTH, MANAGED_BY_MAX_LENGTH } from '../../jobs/dto/job-body.dto';
 
 /** The most jobs or runs one operation may match (a narrower filter, or several operations, beyond). */
@@ -112,8 +112,7 @@ export class BulkJobsDto {
   note?: string;
 
   /** pause only: the end of the maintenance window, when the jobs paused by this action are resumed. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   @JSONSchema({ 'x-server-check': 'in the future, at most 366 days ahead; only with `action: pause`' })
   resume_at?: string;
 
@@ -143,13 +142,11 @@ export class RecoverRunFilterDto {
   status?: 'failed';
 
   /** Inclusive lower bound on `scheduled_at`. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   from?: string;
 
   /** Exclusive upper bound on `scheduled_at`. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   @JSONSchema({ 'x-server-check': 'after `from`' })
   to?: string;
 }
