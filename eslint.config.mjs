@@ -18,6 +18,34 @@ const NODE_BUILTINS = [
   'timers',
 ];
 
+/**
+ * What deterministic code may not import (style.md rule 10): Node, I/O, frameworks, and the
+ * libraries above the workflow contract. `extraPaths` and `extraPatterns` add a block's own.
+ */
+function deterministicImports(extraPaths = [], extraPatterns = []) {
+  return [
+    'error',
+    {
+      paths: NODE_BUILTINS.flatMap((m) => [m, `node:${m}`])
+        .concat(['typeorm', 'pg', 'undici', 'luxon', 'rrule'])
+        .concat(extraPaths),
+      patterns: [
+        '@nestjs/*',
+        '@svc/common*',
+        '@svc/persistence*',
+        '@svc/delivery*',
+        '@svc/orchestration*',
+        '@svc/extensions*',
+        '@svc/api-client*',
+        '@svc/nestjs*',
+        '@temporalio/worker',
+        '@temporalio/client',
+        '@temporalio/activity',
+      ].concat(extraPatterns),
+    },
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -50,25 +78,23 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is deterministic: no I/O, no Node APIs, no framework (style.md rule 10).
+    // Workflow code is deterministic: no I/O, no Node APIs, no framework (style.md rule 10). It
+    // imports the contract's modules by path: the index would bundle every rule of the contract.
     files: ['temporal/workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: NODE_BUILTINS.flatMap((m) => [m, `node:${m}`]).concat(['typeorm', 'pg', 'undici', 'luxon', 'rrule']),
-          patterns: [
-            '@nestjs/*',
-            '@svc/persistence*',
-            '@svc/delivery*',
-            '@svc/orchestration*',
-            '@temporalio/worker',
-            '@temporalio/client',
-            '@temporalio/activity',
-          ],
-        },
-      ],
+      'no-restricted-imports': deterministicImports([
+        { name: '@svc/workflow-contract', message: 'Import the module by path: @svc/workflow-contract/<module>.' },
+      ]),
+    },
+  },
+  {
+    // The workflow contract runs inside workflows too (issue 47): the same restrictions, and
+    // nothing of the workflow code above it.
+    files: ['libs/workflow-contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': deterministicImports([], ['@svc/workflows*']),
     },
   },
   {

@@ -15,6 +15,8 @@ const moduleNameMapper = {
   '^@svc/common/(.*)$': '<rootDir>/libs/common/src/$1',
   '^@svc/schedule$': '<rootDir>/libs/schedule/src',
   '^@svc/schedule/(.*)$': '<rootDir>/libs/schedule/src/$1',
+  '^@svc/workflow-contract$': '<rootDir>/libs/workflow-contract/src',
+  '^@svc/workflow-contract/(.*)$': '<rootDir>/libs/workflow-contract/src/$1',
   '^@svc/persistence$': '<rootDir>/libs/persistence/src',
   '^@svc/persistence/(.*)$': '<rootDir>/libs/persistence/src/$1',
   '^@svc/delivery$': '<rootDir>/libs/delivery/src',

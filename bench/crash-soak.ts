@@ -101,7 +101,7 @@ async function main(): Promise<void> {
           lostSample: account.lost.slice(0, 5),
           duplicatesSample: account.duplicates.slice(0, 5),
           openSample: stillOpen.slice(0, 5),
-          workerLogs: scenario.keepWorkerLogs(),
+          processLogs: scenario.keepProcessLogs(),
         },
         null,
         1,

@@ -6,7 +6,7 @@
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [TEMPORAL_ADDRESS=127.0.0.1:7233] \
  *   [TEMPORAL_NAMESPACE=default] node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] \
  *   [interval=10] [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--warmup=0]
- *   [--sink=webhook|temporal_workflow]
+ *   [--sink=webhook|temporal_workflow] [--destination-limit=N]
  *
  * What it creates (jobs tagged `bench-load-<run>`, Schedules `bench-native-<run>-<i>`) it deletes
  * at the end, also after an error or Ctrl-C (a second Ctrl-C exits at once). See bench/README.md.
@@ -77,7 +77,8 @@ function abortOnSignals(): AbortSignal {
 /** One side in a phase: something that creates N firing things and removes them. */
 interface PhaseSide {
   source: Source;
-  create(signal: AbortSignal): Promise<void>;
+  /** `instantMs`: the one instant of `--instant` mode, else null. */
+  create(signal: AbortSignal, instantMs: number | null): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -103,11 +104,19 @@ async function runPhase(
   const sampleActions = (): Promise<ActionCounts> | null =>
     countActions ? readActions(options.temporalMetricsUrl!, options.temporal.namespace) : null;
   const beforeCreate = await sampleActions();
+  // --instant: the phase's one instant, set at its start with the same lead for either side.
+  const instantMs = options.instantLeadS === null ? null : alignUp(Date.now() + options.instantLeadS * 1000, 60_000);
+  if (instantMs !== null) {
+    log(`every job fires once, at ${new Date(instantMs).toISOString()}`);
+  }
   for (const side of sides) {
     log(`creating ${options.jobs} ${side.source === 'svc' ? 'service jobs' : 'native Schedules'}`);
-    await side.create(signal);
+    await side.create(signal, instantMs);
   }
-  const window = measurementWindow(Date.now() + options.warmupS * 1000, options.durationS, options.intervalS);
+  const window =
+    instantMs === null
+      ? measurementWindow(Date.now() + options.warmupS * 1000, options.durationS, options.intervalS)
+      : { startMs: instantMs, endMs: instantMs + 60_000, intervalMs: 60_000 };
   const drainedAt = window.endMs + options.drainS * 1000;
   log(
     `measuring occurrences from ${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()} ` +
@@ -169,6 +178,8 @@ function phasesOf(options: LoadOptions, sides: PhaseSide[]): PhaseSide[][] {
   return options.mode === 'sequential' ? sides.map((side) => [side]) : [sides];
 }
 
+const alignUp = (ms: number, step: number): number => Math.ceil(ms / step) * step;
+
 const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a === null || a === undefined || !b ? null : a / b;
 
@@ -192,6 +203,14 @@ async function main(signal: AbortSignal): Promise<void> {
     let nativeSchedules: NativeSchedules | null = null;
     if (options.only !== 'native') {
       const api = new ServiceApi(options.svcUrl, options.svcApiKey);
+      if (options.destinationLimit > 0) {
+        const destination = `/destinations/${encodeURIComponent(new URL(receiver.baseUrl).host)}`;
+        log(`limiting ${new URL(receiver.baseUrl).host} to ${options.destinationLimit} in flight`);
+        await api.call('PUT', destination, { max_in_flight: options.destinationLimit }, [200, 201]);
+        cleanup.add('destination limit', () =>
+          api.call('DELETE', destination, undefined, [204, 404]).then(() => undefined),
+        );
+      }
       const jobs = new ServiceJobs({
         api,
         count: options.jobs,
@@ -216,7 +235,7 @@ async function main(signal: AbortSignal): Promise<void> {
         aligned: options.aligned,
       });
       cleanup.add('service jobs', () => jobs.remove());
-      sides.push({ source: 'svc', create: (s) => jobs.create(s), remove: () => jobs.remove() });
+      sides.push({ source: 'svc', create: (s, at) => jobs.create(s, at), remove: () => jobs.remove() });
       serviceJobs = jobs;
     }
     if (options.only !== 'svc') {
@@ -230,7 +249,7 @@ async function main(signal: AbortSignal): Promise<void> {
         aligned: options.aligned,
       });
       cleanup.add('native Schedules', () => schedules.remove());
-      sides.push({ source: 'native', create: (s) => schedules.create(s), remove: () => schedules.remove() });
+      sides.push({ source: 'native', create: (s, at) => schedules.create(s, at), remove: () => schedules.remove() });
       nativeSchedules = schedules;
     }
 
@@ -264,6 +283,8 @@ async function main(signal: AbortSignal): Promise<void> {
       mode: options.mode,
       sink: options.sink,
       aligned: options.aligned,
+      destinationLimit: options.destinationLimit,
+      instantLeadS: options.instantLeadS,
       jobs: options.jobs,
       durationS: options.durationS,
       warmupS: options.warmupS,

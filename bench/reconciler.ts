@@ -18,8 +18,8 @@
 import { buildConfig } from '@svc/common';
 import { createDataSource, JobsRepository, WorkspacesRepository } from '@svc/persistence';
 import { JobWorkflowGateway } from '@svc/orchestration';
-import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflows/definitions';
-import { JOB_ID_KEY, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflow-contract/definitions';
+import { JOB_ID_KEY, WORKSPACE_ID_KEY } from '@svc/workflow-contract/search-attributes';
 import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';

@@ -12,7 +12,7 @@
  * Needs PostgreSQL: BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  * BENCH_WITHOUT_INCLUDE=1 measures the index as it was before (no INCLUDE columns), for comparison.
  */
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { createDataSource, RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';

@@ -6,6 +6,10 @@ import { dirname, join, relative, resolve } from 'node:path';
  * the folders import each other without a cycle, and the dashboard has no import cycle (its pages
  * once imported `AppContext` from `main.tsx`). A scan of relative imports, type-only ones
  * included: a cycle of types is still a cycle to read through.
+ *
+ * Above the folders, the packages (issue 47): the libraries, the workflow code and the apps import
+ * only packages below them (`PACKAGE_LAYERS`), the workflow contract and the workflows only the
+ * few they may (`ONLY`), and workflow code is bundled by the worker alone.
  */
 const ROOT = resolve(__dirname, '..');
 const API = join(ROOT, 'apps/api/src');
@@ -58,6 +62,133 @@ const API_LAYERS: Partial<Record<string, number>> = {
 const RESOURCE_LAYER = 3;
 
 type ImportGraph = Map<string, string[]>;
+
+/**
+ * The packages of the repository, lowest first (docs/architecture.md → Where each kind of code
+ * lives): a package's production sources (specs and `test/` folders left out) import only
+ * packages of a lower layer. The workflow contract is the lowest but one: the API, the worker,
+ * every library and the workflows share it, and it shares nothing of theirs.
+ */
+const PACKAGE_LAYERS: Record<string, number> = {
+  'libs/schedule': 0,
+  'libs/api-client': 0,
+  'libs/workflow-contract': 1,
+  'libs/nestjs': 1,
+  'libs/common': 2,
+  'libs/persistence': 3,
+  'libs/delivery': 3,
+  'libs/orchestration': 4,
+  'libs/extensions': 4,
+  'temporal/workflows': 5,
+  'apps/api': 6,
+  'apps/worker': 6,
+  'apps/cli': 6,
+};
+
+/**
+ * What a package may import of the repository, whatever its layer: deterministic code (the
+ * contract and the workflows, style.md rule 10) and the package apps install outside the repo.
+ */
+const ONLY: Partial<Record<string, string[]>> = {
+  'libs/workflow-contract': ['libs/schedule'],
+  'temporal/workflows': ['libs/workflow-contract', 'libs/schedule'],
+  'libs/nestjs': ['libs/api-client'],
+};
+
+/** Packages that only these may import: the workflow code is bundled by the worker, nobody calls it. */
+const IMPORTED_ONLY_BY: Partial<Record<string, string[]>> = {
+  'temporal/workflows': ['apps/worker'],
+};
+
+/** The packages outside the repo the contract may import: workflow-safe ones (Temporal's workflow API). */
+const CONTRACT_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
+
+/** `@svc/x` and `@svc/x/*` → the folder they name, from tsconfig.json's `paths`. */
+function pathAliases(): Array<{ alias: string; dir: string }> {
+  const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as {
+    compilerOptions: { paths: Record<string, string[]> };
+  };
+  return Object.entries(compilerOptions.paths)
+    .map(([alias, [target]]) => ({
+      alias: alias.replace(/\/\*$/, ''),
+      dir: resolve(ROOT, target.replace(/\/\*$/, '')),
+    }))
+    .sort((a, b) => b.alias.length - a.alias.length);
+}
+
+/** The package a path lies in (the longest folder of `PACKAGE_LAYERS` holding it), or null. */
+function packageOf(path: string): string | null {
+  const rel = relative(ROOT, path).split(/[\\/]/).join('/');
+  return (
+    Object.keys(PACKAGE_LAYERS)
+      .filter((pkg) => rel === pkg || rel.startsWith(`${pkg}/`))
+      .sort((a, b) => b.length - a.length)[0] ?? null
+  );
+}
+
+/** A package's production sources: its `.ts` files but specs and `test/` folders. */
+function productionSources(pkg: string): string[] {
+  const dir = join(ROOT, pkg);
+  return sourceFiles(dir).filter(
+    (file) => !/\.(int-|e2e-)?spec\.ts$/.test(file) && !relative(dir, file).split(/[\\/]/).includes('test'),
+  );
+}
+
+/** One import of a package's sources: the repo path it resolves to, or null for a package outside. */
+interface PackageImport {
+  file: string;
+  specifier: string;
+  from: string;
+  /** The package imported, `(outside the packages)` for a repo path in none, null for node_modules. */
+  to: string | null;
+}
+
+function packageImports(pkg: string, aliases = pathAliases()): PackageImport[] {
+  return productionSources(pkg).flatMap((file) =>
+    moduleSpecifiers(readFileSync(file, 'utf8')).map((specifier) => {
+      const alias = aliases.find((a) => specifier === a.alias || specifier.startsWith(`${a.alias}/`));
+      const target = specifier.startsWith('.')
+        ? resolve(dirname(file), specifier)
+        : alias
+          ? join(alias.dir, specifier.slice(alias.alias.length))
+          : null;
+      const to = target === null ? null : (packageOf(target) ?? '(outside the packages)');
+      return { file: relative(ROOT, file), specifier, from: pkg, to };
+    }),
+  );
+}
+
+/** Why package `from` may not import package `to`, or null when it may. */
+function packageProblem(from: string, to: string): string | null {
+  if (from === to) {
+    return null;
+  }
+  const only = ONLY[from];
+  if (only && !only.includes(to)) {
+    return `${from} imports ${to}: it may import only ${only.join(', ') || 'nothing of the repo'}`;
+  }
+  const importers = IMPORTED_ONLY_BY[to];
+  if (importers && !importers.includes(from)) {
+    return `${from} imports ${to}: only ${importers.join(', ')} may`;
+  }
+  const fromLayer = PACKAGE_LAYERS[from];
+  const toLayer = PACKAGE_LAYERS[to];
+  if (fromLayer === undefined || toLayer === undefined) {
+    return `${from} imports ${to}, outside the packages`;
+  }
+  if (toLayer < fromLayer) {
+    return null;
+  }
+  return toLayer > fromLayer ? `${from} imports ${to}, a layer above it` : `${from} imports ${to}, beside it`;
+}
+
+/** Every import of every package that breaks the layers: `file: specifier (why)`. */
+function packageLayerProblems(imports: PackageImport[]): string[] {
+  return imports.flatMap(({ file, specifier, from, to }) => {
+    const problem = to === null ? null : packageProblem(from, to);
+    return problem === null ? [] : [`${file}: ${specifier} (${problem})`];
+  });
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -189,6 +320,68 @@ describe('import graph', () => {
       '@svc/common',
       '../../persistence',
     ]);
+  });
+
+  describe('packages (libs, temporal/workflows, apps)', () => {
+    const aliases = pathAliases();
+    const imports = Object.keys(PACKAGE_LAYERS).flatMap((pkg) => packageImports(pkg, aliases));
+
+    it('should find the imports of every package', () => {
+      for (const pkg of Object.keys(PACKAGE_LAYERS)) {
+        expect({ pkg, sources: productionSources(pkg).length > 0 }).toEqual({ pkg, sources: true });
+      }
+      expect(imports).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            file: 'temporal/workflows/job.workflow.ts',
+            specifier: '@svc/workflow-contract/definitions',
+            to: 'libs/workflow-contract',
+          }),
+          expect.objectContaining({ from: 'apps/worker', to: 'temporal/workflows' }),
+          expect.objectContaining({ from: 'libs/orchestration', to: 'libs/persistence' }),
+        ]),
+      );
+    });
+
+    it('should import no package from one above or beside it', () => {
+      expect(packageLayerProblems(imports)).toEqual([]);
+    });
+
+    it('should keep the workflow contract to workflow-safe packages: Temporal workflow APIs and types of libs/schedule', () => {
+      const outside = imports
+        .filter(({ from, to }) => from === 'libs/workflow-contract' && to === null)
+        .filter(({ specifier }) => !CONTRACT_PACKAGES.includes(specifier))
+        .map(({ file, specifier }) => `${file}: ${specifier}`);
+      expect(outside).toEqual([]);
+    });
+
+    it('should leave `@svc/common/ids` to the frozen v1 fixture (the ids live in the contract)', () => {
+      expect(imports.filter(({ specifier }) => specifier === '@svc/common/ids').map(({ file }) => file)).toEqual([]);
+    });
+
+    it('should tell an upward import from the allowed ones', () => {
+      expect(packageProblem('libs/workflow-contract', 'libs/common')).toBe(
+        'libs/workflow-contract imports libs/common: it may import only libs/schedule',
+      );
+      expect(packageProblem('temporal/workflows', 'libs/common')).toBe(
+        'temporal/workflows imports libs/common: it may import only libs/workflow-contract, libs/schedule',
+      );
+      expect(packageProblem('libs/orchestration', 'temporal/workflows')).toBe(
+        'libs/orchestration imports temporal/workflows: only apps/worker may',
+      );
+      expect(packageProblem('libs/common', 'apps/api')).toBe('libs/common imports apps/api, a layer above it');
+      expect(packageProblem('libs/persistence', 'libs/delivery')).toBe(
+        'libs/persistence imports libs/delivery, beside it',
+      );
+      expect(packageProblem('libs/persistence', '(outside the packages)')).toBe(
+        'libs/persistence imports (outside the packages), outside the packages',
+      );
+      expect(packageProblem('apps/worker', 'temporal/workflows')).toBeNull();
+      expect(packageProblem('temporal/workflows', 'libs/workflow-contract')).toBeNull();
+      expect(packageProblem('libs/orchestration', 'libs/persistence')).toBeNull();
+      expect(packageOf(join(ROOT, 'libs/workflow-contract/src/ids.ts'))).toBe('libs/workflow-contract');
+      expect(packageOf(join(ROOT, 'test/kit/index.ts'))).toBeNull();
+    });
   });
 
   it('should have no import cycle in the dashboard', () => {

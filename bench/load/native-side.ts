@@ -6,7 +6,7 @@ import { Client, Connection, ScheduleNotFoundError, ScheduleOverlapPolicy } from
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createNativeActivities } from './activities';
-import { API_CONCURRENCY } from './service-side';
+import { API_CONCURRENCY, dailyCronAt } from './service-side';
 import { forEachLimited, range, round, timed } from './util';
 
 export interface TemporalTarget {
@@ -84,7 +84,8 @@ export class NativeSchedules {
     return `bench-native-${this.options.runId}-${index}`;
   }
 
-  async create(signal: AbortSignal): Promise<void> {
+  /** Creates the Schedules; with `instantMs`, daily ones that all fire at that one instant. */
+  async create(signal: AbortSignal, instantMs: number | null = null): Promise<void> {
     const { client, count, intervalS, receiverUrl, taskQueue } = this.options;
     await forEachLimited(
       range(count),
@@ -96,9 +97,12 @@ export class NativeSchedules {
           client.schedule.create({
             scheduleId,
             // Offset 0: fires at Epoch + n × interval, the same instants as the service's Quartz job.
-            spec: this.options.aligned
-              ? { cronExpressions: ['* * * * *'] }
-              : { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
+            spec:
+              instantMs !== null
+                ? { cronExpressions: [dailyCronAt(instantMs)] }
+                : this.options.aligned
+                  ? { cronExpressions: ['* * * * *'] }
+                  : { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
             action: {
               type: 'startWorkflow',
               workflowType: 'nativeDeliver',

@@ -6,7 +6,7 @@
  *   node -r @swc-node/register bench/load.ts [jobs=30] [seconds=120] [interval=10]
  *        [--only=svc|native|both] [--mode=interleaved|sequential] [--noop=300] [--settle=180]
  *        [--sink=webhook|temporal_workflow]
- *        [--aligned=1] [--warmup=0]
+ *        [--aligned=1] [--warmup=0] [--destination-limit=N] [--instant=LEAD_S] [--drain=S]
  */
 import type { TemporalTarget } from './native-side';
 
@@ -60,6 +60,18 @@ export interface LoadOptions {
    * per side when set, in sequential mode (bench/load/actions.ts).
    */
   temporalMetricsUrl: string | undefined;
+  /**
+   * `max_in_flight` of a destination limit on the receiver's `host:port` (issue 46), set before
+   * the service side starts and removed after it: what the limit's lease costs per attempt. 0: none.
+   */
+  destinationLimit: number;
+  /**
+   * One-instant mode (issue 49): each side's jobs are daily jobs that all fire once, at the first
+   * whole minute at least this many seconds after the side's creation starts (the same lead for
+   * both sides); the window is that one instant and the first burst is the one measured: no
+   * warm-up. null: the interval modes.
+   */
+  instantLeadS: number | null;
 }
 
 // Bounds keep a typo from leaving thousands of jobs firing for hours on a shared server.
@@ -70,6 +82,9 @@ const LIMITS = {
   noopWorkflows: [0, 10_000],
   settleS: [0, 3600],
   warmupS: [0, 3600],
+  destinationLimit: [0, 10_000],
+  instantLeadS: [60, 3600],
+  drainS: [0, 3600],
 } as const;
 
 function boundedInt(name: keyof typeof LIMITS, text: string): number {
@@ -92,7 +107,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
   const flags = new Map<string, string>();
   const positional: string[] = [];
   for (const arg of argv) {
-    const flag = /^--([a-z]+)=(.*)$/.exec(arg);
+    const flag = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (flag) {
       flags.set(flag[1]!, flag[2]!);
     } else if (arg.startsWith('-')) {
@@ -102,7 +117,19 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     }
   }
   const unknown = [...flags.keys()].filter(
-    (name) => !['only', 'mode', 'noop', 'settle', 'sink', 'aligned', 'warmup'].includes(name),
+    (name) =>
+      ![
+        'only',
+        'mode',
+        'noop',
+        'settle',
+        'sink',
+        'aligned',
+        'warmup',
+        'destination-limit',
+        'instant',
+        'drain',
+      ].includes(name),
   );
   if (unknown.length > 0) {
     throw new Error(`unknown flag --${unknown[0]}`);
@@ -120,13 +147,19 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): LoadOption
     sink: oneOf('sink', flags.get('sink') ?? 'webhook', ['webhook', 'temporal_workflow'] as const),
     noopWorkflows: boundedInt('noopWorkflows', flags.get('noop') ?? '300'),
     noopConcurrency: 16,
-    drainS: 2 * intervalS,
+    // After the window: one instant's burst may take minutes to start (10,000 at ~45 workflows/s).
+    drainS: boundedInt('drainS', flags.get('drain') ?? String(flags.has('instant') ? 600 : 2 * intervalS)),
     settleS: boundedInt('settleS', flags.get('settle') ?? '180'),
     aligned: oneOf('aligned', flags.get('aligned') ?? '0', ['0', '1'] as const) === '1',
     warmupS: boundedInt('warmupS', flags.get('warmup') ?? '0'),
     workerMetricsUrl: env.WORKER_METRICS_URL || undefined,
     temporalMetricsUrl: env.TEMPORAL_METRICS_URL || undefined,
+    destinationLimit: boundedInt('destinationLimit', flags.get('destination-limit') ?? '0'),
+    instantLeadS: flags.has('instant') ? boundedInt('instantLeadS', flags.get('instant')!) : null,
   };
+  if (options.instantLeadS !== null && (options.aligned || options.warmupS > 0 || intervalS !== 60)) {
+    throw new Error('--instant fires once per job: use interval 60, without --aligned or --warmup');
+  }
   if (options.aligned && intervalS !== 60) {
     throw new Error('--aligned=1 fires every minute: use interval 60');
   }

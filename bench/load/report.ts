@@ -12,6 +12,10 @@ export interface LoadReport {
   /** The service jobs' sink kind. */
   sink: SinkMode;
   aligned: boolean;
+  /** `max_in_flight` set on the receiver's destination for the service side; 0: no limit. */
+  destinationLimit: number;
+  /** `--instant`'s lead in seconds (each side's jobs fire once, at one instant), or null. */
+  instantLeadS: number | null;
   jobs: number;
   durationS: number;
   warmupS: number;
@@ -144,16 +148,39 @@ function actionsTable(actions: SideActions[]): string | null {
   );
 }
 
+/**
+ * One instant's goals (issue 49): the service's start-lag p99 against native's, and against the
+ * best a scheduler that starts each workflow at fire time can do here, N ÷ the no-op ceiling.
+ */
+function instantLine(report: LoadReport): string | null {
+  if (report.instantLeadS === null) {
+    return null;
+  }
+  const p99 = (side: string) => report.sides.find((s) => s.side === side)?.lagMs.p99 ?? null;
+  const [svc, native] = [p99('svc'), p99('native')];
+  const parts = [`one instant: lag p99 service ${fmt(svc, 0)} ms, native ${fmt(native, 0)} ms`];
+  if (svc !== null && native) {
+    parts.push(`service / native ${(svc / native).toFixed(3)}x`);
+  }
+  if (report.noop && report.noop.perSecond > 0 && svc !== null) {
+    const boundMs = (report.jobs / report.noop.perSecond) * 1000;
+    parts.push(
+      `fire-time bound N ÷ ceiling ${fmt(boundMs / 1000, 1)} s, service p99 ${(svc / boundMs).toFixed(3)}x of it`,
+    );
+  }
+  return parts.join('; ');
+}
+
 export function printReport(report: LoadReport): void {
   const lines = [
     `load bench ${report.date} run ${report.runId}: ${report.jobs} per side, every ${report.intervalS} s, ` +
-      `${report.durationS} s${report.warmupS > 0 ? ` after ${report.warmupS} s of warm-up` : ''}, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
+      `${report.durationS} s${report.warmupS > 0 ? ` after ${report.warmupS} s of warm-up` : ''}, ${report.mode}, service sink ${report.sink}${report.aligned ? ', aligned (all in second 0 of each minute)' : ''}${report.destinationLimit > 0 ? `, destination limit ${report.destinationLimit} in flight` : ''}${report.instantLeadS !== null ? `, one instant per side ${report.instantLeadS} s after its creation began` : ''}; load average ${report.loadAverage.before.map((n) => n.toFixed(2)).join(' ')} ` +
       `before, ${report.loadAverage.after.map((n) => n.toFixed(2)).join(' ')} after`,
     '',
     sidesTable(report.sides),
     '',
-    report.aligned ? burstsTable(report.sides) : null,
-    report.aligned ? '' : null,
+    report.aligned || report.instantLeadS !== null ? burstsTable(report.sides) : null,
+    report.aligned || report.instantLeadS !== null ? '' : null,
     cpuLine(report.sides, report.mode),
     report.ratios
       ? `service / native: deliveries/s ${fmt(report.ratios.deliveriesPerS, 2)}, lag p50 ${fmt(report.ratios.lagP50, 2)}x`
@@ -166,6 +193,7 @@ export function printReport(report: LoadReport): void {
       ? `no-op workflow ceiling: ${report.noop.workflows} workflows, ${report.noop.concurrency} concurrent, ` +
         `${fmt(report.noop.perSecond, 1)} completed/s`
       : null,
+    instantLine(report),
     actionsTable(report.actions),
     '',
     JSON.stringify(report),

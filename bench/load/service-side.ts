@@ -21,7 +21,11 @@ export interface ScheduleBody {
  * Schedules use (interval spec, offset 0). The natural `every 10 seconds` would phase from the
  * moment each job is saved (docs/schedules.md), so the two sides would fire at different seconds.
  */
-export function serviceSchedule(intervalS: number, aligned = false): ScheduleBody {
+export function serviceSchedule(intervalS: number, aligned = false, instantMs: number | null = null): ScheduleBody {
+  if (instantMs !== null) {
+    // Daily at the instant's minute (UTC, the job's default zone): every job due in one second.
+    return { expr: dailyCronAt(instantMs), kind: 'cron' };
+  }
   if (aligned) {
     // What people write: every minute, at second 0 (the burst of issue 25).
     return { expr: '* * * * *', kind: 'cron' };
@@ -34,6 +38,12 @@ export function serviceSchedule(intervalS: number, aligned = false): ScheduleBod
     return { expr: `0 */${minutes} * * * ?`, kind: 'quartz' };
   }
   throw new Error(`interval ${intervalS}s: use a divisor of 60 s, or whole minutes dividing 60`);
+}
+
+/** Cron `M H * * *` for the UTC minute of `instantMs` (a whole minute). */
+export function dailyCronAt(instantMs: number): string {
+  const at = new Date(instantMs);
+  return `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
 }
 
 /** The fields of a run the bench reads. */
@@ -112,9 +122,10 @@ export class ServiceJobs {
 
   constructor(private readonly options: ServiceJobsOptions) {}
 
-  async create(signal: AbortSignal): Promise<void> {
+  /** Creates the jobs; with `instantMs`, daily jobs that all fire at that one instant. */
+  async create(signal: AbortSignal, instantMs: number | null = null): Promise<void> {
     const { api, count, intervalS, receiverUrl, runTag } = this.options;
-    const schedule = serviceSchedule(intervalS, this.options.aligned);
+    const schedule = serviceSchedule(intervalS, this.options.aligned, instantMs);
     await forEachLimited(
       range(count),
       API_CONCURRENCY,

@@ -8,7 +8,7 @@ import * as ts from 'typescript';
  * nested functions included, from its first line to its last.
  */
 const MAX_LINES = 60;
-const FILES = ['temporal/workflows/job.workflow.ts', 'temporal/workflows/occurrence-opening.ts'];
+const FILES = ['temporal/workflows/job.workflow.ts', 'libs/workflow-contract/src/occurrence-opening.ts'];
 
 interface FunctionSpan {
   name: string;

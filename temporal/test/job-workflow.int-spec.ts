@@ -22,7 +22,7 @@ import type {
   RunAttemptResult,
   ScheduleActivities,
   FinishRunInput,
-} from '../workflows/activity-types';
+} from '@svc/workflow-contract/activity-types';
 import {
   JOB_WORKFLOW,
   RUN_WORKFLOW,
@@ -30,7 +30,7 @@ import {
   type JobWorkflowInput,
   type OverlapPolicy,
   type RunWorkflowInput,
-} from '../workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 
 /** Everything the mocked run activities were called with. */
 const calls = {

@@ -29,7 +29,7 @@ import type {
   OpenRunsInput,
   ScheduleActivities,
   StartQueuedRunInput,
-} from '../workflows/activity-types';
+} from '@svc/workflow-contract/activity-types';
 import {
   JOB_WORKFLOW,
   jobChangedSignal,
@@ -41,7 +41,7 @@ import {
   type JobWorkflowInput,
   type JobWorkflowMemo,
   type MisfirePolicy,
-} from '../workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 
 const TEST_SERVER =
   process.env.TEST_TEMPORAL_TEST_SERVER ||

@@ -14,8 +14,8 @@ import {
  * deadline; the workflow sources ask for no patch the registry does not know.
  */
 const ROOT = resolve(__dirname, '../..');
-/** Where workflow code lives (the frozen v1 copy included). */
-const WORKFLOW_SOURCES = ['temporal/workflows', 'test/fixtures/workflows-v1'];
+/** Where workflow code lives (the frozen v1 copy included), and the contract that names its patch ids. */
+const WORKFLOW_SOURCES = ['temporal/workflows', 'libs/workflow-contract/src', 'test/fixtures/workflows-v1'];
 const DAY_MS = 86_400_000;
 
 function sourceFiles(dir: string): string[] {

@@ -1,6 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { AlertActivities } from './activity-types';
-import { ALERT_REFUSED, type AlertWorkflowInput, type ChannelVerificationInput } from './definitions';
+import type { AlertActivities } from '@svc/workflow-contract/activity-types';
+import {
+  ALERT_REFUSED,
+  type AlertWorkflowInput,
+  type ChannelVerificationInput,
+} from '@svc/workflow-contract/definitions';
 import { failureMessage } from './failure-message';
 
 /**

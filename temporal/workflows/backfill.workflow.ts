@@ -1,6 +1,6 @@
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { BackfillActivities } from './activity-types';
-import { type BackfillInput, type BackfillResult, cancelBackfillSignal } from './definitions';
+import type { BackfillActivities } from '@svc/workflow-contract/activity-types';
+import { type BackfillInput, type BackfillResult, cancelBackfillSignal } from '@svc/workflow-contract/definitions';
 
 /** Database work and run starts: retried until they work (an outage delays, never loses, a step). */
 const backfill = proxyActivities<BackfillActivities>({

@@ -1,6 +1,10 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { OperationActivities } from './activity-types';
-import { type BulkOperationInput, type BulkOperationResult, cancelOperationSignal } from './definitions';
+import type { OperationActivities } from '@svc/workflow-contract/activity-types';
+import {
+  type BulkOperationInput,
+  type BulkOperationResult,
+  cancelOperationSignal,
+} from '@svc/workflow-contract/definitions';
 
 /** Database work and the job lifecycle's calls: retried until they work (an outage delays, never loses, a batch). */
 const operations = proxyActivities<OperationActivities>({

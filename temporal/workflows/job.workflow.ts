@@ -12,8 +12,8 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { newId, occurrenceRunId } from '@svc/common/ids';
-import type { JobActivities, OccurrencePlan, ScheduleActivities } from './activity-types';
+import { newId, occurrenceRunId } from '@svc/workflow-contract/ids';
+import type { JobActivities, OccurrencePlan, ScheduleActivities } from '@svc/workflow-contract/activity-types';
 import {
   describeJobQuery,
   jobChangedSignal,
@@ -31,10 +31,10 @@ import {
   type ParkedJob,
   type Spread,
   type TrackedRun,
-} from './definitions';
+} from '@svc/workflow-contract/definitions';
 import { legacyJobWorkflow } from './legacy/job.workflow.v1';
-import { decideOpening, dropUntracked, renameTracked } from './occurrence-opening';
-import { plannedAt } from './occurrence-rules';
+import { decideOpening, dropUntracked, renameTracked } from '@svc/workflow-contract/occurrence-opening';
+import { plannedAt } from '@svc/workflow-contract/occurrence-rules';
 import { inNewTrace } from './tracing/new-trace';
 
 // Local activities: no task queue round trip, and their results are recorded in history so

@@ -36,6 +36,8 @@ export const COMPATIBILITY_CODE: readonly CompatibilityCode[] = [
       'apps/worker/src/activities/legacy.activities.ts',
       'test/fixtures/workflows-v1',
       'test/e2e/upgrade.e2e-spec.ts',
+      // The fixture's `@svc/common/ids`: the ids moved to libs/workflow-contract (issue 47).
+      'libs/common/src/ids.ts',
     ],
   },
   { id: 'occurrence-run-id', kind: 'patch', introduced: '2026-11-26', removeAfter: '2027-02-24' },

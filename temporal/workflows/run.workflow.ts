@@ -15,7 +15,7 @@ import type {
   RetryableDeliveryDetails,
   RunActivities,
   RunAttemptResult,
-} from './activity-types';
+} from '@svc/workflow-contract/activity-types';
 import {
   attemptStartedSignal,
   ATTEMPT_HEARTBEAT_TIMEOUT_MS,
@@ -30,8 +30,8 @@ import {
   type RunFailedDetails,
   type RunWorkflowDescription,
   type RunWorkflowInput,
-} from './definitions';
-import { attemptsSummary, attemptSummary, firstAttempt } from './display';
+} from '@svc/workflow-contract/definitions';
+import { attemptsSummary, attemptSummary, firstAttempt } from '@svc/workflow-contract/display';
 import { legacyRunWorkflow } from './legacy/run.workflow.v1';
 import { failureMessage } from './failure-message';
 

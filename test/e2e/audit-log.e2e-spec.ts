@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { AuditRetentionTask } from '../../apps/api/src/audit-log/audit-retention.task';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';

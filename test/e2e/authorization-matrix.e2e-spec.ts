@@ -1,5 +1,5 @@
-import { newId } from '@svc/common';
-import { SEARCH_ATTRIBUTES } from '@svc/workflows/definitions';
+import { newId } from '@svc/workflow-contract/ids';
+import { SEARCH_ATTRIBUTES } from '@svc/workflow-contract/definitions';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';

@@ -1,6 +1,6 @@
 import { JobsRepository } from '@svc/persistence';
 import { toJobSnapshot } from '@svc/orchestration';
-import { JOB_WORKFLOW, type JobWorkflowInput } from '@svc/workflows/definitions';
+import { JOB_WORKFLOW, type JobWorkflowInput } from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
 import { waitFor, WebhookReceiver } from '../utils/receiver';

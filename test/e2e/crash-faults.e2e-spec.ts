@@ -78,7 +78,7 @@ describe('crashes that overlap', () => {
       console.log(
         `crash-faults: faults ${JSON.stringify(scenario.faults.map((f) => `${new Date(f.at).toISOString()} ${f.what}`))}`,
       );
-      console.log(`crash-faults: worker logs in ${scenario.keepWorkerLogs()}`);
+      console.log(`crash-faults: worker and API logs in ${scenario.keepProcessLogs()}`);
       await scenario.stop();
     }
   }, 60_000);

@@ -1,4 +1,4 @@
-import { parkedTaskQueue } from '@svc/workflows/definitions';
+import { parkedTaskQueue } from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, buildConfig } from '@svc/common';
 import { AesGcmPayloadCodec } from '@svc/common/payload-codec';
-import { jobWorkflowId } from '@svc/workflows/definitions';
+import { jobWorkflowId } from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { createApp } from '../../apps/api/src/app';

@@ -1,6 +1,6 @@
 import { JobWorkflowGateway } from '@svc/orchestration';
 import { JobsRepository } from '@svc/persistence';
-import { parkedTaskQueue } from '@svc/workflows/definitions';
+import { parkedTaskQueue } from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { reconcileJobWorkflows } from '../../apps/worker/src/reconciler/reconciler';
 import { waitFor, WebhookReceiver } from '../utils/receiver';

@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
 const HOUR = 3_600_000;

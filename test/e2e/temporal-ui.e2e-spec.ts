@@ -5,7 +5,7 @@ import {
   describeRunQuery,
   type JobWorkflowDescription,
   type RunWorkflowDescription,
-} from '@svc/workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';

@@ -7,7 +7,12 @@ import {
   WorkspacesRepository,
 } from '@svc/persistence';
 import { JobLifecycle, JobWorkflowGateway, SinkSender, toJobSnapshot } from '@svc/orchestration';
-import { JOB_PATH_PATCH, JOB_WORKFLOW, type JobWorkflowMemo, type RunWorkflowInput } from '@svc/workflows/definitions';
+import {
+  JOB_PATH_PATCH,
+  JOB_WORKFLOW,
+  type JobWorkflowMemo,
+  type RunWorkflowInput,
+} from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { resolve } from 'node:path';

@@ -1,5 +1,5 @@
 import type { JobWorkflowGateway, RunWorkflowView } from '@svc/orchestration';
-import type { JobSnapshot, RunWorkflowInput } from '@svc/workflows/definitions';
+import type { JobSnapshot, RunWorkflowInput } from '@svc/workflow-contract/definitions';
 
 /** Temporal as the lifecycle sees it: what reached it, and whether it is reachable. */
 export class FakeTemporal {

@@ -11,7 +11,7 @@ import type { AlertChannelsRepository, AlertRulesRepository, CalendarsRepository
 import type { IdempotencyRepository, OperationsRepository, SecretsRepository } from '@svc/persistence';
 import type { SessionsRepository, UsersRepository } from '@svc/persistence';
 import type { Transactions, WorkspacesRepository } from '@svc/persistence';
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { JOB_KEY_CONSTRAINT, type JobListFilter, type JobMatchFilter, type LatestRun } from '@svc/persistence';
 import type { RecoverableRunFilter, WorkspaceEntity } from '@svc/persistence';
 import { type DataSource, QueryFailedError } from 'typeorm';

@@ -6,7 +6,7 @@ import type {
   OperationItemEntity,
   UserEntity,
 } from '@svc/persistence';
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import type { InMemoryDatabase } from './in-memory-database';
 
 /**

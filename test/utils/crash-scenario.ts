@@ -145,6 +145,7 @@ export class CrashScenario {
   private api: Child | undefined;
   private workers: Child[] = [];
   private readonly workerLogs: string[] = [];
+  private readonly apiLogs: string[] = [];
   /** The workers and the API are killed and started by one fault at a time. */
   private readonly locks = { workers: Promise.resolve(), api: Promise.resolve() };
   private call!: ReturnType<typeof apiClient>;
@@ -265,6 +266,10 @@ export class CrashScenario {
 
   private async killApi(): Promise<void> {
     await this.api?.kill('SIGKILL');
+    if (this.api) {
+      this.apiLogs.push(this.api.output);
+    }
+    this.api = undefined;
   }
 
   private async restartApi(): Promise<void> {
@@ -332,14 +337,29 @@ export class CrashScenario {
 
   /** Deletes a job, retrying while the API or PostgreSQL is down (404: an earlier try went through). */
   async deleteJob(job: Job): Promise<void> {
+    await this.retryWrite('DELETE', `/api/v1/jobs/${job.id}`, [204, 404]);
+  }
+
+  /**
+   * Sends a write until it answers one of `done`, for up to 180 s. Each try is bounded (a request
+   * the API never answers is tried again, not waited on for undici's 300 s), and a give-up names
+   * the last answers, so a failure says whether the API refused, erred or hung.
+   */
+  private async retryWrite(method: string, path: string, done: number[]): Promise<void> {
+    const answers: string[] = [];
     await waitFor(
       async () => {
-        const answer = await this.call('DELETE', `/api/v1/jobs/${job.id}`).catch(() => ({ status: 0 }));
-        return answer.status === 204 || answer.status === 404;
+        const answer = await this.call(method, path, undefined, {}, AbortSignal.timeout(20_000)).catch(
+          (err: unknown) => ({ status: 0, body: String((err as Error)?.cause ?? err) }),
+        );
+        answers.push(`${new Date().toISOString()} ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        return done.includes(answer.status);
       },
       180_000,
       1_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${method} ${path}: ${err.message}; last answers:\n${answers.slice(-8).join('\n')}`);
+    });
   }
 
   private async deleteMidFaults(faultsStart: number): Promise<void> {
@@ -439,15 +459,8 @@ export class CrashScenario {
 
   /** Pauses a job (in-flight runs finish, no new occurrence), retrying while a part is down. */
   async pauseJob(job: Job): Promise<void> {
-    await waitFor(
-      async () => {
-        const answer = await this.call('POST', `/api/v1/jobs/${job.id}/pause`).catch(() => ({ status: 0 }));
-        // 409: already paused (an earlier try went through).
-        return answer.status === 200 || answer.status === 409;
-      },
-      180_000,
-      1_000,
-    );
+    // 409: already paused (an earlier try went through).
+    await this.retryWrite('POST', `/api/v1/jobs/${job.id}/pause`, [200, 409]);
   }
 
   async pauseKeptJobs(): Promise<void> {
@@ -581,11 +594,18 @@ export class CrashScenario {
     return lost;
   }
 
-  /** Writes every worker process's output to a file and returns its path (a failure's evidence). */
-  keepWorkerLogs(): string {
-    const outputs = [...this.workerLogs, ...this.workers.map((w) => w.output)];
-    const file = join(tmpdir(), `svc-crash-workers-${process.pid}-${Date.now()}.log`);
-    writeFileSync(file, outputs.map((output, i) => `=== worker process ${i + 1}\n${output}`).join('\n'));
+  /** Writes every worker and API process's output to a file and returns its path (a failure's evidence). */
+  keepProcessLogs(): string {
+    const workers = [...this.workerLogs, ...this.workers.map((w) => w.output)];
+    const apis = [...this.apiLogs, ...(this.api ? [this.api.output] : [])];
+    const file = join(tmpdir(), `svc-crash-processes-${process.pid}-${Date.now()}.log`);
+    writeFileSync(
+      file,
+      [
+        ...workers.map((output, i) => `=== worker process ${i + 1}\n${output}`),
+        ...apis.map((output, i) => `=== API process ${i + 1}\n${output}`),
+      ].join('\n'),
+    );
     return file;
   }
 

@@ -201,9 +201,11 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    signal?: AbortSignal,
   ): Promise<{ status: number; body: T; headers: Headers }> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
+      signal,
       headers: {
         ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),

@@ -5,7 +5,7 @@
  * loopback webhook receiver, and row builders. Activities run in `MockActivityEnvironment`.
  */
 import { type AppConfig, buildConfig } from '@svc/common';
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { secretsCipherFromConfig } from '@svc/common/secrets-crypto';
 import {
   AuditRepository,
@@ -15,9 +15,9 @@ import {
   type OpenRunRow,
   RunsRepository,
   SecretsRepository,
-  type StoredRetryPolicy,
   WorkspacesRepository,
 } from '@svc/persistence';
+import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';

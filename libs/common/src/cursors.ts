@@ -1,4 +1,4 @@
-import { ID_PREFIXES, type IdKind } from './ids';
+import { ID_PREFIXES, type IdKind } from '@svc/workflow-contract/ids';
 import { ValidationFailedError } from './errors';
 
 /**

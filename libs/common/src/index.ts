@@ -1,4 +1,3 @@
-export * from './ids';
 export * from './durations';
 export * from './cursors';
 export * from './keyset-page';

@@ -1,9 +1,8 @@
 /**
  * Response classification (spec: Events → Response classification; decisions: Attempt outcome).
  */
+import type { AttemptOutcome } from '@svc/workflow-contract/run-rules';
 import type { DeliveryErrorKind } from './http-client';
-
-export type AttemptOutcome = 'success' | 'retryable' | 'fatal';
 
 /** A status class such as `5xx`, or an exact code. */
 export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { AttemptOutcome } from './classify';
+import type { AttemptOutcome } from '@svc/workflow-contract/run-rules';
 
 /** `sink.config` of a command job. */
 export interface CommandSinkConfig {

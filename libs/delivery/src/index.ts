@@ -4,7 +4,6 @@ export * from './payload';
 export * from './network-rules';
 export * from './http-client';
 export * from './classify';
-export * from './backoff';
 export * from './templating';
 export * from './command-sink';
 export * from './webhook-attempt';

@@ -3,8 +3,8 @@
  * classification. This is what the worker's delivery activity and the API's sink test
  * (`POST /jobs/{id}/test`, spec: Events → Sink test) call, so both send the same request.
  */
+import type { AttemptOutcome } from '@svc/workflow-contract/run-rules';
 import {
-  AttemptOutcome,
   DEFAULT_RETRY_ON,
   DEFAULT_SUCCESS_CODES,
   RetryOnEntry,

@@ -4,7 +4,7 @@ import {
   type AlertWorkflowInput,
   CHANNEL_VERIFICATION_WORKFLOW,
   type ChannelVerificationInput,
-} from '@svc/workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 import { tolerating } from './tolerated-temporal-errors';
 
 /**

@@ -1,5 +1,5 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { BACKFILL_WORKFLOW, type BackfillInput, cancelBackfillSignal } from '@svc/workflows/definitions';
+import { BACKFILL_WORKFLOW, type BackfillInput, cancelBackfillSignal } from '@svc/workflow-contract/definitions';
 import { tolerating } from './tolerated-temporal-errors';
 
 /** Starts and cancels backfill workflows (issue 45) on the jobs task queue. */

@@ -1,4 +1,4 @@
-import { occurrenceRunId } from '@svc/common/ids';
+import { occurrenceRunId } from '@svc/workflow-contract/ids';
 import type { BackfillEntity, BackfillItemEntity, BackfillProgress, JobEntity, OccurrenceRun } from '@svc/persistence';
 import { Backfills } from './backfills';
 

@@ -1,4 +1,4 @@
-import { newId, occurrenceRunId } from '@svc/common/ids';
+import { newId, occurrenceRunId } from '@svc/workflow-contract/ids';
 import type {
   BackfillEntity,
   BackfillItemEntity,

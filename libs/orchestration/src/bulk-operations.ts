@@ -1,6 +1,6 @@
 import { DomainError } from '@svc/common';
 import type { OperationEntity, OperationItemEntity, OperationsRepository } from '@svc/persistence';
-import type { OperationStep } from '@svc/workflows/activity-types';
+import type { OperationStep } from '@svc/workflow-contract/activity-types';
 import type { JobLifecycle } from './job-lifecycle';
 
 /** Items handled per activity (one batch), and at most this many at once within it (pacing). */

@@ -14,7 +14,6 @@ export * from './run-input';
 export * from './sink-services';
 export * from './service-workflows';
 export * from './prepare-lead';
-export * from './run-rules';
 export * from './bulk-operations';
 export * from './operation-workflow.gateway';
 export * from './start-window';

@@ -2,11 +2,11 @@ import {
   type AppConfig,
   ConflictError,
   LimitExceededError,
-  newId,
   NotFoundError,
   type PlanLimits,
   UnavailableError,
 } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { type AlertEventDetails, type JobAlertEventType, newAlertEvent } from '@svc/common/alert-events';
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
@@ -25,7 +25,7 @@ import {
   TERMINAL_RUN_STATUSES,
   WorkspacesRepository,
 } from '@svc/persistence';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import type { DataSource, EntityManager } from 'typeorm';
 import { BackgroundWork, FOLLOW_UP_RETRY } from './background-work';
 import type { JobWorkflowGateway } from './job-workflow.gateway';

@@ -6,7 +6,7 @@ import {
   type CompiledSchedule,
   type CompileResult,
 } from '@svc/schedule';
-import type { ScheduleSnapshot } from '@svc/workflows/definitions';
+import type { ScheduleSnapshot } from '@svc/workflow-contract/definitions';
 
 /**
  * A job's schedule on its way from the request to the workflow, in one home:

@@ -1,6 +1,6 @@
 import type { AppConfig } from '@svc/common';
 import type { JobEntity } from '@svc/persistence';
-import type { JobSnapshot } from '@svc/workflows/definitions';
+import type { JobSnapshot } from '@svc/workflow-contract/definitions';
 import { toScheduleSnapshot } from './job-schedule';
 import { startOffsetMs } from './start-window';
 import { describeForTemporal } from './temporal-display';

@@ -18,10 +18,15 @@ import {
   type JobSnapshot,
   type JobWorkflowInput,
   type RunWorkflowInput,
-} from '@svc/workflows/definitions';
-import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
+} from '@svc/workflow-contract/definitions';
+import { jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflow-contract/display';
 
-import { JOB_ID_KEY, JOB_KEY_KEY, runSearchAttributes, WORKSPACE_ID_KEY } from '@svc/workflows/search-attributes';
+import {
+  JOB_ID_KEY,
+  JOB_KEY_KEY,
+  runSearchAttributes,
+  WORKSPACE_ID_KEY,
+} from '@svc/workflow-contract/search-attributes';
 import type { PendingAttemptFacts } from './stuck-runs';
 import { tolerating } from './tolerated-temporal-errors';
 

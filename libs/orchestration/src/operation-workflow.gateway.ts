@@ -1,5 +1,9 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { BULK_OPERATION_WORKFLOW, type BulkOperationInput, cancelOperationSignal } from '@svc/workflows/definitions';
+import {
+  BULK_OPERATION_WORKFLOW,
+  type BulkOperationInput,
+  cancelOperationSignal,
+} from '@svc/workflow-contract/definitions';
 import { tolerating } from './tolerated-temporal-errors';
 
 /** Starts and cancels bulk operation workflows (issue 46) on the jobs task queue. */

@@ -4,7 +4,7 @@
  * records it with the plan, so replay never computes it again.
  */
 
-/** The run workflow's attempt start-to-close (temporal/workflows/definitions.ts, same value). */
+/** The run workflow's attempt start-to-close (libs/workflow-contract/src/definitions.ts, same value). */
 export const ATTEMPT_BUDGET_MS = 150_000;
 /** The longest job timeout (spec): an attempt whose timeout is unknown is assumed to use it. */
 const LONGEST_JOB_TIMEOUT_MS = 120_000;

@@ -1,5 +1,5 @@
 import type { JobEntity, RunEntity } from '@svc/persistence';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { describeForTemporal } from './temporal-display';
 
 /**

@@ -1,6 +1,5 @@
-import { computeRetryDelayMs } from '@svc/delivery';
-import type { StoredRetryPolicy } from '@svc/persistence';
-import { retryDelayPolicy } from './run-rules';
+import { computeRetryDelayMs } from '@svc/workflow-contract/backoff';
+import { retryDelayPolicy, type StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 
 /**
  * Stuck runs (issue 20; docs/operations.md → Stuck runs): open runs whose run workflow is running

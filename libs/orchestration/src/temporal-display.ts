@@ -1,6 +1,6 @@
 import { defaultSinkRegistry } from '@svc/delivery';
 import type { JobEntity } from '@svc/persistence';
-import type { JobDisplay } from '@svc/workflows/definitions';
+import type { JobDisplay } from '@svc/workflow-contract/definitions';
 
 /** Fields of a job the display is built from (a job row, or a job as the API validated it). */
 export type DisplayableJob = Pick<

@@ -2,7 +2,7 @@ import { JobWorkflowGateway } from '@svc/orchestration';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
-import type { JobSnapshot } from '@svc/workflows/definitions';
+import type { JobSnapshot } from '@svc/workflow-contract/definitions';
 
 /**
  * A keyed job on a namespace upgraded without registering `SvcJobKey` (issue 42): the server

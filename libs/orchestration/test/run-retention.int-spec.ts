@@ -1,4 +1,5 @@
-import { buildConfig, newId } from '@svc/common';
+import { buildConfig } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { purgeExpiredRuns } from '@svc/orchestration';
 import { createDataSource, RunsRepository, WorkspacesRepository } from '@svc/persistence';
 import type { DataSource } from 'typeorm';

@@ -1,4 +1,4 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { shortestGapMs, startOffsetMs, windowPosition } from '../src/start-window';
 
 describe('startOffsetMs (issue 46: a job’s stable offset inside its start window)', () => {

@@ -1,4 +1,4 @@
-import type { StoredRetryPolicy } from '@svc/persistence';
+import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import {
   judgeStuckRun,
   lastSignOfLife,

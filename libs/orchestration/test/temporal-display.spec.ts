@@ -1,5 +1,12 @@
-import type { JobSnapshot, RunWorkflowInput } from '@svc/workflows/definitions';
-import { attemptOutcome, attemptSummary, jobDetails, jobSummary, runDetails, runSummary } from '@svc/workflows/display';
+import type { JobSnapshot, RunWorkflowInput } from '@svc/workflow-contract/definitions';
+import {
+  attemptOutcome,
+  attemptSummary,
+  jobDetails,
+  jobSummary,
+  runDetails,
+  runSummary,
+} from '@svc/workflow-contract/display';
 import { type DisplayableJob, describeForTemporal, sinkTarget } from '../src/temporal-display';
 
 const SECRET_URL = 'https://alice:s3cr3t-pass@hooks.example.com:8443/v1/hook/tok_path?token=qs-secret#frag';

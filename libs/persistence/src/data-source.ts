@@ -108,7 +108,16 @@ export interface DataSourceOptions {
   poolSize?: number;
   /** Shown in `pg_stat_activity`. */
   applicationName?: string;
+  /** How long a query may wait for a connection (a free pool slot or a new connect); default 30 s. */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * A request waits at most this long for a connection, then fails as "database unavailable" (a 503
+ * in the API, a retried activity in the worker) instead of hanging: without it pg waits forever,
+ * and a connect that never completes, or a pool whose slots are all stuck, hangs every request.
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * A DataSource over PostgreSQL with every entity and migration registered. Never synchronizes:
@@ -126,5 +135,8 @@ export function createDataSource(url: string, opts: DataSourceOptions = {}): Dat
     logging: false,
     poolSize: opts.poolSize ?? 10,
     applicationName: opts.applicationName,
+    connectTimeoutMS: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    // TCP keepalive finds a connection whose server vanished without closing it (a lost host).
+    extra: { keepAlive: true },
   });
 }

@@ -1,5 +1,5 @@
 import { alertEventId, newAlertEvent } from '@svc/common/alert-events';
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../src/data-source';
 import {

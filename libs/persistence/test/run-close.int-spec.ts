@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../src/data-source';
 import { RunEntity } from '../src/entities';

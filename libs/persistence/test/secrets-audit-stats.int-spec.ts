@@ -1,4 +1,4 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { generateEncryptionKey, SecretDecryptionError, SecretsCipher } from '@svc/common/secrets-crypto';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../src/data-source';

@@ -10,10 +10,16 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { newId } from '@svc/common/ids';
-import type { ScheduleActivities } from '../activity-types';
-import { JOB_PATH_PATCH, jobChangedSignal, jobDeletedSignal, RUN_WORKFLOW, type JobSnapshot } from '../definitions';
-import { runSearchAttributes } from '../search-attributes';
+import { newId } from '@svc/workflow-contract/ids';
+import type { ScheduleActivities } from '@svc/workflow-contract/activity-types';
+import {
+  JOB_PATH_PATCH,
+  jobChangedSignal,
+  jobDeletedSignal,
+  RUN_WORKFLOW,
+  type JobSnapshot,
+} from '@svc/workflow-contract/definitions';
+import { runSearchAttributes } from '@svc/workflow-contract/search-attributes';
 import type { LegacyJobWorkflowInput, LegacyRunActivities, LegacyRunWorkflowInput } from './types.v1';
 
 const { planOccurrences } = proxyLocalActivities<ScheduleActivities>({

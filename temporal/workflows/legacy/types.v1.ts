@@ -2,7 +2,7 @@
  * FROZEN: argument and activity types of the workflows before the one-activity occurrence path,
  * kept so pre-upgrade executions and their recorded histories keep working (see legacy/*.v1.ts).
  */
-import type { JobSnapshot, RunTrigger } from '../definitions';
+import type { JobSnapshot, RunTrigger } from '@svc/workflow-contract/definitions';
 
 export interface LegacyJobWorkflowInput {
   snapshot: JobSnapshot;

@@ -3,7 +3,6 @@ import {
   type AppConfig,
   ConflictError,
   CURSORS,
-  newId,
   NotFoundError,
   type Page,
   readKeysetPage,
@@ -11,6 +10,7 @@ import {
   UnavailableError,
   ValidationFailedError,
 } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import {
   type AlertChannelKind,
   AlertSender,

@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import {
-  CURSORS,
-  newId,
-  NotFoundError,
-  type Page,
-  readKeysetPage,
-  parseDuration,
-  ValidationFailedError,
-} from '@svc/common';
+import { CURSORS, NotFoundError, type Page, readKeysetPage, parseDuration, ValidationFailedError } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import {
   AlertChannelsRepository,
   type AlertRuleValues,

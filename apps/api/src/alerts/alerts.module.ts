@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
 import { AlertWorkflowGateway } from '@svc/orchestration';
-import { alertsTaskQueue } from '@svc/workflows/definitions';
+import { alertsTaskQueue } from '@svc/workflow-contract/definitions';
 import type { Client } from '@temporalio/client';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { APP_CONFIG } from '../config/config.module';

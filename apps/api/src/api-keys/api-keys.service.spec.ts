@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { API_KEY_LITERAL, hashApiKey } from '@svc/common/api-keys';
 import type { ApiKeyEntity, ApiKeysRepository } from '@svc/persistence';
 import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE } from '../../../../test/kit';

@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import type { AuditListFilter, AuditLogEntity, AuditRepository } from '@svc/persistence';
 import { authFor, OTHER_WORKSPACE } from '../../../../test/kit';
 import { AuditLogService } from './audit-log.service';

@@ -1,12 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  type AppConfig,
-  ConflictError,
-  newId,
-  NotFoundError,
-  UnavailableError,
-  ValidationFailedError,
-} from '@svc/common';
+import { type AppConfig, ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import {
   AuditRepository,
   BackfillEntity,

@@ -1,5 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ID_PREFIXES, type IdKind, isId, NotFoundError } from '@svc/common';
+import { NotFoundError } from '@svc/common';
+import { ID_PREFIXES, type IdKind, isId } from '@svc/workflow-contract/ids';
 
 /** A malformed id can't name anything: answer 404 before touching the database. */
 @Injectable()

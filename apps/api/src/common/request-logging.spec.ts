@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { addLogFields, createLogger } from '@svc/common/logging';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';

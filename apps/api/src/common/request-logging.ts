@@ -14,7 +14,7 @@
  * callback hooks (no promise per hook), one fixed-shape fields object per request kept on the
  * request, and lines built field by field: object spread in these hooks measured ~10 µs a request.
  */
-import { isId } from '@svc/common';
+import { isId } from '@svc/workflow-contract/ids';
 import { type LogFields, type Logger, runWithLogFields } from '@svc/common/logging';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 

@@ -1,8 +1,8 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import { shortestGapMs } from '@svc/orchestration';
-import type { BackoffKind } from '@svc/delivery';
-import type { StoredRetryPolicy } from '@svc/persistence';
-import type { OverlapPolicy } from '@svc/workflows/definitions';
+import type { BackoffKind } from '@svc/workflow-contract/backoff';
+import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
+import type { OverlapPolicy } from '@svc/workflow-contract/definitions';
 
 /** A job's retry policy in the API's words (durations as strings). */
 export interface RetrySettings {

@@ -1,6 +1,6 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import type { RequestedScheduleKind } from '@svc/schedule';
-import type { MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
+import type { MisfirePolicy, OverlapPolicy } from '@svc/workflow-contract/definitions';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } from './job-config';
 
 /**

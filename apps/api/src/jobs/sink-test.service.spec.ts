@@ -1,4 +1,4 @@
-import { isId } from '@svc/common';
+import { isId } from '@svc/workflow-contract/ids';
 import type { SendSinkInput, SinkSender } from '@svc/orchestration';
 import { authFor, FakeTemporal, InMemoryDatabase, jobsApiOver, OTHER_WORKSPACE } from '../../../../test/kit';
 import type { CreateJobDto } from './dto/job-body.dto';

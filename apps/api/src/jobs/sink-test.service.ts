@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId, NotFoundError } from '@svc/common';
+import { NotFoundError } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import { generateSigningSecret, type Sink, toSink } from '@svc/delivery';
 import { JobsRepository, type StoredSigningSecret, Transactions } from '@svc/persistence';
 import { JobLifecycle, SinkSender } from '@svc/orchestration';

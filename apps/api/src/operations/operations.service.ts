@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ConflictError, newId, NotFoundError, UnavailableError, ValidationFailedError } from '@svc/common';
+import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import {
   AuditRepository,
   type JsonObject,

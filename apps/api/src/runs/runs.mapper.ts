@@ -1,7 +1,7 @@
 import { workflowUiUrl } from '@svc/delivery';
 import type { AttemptEntity, RunEntity, StartedWorkflowColumn } from '@svc/persistence';
 import type { PendingAttemptView, StuckVerdict } from '@svc/orchestration';
-import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
+import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflow-contract/definitions';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,4 +1,4 @@
-import { newId } from '@svc/common';
+import { newId } from '@svc/workflow-contract/ids';
 import type { RunEntity } from '@svc/persistence';
 import { authFor, InMemoryDatabase, kitConfig, OTHER_WORKSPACE } from '../../../../test/kit';
 import { RunsService } from './runs.service';

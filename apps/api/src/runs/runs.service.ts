@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig, CURSORS, isId, NotFoundError, type Page, readKeysetPage } from '@svc/common';
+import { type AppConfig, CURSORS, NotFoundError, type Page, readKeysetPage } from '@svc/common';
+import { isId } from '@svc/workflow-contract/ids';
 import { JobsRepository, RunsRepository } from '@svc/persistence';
 import type { AuthContext } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig, finalPage, isId, type Page, pageLimit, UnavailableError } from '@svc/common';
+import { type AppConfig, finalPage, type Page, pageLimit, UnavailableError } from '@svc/common';
+import { isId } from '@svc/workflow-contract/ids';
 import { type JobEntity, JobsRepository, type RunEntity, RunsRepository, type RunStatus } from '@svc/persistence';
 import { judgeStuckRun, JobWorkflowGateway, mayBeStuck } from '@svc/orchestration';
-import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflows/definitions';
+import { ATTEMPT_HEARTBEAT_TIMEOUT_MS } from '@svc/workflow-contract/definitions';
 import type { AuthContext } from '../auth/auth.decorators';
 import { APP_CONFIG } from '../config/config.module';
 import type { ListRunsQueryDto } from './dto/list-runs-query.dto';

@@ -3,7 +3,7 @@
  * Backfill): `POST /api/v1/jobs/{id}/backfill` through the typed client. JOB is a job id or a job
  * key. The server counts, validates and carries out; the CLI prints what it answered.
  */
-import { isId } from '@svc/common/ids';
+import { isId } from '@svc/workflow-contract/ids';
 import type { ApiSettings } from '../config';
 import { apiError, clientFor, reach } from './jobs-as-code';
 

@@ -9,7 +9,7 @@ import { classifyTemporalConnectionError } from '@svc/common/temporal-connection
 import { payloadCodecFromConfig } from '@svc/common/temporal-data-converter';
 import { SINK_IDENTITY_ATTRIBUTES } from '@svc/delivery';
 import { createDataSource, MIGRATIONS_TABLE } from '@svc/persistence';
-import { alertsTaskQueue, runsTaskQueue, SEARCH_ATTRIBUTES } from '@svc/workflows/definitions';
+import { alertsTaskQueue, runsTaskQueue, SEARCH_ATTRIBUTES } from '@svc/workflow-contract/definitions';
 import { Connection } from '@temporalio/client';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { randomUUID } from 'node:crypto';

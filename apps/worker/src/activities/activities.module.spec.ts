@@ -28,7 +28,7 @@ import {
 } from '../worker.constants';
 import { ActivitiesModule } from './activities.module';
 
-/** What the workflows call (temporal/workflows/activity-types.ts), by task queue. */
+/** What the workflows call (libs/workflow-contract/src/activity-types.ts), by task queue. */
 const JOB_QUEUE_ACTIVITIES = [
   'planOccurrences',
   'readWorkspaceGate',

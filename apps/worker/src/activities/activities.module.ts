@@ -29,7 +29,7 @@ import {
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflows/definitions';
+import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflow-contract/definitions';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';

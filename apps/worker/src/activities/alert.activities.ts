@@ -10,8 +10,8 @@ import {
   verificationMail,
 } from '@svc/delivery';
 import type { AlertChannelsRepository, AlertEventsRepository } from '@svc/persistence';
-import type { AlertActivities } from '@svc/workflows/activity-types';
-import { ALERT_REFUSED } from '@svc/workflows/definitions';
+import type { AlertActivities } from '@svc/workflow-contract/activity-types';
+import { ALERT_REFUSED } from '@svc/workflow-contract/definitions';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 

@@ -1,5 +1,5 @@
 import type { Backfills } from '@svc/orchestration';
-import type { BackfillActivities } from '@svc/workflows/activity-types';
+import type { BackfillActivities } from '@svc/workflow-contract/activity-types';
 
 /** The activities of `backfillWorkflow` (issue 45): the work is `Backfills`'. */
 export function createBackfillActivities(backfills: Backfills): BackfillActivities {

@@ -17,7 +17,7 @@ import {
   type JobWorkflowGateway,
   type SinkSender,
 } from '@svc/orchestration';
-import type { ParkSettings } from '@svc/workflows/activity-types';
+import type { ParkSettings } from '@svc/workflow-contract/activity-types';
 import { createBackfillActivities } from './backfill.activities';
 import { createJobActivities } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';

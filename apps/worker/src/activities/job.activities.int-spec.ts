@@ -1,14 +1,14 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { createWorkerMetrics, type WorkerMetrics } from '@svc/common/metrics';
 import { AuditLogEntity, JobEntity, RunEntity, UsageCounterEntity } from '@svc/persistence';
-import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflows/activity-types';
+import type { JobActivities, OccurrenceDecision, OpenRunsInput } from '@svc/workflow-contract/activity-types';
 import {
   RUN_CODE_VERSION,
   RUN_WORKFLOW,
   runsTaskQueue,
   SEARCH_ATTRIBUTES,
   type RunWorkflowInput,
-} from '@svc/workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';

@@ -9,10 +9,10 @@ import {
   type WorkspacesRepository,
 } from '@svc/persistence';
 import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
-import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflows/activity-types';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
-import { occurrenceRunId } from '@svc/common/ids';
-import { plannedAt } from '@svc/workflows/occurrence-rules';
+import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflow-contract/activity-types';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
+import { occurrenceRunId } from '@svc/workflow-contract/ids';
+import { plannedAt } from '@svc/workflow-contract/occurrence-rules';
 import { occurrencesBetween } from './schedule.activities';
 
 /** Skipped misfires a `fire_all` catch-up records at most (each plan scans up to 100 000). */

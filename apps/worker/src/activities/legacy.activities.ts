@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JobsRepository, RunsRepository } from '@svc/persistence';
-import type { RunActivities } from '@svc/workflows/activity-types';
+import type { RunActivities } from '@svc/workflow-contract/activity-types';
 import type {
   LegacyClaimResult,
   LegacyDeliveryActivities,

@@ -1,5 +1,5 @@
 import type { BulkOperations } from '@svc/orchestration';
-import type { OperationActivities } from '@svc/workflows/activity-types';
+import type { OperationActivities } from '@svc/workflow-contract/activity-types';
 
 /** The activities of `bulkOperationWorkflow` (issue 46): the work is `BulkOperations`'. */
 export function createOperationActivities(bulk: BulkOperations): OperationActivities {

@@ -1,7 +1,7 @@
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { AttemptEntity, RunEntity } from '@svc/persistence';
-import type { RunActivities } from '@svc/workflows/activity-types';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import type { RunActivities } from '@svc/workflow-contract/activity-types';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';

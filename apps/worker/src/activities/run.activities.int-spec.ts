@@ -1,4 +1,4 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { JobLifecycle } from '@svc/orchestration';
 import {
   AttemptEntity,
@@ -10,8 +10,8 @@ import {
   RunsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
-import type { RunActivities } from '@svc/workflows/activity-types';
-import type { RunWorkflowInput } from '@svc/workflows/definitions';
+import type { RunActivities } from '@svc/workflow-contract/activity-types';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';

@@ -11,24 +11,17 @@ import {
   type RunEntity,
   type RunsRepository,
 } from '@svc/persistence';
-import {
-  decideClaim,
-  decideOutcome,
-  type DestinationGate,
-  endedStatus,
-  type JobLifecycle,
-  type SinkSender,
-  sinkTarget,
-} from '@svc/orchestration';
+import { type DestinationGate, type JobLifecycle, type SinkSender, sinkTarget } from '@svc/orchestration';
+import { decideClaim, decideOutcome, endedStatus } from '@svc/workflow-contract/run-rules';
 import type {
   DestinationWaitDetails,
   FinishRunInput,
   RetryableDeliveryDetails,
   RunActivities,
   RunAttemptResult,
-} from '@svc/workflows/activity-types';
-import { attemptStartedSignal, DESTINATION_WAIT, type RunWorkflowInput } from '@svc/workflows/definitions';
-import { attemptOutcome } from '@svc/workflows/display';
+} from '@svc/workflow-contract/activity-types';
+import { attemptStartedSignal, DESTINATION_WAIT, type RunWorkflowInput } from '@svc/workflow-contract/definitions';
+import { attemptOutcome } from '@svc/workflow-contract/display';
 import { byIdLoader, Coalescer } from './coalescer';
 
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -59,7 +52,7 @@ type Claim =
  * misfire rule on the first attempt), record the attempt (before the request leaves in `safe`
  * mode), send, then close the run or defer it. The attempt number is the run's own counter, so a
  * database or worker error before the attempt is recorded consumes no attempt. What to do at the
- * claim and after the send is decided by the pure run rules (libs/orchestration/src/run-rules.ts);
+ * claim and after the send is decided by the pure run rules (libs/workflow-contract/src/run-rules.ts);
  * this activity reads and writes around them.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {

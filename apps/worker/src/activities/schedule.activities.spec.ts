@@ -1,7 +1,7 @@
-import type { OpenRunsInput } from '@svc/workflows/activity-types';
-import type { ScheduleSnapshot } from '@svc/workflows/definitions';
+import type { OpenRunsInput } from '@svc/workflow-contract/activity-types';
+import type { ScheduleSnapshot } from '@svc/workflow-contract/definitions';
 import type { AppConfig } from '@svc/common';
-import { occurrenceRunId } from '@svc/common/ids';
+import { occurrenceRunId } from '@svc/workflow-contract/ids';
 import { prepareLeadMs } from '@svc/orchestration';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { detectKind } from '@svc/schedule';

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { OccurrenceBurstsRepository } from '@svc/persistence';
 import { type CalendarDates, compileJobSchedule, prepareLeadMs } from '@svc/orchestration';
-import { occurrenceRunId } from '@svc/common/ids';
+import { occurrenceRunId } from '@svc/workflow-contract/ids';
 import type {
   JobActivities,
   OccurrencePlan,
@@ -10,10 +10,10 @@ import type {
   PlanOpenInput,
   ScheduleActivities,
   WorkspaceGate,
-} from '@svc/workflows/activity-types';
-import type { ScheduleSnapshot } from '@svc/workflows/definitions';
-import { decideOpening } from '@svc/workflows/occurrence-opening';
-import { isMissed, plannedAt } from '@svc/workflows/occurrence-rules';
+} from '@svc/workflow-contract/activity-types';
+import type { ScheduleSnapshot } from '@svc/workflow-contract/definitions';
+import { decideOpening } from '@svc/workflow-contract/occurrence-opening';
+import { isMissed, plannedAt } from '@svc/workflow-contract/occurrence-rules';
 
 export interface ScheduleActivityDeps {
   /** The burst estimate; without it (or asked without `prepare`) plans carry no lead. */
@@ -82,7 +82,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
  * The job workflow's occurrence rules for an `allow` job, applied here: its decisions depend on
  * the due occurrences, the misfire policy and the gate only (no runs in flight), so the plan can
  * decide and open them in the same local activity. The decision is the workflow's own
- * (`decideOpening`, temporal/workflows/occurrence-opening.ts); run ids come from the occurrence,
+ * (`decideOpening`, libs/workflow-contract/src/occurrence-opening.ts); run ids come from the occurrence,
  * as in the workflow, so a retry opens nothing twice.
  */
 async function openDue(

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@svc/common';
 import type { JobsRepository } from '@svc/persistence';
 import { type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
-import { JOB_WORKFLOW, type JobWorkflowMemo, parkedTaskQueue } from '@svc/workflows/definitions';
+import { JOB_WORKFLOW, type JobWorkflowMemo, parkedTaskQueue } from '@svc/workflow-contract/definitions';
 import type { Client } from '@temporalio/client';
 
 const PAGE = 1_000;

@@ -1,5 +1,5 @@
 import { RunEntity } from '@svc/persistence';
-import { RUN_WORKFLOW } from '@svc/workflows/definitions';
+import { RUN_WORKFLOW } from '@svc/workflow-contract/definitions';
 import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';
 import { repairStalledRuns } from './stalled-runs';
 

@@ -8,7 +8,7 @@
 import { type LogFields, type Logger, runWithLogFields } from '@svc/common/logging';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { RUN_FAILED } from '@svc/workflows/definitions';
+import { RUN_FAILED } from '@svc/workflow-contract/definitions';
 
 const LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
 

@@ -12,7 +12,7 @@ import {
   alertsTaskQueue,
   parkedTaskQueue,
   runsTaskQueue,
-} from '@svc/workflows/definitions';
+} from '@svc/workflow-contract/definitions';
 import { Client } from '@temporalio/client';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { createActivities } from '../activities';

@@ -50,6 +50,9 @@ export function withWorkflowAliases<T extends { resolve?: { alias?: unknown } }>
   config.resolve = config.resolve ?? {};
   config.resolve.alias = {
     ...((config.resolve.alias as Record<string, string>) ?? {}),
+    '@svc/workflow-contract': resolve(ROOT, 'libs/workflow-contract/src'),
+    '@svc/schedule': resolve(ROOT, 'libs/schedule/src'),
+    // The frozen v1 copy (test/fixtures/workflows-v1) still imports `@svc/common/ids`.
     '@svc/common': resolve(ROOT, 'libs/common/src'),
     '@svc/workflows': resolve(ROOT, 'temporal/workflows'),
   };

@@ -7,7 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '@svc/common';
-import type { AttemptOutcome } from '../classify';
+import type { AttemptOutcome } from '@svc/workflow-contract/run-rules';
 import type { NetworkRules } from '../network-rules';
 import type { TemplateContext } from '../templating';
 

@@ -1,23 +1,13 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { TimestampedEntity } from './timestamps';
-import type { BackoffKind } from '@svc/delivery';
 import type { ScheduleKind } from '@svc/schedule';
-import type { MisfirePolicy, OverlapPolicy } from '@svc/workflows/definitions';
+import type { MisfirePolicy, OverlapPolicy } from '@svc/workflow-contract/definitions';
+import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 export const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
-
-/** Stored retry policy (decisions.md → `retry` defaults); durations in milliseconds. */
-export interface StoredRetryPolicy {
-  max_attempts: number;
-  backoff: BackoffKind;
-  initial_interval_ms: number;
-  max_interval_ms: number;
-  multiplier: number;
-  jitter: number;
-}
 
 /** One webhook signing secret; after a rotation the old one carries `expires_at` (+24 h). */
 /** An upcoming occurrence a user skipped (issue 45), keyed in `occurrence_skips` by its ISO instant. */

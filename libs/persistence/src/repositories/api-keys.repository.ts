@@ -1,4 +1,4 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 import { WorkspaceEntity } from '../entities/workspace.entity';

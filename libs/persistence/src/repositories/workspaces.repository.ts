@@ -1,4 +1,4 @@
-import { newId } from '@svc/common/ids';
+import { newId } from '@svc/workflow-contract/ids';
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkspaceEntity } from '../entities/workspace.entity';
 

@@ -13,7 +13,8 @@ import {
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
 import { IsDuration, NonEmptyString, Rules } from '../../common/validators';
-import { CURSORS, idPattern } from '@svc/common';
+import { CURSORS } from '@svc/common';
+import { idPattern } from '@svc/workflow-contract/ids';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { PageQueryDto } from '../../common/page-query.dto';
 

@@ -54,7 +54,7 @@ export function arrayOf(items: JsonSchema): JsonSchema {
   return { type: 'array', items };
 }
 
-/** A prefixed ULID (`job_01H…`), as `@svc/common`'s `isId` accepts. */
+/** A prefixed ULID (`job_01H…`), as `isId` (`@svc/workflow-contract/ids`) accepts. */
 export function idOf(prefix: string): JsonSchema {
   return { type: 'string', pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$` };
 }

@@ -22,8 +22,8 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDuration, IsPlainObject, MaxBytes, OptionalTimestamp } from '../../common/validators';
 import { BracketIndexes, CollectsStageErrors } from '../../common/validation';
 import { CURSORS } from '@svc/common';
-import { BACKOFF_KINDS } from '@svc/delivery';
-import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '@svc/workflows/definitions';
+import { BACKOFF_KINDS } from '@svc/workflow-contract/backoff';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '@svc/workflow-contract/definitions';
 import {
   CALENDAR_NAME_MAX_LENGTH,
   CALENDAR_NAME_PATTERN,

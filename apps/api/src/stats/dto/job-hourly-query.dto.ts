@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, Matches } from 'class-validator';
-import { ID_PREFIXES } from '@svc/common';
+import { ID_PREFIXES } from '@svc/workflow-contract/ids';
 
 /** Windows of `GET /api/v1/stats/jobs/hourly`: how many hourly buckets each one has. */
 export const HOURLY_WINDOW_HOURS = { '24h': 24 } as const;

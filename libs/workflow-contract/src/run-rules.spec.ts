@@ -1,6 +1,12 @@
-import type { StoredRetryPolicy } from '@svc/persistence';
-import type { MisfirePolicy } from '@svc/workflows/definitions';
-import { type ClaimFacts, decideClaim, decideOutcome, endedStatus, type OutcomeFacts } from '../src/run-rules';
+import type { MisfirePolicy } from './definitions';
+import {
+  type ClaimFacts,
+  decideClaim,
+  decideOutcome,
+  endedStatus,
+  type OutcomeFacts,
+  type StoredRetryPolicy,
+} from './run-rules';
 
 /** decisions.md → `retry` defaults. */
 const DEFAULT_RETRY: StoredRetryPolicy = {

@@ -5,7 +5,7 @@
  *
  * The misfire rule (`isMissed`, `missedOccurrenceFate`) is the one both sides apply: the job
  * workflow's plan (`planOccurrences`) and policy (`applyMisfirePolicy`), and the attempt's claim
- * (`decideClaim` in libs/orchestration/src/run-rules.ts), with the threshold from one source,
+ * (`decideClaim` in run-rules.ts), with the threshold from one source,
  * `scheduler.misfire_threshold` of the worker that decides.
  */
 import type { OccurrenceDecision, WorkspaceGate } from './activity-types';

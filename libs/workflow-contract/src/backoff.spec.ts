@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_DELAY_POLICY, RetryDelayPolicy, computeRetryDelayMs } from '@svc/delivery';
+import { computeRetryDelayMs, DEFAULT_RETRY_DELAY_POLICY, type RetryDelayPolicy } from './backoff';
 
 const noJitter: RetryDelayPolicy = { ...DEFAULT_RETRY_DELAY_POLICY, jitter: 0 };
 const mid = () => 0.5; // jitter factor 1

@@ -434,3 +434,17 @@ export interface BackfillResult {
 
 /** `POST /backfills/{id}/cancel`: no occurrence starts after it; runs in flight end on their own. */
 export const cancelBackfillSignal = defineSignal<[]>('cancelBackfill');
+
+/**
+ * The workflow types the worker registers: the exports of temporal/workflows/index.ts, which
+ * `temporal/test/workflow-types.spec.ts` holds to this list, so a workflow added there is named
+ * here (and so kept off limits to `temporal_workflow` jobs, libs/orchestration service-workflows.ts).
+ */
+export const REGISTERED_WORKFLOW_TYPES = [
+  JOB_WORKFLOW,
+  RUN_WORKFLOW,
+  ALERT_WORKFLOW,
+  CHANNEL_VERIFICATION_WORKFLOW,
+  BULK_OPERATION_WORKFLOW,
+  BACKFILL_WORKFLOW,
+] as const;

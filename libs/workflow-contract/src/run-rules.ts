@@ -3,11 +3,27 @@
  * the attempt activity (apps/worker/src/activities/run.activities.ts) reads the rows, asks
  * `decideClaim` before an attempt and `decideOutcome` after it, and writes what they decide. The
  * misfire rule is the job workflow's own (`isMissed`, `missedOccurrenceFate` in
- * temporal/workflows/occurrence-rules.ts); the delay is `computeRetryDelayMs` (libs/delivery).
+ * occurrence-rules.ts); the delay is `computeRetryDelayMs` (backoff.ts).
  */
-import { type AttemptOutcome, computeRetryDelayMs, type RetryDelayPolicy } from '@svc/delivery';
-import type { JobEntity, RunEntity, RunStatus, RunTrigger, StoredRetryPolicy } from '@svc/persistence';
-import { isMissed, missedOccurrenceFate } from '@svc/workflows/occurrence-rules';
+import { type BackoffKind, computeRetryDelayMs, type RetryDelayPolicy } from './backoff';
+import type { JobState, MisfirePolicy, RunTrigger } from './definitions';
+import { isMissed, missedOccurrenceFate } from './occurrence-rules';
+
+/** A run's status (decisions.md → Run transitions; the runs table's `RUN_STATUSES`, libs/persistence). */
+export type RunStatus = 'running' | 'deferred' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+
+/** What an attempt's answer means for its run (the sink kinds classify it, libs/delivery). */
+export type AttemptOutcome = 'success' | 'retryable' | 'fatal';
+
+/** Stored retry policy (decisions.md → `retry` defaults, the jobs table's `retry`); durations in milliseconds. */
+export interface StoredRetryPolicy {
+  max_attempts: number;
+  backoff: BackoffKind;
+  initial_interval_ms: number;
+  max_interval_ms: number;
+  multiplier: number;
+  jitter: number;
+}
 
 /** The statuses a run ends in (decisions.md → Run transitions: terminal). */
 export type EndedRunStatus = Exclude<RunStatus, 'running' | 'deferred'>;
@@ -17,19 +33,33 @@ export type EndedRunStatus = Exclude<RunStatus, 'running' | 'deferred'>;
  * attempt that finds its run ended (a re-executed activity, a run cancelled meanwhile) sends
  * nothing and writes nothing. A run whose row is gone counts as cancelled.
  */
-export function endedStatus(run: Pick<RunEntity, 'status'> | null): EndedRunStatus | null {
+export function endedStatus(run: { status: RunStatus } | null): EndedRunStatus | null {
   if (run === null) {
     return 'cancelled';
   }
   return run.status === 'running' || run.status === 'deferred' ? null : run.status;
 }
 
-/** What the run rules look at in a run row. */
-export type ClaimRun = Pick<RunEntity, 'status' | 'attemptsCount' | 'jobVersion' | 'scheduledAt'> &
-  Partial<Pick<RunEntity, 'plannedAt' | 'deferredReason'>>;
-/** What the run rules look at in a job row. */
-export type ClaimJob = Pick<JobEntity, 'state' | 'version' | 'retry' | 'misfirePolicy'> &
-  Partial<Pick<JobEntity, 'occurrenceSkips'>>;
+/** What the run rules look at in a run row (`RunEntity`, libs/persistence). */
+export interface ClaimRun {
+  status: RunStatus;
+  attemptsCount: number;
+  jobVersion: number;
+  scheduledAt: Date;
+  /** Issue 46: nominal time + the job's offset; null or absent: `scheduledAt`. */
+  plannedAt?: Date | null;
+  /** Issue 46: why a deferred run waits for its destination; null or absent: it does not. */
+  deferredReason?: string | null;
+}
+/** What the run rules look at in a job row (`JobEntity`, libs/persistence). */
+export interface ClaimJob {
+  state: JobState;
+  version: number;
+  retry: StoredRetryPolicy;
+  misfirePolicy: MisfirePolicy;
+  /** Issue 45: upcoming occurrences a user skipped, by ISO instant. */
+  occurrenceSkips?: Record<string, { note: string }>;
+}
 
 /** What the claim read before an attempt. */
 export interface ClaimFacts<R extends ClaimRun = ClaimRun, J extends ClaimJob = ClaimJob> {
