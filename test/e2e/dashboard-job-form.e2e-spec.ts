@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 import { fullWebhookJob } from '../fixtures/full-webhook-job';
@@ -12,8 +12,6 @@ import { fullWebhookJob } from '../fixtures/full-webhook-job';
  * name; the form's PATCH carries only the name. The same for a command job (command sinks are on
  * in this stack), and a command job created from the form.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
 const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(180_000);
@@ -45,37 +43,25 @@ describe('dashboard job form in Chromium (issue #22)', () => {
   const sent: Array<{ method: string; url: string; body: unknown }> = [];
 
   beforeAll(async () => {
-    if (!existsSync(DASHBOARD_BUILD)) {
-      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
-    }
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchDashboardChromium();
     receiver = await WebhookReceiver.start();
     stack = await startStack({
       worker: false,
       config: {
-        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
+        auth: DEV_SIGN_IN,
         sinks: { command: { enabled: true } },
       },
     });
     api = apiClient(stack.baseUrl, stack.apiKey);
     expect((await api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      timezoneId: 'America/New_York',
-    });
-    page = await context.newPage();
-    page.on('request', (request) => {
-      if (/\/api\/v1\/jobs/.test(request.url()) && ['POST', 'PATCH'].includes(request.method())) {
-        sent.push({ method: request.method(), url: request.url(), body: request.postDataJSON() });
-      }
-    });
-    await page.goto(stack.baseUrl + '/');
-    await page.getByLabel('Email').fill('ada@example.com');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    const context = { viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' };
+    page = await signedInPage(browser, stack.baseUrl, 'ada@example.com', context, (opened) =>
+      opened.on('request', (request) => {
+        if (/\/api\/v1\/jobs/.test(request.url()) && ['POST', 'PATCH'].includes(request.method())) {
+          sent.push({ method: request.method(), url: request.url(), body: request.postDataJSON() });
+        }
+      }),
+    );
   });
 
   afterAll(async () => {

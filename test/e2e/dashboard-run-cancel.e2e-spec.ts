@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { WebhookReceiver, waitFor } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -9,9 +8,6 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * says what that means, and is cancelled from its page after a confirm; the page then shows
  * `cancelled` and the button is gone.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
-
 jest.setTimeout(120_000);
 
 describe('dashboard: cancel a run', () => {
@@ -22,24 +18,12 @@ describe('dashboard: cancel a run', () => {
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    if (!existsSync(DASHBOARD_BUILD)) {
-      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
-    }
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchDashboardChromium();
     receiver = await WebhookReceiver.start();
     receiver.respondWith(() => ({ status: 500, body: 'receiver down' }));
-    stack = await startStack({
-      config: { auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' } },
-    });
+    stack = await startStack({ config: { auth: DEV_SIGN_IN } });
     api = apiClient(stack.baseUrl, stack.apiKey);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    await page.goto(stack.baseUrl + '/');
-    await page.getByLabel('Email').fill('grace@example.com');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    page = await signedInPage(browser, stack.baseUrl, 'grace@example.com', { viewport: { width: 1280, height: 860 } });
   });
 
   afterAll(async () => {

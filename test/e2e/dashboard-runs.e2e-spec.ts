@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { WebhookReceiver, waitFor } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -13,8 +14,6 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * failure with no attempt left says so; a failed run is retried from its page, once. Jobs declared
  * by an apply (issue 42) show their key and owner, and the list filters by owner and finds a key.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
 const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(240_000);
@@ -29,28 +28,16 @@ describe('dashboard job and run pages in Chromium', () => {
   const failing = new Set<string>();
 
   beforeAll(async () => {
-    if (!existsSync(DASHBOARD_BUILD)) {
-      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
-    }
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchDashboardChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
     receiver = await WebhookReceiver.start();
     receiver.respondWith((request) =>
       failing.has(request.url) ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
     );
-    stack = await startStack({
-      config: { auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' } },
-    });
+    stack = await startStack({ config: { auth: DEV_SIGN_IN } });
     api = apiClient(stack.baseUrl, stack.apiKey);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Asia/Kolkata' });
-    page = await context.newPage();
-    await page.goto(stack.baseUrl + '/');
-    await page.getByLabel('Email').fill('grace@example.com');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    const context = { viewport: { width: 1280, height: 860 }, timezoneId: 'Asia/Kolkata' };
+    page = await signedInPage(browser, stack.baseUrl, 'grace@example.com', context);
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { Webhook } from 'standardwebhooks';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
 import { TestSmtpServer } from '../utils/smtp-server';
@@ -16,8 +16,6 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * Enter; the API's `fields` errors appear under their control; every step checks the resulting
  * state through the API; every page fits 360 px.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
 const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(240_000);
@@ -42,37 +40,32 @@ describe('dashboard: alerts, audit log and workspace settings in Chromium (issue
   const sent: Array<{ method: string; path: string; body: unknown }> = [];
 
   beforeAll(async () => {
-    if (!existsSync(DASHBOARD_BUILD)) {
-      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
-    }
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchDashboardChromium();
     smtp = await TestSmtpServer.start();
     hook = await WebhookReceiver.start();
     slack = await WebhookReceiver.start();
     stack = await startStack({
       config: {
-        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
+        auth: DEV_SIGN_IN,
         smtp: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'Scheduler alerts <alerts@svc.test>' },
       },
     });
     api = apiClient(stack.baseUrl, stack.apiKey);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin' });
-    page = await context.newPage();
-    // Deleting asks for confirmation: accept, as a person would.
-    page.on('dialog', (dialog) => void dialog.accept());
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (url.pathname.startsWith('/api/v1/') && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(request.method())) {
-        sent.push({ method: request.method(), path: url.pathname, body: request.postData() && request.postDataJSON() });
-      }
+    const context = { viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin' };
+    page = await signedInPage(browser, stack.baseUrl, 'ada@example.com', context, (opened) => {
+      // Deleting asks for confirmation: accept, as a person would.
+      opened.on('dialog', (dialog) => void dialog.accept());
+      opened.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.startsWith('/api/v1/') && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(request.method())) {
+          sent.push({
+            method: request.method(),
+            path: url.pathname,
+            body: request.postData() && request.postDataJSON(),
+          });
+        }
+      });
     });
-    await page.goto(stack.baseUrl + '/');
-    await page.getByLabel('Email').fill('ada@example.com');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   });
 
   afterAll(async () => {

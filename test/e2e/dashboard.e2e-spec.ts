@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEV_SIGN_IN, launchDashboardChromium } from '../utils/dashboard';
 import { WebhookReceiver, waitFor } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -12,9 +13,7 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * create an API key that is shown once, and see cookie mutations without the CSRF token refused.
  * Screenshots of the main pages go to docs/screenshots/ (shown in the README).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
-const DASHBOARD_BUILD = resolve(__dirname, '../../dist/dashboard/index.html');
 
 jest.setTimeout(240_000);
 
@@ -29,12 +28,7 @@ describe('dashboard in Chromium', () => {
 
   beforeAll(async () => {
     // Both are preconditions of the test, reported as failures rather than skipped.
-    if (!existsSync(DASHBOARD_BUILD)) {
-      throw new Error(`${DASHBOARD_BUILD} is missing: run npm run build first`);
-    }
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/test.sh does)`);
-    }
+    browser = await launchDashboardChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
     receiver = await WebhookReceiver.start();
     temporalUi = await WebhookReceiver.start();
@@ -45,11 +39,10 @@ describe('dashboard in Chromium', () => {
     }));
     stack = await startStack({
       config: {
-        auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' },
+        auth: DEV_SIGN_IN,
         temporal: { ui_url: temporalUi.url },
       },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     const context = await browser.newContext({
       viewport: { width: 1280, height: 860 },
       timezoneId: 'America/New_York',

@@ -10,7 +10,7 @@ import { createDataSource } from '@svc/persistence';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DataSource } from 'typeorm';
 import { bootstrap } from './commands/bootstrap';
-import { backfillJob } from './commands/backfill';
+import { backfillJob, type BackfillInput } from './commands/backfill';
 import { bulkJobs } from './commands/bulk';
 import { configuredApiUrl, doctorPassed, formatDoctor, runDoctor } from './commands/doctor';
 import { applyJobsFile, exportJobs, writeJobsFile } from './commands/jobs-as-code';
@@ -191,14 +191,8 @@ interface BulkFlags {
   dryRun?: boolean;
 }
 
-interface BackfillFlags {
-  from: string;
-  to: string;
-  mode?: string;
-  maxRuns?: number;
-  runSucceeded?: boolean;
-  dryRun?: boolean;
-}
+/** `svc backfill`'s options: what the command sends besides the job. */
+type BackfillFlags = Omit<BackfillInput, 'job'>;
 
 interface PlanFlags extends ApiFlags {
   file: string;

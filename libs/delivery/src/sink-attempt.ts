@@ -39,9 +39,19 @@ export function withRunOverrides(
   return { kind: sink.kind, config: applyRunOverrides(kind, sink.config, overrides) };
 }
 
-/** The built-in kinds (the Nest glue registers them like any other module's). */
+/**
+ * The built-in kinds' classes, in the order every list of kinds starts with (the OpenAPI document,
+ * the dashboard); the Nest glue provides each like any other module's kind.
+ */
+export const BUILT_IN_SINK_KIND_TYPES: readonly (new () => AnySinkKind)[] = [
+  WebhookSinkKind,
+  CommandSinkKind,
+  TemporalWorkflowSinkKind,
+];
+
+/** The built-in kinds, one instance each. */
 export function builtInSinkKinds(): AnySinkKind[] {
-  return [new WebhookSinkKind(), new CommandSinkKind(), new TemporalWorkflowSinkKind()];
+  return BUILT_IN_SINK_KIND_TYPES.map((Kind) => new Kind());
 }
 
 let fallback: SinkRegistry | null = null;

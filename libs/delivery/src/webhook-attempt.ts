@@ -17,6 +17,7 @@ import type { NetworkRules } from './network-rules';
 import { buildWebhookHeaders, serializeStandardPayload } from './payload';
 import { isValidHeaderValue } from './headers';
 import { TemplateContext, TemplateRenderError, renderTemplate } from './templating';
+import type { SinkRun } from './sinks/sink-kind';
 import { withClientSpan } from './tracing';
 
 /** `sink.config` of a webhook job, as stored (spec: Sink: webhook configuration). */
@@ -40,14 +41,7 @@ export interface WebhookSinkConfig {
 
 export interface WebhookAttemptInput {
   config: WebhookSinkConfig;
-  run: {
-    id: string;
-    scheduledAt: Date | number | string;
-    /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
-    plannedAt?: Date | number | string | null;
-    /** 0-based */
-    attempt: number;
-  };
+  run: SinkRun;
   job: { id: string; name: string };
   /** The job's workspace (`{{workspace.id}}`). */
   workspace?: { id: string };

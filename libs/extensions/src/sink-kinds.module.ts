@@ -4,11 +4,10 @@ import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { AppConfig } from '@svc/common';
 import {
   type AnySinkKind,
-  CommandSinkKind,
+  BUILT_IN_SINK_KIND_TYPES,
+  builtInSinkKinds,
   setProcessSinkRegistry,
   SinkRegistry,
-  TemporalWorkflowSinkKind,
-  WebhookSinkKind,
 } from '@svc/delivery';
 import { isAbsolute, resolve } from 'node:path';
 
@@ -18,20 +17,16 @@ import { isAbsolute, resolve } from 'node:path';
  */
 export const SinkKindProvider = DiscoveryService.createDecorator<void>();
 
-@SinkKindProvider()
-@Injectable()
-class WebhookSink extends WebhookSinkKind {}
+/** A built-in kind's class as a provider marked `@SinkKindProvider()`. */
+function builtInProvider(kind: new () => AnySinkKind): Type<AnySinkKind> {
+  @SinkKindProvider()
+  @Injectable()
+  class BuiltInSinkKind extends kind {}
+  return BuiltInSinkKind;
+}
 
-@SinkKindProvider()
-@Injectable()
-class CommandSink extends CommandSinkKind {}
-
-@SinkKindProvider()
-@Injectable()
-class TemporalWorkflowSink extends TemporalWorkflowSinkKind {}
-
-/** The three built-in kinds, provided exactly as an extension module provides its own. */
-@Module({ providers: [WebhookSink, CommandSink, TemporalWorkflowSink] })
+/** The built-in kinds, provided exactly as an extension module provides its own. */
+@Module({ providers: BUILT_IN_SINK_KIND_TYPES.map(builtInProvider) })
 export class BuiltInSinkKindsModule {}
 
 /** The registry, filled once every provider exists with each one marked `@SinkKindProvider()`. */
@@ -47,7 +42,7 @@ class DiscoveredSinkRegistry extends SinkRegistry implements OnModuleInit {
       .map((wrapper) => wrapper.instance as AnySinkKind | undefined)
       .filter((instance): instance is AnySinkKind => Boolean(instance));
     // Built-ins first (stable order for the OpenAPI document and the dashboard), then the rest by name.
-    const builtIn = ['webhook', 'command', 'temporal_workflow'];
+    const builtIn = builtInSinkKinds().map((kind) => kind.kind);
     providers.sort(
       (a, b) =>
         (builtIn.indexOf(a.kind) + 1 || 99) - (builtIn.indexOf(b.kind) + 1 || 99) || a.kind.localeCompare(b.kind),

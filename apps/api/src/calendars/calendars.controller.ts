@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
-import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
+import { ApiOperation, createdOrReplaced, ServerChecks } from '../common/openapi/openapi.decorators';
 import { CalendarNameToFindPipe, CalendarNameToWritePipe } from './calendar-name.pipe';
 import { CALENDAR_LIST_SCHEMA, CALENDAR_SCHEMA } from './calendar-response.schema';
 import { CalendarsService } from './calendars.service';
@@ -49,10 +49,7 @@ export class CalendarsController {
   @Scopes('jobs:write')
   @ApiOperation(
     'Create (201) or replace (200) a calendar’s dates',
-    {
-      200: { description: 'Replaced', schema: CALENDAR_SCHEMA },
-      201: { description: 'Created', schema: CALENDAR_SCHEMA },
-    },
+    createdOrReplaced(CALENDAR_SCHEMA),
     `${DATES_BODY} Jobs that use the calendar plan again with its new dates at once.`,
   )
   async put(

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
-import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
+import { ApiOperation, createdOrReplaced, ServerChecks } from '../common/openapi/openapi.decorators';
 import { DestinationToFindPipe, DestinationToWritePipe } from './destination.pipe';
 import { DESTINATION_LIST_SCHEMA, DESTINATION_SCHEMA } from './destination-response.schema';
 import { DestinationsService } from './destinations.service';
@@ -42,14 +42,7 @@ export class DestinationsController {
   @ServerChecks(DESTINATION_CHECK)
   @Put(':destination')
   @Scopes('jobs:write')
-  @ApiOperation(
-    'Set (201) or replace (200) a destination’s limits',
-    {
-      200: { description: 'Replaced', schema: DESTINATION_SCHEMA },
-      201: { description: 'Created', schema: DESTINATION_SCHEMA },
-    },
-    LIMITS_BODY,
-  )
+  @ApiOperation('Set (201) or replace (200) a destination’s limits', createdOrReplaced(DESTINATION_SCHEMA), LIMITS_BODY)
   async put(
     @Auth() auth: AuthContext,
     @Param('destination', DestinationToWritePipe) destination: string,

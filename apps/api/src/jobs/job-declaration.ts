@@ -1,6 +1,6 @@
 import type { JobEntity } from '@svc/persistence';
 import type { JobSettingsColumns } from '@svc/orchestration';
-import type { JobSettings } from './job-patch';
+import { type JobSettings, RESETTABLE_TOP_LEVEL } from './job-patch';
 import { toJobSettings } from './jobs.mapper';
 
 /**
@@ -14,18 +14,7 @@ import { toJobSettings } from './jobs.mapper';
 /** The schedule fields; when none changes the stored anchor is kept (interval phases hold, as on PATCH). */
 const SCHEDULE_FIELDS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count', 'exclude_calendars'] as const;
 const RETRY_FIELDS = ['max_attempts', 'backoff', 'initial_interval', 'max_interval', 'multiplier', 'jitter'] as const;
-const TOP_LEVEL = [
-  'name',
-  'description',
-  'tags',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-  'start_window',
-  'max_concurrent_runs',
-] as const;
+const TOP_LEVEL = ['name', ...RESETTABLE_TOP_LEVEL] as const;
 
 /** The declared columns as they would be stored over `stored`: the stored anchor when the schedule is the same. */
 export function declaredColumns(stored: JobEntity, declared: JobSettingsColumns): JobSettingsColumns {

@@ -104,7 +104,8 @@ export const JOB_DEFAULTS = {
 } as const;
 
 type TopLevelResettable = Exclude<keyof typeof JOB_DEFAULTS, 'schedule' | 'retry'>;
-const TOP_LEVEL: TopLevelResettable[] = [
+/** The top-level settings a PATCH may reset with `null` (every one but `name`). */
+export const RESETTABLE_TOP_LEVEL: readonly TopLevelResettable[] = [
   'description',
   'tags',
   'timeout',
@@ -128,7 +129,7 @@ export function applyJobPatch(stored: JobSettings, patch: JobPatch): JobSettings
   if (patch.name !== undefined) {
     result.name = patch.name;
   }
-  for (const key of TOP_LEVEL) {
+  for (const key of RESETTABLE_TOP_LEVEL) {
     const value = patch[key];
     if (value !== undefined) {
       (result as unknown as Record<string, unknown>)[key] = value === null ? clone(JOB_DEFAULTS[key]) : value;

@@ -42,20 +42,9 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
       kind: job.scheduleKind,
       canonical: job.scheduleCanonical,
       description: job.scheduleDescription,
-      timezone: job.scheduleTimezone,
-      starts_at: iso(job.scheduleStartsAt),
-      ends_at: iso(job.scheduleEndsAt),
-      count: job.scheduleCount,
-      // `?? []`: a job built for insert before the column existed (unit fixtures).
-      exclude_calendars: job.excludeCalendars ?? [],
+      ...scheduleWindow(job),
     },
-    sink: { kind: job.sinkKind, config: job.sinkConfig },
-    retry: retryResponse(job.retry),
-    timeout: formatDuration(job.timeoutMs),
-    sla_threshold: job.slaThresholdMs === null ? null : formatDuration(job.slaThresholdMs),
-    misfire_policy: job.misfirePolicy,
-    overlap_policy: job.overlapPolicy,
-    auto_disable_threshold: job.autoDisableThreshold,
+    ...deliverySettings(job),
     ...spreadResponse(job),
     state: job.state,
     disabled_reason: job.disabledReason,
@@ -88,15 +77,29 @@ export function toJobSettings(job: JobEntity): JobSettings {
     name: job.name,
     description: job.description,
     tags: [...job.tags],
-    schedule: {
-      expr: job.scheduleExpr,
-      kind: job.scheduleKind,
-      timezone: job.scheduleTimezone,
-      starts_at: iso(job.scheduleStartsAt),
-      ends_at: iso(job.scheduleEndsAt),
-      count: job.scheduleCount,
-      exclude_calendars: [...(job.excludeCalendars ?? [])],
-    },
+    schedule: { expr: job.scheduleExpr, kind: job.scheduleKind, ...scheduleWindow(job) },
+    ...deliverySettings(job),
+    start_window: startWindow(job),
+    max_concurrent_runs: job.maxConcurrentRuns ?? null,
+  };
+}
+
+/** The schedule's settings after its expression and kind, as both the job object and its settings show them. */
+function scheduleWindow(job: JobEntity) {
+  return {
+    timezone: job.scheduleTimezone,
+    starts_at: iso(job.scheduleStartsAt),
+    ends_at: iso(job.scheduleEndsAt),
+    count: job.scheduleCount,
+    // `?? []`: a job built for insert before the column existed (unit fixtures). A copy: the
+    // settings are merged with a PATCH, never the entity's own array.
+    exclude_calendars: [...(job.excludeCalendars ?? [])],
+  };
+}
+
+/** The sink and the delivery policies (copies, for the same reason), as the create body names them. */
+function deliverySettings(job: JobEntity) {
+  return {
     sink: { kind: job.sinkKind, config: { ...job.sinkConfig } },
     retry: retryResponse(job.retry),
     timeout: formatDuration(job.timeoutMs),
@@ -104,8 +107,6 @@ export function toJobSettings(job: JobEntity): JobSettings {
     misfire_policy: job.misfirePolicy,
     overlap_policy: job.overlapPolicy,
     auto_disable_threshold: job.autoDisableThreshold,
-    start_window: startWindow(job),
-    max_concurrent_runs: job.maxConcurrentRuns ?? null,
   };
 }
 

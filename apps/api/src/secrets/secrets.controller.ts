@@ -4,7 +4,7 @@ import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
 import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe';
 import { SecretsService } from './secrets.service';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
+import { ApiOperation, createdOrReplaced } from '../common/openapi/openapi.decorators';
 import { SECRET_PAGE_SCHEMA, SECRET_SCHEMA } from './secret-response.schema';
 
 /** Workspace secrets for `{{secret.NAME}}` templates; full-access keys only (decisions.md → Scopes). */
@@ -23,10 +23,7 @@ export class SecretsController {
   /** `201` when created, `200` when replaced; body `{name, created_at, updated_at}`. */
   @Put(':name')
   @Scopes('*')
-  @ApiOperation('Create (201) or replace (200) a secret', {
-    200: { description: 'Replaced', schema: SECRET_SCHEMA },
-    201: { description: 'Created', schema: SECRET_SCHEMA },
-  })
+  @ApiOperation('Create (201) or replace (200) a secret', createdOrReplaced(SECRET_SCHEMA))
   async put(
     @Auth() auth: AuthContext,
     @Param('name', SecretNameToWritePipe) name: string,

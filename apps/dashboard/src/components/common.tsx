@@ -160,3 +160,53 @@ export function ManagedNote({ owner }: { owner: string }) {
     </p>
   );
 }
+
+/**
+ * A list as a table: a header cell a column, a row an item, and, when `actions` is given,
+ * a last column of the row's buttons (`RowAction`) under an `ActionsHeader`.
+ */
+export function ListTable<T>({
+  label,
+  className,
+  testId,
+  columns,
+  rows,
+  rowKey,
+  cells,
+  actions,
+}: {
+  label: string;
+  className?: string;
+  testId?: string;
+  columns: string[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  /** The row's cells (`<td>`s), before its actions. */
+  cells: (row: T) => ComponentChildren;
+  actions?: (row: T) => ComponentChildren;
+}) {
+  return (
+    <TableWrap label={label}>
+      <table class={className} data-testid={testId}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions && <ActionsHeader />}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {cells(row)}
+              {actions && <td>{actions(row)}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type AuditFilter, listAuditLog, query } from '../api';
-import { TableWrap, useLoad } from '../components/common';
+import { ListTable, useLoad } from '../components/common';
 import { fieldsOf, FormError, messageFor, TextField } from '../components/form';
 import { Pager, useCursorPages } from '../components/pager';
 import { formatTime } from '../format';
@@ -101,6 +101,17 @@ function AuditLog({ applied }: { applied: Filters }) {
     );
   }
   const set = (key: FilterKey) => (value: string) => setForm({ ...form, [key]: value });
+  /** The filter's text field, bound to the form and showing the API's error for it. */
+  const filterField = (key: FilterKey, label: string, props: Partial<Parameters<typeof TextField>[0]>) => (
+    <TextField
+      id={`audit-${key}`}
+      label={label}
+      value={form[key]}
+      onValue={set(key)}
+      error={messageFor(fields, key)}
+      {...props}
+    />
+  );
   const filtered = FILTER_KEYS.some((key) => applied[key]);
 
   return (
@@ -108,52 +119,16 @@ function AuditLog({ applied }: { applied: Filters }) {
       <h2>Audit log</h2>
       <p class="note">Who changed what, newest first; kept for 30 days by default. Filters match exactly.</p>
       <form class="filters audit-filters" role="search" aria-label="Audit log filters" onSubmit={apply} noValidate>
-        <TextField
-          id="audit-action"
-          label="Action"
-          value={form.action}
-          onValue={set('action')}
-          list="audit-actions"
-          placeholder="job.update"
-          error={messageFor(fields, 'action')}
-        />
+        {filterField('action', 'Action', { list: 'audit-actions', placeholder: 'job.update' })}
         <datalist id="audit-actions">
           {ACTIONS.map((action) => (
             <option key={action} value={action} />
           ))}
         </datalist>
-        <TextField
-          id="audit-actor"
-          label="Actor"
-          value={form.actor}
-          onValue={set('actor')}
-          placeholder="user:… key:… system"
-          error={messageFor(fields, 'actor')}
-        />
-        <TextField
-          id="audit-target"
-          label="Target"
-          value={form.target}
-          onValue={set('target')}
-          placeholder="job_… or a secret’s name"
-          error={messageFor(fields, 'target')}
-        />
-        <TextField
-          id="audit-from"
-          label="From"
-          type="datetime-local"
-          value={form.from}
-          onValue={set('from')}
-          error={messageFor(fields, 'from')}
-        />
-        <TextField
-          id="audit-to"
-          label="To (before)"
-          type="datetime-local"
-          value={form.to}
-          onValue={set('to')}
-          error={messageFor(fields, 'to')}
-        />
+        {filterField('actor', 'Actor', { placeholder: 'user:… key:… system' })}
+        {filterField('target', 'Target', { placeholder: 'job_… or a secret’s name' })}
+        {filterField('from', 'From', { type: 'datetime-local' })}
+        {filterField('to', 'To (before)', { type: 'datetime-local' })}
         <div class="actions">
           <button type="submit" class="primary">
             Apply filters
@@ -170,46 +145,38 @@ function AuditLog({ applied }: { applied: Filters }) {
         <p class="empty">{filtered ? 'No entries match these filters.' : 'No entries yet.'}</p>
       )}
       {entries.data && entries.data.data.length > 0 && (
-        <TableWrap label="Audit log">
-          <table data-testid="audit-log">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.data.data.map((entry) => (
-                <tr key={entry.id}>
-                  <td>
-                    <time dateTime={entry.created_at}>{formatTime(entry.created_at)}</time>
-                  </td>
-                  <td>
-                    <a href={filterHref(applied, 'actor', entry.actor)} title="Only this actor">
-                      {entry.actor}
-                    </a>
-                  </td>
-                  <td>
-                    <a href={filterHref(applied, 'action', entry.action)} title="Only this action">
-                      {entry.action}
-                    </a>
-                  </td>
-                  <td>
-                    <a href={filterHref(applied, 'target', entry.target)} title="Only this target">
-                      {entry.target}
-                    </a>
-                  </td>
-                  <td>
-                    <code class="details">{JSON.stringify(entry.details)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Audit log"
+          testId="audit-log"
+          columns={['When', 'Actor', 'Action', 'Target', 'Details']}
+          rows={entries.data.data}
+          rowKey={(entry) => entry.id}
+          cells={(entry) => (
+            <>
+              <td>
+                <time dateTime={entry.created_at}>{formatTime(entry.created_at)}</time>
+              </td>
+              <td>
+                <a href={filterHref(applied, 'actor', entry.actor)} title="Only this actor">
+                  {entry.actor}
+                </a>
+              </td>
+              <td>
+                <a href={filterHref(applied, 'action', entry.action)} title="Only this action">
+                  {entry.action}
+                </a>
+              </td>
+              <td>
+                <a href={filterHref(applied, 'target', entry.target)} title="Only this target">
+                  {entry.target}
+                </a>
+              </td>
+              <td>
+                <code class="details">{JSON.stringify(entry.details)}</code>
+              </td>
+            </>
+          )}
+        />
       )}
       <Pager
         pages={pages}

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, type CalendarListItem, deleteCalendar, getCalendar, listCalendars, putCalendar } from '../api';
-import { ActionsHeader, ErrorNote, LiveNotice, RowAction, TableWrap, useLoad } from '../components/common';
+import { ErrorNote, ListTable, LiveNotice, RowAction, useLoad } from '../components/common';
 import { describe, Field, fieldsOf, FormError, TextField } from '../components/form';
 import { formatTime } from '../format';
 
@@ -231,44 +231,37 @@ export function CalendarsPage() {
       <ErrorNote error={list.error} />
       {list.data && list.data.length === 0 && <p>No calendars.</p>}
       {list.data && list.data.length > 0 && (
-        <TableWrap label="Calendars">
-          <table data-testid="calendars">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Dates</th>
-                <th scope="col">Next dates</th>
-                <th scope="col">From – to</th>
-                <th scope="col">Updated</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((row) => (
-                <tr key={row.name}>
-                  <td>
-                    <code>{row.name}</code>
-                  </td>
-                  <td>{row.date_count}</td>
-                  <td>
-                    {row.upcoming.length === 0
-                      ? '—'
-                      : row.upcoming.join(', ') +
-                        (row.upcomingCount > row.upcoming.length
-                          ? ` and ${row.upcomingCount - row.upcoming.length} more`
-                          : '')}
-                  </td>
-                  <td>{row.first_date === null ? '—' : `${row.first_date} – ${row.last_date}`}</td>
-                  <td>{formatTime(row.updated_at)}</td>
-                  <td>
-                    <RowAction label="Edit" target={row.name} onClick={() => void edit(row)} />
-                    <RowAction label="Delete" target={row.name} danger onClick={() => void remove(row)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Calendars"
+          testId="calendars"
+          columns={['Name', 'Dates', 'Next dates', 'From – to', 'Updated']}
+          rows={list.data}
+          rowKey={(row) => row.name}
+          cells={(row) => (
+            <>
+              <td>
+                <code>{row.name}</code>
+              </td>
+              <td>{row.date_count}</td>
+              <td>
+                {row.upcoming.length === 0
+                  ? '—'
+                  : row.upcoming.join(', ') +
+                    (row.upcomingCount > row.upcoming.length
+                      ? ` and ${row.upcomingCount - row.upcoming.length} more`
+                      : '')}
+              </td>
+              <td>{row.first_date === null ? '—' : `${row.first_date} – ${row.last_date}`}</td>
+              <td>{formatTime(row.updated_at)}</td>
+            </>
+          )}
+          actions={(row) => (
+            <>
+              <RowAction label="Edit" target={row.name} onClick={() => void edit(row)} />
+              <RowAction label="Delete" target={row.name} danger onClick={() => void remove(row)} />
+            </>
+          )}
+        />
       )}
     </div>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ActionsHeader, ErrorNote, LiveNotice, RowAction, TableWrap, useLoad, usePoll } from '../components/common';
+import { ErrorNote, ListTable, LiveNotice, RowAction, useLoad, usePoll } from '../components/common';
 import { TextField, useSubmit } from '../components/form';
 import { formatTime } from '../format';
 
@@ -94,41 +94,32 @@ export function DestinationsPage() {
       <ErrorNote error={error ?? list.error} />
       {list.data && list.data.data.length === 0 && <p>No destination has limits: every attempt is sent at once.</p>}
       {list.data && list.data.data.length > 0 && (
-        <TableWrap label="Destinations">
-          <table data-testid="destinations">
-            <thead>
-              <tr>
-                <th scope="col">Destination</th>
-                <th scope="col">Max in flight</th>
-                <th scope="col">Per minute</th>
-                <th scope="col">On 429</th>
-                <th scope="col">In flight</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">Held until</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((row) => (
-                <tr key={row.destination}>
-                  <td>
-                    <code>{row.destination}</code>
-                  </td>
-                  <td>{row.max_in_flight ?? '—'}</td>
-                  <td>{row.per_minute === null ? '—' : `${row.starts_last_minute} / ${row.per_minute}`}</td>
-                  <td>{row.on_429 === 'pause_destination' ? 'hold all jobs' : '—'}</td>
-                  <td>{row.in_flight}</td>
-                  <td>{row.waiting}</td>
-                  <td>{row.held_until ? formatTime(row.held_until) : '—'}</td>
-                  <td>
-                    <RowAction label="Edit" target={row.destination} onClick={() => edit(row)} />
-                    <RowAction label="Remove" target={row.destination} danger onClick={() => void remove(row)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Destinations"
+          testId="destinations"
+          columns={['Destination', 'Max in flight', 'Per minute', 'On 429', 'In flight', 'Waiting', 'Held until']}
+          rows={list.data.data}
+          rowKey={(row) => row.destination}
+          cells={(row) => (
+            <>
+              <td>
+                <code>{row.destination}</code>
+              </td>
+              <td>{row.max_in_flight ?? '—'}</td>
+              <td>{row.per_minute === null ? '—' : `${row.starts_last_minute} / ${row.per_minute}`}</td>
+              <td>{row.on_429 === 'pause_destination' ? 'hold all jobs' : '—'}</td>
+              <td>{row.in_flight}</td>
+              <td>{row.waiting}</td>
+              <td>{row.held_until ? formatTime(row.held_until) : '—'}</td>
+            </>
+          )}
+          actions={(row) => (
+            <>
+              <RowAction label="Edit" target={row.destination} onClick={() => edit(row)} />
+              <RowAction label="Remove" target={row.destination} danger onClick={() => void remove(row)} />
+            </>
+          )}
+        />
       )}
     </div>
   );

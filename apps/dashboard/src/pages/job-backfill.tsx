@@ -1,33 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Job } from '../api';
+import { api, type Backfill, type BackfillAccepted, type Job } from '../api';
 import { LiveNotice, usePoll } from '../components/common';
 import { Field, fieldsOf, FormError, messageFor, TextField, useSubmit } from '../components/form';
 import { formatTime } from '../format';
-
-/** What `POST /jobs/{id}/backfill` answers (issue 45): `200` for a dry run, `202` once accepted. */
-interface Accepted {
-  backfill_id: string | null;
-  dry_run: boolean;
-  occurrences: number;
-  first: string | null;
-  last: string | null;
-}
-
-/** `GET /backfills/{id}`: its state and counts. */
-interface Backfill {
-  id: string;
-  status: 'running' | 'completed' | 'cancelled';
-  counts: {
-    total: number;
-    pending: number;
-    started: number;
-    running: number;
-    succeeded: number;
-    failed: number;
-    skipped_succeeded: number;
-    canceled: number;
-  };
-}
 
 /** A `datetime-local` value (the viewer's time) as the instant the API takes; '' when empty or unreadable. */
 function instant(local: string): string {
@@ -47,7 +22,7 @@ export function BackfillDialog({ job, onClose, onStarted }: { job: Job; onClose:
   const [mode, setMode] = useState<'sequential' | 'parallel'>('sequential');
   const [maxRuns, setMaxRuns] = useState('5');
   const [skipSucceeded, setSkipSucceeded] = useState(true);
-  const [count, setCount] = useState<Accepted | null>(null);
+  const [count, setCount] = useState<BackfillAccepted | null>(null);
   const [countError, setCountError] = useState<unknown>(null);
   const [backfill, setBackfill] = useState<Backfill | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -68,7 +43,7 @@ export function BackfillDialog({ job, onClose, onStarted }: { job: Job; onClose:
       return;
     }
     const timer = setTimeout(() => {
-      api<Accepted>('POST', path, { from: instant(from), to: instant(to), dry_run: true }).then(
+      api<BackfillAccepted>('POST', path, { from: instant(from), to: instant(to), dry_run: true }).then(
         setCount,
         setCountError,
       );
@@ -83,7 +58,7 @@ export function BackfillDialog({ job, onClose, onStarted }: { job: Job; onClose:
   }, 2000);
 
   const { submit, error, busy } = useSubmit(async () => {
-    const accepted = await api<Accepted>('POST', path, body());
+    const accepted = await api<BackfillAccepted>('POST', path, body());
     setNotice(`Backfill ${accepted.backfill_id} started: ${accepted.occurrences} occurrences`);
     setBackfill(await api<Backfill>('GET', `/api/v1/backfills/${accepted.backfill_id}`));
     onStarted();

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Job, type Page, query, type Run, type SinkTestResult } from '../api';
-import { ErrorNote, ManagedNote, OneTimeSecret, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { ErrorNote, ListTable, ManagedNote, OneTimeSecret, StatusBadge, useLoad, usePoll } from '../components/common';
 import { Pager, useCursorPages } from '../components/pager';
 import { NextFireTimes } from '../components/schedule-field';
 import { attemptsMade, disabledSentence, formatMs, formatTime, urlAtAGlance } from '../format';
@@ -384,38 +384,30 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
       <ErrorNote error={runs.error} />
       {runs.data && runs.data.data.length === 0 && <p class="empty">No runs match.</p>}
       {runs.data && runs.data.data.length > 0 && (
-        <TableWrap label="Runs">
-          <table class="runs" data-testid="runs">
-            <thead>
-              <tr>
-                <th scope="col">Scheduled</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Start lag</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.data.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    <a href={`/runs/${run.id}`}>{formatTime(run.scheduled_at)}</a>
-                  </td>
-                  <td>
-                    <StatusBadge value={run.status} />
-                  </td>
-                  <td>{run.trigger}</td>
-                  <td>
-                    {attemptsMade(typeof run.attempts === 'number' ? run.attempts : run.attempts.length, maxAttempts)}
-                  </td>
-                  <td>{formatMs(run.start_lag_ms)}</td>
-                  <td>{formatMs(run.e2e_ms)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Runs"
+          className="runs"
+          testId="runs"
+          columns={['Scheduled', 'Status', 'Trigger', 'Attempts', 'Start lag', 'Duration']}
+          rows={runs.data.data}
+          rowKey={(run) => run.id}
+          cells={(run) => (
+            <>
+              <td>
+                <a href={`/runs/${run.id}`}>{formatTime(run.scheduled_at)}</a>
+              </td>
+              <td>
+                <StatusBadge value={run.status} />
+              </td>
+              <td>{run.trigger}</td>
+              <td>
+                {attemptsMade(typeof run.attempts === 'number' ? run.attempts : run.attempts.length, maxAttempts)}
+              </td>
+              <td>{formatMs(run.start_lag_ms)}</td>
+              <td>{formatMs(run.e2e_ms)}</td>
+            </>
+          )}
+        />
       )}
       <Pager pages={pages} nextCursor={runs.data?.next_cursor} previousLabel="Newer runs" nextLabel="Older runs" />
     </section>

@@ -3,16 +3,7 @@ import { Fragment } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { api, type Page } from '../api';
 import { COLORS, useChart } from '../charts';
-import {
-  ActionsHeader,
-  ErrorNote,
-  LiveNotice,
-  OneTimeSecret,
-  RowAction,
-  StatusBadge,
-  TableWrap,
-  useLoad,
-} from '../components/common';
+import { ErrorNote, ListTable, LiveNotice, OneTimeSecret, RowAction, StatusBadge, useLoad } from '../components/common';
 import { CheckboxGroup, Field, TextField, useSubmit } from '../components/form';
 import { formatMs, formatTime } from '../format';
 import type { AppContext } from '../app-context';
@@ -130,38 +121,27 @@ function ApiKeys() {
       </form>
       <ErrorNote error={error ?? keys.error} />
       {keys.data && (
-        <TableWrap label="API keys">
-          <table data-testid="api-keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{formatTime(key.last_used_at)}</td>
-                  <td>{key.revoked_at ? <StatusBadge value="revoked" /> : <StatusBadge value="active" />}</td>
-                  <td>
-                    {!key.revoked_at && (
-                      <RowAction label="Revoke" target={key.name} danger onClick={() => void revoke(key)} />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="API keys"
+          testId="api-keys"
+          columns={['Name', 'Prefix', 'Scopes', 'Last used', 'State']}
+          rows={keys.data.data}
+          rowKey={(key) => key.id}
+          cells={(key) => (
+            <>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.scopes.join(', ')}</td>
+              <td>{formatTime(key.last_used_at)}</td>
+              <td>{key.revoked_at ? <StatusBadge value="revoked" /> : <StatusBadge value="active" />}</td>
+            </>
+          )}
+          actions={(key) =>
+            !key.revoked_at && <RowAction label="Revoke" target={key.name} danger onClick={() => void revoke(key)} />
+          }
+        />
       )}
     </div>
   );
@@ -221,30 +201,23 @@ function Secrets() {
       <LiveNotice notice={notice} />
       <ErrorNote error={error ?? secrets.error} />
       {secrets.data && (
-        <TableWrap label="Secrets">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Updated</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {secrets.data.data.map((secret) => (
-                <tr key={secret.name}>
-                  <td>
-                    <code>{secret.name}</code>
-                  </td>
-                  <td>{formatTime(secret.updated_at)}</td>
-                  <td>
-                    <RowAction label="Delete" target={secret.name} danger onClick={() => void remove(secret)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Secrets"
+          columns={['Name', 'Updated']}
+          rows={secrets.data.data}
+          rowKey={(secret) => secret.name}
+          cells={(secret) => (
+            <>
+              <td>
+                <code>{secret.name}</code>
+              </td>
+              <td>{formatTime(secret.updated_at)}</td>
+            </>
+          )}
+          actions={(secret) => (
+            <RowAction label="Delete" target={secret.name} danger onClick={() => void remove(secret)} />
+          )}
+        />
       )}
     </div>
   );

@@ -109,6 +109,14 @@ function dependencyTitle(dependency: string, type: string): string {
   }
 }
 
+/** An event's message: its id, type and time around what was composed for it. */
+function eventMessage(
+  event: AlertEventView,
+  composed: Pick<AlertMessage, 'title' | 'facts' | 'hint' | 'links'>,
+): AlertMessage {
+  return { eventId: event.id, type: event.type, ...composed, occurredAt: new Date(event.occurredAt).toISOString() };
+}
+
 /** The message of a service event: what is out, why, since when and (once known) until when. */
 function composeServiceAlert(
   event: AlertEventView,
@@ -141,15 +149,7 @@ function composeServiceAlert(
       : degraded
         ? 'Check the dependency (svc doctor, /readyz); a recovery alert follows when it is back.'
         : null;
-  return {
-    eventId: event.id,
-    type: event.type,
-    title,
-    facts,
-    hint,
-    links,
-    occurredAt: new Date(event.occurredAt).toISOString(),
-  };
+  return eventMessage(event, { title, facts, hint, links });
 }
 
 /** The message of an event: title, facts (job, occurrence in the job's zone, error, attempts), links. */
@@ -201,15 +201,7 @@ export function composeAlert(event: AlertEventView, links: AlertLinks, serviceNa
   if (details.disabled_reason) {
     facts.push(['Disabled reason', details.disabled_reason]);
   }
-  return {
-    eventId: event.id,
-    type: event.type,
-    title,
-    facts,
-    hint,
-    links,
-    occurredAt: new Date(event.occurredAt).toISOString(),
-  };
+  return eventMessage(event, { title, facts, hint, links });
 }
 
 /** The message of a channel test. */

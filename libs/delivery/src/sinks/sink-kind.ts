@@ -50,18 +50,21 @@ export interface SinkWorkspace {
   temporalWorkflowTaskQueues?: readonly string[] | null;
 }
 
+/** The run a send is an attempt of (templates and signed payloads show it). */
+export interface SinkRun {
+  id: string;
+  scheduledAt: Date | number | string;
+  /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
+  plannedAt?: Date | number | string | null;
+  /** 0-based */
+  attempt: number;
+}
+
 /** One send of a sink: an attempt of a run (worker) or a sink test (API). */
 export interface SinkSendContext {
   /** The job's workspace (`{{workspace.id}}`; what the temporal_workflow sink marks its executions with). */
   workspace: SinkWorkspace;
-  run: {
-    id: string;
-    scheduledAt: Date | number | string;
-    /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
-    plannedAt?: Date | number | string | null;
-    /** 0-based */
-    attempt: number;
-  };
+  run: SinkRun;
   job: { id: string; name: string };
   /** Decrypted values of the secrets `secretNames` listed (redacted from the result afterwards). */
   secrets: TemplateContext['secrets'];

@@ -1,20 +1,12 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import { JsonObject } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** Where alerts go: `email` ({address}), `webhook` ({url}), `slack` ({webhook_url}). */
 @Entity({ name: 'alert_channels' })
 @Index('idx_alert_channels_workspace_id', ['workspaceId', 'id'])
-export class AlertChannelEntity {
+export class AlertChannelEntity extends TimestampedEntity {
   /** `ch_<ulid>` */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_alert_channels' })
   id: string;
@@ -42,12 +34,6 @@ export class AlertChannelEntity {
   /** When the last confirmation mail was requested (email channels); resends are throttled on it. */
   @Column({ name: 'verification_sent_at', type: 'timestamptz', nullable: true })
   verificationSentAt: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_alert_channels_workspace' })

@@ -1,19 +1,11 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** Which events go to which channels; `jobIds` / `tags` null = every job. */
 @Entity({ name: 'alert_rules' })
 @Index('idx_alert_rules_workspace_id', ['workspaceId', 'id'])
-export class AlertRuleEntity {
+export class AlertRuleEntity extends TimestampedEntity {
   /** `rule_<ulid>` */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_alert_rules' })
   id: string;
@@ -43,12 +35,6 @@ export class AlertRuleEntity {
   /** Per rule and job. */
   @Column({ name: 'cooldown_ms', type: 'integer' })
   cooldownMs: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_alert_rules_workspace' })

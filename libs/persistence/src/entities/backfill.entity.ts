@@ -1,14 +1,6 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { JsonObject } from './json';
+import { ProgressEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** `sequential`: one run at a time, after the job's own runs (its overlap policy); `parallel`: up to `max_runs` at once. */
@@ -30,11 +22,11 @@ export type BackfillItemState = (typeof BACKFILL_ITEM_STATES)[number];
 /**
  * A backfill of a job's past occurrences (issue 45), carried out by its `backfillWorkflow`
  * (workflow id = the backfill id). Its occurrences are computed and frozen when it is accepted
- * (`backfill_items`).
+ * (`backfill_items`). `POST /backfills/{id}/cancel` sets `cancel_requested_at`.
  */
 @Entity({ name: 'backfills' })
 @Index('idx_backfills_workspace_job', ['workspaceId', 'jobId', 'id'])
-export class BackfillEntity {
+export class BackfillEntity extends ProgressEntity {
   /** `bf_<ulid>`. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_backfills' })
   id: string;
@@ -82,19 +74,6 @@ export class BackfillEntity {
 
   @Column({ name: 'actor', type: 'text' })
   actor: string;
-
-  /** Set by `POST /backfills/{id}/cancel`: no occurrence starts after it. */
-  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
-  cancelRequestedAt: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
-  finishedAt: Date | null;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_backfills_workspace' })

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /**
@@ -6,7 +7,7 @@ import { WorkspaceEntity } from './workspace.entity';
  * days a schedule can exclude (`… except holidays:de-berlin`, a job's `exclude_calendars`).
  */
 @Entity({ name: 'calendars' })
-export class CalendarEntity {
+export class CalendarEntity extends TimestampedEntity {
   @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_calendars' })
   workspaceId: string;
 
@@ -15,12 +16,6 @@ export class CalendarEntity {
 
   @Column({ name: 'dates', type: 'text', array: true, default: () => "'{}'" })
   dates: string[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_calendars_workspace' })

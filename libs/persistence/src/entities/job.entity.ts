@@ -1,14 +1,5 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import type { ScheduleKind } from '@svc/schedule';
 import type { MisfirePolicy, OverlapPolicy } from '@svc/workflow-contract/definitions';
 import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
@@ -72,7 +63,7 @@ function sqlList(values: object): string {
 @Index('uq_jobs_workspace_key', { synchronize: false })
 @Index('idx_jobs_workspace_managed_by', { synchronize: false })
 @Index('idx_jobs_exclude_calendars', { synchronize: false })
-export class JobEntity {
+export class JobEntity extends TimestampedEntity {
   /** `job_<ulid>`; also the id of the job's workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_jobs' })
   id: string;
@@ -212,12 +203,6 @@ export class JobEntity {
   /** Never selected unless asked for (`addSelect('job.signingSecrets')`). */
   @Column({ name: 'signing_secrets', type: 'jsonb', default: () => "'[]'", select: false })
   signingSecrets: StoredSigningSecret[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_jobs_workspace' })

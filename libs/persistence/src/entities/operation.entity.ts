@@ -1,14 +1,6 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { JsonObject } from './json';
+import { ProgressEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** What an operation does: a bulk action on jobs, or the recover of failed runs (issue 46). */
@@ -33,10 +25,11 @@ export type OperationItemStatus = (typeof OPERATION_ITEM_STATUSES)[number];
 /**
  * One bulk action or recover (issue 46), carried out by its `bulkOperationWorkflow` (workflow id =
  * the operation id). The items it matched are frozen when it is accepted (`operation_items`).
+ * `POST /operations/{id}/cancel` sets `cancel_requested_at`: batches stop at the next item.
  */
 @Entity({ name: 'operations' })
 @Index('idx_operations_workspace_id', ['workspaceId', 'id'])
-export class OperationEntity {
+export class OperationEntity extends ProgressEntity {
   /** `op_<ulid>`. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_operations' })
   id: string;
@@ -71,19 +64,6 @@ export class OperationEntity {
 
   @Column({ name: 'matched', type: 'integer' })
   matched: number;
-
-  /** Set by `POST /operations/{id}/cancel`; batches stop at the next item. */
-  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
-  cancelRequestedAt: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
-
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
-  finishedAt: Date | null;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_operations_workspace' })

@@ -1,14 +1,6 @@
 import type { JsonObject, StartedWorkflowColumn } from './json';
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 export const DEFERRED_REASONS = ['destination_limit', 'destination_held'] as const;
@@ -72,7 +64,7 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_finished_terminal', ['finishedAt'], {
   where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
 })
-export class RunEntity {
+export class RunEntity extends TimestampedEntity {
   /** `run_<ulid>`; also the id of the run workflow. */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_runs' })
   id: string;
@@ -168,12 +160,6 @@ export class RunEntity {
   /** Per-run overrides of the job's sink (a trigger's, retry's or backfill's), applied at each attempt. */
   @Column({ name: 'overrides', type: 'jsonb', nullable: true })
   overrides: JsonObject | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_runs_workspace' })

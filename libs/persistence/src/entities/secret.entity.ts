@@ -1,9 +1,10 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** A workspace secret for `{{secret.NAME}}` templates; the value is AES-256-GCM ciphertext. */
 @Entity({ name: 'secrets' })
-export class SecretEntity {
+export class SecretEntity extends TimestampedEntity {
   @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_secrets' })
   workspaceId: string;
 
@@ -13,12 +14,6 @@ export class SecretEntity {
   /** Never selected unless asked for. */
   @Column({ name: 'value_encrypted', type: 'bytea', select: false })
   valueEncrypted: Buffer;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 
   @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_secrets_workspace' })

@@ -1,9 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { TimestampedEntity } from './timestamps';
 
 /** A tenant. Everything else is scoped to one (spec: Resources → Workspace). */
 @Entity({ name: 'workspaces' })
 @Unique('uq_workspaces_slug', ['slug'])
-export class WorkspaceEntity {
+export class WorkspaceEntity extends TimestampedEntity {
   /** `ws_<ulid>` */
   @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_workspaces' })
   id: string;
@@ -28,10 +29,4 @@ export class WorkspaceEntity {
    */
   @Column({ name: 'temporal_workflow_task_queues', type: 'jsonb', nullable: true })
   temporalWorkflowTaskQueues: string[] | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

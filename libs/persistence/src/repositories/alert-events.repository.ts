@@ -14,17 +14,8 @@ import type { AlertChannelWithSecret } from './alert-channels.repository';
 import { deleteCreatedBefore } from './delete-created-before';
 import { returnedRows } from './query-result';
 
-/** A recorded event as the alert workflow's activities read it. */
-export interface StoredAlertEvent {
-  id: string;
-  workspaceId: string;
-  type: AlertEventType;
-  /** null for service events. */
-  jobId: string | null;
-  runId: string | null;
-  occurredAt: Date;
-  details: AlertEventDetails | ServiceAlertDetails;
-}
+/** A recorded event as the alert workflow's activities read it: what was recorded. */
+export type StoredAlertEvent = NewAlertEvent;
 
 export type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'skipped';
 

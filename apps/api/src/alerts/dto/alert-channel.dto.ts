@@ -1,6 +1,6 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ALERT_CHANNEL_KINDS, type AlertChannelKind } from '@svc/delivery';
-import { IsPlainObject } from '../../common/validators';
+import { IsPlainObject, NonEmptyString } from '../../common/validators';
 import { CURSORS } from '@svc/common';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { PageQueryDto } from '../../common/page-query.dto';
@@ -15,9 +15,7 @@ const CHANNEL_CONFIG_CHECK =
  */
 export class CreateAlertChannelDto {
   /** A label for people (shown in alerts' confirmation mail and lists). */
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NonEmptyString(200)
   name: string;
 
   @IsIn(ALERT_CHANNEL_KINDS)
@@ -31,9 +29,7 @@ export class CreateAlertChannelDto {
 /** `PATCH /api/v1/alert-channels/{id}`: name and/or config; the kind stays. A new email address is unverified again. */
 export class UpdateAlertChannelDto {
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NonEmptyString(200)
   name?: string;
 
   @IsOptional()

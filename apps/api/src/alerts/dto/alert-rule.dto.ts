@@ -5,7 +5,6 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsNotEmpty,
   IsOptional,
   IsString,
   Matches,
@@ -13,7 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { ALERT_EVENT_TYPES, type AlertEventType } from '@svc/common/alert-events';
-import { IsDuration } from '../../common/validators';
+import { IsDuration, NonEmptyString, Rules } from '../../common/validators';
 import { CURSORS } from '@svc/common';
 import { idPattern } from '@svc/workflow-contract/ids';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -30,10 +29,46 @@ export const MAX_RULE_TAGS = 50;
  * `POST /api/v1/alert-rules` (decisions.md → Alert rules): which events of which jobs go to
  * which channels, at most once per `cooldown` per job and event type.
  */
+const ChannelIds = () =>
+  Rules(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(MAX_RULE_CHANNELS),
+    ArrayUnique(),
+    IsString({ each: true }),
+    Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' }),
+    JSONSchema({ 'x-server-check': 'alert channels of this workspace' }),
+  );
+
+const Events = () => Rules(IsArray(), ArrayMinSize(1), ArrayUnique(), IsIn(ALERT_EVENT_TYPES, { each: true }));
+
+const JobIds = () =>
+  Rules(
+    IsOptional(),
+    ValidateIf((_, value) => value !== null),
+    IsArray(),
+    ArrayMaxSize(MAX_RULE_JOBS),
+    ArrayUnique(),
+    IsString({ each: true }),
+    Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' }),
+    JSONSchema({ 'x-server-check': 'jobs of this workspace' }),
+  );
+
+const Tags = () =>
+  Rules(
+    IsOptional(),
+    ValidateIf((_, value) => value !== null),
+    IsArray(),
+    ArrayMaxSize(MAX_RULE_TAGS),
+    ArrayUnique(),
+    IsString({ each: true }),
+    MaxLength(100, { each: true }),
+  );
+
+const Cooldown = () => Rules(IsOptional(), IsDuration(0, MAX_COOLDOWN_MS));
+
 export class CreateAlertRuleDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NonEmptyString(200)
   name: string;
 
   /** Default true. */
@@ -42,58 +77,33 @@ export class CreateAlertRuleDto {
   enabled?: boolean;
 
   /** Channels of the workspace (`ch_…`), 1 to 20. */
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_RULE_CHANNELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
-  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
+  @ChannelIds()
   channel_ids: string[];
 
   /**
    * `run.failed`, `run.sla_breached`, `job.auto_disabled`, `job.recovered`, and the service's own
    * `service.degraded` / `service.recovered` (not narrowed by `job_ids` or `tags`).
    */
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayUnique()
-  @IsIn(ALERT_EVENT_TYPES, { each: true })
+  @Events()
   events: AlertEventType[];
 
   /** Only these jobs (null or absent: every job). */
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsArray()
-  @ArrayMaxSize(MAX_RULE_JOBS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
-  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
+  @JobIds()
   job_ids?: string[] | null;
 
   /** Only jobs with at least one of these tags (null or absent: every job). */
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsArray()
-  @ArrayMaxSize(MAX_RULE_TAGS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MaxLength(100, { each: true })
+  @Tags()
   tags?: string[] | null;
 
   /** At most one alert per job and event type in this window; default `15m`, `0s` for none. */
-  @IsOptional()
-  @IsDuration(0, MAX_COOLDOWN_MS)
+  @Cooldown()
   cooldown?: string;
 }
 
 /** `PATCH /api/v1/alert-rules/{id}`: any subset of the create fields. */
 export class UpdateAlertRuleDto {
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NonEmptyString(200)
   name?: string;
 
   @IsOptional()
@@ -101,44 +111,21 @@ export class UpdateAlertRuleDto {
   enabled?: boolean;
 
   @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_RULE_CHANNELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(idPattern('channel'), { each: true, message: 'each must be an alert channel id (ch_…)' })
-  @JSONSchema({ 'x-server-check': 'alert channels of this workspace' })
+  @ChannelIds()
   channel_ids?: string[];
 
   @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayUnique()
-  @IsIn(ALERT_EVENT_TYPES, { each: true })
+  @Events()
   events?: AlertEventType[];
 
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsArray()
-  @ArrayMaxSize(MAX_RULE_JOBS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(idPattern('job'), { each: true, message: 'each must be a job id (job_…)' })
-  @JSONSchema({ 'x-server-check': 'jobs of this workspace' })
+  @JobIds()
   job_ids?: string[] | null;
 
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsArray()
-  @ArrayMaxSize(MAX_RULE_TAGS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MaxLength(100, { each: true })
+  @Tags()
   tags?: string[] | null;
 
   /** `null` resets it to the default, `15m`. */
-  @IsOptional()
-  @IsDuration(0, MAX_COOLDOWN_MS)
+  @Cooldown()
   cooldown?: string | null;
 }
 

@@ -1,5 +1,5 @@
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsTimestamp } from '../../common/validators';
+import { OptionalTimestamp } from '../../common/validators';
 import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
@@ -28,11 +28,9 @@ export class ListAuditLogQueryDto extends PageQueryDto(CURSORS.auditLog) {
   @MaxLength(256)
   target?: string;
 
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   from?: string;
 
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   to?: string;
 }

@@ -29,6 +29,12 @@ export interface ApiOperationDoc {
 export const ApiOperation = (summary: string, responses: ApiOperationDoc['responses'], description?: string) =>
   SetMetadata<string, ApiOperationDoc>(API_OPERATION, { summary, responses, ...(description ? { description } : {}) });
 
+/** The responses of a `PUT` that creates (`201`) or replaces (`200`) the resource at its path. */
+export const createdOrReplaced = (schema: JsonSchema): ApiOperationDoc['responses'] => ({
+  200: { description: 'Replaced', schema },
+  201: { description: 'Created', schema },
+});
+
 /** `config.openapi` of a plain Fastify route (not a Nest controller), e.g. the schedule endpoints. */
 export interface FastifyRouteDoc extends ApiOperationDoc {
   operationId: string;

@@ -19,7 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsDuration, IsPlainObject, IsTimestamp, MaxBytes } from '../../common/validators';
+import { IsDuration, IsPlainObject, MaxBytes, OptionalTimestamp } from '../../common/validators';
 import { BracketIndexes, CollectsStageErrors } from '../../common/validation';
 import { CURSORS } from '@svc/common';
 import { BACKOFF_KINDS } from '@svc/workflow-contract/backoff';
@@ -80,12 +80,10 @@ export class ScheduleDto {
   @JSONSchema({ 'x-server-check': 'an IANA time zone' })
   timezone?: string;
 
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   starts_at?: string | null;
 
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   @JSONSchema({ 'x-server-check': 'after `starts_at`' })
   ends_at?: string | null;
 

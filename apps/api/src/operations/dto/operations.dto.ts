@@ -7,7 +7,6 @@ import {
   IsDefined,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   Max,
@@ -16,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsTimestamp } from '../../common/validators';
+import { NonEmptyString, OptionalTimestamp, Rules } from '../../common/validators';
 import { JOB_KEY_MAX_LENGTH, MANAGED_BY_MAX_LENGTH } from '../../jobs/dto/job-body.dto';
 
 /** The most jobs or runs one operation may match (a narrower filter, or several operations, beyond). */
@@ -31,45 +30,43 @@ const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const;
 const SINK_HOST_MAX_LENGTH = 260;
 const FILTER_IDS_MAX = OPERATION_MAX_ITEMS;
 
+/** A filter's optional list of ids or tags: not empty, at most `max` of at most 64 characters. */
+const NameList = (max: number) =>
+  Rules(
+    IsOptional(),
+    IsArray(),
+    ArrayNotEmpty(),
+    ArrayMaxSize(max),
+    IsString({ each: true }),
+    MaxLength(64, { each: true }),
+  );
+
+/** A filter's optional text (a key prefix, an owner, a host): not empty, at most `max` characters. */
+const FilterText = (max: number) => Rules(IsOptional(), NonEmptyString(max));
+
+/** Why, as the caller wrote it (every audit entry the operation writes carries it). */
+const Note = () => Rules(IsOptional(), IsString(), MaxLength(OPERATION_NOTE_MAX_LENGTH));
+
 /** Which jobs a bulk action is about: every field given must hold (AND). */
 export class BulkJobFilterDto {
   /** These jobs (ids of other workspaces or of no job match nothing). */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(FILTER_IDS_MAX)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
+  @NameList(FILTER_IDS_MAX)
   ids?: string[];
 
   /** Jobs carrying every one of these tags. */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
+  @NameList(20)
   tags?: string[];
 
   /** Jobs whose `key` starts with this. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(JOB_KEY_MAX_LENGTH)
+  @FilterText(JOB_KEY_MAX_LENGTH)
   key_prefix?: string;
 
   /** Jobs an apply with this `managed_by` declared. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MANAGED_BY_MAX_LENGTH)
+  @FilterText(MANAGED_BY_MAX_LENGTH)
   managed_by?: string;
 
   /** Webhook jobs whose URL's host is this (`hooks.example.com`), or host and port (`hooks.example.com:8443`). */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(SINK_HOST_MAX_LENGTH)
+  @FilterText(SINK_HOST_MAX_LENGTH)
   sink_host?: string;
 
   /** Jobs in this state; it must be one the action applies to (`pause`: `active`, …). */
@@ -111,14 +108,11 @@ export class BulkJobsDto {
   all?: boolean;
 
   /** Why; written into each job's audit entry and, for a pause, shown on the paused job (`paused_note`). */
-  @IsOptional()
-  @IsString()
-  @MaxLength(OPERATION_NOTE_MAX_LENGTH)
+  @Note()
   note?: string;
 
   /** pause only: the end of the maintenance window, when the jobs paused by this action are resumed. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   @JSONSchema({ 'x-server-check': 'in the future, at most 366 days ahead; only with `action: pause`' })
   resume_at?: string;
 
@@ -131,28 +125,15 @@ export class BulkJobsDto {
 /** Which failed runs a recover retries: every field given must hold (AND). */
 export class RecoverRunFilterDto {
   /** Runs of these jobs. */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(1000)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
+  @NameList(1000)
   job_ids?: string[];
 
   /** Runs of jobs carrying every one of these tags. */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
+  @NameList(20)
   tags?: string[];
 
   /** Runs of webhook jobs whose URL's host is this (or host and port). */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(SINK_HOST_MAX_LENGTH)
+  @FilterText(SINK_HOST_MAX_LENGTH)
   sink_host?: string;
 
   /** Only `failed` runs can be retried (decisions.md → Manual retry); the default. */
@@ -161,13 +142,11 @@ export class RecoverRunFilterDto {
   status?: 'failed';
 
   /** Inclusive lower bound on `scheduled_at`. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   from?: string;
 
   /** Exclusive upper bound on `scheduled_at`. */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   @JSONSchema({ 'x-server-check': 'after `from`' })
   to?: string;
 }
@@ -193,9 +172,7 @@ export class RecoverRunsDto {
   max?: number;
 
   /** Why; written into each retry's audit entry. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(OPERATION_NOTE_MAX_LENGTH)
+  @Note()
   note?: string;
 
   /** Answer the matched runs and retry nothing. */

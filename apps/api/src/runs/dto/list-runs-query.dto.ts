@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsTimestamp } from '../../common/validators';
+import { OptionalTimestamp } from '../../common/validators';
 import { CURSORS } from '@svc/common';
 import { PageQueryDto } from '../../common/page-query.dto';
 
@@ -36,13 +36,11 @@ export class ListJobRunsQueryDto extends PageQueryDto(CURSORS.runs) {
   stuck?: boolean;
 
   /** Inclusive lower bound on scheduled_at (RFC 3339). */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   from?: string;
 
   /** Exclusive upper bound on scheduled_at (RFC 3339). */
-  @IsOptional()
-  @IsTimestamp()
+  @OptionalTimestamp()
   to?: string;
 }
 
