@@ -7,7 +7,7 @@ import {
   type JobDeclaration,
   upsertJobByKey,
 } from '@svc/api-client';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import Ajv2020 from 'ajv/dist/2020';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,6 +15,9 @@ import { parse } from 'yaml';
 import { createApp } from '../../apps/api/src/app';
 import { waitFor } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+
+/** gRPC's NOT_FOUND, what Temporal answers for a workflow id it has no execution of. */
+const GRPC_NOT_FOUND = 5;
 
 /**
  * Issue 42, jobs as code, over the assembled API (two API processes' worth: two apps on one
@@ -141,11 +144,22 @@ describe('jobs as code: keys, PUT by key, apply', () => {
     expect(created.body).toMatchObject({ key: 'reports', version: 1, description: 'first' });
     expect(created.body.signing_secret).toMatch(/^whsec_/);
     const id = created.body.id as string;
-    /** Signals the job's workflow received (the create's signal-with-start is the first). */
-    const signals = async () =>
-      ((await temporal.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
-        (event) => event.workflowExecutionSignaledEventAttributes,
-      ).length;
+    /**
+     * Signals the job's workflow received (the create's signal-with-start is the first). A create
+     * answers before its workflow is told (a follow-up), so under load it may not exist yet: 0.
+     */
+    const signals = async () => {
+      const history = await temporal.workflow
+        .getHandle(id)
+        .fetchHistory()
+        .catch((err: unknown) => {
+          if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) {
+            return { events: [] };
+          }
+          throw err;
+        });
+      return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+    };
     await waitFor(async () => (await signals()) === 1);
     const [before] = await stack.dataSource.query(`SELECT revision, updated_at FROM jobs WHERE id = $1`, [id]);
     const counted = await rows(workspaceId);
