@@ -173,8 +173,9 @@ export class JobsController {
     { 202: TRIGGER_ACCEPTED_SCHEMA },
     'The body is optional; `overrides` change the job’s sink for this run only (docs/api.md → Per-run overrides).',
   )
-  // Without overrides (no body, `{}`, `overrides: null`) a trigger is the same request.
-  @Idempotent({ fingerprint: ({ overrides }) => (overrides ? { overrides } : {}) })
+  // Without overrides (no body, `{}`, `overrides: null`) a trigger is the same request; anything
+  // else in the body counts, so a reused key with a body the schema refuses is a 409, never a replay.
+  @Idempotent({ fingerprint: ({ overrides, ...rest }) => (overrides ? { ...rest, overrides } : rest) })
   trigger(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Body() body: ManualRunDto) {
     return this.jobs.trigger(auth, id, body.overrides);
   }

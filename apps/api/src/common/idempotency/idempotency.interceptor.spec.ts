@@ -207,5 +207,15 @@ describe('IdempotencyInterceptor', () => {
       expect(idempotentOptions(JobsController.prototype.trigger)).toEqual({ fingerprint: expect.any(Function) });
       expect(idempotentOptions(JobsController.prototype.update)).toBeUndefined();
     });
+
+    it('should take a trigger without overrides as one request, and anything else in its body as another', () => {
+      const fingerprint = idempotentOptions(JobsController.prototype.trigger)!.fingerprint!;
+      expect(fingerprint({})).toEqual(fingerprint({ overrides: null }));
+      expect(fingerprint({ overrides: { headers: { a: 'b' } } })).toEqual({ overrides: { headers: { a: 'b' } } });
+      // A body the schema refuses (Schemathesis' unknown property) is not the earlier valid one:
+      // a reused key answers 409, never a replay of the 202.
+      expect(fingerprint({ overrides: {}, extra: 42 })).not.toEqual(fingerprint({ overrides: {} }));
+      expect(fingerprint({ extra: 42 })).not.toEqual(fingerprint({}));
+    });
   });
 });
