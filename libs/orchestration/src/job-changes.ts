@@ -14,6 +14,7 @@ import type {
 } from '@svc/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { BackgroundWork } from './background-work';
+import type { JobScheduleColumns } from './job-schedule';
 import type { JobWorkflowGateway } from './job-workflow.gateway';
 
 export interface JobLifecycleDeps {
@@ -42,32 +43,23 @@ export interface JobLifecycleDeps {
 }
 
 /** A job's settings as validated by the API: what a create writes and a PATCH replaces. */
-export type JobSettingsColumns = Pick<
-  JobEntity,
-  | 'name'
-  | 'description'
-  | 'tags'
-  | 'scheduleExpr'
-  | 'scheduleKind'
-  | 'scheduleCanonical'
-  | 'scheduleDescription'
-  | 'scheduleTimezone'
-  | 'scheduleStartsAt'
-  | 'scheduleEndsAt'
-  | 'scheduleCount'
-  | 'scheduleAnchor'
-  | 'excludeCalendars'
-  | 'sinkKind'
-  | 'sinkConfig'
-  | 'retry'
-  | 'timeoutMs'
-  | 'slaThresholdMs'
-  | 'misfirePolicy'
-  | 'overlapPolicy'
-  | 'autoDisableThreshold'
-  | 'startWindowMs'
-  | 'maxConcurrentRuns'
->;
+export type JobSettingsColumns = JobScheduleColumns &
+  Pick<
+    JobEntity,
+    | 'name'
+    | 'description'
+    | 'tags'
+    | 'sinkKind'
+    | 'sinkConfig'
+    | 'retry'
+    | 'timeoutMs'
+    | 'slaThresholdMs'
+    | 'misfirePolicy'
+    | 'overlapPolicy'
+    | 'autoDisableThreshold'
+    | 'startWindowMs'
+    | 'maxConcurrentRuns'
+  >;
 
 /** A created or changed job, with the signing secret it was given (in this answer only). */
 export interface WrittenJob {
