@@ -91,6 +91,25 @@ export abstract class QueueWorker implements OnApplicationBootstrap, BeforeAppli
 type JobActivities = ReturnType<typeof createActivities>;
 
 /**
+ * Enough long polls to drain a backlog at the worker's pace, not at one task per round trip
+ * (`worker.max_concurrent_workflow_task_polls`, app-config.ts); half of the workflow polls serve
+ * the shared queue, where everything waits after a restart. Never more than the slots they fill.
+ */
+export function pollOptions(worker: AppConfig['worker']) {
+  return {
+    maxConcurrentWorkflowTaskPolls: Math.max(
+      2,
+      Math.min(worker.max_concurrent_workflow_task_polls, worker.max_concurrent_workflow_tasks),
+    ),
+    nonStickyToStickyPollRatio: 0.5,
+    maxConcurrentActivityTaskPolls: Math.max(
+      1,
+      Math.min(worker.max_concurrent_activity_task_polls, worker.max_concurrent_activities),
+    ),
+  };
+}
+
+/**
  * Jobs and runs have a worker each, with slots of their own (docs/architecture.md → Bursts
  * prepared ahead): a job's workflow task holds its slot while its local activities write the
  * burst's run rows and start the runs, and a run started then takes its first workflow task from
@@ -109,6 +128,7 @@ function jobsAndRunsOptions(config: AppConfig, activities: JobActivities) {
     // Idle jobs fall out of the cache and are replayed on their next wake (docs/benchmarks.md →
     // Idle jobs); busy jobs and the runs in flight stay.
     maxCachedWorkflows: config.worker.max_cached_workflows,
+    ...pollOptions(config.worker),
     // An attempt opened ahead has a heartbeat timeout as long as its wait plus 10 s (run.workflow.ts);
     // once it sends, its heartbeats still reach the server every 8 s at most, as with 10 s, so a
     // cancellation (overlap `cancel_previous`, a deleted job) arrives as soon as before.

@@ -102,6 +102,16 @@ export interface AppConfig {
   worker: {
     max_concurrent_activities: number;
     max_concurrent_workflow_tasks: number;
+    /**
+     * Long polls each worker (jobs', runs') keeps open for workflow tasks, half of them on its
+     * sticky queue, and for activity tasks. After an outage or a restart every task waits on the
+     * shared queue, where each poll returns one task a round trip: with the SDK's default of 10
+     * (2 on the shared queue) a worker drained about 20 workflow tasks a second with most of its
+     * CPU idle, below what a busy deployment adds, so the backlog never cleared
+     * (docs/operations.md → An afternoon's incident). Capped at the slots they fill.
+     */
+    max_concurrent_workflow_task_polls: number;
+    max_concurrent_activity_task_polls: number;
     shutdown_grace_time_ms: number;
     /**
      * Workflows kept in the worker's sticky cache (least recently used beyond it are evicted and

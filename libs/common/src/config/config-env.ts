@@ -28,6 +28,8 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['SCHEDULER_STALLED_RUN_GRACE', 'scheduler.stalled_run_grace'],
   ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'worker.max_concurrent_activities'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
+  ['WORKER_MAX_CONCURRENT_WORKFLOW_TASK_POLLS', 'worker.max_concurrent_workflow_task_polls'],
+  ['WORKER_MAX_CONCURRENT_ACTIVITY_TASK_POLLS', 'worker.max_concurrent_activity_task_polls'],
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],

@@ -119,6 +119,27 @@ describe('buildConfig', () => {
     expect(() => buildConfig({}, { WORKER_MAX_CACHED_WORKFLOWS: '0' })).toThrow(/max_cached_workflows/);
   });
 
+  it('should read the worker poll counts, 50 each by default, at least 2 workflow and 1 activity poll', () => {
+    expect(buildConfig({}, {}).worker).toMatchObject({
+      max_concurrent_workflow_task_polls: 50,
+      max_concurrent_activity_task_polls: 50,
+    });
+    const tuned = buildConfig(
+      {},
+      { WORKER_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: '8', WORKER_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: '4' },
+    );
+    expect(tuned.worker).toMatchObject({
+      max_concurrent_workflow_task_polls: 8,
+      max_concurrent_activity_task_polls: 4,
+    });
+    expect(() => buildConfig({}, { WORKER_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: '1' })).toThrow(
+      /max_concurrent_workflow_task_polls/,
+    );
+    expect(() => buildConfig({}, { WORKER_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: '0' })).toThrow(
+      /max_concurrent_activity_task_polls/,
+    );
+  });
+
   it('should leave parking off by default, and read it as a duration or 0 / off', () => {
     expect(buildConfig({}, {}).worker.park_idle_after_ms).toBe(3_600_000);
     expect(buildConfig({}, {}).worker.park_above_jobs).toBe(1_000);
