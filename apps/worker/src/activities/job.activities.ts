@@ -1,4 +1,4 @@
-import type { AppConfig } from '@svc/common';
+import { type AppConfig, eachLimited } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import {
   type CalendarsRepository,
@@ -18,6 +18,8 @@ import { occurrencesBetween } from './schedule.activities';
 /** Skipped misfires a `fire_all` catch-up records at most (each plan scans up to 100 000). */
 const MAX_RECORDED_PER_CATCH_UP = 10_000;
 const RECORD_BATCH = 1_000;
+/** Run workflows one `openRuns` starts at once. */
+const RUN_STARTS_IN_FLIGHT = 8;
 
 export interface JobActivityDeps {
   jobs: JobsRepository;
@@ -151,10 +153,12 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       }
       // Only an open row gets its workflow: started again, it is a no-op while the workflow runs
       // (workflow id = run id), and an occurrence that already ended is never delivered again.
-      for (const [i, d] of input.decisions.entries()) {
+      // Several at once: a job catching up after an outage opens dozens, and one start after
+      // another outlasted the workflow task holding this local activity on a busy server.
+      await eachLimited(input.decisions, RUN_STARTS_IN_FLIGHT, async (d, i) => {
         const run = opened[i];
         if (d.action !== 'start' || (run.status !== 'running' && run.status !== 'deferred')) {
-          continue;
+          return;
         }
         if (run.status === 'deferred') {
           await runs.markRunning(run.id);
@@ -163,7 +167,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
           { ...runInput(input, run.id, d.scheduledAt, planned(d)), notifyJob: input.notifyJob },
           { eager: true },
         );
-      }
+      });
       return {
         ...(Object.keys(renamed).length > 0 ? { renamed } : {}),
         ...(untracked.length > 0 ? { untracked } : {}),
