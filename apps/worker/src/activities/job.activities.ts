@@ -19,7 +19,7 @@ import { occurrencesBetween } from './schedule.activities';
 const MAX_RECORDED_PER_CATCH_UP = 10_000;
 const RECORD_BATCH = 1_000;
 /** Run workflows one `openRuns` starts at once. */
-const RUN_STARTS_IN_FLIGHT = 8;
+const RUN_STARTS_IN_FLIGHT = 16;
 
 export interface JobActivityDeps {
   jobs: JobsRepository;
