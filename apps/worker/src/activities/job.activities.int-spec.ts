@@ -138,6 +138,24 @@ describe('job activities', () => {
       expect(await historyOf(start.runId)).toEqual({ starts: 1, cancelRequests: 0 });
     });
 
+    it('should start every run of a catch-up, several at once, each exactly once', async () => {
+      const job = await h.insertJob({ overlapPolicy: 'allow' });
+      // A fire_all catch-up after an outage: 40 missed occurrences and a skip among them.
+      const decisions = Array.from({ length: 40 }, (_, i) => decision('start', at(120 - i)));
+      decisions.splice(20, 0, decision('skip', at(200), 'previous_run_in_progress'));
+      const input = openRunsInput(job, decisions, false);
+
+      await env().run(activities.openRuns, input);
+      await env().run(activities.openRuns, input);
+
+      const starts = decisions.filter((d) => d.action === 'start');
+      const histories = await Promise.all(starts.map((d) => historyOf(d.runId)));
+      expect(histories).toEqual(starts.map(() => ({ starts: 1, cancelRequests: 0 })));
+      await expect(h.client.workflow.getHandle(decisions[20].runId).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
+    });
+
     it('should start runs that do not signal the job under overlap_policy allow', async () => {
       const job = await h.insertJob();
       const start = decision('start', at(0));
