@@ -112,14 +112,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
     enter('done', { status, lastOutcome: result.outcome ?? null });
   } catch (err) {
     if (isCancellation(err)) {
-      enter('finishing', { status: 'cancelled' });
-      await CancellationScope.nonCancellable(async () => {
-        await bookkeeping.finishRun({ runId: input.runId, status: 'cancelled' });
-        if (input.notifyJob) {
-          await notifyJob(input);
-        }
-      });
-      enter('done', { status: 'cancelled' });
+      await endCancelled(input, enter);
       throw err;
     }
     const error = failureMessage(err);
@@ -246,7 +239,7 @@ async function runToTheEnd(
   return result.status;
 }
 
-/** Records a run cancelled under `runToTheEnd` (and tells its job workflow when it listens). */
+/** Records a cancelled run (and tells its job workflow when it listens). */
 async function endCancelled(
   input: RunWorkflowInput,
   enter: (phase: RunWorkflowDescription['phase'], changes?: Partial<RunWorkflowDescription>) => void,

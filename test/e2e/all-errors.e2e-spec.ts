@@ -1,4 +1,4 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { useStack } from '../utils/stack';
 
 /**
  * Issue 44 "every validation error at once": a job body with a missing name, a misspelled
@@ -28,19 +28,9 @@ const goodBody = (name: string) => ({
 });
 
 describe('every validation error at once (issue 44)', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStack({ worker: false });
 
-  beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  const jobCount = async () => (await api('GET', '/api/v1/jobs?limit=100')).body.data.length as number;
+  const jobCount = async () => (await e2e.api('GET', '/api/v1/jobs?limit=100')).body.data.length as number;
 
   /** The one answer: 400 with exactly these fields and the schedule's errors. */
   function expectAllAtOnce(
@@ -70,33 +60,33 @@ describe('every validation error at once (issue 44)', () => {
 
   it('should name every refused field of a create in one 400 and create nothing', async () => {
     const before = await jobCount();
-    const fields = expectAllAtOnce(await api('POST', '/api/v1/jobs', badBody()), BAD_FIELDS);
+    const fields = expectAllAtOnce(await e2e.api('POST', '/api/v1/jobs', badBody()), BAD_FIELDS);
     expect(fields.name).toMatch(/required|string|empty/);
     expect(fields['retry.initial_interval']).toBe('must not exceed retry.max_interval');
     expect(await jobCount()).toBe(before);
 
     // The same body with an Idempotency-Key: refused the same way, and the key is free again.
-    const keyed = await api('POST', '/api/v1/jobs', badBody(), { 'idempotency-key': 'all-errors-1' });
+    const keyed = await e2e.api('POST', '/api/v1/jobs', badBody(), { 'idempotency-key': 'all-errors-1' });
     expectAllAtOnce(keyed, BAD_FIELDS);
-    const fixed = await api('POST', '/api/v1/jobs', goodBody('fixed'), { 'idempotency-key': 'all-errors-1' });
+    const fixed = await e2e.api('POST', '/api/v1/jobs', goodBody('fixed'), { 'idempotency-key': 'all-errors-1' });
     expect(fixed.status).toBe(201);
-    expect(await api('DELETE', `/api/v1/jobs/${fixed.body.id}`)).toMatchObject({ status: 204 });
+    expect(await e2e.api('DELETE', `/api/v1/jobs/${fixed.body.id}`)).toMatchObject({ status: 204 });
   });
 
   it('should still report the schedule alone as before, and the stages a refused field feeds are skipped', async () => {
     // One stage failing keeps its own message.
-    const schedule = await api('POST', '/api/v1/jobs', { ...goodBody('s'), schedule: BAD_SCHEDULE });
+    const schedule = await e2e.api('POST', '/api/v1/jobs', { ...goodBody('s'), schedule: BAD_SCHEDULE });
     expectAllAtOnce(schedule, ['schedule.expr']);
     expect(schedule.body.error.message).toBe('Invalid schedule');
     // A sink kind the body's checks refuse: no sink.config error is guessed for it; the rest still comes.
-    const kind = await api('POST', '/api/v1/jobs', { schedule: BAD_SCHEDULE, sink: { kind: 7, config: {} } });
+    const kind = await e2e.api('POST', '/api/v1/jobs', { schedule: BAD_SCHEDULE, sink: { kind: 7, config: {} } });
     expectAllAtOnce(kind, ['name', 'schedule.expr', 'sink.kind']);
   });
 
   it('should name every refused field of a PATCH in one 400 and change nothing', async () => {
-    const created = await api('POST', '/api/v1/jobs', goodBody('patched'));
+    const created = await e2e.api('POST', '/api/v1/jobs', goodBody('patched'));
     expect(created.status).toBe(201);
-    const patched = await api('PATCH', `/api/v1/jobs/${created.body.id}`, {
+    const patched = await e2e.api('PATCH', `/api/v1/jobs/${created.body.id}`, {
       name: '',
       schedule: BAD_SCHEDULE,
       sink: { config: { url: 'hooks.example.com/elsewhere' } },
@@ -104,27 +94,27 @@ describe('every validation error at once (issue 44)', () => {
       timeout: 'soon',
     });
     expectAllAtOnce(patched, BAD_FIELDS);
-    const stored = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    const stored = (await e2e.api('GET', `/api/v1/jobs/${created.body.id}`)).body;
     expect(stored.version).toBe(created.body.version);
     expect(stored.name).toBe('patched');
     expect(stored.sink.config.url).toBe('https://hooks.example.com/nightly');
 
     // A refused body is refused whatever the id, as before.
-    const missing = await api('PATCH', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV', { name: '' });
+    const missing = await e2e.api('PATCH', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV', { name: '' });
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.error.fields)).toEqual(['name']);
   });
 
   it('should name every refused field of a PUT by key, the key mismatch included', async () => {
     const before = await jobCount();
-    const answer = await api('PUT', '/api/v1/jobs/by-key/all-errors', { ...badBody(), key: 'another' });
+    const answer = await e2e.api('PUT', '/api/v1/jobs/by-key/all-errors', { ...badBody(), key: 'another' });
     expectAllAtOnce(answer, [...BAD_FIELDS, 'key']);
     expect(await jobCount()).toBe(before);
   });
 
   it('should name every refused field of every job of an apply, prefixed jobs[i]., and apply nothing', async () => {
     const before = await jobCount();
-    const answer = await api('POST', '/api/v1/jobs/apply', {
+    const answer = await e2e.api('POST', '/api/v1/jobs/apply', {
       managed_by: 'all-errors',
       jobs: [
         { ...goodBody('fine'), key: 'fine' },
@@ -138,6 +128,6 @@ describe('every validation error at once (issue 44)', () => {
   });
 
   it('should name every refused field of a sink test of an unsaved body', async () => {
-    expectAllAtOnce(await api('POST', '/api/v1/jobs/test', badBody()), BAD_FIELDS);
+    expectAllAtOnce(await e2e.api('POST', '/api/v1/jobs/test', badBody()), BAD_FIELDS);
   });
 });

@@ -1,7 +1,7 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { AuditRetentionTask } from '../../apps/api/src/audit-log/audit-retention.task';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { apiClient, useStackAndReceiver } from '../utils/stack';
 
 interface Entry {
   id: string;
@@ -18,26 +18,15 @@ interface Entry {
  * retention purge.
  */
 describe('audit log', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStackAndReceiver({ respond: () => ({ status: 404, body: 'gone' }) });
   let actor: string;
 
   beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith(() => ({ status: 404, body: 'gone' }));
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    actor = `key:${(await api('GET', '/api/v1/me')).body.key.id}`;
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+    actor = `key:${(await e2e.api('GET', '/api/v1/me')).body.key.id}`;
   });
 
   async function entries(query = ''): Promise<Entry[]> {
-    const response = await api('GET', `/api/v1/audit-log?limit=200${query ? `&${query}` : ''}`);
+    const response = await e2e.api('GET', `/api/v1/audit-log?limit=200${query ? `&${query}` : ''}`);
     expect(response.status).toBe(200);
     return response.body.data;
   }
@@ -46,24 +35,24 @@ describe('audit log', () => {
     return {
       name: 'audited',
       schedule: { expr: '0 0 0 1 1 ? 2031' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/hook` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/hook` } },
       ...extra,
     };
   }
 
   describe('what is recorded', () => {
     it('should record every mutation of jobs, keys, secrets and the workspace with actor key:<id>', async () => {
-      const created = (await api('POST', '/api/v1/jobs', job())).body;
-      await api('PATCH', `/api/v1/jobs/${created.id}`, { description: 'now described' });
-      await api('POST', `/api/v1/jobs/${created.id}/pause`);
-      await api('POST', `/api/v1/jobs/${created.id}/resume`);
-      await api('POST', `/api/v1/jobs/${created.id}/trigger`);
-      await api('DELETE', `/api/v1/jobs/${created.id}`);
-      const key = (await api('POST', '/api/v1/api-keys', { name: 'temp' })).body;
-      await api('DELETE', `/api/v1/api-keys/${key.id}`);
-      await api('PUT', '/api/v1/secrets/AUDITED', { value: 'audited-secret-value' });
-      await api('DELETE', '/api/v1/secrets/AUDITED');
-      await api('PATCH', `/api/v1/workspaces/${stack.workspaceId}`, { name: 'Acme Audited' });
+      const created = (await e2e.api('POST', '/api/v1/jobs', job())).body;
+      await e2e.api('PATCH', `/api/v1/jobs/${created.id}`, { description: 'now described' });
+      await e2e.api('POST', `/api/v1/jobs/${created.id}/pause`);
+      await e2e.api('POST', `/api/v1/jobs/${created.id}/resume`);
+      await e2e.api('POST', `/api/v1/jobs/${created.id}/trigger`);
+      await e2e.api('DELETE', `/api/v1/jobs/${created.id}`);
+      const key = (await e2e.api('POST', '/api/v1/api-keys', { name: 'temp' })).body;
+      await e2e.api('DELETE', `/api/v1/api-keys/${key.id}`);
+      await e2e.api('PUT', '/api/v1/secrets/AUDITED', { value: 'audited-secret-value' });
+      await e2e.api('DELETE', '/api/v1/secrets/AUDITED');
+      await e2e.api('PATCH', `/api/v1/workspaces/${e2e.stack.workspaceId}`, { name: 'Acme Audited' });
 
       const mine = (await entries(`actor=${encodeURIComponent(actor)}`)).reverse();
       expect(mine.map((e) => [e.action, e.target])).toEqual([
@@ -77,7 +66,7 @@ describe('audit log', () => {
         ['api_key.revoke', key.id],
         ['secret.update', 'AUDITED'],
         ['secret.delete', 'AUDITED'],
-        ['workspace.update', stack.workspaceId],
+        ['workspace.update', e2e.stack.workspaceId],
       ]);
       expect(mine.every((e) => e.actor === actor)).toBe(true);
       expect(mine[0]).toEqual({
@@ -93,9 +82,10 @@ describe('audit log', () => {
     });
 
     it('should record the system actions job.auto_disable and job.complete with actor system', async () => {
-      const failing = (await api('POST', '/api/v1/jobs', job({ auto_disable_threshold: 1 }))).body;
-      await api('POST', `/api/v1/jobs/${failing.id}/trigger`);
-      const oneOff = (await api('POST', '/api/v1/jobs', job({ schedule: { expr: 'every 1 second', count: 1 } }))).body;
+      const failing = (await e2e.api('POST', '/api/v1/jobs', job({ auto_disable_threshold: 1 }))).body;
+      await e2e.api('POST', `/api/v1/jobs/${failing.id}/trigger`);
+      const oneOff = (await e2e.api('POST', '/api/v1/jobs', job({ schedule: { expr: 'every 1 second', count: 1 } })))
+        .body;
       const system = await waitFor(async () => {
         const found = await entries('actor=system');
         const actions = found.map((e) => `${e.action} ${e.target}`);
@@ -142,7 +132,7 @@ describe('audit log', () => {
       const walked: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { data: Entry[]; next_cursor: string | null } } = await api(
+        const page: { status: number; body: { data: Entry[]; next_cursor: string | null } } = await e2e.api(
           'GET',
           `/api/v1/audit-log?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
         );
@@ -152,10 +142,10 @@ describe('audit log', () => {
       } while (cursor);
       expect(walked).toEqual(all.map((e) => e.id));
       // Default page size 50, and a filter pages too.
-      expect((await api('GET', '/api/v1/audit-log')).body.data.length).toBe(Math.min(50, all.length));
-      const firstCreate = await api('GET', '/api/v1/audit-log?action=job.create&limit=1');
+      expect((await e2e.api('GET', '/api/v1/audit-log')).body.data.length).toBe(Math.min(50, all.length));
+      const firstCreate = await e2e.api('GET', '/api/v1/audit-log?action=job.create&limit=1');
       expect(firstCreate.body.data).toHaveLength(1);
-      const secondCreate = await api(
+      const secondCreate = await e2e.api(
         'GET',
         `/api/v1/audit-log?action=job.create&limit=1&cursor=${encodeURIComponent(firstCreate.body.next_cursor)}`,
       );
@@ -181,7 +171,7 @@ describe('audit log', () => {
       ['an unknown parameter', 'workspace=ws_x', 'workspace'],
       ['a repeated action', 'action=job.create&action=job.delete', 'action'],
     ])('should answer 400 validation_failed naming the field for %s', async (_, query, field) => {
-      const response = await api('GET', `/api/v1/audit-log?${query}`);
+      const response = await e2e.api('GET', `/api/v1/audit-log?${query}`);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('validation_failed');
       expect(response.body.error.fields).toHaveProperty(field);
@@ -190,8 +180,8 @@ describe('audit log', () => {
 
   describe('isolation', () => {
     it('should show a workspace only its own entries', async () => {
-      const other = await stack.newWorkspaceKey('audit-other');
-      const otherApi = apiClient(stack.baseUrl, other.apiKey);
+      const other = await e2e.stack.newWorkspaceKey('audit-other');
+      const otherApi = apiClient(e2e.stack.baseUrl, other.apiKey);
       await otherApi('PUT', '/api/v1/secrets/THEIRS', { value: 'v' });
       const theirs = (await otherApi('GET', '/api/v1/audit-log')).body.data as Entry[];
       expect(theirs.map((e) => e.action).sort()).toEqual(['api_key.create', 'secret.update']);
@@ -204,30 +194,30 @@ describe('audit log', () => {
       const day = 86_400_000;
       const old = [newId('audit'), newId('audit')];
       const recent = newId('audit');
-      await stack.dataSource.query(
+      await e2e.stack.dataSource.query(
         `INSERT INTO audit_log (id, workspace_id, actor, action, target, created_at) VALUES
            ($1, $4, 'system', 'job.complete', 'old-1', $5), ($2, $4, 'system', 'job.complete', 'old-2', $6),
            ($3, $4, 'system', 'job.complete', 'recent', $7)`,
         [
           ...old,
           recent,
-          stack.workspaceId,
+          e2e.stack.workspaceId,
           new Date(Date.now() - 31 * day),
           new Date(Date.now() - 90 * day),
           new Date(Date.now() - 29 * day),
         ],
       );
-      expect(stack.config.audit.retention_ms).toBe(30 * day);
+      expect(e2e.stack.config.audit.retention_ms).toBe(30 * day);
       const before = await entries('actor=system&action=job.complete');
       expect(before.map((e) => e.target)).toEqual(expect.arrayContaining(['old-1', 'old-2', 'recent']));
 
-      const deleted = await stack.app.get(AuditRetentionTask).runOnce();
+      const deleted = await e2e.stack.app.get(AuditRetentionTask).runOnce();
       expect(deleted).toBe(2);
       const after = (await entries('actor=system&action=job.complete')).map((e) => e.target);
       expect(after).toContain('recent');
       expect(after).not.toContain('old-1');
       expect(after).not.toContain('old-2');
-      expect(await stack.app.get(AuditRetentionTask).runOnce()).toBe(0);
+      expect(await e2e.stack.app.get(AuditRetentionTask).runOnce()).toBe(0);
     });
   });
 });

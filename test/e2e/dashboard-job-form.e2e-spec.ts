@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
-import { WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { useStackAndReceiver } from '../utils/stack';
 import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
@@ -34,28 +33,23 @@ const SETTINGS = [
 const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, job[key]]));
 
 describe('dashboard job form in Chromium (issue #22)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
+  const e2e = useStackAndReceiver({
+    worker: false,
+    config: {
+      auth: DEV_SIGN_IN,
+      sinks: { command: { enabled: true } },
+    },
+  });
   let browser: Browser;
   let page: Page;
-  let api: ReturnType<typeof apiClient>;
   /** Bodies of the job PATCH/POST requests the page sent. */
   const sent: Array<{ method: string; url: string; body: unknown }> = [];
 
   beforeAll(async () => {
     browser = await launchDashboardChromium();
-    receiver = await WebhookReceiver.start();
-    stack = await startStack({
-      worker: false,
-      config: {
-        auth: DEV_SIGN_IN,
-        sinks: { command: { enabled: true } },
-      },
-    });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    expect((await api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
+    expect((await e2e.api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
     const context = { viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' };
-    page = await signedInPage(browser, stack.baseUrl, 'ada@example.com', context, (opened) =>
+    page = await signedInPage(browser, e2e.stack.baseUrl, 'ada@example.com', context, (opened) =>
       opened.on('request', (request) => {
         if (/\/api\/v1\/jobs/.test(request.url()) && ['POST', 'PATCH'].includes(request.method())) {
           sent.push({ method: request.method(), url: request.url(), body: request.postDataJSON() });
@@ -66,13 +60,11 @@ describe('dashboard job form in Chromium (issue #22)', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await receiver?.stop();
   });
 
   /** Opens the job's edit form, renames it and saves; returns what the page sent. */
   async function renameInForm(id: string, from: string, to: string) {
-    await page.goto(`${stack.baseUrl}/jobs/${id}/edit`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${id}/edit`);
     await page.getByRole('heading', { name: `Edit ${from}` }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill(to);
     sent.length = 0;
@@ -82,11 +74,11 @@ describe('dashboard job form in Chromium (issue #22)', () => {
   }
 
   it('should show every setting of a webhook job and save a rename as a PATCH of the name alone', async () => {
-    const created = await api('POST', '/api/v1/jobs', fullWebhookJob('full webhook', `${receiver.url}/full`));
+    const created = await e2e.api('POST', '/api/v1/jobs', fullWebhookJob('full webhook', `${e2e.receiver.url}/full`));
     expect(created.status).toBe(201);
-    const before = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    const before = (await e2e.api('GET', `/api/v1/jobs/${created.body.id}`)).body;
 
-    await page.goto(`${stack.baseUrl}/jobs/${before.id}/edit`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${before.id}/edit`);
     await page.getByRole('heading', { name: 'Edit full webhook' }).waitFor();
     // Every setting is on the form, as stored.
     const value = (label: string) => page.getByLabel(label, { exact: true }).inputValue();
@@ -133,7 +125,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
       multiplier: '3',
       jitter: '0.5',
       sinkKind: 'webhook',
-      url: `${receiver.url}/full`,
+      url: `${e2e.receiver.url}/full`,
       method: 'PUT',
       successCodes: '200, 202',
       retryOn: 'timeout, 503',
@@ -145,16 +137,16 @@ describe('dashboard job form in Chromium (issue #22)', () => {
 
     const requests = await renameInForm(before.id, 'full webhook', 'full webhook renamed');
     expect(requests).toEqual([
-      { method: 'PATCH', url: `${stack.baseUrl}/api/v1/jobs/${before.id}`, body: { name: 'full webhook renamed' } },
+      { method: 'PATCH', url: `${e2e.stack.baseUrl}/api/v1/jobs/${before.id}`, body: { name: 'full webhook renamed' } },
     ]);
-    const after = (await api('GET', `/api/v1/jobs/${before.id}`)).body;
+    const after = (await e2e.api('GET', `/api/v1/jobs/${before.id}`)).body;
     expect(settingsOf(after)).toEqual({ ...settingsOf(before), name: 'full webhook renamed' });
     expect(after.version).toBe(before.version + 1);
   });
 
   it('should save one changed webhook option without touching the others', async () => {
-    const job = (await api('GET', '/api/v1/jobs?q=full webhook')).body.data[0];
-    await page.goto(`${stack.baseUrl}/jobs/${job.id}/edit`);
+    const job = (await e2e.api('GET', '/api/v1/jobs?q=full webhook')).body.data[0];
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${job.id}/edit`);
     await page.getByRole('heading', { name: `Edit ${job.name}` }).waitFor();
     await page.getByLabel('Retry on', { exact: true }).fill('5xx, network');
     await page.getByLabel('Jitter', { exact: true }).fill('0');
@@ -164,7 +156,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     expect(sent.map((r) => r.body)).toEqual([
       { retry: { jitter: 0 }, sink: { config: { retry_on: ['5xx', 'network'] } } },
     ]);
-    const after = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    const after = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(settingsOf(after)).toEqual({
       ...settingsOf(job),
       retry: { ...job.retry, jitter: 0 },
@@ -173,7 +165,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
   });
 
   it('should rename a command job from the form and read it back identical apart from its name', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'full command',
       description: 'a command job',
       tags: ['ops'],
@@ -197,8 +189,8 @@ describe('dashboard job form in Chromium (issue #22)', () => {
       auto_disable_threshold: 0,
     });
     expect(created.status).toBe(201);
-    const before = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
-    await page.goto(`${stack.baseUrl}/jobs/${before.id}/edit`);
+    const before = (await e2e.api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${before.id}/edit`);
     await page.getByRole('heading', { name: 'Edit full command' }).waitFor();
     expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('/bin/echo\ntwo words');
     expect(await page.getByLabel('Environment', { exact: true }).inputValue()).toBe('MODE=full');
@@ -206,12 +198,12 @@ describe('dashboard job form in Chromium (issue #22)', () => {
 
     const requests = await renameInForm(before.id, 'full command', 'full command renamed');
     expect(requests.map((r) => r.body)).toEqual([{ name: 'full command renamed' }]);
-    const after = (await api('GET', `/api/v1/jobs/${before.id}`)).body;
+    const after = (await e2e.api('GET', `/api/v1/jobs/${before.id}`)).body;
     expect(settingsOf(after)).toEqual({ ...settingsOf(before), name: 'full command renamed' });
   });
 
   it('should create a command job from the form where the server enables the command sink', async () => {
-    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/new`);
     await page.getByRole('heading', { name: 'New job' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('from the form');
     await page.getByLabel('Schedule', { exact: true }).fill('every day at 6am');
@@ -222,7 +214,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     await page.getByRole('button', { name: 'Create job' }).click();
     await page.getByRole('heading', { name: 'from the form', exact: true }).waitFor();
     const id = page.url().split('/jobs/')[1];
-    const job = (await api('GET', `/api/v1/jobs/${id}`)).body;
+    const job = (await e2e.api('GET', `/api/v1/jobs/${id}`)).body;
     expect(job.sink).toEqual({
       kind: 'command',
       config: { argv: ['/usr/bin/env', '--ignore-environment'], retry_on_exit_codes: [75] },
@@ -233,7 +225,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
 
   // Issue 44: one request, and every field the server refuses shown under its input at once.
   it('should show every refused field of a new job at once, each under its input', async () => {
-    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/new`);
     await page.getByRole('heading', { name: 'New job' }).waitFor();
     await page.getByLabel('Schedule', { exact: true }).fill('every mondy at 9am');
     await page.getByLabel('URL', { exact: true }).fill('hooks.example.com/nightly');
@@ -242,7 +234,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     await page.locator('#job-name-error').waitFor();
     expect(sent).toHaveLength(1);
     // The API's own answer to what the form sent: its three fields are on the page.
-    const answer = await api('POST', '/api/v1/jobs', sent[0].body);
+    const answer = await e2e.api('POST', '/api/v1/jobs', sent[0].body);
     expect(answer.status).toBe(400);
     const fields = answer.body.error.fields as Record<string, string>;
     expect(Object.keys(fields).sort()).toEqual(['name', 'schedule.expr', 'sink.config.url']);
@@ -253,7 +245,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
 
   // Issue 28: a registered kind without controls of its own, from its fields in /features.
   it('should create a temporal_workflow job from the form, naming bad fields before sending', async () => {
-    await page.goto(`${stack.baseUrl}/jobs/new`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/new`);
     await page.getByRole('heading', { name: 'New job' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('start my workflow');
     await page.getByLabel('Schedule', { exact: true }).fill('every day at 7am');
@@ -276,7 +268,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     await page.getByRole('button', { name: 'Create job' }).click();
     await page.getByRole('heading', { name: 'start my workflow', exact: true }).waitFor();
     const id = page.url().split('/jobs/')[1];
-    const job = (await api('GET', `/api/v1/jobs/${id}`)).body;
+    const job = (await e2e.api('GET', `/api/v1/jobs/${id}`)).body;
     expect(job.sink).toEqual({
       kind: 'temporal_workflow',
       config: {
@@ -293,13 +285,13 @@ describe('dashboard job form in Chromium (issue #22)', () => {
   });
 
   it('should set a start window and a run cap from the form and show them on the job page (issue 46)', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'spread from the form',
       schedule: { expr: 'every hour' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/spread` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/spread` } },
     });
     expect(created.status).toBe(201);
-    await page.goto(`${stack.baseUrl}/jobs/${created.body.id}/edit`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${created.body.id}/edit`);
     await page.getByRole('heading', { name: 'Edit spread from the form' }).waitFor();
     expect(await page.getByLabel('Start window', { exact: true }).inputValue()).toBe('');
     await page.getByLabel('Start window', { exact: true }).fill('5m');
@@ -308,7 +300,7 @@ describe('dashboard job form in Chromium (issue #22)', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'spread from the form', exact: true }).waitFor();
     expect(sent.map((r) => r.body)).toEqual([{ start_window: '5m', max_concurrent_runs: 3 }]);
-    const job = (await api('GET', `/api/v1/jobs/${created.body.id}`)).body;
+    const job = (await e2e.api('GET', `/api/v1/jobs/${created.body.id}`)).body;
     expect(job).toMatchObject({ start_window: '5m', max_concurrent_runs: 3 });
     // The job page shows the window with the job's offset, and the cap.
     await page.getByText(/^5m: fires .* after each occurrence$/).waitFor();

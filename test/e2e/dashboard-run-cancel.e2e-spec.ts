@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
-import { WebhookReceiver, waitFor } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
 
 /**
  * Issue 44 in a real browser: a run waiting for its retry shows `deferred` with a hover text that
@@ -11,40 +11,37 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
 jest.setTimeout(120_000);
 
 describe('dashboard: cancel a run', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
+  const e2e = useStackAndReceiver({
+    config: { auth: DEV_SIGN_IN },
+    respond: () => ({ status: 500, body: 'receiver down' }),
+  });
   let browser: Browser;
   let page: Page;
-  let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
     browser = await launchDashboardChromium();
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith(() => ({ status: 500, body: 'receiver down' }));
-    stack = await startStack({ config: { auth: DEV_SIGN_IN } });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    page = await signedInPage(browser, stack.baseUrl, 'grace@example.com', { viewport: { width: 1280, height: 860 } });
+    page = await signedInPage(browser, e2e.stack.baseUrl, 'grace@example.com', {
+      viewport: { width: 1280, height: 860 },
+    });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await receiver?.stop();
   });
 
   it('should explain deferred on its badge and cancel the run after a confirm', async () => {
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'cancel from the page',
         schedule: { expr: '0 0 0 1 1 ? 2031' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/down` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/down` } },
         retry: { max_attempts: 5, initial_interval: '1h', max_interval: '1h' },
       })
     ).body as { id: string };
-    const runId = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id as string;
-    await waitFor(async () => (await api('GET', `/api/v1/runs/${runId}`)).body?.status === 'deferred');
+    const runId = (await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id as string;
+    await waitFor(async () => (await e2e.api('GET', `/api/v1/runs/${runId}`)).body?.status === 'deferred');
 
-    await page.goto(`${stack.baseUrl}/runs/${runId}`);
+    await page.goto(`${e2e.stack.baseUrl}/runs/${runId}`);
     const badge = page.locator('.page-head .badge');
     await badge.getByText('deferred').waitFor();
     expect(await badge.getAttribute('title')).toMatch(/^Deferred: waiting, not failed\./);
@@ -58,8 +55,8 @@ describe('dashboard: cancel a run', () => {
     await badge.getByText('cancelled').waitFor();
     expect(asked).toContain(`Cancel run ${runId}?`);
     expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
-    expect((await api('GET', `/api/v1/runs/${runId}`)).body.status).toBe('cancelled');
-    const audit = (await api('GET', `/api/v1/audit-log?action=run.cancel&target=${runId}`)).body.data;
+    expect((await e2e.api('GET', `/api/v1/runs/${runId}`)).body.status).toBe('cancelled');
+    const audit = (await e2e.api('GET', `/api/v1/audit-log?action=run.cancel&target=${runId}`)).body.data;
     expect(audit).toHaveLength(1);
     expect(audit[0].actor).toMatch(/^user:/);
   });

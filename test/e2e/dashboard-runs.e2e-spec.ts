@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
-import { WebhookReceiver, waitFor } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
 
 /**
  * The job and run pages in a real browser (issues #26 and #23): the next fire times are the API's
@@ -19,31 +19,25 @@ const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 jest.setTimeout(240_000);
 
 describe('dashboard job and run pages in Chromium', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
+  const e2e = useStackAndReceiver({
+    config: { auth: DEV_SIGN_IN },
+    respond: (request) =>
+      failing.has(request.url) ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
+  });
   let browser: Browser;
   let page: Page;
-  let api: ReturnType<typeof apiClient>;
   /** Paths the receiver answers with 500. */
   const failing = new Set<string>();
 
   beforeAll(async () => {
     browser = await launchDashboardChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((request) =>
-      failing.has(request.url) ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
-    );
-    stack = await startStack({ config: { auth: DEV_SIGN_IN } });
-    api = apiClient(stack.baseUrl, stack.apiKey);
     const context = { viewport: { width: 1280, height: 860 }, timezoneId: 'Asia/Kolkata' };
-    page = await signedInPage(browser, stack.baseUrl, 'grace@example.com', context);
+    page = await signedInPage(browser, e2e.stack.baseUrl, 'grace@example.com', context);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await receiver?.stop();
   });
 
   const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
@@ -62,27 +56,27 @@ describe('dashboard job and run pages in Chromium', () => {
 
   const scheduledTimes = async (jobId: string): Promise<string[]> =>
     (
-      (await api('GET', `/api/v1/jobs/${jobId}/runs?trigger=schedule&limit=100`)).body.data as Array<{
+      (await e2e.api('GET', `/api/v1/jobs/${jobId}/runs?trigger=schedule&limit=100`)).body.data as Array<{
         scheduled_at: string;
       }>
     ).map((run) => run.scheduled_at);
 
   it('should show the next fire times of an interval job as the API gives them, and runs then fire at those times', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'Every seven seconds',
       schedule: { expr: 'every 7 seconds', timezone: 'Europe/Berlin' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/interval` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/interval` } },
     });
     expect(created.status).toBe(201);
     const jobId: string = created.body.id;
     // Open the page off the job's phase: a browser computing from page-open time would be 2.5 s off.
     await new Promise((r) => setTimeout(r, 2500));
-    await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${jobId}`);
     const fireTimes = page.getByTestId('fire-times');
     await fireTimes.waitFor();
     const shown = await fireTimes.locator('time').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('datetime')!));
     expect(shown.length).toBe(5);
-    const job = (await api('GET', `/api/v1/jobs/${jobId}`)).body;
+    const job = (await e2e.api('GET', `/api/v1/jobs/${jobId}`)).body;
     // The page's times are the API's occurrences (the API's list may have moved on by one since).
     expect(job.next_runs.filter((t: string) => shown.includes(t)).length).toBeGreaterThanOrEqual(4);
     const gaps = shown.slice(1).map((t, i) => Date.parse(t) - Date.parse(shown[i]));
@@ -103,7 +97,7 @@ describe('dashboard job and run pages in Chromium', () => {
       const now = await fireTimes.locator('time').first().getAttribute('datetime');
       return now !== null && Date.parse(now) > Date.parse(expected[2]);
     }, 20_000);
-    expect((await api('POST', `/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
+    expect((await e2e.api('POST', `/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
   });
 
   let failingJob: { id: string; name: string };
@@ -111,10 +105,10 @@ describe('dashboard job and run pages in Chromium', () => {
 
   it('should show where and how a job delivers, and an auto-disable as a sentence with the last error', async () => {
     failing.add('/flaky/hook?token=secret');
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'Flaky export',
       schedule: { expr: 'every day at 9am' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/flaky/hook?token=secret`, method: 'PUT' } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/flaky/hook?token=secret`, method: 'PUT' } },
       retry: { max_attempts: 2, backoff: 'fixed', initial_interval: '1s' },
       timeout: '5s',
       overlap_policy: 'skip',
@@ -123,14 +117,17 @@ describe('dashboard job and run pages in Chromium', () => {
     });
     expect(created.status).toBe(201);
     failingJob = created.body;
-    expect((await api('POST', `/api/v1/jobs/${failingJob.id}/trigger`)).status).toBe(202);
-    await waitFor(async () => (await api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state === 'disabled', 60_000);
+    expect((await e2e.api('POST', `/api/v1/jobs/${failingJob.id}/trigger`)).status).toBe(202);
+    await waitFor(
+      async () => (await e2e.api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state === 'disabled',
+      60_000,
+    );
 
-    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${failingJob.id}`);
     const delivery = page.getByTestId('delivery');
     await delivery.waitFor();
     const text = (await delivery.textContent())!;
-    const host = new URL(receiver.url).host;
+    const host = new URL(e2e.receiver.url).host;
     expect(text).toContain(`PUT ${host}/flaky/hook`);
     expect(text).not.toContain('token=secret');
     expect(text).toContain('up to 2 attempts, fixed backoff from 1s');
@@ -146,7 +143,7 @@ describe('dashboard job and run pages in Chromium', () => {
       'The job was disabled automatically after a failed run, and no longer runs on its schedule.',
     );
     expect(noteText).not.toContain('auto_disabled');
-    const run = (await api('GET', `/api/v1/jobs/${failingJob.id}/runs`)).body.data[0];
+    const run = (await e2e.api('GET', `/api/v1/jobs/${failingJob.id}/runs`)).body.data[0];
     expect(run.status).toBe('failed');
     failedRunId = run.id;
     expect(noteText).toContain(run.last_error);
@@ -179,7 +176,7 @@ describe('dashboard job and run pages in Chromium', () => {
       'Attempt 2 of 2: error and response body',
     ]);
     // The API keeps the spec's 0-based numbering.
-    const detail = (await api('GET', `/api/v1/runs/${failedRunId}`)).body;
+    const detail = (await e2e.api('GET', `/api/v1/runs/${failedRunId}`)).body;
     expect(detail.attempts.map((a: { n: number }) => a.n)).toEqual([0, 1]);
   });
 
@@ -195,7 +192,7 @@ describe('dashboard job and run pages in Chromium', () => {
     await page.getByRole('heading', { name: `Run ${retryId}` }).waitFor();
     await page.locator('.page-head .badge.succeeded').waitFor({ timeout: 60_000 });
     expect(await page.getByText('retry_manual of the failed run').count()).toBe(1);
-    const retried = (await api('GET', `/api/v1/runs/${retryId}`)).body;
+    const retried = (await e2e.api('GET', `/api/v1/runs/${retryId}`)).body;
     expect(retried).toMatchObject({ trigger: 'retry_manual', retry_of: failedRunId, status: 'succeeded' });
     expect(await page.getByTestId('attempts').locator('tbody tr td:first-child').allTextContents()).toEqual(['1 of 2']);
     expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
@@ -211,11 +208,11 @@ describe('dashboard job and run pages in Chromium', () => {
   });
 
   it('should re-enable an auto-disabled job from its page', async () => {
-    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${failingJob.id}`);
     await page.getByTestId('disabled-note').waitFor();
     await page.getByRole('button', { name: 'Re-enable' }).click();
     await page.getByText('Re-enabled: the job runs on its schedule again').waitFor();
-    expect((await api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state).toBe('active');
+    expect((await e2e.api('GET', `/api/v1/jobs/${failingJob.id}`)).body.state).toBe('active');
     await page.getByTestId('fire-times').waitFor();
     expect(await page.getByTestId('disabled-note').count()).toBe(0);
   });
@@ -226,23 +223,23 @@ describe('dashboard job and run pages in Chromium', () => {
       key,
       name,
       schedule: { expr: 'every day at 6am' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/${key}` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/${key}` } },
     });
-    const applied = await api('POST', '/api/v1/jobs/apply', {
+    const applied = await e2e.api('POST', '/api/v1/jobs/apply', {
       managed_by: owner,
       jobs: [declared('reports.nightly', 'Nightly report'), declared('reports.weekly', 'Weekly report')],
     });
     expect(applied.status).toBe(200);
     expect(applied.body.created).toEqual(['reports.nightly', 'reports.weekly']);
-    const other = await api('POST', '/api/v1/jobs/apply', {
+    const other = await e2e.api('POST', '/api/v1/jobs/apply', {
       managed_by: 'app:billing',
       jobs: [declared('billing.sync', 'Billing sync')],
     });
     expect(other.status).toBe(200);
-    const nightly = (await api('GET', '/api/v1/jobs/by-key/reports.nightly')).body;
+    const nightly = (await e2e.api('GET', '/api/v1/jobs/by-key/reports.nightly')).body;
 
     // The list (after the selection checkbox): key and owner in their columns; unmanaged jobs show neither.
-    await page.goto(stack.baseUrl + '/');
+    await page.goto(e2e.stack.baseUrl + '/');
     const rowOf = (name: string) =>
       page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
     await rowOf('Nightly report').waitFor();
@@ -263,7 +260,7 @@ describe('dashboard job and run pages in Chromium', () => {
     await page.getByText('No jobs match.').waitFor();
 
     // The job's page: its key, and who manages it, linked to the owner's jobs.
-    await page.goto(`${stack.baseUrl}/jobs/${nightly.id}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${nightly.id}`);
     await page.getByRole('heading', { name: 'Nightly report' }).waitFor();
     expect(await page.getByTestId('job-key').textContent()).toBe('reports.nightly');
     const note = page.getByTestId('managed-note');
@@ -279,20 +276,20 @@ describe('dashboard job and run pages in Chromium', () => {
     expect((await names()).sort()).toEqual(['Nightly report', 'Weekly report']);
 
     // The edit form says it too; a job made by hand says nothing of the kind.
-    await page.goto(`${stack.baseUrl}/jobs/${nightly.id}/edit`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${nightly.id}/edit`);
     await page.getByRole('heading', { name: 'Edit Nightly report' }).waitFor();
     await page.getByTestId('managed-note').waitFor();
-    await page.goto(`${stack.baseUrl}/jobs/${failingJob.id}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${failingJob.id}`);
     await page.getByRole('heading', { name: failingJob.name }).waitFor();
     expect(await page.getByTestId('managed-note').count()).toBe(0);
     expect(await page.getByTestId('job-key').count()).toBe(0);
   });
 
   it('should backfill a past range from the job page: the dry-run count, then the runs with their nominal times (issue 45)', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'Hourly sync',
       schedule: { expr: '0 * * * *', timezone: 'Europe/Berlin' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/hourly` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/hourly` } },
     });
     expect(created.status).toBe(201);
     const jobId: string = created.body.id;
@@ -301,7 +298,7 @@ describe('dashboard job and run pages in Chromium', () => {
     // The browser runs in Asia/Kolkata (UTC+05:30): datetime-local takes its wall time.
     const local = (ms: number) => new Date(ms + 5.5 * 3_600_000).toISOString().slice(0, 16);
 
-    await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
+    await page.goto(`${e2e.stack.baseUrl}/jobs/${jobId}`);
     await page.getByRole('heading', { name: 'Hourly sync' }).waitFor();
     await page.getByRole('button', { name: 'Backfill…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Backfill' });
@@ -311,7 +308,7 @@ describe('dashboard job and run pages in Chromium', () => {
     const count = dialog.getByTestId('backfill-count');
     await waitFor(async () => (await count.textContent())?.startsWith('6 occurrences'));
     // The dry run wrote nothing.
-    expect((await api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data).toEqual([]);
+    expect((await e2e.api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data).toEqual([]);
     expect(await overflowing()).toEqual([]);
     await shot('job-backfill');
 
@@ -319,7 +316,7 @@ describe('dashboard job and run pages in Chromium', () => {
     await dialog.getByRole('button', { name: 'Start backfill' }).click();
     const progress = dialog.getByTestId('backfill-progress');
     await waitFor(async () => (await progress.textContent())?.startsWith('completed: 6 succeeded'), 60_000);
-    const runs = (await api('GET', `/api/v1/jobs/${jobId}/runs?trigger=backfill`)).body.data as Array<{
+    const runs = (await e2e.api('GET', `/api/v1/jobs/${jobId}/runs?trigger=backfill`)).body.data as Array<{
       scheduled_at: string;
     }>;
     expect(runs.map((run) => Date.parse(run.scheduled_at)).sort((a, b) => a - b)).toEqual(

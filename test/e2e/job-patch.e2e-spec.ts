@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { applyJobPatch, type JobPatch, type JobSettings } from '../../apps/api/src/jobs/job-patch';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { apiClient, startStack, useStackAndReceiver } from '../utils/stack';
 import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
@@ -35,52 +35,42 @@ function settingsOf(job: Record<string, any>): JobSettings {
 }
 
 describe('PATCH /api/v1/jobs/{id}', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStackAndReceiver({ config: { sinks: { command: { enabled: true } } } });
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    stack = await startStack({ config: { sinks: { command: { enabled: true } } } });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    expect((await api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+    expect((await e2e.api('PUT', '/api/v1/secrets/TOKEN', { value: 's3cr3t' })).status).toBe(201);
   });
 
   /** A webhook job with a non-default value in every field. */
-  const fullJob = () => fullWebhookJob('full', `${receiver.url}/full`);
+  const fullJob = () => fullWebhookJob('full', `${e2e.receiver.url}/full`);
 
   async function create(body: Record<string, unknown> = fullJob()) {
-    const created = await api('POST', '/api/v1/jobs', body);
+    const created = await e2e.api('POST', '/api/v1/jobs', body);
     expect(created.status).toBe(201);
     return created.body;
   }
 
-  const get = async (id: string) => (await api('GET', `/api/v1/jobs/${id}`)).body;
+  const get = async (id: string) => (await e2e.api('GET', `/api/v1/jobs/${id}`)).body;
 
   it('should keep every other setting, secret references and the signing secret included, when one field changes', async () => {
     const job = await create();
-    const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, {
-      sink: { config: { url: `${receiver.url}/moved` } },
+    const patched = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, {
+      sink: { config: { url: `${e2e.receiver.url}/moved` } },
     });
     expect(patched.status).toBe(200);
     expect(patched.body.signing_secret).toBeUndefined();
     const expected = settingsOf(job);
-    expected.sink.config.url = `${receiver.url}/moved`;
+    expected.sink.config.url = `${e2e.receiver.url}/moved`;
     expect(settingsOf(patched.body)).toEqual(expected);
     expect(settingsOf(await get(job.id))).toEqual(expected);
     expect(patched.body.version).toBe(job.version + 1);
 
     // It still delivers with the secret resolved, signed with the secret of the create response.
-    expect((await api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { starts_at: null } })).status).toBe(200);
-    const triggered = await api('POST', `/api/v1/jobs/${job.id}/trigger`);
+    expect((await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { starts_at: null } })).status).toBe(200);
+    const triggered = await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`);
     expect(triggered.status).toBe(202);
-    await waitFor(() => receiver.forJob(job.id).length >= 1, 30_000);
-    const [request] = receiver.forJob(job.id);
+    await waitFor(() => e2e.receiver.forJob(job.id).length >= 1, 30_000);
+    const [request] = e2e.receiver.forJob(job.id);
     expect(request.method).toBe('PUT');
     expect(request.url).toBe('/moved');
     expect(request.headers.authorization).toBe('Bearer s3cr3t');
@@ -155,7 +145,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
     await fc.assert(
       fc.asyncProperty(patchArb, async (patch) => {
         const before = settingsOf(await get(job.id));
-        const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, patch);
+        const patched = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, patch);
         expect(patched.status).toBe(200);
         const expected = applyJobPatch(before, patch);
         expected.sink.config = { ...webhookDefaults, ...expected.sink.config };
@@ -172,7 +162,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
 
   it('should reset to the default on null where one exists, and refuse null where none does', async () => {
     const job = await create();
-    const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, {
+    const patched = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, {
       schedule: { kind: null, timezone: null, starts_at: null, ends_at: null, count: null },
       sink: { config: { method: null, headers: null, body: null, success_codes: null, retry_on: null } },
       retry: { jitter: null, multiplier: null },
@@ -191,7 +181,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
       sink: {
         kind: 'webhook',
         config: {
-          url: `${receiver.url}/full`,
+          url: `${e2e.receiver.url}/full`,
           method: 'POST',
           headers: {},
           success_codes: '2xx',
@@ -212,7 +202,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
     });
     expect(patched.body.sink.config.body).toBeUndefined();
     for (const body of [{ name: null }, { schedule: null }, { sink: null }, { schedule: { expr: null } }]) {
-      const refused = await api('PATCH', `/api/v1/jobs/${job.id}`, body);
+      const refused = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, body);
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('validation_failed');
       expect(Object.keys(refused.body.error.fields).length).toBeGreaterThan(0);
@@ -234,7 +224,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
       [{ description: 'ok', schedule: { expr: 'evry day' } }, 'schedule.expr'],
     ];
     for (const [body, field] of cases) {
-      const refused = await api('PATCH', `/api/v1/jobs/${job.id}`, body);
+      const refused = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, body);
       expect([field, refused.status, refused.body.error.code]).toEqual([field, 400, 'validation_failed']);
       expect([field, Object.keys(refused.body.error.fields)]).toEqual([field, expect.arrayContaining([field])]);
     }
@@ -245,7 +235,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
 
   it('should change the sink kind with a complete config: to command (secret dropped) and back to webhook (a new secret, shown once)', async () => {
     const job = await create();
-    const toCommand = await api('PATCH', `/api/v1/jobs/${job.id}`, {
+    const toCommand = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, {
       sink: { kind: 'command', config: { argv: ['/bin/echo', 'hello'], env: { A: '1' }, retry_on_exit_codes: [75] } },
     });
     expect(toCommand.status).toBe(200);
@@ -254,34 +244,34 @@ describe('PATCH /api/v1/jobs/{id}', () => {
       config: { argv: ['/bin/echo', 'hello'], env: { A: '1' }, retry_on_exit_codes: [75] },
     });
     expect(toCommand.body.signing_secret).toBeUndefined();
-    expect((await api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`)).status).toBe(409);
+    expect((await e2e.api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`)).status).toBe(409);
     // Same kind: the command config merges field by field too.
-    const argv = await api('PATCH', `/api/v1/jobs/${job.id}`, { sink: { config: { argv: ['/bin/echo', 'bye'] } } });
+    const argv = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { sink: { config: { argv: ['/bin/echo', 'bye'] } } });
     expect(argv.body.sink.config).toEqual({ argv: ['/bin/echo', 'bye'], env: { A: '1' }, retry_on_exit_codes: [75] });
-    const run = await api('POST', `/api/v1/jobs/${job.id}/trigger`);
+    const run = await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`);
     await waitFor(
-      async () => (await api('GET', `/api/v1/runs/${run.body.run_id}`)).body.status === 'succeeded',
+      async () => (await e2e.api('GET', `/api/v1/runs/${run.body.run_id}`)).body.status === 'succeeded',
       30_000,
     );
 
-    const toWebhook = await api('PATCH', `/api/v1/jobs/${job.id}`, {
+    const toWebhook = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, {
       sink: {
         kind: 'webhook',
-        config: { url: `${receiver.url}/back`, headers: { Authorization: '{{secret.TOKEN}}' } },
+        config: { url: `${e2e.receiver.url}/back`, headers: { Authorization: '{{secret.TOKEN}}' } },
       },
     });
     expect(toWebhook.status).toBe(200);
     expect(toWebhook.body.signing_secret).toMatch(/^whsec_/);
-    expect(toWebhook.body.sink.config).toMatchObject({ url: `${receiver.url}/back`, method: 'POST' });
+    expect(toWebhook.body.sink.config).toMatchObject({ url: `${e2e.receiver.url}/back`, method: 'POST' });
     expect((await get(job.id)).signing_secret).toBeUndefined();
     // The rest of the job was kept through both changes.
     const { sink: _sink, ...rest } = settingsOf(job);
     const { sink: _now, ...restNow } = settingsOf(toWebhook.body);
     expect(restNow).toEqual(rest);
 
-    await api('POST', `/api/v1/jobs/${job.id}/trigger`);
-    await waitFor(() => receiver.forJob(job.id).some((r) => r.url === '/back'), 30_000);
-    const request = receiver.forJob(job.id).find((r) => r.url === '/back')!;
+    await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`);
+    await waitFor(() => e2e.receiver.forJob(job.id).some((r) => r.url === '/back'), 30_000);
+    const request = e2e.receiver.forJob(job.id).find((r) => r.url === '/back')!;
     expect(request.headers.authorization).toBe('s3cr3t');
     new Webhook(toWebhook.body.signing_secret).verify(request.body, {
       'webhook-id': request.headers['webhook-id'] as string,
@@ -300,7 +290,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
       { description: 'concurrent' },
       { schedule: { timezone: 'UTC' } },
     ];
-    const answers = await Promise.all(patches.map((body) => api('PATCH', `/api/v1/jobs/${job.id}`, body)));
+    const answers = await Promise.all(patches.map((body) => e2e.api('PATCH', `/api/v1/jobs/${job.id}`, body)));
     expect(answers.map((a) => a.status)).toEqual(patches.map(() => 200));
     const after = await get(job.id);
     expect(after.version).toBe(job.version + patches.length);

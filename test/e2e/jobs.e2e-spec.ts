@@ -1,32 +1,19 @@
 import { Webhook } from 'standardwebhooks';
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { scheduledAtOf, sleep, waitFor } from '../utils/receiver';
 
 /**
  * The walking skeleton end to end (issue #2): real PostgreSQL, a real Temporal dev server, the
  * API over HTTP and webhooks delivered to a real receiver on loopback.
  */
 describe('jobs end to end', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackAndReceiver();
 
   async function createJob(body: Record<string, unknown> = {}) {
-    const response = await api('POST', '/api/v1/jobs', {
+    const response = await e2e.api('POST', '/api/v1/jobs', {
       name: 'every two seconds',
       schedule: { expr: 'every 2 seconds' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/hook` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/hook` } },
       ...body,
     });
     expect(response.status).toBe(201);
@@ -40,9 +27,9 @@ describe('jobs end to end', () => {
       expect(job.version).toBe(1);
       expect(job.state).toBe('active');
 
-      await waitFor(() => receiver.forJob(job.id).length >= 3, 20_000);
+      await waitFor(() => e2e.receiver.forJob(job.id).length >= 3, 20_000);
       const verifier = new Webhook(job.signing_secret);
-      for (const request of receiver.forJob(job.id).slice(0, 3)) {
+      for (const request of e2e.receiver.forJob(job.id).slice(0, 3)) {
         const payload = verifier.verify(request.body, {
           'webhook-id': request.headers['webhook-id'] as string,
           'webhook-timestamp': request.headers['webhook-timestamp'] as string,
@@ -61,7 +48,7 @@ describe('jobs end to end', () => {
       }
 
       const runs = await waitFor(async () => {
-        const page = await api('GET', `/api/v1/jobs/${job.id}/runs`);
+        const page = await e2e.api('GET', `/api/v1/jobs/${job.id}/runs`);
         const done = page.body.data.filter((r: { status: string }) => r.status === 'succeeded');
         return done.length >= 3 ? page.body.data : null;
       });
@@ -78,36 +65,36 @@ describe('jobs end to end', () => {
       const run = runs.find((r: { status: string }) => r.status === 'succeeded');
       expect(run.trigger).toBe('schedule');
       expect(run.attempts).toBe(1);
-      const detail = await api('GET', `/api/v1/runs/${run.id}`);
+      const detail = await e2e.api('GET', `/api/v1/runs/${run.id}`);
       expect(detail.status).toBe(200);
       expect(detail.body.attempts).toHaveLength(1);
       expect(detail.body.attempts[0]).toMatchObject({ n: 0, outcome: 'success', status_code: 200 });
-      expect(detail.body.attempts[0].request_summary).toContain(`POST ${receiver.url}/hook`);
+      expect(detail.body.attempts[0].request_summary).toContain(`POST ${e2e.receiver.url}/hook`);
 
-      await api('DELETE', `/api/v1/jobs/${job.id}`);
+      await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
     });
   });
 
   describe('POST /api/v1/jobs answer', () => {
     it('should describe the stored job exactly as GET does', async () => {
       const created = await createJob({ name: 'answer check', schedule: { expr: '0 0 12 ? * MON' } });
-      const fetched = await api('GET', `/api/v1/jobs/${created.id}`);
+      const fetched = await e2e.api('GET', `/api/v1/jobs/${created.id}`);
       expect(fetched.status).toBe(200);
       const shared = Object.keys(created).filter((key) => key !== 'signing_secret' && key in fetched.body);
       expect(shared).toEqual(expect.arrayContaining(['id', 'created_at', 'updated_at', 'next_run_at', 'version']));
       for (const key of shared) {
         expect([key, created[key]]).toEqual([key, fetched.body[key]]);
       }
-      await api('DELETE', `/api/v1/jobs/${created.id}`);
+      await e2e.api('DELETE', `/api/v1/jobs/${created.id}`);
     });
   });
 
   describe('pause, resume, PATCH, DELETE and trigger', () => {
     it('should stop deliveries on pause and restart them on resume', async () => {
       const job = await createJob({ name: 'pausable' });
-      await waitFor(() => receiver.forJob(job.id).length >= 1);
+      await waitFor(() => e2e.receiver.forJob(job.id).length >= 1);
 
-      const paused = await api('POST', `/api/v1/jobs/${job.id}/pause`);
+      const paused = await e2e.api('POST', `/api/v1/jobs/${job.id}/pause`);
       expect(paused.status).toBe(200);
       expect(paused.body.state).toBe('paused');
       expect(paused.body.next_run_at).toBeNull();
@@ -116,34 +103,34 @@ describe('jobs end to end', () => {
       // job's workflow through the API; that it holds for hours is job-workflow.time-skipping.int-spec.ts.
       const pausedAt = Date.now();
       await sleep(2_500);
-      expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > pausedAt)).toEqual([]);
+      expect(e2e.receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > pausedAt)).toEqual([]);
 
-      const again = await api('POST', `/api/v1/jobs/${job.id}/pause`);
+      const again = await e2e.api('POST', `/api/v1/jobs/${job.id}/pause`);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('conflict');
 
-      const resumed = await api('POST', `/api/v1/jobs/${job.id}/resume`);
+      const resumed = await e2e.api('POST', `/api/v1/jobs/${job.id}/resume`);
       expect(resumed.status).toBe(200);
       expect(resumed.body.state).toBe('active');
       const resumedAt = Date.now();
-      await waitFor(() => receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > resumedAt).length >= 2);
-      await api('DELETE', `/api/v1/jobs/${job.id}`);
+      await waitFor(() => e2e.receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > resumedAt).length >= 2);
+      await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
     });
 
     it('should bump version and change the cadence on PATCH', async () => {
       const job = await createJob({ name: 'patchable' });
-      await waitFor(() => receiver.forJob(job.id).length >= 1);
-      const patched = await api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { expr: 'every 3 seconds' } });
+      await waitFor(() => e2e.receiver.forJob(job.id).length >= 1);
+      const patched = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { expr: 'every 3 seconds' } });
       expect(patched.status).toBe(200);
       expect(patched.body.version).toBe(2);
       expect(patched.body.schedule.expr).toBe('every 3 seconds');
       const since = Date.now();
 
       await waitFor(async () => {
-        const page = await api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
+        const page = await e2e.api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
         return page.body.data.filter((r: { job_version: number }) => r.job_version === 2).length >= 3;
       }, 25_000);
-      const page = await api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
+      const page = await e2e.api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`);
       const v2 = page.body.data
         .filter((r: { job_version: number }) => r.job_version === 2)
         .map((r: { scheduled_at: string }) => Date.parse(r.scheduled_at))
@@ -156,42 +143,42 @@ describe('jobs end to end', () => {
         (r: { job_version: number; scheduled_at: string }) => r.job_version === 1 && Date.parse(r.scheduled_at) > since,
       );
       expect(oldAfter).toHaveLength(0);
-      await api('DELETE', `/api/v1/jobs/${job.id}`);
+      await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
     });
 
     it('should stop deliveries on DELETE and keep the run history', async () => {
       const job = await createJob({ name: 'deletable' });
-      await waitFor(() => receiver.forJob(job.id).length >= 1);
-      const deleted = await api('DELETE', `/api/v1/jobs/${job.id}`);
+      await waitFor(() => e2e.receiver.forJob(job.id).length >= 1);
+      const deleted = await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
       expect(deleted.status).toBe(204);
       const deletedAt = Date.now();
       // One occurrence of the 2 s cadence falls due after the DELETE (the workflow's end on
       // deletion is job-workflow.time-skipping.int-spec.ts).
       await sleep(2_500);
-      expect(receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > deletedAt)).toEqual([]);
-      expect((await api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
-      const history = await api('GET', `/api/v1/runs?job_id=${job.id}`);
+      expect(e2e.receiver.forJob(job.id).filter((r) => scheduledAtOf(r) > deletedAt)).toEqual([]);
+      expect((await e2e.api('GET', `/api/v1/jobs/${job.id}`)).status).toBe(404);
+      const history = await e2e.api('GET', `/api/v1/runs?job_id=${job.id}`);
       expect(history.body.data.length).toBeGreaterThanOrEqual(1);
     });
 
     it('should deliver once at once on trigger without changing the schedule', async () => {
       const job = await createJob({ name: 'manual', schedule: { expr: '0 0 0 1 1 ? 2031' } });
-      const triggered = await api('POST', `/api/v1/jobs/${job.id}/trigger`);
+      const triggered = await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`);
       expect(triggered.status).toBe(202);
       expect(triggered.body.run_id).toMatch(/^run_/);
-      await waitFor(() => receiver.forJob(job.id).length >= 1, 15_000);
-      const request = receiver.forJob(job.id)[0];
+      await waitFor(() => e2e.receiver.forJob(job.id).length >= 1, 15_000);
+      const request = e2e.receiver.forJob(job.id)[0];
       expect(request.headers['webhook-id']).toBe(triggered.body.run_id);
       const run = await waitFor(async () => {
-        const r = await api('GET', `/api/v1/runs/${triggered.body.run_id}`);
+        const r = await e2e.api('GET', `/api/v1/runs/${triggered.body.run_id}`);
         return r.body?.status === 'succeeded' ? r.body : null;
       });
       expect(run.trigger).toBe('manual');
       await sleep(2_000);
-      expect(receiver.forJob(job.id)).toHaveLength(1);
-      const after = await api('GET', `/api/v1/jobs/${job.id}`);
+      expect(e2e.receiver.forJob(job.id)).toHaveLength(1);
+      const after = await e2e.api('GET', `/api/v1/jobs/${job.id}`);
       expect(after.body.next_run_at).toBe('2031-01-01T00:00:00.000Z');
-      await api('DELETE', `/api/v1/jobs/${job.id}`);
+      await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
     });
   });
 });

@@ -1,48 +1,34 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
 
 /**
  * Overlap policies (decisions.md → overlap_policy) against a receiver that takes 2.5 s to answer
  * a job that fires every second.
  */
 describe('overlap policies', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith(() => ({ status: 200, delayMs: 2_500 }));
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackAndReceiver({ respond: () => ({ status: 200, delayMs: 2_500 }) });
 
   type Run = { id: string; status: string; skip_reason?: string; scheduled_at: string; started_at: string | null };
 
   async function runFor(policy: string, until: (runs: Run[]) => boolean): Promise<{ jobId: string; runs: Run[] }> {
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: `overlap ${policy}`,
         schedule: { expr: 'every 1 second' },
         overlap_policy: policy,
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/${policy}` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/${policy}` } },
       })
     ).body;
     const runs = await waitFor(async () => {
-      const page = (await api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`)).body.data as Run[];
+      const page = (await e2e.api('GET', `/api/v1/jobs/${job.id}/runs?limit=200`)).body.data as Run[];
       return until(page) ? page : null;
     }, 40_000);
-    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
     return { jobId: job.id, runs };
   }
 
   function arrivalGaps(jobId: string): number[] {
-    const times = receiver.forJob(jobId).map((r) => r.at);
+    const times = e2e.receiver.forJob(jobId).map((r) => r.at);
     return times.slice(1).map((t, i) => t - times[i]);
   }
 

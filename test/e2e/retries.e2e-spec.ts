@@ -1,19 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
 
 /** Retries, classification and failure bookkeeping through the real run workflow (issue #2). */
 describe('delivery retries', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
-  const seen = new Map<string, number>();
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    receiver.respondWith((request) => {
+  const e2e = useStackAndReceiver({
+    respond: (request) => {
       const path = request.url;
       const n = (seen.get(path) ?? 0) + 1;
       seen.set(path, n);
@@ -27,19 +19,15 @@ describe('delivery retries', () => {
         return { status: 404, body: 'no such hook' };
       }
       return { status: 200 };
-    });
+    },
   });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const seen = new Map<string, number>();
 
   async function jobAt(path: string, extra: Record<string, unknown> = {}) {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: `job ${path}`,
       schedule: { expr: '0 0 0 1 1 ? 2031' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}${path}` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}${path}` } },
       retry: { max_attempts: 3, initial_interval: '200ms', max_interval: '2s', jitter: 0 },
       ...extra,
     });
@@ -49,14 +37,14 @@ describe('delivery retries', () => {
 
   async function finishedRun(runId: string) {
     return waitFor(async () => {
-      const run = await api('GET', `/api/v1/runs/${runId}`);
+      const run = await e2e.api('GET', `/api/v1/runs/${runId}`);
       return ['succeeded', 'failed'].includes(run.body?.status) ? run.body : null;
     }, 30_000);
   }
 
   it('should retry retryable responses with the same webhook-id and record every attempt', async () => {
     const job = await jobAt('/flaky');
-    const { run_id: runId } = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body;
+    const { run_id: runId } = (await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body;
     const run = await finishedRun(runId);
     expect(run.status).toBe('succeeded');
     expect(
@@ -68,7 +56,7 @@ describe('delivery retries', () => {
     ]);
     expect(run.attempts[0].response_body).toBe('busy');
     expect(run.attempts[2].response_body).toBeNull();
-    const requests = receiver.forJob(job.id);
+    const requests = e2e.receiver.forJob(job.id);
     expect(requests.map((r) => r.headers['svc-attempt'])).toEqual(['0', '1', '2']);
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([runId]));
     const verifier = new Webhook(job.signing_secret);
@@ -80,13 +68,13 @@ describe('delivery retries', () => {
       }) as { attempt: number };
       expect(payload.attempt).toBe(i);
     });
-    const after = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    const after = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(after).toMatchObject({ consecutive_failures: 0, last_run_status: 'succeeded' });
   });
 
   it('should honour Retry-After on 429', async () => {
     const job = await jobAt('/throttled');
-    const { run_id: runId } = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body;
+    const { run_id: runId } = (await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body;
     const run = await finishedRun(runId);
     expect(run.status).toBe('succeeded');
     const [first, second] = run.attempts;
@@ -96,39 +84,39 @@ describe('delivery retries', () => {
 
   it('should fail at once on a fatal response and auto-disable at the threshold', async () => {
     const job = await jobAt('/missing', { auto_disable_threshold: 2 });
-    const first = await finishedRun((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
+    const first = await finishedRun((await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
     expect(first.status).toBe('failed');
     expect(first.attempts).toHaveLength(1);
     expect(first.attempts[0]).toMatchObject({ outcome: 'fatal', status_code: 404, response_body: 'no such hook' });
     expect(first.last_error).toContain('404');
-    expect((await api('GET', `/api/v1/jobs/${job.id}`)).body).toMatchObject({
+    expect((await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body).toMatchObject({
       consecutive_failures: 1,
       state: 'active',
     });
 
-    await finishedRun((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
+    await finishedRun((await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
     const disabled = await waitFor(async () => {
-      const current = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+      const current = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
       return current.state === 'disabled' ? current : null;
     });
     expect(disabled.disabled_reason).toBe('auto_disabled: 2 consecutive failed runs');
-    const audit = await stack.dataSource.query(
+    const audit = await e2e.stack.dataSource.query(
       `SELECT actor, action FROM audit_log WHERE target = $1 AND action = 'job.auto_disable'`,
       [job.id],
     );
     expect(audit).toEqual([{ actor: 'system', action: 'job.auto_disable' }]);
-    expect((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).status).toBe(409);
+    expect((await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).status).toBe(409);
 
-    const enabled = await api('POST', `/api/v1/jobs/${job.id}/enable`);
+    const enabled = await e2e.api('POST', `/api/v1/jobs/${job.id}/enable`);
     expect(enabled.body).toMatchObject({ state: 'active', consecutive_failures: 0, disabled_reason: null });
-    const failedOnly = await api('GET', `/api/v1/jobs/${job.id}/runs?status=failed`);
+    const failedOnly = await e2e.api('GET', `/api/v1/jobs/${job.id}/runs?status=failed`);
     expect(failedOnly.body.data).toHaveLength(2);
   });
 
   it('should mark exhausted retries failed with the last error', async () => {
-    receiver.respondWith(() => ({ status: 500, body: 'down' }));
+    e2e.receiver.respondWith(() => ({ status: 500, body: 'down' }));
     const job = await jobAt('/down', { retry: { max_attempts: 2, initial_interval: '100ms', jitter: 0 } });
-    const run = await finishedRun((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
+    const run = await finishedRun((await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id);
     expect(run.status).toBe('failed');
     expect(run.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['retryable', 'retryable']);
     expect(run.last_error).toContain('500');

@@ -1,5 +1,5 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { type ReceivedRequest, waitFor } from '../utils/receiver';
 
 /**
  * Per-run overrides (issue 45; docs/api.md → Per-run overrides): a trigger's and a manual retry's
@@ -8,43 +8,33 @@ import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receive
  */
 describe('per-run overrides', () => {
   const TOKEN = 'override-token-value-7f3a';
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStackAndReceiver({
+    respond: (request) =>
+      request.url.startsWith('/strict') && !request.body.includes('fixed') ? { status: 400 } : { status: 200 },
+  });
 
   beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
     // `/strict` refuses (400, not retried) any body but a fixed one: a run to retry.
-    receiver.respondWith((request) =>
-      request.url.startsWith('/strict') && !request.body.includes('fixed') ? { status: 400 } : { status: 200 },
-    );
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    expect((await api('PUT', '/api/v1/secrets/TOKEN', { value: TOKEN })).status).toBe(201);
+    expect((await e2e.api('PUT', '/api/v1/secrets/TOKEN', { value: TOKEN })).status).toBe(201);
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
-
-  const byRun = (runId: string) => receiver.requests.filter((r) => r.headers['webhook-id'] === runId);
+  const byRun = (runId: string) => e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === runId);
 
   async function finished(runId: string) {
     return waitFor(async () => {
-      const run = (await api('GET', `/api/v1/runs/${runId}`)).body;
+      const run = (await e2e.api('GET', `/api/v1/runs/${runId}`)).body;
       return ['succeeded', 'failed'].includes(run.status) ? run : null;
     }, 30_000);
   }
 
   it('should deliver a trigger’s body and header overrides once, and the job’s own body on its next scheduled run', async () => {
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'overridden',
         schedule: { expr: 'every 2 seconds' },
         sink: {
           kind: 'webhook',
-          config: { url: `${receiver.url}/own`, body: '{"kind":"own"}', headers: { 'X-Mode': 'job' } },
+          config: { url: `${e2e.receiver.url}/own`, body: '{"kind":"own"}', headers: { 'X-Mode': 'job' } },
         },
       })
     ).body;
@@ -53,10 +43,10 @@ describe('per-run overrides', () => {
       headers: { 'x-mode': 'override', 'X-Token': '{{secret.TOKEN}}' },
       vars: { full: 'true' },
     };
-    const triggered = await api('POST', `/api/v1/jobs/${job.id}/trigger`, { overrides });
+    const triggered = await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`, { overrides });
     expect(triggered.status).toBe(202);
     const runId: string = triggered.body.run_id;
-    expect((await api('GET', `/api/v1/runs/${runId}`)).body).toMatchObject({ trigger: 'manual', overrides });
+    expect((await e2e.api('GET', `/api/v1/runs/${runId}`)).body).toMatchObject({ trigger: 'manual', overrides });
 
     expect(await finished(runId)).toMatchObject({ status: 'succeeded' });
     const sent = byRun(runId);
@@ -69,18 +59,19 @@ describe('per-run overrides', () => {
     // The schedule goes on with the job's own sink: the next scheduled run after the trigger.
     const scheduled = await waitFor(
       () =>
-        receiver.forJob(job.id).find((r: ReceivedRequest) => r.headers['webhook-id'] !== runId && r.at > sent[0].at) ??
-        null,
+        e2e.receiver
+          .forJob(job.id)
+          .find((r: ReceivedRequest) => r.headers['webhook-id'] !== runId && r.at > sent[0].at) ?? null,
       30_000,
     );
     expect(scheduled.body).toBe('{"kind":"own"}');
     expect(scheduled.headers['x-mode']).toBe('job');
     expect(scheduled.headers['x-token']).toBeUndefined();
-    await api('POST', `/api/v1/jobs/${job.id}/pause`);
+    await e2e.api('POST', `/api/v1/jobs/${job.id}/pause`);
 
-    const stored = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    const stored = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(stored.sink.config).toMatchObject({ body: '{"kind":"own"}', headers: { 'X-Mode': 'job' } });
-    const audit = (await api('GET', '/api/v1/audit-log?limit=200')).body.data;
+    const audit = (await e2e.api('GET', '/api/v1/audit-log?limit=200')).body.data;
     expect(
       audit.find((e: { action: string; target: string }) => e.action === 'job.trigger' && e.target === job.id),
     ).toMatchObject({ details: { run_id: runId, overrides } });
@@ -88,22 +79,22 @@ describe('per-run overrides', () => {
 
   it('should retry a failed run with the retry’s overrides, recorded on the retry', async () => {
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'strict',
         schedule: { expr: 'every day at 3am' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/strict`, body: '{"v":1}' } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/strict`, body: '{"v":1}' } },
         retry: { max_attempts: 1 },
       })
     ).body;
-    const failed = (await api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id;
+    const failed = (await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).body.run_id;
     expect(await finished(failed)).toMatchObject({ status: 'failed', overrides: null });
 
-    const retry = await api('POST', `/api/v1/runs/${failed}/retry`, { overrides: { body: '{"v":"fixed"}' } });
+    const retry = await e2e.api('POST', `/api/v1/runs/${failed}/retry`, { overrides: { body: '{"v":"fixed"}' } });
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ trigger: 'retry_manual', overrides: { body: '{"v":"fixed"}' } });
     expect(await finished(retry.body.id)).toMatchObject({ status: 'succeeded' });
     expect(byRun(retry.body.id).map((r) => r.body)).toEqual(['{"v":"fixed"}']);
-    const audit = (await api('GET', '/api/v1/audit-log?limit=200')).body.data;
+    const audit = (await e2e.api('GET', '/api/v1/audit-log?limit=200')).body.data;
     expect(
       audit.find((e: { action: string; target: string }) => e.action === 'run.retry' && e.target === failed),
     ).toMatchObject({ details: { retry_run_id: retry.body.id, overrides: { body: '{"v":"fixed"}' } } });
@@ -111,13 +102,13 @@ describe('per-run overrides', () => {
 
   it('should answer bad overrides with 400 naming each field, and write nothing', async () => {
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'refused',
         schedule: { expr: 'every day at 3am' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/refused` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/refused` } },
       })
     ).body;
-    const auditBefore = (await api('GET', '/api/v1/audit-log?limit=200')).body.data.length;
+    const auditBefore = (await e2e.api('GET', '/api/v1/audit-log?limit=200')).body.data.length;
     const cases: Array<[unknown, Record<string, RegExp>]> = [
       [{ body: '{{secret.MISSING}}' }, { 'overrides.body': /unknown secret "MISSING"/ }],
       [{ body: '{{vars.nope}}' }, { 'overrides.body': /unknown template variable "\{\{vars\.nope\}\}"/ }],
@@ -128,16 +119,16 @@ describe('per-run overrides', () => {
       ['a string', { overrides: /object/ }],
     ];
     for (const [overrides, expected] of cases) {
-      const refused = await api('POST', `/api/v1/jobs/${job.id}/trigger`, { overrides });
+      const refused = await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`, { overrides });
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('validation_failed');
       for (const [field, message] of Object.entries(expected)) {
         expect(refused.body.error.fields[field]).toMatch(message);
       }
     }
-    expect((await api('GET', `/api/v1/runs?job_id=${job.id}`)).body.data).toEqual([]);
-    expect((await api('GET', '/api/v1/audit-log?limit=200')).body.data).toHaveLength(auditBefore);
+    expect((await e2e.api('GET', `/api/v1/runs?job_id=${job.id}`)).body.data).toEqual([]);
+    expect((await e2e.api('GET', '/api/v1/audit-log?limit=200')).body.data).toHaveLength(auditBefore);
     // No body at all is still a plain trigger.
-    expect((await api('POST', `/api/v1/jobs/${job.id}/trigger`)).status).toBe(202);
+    expect((await e2e.api('POST', `/api/v1/jobs/${job.id}/trigger`)).status).toBe(202);
   });
 });

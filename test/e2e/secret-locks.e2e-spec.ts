@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { useStack } from '../utils/stack';
 
 /**
  * Secret locks from one home (issue 41): `DELETE /secrets/{name}` refuses (409 naming the job,
@@ -8,46 +8,36 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * server no longer knows locks every secret its config mentions.
  */
 describe('a secret in use is locked for every sink kind', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      worker: false,
-      config: {
-        sinks: {
-          command: { enabled: true },
-          modules: [resolve(__dirname, '../fixtures/memory-sink/memory-sink.module.ts')],
-        },
+  const e2e = useStack({
+    worker: false,
+    config: {
+      sinks: {
+        command: { enabled: true },
+        modules: [resolve(__dirname, '../fixtures/memory-sink/memory-sink.module.ts')],
       },
-    });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
+    },
   });
 
   async function secretNames(): Promise<string[]> {
-    return (await api('GET', '/api/v1/secrets?limit=200')).body.data.map((s: { name: string }) => s.name);
+    return (await e2e.api('GET', '/api/v1/secrets?limit=200')).body.data.map((s: { name: string }) => s.name);
   }
 
   async function createJob(name: string, sink: { kind: string; config: Record<string, unknown> }) {
-    const created = await api('POST', '/api/v1/jobs', { name, schedule: { expr: 'every day at 3am' }, sink });
+    const created = await e2e.api('POST', '/api/v1/jobs', { name, schedule: { expr: 'every day at 3am' }, sink });
     expect(created.status).toBe(201);
     return created.body as { id: string };
   }
 
   /** DELETE is refused naming the job; the secret is still there (and still listed). */
   async function expectLocked(secret: string, job: { id: string }, jobName: string): Promise<void> {
-    const refused = await api('DELETE', `/api/v1/secrets/${secret}`);
+    const refused = await e2e.api('DELETE', `/api/v1/secrets/${secret}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('conflict');
     expect(refused.body.error.message).toContain(job.id);
     expect(refused.body.error.message).toContain(JSON.stringify(jobName));
     expect(refused.body.error.message).toContain(`{{secret.${secret}}}`);
     expect(await secretNames()).toContain(secret);
-    const audit = (await api('GET', '/api/v1/audit-log?limit=200')).body.data as Array<{
+    const audit = (await e2e.api('GET', '/api/v1/audit-log?limit=200')).body.data as Array<{
       action: string;
       target: string;
     }>;
@@ -55,13 +45,13 @@ describe('a secret in use is locked for every sink kind', () => {
   }
 
   async function expectDeletable(secret: string): Promise<void> {
-    expect((await api('DELETE', `/api/v1/secrets/${secret}`)).status).toBe(204);
+    expect((await e2e.api('DELETE', `/api/v1/secrets/${secret}`)).status).toBe(204);
     expect(await secretNames()).not.toContain(secret);
   }
 
   it('webhook: a secret in a header value and one in the body', async () => {
-    await api('PUT', '/api/v1/secrets/WH_HEADER', { value: 'h-value' });
-    await api('PUT', '/api/v1/secrets/WH_BODY', { value: 'b-value' });
+    await e2e.api('PUT', '/api/v1/secrets/WH_HEADER', { value: 'h-value' });
+    await e2e.api('PUT', '/api/v1/secrets/WH_BODY', { value: 'b-value' });
     const sink = (config: Record<string, unknown>) => ({
       kind: 'webhook',
       config: { url: 'https://example.com/hook', ...config },
@@ -74,17 +64,17 @@ describe('a secret in use is locked for every sink kind', () => {
     await expectLocked('WH_BODY', job, 'webhook user');
 
     expect(
-      (await api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink({ headers: {}, body: 'k={{secret.WH_BODY}}' }) }))
+      (await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink({ headers: {}, body: 'k={{secret.WH_BODY}}' }) }))
         .status,
     ).toBe(200);
     await expectDeletable('WH_HEADER');
     await expectLocked('WH_BODY', job, 'webhook user');
-    expect((await api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink({ body: 'no secret' }) })).status).toBe(200);
+    expect((await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink({ body: 'no secret' }) })).status).toBe(200);
     await expectDeletable('WH_BODY');
   });
 
   it('temporal_workflow: a secret nested in args (what issue 41 found deletable)', async () => {
-    await api('PUT', '/api/v1/secrets/WF_ARG', { value: 'arg-value' });
+    await e2e.api('PUT', '/api/v1/secrets/WF_ARG', { value: 'arg-value' });
     const sink = (args: unknown[]) => ({
       kind: 'temporal_workflow',
       config: { task_queue: 'reports-queue', workflow_type: 'buildReport', args },
@@ -92,12 +82,12 @@ describe('a secret in use is locked for every sink kind', () => {
     const job = await createJob('workflow user', sink([{ auth: { token: '{{secret.WF_ARG}}' } }, 7]));
     await expectLocked('WF_ARG', job, 'workflow user');
 
-    expect((await api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink([{ auth: null }, 7]) })).status).toBe(200);
+    expect((await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { sink: sink([{ auth: null }, 7]) })).status).toBe(200);
     await expectDeletable('WF_ARG');
   });
 
   it('command: its kind declares no template field (argv and env are sent as written), so nothing is locked', async () => {
-    await api('PUT', '/api/v1/secrets/CMD_LITERAL', { value: 'never-rendered' });
+    await e2e.api('PUT', '/api/v1/secrets/CMD_LITERAL', { value: 'never-rendered' });
     const job = await createJob('command job', {
       kind: 'command',
       config: { argv: ['/bin/echo', '{{secret.CMD_LITERAL}}'], env: { TOKEN: '{{secret.CMD_LITERAL}}' } },
@@ -105,14 +95,14 @@ describe('a secret in use is locked for every sink kind', () => {
     // The text mentions the secret (the repository's prefilter finds the job), but the kind
     // never renders it: deleting it cannot break the job.
     await expectDeletable('CMD_LITERAL');
-    expect((await api('GET', `/api/v1/jobs/${job.id}`)).body.sink.config.argv).toEqual([
+    expect((await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body.sink.config.argv).toEqual([
       '/bin/echo',
       '{{secret.CMD_LITERAL}}',
     ]);
   });
 
   it('an extension kind (sinks.modules): its declared template field', async () => {
-    await api('PUT', '/api/v1/secrets/EXT_MSG', { value: 'ext-value' });
+    await e2e.api('PUT', '/api/v1/secrets/EXT_MSG', { value: 'ext-value' });
     const job = await createJob('memory user', {
       kind: 'memory',
       config: { channel: 'ops', message: 'key {{secret.EXT_MSG}}' },
@@ -121,7 +111,7 @@ describe('a secret in use is locked for every sink kind', () => {
 
     expect(
       (
-        await api('PATCH', `/api/v1/jobs/${job.id}`, {
+        await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, {
           sink: { kind: 'memory', config: { channel: 'ops', message: 'none' } },
         })
       ).status,
@@ -130,16 +120,16 @@ describe('a secret in use is locked for every sink kind', () => {
   });
 
   it('a kind this server no longer knows (its module removed) locks any mention, until the job goes', async () => {
-    await api('PUT', '/api/v1/secrets/GONE_KIND', { value: 'gone-value' });
+    await e2e.api('PUT', '/api/v1/secrets/GONE_KIND', { value: 'gone-value' });
     const job = await createJob('orphaned job', {
       kind: 'memory',
       config: { channel: 'ops', message: 'key {{secret.GONE_KIND}}' },
     });
     // What a job created under a module later dropped from sinks.modules looks like.
-    await stack.dataSource.query(`UPDATE jobs SET sink_kind = 'retired_pager' WHERE id = $1`, [job.id]);
+    await e2e.stack.dataSource.query(`UPDATE jobs SET sink_kind = 'retired_pager' WHERE id = $1`, [job.id]);
     await expectLocked('GONE_KIND', job, 'orphaned job');
 
-    expect((await api('DELETE', `/api/v1/jobs/${job.id}`)).status).toBe(204);
+    expect((await e2e.api('DELETE', `/api/v1/jobs/${job.id}`)).status).toBe(204);
     await expectDeletable('GONE_KIND');
   });
 });

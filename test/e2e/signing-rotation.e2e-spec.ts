@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { type ReceivedRequest, waitFor } from '../utils/receiver';
+import { apiClient, useStackAndReceiver } from '../utils/stack';
 
 /**
  * `POST /api/v1/jobs/{id}/rotate-signing-secret` (issue #9; spec: Signature 5, Limits → Signing
@@ -10,26 +10,13 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * libs/delivery/test/signing-rotation.spec.ts) only the new one signs.
  */
 describe('signing-secret rotation', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackAndReceiver();
 
   async function createJob(path: string) {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: `rotation ${path}`,
       schedule: { expr: '0 0 0 1 1 ? 2031' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}${path}` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}${path}` } },
     });
     expect(created.status).toBe(201);
     return created.body as { id: string; signing_secret: string; version: number };
@@ -37,11 +24,11 @@ describe('signing-secret rotation', () => {
 
   /** Triggers a run and returns the request the receiver got for it, once the run succeeded. */
   async function deliver(jobId: string): Promise<ReceivedRequest> {
-    const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`);
+    const triggered = await e2e.api('POST', `/api/v1/jobs/${jobId}/trigger`);
     expect(triggered.status).toBe(202);
     const runId: string = triggered.body.run_id;
-    await waitFor(async () => (await api('GET', `/api/v1/runs/${runId}`)).body.status === 'succeeded');
-    return receiver.requests.find((r) => r.headers['webhook-id'] === runId)!;
+    await waitFor(async () => (await e2e.api('GET', `/api/v1/runs/${runId}`)).body.status === 'succeeded');
+    return e2e.receiver.requests.find((r) => r.headers['webhook-id'] === runId)!;
   }
 
   function verifies(secret: string, request: ReceivedRequest): boolean {
@@ -61,7 +48,7 @@ describe('signing-secret rotation', () => {
     expect(signatures(before)).toHaveLength(1);
     expect(verifies(job.signing_secret, before)).toBe(true);
 
-    const rotated = await api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`);
+    const rotated = await e2e.api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`);
     expect(rotated.status).toBe(200);
     const newSecret: string = rotated.body.signing_secret;
     expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -69,7 +56,7 @@ describe('signing-secret rotation', () => {
     expect(rotated.body).toMatchObject({ id: job.id, version: job.version, state: 'active' });
 
     // Shown once: never on a read.
-    const read = await api('GET', `/api/v1/jobs/${job.id}`);
+    const read = await e2e.api('GET', `/api/v1/jobs/${job.id}`);
     expect(read.body.signing_secret).toBeUndefined();
     expect(JSON.stringify(read.body)).not.toContain(newSecret.slice(6));
 
@@ -80,13 +67,13 @@ describe('signing-secret rotation', () => {
     expect(verifies(job.signing_secret, during)).toBe(true);
 
     // 24 hours later (the stored expiry moved into the past): only the new secret signs.
-    const [{ expires_at: expiresAt }] = await stack.dataSource.query(
+    const [{ expires_at: expiresAt }] = await e2e.stack.dataSource.query(
       `SELECT s->>'expires_at' AS expires_at FROM jobs, jsonb_array_elements(signing_secrets) s
         WHERE id = $1 AND s->>'expires_at' IS NOT NULL`,
       [job.id],
     );
     expect(Date.parse(expiresAt) - Date.parse(rotated.body.updated_at)).toBeGreaterThan(24 * 3_600_000 - 60_000);
-    await stack.dataSource.query(
+    await e2e.stack.dataSource.query(
       `UPDATE jobs SET signing_secrets = (SELECT jsonb_agg(CASE WHEN s->>'expires_at' IS NULL THEN s
                 ELSE jsonb_set(s, '{expires_at}', to_jsonb((now() - interval '1 second')::text)) END)
            FROM jsonb_array_elements(signing_secrets) s)
@@ -101,9 +88,9 @@ describe('signing-secret rotation', () => {
 
   it('should sign sink tests with both secrets during the overlap too', async () => {
     const job = await createJob('/rotating-test');
-    const newSecret = (await api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`)).body.signing_secret;
-    expect((await api('POST', `/api/v1/jobs/${job.id}/test`)).body.outcome).toBe('success');
-    const [request] = receiver.requests.filter((r) => r.url === '/rotating-test');
+    const newSecret = (await e2e.api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`)).body.signing_secret;
+    expect((await e2e.api('POST', `/api/v1/jobs/${job.id}/test`)).body.outcome).toBe('success');
+    const [request] = e2e.receiver.requests.filter((r) => r.url === '/rotating-test');
     expect(signatures(request)).toHaveLength(2);
     expect(verifies(newSecret, request)).toBe(true);
     expect(verifies(job.signing_secret, request)).toBe(true);
@@ -111,8 +98,8 @@ describe('signing-secret rotation', () => {
 
   it('should audit the rotation without any secret', async () => {
     const job = await createJob('/audited');
-    const rotated = await api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`);
-    const log = await api('GET', '/api/v1/audit-log?action=job.rotate_signing_secret');
+    const rotated = await e2e.api('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`);
+    const log = await e2e.api('GET', '/api/v1/audit-log?action=job.rotate_signing_secret');
     const entry = log.body.data.find((e: { target: string }) => e.target === job.id);
     expect(entry).toMatchObject({
       actor: expect.stringMatching(/^key:/),
@@ -120,7 +107,7 @@ describe('signing-secret rotation', () => {
       target: job.id,
       details: { previous_secret_expires_at: expect.any(String), signing_secrets: 2 },
     });
-    const [{ dump }] = await stack.dataSource.query(`SELECT json_agg(a)::text AS dump FROM audit_log a`);
+    const [{ dump }] = await e2e.stack.dataSource.query(`SELECT json_agg(a)::text AS dump FROM audit_log a`);
     for (const secret of [job.signing_secret, rotated.body.signing_secret]) {
       expect(dump).not.toContain(secret.slice('whsec_'.length));
     }
@@ -128,10 +115,13 @@ describe('signing-secret rotation', () => {
 
   it('should answer 404 for a job of another workspace and change nothing', async () => {
     const job = await createJob('/not-yours');
-    const other = await stack.newWorkspaceKey('rotation-other');
-    const res = await apiClient(stack.baseUrl, other.apiKey)('POST', `/api/v1/jobs/${job.id}/rotate-signing-secret`);
+    const other = await e2e.stack.newWorkspaceKey('rotation-other');
+    const res = await apiClient(e2e.stack.baseUrl, other.apiKey)(
+      'POST',
+      `/api/v1/jobs/${job.id}/rotate-signing-secret`,
+    );
     expect(res.status).toBe(404);
-    const [{ n }] = await stack.dataSource.query(
+    const [{ n }] = await e2e.stack.dataSource.query(
       `SELECT jsonb_array_length(signing_secrets)::int AS n FROM jobs WHERE id = $1`,
       [job.id],
     );
@@ -140,10 +130,10 @@ describe('signing-secret rotation', () => {
   it('should sign with a secret the caller chose at create, never echo it, and refuse a malformed one', async () => {
     // What the NestJS module does (docs/nestjs.md → Signing): every replica holds the secret already.
     const own = `whsec_${Buffer.from('a secret every replica shares, 40 bytes!').toString('base64')}`;
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'own secret',
       schedule: { expr: '0 0 0 1 1 ? 2031' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/own` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/own` } },
       signing_secret: own,
     });
     expect(created.status).toBe(201);
@@ -152,12 +142,12 @@ describe('signing-secret rotation', () => {
     expect(signatures(request)).toHaveLength(1);
     expect(verifies(own, request)).toBe(true);
 
-    const before = await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
+    const before = await e2e.stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
     for (const bad of ['whsec_c2hvcnQ=', 'not-a-secret', 42]) {
-      const refused = await api('POST', '/api/v1/jobs', {
+      const refused = await e2e.api('POST', '/api/v1/jobs', {
         name: 'bad secret',
         schedule: { expr: '0 0 0 1 1 ? 2031' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/bad` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/bad` } },
         signing_secret: bad,
       });
       expect(refused.status).toBe(400);
@@ -166,6 +156,6 @@ describe('signing-secret rotation', () => {
         fields: { signing_secret: expect.any(String) },
       });
     }
-    expect(await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`)).toEqual(before);
+    expect(await e2e.stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`)).toEqual(before);
   });
 });

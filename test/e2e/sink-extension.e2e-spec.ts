@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { memoryDeliveries } from '../fixtures/memory-sink/memory-sink.module';
 import { waitFor } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { useStack } from '../utils/stack';
 
 /**
  * Sinks as an extension point (issue 28, docs/extending.md): a kind added by one Nest module named
@@ -9,23 +9,15 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * API and the worker alike, with no edit to the service.
  */
 describe('a sink kind added by a Nest module', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      config: { sinks: { modules: [resolve(__dirname, '../fixtures/memory-sink/memory-sink.module.ts')] } },
-    });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
+  const e2e = useStack({
+    config: { sinks: { modules: [resolve(__dirname, '../fixtures/memory-sink/memory-sink.module.ts')] } },
   });
 
   it('is created, fired and recorded as an attempt, its templates rendered with the secret', async () => {
-    expect((await api('PUT', '/api/v1/secrets/GREETING', { value: 'hello-secret-value' })).status).toBeLessThan(300);
-    const created = await api('POST', '/api/v1/jobs', {
+    expect((await e2e.api('PUT', '/api/v1/secrets/GREETING', { value: 'hello-secret-value' })).status).toBeLessThan(
+      300,
+    );
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'memory job',
       schedule: { expr: 'every day at 3am' },
       sink: {
@@ -41,9 +33,9 @@ describe('a sink kind added by a Nest module', () => {
     });
     expect(created.body.signing_secret).toBeUndefined();
 
-    const triggered = await api('POST', `/api/v1/jobs/${created.body.id}/trigger`);
+    const triggered = await e2e.api('POST', `/api/v1/jobs/${created.body.id}/trigger`);
     const run = await waitFor(async () => {
-      const body = (await api('GET', `/api/v1/runs/${triggered.body.run_id}`)).body;
+      const body = (await e2e.api('GET', `/api/v1/runs/${triggered.body.run_id}`)).body;
       return body.status === 'succeeded' ? body : null;
     }, 30_000);
     expect(run.attempts).toHaveLength(1);
@@ -67,7 +59,7 @@ describe('a sink kind added by a Nest module', () => {
       [{ channel: 'ops', message: '{{secret.MISSING}}' }, 'sink.config.message'],
     ];
     for (const [config, field] of cases) {
-      const response = await api('POST', '/api/v1/jobs', {
+      const response = await e2e.api('POST', '/api/v1/jobs', {
         name: 'bad memory',
         schedule: { expr: 'every day at 3am' },
         sink: { kind: 'memory', config },
@@ -75,7 +67,7 @@ describe('a sink kind added by a Nest module', () => {
       expect({ config, status: response.status }).toEqual({ config, status: 400 });
       expect(Object.keys(response.body.error.fields)).toEqual([field]);
     }
-    const unknown = await api('POST', '/api/v1/jobs', {
+    const unknown = await e2e.api('POST', '/api/v1/jobs', {
       name: 'unknown kind',
       schedule: { expr: 'every day at 3am' },
       sink: { kind: 'carrier_pigeon', config: {} },
@@ -87,7 +79,7 @@ describe('a sink kind added by a Nest module', () => {
   });
 
   it('is sent by POST /jobs/test without a run, secret values redacted from what it answered', async () => {
-    const tested = await api('POST', '/api/v1/jobs/test', {
+    const tested = await e2e.api('POST', '/api/v1/jobs/test', {
       name: 'try memory',
       schedule: { expr: 'every day at 3am' },
       sink: { kind: 'memory', config: { channel: 'trial', message: 'say {{secret.GREETING}}' } },
@@ -104,7 +96,7 @@ describe('a sink kind added by a Nest module', () => {
   });
 
   it('is described in the OpenAPI document and in the features the dashboard reads', async () => {
-    const doc = (await api('GET', '/api/v1/openapi.json')).body;
+    const doc = (await e2e.api('GET', '/api/v1/openapi.json')).body;
     expect(doc.components.schemas.MemorySinkConfig).toMatchObject({
       required: ['channel'],
       properties: { channel: { type: 'string' } },
@@ -118,7 +110,7 @@ describe('a sink kind added by a Nest module', () => {
       (variant: { properties: { kind: { const: string } } }) => variant.properties.kind.const,
     );
     expect(stored).toEqual(['webhook', 'command', 'temporal_workflow', 'memory']);
-    const features = (await api('GET', '/api/v1/features')).body;
+    const features = (await e2e.api('GET', '/api/v1/features')).body;
     expect(features.sinks).toEqual({ webhook: true, command: false, temporal_workflow: true, memory: true });
     expect(features.sink_kinds.find((k: { kind: string }) => k.kind === 'memory')).toMatchObject({
       label: 'In-memory channel',

@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { TestDnsServer } from '../utils/dns-server';
-import { WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { apiClient, type Stack, startStack, useStackAndReceiver } from '../utils/stack';
 
 /**
  * Sink tests (issue #9; spec: Jobs → `POST /jobs/{id}/test`, `POST /jobs/test`; Events → Sink
@@ -10,43 +9,33 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * request_summary}` (+ `error`), and nothing is recorded.
  */
 describe('sink tests', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStackAndReceiver({ worker: false });
 
   beforeAll(async () => {
     // The worker is not needed: a sink test is sent by the API process itself.
-    stack = await startStack({ worker: false });
-    receiver = await WebhookReceiver.start();
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    await api('PUT', '/api/v1/secrets/API_TOKEN', { value: 'tok-sink-test-1' });
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+    await e2e.api('PUT', '/api/v1/secrets/API_TOKEN', { value: 'tok-sink-test-1' });
   });
 
   beforeEach(() => {
-    receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+    e2e.receiver.respondWith(() => ({ status: 200, body: 'ok' }));
   });
 
   const jobBody = (path: string, config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
     name: `sink test ${path}`,
     schedule: { expr: '0 0 0 1 1 ? 2031' },
-    sink: { kind: 'webhook', config: { url: `${receiver.url}${path}`, ...config } },
+    sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}${path}`, ...config } },
     ...extra,
   });
 
   async function createJob(path: string, config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-    const created = await api('POST', '/api/v1/jobs', jobBody(path, config, extra));
+    const created = await e2e.api('POST', '/api/v1/jobs', jobBody(path, config, extra));
     expect(created.status).toBe(201);
     return created.body as { id: string; signing_secret: string; version: number; updated_at: string };
   }
 
   /** Rows a sink test must not add or change. */
   async function recorded() {
-    const [counts] = await stack.dataSource.query(
+    const [counts] = await e2e.stack.dataSource.query(
       `SELECT (SELECT count(*)::int FROM runs) AS runs, (SELECT count(*)::int FROM attempts) AS attempts,
               (SELECT count(*)::int FROM audit_log) AS audit,
               (SELECT coalesce(sum(runs), 0)::int FROM usage_counters) AS usage,
@@ -56,7 +45,7 @@ describe('sink tests', () => {
     return counts;
   }
 
-  const to = (path: string) => receiver.requests.filter((r) => r.url === path);
+  const to = (path: string) => e2e.receiver.requests.filter((r) => r.url === path);
 
   describe('POST /api/v1/jobs/{id}/test', () => {
     it('should send one signed request as configured and answer with the result, recording nothing', async () => {
@@ -65,17 +54,17 @@ describe('sink tests', () => {
         headers: { Authorization: 'Bearer {{secret.API_TOKEN}}', 'X-Job': '{{job.id}} {{job.name}} {{run.attempt}}' },
         body: '{"run":"{{run.id}}","at":"{{run.scheduled_at}}","fired":"{{fired_at}}"}',
       });
-      receiver.respondWith(() => ({ status: 201, body: 'created it' }));
+      e2e.receiver.respondWith(() => ({ status: 201, body: 'created it' }));
       const before = await recorded();
 
-      const res = await api('POST', `/api/v1/jobs/${job.id}/test`);
+      const res = await e2e.api('POST', `/api/v1/jobs/${job.id}/test`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         outcome: 'success',
         status_code: 201,
         duration_ms: expect.any(Number),
         response_body: 'created it',
-        request_summary: expect.stringMatching(new RegExp(`^PUT ${receiver.url}/saved \\(\\d+ bytes\\)$`)),
+        request_summary: expect.stringMatching(new RegExp(`^PUT ${e2e.receiver.url}/saved \\(\\d+ bytes\\)$`)),
         error: null,
       });
 
@@ -95,22 +84,22 @@ describe('sink tests', () => {
         body,
       );
       expect(await recorded()).toEqual(before);
-      const [{ n }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM runs WHERE id = $1', [body.run]);
+      const [{ n }] = await e2e.stack.dataSource.query('SELECT count(*)::int AS n FROM runs WHERE id = $1', [body.run]);
       expect(n).toBe(0);
     });
 
     it('should return the classification and body of a failing receiver', async () => {
       const job = await createJob('/failing');
-      receiver.respondWith(() => ({ status: 503, body: 'down for maintenance', headers: { 'retry-after': '5' } }));
-      const res = await api('POST', `/api/v1/jobs/${job.id}/test`);
+      e2e.receiver.respondWith(() => ({ status: 503, body: 'down for maintenance', headers: { 'retry-after': '5' } }));
+      const res = await e2e.api('POST', `/api/v1/jobs/${job.id}/test`);
       expect(res.body).toMatchObject({
         outcome: 'retryable',
         status_code: 503,
         response_body: 'down for maintenance',
         error: 'HTTP 503',
       });
-      receiver.respondWith(() => ({ status: 404, body: 'no such hook' }));
-      expect((await api('POST', `/api/v1/jobs/${job.id}/test`)).body).toMatchObject({
+      e2e.receiver.respondWith(() => ({ status: 404, body: 'no such hook' }));
+      expect((await e2e.api('POST', `/api/v1/jobs/${job.id}/test`)).body).toMatchObject({
         outcome: 'fatal',
         status_code: 404,
         response_body: 'no such hook',
@@ -120,8 +109,8 @@ describe('sink tests', () => {
 
     it("should give up at the job's timeout", async () => {
       const job = await createJob('/slow', {}, { timeout: '1s' });
-      receiver.respondWith(() => ({ status: 200, delayMs: 3_000 }));
-      const res = await api('POST', `/api/v1/jobs/${job.id}/test`);
+      e2e.receiver.respondWith(() => ({ status: 200, delayMs: 3_000 }));
+      const res = await e2e.api('POST', `/api/v1/jobs/${job.id}/test`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         outcome: 'retryable',
@@ -135,18 +124,18 @@ describe('sink tests', () => {
 
     it('should read at most 64 KiB of the response', async () => {
       const job = await createJob('/big');
-      receiver.respondWith(() => ({ status: 500, body: 'x'.repeat(100 * 1024) }));
-      const res = await api('POST', `/api/v1/jobs/${job.id}/test`);
+      e2e.receiver.respondWith(() => ({ status: 500, body: 'x'.repeat(100 * 1024) }));
+      const res = await e2e.api('POST', `/api/v1/jobs/${job.id}/test`);
       expect(res.body.response_body).toHaveLength(64 * 1024);
     });
 
     it('should answer 404 for an unknown job and for a job of another workspace, sending nothing', async () => {
       const job = await createJob('/private');
-      const other = await stack.newWorkspaceKey('sink-test-other');
-      const res = await apiClient(stack.baseUrl, other.apiKey)('POST', `/api/v1/jobs/${job.id}/test`);
+      const other = await e2e.stack.newWorkspaceKey('sink-test-other');
+      const res = await apiClient(e2e.stack.baseUrl, other.apiKey)('POST', `/api/v1/jobs/${job.id}/test`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
-      expect((await api('POST', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV/test')).status).toBe(404);
+      expect((await e2e.api('POST', '/api/v1/jobs/job_01ARZ3NDEKTSV4RRFFQ69G5FAV/test')).status).toBe(404);
       expect(to('/private')).toHaveLength(0);
     });
   });
@@ -154,7 +143,7 @@ describe('sink tests', () => {
   describe('POST /api/v1/jobs/test', () => {
     it('should send one request for an unsaved job body and save nothing', async () => {
       const before = await recorded();
-      const res = await api(
+      const res = await e2e.api(
         'POST',
         '/api/v1/jobs/test',
         jobBody('/unsaved', {
@@ -172,7 +161,7 @@ describe('sink tests', () => {
       expect(request.headers['svc-job-id']).toMatch(/^job_/);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       expect(await recorded()).toEqual(before);
-      const [{ n }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM jobs WHERE id = $1', [
+      const [{ n }] = await e2e.stack.dataSource.query('SELECT count(*)::int AS n FROM jobs WHERE id = $1', [
         request.headers['svc-job-id'],
       ]);
       expect(n).toBe(0);
@@ -203,7 +192,7 @@ describe('sink tests', () => {
         [{ ...jobBody('/invalid'), unknown_field: 1 }, { unknown_field: expect.any(String) }],
       ];
       for (const [body, fields] of cases) {
-        const res = await api('POST', '/api/v1/jobs/test', body);
+        const res = await e2e.api('POST', '/api/v1/jobs/test', body);
         expect({ body, status: res.status, code: res.body.error?.code }).toEqual({
           body,
           status: 400,

@@ -1,5 +1,5 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { scheduledAtOf, sleep, waitFor, WebhookReceiver, type ReceivedRequest } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { scheduledAtOf, sleep, waitFor, type ReceivedRequest } from '../utils/receiver';
 
 /**
  * Spread windows and the run cap (issue 46) against the real dev server and a loopback receiver:
@@ -8,22 +8,9 @@ import { scheduledAtOf, sleep, waitFor, WebhookReceiver, type ReceivedRequest } 
  * doubles an occurrence, and `max_concurrent_runs` bounds `allow`.
  */
 describe('spread windows and max_concurrent_runs (issue 46)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((request) =>
+  const e2e = useStackAndReceiver({
+    respond: (request) =>
       request.url.startsWith('/slow') ? { status: 200, delayMs: 3_500 } : { status: 200, body: 'ok' },
-    );
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
   });
 
   type Job = { id: string; start_window: string | null; start_offset_ms: number; max_concurrent_runs: number | null };
@@ -32,10 +19,10 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
   const plannedAtOf = (request: ReceivedRequest) => Date.parse(request.headers['svc-planned-at'] as string);
 
   function createJob(body: Record<string, unknown>) {
-    return api('POST', '/api/v1/jobs', {
+    return e2e.api('POST', '/api/v1/jobs', {
       name: 'spread',
       schedule: { expr: '*/20 * * * * ?' },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/spread` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/spread` } },
       ...body,
     });
   }
@@ -52,7 +39,7 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
       expect(job.start_offset_ms).toBeGreaterThanOrEqual(0);
       expect(job.start_offset_ms).toBeLessThan(20_000);
       // the same offset on every read
-      expect((await api('GET', `/api/v1/jobs/${job.id}`)).body.start_offset_ms).toBe(job.start_offset_ms);
+      expect((await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body.start_offset_ms).toBe(job.start_offset_ms);
     }
     // The offsets cover the window: every quarter of it holds some of the 100 jobs.
     const quarters = [0, 0, 0, 0];
@@ -64,12 +51,12 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
     }
 
     // Two occurrences of every job (bounded generously: the test machine is shared).
-    await waitFor(() => jobs.every((job) => receiver.forJob(job.id).length >= 2), 150_000, 500);
-    await Promise.all(jobs.map((job) => api('DELETE', `/api/v1/jobs/${job.id}`)));
+    await waitFor(() => jobs.every((job) => e2e.receiver.forJob(job.id).length >= 2), 150_000, 500);
+    await Promise.all(jobs.map((job) => e2e.api('DELETE', `/api/v1/jobs/${job.id}`)));
 
     const byInstant = new Map<number, number[]>();
     for (const job of jobs) {
-      const deliveries = receiver.forJob(job.id);
+      const deliveries = e2e.receiver.forJob(job.id);
       for (const request of deliveries) {
         const nominal = scheduledAtOf(request);
         expect(nominal % 20_000).toBe(0); // the nominal instant stays the schedule's
@@ -93,7 +80,7 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
     }
 
     // The run rows carry both times.
-    const runs = (await api('GET', `/api/v1/jobs/${jobs[0].id}/runs`)).body.data as Run[];
+    const runs = (await e2e.api('GET', `/api/v1/jobs/${jobs[0].id}/runs`)).body.data as Run[];
     expect(runs.length).toBeGreaterThanOrEqual(2);
     for (const run of runs) {
       expect(Date.parse(run.planned_at) - Date.parse(run.scheduled_at)).toBe(jobs[0].start_offset_ms);
@@ -102,13 +89,13 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
 
   it('shows the next occurrences with their planned times', async () => {
     const job = (await createJob({ start_window: '20s' })).body as Job;
-    const read = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    const read = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(read.next_occurrences).toHaveLength(read.next_runs.length);
     read.next_occurrences.forEach((o: { scheduled_at: string; planned_at: string }, i: number) => {
       expect(o.scheduled_at).toBe(read.next_runs[i]);
       expect(Date.parse(o.planned_at) - Date.parse(o.scheduled_at)).toBe(job.start_offset_ms);
     });
-    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
   });
 
   it('neither drops nor doubles an occurrence whose nominal time passed when its window changes', async () => {
@@ -119,48 +106,48 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
       if (created.start_offset_ms >= 8_000 && created.start_offset_ms <= 16_000) {
         job = created;
       } else {
-        await api('DELETE', `/api/v1/jobs/${created.id}`);
+        await e2e.api('DELETE', `/api/v1/jobs/${created.id}`);
       }
     }
     expect(job).not.toBeNull();
     const { id, start_offset_ms: offset } = job!;
     // Once its workflow delivers (a first occurrence), the next nominal instant: just after it,
     // before its planned time, a new version with a small window.
-    const first = await waitFor(() => receiver.forJob(id)[0], 60_000);
+    const first = await waitFor(() => e2e.receiver.forJob(id)[0], 60_000);
     const nominal = scheduledAtOf(first) + 20_000;
     await sleep(nominal + 2_000 - Date.now());
-    const patched = await api('PATCH', `/api/v1/jobs/${id}`, { start_window: '1s' });
+    const patched = await e2e.api('PATCH', `/api/v1/jobs/${id}`, { start_window: '1s' });
     expect(patched.status).toBe(200);
     expect(Date.now()).toBeLessThan(nominal + offset); // the old planned time had not come yet
-    const delivered = await waitFor(() => receiver.forJob(id).find((r) => scheduledAtOf(r) === nominal), 60_000);
+    const delivered = await waitFor(() => e2e.receiver.forJob(id).find((r) => scheduledAtOf(r) === nominal), 60_000);
     expect(delivered.at).toBeGreaterThanOrEqual(nominal + 2_000); // planned from the change on
     // The next occurrence fires at the new offset; the carried one was delivered once.
-    await waitFor(() => receiver.forJob(id).some((r) => scheduledAtOf(r) === nominal + 20_000), 60_000);
-    await api('DELETE', `/api/v1/jobs/${id}`);
-    expect(receiver.forJob(id).filter((r) => scheduledAtOf(r) === nominal)).toHaveLength(1);
-    const runs = (await api('GET', `/api/v1/jobs/${id}/runs`)).body.data as Run[];
+    await waitFor(() => e2e.receiver.forJob(id).some((r) => scheduledAtOf(r) === nominal + 20_000), 60_000);
+    await e2e.api('DELETE', `/api/v1/jobs/${id}`);
+    expect(e2e.receiver.forJob(id).filter((r) => scheduledAtOf(r) === nominal)).toHaveLength(1);
+    const runs = (await e2e.api('GET', `/api/v1/jobs/${id}/runs`)).body.data as Run[];
     expect(runs.filter((r) => Date.parse(r.scheduled_at) === nominal)).toHaveLength(1);
   }, 180_000);
 
   it('max_concurrent_runs: 2 under allow never has more than 2 requests in flight and records the skipped', async () => {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name: 'capped',
       schedule: { expr: 'every 1 second' },
       overlap_policy: 'allow',
       max_concurrent_runs: 2,
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/slow` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/slow` } },
     });
     expect(created.status).toBe(201);
     expect(created.body.max_concurrent_runs).toBe(2);
     const id = created.body.id as string;
     const runs = await waitFor(async () => {
-      const page = (await api('GET', `/api/v1/jobs/${id}/runs?limit=200`)).body.data as Run[];
+      const page = (await e2e.api('GET', `/api/v1/jobs/${id}/runs?limit=200`)).body.data as Run[];
       return page.filter((r) => r.status === 'succeeded').length >= 4 ? page : null;
     }, 60_000);
-    await api('DELETE', `/api/v1/jobs/${id}`);
+    await e2e.api('DELETE', `/api/v1/jobs/${id}`);
     // Each request is held 3.5 s by the receiver, and a run ends only after its answer: the
     // requests in flight when one arrives are those that arrived less than 3.5 s before it.
-    const arrivals = receiver.forJob(id).map((r) => r.at);
+    const arrivals = e2e.receiver.forJob(id).map((r) => r.at);
     expect(arrivals.length).toBeGreaterThanOrEqual(4);
     let most = 0;
     for (const t of arrivals) {
@@ -190,15 +177,15 @@ describe('spread windows and max_concurrent_runs (issue 46)', () => {
     }
 
     const job = (await createJob({ schedule: { expr: 'every 1 minute' }, start_window: '30s' })).body as Job;
-    const patch = await api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { expr: 'every 10 seconds' } });
+    const patch = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { schedule: { expr: 'every 10 seconds' } });
     expect(patch.status).toBe(400);
     expect(Object.keys(patch.body.error.fields)).toEqual(['start_window']);
-    const unchanged = (await api('GET', `/api/v1/jobs/${job.id}`)).body;
+    const unchanged = (await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body;
     expect(unchanged.schedule.expr).toBe('every 1 minute');
     expect(unchanged.version).toBe(1);
     // null resets the window (the job fires at its nominal times again)
-    const reset = await api('PATCH', `/api/v1/jobs/${job.id}`, { start_window: null });
+    const reset = await e2e.api('PATCH', `/api/v1/jobs/${job.id}`, { start_window: null });
     expect(reset.body).toMatchObject({ start_window: null, start_offset_ms: 0 });
-    await api('DELETE', `/api/v1/jobs/${job.id}`);
+    await e2e.api('DELETE', `/api/v1/jobs/${job.id}`);
   });
 });

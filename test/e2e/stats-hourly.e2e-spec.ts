@@ -1,5 +1,5 @@
 import { newId } from '@svc/workflow-contract/ids';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { apiClient, useStack } from '../utils/stack';
 
 const HOUR = 3_600_000;
 const STATUSES = ['succeeded', 'failed', 'skipped', 'running', 'deferred', 'cancelled'] as const;
@@ -13,15 +13,14 @@ type Bucket = { hour: string; succeeded: number; failed: number; skipped: number
  * the expected buckets are counted here from the same rows, over the hours the API answered.
  */
 describe('GET /api/v1/stats/jobs/hourly', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStack({ worker: false });
   let other: { apiKey: string; workspaceId: string };
   const jobs: Record<string, string> = {};
   /** Every run inserted: [workspace, job, scheduled_at, status]. */
   const runs: Array<[string, string, Date, Status]> = [];
 
   async function insertRuns(rows: Array<[string, string, Date, Status]>) {
-    await stack.dataSource.query(
+    await e2e.stack.dataSource.query(
       `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status)
        SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), 1, unnest($4::timestamptz[]), 'schedule', unnest($5::text[])`,
       [
@@ -54,11 +53,9 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-    other = await stack.newWorkspaceKey('hourly-other');
+    other = await e2e.stack.newWorkspaceKey('hourly-other');
     for (const name of ['busy', 'quiet', 'idle']) {
-      const created = await api('POST', '/api/v1/jobs', {
+      const created = await e2e.api('POST', '/api/v1/jobs', {
         name,
         schedule: { expr: '0 0 0 1 1 ? 2031' },
         sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
@@ -76,19 +73,19 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
       }
       for (let minute = 0; minute < 60; minute++) {
         const status = STATUSES[(hoursAgo * 7 + minute * minute) % STATUSES.length];
-        busy.push([stack.workspaceId, jobs.busy, new Date(hourStart - hoursAgo * HOUR + minute * 60_000), status]);
+        busy.push([e2e.stack.workspaceId, jobs.busy, new Date(hourStart - hoursAgo * HOUR + minute * 60_000), status]);
       }
     }
     // Outside the window: 24 h and 30 h before this hour.
     for (const hoursAgo of [24, 30]) {
-      busy.push([stack.workspaceId, jobs.busy, new Date(hourStart - hoursAgo * HOUR), 'succeeded']);
+      busy.push([e2e.stack.workspaceId, jobs.busy, new Date(hourStart - hoursAgo * HOUR), 'succeeded']);
     }
     expect(busy.length).toBeGreaterThan(1_000);
     await insertRuns(busy);
     await insertRuns([
-      [stack.workspaceId, jobs.quiet, new Date(hourStart - 3 * HOUR + 5_000), 'failed'],
-      [stack.workspaceId, jobs.quiet, new Date(hourStart - 3 * HOUR + 9_000), 'succeeded'],
-      [stack.workspaceId, jobs.quiet, new Date(hourStart - 12 * HOUR), 'cancelled'],
+      [e2e.stack.workspaceId, jobs.quiet, new Date(hourStart - 3 * HOUR + 5_000), 'failed'],
+      [e2e.stack.workspaceId, jobs.quiet, new Date(hourStart - 3 * HOUR + 9_000), 'succeeded'],
+      [e2e.stack.workspaceId, jobs.quiet, new Date(hourStart - 12 * HOUR), 'cancelled'],
     ]);
     // Another workspace's runs under the same job ids: never counted for this workspace (half a
     // second off the minute: one run per job and instant).
@@ -98,10 +95,6 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
       foreign.push([other.workspaceId, jobs.idle, new Date(hourStart - 6 * HOUR + i * 1_000), 'succeeded']);
     }
     await insertRuns(foreign);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   function hoursOf(body: { data: Array<{ buckets: Bucket[] }> }): string[] {
@@ -117,7 +110,7 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
   }
 
   it('should count every run of the last 24 hours per job, hour and outcome, zero-filled, oldest first', async () => {
-    const response = await api('GET', '/api/v1/stats/jobs/hourly?window=24h');
+    const response = await e2e.api('GET', '/api/v1/stats/jobs/hourly?window=24h');
     expect(response.status).toBe(200);
     const hours = hoursOf(response.body);
     expect(Date.parse(hours[23])).toBeLessThanOrEqual(Date.now());
@@ -126,7 +119,7 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
     expect(response.body).toEqual({
       data: [jobs.busy, jobs.quiet]
         .sort()
-        .map((job) => ({ job_id: job, buckets: expectedBuckets(stack.workspaceId, job, hours) })),
+        .map((job) => ({ job_id: job, buckets: expectedBuckets(e2e.stack.workspaceId, job, hours) })),
     });
     const busy = response.body.data.find((d: { job_id: string }) => d.job_id === jobs.busy).buckets as Bucket[];
     const total = busy.reduce((n, b) => n + b.succeeded + b.failed + b.skipped + b.other, 0);
@@ -140,12 +133,12 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
       `job_id=${jobs.idle}&job_id=${jobs.busy}`,
       `job_id=${jobs.idle}&job_id=${jobs.busy},${jobs.idle}`,
     ]) {
-      const response = await api('GET', `/api/v1/stats/jobs/hourly?${q}`);
+      const response = await e2e.api('GET', `/api/v1/stats/jobs/hourly?${q}`);
       expect(response.status).toBe(200);
       const hours = hoursOf(response.body);
       expect(response.body.data).toEqual([
-        { job_id: jobs.idle, buckets: expectedBuckets(stack.workspaceId, jobs.idle, hours) },
-        { job_id: jobs.busy, buckets: expectedBuckets(stack.workspaceId, jobs.busy, hours) },
+        { job_id: jobs.idle, buckets: expectedBuckets(e2e.stack.workspaceId, jobs.idle, hours) },
+        { job_id: jobs.busy, buckets: expectedBuckets(e2e.stack.workspaceId, jobs.busy, hours) },
       ]);
       expect(
         response.body.data[0].buckets.every((b: Bucket) => b.succeeded + b.failed + b.skipped + b.other === 0),
@@ -154,7 +147,7 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
   });
 
   it("should count only the caller's workspace", async () => {
-    const response = await apiClient(stack.baseUrl, other.apiKey)('GET', '/api/v1/stats/jobs/hourly');
+    const response = await apiClient(e2e.stack.baseUrl, other.apiKey)('GET', '/api/v1/stats/jobs/hourly');
     expect(response.status).toBe(200);
     const hours = hoursOf(response.body);
     expect(response.body).toEqual({
@@ -176,7 +169,7 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
     ['more than 200 job ids', `job_id=${Array.from({ length: 201 }, () => newId('job')).join(',')}`, 'job_id'],
     ['an unknown parameter', 'since=2030-01-01T00:00:00Z', 'since'],
   ])('should answer 400 validation_failed naming the field for %s', async (_, q, field) => {
-    const response = await api('GET', `/api/v1/stats/jobs/hourly?${q}`);
+    const response = await e2e.api('GET', `/api/v1/stats/jobs/hourly?${q}`);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('validation_failed');
     expect(Object.keys(response.body.error.fields)).toEqual([field]);

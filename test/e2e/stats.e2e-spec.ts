@@ -1,5 +1,5 @@
 import { newId } from '@svc/workflow-contract/ids';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { apiClient, useStack } from '../utils/stack';
 
 /** percentile_cont: linear interpolation between the closest ranks (PostgreSQL's definition). */
 function percentileCont(values: number[], fraction: number): number | null {
@@ -18,8 +18,7 @@ function percentileCont(values: number[], fraction: number): number | null {
  * `24h`): job counts by state, run counts and start-lag percentiles over the window, failing jobs.
  */
 describe('GET /api/v1/stats/overview', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStack({ worker: false });
   const jobs: Record<string, string> = {};
   const HOUR = 3_600_000;
   /** Runs by age: [age in ms, status, start lag or null, sla breached]. */
@@ -37,10 +36,8 @@ describe('GET /api/v1/stats/overview', () => {
   ];
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    api = apiClient(stack.baseUrl, stack.apiKey);
     for (const name of ['steady', 'flaky', 'broken', 'resting', 'done']) {
-      const created = await api('POST', '/api/v1/jobs', {
+      const created = await e2e.api('POST', '/api/v1/jobs', {
         name,
         schedule: { expr: '0 0 0 1 1 ? 2031' },
         sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
@@ -48,24 +45,20 @@ describe('GET /api/v1/stats/overview', () => {
       expect(created.status).toBe(201);
       jobs[name] = created.body.id;
     }
-    await api('POST', `/api/v1/jobs/${jobs.resting}/pause`);
+    await e2e.api('POST', `/api/v1/jobs/${jobs.resting}/pause`);
     const set = (name: string, sql: string) =>
-      stack.dataSource.query(`UPDATE jobs SET ${sql} WHERE id = $1`, [jobs[name]]);
+      e2e.stack.dataSource.query(`UPDATE jobs SET ${sql} WHERE id = $1`, [jobs[name]]);
     await set('flaky', 'consecutive_failures = 2');
     await set('broken', `state = 'disabled', consecutive_failures = 10`);
     await set('done', `state = 'completed'`);
     const now = Date.now();
     for (const [age, status, lag, sla] of RUNS) {
-      await stack.dataSource.query(
+      await e2e.stack.dataSource.query(
         `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, start_lag_ms, sla_breached)
          VALUES ($1, $2, $3, 1, $4, 'schedule', $5, $6, $7)`,
-        [newId('run'), stack.workspaceId, jobs.steady, new Date(now - age), status, lag, sla],
+        [newId('run'), e2e.stack.workspaceId, jobs.steady, new Date(now - age), status, lag, sla],
       );
     }
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   function expected(windowMs: number) {
@@ -92,7 +85,7 @@ describe('GET /api/v1/stats/overview', () => {
     ['7d', 7 * 24 * HOUR],
     ['30d', 30 * 24 * HOUR],
   ])('should aggregate the runs of the %s window in SQL', async (window, ms) => {
-    const response = await api('GET', `/api/v1/stats/overview?window=${window}`);
+    const response = await e2e.api('GET', `/api/v1/stats/overview?window=${window}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       window,
@@ -106,7 +99,7 @@ describe('GET /api/v1/stats/overview', () => {
   });
 
   it('should default to the 24h window', async () => {
-    const response = await api('GET', '/api/v1/stats/overview');
+    const response = await e2e.api('GET', '/api/v1/stats/overview');
     expect(response.status).toBe(200);
     expect(response.body.window).toBe('24h');
     expect(response.body.runs).toEqual(expected(24 * HOUR).runs);
@@ -119,19 +112,19 @@ describe('GET /api/v1/stats/overview', () => {
     ['a repeated window', 'window=1h&window=7d'],
     ['an unknown parameter', 'since=2030-01-01T00:00:00Z'],
   ])('should answer 400 validation_failed naming the field for %s', async (_, query) => {
-    const response = await api('GET', `/api/v1/stats/overview?${query}`);
+    const response = await e2e.api('GET', `/api/v1/stats/overview?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('validation_failed');
     expect(Object.keys(response.body.error.fields)).toEqual([query.startsWith('since') ? 'since' : 'window']);
   });
 
   it('should count nothing of another workspace, with null percentiles when no run started', async () => {
-    const other = await stack.newWorkspaceKey('stats-other');
-    const reader = await apiClient(stack.baseUrl, other.apiKey)('POST', '/api/v1/api-keys', {
+    const other = await e2e.stack.newWorkspaceKey('stats-other');
+    const reader = await apiClient(e2e.stack.baseUrl, other.apiKey)('POST', '/api/v1/api-keys', {
       name: 'reader',
       scopes: ['jobs:read'],
     });
-    const response = await apiClient(stack.baseUrl, reader.body.key)('GET', '/api/v1/stats/overview?window=30d');
+    const response = await apiClient(e2e.stack.baseUrl, reader.body.key)('GET', '/api/v1/stats/overview?window=30d');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       window: '30d',

@@ -1,41 +1,33 @@
 import { setWorkspaceSuspended } from '../../apps/cli/src/commands/workspace';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { apiClient, useStack } from '../utils/stack';
 
 /** `GET /api/v1/me` and `/api/v1/workspaces/{ws}` (issue #8; decisions.md → GET /me, Scopes). */
 describe('identity and workspaces', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useStack({ worker: false });
 
-  beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  async function keyWith(scopes: string[], client = api) {
+  async function keyWith(scopes: string[], client = e2e.api) {
     const created = await client('POST', '/api/v1/api-keys', { name: `scoped ${scopes.join(' ')}`, scopes });
     expect(created.status).toBe(201);
-    return { ...created.body, client: apiClient(stack.baseUrl, created.body.key) };
+    return { ...created.body, client: apiClient(e2e.stack.baseUrl, created.body.key) };
   }
 
   describe('GET /api/v1/me', () => {
     it('should describe an API key caller: no user, the key, and its one workspace as owner', async () => {
-      const me = await api('GET', '/api/v1/me');
+      const me = await e2e.api('GET', '/api/v1/me');
       expect(me.status).toBe(200);
       expect(me.body).toEqual({
         user: null,
         key: {
           id: expect.stringMatching(/^key_/),
           name: 'bootstrap',
-          prefix: stack.apiKey.slice(0, 12),
+          prefix: e2e.stack.apiKey.slice(0, 12),
           scopes: ['*'],
         },
-        workspaces: [{ id: stack.workspaceId, name: 'acme', slug: 'acme', plan: expect.any(String), role: 'owner' }],
+        workspaces: [
+          { id: e2e.stack.workspaceId, name: 'acme', slug: 'acme', plan: expect.any(String), role: 'owner' },
+        ],
       });
-      expect(JSON.stringify(me.body)).not.toContain(stack.apiKey);
+      expect(JSON.stringify(me.body)).not.toContain(e2e.stack.apiKey);
       expect(me.body).not.toHaveProperty('csrf_token');
     });
 
@@ -45,12 +37,12 @@ describe('identity and workspaces', () => {
         const me = await key.client('GET', '/api/v1/me');
         expect(me.status).toBe(200);
         expect(me.body.key).toEqual({ id: key.id, name: key.name, prefix: key.prefix, scopes });
-        expect(me.body.workspaces).toEqual([expect.objectContaining({ id: stack.workspaceId, role: 'member' })]);
+        expect(me.body.workspaces).toEqual([expect.objectContaining({ id: e2e.stack.workspaceId, role: 'member' })]);
       }
     });
 
     it('should answer 401 without a key', async () => {
-      const response = await apiClient(stack.baseUrl)('GET', '/api/v1/me');
+      const response = await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/me');
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('unauthorized');
     });
@@ -59,24 +51,24 @@ describe('identity and workspaces', () => {
   describe('GET /api/v1/workspaces/{ws}', () => {
     it('should return the own workspace to any valid key', async () => {
       const expected = {
-        id: stack.workspaceId,
+        id: e2e.stack.workspaceId,
         name: expect.any(String),
         slug: expect.any(String),
         plan: expect.any(String),
         temporal_workflow_task_queues: null,
         created_at: expect.stringMatching(/Z$/),
       };
-      const own = await api('GET', `/api/v1/workspaces/${stack.workspaceId}`);
+      const own = await e2e.api('GET', `/api/v1/workspaces/${e2e.stack.workspaceId}`);
       expect(own.status).toBe(200);
       expect(own.body).toEqual(expected);
       const reader = await keyWith(['runs:read']);
-      expect((await reader.client('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body).toEqual(expected);
+      expect((await reader.client('GET', `/api/v1/workspaces/${e2e.stack.workspaceId}`)).body).toEqual(expected);
     });
 
     it('should answer 404 for another workspace, an unknown id and a malformed id', async () => {
-      const other = await stack.newWorkspaceKey('neighbour');
+      const other = await e2e.stack.newWorkspaceKey('neighbour');
       for (const id of [other.workspaceId, 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'neighbour', 'acme', 'x']) {
-        const response = await api('GET', `/api/v1/workspaces/${id}`);
+        const response = await e2e.api('GET', `/api/v1/workspaces/${id}`);
         expect({ id, status: response.status, code: response.body.error?.code }).toEqual({
           id,
           status: 404,
@@ -89,8 +81,8 @@ describe('identity and workspaces', () => {
 
   describe('PATCH /api/v1/workspaces/{ws}', () => {
     it('should rename and re-slug the workspace, with one workspace.update audit entry', async () => {
-      const mine = await stack.newWorkspaceKey('renamer');
-      const client = apiClient(stack.baseUrl, mine.apiKey);
+      const mine = await e2e.stack.newWorkspaceKey('renamer');
+      const client = apiClient(e2e.stack.baseUrl, mine.apiKey);
       const updated = await client('PATCH', `/api/v1/workspaces/${mine.workspaceId}`, {
         name: 'Renamer Inc.',
         slug: 'renamer-inc',
@@ -115,7 +107,7 @@ describe('identity and workspaces', () => {
       expect((await client('PATCH', `/api/v1/workspaces/${mine.workspaceId}`, {})).status).toBe(200);
       expect((await client('PATCH', `/api/v1/workspaces/${mine.workspaceId}`, { name: 'R' })).status).toBe(200);
 
-      const audit = await stack.dataSource.query(
+      const audit = await e2e.stack.dataSource.query(
         `SELECT actor, action, target, details FROM audit_log WHERE workspace_id = $1 AND action = 'workspace.update' ORDER BY id`,
         [mine.workspaceId],
       );
@@ -138,8 +130,8 @@ describe('identity and workspaces', () => {
     });
 
     it('should answer 400 validation_failed with fields for bad names and slugs, and change nothing', async () => {
-      await stack.newWorkspaceKey('taken-slug');
-      const before = (await api('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body;
+      await e2e.stack.newWorkspaceKey('taken-slug');
+      const before = (await e2e.api('GET', `/api/v1/workspaces/${e2e.stack.workspaceId}`)).body;
       const cases: Array<[unknown, string[]]> = [
         [{ slug: 'taken-slug' }, ['slug']],
         [{ slug: 'Upper' }, ['slug']],
@@ -159,7 +151,7 @@ describe('identity and workspaces', () => {
         [{ name: 'ok', slug: 'taken-slug' }, ['slug']],
       ];
       for (const [body, fields] of cases) {
-        const response = await api('PATCH', `/api/v1/workspaces/${stack.workspaceId}`, body);
+        const response = await e2e.api('PATCH', `/api/v1/workspaces/${e2e.stack.workspaceId}`, body);
         expect({ body, status: response.status, code: response.body.error?.code }).toEqual({
           body,
           status: 400,
@@ -167,29 +159,31 @@ describe('identity and workspaces', () => {
         });
         expect(Object.keys(response.body.error.fields)).toEqual(fields);
       }
-      expect((await api('PATCH', `/api/v1/workspaces/${stack.workspaceId}`, '{"slug": ')).status).toBe(400);
+      expect((await e2e.api('PATCH', `/api/v1/workspaces/${e2e.stack.workspaceId}`, '{"slug": ')).status).toBe(400);
       for (const body of ['[]', '"acme"', 'null', '7']) {
-        const response = await api('PATCH', `/api/v1/workspaces/${stack.workspaceId}`, body);
+        const response = await e2e.api('PATCH', `/api/v1/workspaces/${e2e.stack.workspaceId}`, body);
         expect({ body, status: response.status, fields: response.body.error?.fields }).toEqual({
           body,
           status: 400,
           fields: { body: 'must be a JSON object' },
         });
       }
-      expect((await api('GET', `/api/v1/workspaces/${stack.workspaceId}`)).body).toEqual(before);
-      const [audit] = await stack.dataSource.query(
+      expect((await e2e.api('GET', `/api/v1/workspaces/${e2e.stack.workspaceId}`)).body).toEqual(before);
+      const [audit] = await e2e.stack.dataSource.query(
         `SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1 AND action = 'workspace.update'`,
-        [stack.workspaceId],
+        [e2e.stack.workspaceId],
       );
       expect(audit.n).toBe(0);
     });
 
     it('should give a slug to exactly one of two workspaces claiming it at once', async () => {
-      const a = await stack.newWorkspaceKey('racer-a');
-      const b = await stack.newWorkspaceKey('racer-b');
+      const a = await e2e.stack.newWorkspaceKey('racer-a');
+      const b = await e2e.stack.newWorkspaceKey('racer-b');
       const responses = await Promise.all(
         [a, b].map((ws) =>
-          apiClient(stack.baseUrl, ws.apiKey)('PATCH', `/api/v1/workspaces/${ws.workspaceId}`, { slug: 'the-prize' }),
+          apiClient(e2e.stack.baseUrl, ws.apiKey)('PATCH', `/api/v1/workspaces/${ws.workspaceId}`, {
+            slug: 'the-prize',
+          }),
         ),
       );
       expect(responses.map((r) => r.status).sort()).toEqual([200, 400]);
@@ -201,22 +195,22 @@ describe('identity and workspaces', () => {
     it('should need a full-access key and answer 404 for another workspace', async () => {
       for (const scopes of [['jobs:write'], ['jobs:read', 'runs:read']]) {
         const key = await keyWith(scopes);
-        const response = await key.client('PATCH', `/api/v1/workspaces/${stack.workspaceId}`, { name: 'nope' });
+        const response = await key.client('PATCH', `/api/v1/workspaces/${e2e.stack.workspaceId}`, { name: 'nope' });
         expect(response.status).toBe(403);
         expect(response.body.error.code).toBe('forbidden');
       }
-      const other = await stack.newWorkspaceKey('untouchable');
-      const response = await api('PATCH', `/api/v1/workspaces/${other.workspaceId}`, { name: 'stolen' });
+      const other = await e2e.stack.newWorkspaceKey('untouchable');
+      const response = await e2e.api('PATCH', `/api/v1/workspaces/${other.workspaceId}`, { name: 'stolen' });
       expect(response.status).toBe(404);
-      const theirs = await apiClient(stack.baseUrl, other.apiKey)('GET', `/api/v1/workspaces/${other.workspaceId}`);
+      const theirs = await apiClient(e2e.stack.baseUrl, other.apiKey)('GET', `/api/v1/workspaces/${other.workspaceId}`);
       expect(theirs.body.name).toBe('untouchable');
     });
 
     it('should refuse mutations of a suspended workspace with 403 workspace_suspended and allow reads', async () => {
-      const sleepy = await stack.newWorkspaceKey('sleepy-ws');
-      const client = apiClient(stack.baseUrl, sleepy.apiKey);
+      const sleepy = await e2e.stack.newWorkspaceKey('sleepy-ws');
+      const client = apiClient(e2e.stack.baseUrl, sleepy.apiKey);
       const spare = (await client('POST', '/api/v1/api-keys', { name: 'spare' })).body;
-      await setWorkspaceSuspended(stack.dataSource, 'sleepy-ws', true);
+      await setWorkspaceSuspended(e2e.stack.dataSource, 'sleepy-ws', true);
       try {
         for (const [method, path, body] of [
           ['PATCH', `/api/v1/workspaces/${sleepy.workspaceId}`, { name: 'awake' }],
@@ -235,7 +229,7 @@ describe('identity and workspaces', () => {
         expect((await client('GET', '/api/v1/api-keys')).status).toBe(200);
         expect((await client('GET', '/api/v1/me')).status).toBe(200);
       } finally {
-        await setWorkspaceSuspended(stack.dataSource, 'sleepy-ws', false);
+        await setWorkspaceSuspended(e2e.stack.dataSource, 'sleepy-ws', false);
       }
       expect((await client('PATCH', `/api/v1/workspaces/${sleepy.workspaceId}`, { name: 'awake' })).status).toBe(200);
     });

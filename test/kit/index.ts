@@ -8,3 +8,4 @@ export * from './fixtures';
 export * from './in-memory-database';
 export * from './stores';
 export * from './jobs-api';
+export * from './service-over-kit';

@@ -12,6 +12,7 @@ import { createApp } from '../../apps/api/src/app';
 import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { createTestDatabase } from './database';
+import { type Responder, WebhookReceiver } from './receiver';
 
 export function temporalAddress(): string {
   return process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -84,20 +85,20 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export interface StackOptions {
+  worker?: boolean;
+  config?: Record<string, unknown>;
+  /** Environment of the stack's config and of its spawned workers (e.g. `TEMPORAL_TLS_*`). */
+  env?: Record<string, string>;
+  /** Log levels of the in-process API (default: errors only). */
+  apiLogLevels?: LogLevel[];
+}
+
 /**
  * Assembles the real system for a test file: a fresh migrated PostgreSQL database, the API on an
  * ephemeral loopback port and a Temporal worker on the shared dev server.
  */
-export async function startStack(
-  options: {
-    worker?: boolean;
-    config?: Record<string, unknown>;
-    /** Environment of the stack's config and of its spawned workers (e.g. `TEMPORAL_TLS_*`). */
-    env?: Record<string, string>;
-    /** Log levels of the in-process API (default: errors only). */
-    apiLogLevels?: LogLevel[];
-  } = {},
-): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const db = await createTestDatabase();
   const config = testConfig(db.url, options.config, options.env);
   const dataSource = await createDataSource(db.url).initialize();
@@ -220,4 +221,52 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
   };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** What `useStack` starts for a test file: the stack and a client holding the workspace's API key. */
+export interface StackUnderTest {
+  stack: Stack;
+  api: ApiClient;
+}
+
+/** `useStack` with a loopback webhook receiver, started after the stack. */
+export interface StackAndReceiver extends StackUnderTest {
+  receiver: WebhookReceiver;
+}
+
+/**
+ * Starts the stack before the enclosing `describe`'s tests and stops it after them (`beforeAll`,
+ * `afterAll`); read the fields inside tests and hooks, once it has started.
+ */
+export function useStack(options: StackOptions = {}): StackUnderTest {
+  const started = {} as StackUnderTest;
+  beforeAll(async () => {
+    started.stack = await startStack(options);
+    started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
+  });
+  afterAll(async () => {
+    await started.stack?.stop();
+  });
+  return started;
+}
+
+/** `useStack` and a webhook receiver answering with `respond` (default: 200 `ok`), stopped after the stack. */
+export function useStackAndReceiver(options: StackOptions & { respond?: Responder } = {}): StackAndReceiver {
+  const { respond, ...stackOptions } = options;
+  const started = {} as StackAndReceiver;
+  beforeAll(async () => {
+    started.stack = await startStack(stackOptions);
+    started.receiver = await WebhookReceiver.start();
+    if (respond) {
+      started.receiver.respondWith(respond);
+    }
+    started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
+  });
+  afterAll(async () => {
+    await started.stack?.stop();
+    await started.receiver?.stop();
+  });
+  return started;
 }

@@ -4,9 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ALL_MIGRATIONS, ApiKeysRepository, AuditLogEntity, createDataSource, WorkspaceEntity } from '@svc/persistence';
-import { DataSource } from 'typeorm';
-import { createScratchDatabase, ScratchDatabase } from '../../../libs/persistence/test/scratch-database';
+import { ALL_MIGRATIONS, ApiKeysRepository, AuditLogEntity, WorkspaceEntity } from '@svc/persistence';
+import { useScratchDatabase } from '../../../libs/persistence/test/scratch-database';
 import { setWorkspaceSuspended } from '../src/commands/workspace';
 import { run } from '../src/main';
 
@@ -17,8 +16,7 @@ interface Captured {
 }
 
 describe('svc (operator CLI)', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('cli', { poolSize: 2, migrate: false });
   /** A folder without `.data/`: the developer's own `npm start` data must not answer for a test. */
   const emptyDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 
@@ -28,23 +26,13 @@ describe('svc (operator CLI)', () => {
     const code = await run(argv, {
       out: (t) => (out += t),
       err: (t) => (err += t),
-      env: { DATABASE_URL: db.url, ...env },
+      env: { DATABASE_URL: scratch.db.url, ...env },
       cwd,
     });
     return { code, out, err };
   }
 
-  beforeAll(async () => {
-    db = await createScratchDatabase('cli');
-    ds = createDataSource(db.url, { poolSize: 2 });
-    await ds.initialize();
-  });
-
   afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
     rmSync(emptyDir, { recursive: true, force: true });
   });
 
@@ -71,24 +59,27 @@ describe('svc (operator CLI)', () => {
       expect(printed.workspace_id).toMatch(/^ws_[0-9A-Z]{26}$/);
       expect(printed.api_key).toMatch(/^sjs_[0-9A-Za-z]{40}$/);
 
-      const ws = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
+      const ws = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
       expect(ws).toMatchObject({ id: printed.workspace_id, name: 'acme', plan: 'free', suspendedAt: null });
 
-      const found = await new ApiKeysRepository(ds).findActiveByHash(sha256(printed.api_key));
+      const found = await new ApiKeysRepository(scratch.ds).findActiveByHash(sha256(printed.api_key));
       expect(found?.workspace.id).toBe(printed.workspace_id);
       expect(found?.key).toMatchObject({ name: 'bootstrap', scopes: ['*'], prefix: printed.api_key.slice(0, 12) });
     });
 
     it('should reuse the workspace and add a second key on a second run', async () => {
-      const first = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
+      const first = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
       const res = await svc(['bootstrap', '--workspace', 'acme', '--json']);
       const printed = JSON.parse(res.out) as Record<string, string>;
       expect(printed.workspace_id).toBe(first.id);
 
-      const keys = await new ApiKeysRepository(ds).list(first.id);
+      const keys = await new ApiKeysRepository(scratch.ds).list(first.id);
       expect(keys.map((k) => k.name)).toEqual(['bootstrap', 'bootstrap']);
       expect(new Set(keys.map((k) => k.prefix)).size).toBe(2);
-      const audits = await ds.manager.findBy(AuditLogEntity, { workspaceId: first.id, action: 'api_key.create' });
+      const audits = await scratch.ds.manager.findBy(AuditLogEntity, {
+        workspaceId: first.id,
+        action: 'api_key.create',
+      });
       expect(audits.map((a) => a.actor)).toEqual(['system', 'system']);
       expect(audits.map((a) => a.target).sort()).toEqual(keys.map((k) => k.id).sort());
     });
@@ -96,9 +87,9 @@ describe('svc (operator CLI)', () => {
     it('should store only the SHA-256 of the key, never the key itself', async () => {
       const res = await svc(['bootstrap', '--workspace', 'acme', '--json']);
       const { api_key: key } = JSON.parse(res.out) as { api_key: string };
-      const rows: { key_hash: string }[] = await ds.query(`SELECT key_hash FROM api_keys`);
+      const rows: { key_hash: string }[] = await scratch.ds.query(`SELECT key_hash FROM api_keys`);
       expect(rows.map((r) => r.key_hash)).toContain(sha256(key));
-      const dump: { found: boolean }[] = await ds.query(
+      const dump: { found: boolean }[] = await scratch.ds.query(
         `SELECT EXISTS (
            SELECT 1 FROM api_keys k WHERE row_to_json(k)::text LIKE '%' || $1 || '%'
            UNION ALL SELECT 1 FROM audit_log a WHERE row_to_json(a)::text LIKE '%' || $1 || '%'
@@ -112,7 +103,7 @@ describe('svc (operator CLI)', () => {
       const res = await svc(['bootstrap', '--workspace', 'beta']);
       expect(res.code).toBe(0);
       expect(res.out).toMatch(/^created workspace beta \(ws_\w+\); API key key_\w+ \(shown once\): sjs_\w{40}\n$/);
-      const ws = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'beta' });
+      const ws = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'beta' });
       expect(ws.plan).toBe('self_hosted');
     });
 
@@ -127,25 +118,25 @@ describe('svc (operator CLI)', () => {
   describe('svc workspace suspend / unsuspend', () => {
     it('should suspend, stay suspended when repeated, then unsuspend, auditing each change once', async () => {
       expect(await svc(['workspace', 'suspend', 'acme'])).toMatchObject({ code: 0, err: '' });
-      const suspended = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
+      const suspended = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
       expect(suspended.suspendedAt).toBeInstanceOf(Date);
 
       const again = await svc(['workspace', 'suspend', 'acme']);
       expect(again.out).toMatch(/was already suspended/);
-      const still = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
+      const still = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
       expect(still.suspendedAt).toEqual(suspended.suspendedAt);
 
       // the auth lookup sees the suspension
       const res = await svc(['bootstrap', '--workspace', 'acme', '--json']);
       const { api_key: key } = JSON.parse(res.out) as { api_key: string };
-      const found = await new ApiKeysRepository(ds).findActiveByHash(sha256(key));
+      const found = await new ApiKeysRepository(scratch.ds).findActiveByHash(sha256(key));
       expect(found?.workspace.suspendedAt).toEqual(suspended.suspendedAt);
 
       expect(await svc(['workspace', 'unsuspend', 'acme'])).toMatchObject({ code: 0, err: '' });
-      const lifted = await ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
+      const lifted = await scratch.ds.manager.findOneByOrFail(WorkspaceEntity, { slug: 'acme' });
       expect(lifted.suspendedAt).toBeNull();
 
-      const actions = await ds.manager.find(AuditLogEntity, {
+      const actions = await scratch.ds.manager.find(AuditLogEntity, {
         where: { workspaceId: lifted.id, target: lifted.id },
         order: { id: 'ASC' },
       });
@@ -158,7 +149,7 @@ describe('svc (operator CLI)', () => {
     it('should fail with one line and exit 1 for an unknown slug', async () => {
       const res = await svc(['workspace', 'suspend', 'nope']);
       expect(res).toEqual({ code: 1, out: '', err: 'error: workspace not found: nope\n' });
-      await expect(setWorkspaceSuspended(ds, 'nope', false)).rejects.toThrow('workspace not found: nope');
+      await expect(setWorkspaceSuspended(scratch.ds, 'nope', false)).rejects.toThrow('workspace not found: nope');
     });
   });
 
@@ -169,7 +160,7 @@ describe('svc (operator CLI)', () => {
         process.execPath,
         ['-r', '@swc-node/register', main, 'workspace', 'unsuspend', 'nope'],
         {
-          env: { ...process.env, DATABASE_URL: db.url },
+          env: { ...process.env, DATABASE_URL: scratch.db.url },
           cwd: `${__dirname}/../../..`,
         },
       );
@@ -192,7 +183,7 @@ describe('svc (operator CLI)', () => {
       const project = mkdtempSync(join(tmpdir(), 'svc-cli-project-'));
       try {
         mkdirSync(join(project, '.data'));
-        writeFileSync(join(project, '.data', 'database-url'), `${db.url}\n`);
+        writeFileSync(join(project, '.data', 'database-url'), `${scratch.db.url}\n`);
         expect(await svc(['migrate'], { DATABASE_URL: '' }, project)).toEqual({
           code: 0,
           out: 'no pending migrations\n',
@@ -212,7 +203,7 @@ describe('svc (operator CLI)', () => {
       const project = mkdtempSync(join(tmpdir(), 'svc-cli-project-'));
       try {
         mkdirSync(join(project, 'elsewhere'));
-        writeFileSync(join(project, 'elsewhere', 'database-url'), db.url);
+        writeFileSync(join(project, 'elsewhere', 'database-url'), scratch.db.url);
         expect(await svc(['migrate'], { DATABASE_URL: '', SVC_DATA_DIR: 'elsewhere' }, project)).toEqual({
           code: 0,
           out: 'no pending migrations\n',

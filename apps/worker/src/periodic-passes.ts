@@ -1,11 +1,4 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { PeriodicTask } from '@svc/common/periodic-task';
@@ -15,7 +8,7 @@ import { Client } from '@temporalio/client';
 import { AlertSweeper } from './alerts/alert-sweeper';
 import { reconcileJobWorkflows } from './reconciler/reconciler';
 import { repairStalledRuns } from './reconciler/stalled-runs';
-import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from './worker.constants';
+import { type StartedAtBootstrap, WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from './worker.constants';
 
 /**
  * What the worker repeats beside its Temporal workers, each a `PeriodicTask` (libs/common): the
@@ -25,7 +18,7 @@ import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from './worker.cons
  * awaited before the connections close.
  */
 @Injectable()
-export class PeriodicPasses implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class PeriodicPasses implements StartedAtBootstrap {
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private readonly reconcile: PeriodicTask;
   private readonly stalledRuns: PeriodicTask;

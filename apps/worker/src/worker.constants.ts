@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { dataConverterOptions } from '@svc/common/temporal-data-converter';
 
 /** Injection tokens of the worker's providers that are values rather than classes. */
@@ -17,3 +18,10 @@ export const JOB_ACTIVITIES = Symbol('JOB_ACTIVITIES');
 export const ALERT_ACTIVITIES = Symbol('ALERT_ACTIVITIES');
 /** The logger context of the worker's own lines (start-up, passes, activity warnings). */
 export const WORKER_LOG_CONTEXT = 'Worker';
+
+/**
+ * A part of the worker started at bootstrap and stopped in two steps: `beforeApplicationShutdown`
+ * stops what starts new work (timers, polling), `onApplicationShutdown` awaits the work in flight
+ * before the connections close. The periodic passes, the health monitor and the queue workers.
+ */
+export type StartedAtBootstrap = OnApplicationBootstrap & BeforeApplicationShutdown & OnApplicationShutdown;

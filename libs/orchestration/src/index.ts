@@ -1,6 +1,7 @@
 export * from './job-snapshot';
 export * from './job-workflow.gateway';
 export * from './job-schedule';
+export * from './job-changes';
 export * from './job-lifecycle';
 export * from './background-work';
 export * from './audit-retention';

@@ -9,7 +9,8 @@ import {
   settle,
 } from '../../../test/kit';
 import { BackgroundWork } from './background-work';
-import { type JobEdit, JobLifecycle, nextRevision } from './job-lifecycle';
+import { type JobEdit, nextRevision } from './job-changes';
+import { JobLifecycle } from './job-lifecycle';
 
 /**
  * JobLifecycle over the in-memory kit (test/kit): every transition of the spec's job state table

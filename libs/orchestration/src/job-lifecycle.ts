@@ -14,7 +14,6 @@ import {
   type ManualRetry,
   nextRevision,
   noteDetails,
-  type OverridesFor,
   TRANSITION_REFUSED,
   type TransitionOptions,
   USER_TRANSITIONS,
@@ -25,24 +24,6 @@ import {
 import { JobWorkflowNotices } from './job-workflow-notices';
 import { ManualRuns } from './manual-runs';
 import { RunClosing } from './run-closing';
-
-export {
-  type ChangeNote,
-  type CloseRunInput,
-  type InTransactionCheck,
-  type JobEdit,
-  type JobLifecycleDeps,
-  type JobSettingsColumns,
-  type ManualRetry,
-  nextRevision,
-  type OverridesFor,
-  TRIGGERABLE,
-  type TransitionOptions,
-  USER_TRANSITIONS,
-  type UserTransition,
-  type WriteOptions,
-  type WrittenJob,
-} from './job-changes';
 
 /**
  * The one home of a job's state machine, for the API and the worker alike: create, PATCH, state
@@ -337,14 +318,8 @@ export class JobLifecycle {
   }
 
   /** `POST /jobs/{id}/trigger`: a manual run now, from `active` or `paused`; the schedule is unaffected. */
-  async trigger(
-    workspaceId: string,
-    id: string,
-    actor: string,
-    context: ChangeNote = {},
-    overridesFor?: OverridesFor,
-  ): Promise<{ runId: string }> {
-    return this.manualRuns.trigger(workspaceId, id, actor, context, overridesFor);
+  async trigger(...args: Parameters<ManualRuns['trigger']>): Promise<{ runId: string }> {
+    return this.manualRuns.trigger(...args);
   }
 
   /** `POST /runs/{id}/cancel`: a `running` or `deferred` run ends `cancelled`, its workflow first. */
@@ -353,14 +328,8 @@ export class JobLifecycle {
   }
 
   /** `POST /runs/{id}/retry`: the one manual retry of a failed run's occurrence. */
-  async retryRun(
-    workspaceId: string,
-    runId: string,
-    actor: string,
-    context: ChangeNote = {},
-    overridesFor?: OverridesFor,
-  ): Promise<ManualRetry> {
-    return this.manualRuns.retryRun(workspaceId, runId, actor, context, overridesFor);
+  async retryRun(...args: Parameters<ManualRuns['retryRun']>): Promise<ManualRetry> {
+    return this.manualRuns.retryRun(...args);
   }
 
   private async lockJob(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {

@@ -4,7 +4,8 @@ import { AuditRepository, JobsRepository, RunsRepository, WorkspacesRepository }
 import type { Client } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { BackgroundWork, FOLLOW_UP_RETRY } from './background-work';
-import { JobLifecycle, type JobLifecycleDeps } from './job-lifecycle';
+import type { JobLifecycleDeps } from './job-changes';
+import { JobLifecycle } from './job-lifecycle';
 import { JobWorkflowGateway } from './job-workflow.gateway';
 
 /** What a process adds to its `JobLifecycle` (the worker: alerts and run metrics). */

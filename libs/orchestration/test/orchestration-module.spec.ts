@@ -12,7 +12,8 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../src/background-work';
-import { JobLifecycle, type JobLifecycleDeps } from '../src/job-lifecycle';
+import type { JobLifecycleDeps } from '../src/job-changes';
+import { JobLifecycle } from '../src/job-lifecycle';
 import { JobWorkflowGateway } from '../src/job-workflow.gateway';
 import { OrchestrationModule } from '../src/orchestration.module';
 

@@ -1,9 +1,8 @@
 import { buildConfig } from '@svc/common';
 import { newId } from '@svc/workflow-contract/ids';
 import { purgeExpiredRuns } from '@svc/orchestration';
-import { createDataSource, RunsRepository, WorkspacesRepository } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
-import { createScratchDatabase, type ScratchDatabase } from '../../persistence/test/scratch-database';
+import { RunsRepository, WorkspacesRepository } from '@svc/persistence';
+import { useScratchDatabase } from '../../persistence/test/scratch-database';
 
 /** Run retention against real PostgreSQL (issue 22): what goes, what stays, and who may run it. */
 describe('purgeExpiredRuns (PostgreSQL)', () => {
@@ -12,30 +11,18 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
   const ago = (days: number) => new Date(now.getTime() - days * DAY);
   // runs.retention 30d; plan `free` keeps runs 7 days; `self_hosted` and unknown plans follow 30d.
   const config = buildConfig({ runs: { retention: '30d' }, plans: { free: { run_retention: '7d' } } }, {});
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('runret', { poolSize: 8 });
   let runs: RunsRepository;
   let workspaces: WorkspacesRepository;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('runret');
-    ds = createDataSource(db.url, { poolSize: 8 });
-    await ds.initialize();
-    await ds.runMigrations();
-    runs = new RunsRepository(ds);
-    workspaces = new WorkspacesRepository(ds);
+    runs = new RunsRepository(scratch.ds);
+    workspaces = new WorkspacesRepository(scratch.ds);
   });
 
   // Each test starts from an empty run history (the purge is global).
   beforeEach(async () => {
-    await ds.query(`DELETE FROM runs`);
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    await scratch.ds.query(`DELETE FROM runs`);
   });
 
   /** Opens a scheduled run (counted in usage), starts `attempts` attempts, and finishes it unless `status` is open. */
@@ -102,13 +89,13 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
   }
 
   const existing = async (ids: string[]): Promise<string[]> =>
-    (await ds.query(`SELECT id FROM runs WHERE id = ANY($1::text[]) ORDER BY id`, [ids])).map(
+    (await scratch.ds.query(`SELECT id FROM runs WHERE id = ANY($1::text[]) ORDER BY id`, [ids])).map(
       (r: { id: string }) => r.id,
     );
   const attemptsOf = async (ids: string[]): Promise<number> =>
-    Number((await ds.query(`SELECT count(*) AS n FROM attempts WHERE run_id = ANY($1::text[])`, [ids]))[0].n);
+    Number((await scratch.ds.query(`SELECT count(*) AS n FROM attempts WHERE run_id = ANY($1::text[])`, [ids]))[0].n);
   const usage = async (): Promise<Array<{ workspace_id: string; month: string; runs: number }>> =>
-    ds.query(`SELECT workspace_id, month, runs FROM usage_counters ORDER BY workspace_id, month`);
+    scratch.ds.query(`SELECT workspace_id, month, runs FROM usage_counters ORDER BY workspace_id, month`);
 
   it('should delete terminal runs finished past their retention with their attempts, and keep young and open runs and usage', async () => {
     const hosted = await workspaces.create({ name: 'self', slug: 'ret-self', plan: 'self_hosted' });
@@ -163,7 +150,7 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
     const ws = await workspaces.create({ name: 'lock', slug: 'ret-lock', plan: 'self_hosted' });
     const held = await run(ws.id, ago(50), { status: 'succeeded' });
     const free = await run(ws.id, ago(50), { status: 'succeeded' });
-    const runner = ds.createQueryRunner();
+    const runner = scratch.ds.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     try {
@@ -181,14 +168,14 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
   it('should let several purgers run at once: each run deleted once, none left, no error', async () => {
     const ws = await workspaces.create({ name: 'many', slug: 'ret-many', plan: 'self_hosted' });
     const total = 3_000;
-    await ds.query(
+    await scratch.ds.query(
       `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, attempts_count, finished_at)
        SELECT 'run_many_' || i, $1, 'job_many', 1, $2::timestamptz + i * interval '1 second', 'schedule', 'succeeded', 2,
               $2::timestamptz + i * interval '1 second'
          FROM generate_series(1, $3::int) AS i`,
       [ws.id, ago(40), total],
     );
-    await ds.query(
+    await scratch.ds.query(
       `INSERT INTO attempts (run_id, n, workspace_id, started_at, finished_at, outcome, request_summary)
        SELECT 'run_many_' || i, n, $1, $2::timestamptz, $2::timestamptz, 'success', 'POST'
          FROM generate_series(1, $3::int) AS i, generate_series(0, 1) AS n`,
@@ -198,14 +185,16 @@ describe('purgeExpiredRuns (PostgreSQL)', () => {
       Array.from({ length: 4 }, () => purgeExpiredRuns(runs, config, now, { batch: 100 })),
     );
     expect(results.reduce((sum, r) => sum + r.deleted, 0)).toBe(total);
-    expect(Number((await ds.query(`SELECT count(*) AS n FROM runs WHERE workspace_id = $1`, [ws.id]))[0].n)).toBe(0);
-    expect(Number((await ds.query(`SELECT count(*) AS n FROM attempts WHERE workspace_id = $1`, [ws.id]))[0].n)).toBe(
-      0,
-    );
+    expect(
+      Number((await scratch.ds.query(`SELECT count(*) AS n FROM runs WHERE workspace_id = $1`, [ws.id]))[0].n),
+    ).toBe(0);
+    expect(
+      Number((await scratch.ds.query(`SELECT count(*) AS n FROM attempts WHERE workspace_id = $1`, [ws.id]))[0].n),
+    ).toBe(0);
   });
 
   it('should find expired runs through idx_runs_finished_terminal', async () => {
-    const plan: Array<{ 'QUERY PLAN': string }> = await ds.query(
+    const plan: Array<{ 'QUERY PLAN': string }> = await scratch.ds.query(
       `EXPLAIN SELECT id FROM runs WHERE status IN ('succeeded', 'failed', 'skipped', 'cancelled') AND finished_at < $1
         ORDER BY finished_at LIMIT 2000 FOR UPDATE SKIP LOCKED`,
       [ago(30)],

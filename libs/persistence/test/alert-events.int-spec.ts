@@ -1,40 +1,26 @@
 import { alertEventId, newAlertEvent } from '@svc/common/alert-events';
 import { newId } from '@svc/workflow-contract/ids';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/data-source';
 import {
   AlertChannelsRepository,
   AlertEventsRepository,
   AlertRulesRepository,
   WorkspacesRepository,
 } from '../src/repositories';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { useScratchDatabase } from './scratch-database';
 
 /** Issue 10: alert events recorded once, planned once, cooldown per rule, job and type, the SLA watch. */
 describe('alert events repository', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('alerts', { poolSize: 4 });
   let events: AlertEventsRepository;
   let channels: AlertChannelsRepository;
   let rules: AlertRulesRepository;
   let workspaces: WorkspacesRepository;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('alerts');
-    ds = createDataSource(db.url, { poolSize: 4 });
-    await ds.initialize();
-    await ds.runMigrations();
-    events = new AlertEventsRepository(ds);
-    channels = new AlertChannelsRepository(ds);
-    rules = new AlertRulesRepository(ds);
-    workspaces = new WorkspacesRepository(ds);
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    events = new AlertEventsRepository(scratch.ds);
+    channels = new AlertChannelsRepository(scratch.ds);
+    rules = new AlertRulesRepository(scratch.ds);
+    workspaces = new WorkspacesRepository(scratch.ds);
   });
 
   let slugs = 0;
@@ -43,7 +29,7 @@ describe('alert events repository', () => {
     const channelId = newId('channel');
     const unverifiedId = newId('channel');
     const ruleId = newId('rule');
-    await ds.transaction(async (m) => {
+    await scratch.ds.transaction(async (m) => {
       await channels.insert(
         {
           id: channelId,
@@ -149,7 +135,7 @@ describe('alert events repository', () => {
   it('should mark in-flight runs past their SLA once and record one event each', async () => {
     const { workspaceId } = await setup({ events: ['run.sla_breached'] });
     const jobId = newId('job');
-    await ds.query(
+    await scratch.ds.query(
       `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
                          schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
                          overlap_policy, state, sla_threshold_ms, tags)
@@ -164,7 +150,7 @@ describe('alert events repository', () => {
       [late, 120_000],
       [onTime, 10_000],
     ] as const) {
-      await ds.query(
+      await scratch.ds.query(
         `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, claimed_at)
          VALUES ($1, $2, $3, 1, $4, 'schedule', 'deferred', now())`,
         [id, workspaceId, jobId, new Date(now.getTime() - ageMs)],
@@ -175,7 +161,7 @@ describe('alert events repository', () => {
       eventIds: [alertEventId('run.sla_breached', late)],
     });
     expect(await events.markSlaBreachesInFlight(now, 300_000, 100)).toEqual({ marked: 0, eventIds: [] });
-    const rows: Array<{ id: string; sla_breached: boolean }> = await ds.query(
+    const rows: Array<{ id: string; sla_breached: boolean }> = await scratch.ds.query(
       `SELECT id, sla_breached FROM runs WHERE job_id = $1 ORDER BY id`,
       [jobId],
     );
@@ -209,7 +195,7 @@ describe('alert events repository', () => {
     const ids = await events.recordServiceEvent('service.degraded', at, details('temporal', began));
     expect(ids).toHaveLength(2);
     expect(await events.recordServiceEvent('service.degraded', at, details('temporal', began))).toEqual([]);
-    const stored: Array<{ workspace_id: string; job_id: string | null }> = await ds.query(
+    const stored: Array<{ workspace_id: string; job_id: string | null }> = await scratch.ds.query(
       `SELECT workspace_id, job_id FROM alert_events WHERE id = ANY($1::text[]) ORDER BY workspace_id`,
       [ids],
     );
@@ -239,7 +225,7 @@ describe('alert events repository', () => {
 
   it('should take a deleted channel out of every rule', async () => {
     const { workspaceId, channelId, ruleId } = await setup();
-    await ds.transaction((m) => channels.delete(workspaceId, channelId, m));
+    await scratch.ds.transaction((m) => channels.delete(workspaceId, channelId, m));
     expect((await rules.findById(workspaceId, ruleId))!.channelIds).not.toContain(channelId);
   });
 });

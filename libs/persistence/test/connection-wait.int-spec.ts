@@ -1,6 +1,5 @@
-import { createDataSource, isDatabaseUnavailable } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
-import { createScratchDatabase, type ScratchDatabase } from './scratch-database';
+import { isDatabaseUnavailable } from '@svc/persistence';
+import { useScratchDatabase } from './scratch-database';
 
 /**
  * A query never waits forever for a connection: with every pool slot held, the next query fails
@@ -8,26 +7,14 @@ import { createScratchDatabase, type ScratchDatabase } from './scratch-database'
  * serves again once a slot is free.
  */
 describe('the connection wait is bounded', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
-
-  beforeAll(async () => {
-    db = await createScratchDatabase('connection_wait');
-    ds = createDataSource(db.url, { poolSize: 1, connectTimeoutMs: 500 });
-    await ds.initialize();
-  });
-
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
-  });
+  const scratch = useScratchDatabase('connection_wait', { poolSize: 1, connectTimeoutMs: 500, migrate: false });
 
   it('should fail a query as unavailable when no slot frees within the timeout, then serve again', async () => {
-    const holder = ds.createQueryRunner();
+    const holder = scratch.ds.createQueryRunner();
     await holder.connect();
     await holder.startTransaction();
     const started = Date.now();
-    const waited = await ds.query('SELECT 1 AS one').then(
+    const waited = await scratch.ds.query('SELECT 1 AS one').then(
       () => null,
       (err: unknown) => err,
     );
@@ -38,6 +25,6 @@ describe('the connection wait is bounded', () => {
     expect(waited).not.toBeNull();
     expect(isDatabaseUnavailable(waited)).toBe(true);
     expect(waitedMs).toBeGreaterThanOrEqual(400);
-    expect(await ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    expect(await scratch.ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 });

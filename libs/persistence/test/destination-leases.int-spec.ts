@@ -1,6 +1,5 @@
-import { createDataSource, DestinationsRepository, WorkspacesRepository } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
-import { createScratchDatabase, type ScratchDatabase } from './scratch-database';
+import { DestinationsRepository, WorkspacesRepository } from '@svc/persistence';
+import { useScratchDatabase } from './scratch-database';
 
 /**
  * The lease statement of destination limits (issue 46) under concurrency: many connections racing
@@ -8,26 +7,16 @@ import { createScratchDatabase, type ScratchDatabase } from './scratch-database'
  * a dead worker expires, and a `Retry-After` hold stops every taker until it ends.
  */
 describe('DestinationsRepository leases', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('destinations', { poolSize: 24 });
   let destinations: DestinationsRepository;
   let workspaceId: string;
   let otherWorkspaceId: string;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('destinations');
-    ds = createDataSource(db.url, { poolSize: 24 });
-    await ds.initialize();
-    await ds.runMigrations();
-    destinations = new DestinationsRepository(ds);
-    const workspaces = new WorkspacesRepository(ds);
+    destinations = new DestinationsRepository(scratch.ds);
+    const workspaces = new WorkspacesRepository(scratch.ds);
     workspaceId = (await workspaces.create({ name: 'W', slug: 'dest-a', plan: 'self_hosted' })).id;
     otherWorkspaceId = (await workspaces.create({ name: 'V', slug: 'dest-b', plan: 'self_hosted' })).id;
-  });
-
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
   });
 
   const limits = (maxInFlight: number | null, perMinute: number | null, on429: 'pause_destination' | null = null) => ({

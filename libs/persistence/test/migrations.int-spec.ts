@@ -1,38 +1,23 @@
-import { DataSource } from 'typeorm';
-import { ALL_MIGRATIONS, createDataSource } from '../src/data-source';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { ALL_MIGRATIONS } from '../src/data-source';
+import { useScratchDatabase } from './scratch-database';
 
 // style.md rule 16: every migration runs on an empty database, then the entities must match the
 // schema exactly (no drift), then every migration reverts cleanly.
 describe('migrations', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
-
-  beforeAll(async () => {
-    db = await createScratchDatabase('mig');
-    ds = createDataSource(db.url, { poolSize: 2 });
-    await ds.initialize();
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
-  });
+  const scratch = useScratchDatabase('mig', { poolSize: 2, migrate: false });
 
   it('should run every migration on an empty database', async () => {
-    const ran = await ds.runMigrations({ transaction: 'each' });
+    const ran = await scratch.ds.runMigrations({ transaction: 'each' });
     expect(ran.map((m) => m.name)).toEqual(ALL_MIGRATIONS.map((m) => m.name));
   });
 
   it('should leave no drift between the entities and the schema', async () => {
-    const sql = await ds.driver.createSchemaBuilder().log();
+    const sql = await scratch.ds.driver.createSchemaBuilder().log();
     expect(sql.upQueries.map((q) => q.query)).toEqual([]);
   });
 
   it('should create the hand-written indexes', async () => {
-    const rows: { indexname: string; indexdef: string }[] = await ds.query(
+    const rows: { indexname: string; indexdef: string }[] = await scratch.ds.query(
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexname IN
        ('idx_jobs_tags', 'idx_jobs_name_trgm', 'idx_runs_workspace_scheduled', 'idx_runs_workspace_sla_breached')
        ORDER BY indexname`,
@@ -50,7 +35,7 @@ describe('migrations', () => {
   });
 
   it("should hold a job's policies to the values the API and the workflow know (issue 50)", async () => {
-    const rows: { conname: string; def: string }[] = await ds.query(
+    const rows: { conname: string; def: string }[] = await scratch.ds.query(
       `SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
        WHERE conname IN ('ck_jobs_misfire_policy', 'ck_jobs_overlap_policy') ORDER BY conname`,
     );
@@ -61,13 +46,13 @@ describe('migrations', () => {
 
   it('should revert every migration and leave no table behind', async () => {
     for (let i = 0; i < ALL_MIGRATIONS.length; i++) {
-      await ds.undoLastMigration();
+      await scratch.ds.undoLastMigration();
     }
-    const tables: { tablename: string }[] = await ds.query(
+    const tables: { tablename: string }[] = await scratch.ds.query(
       `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
     );
     // Only TypeORM's own bookkeeping table remains.
     expect(tables.map((t) => t.tablename)).toEqual(['typeorm_migrations']);
-    expect(await ds.query(`SELECT * FROM typeorm_migrations`)).toEqual([]);
+    expect(await scratch.ds.query(`SELECT * FROM typeorm_migrations`)).toEqual([]);
   });
 });

@@ -1,23 +1,12 @@
-import { createDataSource, RateLimitsRepository } from '@svc/persistence';
-import type { DataSource } from 'typeorm';
-import { createScratchDatabase, type ScratchDatabase } from './scratch-database';
+import { RateLimitsRepository } from '@svc/persistence';
+import { useScratchDatabase } from './scratch-database';
 
 describe('RateLimitsRepository', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('ratelimits', { poolSize: 8 });
   let windows: RateLimitsRepository;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('ratelimits');
-    ds = createDataSource(db.url, { poolSize: 8 });
-    await ds.initialize();
-    await ds.runMigrations();
-    windows = new RateLimitsRepository(ds);
-  });
-
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    windows = new RateLimitsRepository(scratch.ds);
   });
 
   it('should count concurrent hits from many connections without losing one', async () => {
@@ -36,7 +25,9 @@ describe('RateLimitsRepository', () => {
     await windows.hit('api:closed', 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await windows.deleteExpired(0)).toBeGreaterThanOrEqual(1);
-    const left: Array<{ bucket: string }> = await ds.query('SELECT bucket FROM rate_limit_windows ORDER BY bucket');
+    const left: Array<{ bucket: string }> = await scratch.ds.query(
+      'SELECT bucket FROM rate_limit_windows ORDER BY bucket',
+    );
     expect(left.map((r) => r.bucket)).not.toContain('api:closed');
     expect(left.map((r) => r.bucket)).toContain('api:concurrent');
   });

@@ -1,29 +1,15 @@
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/data-source';
 import { ApiKeyEntity } from '../src/entities';
 import { ApiKeysRepository, AuditRepository, WorkspacesRepository } from '../src/repositories';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { useScratchDatabase } from './scratch-database';
 
 describe('repositories', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('repo', { poolSize: 2 });
   let workspaces: WorkspacesRepository;
   let keys: ApiKeysRepository;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('repo');
-    ds = createDataSource(db.url, { poolSize: 2 });
-    await ds.initialize();
-    await ds.runMigrations();
-    workspaces = new WorkspacesRepository(ds);
-    keys = new ApiKeysRepository(ds);
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    workspaces = new WorkspacesRepository(scratch.ds);
+    keys = new ApiKeysRepository(scratch.ds);
   });
 
   describe('ApiKeysRepository', () => {
@@ -54,30 +40,30 @@ describe('repositories', () => {
       const t0 = new Date('2030-01-01T00:00:00Z');
       await keys.touchLastUsed(key.id, t0);
       await keys.touchLastUsed(key.id, new Date(t0.getTime() + 30_000));
-      expect((await ds.manager.findOneByOrFail(ApiKeyEntity, { id: key.id })).lastUsedAt).toEqual(t0);
+      expect((await scratch.ds.manager.findOneByOrFail(ApiKeyEntity, { id: key.id })).lastUsedAt).toEqual(t0);
       const t1 = new Date(t0.getTime() + 61_000);
       await keys.touchLastUsed(key.id, t1);
-      expect((await ds.manager.findOneByOrFail(ApiKeyEntity, { id: key.id })).lastUsedAt).toEqual(t1);
+      expect((await scratch.ds.manager.findOneByOrFail(ApiKeyEntity, { id: key.id })).lastUsedAt).toEqual(t1);
     });
   });
 
   describe('AuditRepository', () => {
     it('should write inside the caller transaction and roll back with it', async () => {
       const ws = await workspaces.create({ name: 'D', slug: 'd', plan: 'free' });
-      const audit = new AuditRepository(ds);
+      const audit = new AuditRepository(scratch.ds);
       await expect(
-        ds.transaction(async (m) => {
+        scratch.ds.transaction(async (m) => {
           await audit.insert(ws.id, { actor: 'system', action: 'workspace.update', target: ws.id }, m);
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
       const entry = await audit.insert(ws.id, { actor: 'system', action: 'workspace.update', target: ws.id });
       expect(entry).toMatchObject({ workspaceId: ws.id, details: {} });
-      const [stored] = await ds.query(`SELECT created_at FROM audit_log WHERE id = $1`, [entry.id]);
+      const [stored] = await scratch.ds.query(`SELECT created_at FROM audit_log WHERE id = $1`, [entry.id]);
       expect(entry.createdAt).toEqual(stored.created_at);
-      expect(await ds.query(`SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1`, [ws.id])).toEqual([
-        { n: 1 },
-      ]);
+      expect(
+        await scratch.ds.query(`SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1`, [ws.id]),
+      ).toEqual([{ n: 1 }]);
     });
   });
 

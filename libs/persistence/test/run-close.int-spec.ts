@@ -1,9 +1,7 @@
 import { newId } from '@svc/workflow-contract/ids';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/data-source';
 import { RunEntity } from '../src/entities';
 import { RunsRepository, WorkspacesRepository } from '../src/repositories';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { useScratchDatabase } from './scratch-database';
 
 /**
  * RunsRepository.close against real PostgreSQL: the attempt, the run and the job's outcome in one
@@ -11,30 +9,18 @@ import { createScratchDatabase, ScratchDatabase } from './scratch-database';
  */
 describe('RunsRepository.close (PostgreSQL)', () => {
   const DEFAULT_SLA_MS = 300_000;
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('runclose', { poolSize: 6 });
   let runs: RunsRepository;
   let workspaceId: string;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('runclose');
-    ds = createDataSource(db.url, { poolSize: 6 });
-    await ds.initialize();
-    await ds.runMigrations();
-    runs = new RunsRepository(ds);
-    workspaceId = (await new WorkspacesRepository(ds).create({ name: 'W', slug: 'w', plan: 'free' })).id;
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    runs = new RunsRepository(scratch.ds);
+    workspaceId = (await new WorkspacesRepository(scratch.ds).create({ name: 'W', slug: 'w', plan: 'free' })).id;
   });
 
   async function job(extra: { slaThresholdMs?: number; consecutiveFailures?: number } = {}): Promise<string> {
     const id = newId('job');
-    await ds.query(
+    await scratch.ds.query(
       `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
                          schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
                          overlap_policy, state, sla_threshold_ms, consecutive_failures)
@@ -71,9 +57,10 @@ describe('RunsRepository.close (PostgreSQL)', () => {
   });
 
   async function jobRow(id: string) {
-    const [row] = (await ds.query(`SELECT consecutive_failures, last_run_status, last_run_at FROM jobs WHERE id = $1`, [
-      id,
-    ])) as Array<{ consecutive_failures: number; last_run_status: string | null; last_run_at: Date | null }>;
+    const [row] = (await scratch.ds.query(
+      `SELECT consecutive_failures, last_run_status, last_run_at FROM jobs WHERE id = $1`,
+      [id],
+    )) as Array<{ consecutive_failures: number; last_run_status: string | null; last_run_at: Date | null }>;
     return row;
   }
 
@@ -117,7 +104,7 @@ describe('RunsRepository.close (PostgreSQL)', () => {
     });
 
     // A re-executed activity: nothing changes, the job's streak included.
-    await ds.query(`UPDATE jobs SET consecutive_failures = 4 WHERE id = $1`, [jobId]);
+    await scratch.ds.query(`UPDATE jobs SET consecutive_failures = 4 WHERE id = $1`, [jobId]);
     const again = await runs.close({
       runId: run.id,
       status: 'failed',
@@ -215,7 +202,7 @@ describe('RunsRepository.close (PostgreSQL)', () => {
 
     const gone = await job();
     const orphan = await startedRun(gone, 5_000);
-    await ds.query(`DELETE FROM jobs WHERE id = $1`, [gone]);
+    await scratch.ds.query(`DELETE FROM jobs WHERE id = $1`, [gone]);
     const closed = await runs.close({
       runId: orphan.id,
       status: 'failed',
@@ -267,7 +254,7 @@ describe('RunsRepository.close (PostgreSQL)', () => {
   it('should wait for a transaction holding the job and see the streak it committed', async () => {
     const jobId = await job();
     const run = await startedRun(jobId);
-    const runner = ds.createQueryRunner();
+    const runner = scratch.ds.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     await runner.query(`SELECT id FROM jobs WHERE id = $1 FOR UPDATE`, [jobId]);
@@ -279,7 +266,9 @@ describe('RunsRepository.close (PostgreSQL)', () => {
     // The close blocks on the job's lock: the run is still open meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(settled).toBe(false);
-    const [open] = (await ds.query(`SELECT status FROM runs WHERE id = $1`, [run.id])) as Array<{ status: string }>;
+    const [open] = (await scratch.ds.query(`SELECT status FROM runs WHERE id = $1`, [run.id])) as Array<{
+      status: string;
+    }>;
     expect(open.status).toBe('running');
     await runner.commitTransaction();
     await runner.release();

@@ -1,14 +1,11 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { generateEncryptionKey, SecretDecryptionError, SecretsCipher } from '@svc/common/secrets-crypto';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/data-source';
 import { AuditRepository, SecretsRepository, StatsRepository, WorkspacesRepository } from '../src/repositories';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { useScratchDatabase } from './scratch-database';
 
 /** Issue 8: secrets, audit listing and retention, and the stats overview's aggregates. */
 describe('secrets, audit and stats repositories', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('sas', { poolSize: 4 });
   let workspaces: WorkspacesRepository;
   let secrets: SecretsRepository;
   let audit: AuditRepository;
@@ -16,21 +13,10 @@ describe('secrets, audit and stats repositories', () => {
   const cipher = SecretsCipher.fromKey(generateEncryptionKey());
 
   beforeAll(async () => {
-    db = await createScratchDatabase('sas');
-    ds = createDataSource(db.url, { poolSize: 4 });
-    await ds.initialize();
-    await ds.runMigrations();
-    workspaces = new WorkspacesRepository(ds);
-    secrets = new SecretsRepository(ds);
-    audit = new AuditRepository(ds);
-    stats = new StatsRepository(ds);
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    workspaces = new WorkspacesRepository(scratch.ds);
+    secrets = new SecretsRepository(scratch.ds);
+    audit = new AuditRepository(scratch.ds);
+    stats = new StatsRepository(scratch.ds);
   });
 
   let slugs = 0;
@@ -43,7 +29,7 @@ describe('secrets, audit and stats repositories', () => {
     fields: { name?: string; sinkKind?: string; sinkConfig?: unknown; state?: string; failures?: number } = {},
   ) {
     const id = newId('job');
-    await ds.query(
+    await scratch.ds.query(
       `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
                          schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
                          overlap_policy, state, consecutive_failures)
@@ -64,7 +50,7 @@ describe('secrets, audit and stats repositories', () => {
 
   describe('SecretsRepository', () => {
     async function put(workspaceId: string, name: string, value: string) {
-      return ds.transaction(async (m) => {
+      return scratch.ds.transaction(async (m) => {
         await secrets.lockWorkspace(workspaceId, m);
         const blob = cipher.encrypt(value, { workspaceId, name });
         return (await secrets.findForUpdate(workspaceId, name, m))
@@ -78,7 +64,7 @@ describe('secrets, audit and stats repositories', () => {
       for (const name of ['b_token', 'A_TOKEN', 'C', '_x']) {
         await put(ws.id, name, `value-of-${name}`);
       }
-      const raw: Array<{ value_encrypted: Buffer }> = await ds.query(
+      const raw: Array<{ value_encrypted: Buffer }> = await scratch.ds.query(
         `SELECT value_encrypted FROM secrets WHERE workspace_id = $1`,
         [ws.id],
       );
@@ -123,7 +109,7 @@ describe('secrets, audit and stats repositories', () => {
       const b = await workspace();
       await put(a.id, 'TOKEN', 'a-token');
       await put(b.id, 'TOKEN', 'b-token');
-      await ds.query(
+      await scratch.ds.query(
         `UPDATE secrets SET value_encrypted = (SELECT value_encrypted FROM secrets WHERE workspace_id = $1 AND name = 'TOKEN')
           WHERE workspace_id = $2 AND name = 'TOKEN'`,
         [a.id, b.id],
@@ -157,7 +143,7 @@ describe('secrets, audit and stats repositories', () => {
         headers: { A: '{{secret.API_TOKEN}}' },
       });
 
-      await ds.transaction(async (m) => {
+      await scratch.ds.transaction(async (m) => {
         expect(await secrets.lockExisting(ws.id, ['API_TOKEN', 'NOPE'], m)).toEqual(['API_TOKEN']);
         expect(await secrets.lockExisting(ws.id, [], m)).toEqual([]);
       });
@@ -170,14 +156,14 @@ describe('secrets, audit and stats repositories', () => {
       const jobHolds = new Promise<void>((resolve) => (releaseJob = resolve));
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const jobWrite = ds.transaction(async (m) => {
+      const jobWrite = scratch.ds.transaction(async (m) => {
         expect(await secrets.lockExisting(ws.id, ['HELD'], m)).toEqual(['HELD']);
         locked();
         await jobHolds;
       });
       await isLocked;
       let deleteDone = false;
-      const deletion = ds
+      const deletion = scratch.ds
         .transaction(async (m) => {
           await secrets.findForUpdate(ws.id, 'HELD', m);
           await secrets.delete(ws.id, 'HELD', m);
@@ -196,12 +182,12 @@ describe('secrets, audit and stats repositories', () => {
     it('should page newest first with exact keysets when entries share a millisecond', async () => {
       const ws = await workspace();
       // One transaction: every entry gets the same now(), so only the id orders them.
-      await ds.transaction(async (m) => {
+      await scratch.ds.transaction(async (m) => {
         for (let i = 0; i < 7; i++) {
           await audit.insert(ws.id, { actor: 'system', action: 'job.update', target: `t${i}` }, m);
         }
       });
-      await ds.query(
+      await scratch.ds.query(
         `INSERT INTO audit_log (id, workspace_id, actor, action, target, created_at) VALUES
            ($1, $2, 'key:k', 'secret.update', 'A', now() + interval '1 microsecond'),
            ($3, $2, 'key:k', 'secret.update', 'B', now() + interval '2 microseconds')`,
@@ -221,7 +207,7 @@ describe('secrets, audit and stats repositories', () => {
       expect(seen).toHaveLength(9);
       expect(new Set(seen).size).toBe(9);
       // Same created_at: ties go by id, descending (ULIDs of one millisecond are not in insert order).
-      const tied: Array<{ id: string; target: string }> = await ds.query(
+      const tied: Array<{ id: string; target: string }> = await scratch.ds.query(
         `SELECT id, target FROM audit_log WHERE workspace_id = $1 AND action = 'job.update' ORDER BY id DESC`,
         [ws.id],
       );
@@ -231,7 +217,7 @@ describe('secrets, audit and stats repositories', () => {
     it('should filter by action, actor, target and a created_at range, in one workspace only', async () => {
       const ws = await workspace();
       const other = await workspace();
-      await ds.query(
+      await scratch.ds.query(
         `INSERT INTO audit_log (id, workspace_id, actor, action, target, created_at) VALUES
            ($1, $5, 'key:key_a', 'job.create', 'job_1', '2030-01-01T00:00:00Z'),
            ($2, $5, 'system', 'job.auto_disable', 'job_1', '2030-01-02T00:00:00Z'),
@@ -269,7 +255,7 @@ describe('secrets, audit and stats repositories', () => {
         { length: 12 },
         (_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, 'system', 'job.complete', 'x', $${i * 3 + 3})`,
       );
-      await ds.query(
+      await scratch.ds.query(
         `INSERT INTO audit_log (id, workspace_id, actor, action, target, created_at) VALUES ${values.join(', ')}`,
         rows,
       );
@@ -278,7 +264,7 @@ describe('secrets, audit and stats repositories', () => {
 
       expect(await audit.deleteOlderThan(cutoff, 4)).toBe(10);
       expect(await audit.deleteOlderThan(cutoff, 4)).toBe(0);
-      const left: Array<{ target: string; created_at: Date }> = await ds.query(
+      const left: Array<{ target: string; created_at: Date }> = await scratch.ds.query(
         `SELECT target, created_at FROM audit_log WHERE workspace_id IN ($1, $2) ORDER BY created_at`,
         [a.id, b.id],
       );
@@ -297,7 +283,7 @@ describe('secrets, audit and stats repositories', () => {
       runs: Array<{ status: string; lag: number | null; sla?: boolean; at: string }>,
     ) {
       for (const run of runs) {
-        await ds.query(
+        await scratch.ds.query(
           `INSERT INTO runs (id, workspace_id, job_id, job_version, scheduled_at, trigger, status, start_lag_ms, sla_breached)
            VALUES ($1, $2, $3, 1, $4, 'schedule', $5, $6, $7)`,
           [newId('run'), workspaceId, jobId, run.at, run.status, run.lag, run.sla ?? false],
@@ -347,7 +333,7 @@ describe('secrets, audit and stats repositories', () => {
 
     it('should answer the window aggregate from the covering index alone (index-only scan)', async () => {
       const ws = await workspace();
-      await ds.transaction(async (m) => {
+      await scratch.ds.transaction(async (m) => {
         await m.query('SET LOCAL enable_seqscan = off');
         await m.query('SET LOCAL enable_bitmapscan = off');
         const plan: Array<{ 'QUERY PLAN': string }> = await m.query(

@@ -1,27 +1,13 @@
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/data-source';
 import { ServiceHealthRepository } from '../src/repositories';
-import { createScratchDatabase, ScratchDatabase } from './scratch-database';
+import { useScratchDatabase } from './scratch-database';
 
 /** Issue 48: the workers' view of the service's health for `/readyz` (docs/operations.md → Service degraded). */
 describe('service health repository', () => {
-  let db: ScratchDatabase;
-  let ds: DataSource;
+  const scratch = useScratchDatabase('service_health', { poolSize: 2 });
   let health: ServiceHealthRepository;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('service_health');
-    ds = createDataSource(db.url, { poolSize: 2 });
-    await ds.initialize();
-    await ds.runMigrations();
-    health = new ServiceHealthRepository(ds);
-  });
-
-  afterAll(async () => {
-    if (ds?.isInitialized) {
-      await ds.destroy();
-    }
-    await db?.drop();
+    health = new ServiceHealthRepository(scratch.ds);
   });
 
   const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
@@ -59,7 +45,7 @@ describe('service health repository', () => {
   it('should purge rows no worker refreshed for a day', async () => {
     await health.report('gone:9', [lag(0)], at(0));
     await health.report('live:1', [], new Date(at(0).getTime() + 86_400_000 + 1_000));
-    const rows: unknown[] = await ds.query(`SELECT observer FROM service_health`);
+    const rows: unknown[] = await scratch.ds.query(`SELECT observer FROM service_health`);
     expect(rows).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { API_KEY_LITERAL, hashApiKey } from '@svc/common/api-keys';
 import type { ApiKeyEntity, ApiKeysRepository } from '@svc/persistence';
-import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE } from '../../../../test/kit';
+import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import { ApiKeysService } from './api-keys.service';
 
 /** ApiKeysService over the in-memory kit: what a create stores and audits, revoke's rules. */
@@ -44,27 +44,23 @@ function keysOver(db: InMemoryDatabase) {
 
 describe('ApiKeysService', () => {
   const auth = authFor();
-  let db: InMemoryDatabase;
-  let service: ApiKeysService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
+  const kit = serviceOverKit((db) => {
     const { transactions, audit } = db.repositories;
-    service = new ApiKeysService(transactions, keysOver(db) as unknown as ApiKeysRepository, audit);
+    return new ApiKeysService(transactions, keysOver(db) as unknown as ApiKeysRepository, audit);
   });
 
-  const stored = () => [...db.table<ApiKeyEntity>('api_keys').values()];
+  const stored = () => [...kit.db.table<ApiKeyEntity>('api_keys').values()];
 
   describe('create', () => {
     it('should answer the full key once, store only its hash and prefix, and audit the create', async () => {
-      const created = await service.create(auth, { name: 'ci', scopes: ['jobs:read'] });
+      const created = await kit.service.create(auth, { name: 'ci', scopes: ['jobs:read'] });
       expect(created.key.startsWith(API_KEY_LITERAL)).toBe(true);
       expect(created.key.startsWith(created.prefix)).toBe(true);
       expect(stored()).toEqual([
         expect.objectContaining({ workspaceId: KIT_WORKSPACE, name: 'ci', keyHash: hashApiKey(created.key) }),
       ]);
       expect(JSON.stringify(stored())).not.toContain(created.key);
-      expect(db.audited()).toEqual([
+      expect(kit.db.audited()).toEqual([
         {
           actor: auth.actor,
           action: 'api_key.create',
@@ -75,18 +71,18 @@ describe('ApiKeysService', () => {
     });
 
     it('should give a key without scopes every scope', async () => {
-      const created = await service.create(auth, { name: 'all' });
+      const created = await kit.service.create(auth, { name: 'all' });
       expect(created.scopes).toEqual(['*']);
     });
   });
 
   describe('revoke', () => {
     it('should revoke the key and audit it with its name and prefix', async () => {
-      const created = await service.create(auth, { name: 'ci' });
-      await service.revoke(auth, created.id);
+      const created = await kit.service.create(auth, { name: 'ci' });
+      await kit.service.revoke(auth, created.id);
       expect(stored()[0].revokedAt).toEqual(expect.any(Date));
-      expect(db.audited().map((entry) => entry.action)).toEqual(['api_key.create', 'api_key.revoke']);
-      expect(db.audited()[1]).toEqual({
+      expect(kit.db.audited().map((entry) => entry.action)).toEqual(['api_key.create', 'api_key.revoke']);
+      expect(kit.db.audited()[1]).toEqual({
         actor: auth.actor,
         action: 'api_key.revoke',
         target: created.id,
@@ -95,34 +91,34 @@ describe('ApiKeysService', () => {
     });
 
     it('should be idempotent: a revoked key keeps its time and is not audited again', async () => {
-      const created = await service.create(auth, { name: 'ci' });
-      await service.revoke(auth, created.id);
+      const created = await kit.service.create(auth, { name: 'ci' });
+      await kit.service.revoke(auth, created.id);
       const at = stored()[0].revokedAt;
-      await service.revoke(auth, created.id);
+      await kit.service.revoke(auth, created.id);
       expect(stored()[0].revokedAt).toBe(at);
-      expect(db.audited()).toHaveLength(2);
+      expect(kit.db.audited()).toHaveLength(2);
     });
 
     it("should not find another workspace's key (404 not_found) and leave it unrevoked", async () => {
-      const created = await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
-      await expect(service.revoke(auth, created.id)).rejects.toMatchObject({
+      const created = await kit.service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
+      await expect(kit.service.revoke(auth, created.id)).rejects.toMatchObject({
         status: 404,
         body: { code: 'not_found', message: 'API key not found' },
       });
       expect(stored()[0].revokedAt).toBeNull();
-      expect(db.audited(KIT_WORKSPACE)).toEqual([]);
+      expect(kit.db.audited(KIT_WORKSPACE)).toEqual([]);
     });
   });
 
   describe('list', () => {
     it("should page the workspace's keys newest first, without another workspace's, and never the hash", async () => {
-      const a = await service.create(auth, { name: 'a' });
-      await service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
-      const b = await service.create(auth, { name: 'b' });
-      const first = await service.list(auth, { limit: 1 });
+      const a = await kit.service.create(auth, { name: 'a' });
+      await kit.service.create(authFor(OTHER_WORKSPACE), { name: 'theirs' });
+      const b = await kit.service.create(auth, { name: 'b' });
+      const first = await kit.service.list(auth, { limit: 1 });
       expect(first.data.map((key) => key.id)).toEqual([b.id]);
       expect(first.next_cursor).not.toBeNull();
-      const second = await service.list(auth, { limit: 1, cursor: first.next_cursor! });
+      const second = await kit.service.list(auth, { limit: 1, cursor: first.next_cursor! });
       expect(second).toEqual({ data: [expect.objectContaining({ id: a.id, name: 'a' })], next_cursor: null });
       expect(JSON.stringify(second)).not.toMatch(/hash|"key"/i);
     });

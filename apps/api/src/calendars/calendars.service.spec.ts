@@ -1,4 +1,4 @@
-import { authFor, FakeTemporal, InMemoryDatabase, lifecycleOver, OTHER_WORKSPACE, settle } from '../../../../test/kit';
+import { authFor, lifecycleOver, OTHER_WORKSPACE, serviceOverKit, settle } from '../../../../test/kit';
 import { CalendarsService } from './calendars.service';
 import type { CalendarDatesDto, CreateCalendarDto } from './dto/calendar.dto';
 
@@ -20,38 +20,32 @@ const ICAL = [
 
 describe('CalendarsService', () => {
   const auth = authFor();
-  let db: InMemoryDatabase;
-  let temporal: FakeTemporal;
-  let service: CalendarsService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
-    temporal = new FakeTemporal();
+  const kit = serviceOverKit((db, temporal) => {
     const { transactions, calendars, audit } = db.repositories;
-    service = new CalendarsService(transactions, calendars, audit, lifecycleOver(db, temporal));
+    return new CalendarsService(transactions, calendars, audit, lifecycleOver(db, temporal));
   });
 
   const create = (name: string, dates: string[], who = auth) =>
-    service.create(who, { name, dates } as CreateCalendarDto);
+    kit.service.create(who, { name, dates } as CreateCalendarDto);
 
   describe('create', () => {
     it('should store the dates sorted and unique, and audit the create with their count', async () => {
       const { created, calendar } = await create('holidays:de', ['2026-12-26', '2026-12-25', '2026-12-26']);
       expect(created).toBe(true);
       expect(calendar).toMatchObject({ name: 'holidays:de', dates: ['2026-12-25', '2026-12-26'] });
-      expect(db.audited()).toEqual([
+      expect(kit.db.audited()).toEqual([
         { actor: auth.actor, action: 'calendar.create', target: 'holidays:de', details: { dates: 2 } },
       ]);
     });
 
     it('should read the dates of an iCalendar file', async () => {
-      const { calendar } = await service.create(auth, { name: 'xmas', ical: ICAL } as CreateCalendarDto);
+      const { calendar } = await kit.service.create(auth, { name: 'xmas', ical: ICAL } as CreateCalendarDto);
       expect(calendar.dates).toEqual(['2026-12-25']);
     });
 
     it('should refuse both or neither of dates and ical, and an impossible date (400), writing nothing', async () => {
       for (const dto of [{ name: 'x' }, { name: 'x', dates: ['2026-01-01'], ical: ICAL }, { name: 'x', dates: null }]) {
-        await expect(service.create(auth, dto as CreateCalendarDto)).rejects.toMatchObject({
+        await expect(kit.service.create(auth, dto as CreateCalendarDto)).rejects.toMatchObject({
           status: 400,
           body: { fields: { dates: expect.stringContaining('exactly one') } },
         });
@@ -61,10 +55,10 @@ describe('CalendarsService', () => {
         body: { fields: { 'dates[1]': '2026-02-30 is not a date' } },
       });
       await expect(
-        service.create(auth, { name: 'x', ical: 'not a calendar' } as CreateCalendarDto),
+        kit.service.create(auth, { name: 'x', ical: 'not a calendar' } as CreateCalendarDto),
       ).rejects.toMatchObject({ status: 400, body: { fields: { ical: expect.any(String) } } });
-      expect(db.table('calendars').size).toBe(0);
-      expect(db.tables.audit).toEqual([]);
+      expect(kit.db.table('calendars').size).toBe(0);
+      expect(kit.db.tables.audit).toEqual([]);
     });
 
     it('should refuse a name that is taken (409 conflict), but not one taken in another workspace', async () => {
@@ -81,72 +75,72 @@ describe('CalendarsService', () => {
 
   describe('put', () => {
     it('should create a missing calendar, then replace its dates and make the jobs that use it plan again', async () => {
-      await expect(service.put(auth, 'holidays', { dates: ['2026-01-01'] } as CalendarDatesDto)).resolves.toMatchObject(
-        {
-          created: true,
-        },
-      );
-      const user = db.addJob('active', { excludeCalendars: ['holidays'] });
-      const byName = db.addJob('active', { scheduleExpr: 'every day at 09:00 except calendar holidays' });
-      const other = db.addJob('active');
-      const { created } = await service.put(auth, 'holidays', { dates: ['2026-01-02'] } as CalendarDatesDto);
+      await expect(
+        kit.service.put(auth, 'holidays', { dates: ['2026-01-01'] } as CalendarDatesDto),
+      ).resolves.toMatchObject({
+        created: true,
+      });
+      const user = kit.db.addJob('active', { excludeCalendars: ['holidays'] });
+      const byName = kit.db.addJob('active', { scheduleExpr: 'every day at 09:00 except calendar holidays' });
+      const other = kit.db.addJob('active');
+      const { created } = await kit.service.put(auth, 'holidays', { dates: ['2026-01-02'] } as CalendarDatesDto);
       await settle();
       expect(created).toBe(false);
-      expect(db.stored(user.id)!.revision).toBe(user.revision + 1);
-      expect(db.stored(byName.id)!.revision).toBe(byName.revision + 1);
-      expect(db.stored(other.id)!.revision).toBe(other.revision);
-      expect(temporal.snapshots.map((s) => s.jobId).sort()).toEqual([user.id, byName.id].sort());
-      expect(db.audited().map((entry) => entry.action)).toEqual(['calendar.create', 'calendar.update']);
+      expect(kit.db.stored(user.id)!.revision).toBe(user.revision + 1);
+      expect(kit.db.stored(byName.id)!.revision).toBe(byName.revision + 1);
+      expect(kit.db.stored(other.id)!.revision).toBe(other.revision);
+      expect(kit.temporal.snapshots.map((s) => s.jobId).sort()).toEqual([user.id, byName.id].sort());
+      expect(kit.db.audited().map((entry) => entry.action)).toEqual(['calendar.create', 'calendar.update']);
     });
 
     it("should not touch another workspace's jobs that use a calendar of the same name", async () => {
       await create('holidays', ['2026-01-01']);
-      const theirs = db.addJob('active', { workspaceId: OTHER_WORKSPACE, excludeCalendars: ['holidays'] });
-      await service.put(auth, 'holidays', { dates: ['2026-01-02'] } as CalendarDatesDto);
+      const theirs = kit.db.addJob('active', { workspaceId: OTHER_WORKSPACE, excludeCalendars: ['holidays'] });
+      await kit.service.put(auth, 'holidays', { dates: ['2026-01-02'] } as CalendarDatesDto);
       await settle();
-      expect(db.stored(theirs.id)!.revision).toBe(theirs.revision);
-      expect(temporal.snapshots).toEqual([]);
+      expect(kit.db.stored(theirs.id)!.revision).toBe(theirs.revision);
+      expect(kit.temporal.snapshots).toEqual([]);
     });
   });
 
   describe('remove', () => {
     it('should delete an unused calendar and audit it', async () => {
       await create('holidays', ['2026-01-01']);
-      await service.remove(auth, 'holidays');
-      await expect(service.get(auth, 'holidays')).rejects.toMatchObject({ status: 404 });
-      expect(db.audited()[1]).toEqual({ actor: auth.actor, action: 'calendar.delete', target: 'holidays' });
+      await kit.service.remove(auth, 'holidays');
+      await expect(kit.service.get(auth, 'holidays')).rejects.toMatchObject({ status: 404 });
+      expect(kit.db.audited()[1]).toEqual({ actor: auth.actor, action: 'calendar.delete', target: 'holidays' });
     });
 
     it('should refuse to delete a calendar a job uses (409 naming the job) and keep it', async () => {
       await create('holidays', ['2026-01-01']);
-      const user = db.addJob('active', { name: 'payroll', excludeCalendars: ['holidays'] });
-      await expect(service.remove(auth, 'holidays')).rejects.toMatchObject({
+      const user = kit.db.addJob('active', { name: 'payroll', excludeCalendars: ['holidays'] });
+      await expect(kit.service.remove(auth, 'holidays')).rejects.toMatchObject({
         status: 409,
         body: { message: expect.stringContaining(`used by 1 job(s): payroll (${user.id})`) },
       });
-      await expect(service.get(auth, 'holidays')).resolves.toMatchObject({ name: 'holidays' });
+      await expect(kit.service.get(auth, 'holidays')).resolves.toMatchObject({ name: 'holidays' });
     });
 
     it("should not count a job whose expression names it only in the natural grammar's sense", async () => {
       await create('holidays', ['2026-01-01']);
       // `except holidays` (no `calendar`, no `:`) is not a calendar exclusion: the text matches, the parse does not.
-      db.addJob('active', { name: 'n', scheduleExpr: 'every day at 09:00 except holidays' });
-      await expect(service.remove(auth, 'holidays')).resolves.toBeUndefined();
+      kit.db.addJob('active', { name: 'n', scheduleExpr: 'every day at 09:00 except holidays' });
+      await expect(kit.service.remove(auth, 'holidays')).resolves.toBeUndefined();
     });
 
     it("should not find another workspace's calendar (404), nor list it", async () => {
       await create('theirs', ['2026-01-01'], authFor(OTHER_WORKSPACE));
       const notFound = { status: 404, body: { code: 'not_found', message: 'Calendar not found' } };
-      await expect(service.get(auth, 'theirs')).rejects.toMatchObject(notFound);
-      await expect(service.remove(auth, 'theirs')).rejects.toMatchObject(notFound);
-      await expect(service.list(auth)).resolves.toEqual({ data: [] });
+      await expect(kit.service.get(auth, 'theirs')).rejects.toMatchObject(notFound);
+      await expect(kit.service.remove(auth, 'theirs')).rejects.toMatchObject(notFound);
+      await expect(kit.service.list(auth)).resolves.toEqual({ data: [] });
     });
   });
 
   it('should list the calendars by name with their date range', async () => {
     await create('b', ['2026-03-01', '2026-01-01']);
     await create('a', ['2026-05-05']);
-    const { data } = await service.list(auth);
+    const { data } = await kit.service.list(auth);
     expect(data).toEqual([
       expect.objectContaining({ name: 'a', date_count: 1, first_date: '2026-05-05', last_date: '2026-05-05' }),
       expect.objectContaining({ name: 'b', date_count: 2, first_date: '2026-01-01', last_date: '2026-03-01' }),

@@ -1,56 +1,10 @@
 import { Global, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@svc/common';
-import {
-  AlertChannelsRepository,
-  AlertEventsRepository,
-  AlertRulesRepository,
-  ApiKeysRepository,
-  AuditRepository,
-  CalendarsRepository,
-  DestinationsRepository,
-  createDataSource,
-  IdempotencyRepository,
-  JobsRepository,
-  OperationsRepository,
-  BackfillsRepository,
-  RunsRepository,
-  SecretsRepository,
-  ServiceHealthRepository,
-  StatsRepository,
-  Transactions,
-  DatabaseProbe,
-  RateLimitsRepository,
-  SessionsRepository,
-  UsersRepository,
-  WorkspacesRepository,
-} from '@svc/persistence';
+import { createDataSource, OVER_DATA_SOURCE, overDataSourceProviders } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 
 const RETRY_MS = 2_000;
-const REPOSITORIES = [
-  AlertChannelsRepository,
-  CalendarsRepository,
-  DestinationsRepository,
-  AlertRulesRepository,
-  AlertEventsRepository,
-  JobsRepository,
-  RunsRepository,
-  OperationsRepository,
-  BackfillsRepository,
-  AuditRepository,
-  WorkspacesRepository,
-  ApiKeysRepository,
-  IdempotencyRepository,
-  SecretsRepository,
-  ServiceHealthRepository,
-  StatsRepository,
-  Transactions,
-  DatabaseProbe,
-  RateLimitsRepository,
-  UsersRepository,
-  SessionsRepository,
-];
 
 @Injectable()
 class DataSourceLifecycle implements OnApplicationShutdown {
@@ -94,12 +48,8 @@ class DataSourceLifecycle implements OnApplicationShutdown {
       },
     },
     DataSourceLifecycle,
-    ...REPOSITORIES.map((repository) => ({
-      provide: repository,
-      inject: [DataSource],
-      useFactory: (ds: DataSource) => new repository(ds),
-    })),
+    ...overDataSourceProviders(),
   ],
-  exports: [DataSource, ...REPOSITORIES],
+  exports: [DataSource, ...OVER_DATA_SOURCE],
 })
 export class DatabaseModule {}

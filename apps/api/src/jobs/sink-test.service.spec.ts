@@ -1,6 +1,6 @@
 import { isId } from '@svc/workflow-contract/ids';
 import type { SendSinkInput, SinkSender } from '@svc/orchestration';
-import { authFor, FakeTemporal, InMemoryDatabase, jobsApiOver, OTHER_WORKSPACE } from '../../../../test/kit';
+import { authFor, FakeTemporal, jobsApiOver, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import type { CreateJobDto } from './dto/job-body.dto';
 import { SinkTestService } from './sink-test.service';
 
@@ -11,12 +11,8 @@ import { SinkTestService } from './sink-test.service';
  */
 describe('SinkTestService', () => {
   const auth = authFor();
-  let db: InMemoryDatabase;
   let sent: SendSinkInput[];
-  let service: SinkTestService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
+  const kit = serviceOverKit((db) => {
     sent = [];
     const api = jobsApiOver(db, new FakeTemporal());
     const sender = {
@@ -32,7 +28,7 @@ describe('SinkTestService', () => {
         };
       },
     };
-    service = new SinkTestService(
+    return new SinkTestService(
       db.repositories.jobs,
       db.repositories.transactions,
       api.lifecycle,
@@ -43,15 +39,15 @@ describe('SinkTestService', () => {
   });
 
   const nothingWritten = () => {
-    expect(db.tables.runs.size).toBe(0);
-    expect(db.tables.audit).toEqual([]);
-    expect([...db.tables.usage.values()]).toEqual([]);
+    expect(kit.db.tables.runs.size).toBe(0);
+    expect(kit.db.tables.audit).toEqual([]);
+    expect([...kit.db.tables.usage.values()]).toEqual([]);
   };
 
   describe('testJob', () => {
     it("should send the saved job's sink once as a test, signed with the job's secrets, and write nothing", async () => {
-      const job = db.addJob('paused');
-      const answer = await service.testJob(auth, job.id);
+      const job = kit.db.addJob('paused');
+      const answer = await kit.service.testJob(auth, job.id);
       expect(answer).toEqual({
         outcome: 'success',
         status_code: 204,
@@ -74,8 +70,8 @@ describe('SinkTestService', () => {
     });
 
     it("should not find another workspace's job (404) and send nothing", async () => {
-      const theirs = db.addJob('active', { workspaceId: OTHER_WORKSPACE });
-      await expect(service.testJob(auth, theirs.id)).rejects.toMatchObject({
+      const theirs = kit.db.addJob('active', { workspaceId: OTHER_WORKSPACE });
+      await expect(kit.service.testJob(auth, theirs.id)).rejects.toMatchObject({
         status: 404,
         body: { code: 'not_found', message: 'Job not found' },
       });
@@ -93,32 +89,34 @@ describe('SinkTestService', () => {
       }) as CreateJobDto;
 
     it('should send an unsaved body under a fresh job id with a one-time secret, saving nothing', async () => {
-      await service.testConfig(auth, body());
+      await kit.service.testConfig(auth, body());
       expect(sent).toHaveLength(1);
       expect(sent[0].job.name).toBe('draft');
       expect(isId('job', sent[0].job.id)).toBe(true);
       expect(sent[0].signingSecrets).toEqual([{ secret: expect.any(String), expires_at: null }]);
       expect(sent[0].test).toBe(true);
-      expect(db.tables.jobs.size).toBe(0);
+      expect(kit.db.tables.jobs.size).toBe(0);
       nothingWritten();
     });
 
     it('should validate the body as POST /jobs does (400) and send nothing', async () => {
-      await expect(service.testConfig(auth, body({ schedule: { expr: 'at no time at all' } }))).rejects.toMatchObject({
+      await expect(
+        kit.service.testConfig(auth, body({ schedule: { expr: 'at no time at all' } })),
+      ).rejects.toMatchObject({
         status: 400,
         body: { code: 'validation_failed', fields: { 'schedule.expr': expect.any(String) } },
       });
       const sink = { kind: 'webhook', config: { url: 'https://example.com/hook', body: '{{secret.MISSING}}' } };
-      await expect(service.testConfig(auth, body({ sink }))).rejects.toMatchObject({ status: 400 });
+      await expect(kit.service.testConfig(auth, body({ sink }))).rejects.toMatchObject({ status: 400 });
       expect(sent).toEqual([]);
     });
 
     it('should refuse a secret only another workspace has (400)', async () => {
-      await db.secrets.insert(OTHER_WORKSPACE, 'TOKEN', Buffer.from('x'));
+      await kit.db.secrets.insert(OTHER_WORKSPACE, 'TOKEN', Buffer.from('x'));
       const sink = { kind: 'webhook', config: { url: 'https://example.com/hook', body: '{{secret.TOKEN}}' } };
-      await expect(service.testConfig(auth, body({ sink }))).rejects.toMatchObject({ status: 400 });
-      await db.secrets.insert(auth.workspaceId, 'TOKEN', Buffer.from('x'));
-      await expect(service.testConfig(auth, body({ sink }))).resolves.toMatchObject({ outcome: 'success' });
+      await expect(kit.service.testConfig(auth, body({ sink }))).rejects.toMatchObject({ status: 400 });
+      await kit.db.secrets.insert(auth.workspaceId, 'TOKEN', Buffer.from('x'));
+      await expect(kit.service.testConfig(auth, body({ sink }))).resolves.toMatchObject({ outcome: 'success' });
     });
   });
 });

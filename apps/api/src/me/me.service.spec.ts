@@ -1,5 +1,5 @@
 import type { ApiKeyEntity, ApiKeysRepository } from '@svc/persistence';
-import { authFor, InMemoryDatabase, KIT_WORKSPACE } from '../../../../test/kit';
+import { authFor, KIT_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import { MeService, roleOfKey } from './me.service';
 
 /**
@@ -8,12 +8,8 @@ import { MeService, roleOfKey } from './me.service';
  * caller gone since the guard's lookup is 401.
  */
 describe('MeService', () => {
-  let db: InMemoryDatabase;
   let keys: Map<string, ApiKeyEntity>;
-  let service: MeService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
+  const kit = serviceOverKit((db) => {
     db.addWorkspace(KIT_WORKSPACE, { name: 'Acme', slug: 'acme' });
     keys = new Map();
     const keysRepo = {
@@ -22,11 +18,7 @@ describe('MeService', () => {
         return key && key.workspaceId === workspaceId ? key : null;
       },
     };
-    service = new MeService(
-      keysRepo as unknown as ApiKeysRepository,
-      db.repositories.workspaces,
-      db.repositories.users,
-    );
+    return new MeService(keysRepo as unknown as ApiKeysRepository, db.repositories.workspaces, db.repositories.users);
   });
 
   const addKey = (id: string, scopes: string[], workspaceId = KIT_WORKSPACE) =>
@@ -34,7 +26,7 @@ describe('MeService', () => {
 
   it('should show a full-access key its workspace as owner, and never the key itself', async () => {
     addKey('key_1', ['*']);
-    const me = await service.me(authFor(KIT_WORKSPACE, 'key:key_1'));
+    const me = await kit.service.me(authFor(KIT_WORKSPACE, 'key:key_1'));
     expect(me).toEqual({
       user: null,
       key: { id: 'key_1', name: 'ci', prefix: 'sjs_abcd', scopes: ['*'] },
@@ -44,24 +36,24 @@ describe('MeService', () => {
 
   it('should show a scoped key as member', async () => {
     addKey('key_2', ['jobs:read']);
-    const me = await service.me(authFor(KIT_WORKSPACE, 'key:key_2'));
+    const me = await kit.service.me(authFor(KIT_WORKSPACE, 'key:key_2'));
     expect(me.workspaces[0].role).toBe('member');
     expect(roleOfKey(['jobs:read', '*'])).toBe('owner');
   });
 
   it('should answer 401 for a key deleted since the guard looked it up, or one of another workspace', async () => {
-    await expect(service.me(authFor(KIT_WORKSPACE, 'key:key_gone'))).rejects.toMatchObject({ status: 401 });
+    await expect(kit.service.me(authFor(KIT_WORKSPACE, 'key:key_gone'))).rejects.toMatchObject({ status: 401 });
     addKey('key_3', ['*'], 'ws_other');
-    await expect(service.me(authFor(KIT_WORKSPACE, 'key:key_3'))).rejects.toMatchObject({
+    await expect(kit.service.me(authFor(KIT_WORKSPACE, 'key:key_3'))).rejects.toMatchObject({
       status: 401,
       body: { code: 'unauthorized' },
     });
   });
 
   it("should show a session user's memberships and the session's CSRF token", async () => {
-    const { user } = await db.users.findOrCreateByEmail('ada@example.com', 'Ada');
-    await db.users.addMembership(KIT_WORKSPACE, user.id, 'admin');
-    const me = await service.me({ ...authFor(), keyId: null, userId: user.id, csrfToken: 'csrf-1' });
+    const { user } = await kit.db.users.findOrCreateByEmail('ada@example.com', 'Ada');
+    await kit.db.users.addMembership(KIT_WORKSPACE, user.id, 'admin');
+    const me = await kit.service.me({ ...authFor(), keyId: null, userId: user.id, csrfToken: 'csrf-1' });
     expect(me).toEqual({
       user: { id: user.id, email: 'ada@example.com', name: 'Ada' },
       key: null,
@@ -71,7 +63,9 @@ describe('MeService', () => {
   });
 
   it('should answer 401 for a session whose user is gone', async () => {
-    await expect(service.me({ ...authFor(), keyId: null, userId: 'user_gone', csrfToken: 'x' })).rejects.toMatchObject({
+    await expect(
+      kit.service.me({ ...authFor(), keyId: null, userId: 'user_gone', csrfToken: 'x' }),
+    ).rejects.toMatchObject({
       status: 401,
     });
   });

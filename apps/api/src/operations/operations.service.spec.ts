@@ -1,5 +1,5 @@
 import type { OperationWorkflowGateway } from '@svc/orchestration';
-import { authFor, InMemoryDatabase, OTHER_WORKSPACE } from '../../../../test/kit';
+import { authFor, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import type { BulkJobsDto, RecoverRunsDto } from './dto/operations.dto';
 import { OperationsService } from './operations.service';
 
@@ -11,14 +11,10 @@ import { OperationsService } from './operations.service';
  */
 describe('OperationsService', () => {
   const auth = authFor();
-  let db: InMemoryDatabase;
   let started: Array<{ operationId: string; workspaceId: string; resumeAt: string | null }>;
   let cancelled: string[];
   let gatewayDown: boolean;
-  let service: OperationsService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
+  const kit = serviceOverKit((db) => {
     started = [];
     cancelled = [];
     gatewayDown = false;
@@ -37,7 +33,7 @@ describe('OperationsService', () => {
       },
     };
     const { jobs, runs, operations, audit } = db.repositories;
-    service = new OperationsService(jobs, runs, operations, audit, gateway as unknown as OperationWorkflowGateway);
+    return new OperationsService(jobs, runs, operations, audit, gateway as unknown as OperationWorkflowGateway);
   });
 
   const hook = (url: string) => ({ sinkKind: 'webhook', sinkConfig: { url } });
@@ -45,11 +41,15 @@ describe('OperationsService', () => {
 
   describe('bulkJobs', () => {
     it('should match by tag and exact sink host, record the operation with its items, start it and audit it', async () => {
-      const a = db.addJob('active', { tags: ['billing'], ...hook('https://hooks.example.com/a') });
-      db.addJob('active', { tags: ['billing'], ...hook('https://hooks.example.com.evil.test/b') });
-      db.addJob('active', { tags: ['other'], ...hook('https://hooks.example.com/c') });
-      db.addJob('active', { workspaceId: OTHER_WORKSPACE, tags: ['billing'], ...hook('https://hooks.example.com/d') });
-      const operation = await service.bulkJobs(
+      const a = kit.db.addJob('active', { tags: ['billing'], ...hook('https://hooks.example.com/a') });
+      kit.db.addJob('active', { tags: ['billing'], ...hook('https://hooks.example.com.evil.test/b') });
+      kit.db.addJob('active', { tags: ['other'], ...hook('https://hooks.example.com/c') });
+      kit.db.addJob('active', {
+        workspaceId: OTHER_WORKSPACE,
+        tags: ['billing'],
+        ...hook('https://hooks.example.com/d'),
+      });
+      const operation = await kit.service.bulkJobs(
         auth,
         bulk({ filter: { tags: ['billing'], sink_host: 'hooks.example.com' }, note: 'CHG-1' }),
       );
@@ -60,11 +60,11 @@ describe('OperationsService', () => {
         matched: 1,
         pending: 1,
       });
-      expect(db.operations.itemsOf((operation as { id: string }).id).map((item) => item.targetId)).toEqual([a.id]);
+      expect(kit.db.operations.itemsOf((operation as { id: string }).id).map((item) => item.targetId)).toEqual([a.id]);
       expect(started).toEqual([
         { operationId: (operation as { id: string }).id, workspaceId: auth.workspaceId, resumeAt: null },
       ]);
-      expect(db.audited()).toEqual([
+      expect(kit.db.audited()).toEqual([
         {
           actor: auth.actor,
           action: 'jobs.bulk',
@@ -75,81 +75,84 @@ describe('OperationsService', () => {
     });
 
     it('should answer a dry run with the matched jobs and record nothing', async () => {
-      const a = db.addJob('paused', { tags: ['t'] });
-      const answer = await service.bulkJobs(auth, bulk({ action: 'resume', filter: { tags: ['t'] }, dry_run: true }));
+      const a = kit.db.addJob('paused', { tags: ['t'] });
+      const answer = await kit.service.bulkJobs(
+        auth,
+        bulk({ action: 'resume', filter: { tags: ['t'] }, dry_run: true }),
+      );
       expect(answer).toEqual({
         dry_run: true,
         action: 'resume',
         matched: 1,
         jobs: [{ id: a.id, name: a.name, state: 'paused' }],
       });
-      expect(db.table('operations').size).toBe(0);
+      expect(kit.db.table('operations').size).toBe(0);
       expect(started).toEqual([]);
-      expect(db.tables.audit).toEqual([]);
+      expect(kit.db.tables.audit).toEqual([]);
     });
 
     it('should refuse an empty filter without all: true, and all beside a filter (400)', async () => {
-      await expect(service.bulkJobs(auth, bulk({}))).rejects.toMatchObject({
+      await expect(kit.service.bulkJobs(auth, bulk({}))).rejects.toMatchObject({
         status: 400,
         body: { fields: { filter: expect.any(String) } },
       });
-      await expect(service.bulkJobs(auth, bulk({ all: true, filter: { tags: ['x'] } }))).rejects.toMatchObject({
+      await expect(kit.service.bulkJobs(auth, bulk({ all: true, filter: { tags: ['x'] } }))).rejects.toMatchObject({
         status: 400,
         body: { fields: { all: expect.any(String) } },
       });
-      expect(db.table('operations').size).toBe(0);
+      expect(kit.db.table('operations').size).toBe(0);
     });
 
     it('should remove the operation again when its workflow cannot be started (503), auditing nothing', async () => {
-      db.addJob('active');
+      kit.db.addJob('active');
       gatewayDown = true;
-      await expect(service.bulkJobs(auth, bulk({ all: true }))).rejects.toMatchObject({
+      await expect(kit.service.bulkJobs(auth, bulk({ all: true }))).rejects.toMatchObject({
         status: 503,
         body: { code: 'unavailable' },
       });
-      expect(db.table('operations').size).toBe(0);
-      expect(db.tables.audit).toEqual([]);
+      expect(kit.db.table('operations').size).toBe(0);
+      expect(kit.db.tables.audit).toEqual([]);
     });
 
     it("should match none of another workspace's jobs, even by id", async () => {
-      const theirs = db.addJob('active', { workspaceId: OTHER_WORKSPACE });
-      const answer = await service.bulkJobs(auth, bulk({ filter: { ids: [theirs.id] }, dry_run: true }));
+      const theirs = kit.db.addJob('active', { workspaceId: OTHER_WORKSPACE });
+      const answer = await kit.service.bulkJobs(auth, bulk({ filter: { ids: [theirs.id] }, dry_run: true }));
       expect(answer).toMatchObject({ matched: 0, jobs: [] });
     });
   });
 
   describe('recover', () => {
     it('should retry the failed runs of existing jobs that have no manual retry yet, oldest first, up to max', async () => {
-      const job = db.addJob('active', hook('https://hooks.example.com/x'));
+      const job = kit.db.addJob('active', hook('https://hooks.example.com/x'));
       const at = (h: number) => new Date(Date.UTC(2026, 10, 1, h));
-      db.addRun({ id: 'run_b', jobId: job.id, status: 'failed', scheduledAt: at(2) });
-      db.addRun({ id: 'run_a', jobId: job.id, status: 'failed', scheduledAt: at(1) });
-      db.addRun({ id: 'run_ok', jobId: job.id, status: 'succeeded', scheduledAt: at(3) });
-      db.addRun({ id: 'run_retried', jobId: job.id, status: 'failed', scheduledAt: at(4) });
-      db.addRun({ id: 'run_retry', jobId: job.id, status: 'running', trigger: 'retry_manual', scheduledAt: at(4) });
-      db.addRun({ id: 'run_gone', jobId: 'job_deleted', status: 'failed', scheduledAt: at(5) });
-      db.addRun({
+      kit.db.addRun({ id: 'run_b', jobId: job.id, status: 'failed', scheduledAt: at(2) });
+      kit.db.addRun({ id: 'run_a', jobId: job.id, status: 'failed', scheduledAt: at(1) });
+      kit.db.addRun({ id: 'run_ok', jobId: job.id, status: 'succeeded', scheduledAt: at(3) });
+      kit.db.addRun({ id: 'run_retried', jobId: job.id, status: 'failed', scheduledAt: at(4) });
+      kit.db.addRun({ id: 'run_retry', jobId: job.id, status: 'running', trigger: 'retry_manual', scheduledAt: at(4) });
+      kit.db.addRun({ id: 'run_gone', jobId: 'job_deleted', status: 'failed', scheduledAt: at(5) });
+      kit.db.addRun({
         id: 'run_theirs',
         jobId: job.id,
         status: 'failed',
         scheduledAt: at(6),
         workspaceId: OTHER_WORKSPACE,
       });
-      const dry = await service.recover(auth, {
+      const dry = await kit.service.recover(auth, {
         filter: { sink_host: 'hooks.example.com' },
         dry_run: true,
       } as RecoverRunsDto);
       expect(dry).toMatchObject({ dry_run: true, action: 'retry', matched: 2 });
       expect((dry as { runs: Array<{ id: string }> }).runs.map((r) => r.id)).toEqual(['run_a', 'run_b']);
-      const operation = (await service.recover(auth, { filter: {}, max: 1 } as RecoverRunsDto)) as { id: string };
+      const operation = (await kit.service.recover(auth, { filter: {}, max: 1 } as RecoverRunsDto)) as { id: string };
       expect(operation).toMatchObject({ kind: 'runs.recover', action: 'retry', matched: 1, filter: { max: 1 } });
-      expect(db.operations.itemsOf(operation.id).map((item) => item.targetId)).toEqual(['run_a']);
-      expect(db.audited()[0]).toMatchObject({ action: 'runs.recover', details: { action: 'retry', matched: 1 } });
+      expect(kit.db.operations.itemsOf(operation.id).map((item) => item.targetId)).toEqual(['run_a']);
+      expect(kit.db.audited()[0]).toMatchObject({ action: 'runs.recover', details: { action: 'retry', matched: 1 } });
     });
 
     it('should refuse a window whose end is not after its start (400 naming filter.to)', async () => {
       const dto = { filter: { from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z' } } as RecoverRunsDto;
-      await expect(service.recover(auth, dto)).rejects.toMatchObject({
+      await expect(kit.service.recover(auth, dto)).rejects.toMatchObject({
         status: 400,
         body: { fields: { 'filter.to': 'must be after `from`' } },
       });
@@ -158,39 +161,39 @@ describe('OperationsService', () => {
 
   describe('get and cancel', () => {
     it('should record a cancel, signal the workflow and audit it; an ended operation is 409', async () => {
-      db.addJob('active');
-      const { id } = (await service.bulkJobs(auth, bulk({ all: true }))) as { id: string };
-      const answer = await service.cancel(auth, id);
+      kit.db.addJob('active');
+      const { id } = (await kit.service.bulkJobs(auth, bulk({ all: true }))) as { id: string };
+      const answer = await kit.service.cancel(auth, id);
       expect(answer.cancel_requested_at).not.toBeNull();
       expect(cancelled).toEqual([id]);
-      expect(db.audited()[1]).toEqual({
+      expect(kit.db.audited()[1]).toEqual({
         actor: auth.actor,
         action: 'operation.cancel',
         target: id,
         details: { kind: 'jobs.bulk', action: 'pause' },
       });
-      db.table<{ status: string }>('operations').get(id)!.status = 'succeeded';
-      await expect(service.cancel(auth, id)).rejects.toMatchObject({
+      kit.db.table<{ status: string }>('operations').get(id)!.status = 'succeeded';
+      await expect(kit.service.cancel(auth, id)).rejects.toMatchObject({
         status: 409,
         body: { message: expect.stringContaining('has ended (succeeded)') },
       });
     });
 
     it('should answer 503 when the cancel cannot be signalled (it stays recorded), auditing nothing', async () => {
-      db.addJob('active');
-      const { id } = (await service.bulkJobs(auth, bulk({ all: true }))) as { id: string };
+      kit.db.addJob('active');
+      const { id } = (await kit.service.bulkJobs(auth, bulk({ all: true }))) as { id: string };
       gatewayDown = true;
-      await expect(service.cancel(auth, id)).rejects.toMatchObject({ status: 503 });
-      expect(db.table<{ cancelRequestedAt: Date | null }>('operations').get(id)!.cancelRequestedAt).not.toBeNull();
-      expect(db.audited().map((entry) => entry.action)).toEqual(['jobs.bulk']);
+      await expect(kit.service.cancel(auth, id)).rejects.toMatchObject({ status: 503 });
+      expect(kit.db.table<{ cancelRequestedAt: Date | null }>('operations').get(id)!.cancelRequestedAt).not.toBeNull();
+      expect(kit.db.audited().map((entry) => entry.action)).toEqual(['jobs.bulk']);
     });
 
     it("should not find another workspace's operation (404), nor cancel it", async () => {
-      db.addJob('active', { workspaceId: OTHER_WORKSPACE });
-      const { id } = (await service.bulkJobs(authFor(OTHER_WORKSPACE), bulk({ all: true }))) as { id: string };
+      kit.db.addJob('active', { workspaceId: OTHER_WORKSPACE });
+      const { id } = (await kit.service.bulkJobs(authFor(OTHER_WORKSPACE), bulk({ all: true }))) as { id: string };
       const notFound = { status: 404, body: { code: 'not_found', message: 'Operation not found' } };
-      await expect(service.get(auth, id)).rejects.toMatchObject(notFound);
-      await expect(service.cancel(auth, id)).rejects.toMatchObject(notFound);
+      await expect(kit.service.get(auth, id)).rejects.toMatchObject(notFound);
+      await expect(kit.service.cancel(auth, id)).rejects.toMatchObject(notFound);
       expect(cancelled).toEqual([]);
     });
   });

@@ -1,4 +1,4 @@
-import { authFor, InMemoryDatabase, KIT_WORKSPACE, OTHER_WORKSPACE } from '../../../../test/kit';
+import { authFor, KIT_WORKSPACE, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import type { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 
@@ -8,19 +8,15 @@ import { WorkspacesService } from './workspaces.service';
  */
 describe('WorkspacesService', () => {
   const auth = authFor();
-  let db: InMemoryDatabase;
-  let service: WorkspacesService;
-
-  beforeEach(() => {
-    db = new InMemoryDatabase();
+  const kit = serviceOverKit((db) => {
     db.addWorkspace(KIT_WORKSPACE, { name: 'Acme', slug: 'acme' });
     db.addWorkspace(OTHER_WORKSPACE, { name: 'Other', slug: 'other' });
     const { transactions, workspaces, audit } = db.repositories;
-    service = new WorkspacesService(transactions, workspaces, audit);
+    return new WorkspacesService(transactions, workspaces, audit);
   });
 
   it("should answer the caller's own workspace", async () => {
-    await expect(service.get(auth, KIT_WORKSPACE)).resolves.toMatchObject({
+    await expect(kit.service.get(auth, KIT_WORKSPACE)).resolves.toMatchObject({
       id: KIT_WORKSPACE,
       name: 'Acme',
       slug: 'acme',
@@ -30,19 +26,22 @@ describe('WorkspacesService', () => {
 
   it('should answer another workspace as 404, whether it exists or not, and change nothing there', async () => {
     const notFound = { status: 404, body: { code: 'not_found', message: 'Workspace not found' } };
-    await expect(service.get(auth, OTHER_WORKSPACE)).rejects.toMatchObject(notFound);
-    await expect(service.get(auth, 'ws_nobody')).rejects.toMatchObject(notFound);
+    await expect(kit.service.get(auth, OTHER_WORKSPACE)).rejects.toMatchObject(notFound);
+    await expect(kit.service.get(auth, 'ws_nobody')).rejects.toMatchObject(notFound);
     await expect(
-      service.update(auth, OTHER_WORKSPACE, { name: 'Mine now' } as UpdateWorkspaceDto),
+      kit.service.update(auth, OTHER_WORKSPACE, { name: 'Mine now' } as UpdateWorkspaceDto),
     ).rejects.toMatchObject(notFound);
-    expect(db.table<{ name: string }>('workspaces').get(OTHER_WORKSPACE)!.name).toBe('Other');
-    expect(db.tables.audit).toEqual([]);
+    expect(kit.db.table<{ name: string }>('workspaces').get(OTHER_WORKSPACE)!.name).toBe('Other');
+    expect(kit.db.tables.audit).toEqual([]);
   });
 
   it('should rename and re-slug, auditing each change from and to', async () => {
-    const updated = await service.update(auth, KIT_WORKSPACE, { name: 'Acme Inc', slug: 'acme' } as UpdateWorkspaceDto);
+    const updated = await kit.service.update(auth, KIT_WORKSPACE, {
+      name: 'Acme Inc',
+      slug: 'acme',
+    } as UpdateWorkspaceDto);
     expect(updated).toMatchObject({ name: 'Acme Inc', slug: 'acme' });
-    expect(db.audited()).toEqual([
+    expect(kit.db.audited()).toEqual([
       {
         actor: auth.actor,
         action: 'workspace.update',
@@ -53,22 +52,22 @@ describe('WorkspacesService', () => {
   });
 
   it('should write no entry when nothing changes', async () => {
-    await service.update(auth, KIT_WORKSPACE, { name: 'Acme' } as UpdateWorkspaceDto);
-    await service.update(auth, KIT_WORKSPACE, {} as UpdateWorkspaceDto);
-    expect(db.tables.audit).toEqual([]);
+    await kit.service.update(auth, KIT_WORKSPACE, { name: 'Acme' } as UpdateWorkspaceDto);
+    await kit.service.update(auth, KIT_WORKSPACE, {} as UpdateWorkspaceDto);
+    expect(kit.db.tables.audit).toEqual([]);
   });
 
   it('should store task queues deduplicated in their order, and null to clear them', async () => {
     const queues = ['billing-*', 'reports', 'billing-*'];
-    const narrowed = await service.update(auth, KIT_WORKSPACE, {
+    const narrowed = await kit.service.update(auth, KIT_WORKSPACE, {
       temporal_workflow_task_queues: queues,
     } as UpdateWorkspaceDto);
     expect(narrowed.temporal_workflow_task_queues).toEqual(['billing-*', 'reports']);
-    const cleared = await service.update(auth, KIT_WORKSPACE, {
+    const cleared = await kit.service.update(auth, KIT_WORKSPACE, {
       temporal_workflow_task_queues: null,
     } as unknown as UpdateWorkspaceDto);
     expect(cleared.temporal_workflow_task_queues).toBeNull();
-    expect(db.audited().map((entry) => entry.details)).toEqual([
+    expect(kit.db.audited().map((entry) => entry.details)).toEqual([
       { changes: { temporal_workflow_task_queues: { from: null, to: ['billing-*', 'reports'] } } },
       { changes: { temporal_workflow_task_queues: { from: ['billing-*', 'reports'], to: null } } },
     ]);
@@ -76,12 +75,12 @@ describe('WorkspacesService', () => {
 
   it('should refuse a slug another workspace holds (400 naming slug) and write nothing', async () => {
     await expect(
-      service.update(auth, KIT_WORKSPACE, { name: 'Renamed', slug: 'other' } as UpdateWorkspaceDto),
+      kit.service.update(auth, KIT_WORKSPACE, { name: 'Renamed', slug: 'other' } as UpdateWorkspaceDto),
     ).rejects.toMatchObject({
       status: 400,
       body: { code: 'validation_failed', fields: { slug: 'is already taken by another workspace' } },
     });
-    expect(db.table<{ name: string }>('workspaces').get(KIT_WORKSPACE)!.name).toBe('Acme');
-    expect(db.tables.audit).toEqual([]);
+    expect(kit.db.table<{ name: string }>('workspaces').get(KIT_WORKSPACE)!.name).toBe('Acme');
+    expect(kit.db.tables.audit).toEqual([]);
   });
 });

@@ -21,6 +21,30 @@ export function messageFor(fields: Record<string, string>, name: string): string
   return messages.length > 0 ? messages.join('; ') : undefined;
 }
 
+/**
+ * What a `TextField` binds to the API field `name`: its value, its setter and the error's message
+ * for it (`<TextField id="…" label="…" {...bound(fields, 'name', name, setName)} />`).
+ */
+export function bound(fields: Record<string, string>, name: string, value: string, onValue: (value: string) => void) {
+  return { value, onValue, error: messageFor(fields, name) };
+}
+
+/** A form's primary submit button (disabled while `busy`) and, when `onCancel` is given, a Cancel button. */
+export function SaveActions({ label, busy, onCancel }: { label: string; busy: boolean; onCancel?: () => void }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="primary" disabled={busy}>
+        {label}
+      </button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}
+
 /** The described-by ids and invalid flag of a control with this `id` and error. */
 export function describe(id: string, error: string | undefined, hint?: string) {
   const ids = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ');

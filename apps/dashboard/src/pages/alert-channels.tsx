@@ -10,16 +10,18 @@ import {
   testAlertChannel,
   updateAlertChannel,
 } from '../api';
+import { ErrorNote, ListTable, LiveNotice, OneTimeSecret, RowAction, StatusBadge } from '../components/common';
 import {
-  ActionsHeader,
-  ErrorNote,
-  LiveNotice,
-  OneTimeSecret,
-  RowAction,
-  StatusBadge,
-  TableWrap,
-} from '../components/common';
-import { describe, fieldsOf, FormError, messageFor, TextField, useFocusOnMount, useSubmit } from '../components/form';
+  bound,
+  describe,
+  fieldsOf,
+  FormError,
+  messageFor,
+  SaveActions,
+  TextField,
+  useFocusOnMount,
+  useSubmit,
+} from '../components/form';
 
 const KINDS: Array<{ kind: AlertChannelKind; label: string; destination: string; type: 'email' | 'url' }> = [
   { kind: 'email', label: 'Email', destination: 'Email address', type: 'email' },
@@ -120,51 +122,39 @@ export function Channels({
       <ErrorNote error={error ?? loadError} />
       {channels && channels.length === 0 && <p class="empty">No channels.</p>}
       {channels && channels.length > 0 && (
-        <TableWrap label="Alert channels">
-          <table data-testid="alert-channels">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Destination</th>
-                <th scope="col">State</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {channels.map((channel) => (
-                <tr key={channel.id}>
-                  <td>{channel.name}</td>
-                  <td>{channel.kind}</td>
-                  <td>
-                    <code>{channel.config[CHANNEL_CONFIG_KEY[channel.kind]]}</code>
-                  </td>
-                  <td>
-                    <StatusBadge value={channel.verified ? 'verified' : 'unverified'} />
-                  </td>
-                  <td>
-                    <div class="row-actions">
-                      <RowAction label="Edit" target={channel.name} onClick={() => setEditing(channel)} />
-                      <RowAction
-                        label="Send test"
-                        target={`to ${channel.name}`}
-                        onClick={() => void sendTest(channel)}
-                      />
-                      {channel.kind === 'email' && !channel.verified && (
-                        <RowAction
-                          label="Resend confirmation"
-                          target={`to ${channel.name}`}
-                          onClick={() => void resend(channel)}
-                        />
-                      )}
-                      <RowAction label="Delete" target={channel.name} danger onClick={() => remove(channel)} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Alert channels"
+          testId="alert-channels"
+          columns={['Name', 'Kind', 'Destination', 'State']}
+          rows={channels}
+          rowKey={(channel) => channel.id}
+          cells={(channel) => (
+            <>
+              <td>{channel.name}</td>
+              <td>{channel.kind}</td>
+              <td>
+                <code>{channel.config[CHANNEL_CONFIG_KEY[channel.kind]]}</code>
+              </td>
+              <td>
+                <StatusBadge value={channel.verified ? 'verified' : 'unverified'} />
+              </td>
+            </>
+          )}
+          actions={(channel) => (
+            <div class="row-actions">
+              <RowAction label="Edit" target={channel.name} onClick={() => setEditing(channel)} />
+              <RowAction label="Send test" target={`to ${channel.name}`} onClick={() => void sendTest(channel)} />
+              {channel.kind === 'email' && !channel.verified && (
+                <RowAction
+                  label="Resend confirmation"
+                  target={`to ${channel.name}`}
+                  onClick={() => void resend(channel)}
+                />
+              )}
+              <RowAction label="Delete" target={channel.name} danger onClick={() => remove(channel)} />
+            </div>
+          )}
+        />
       )}
     </div>
   );
@@ -210,14 +200,7 @@ function ChannelForm({
     <form class="panel entity-form" onSubmit={submit} noValidate aria-labelledby="channel-form-title">
       <h3 id="channel-form-title">{channel ? `Edit channel “${channel.name}”` : 'New channel'}</h3>
       <div class="row">
-        <TextField
-          id="channel-name"
-          label="Channel name"
-          inputRef={first}
-          value={name}
-          onValue={setName}
-          error={messageFor(fields, 'name')}
-        />
+        <TextField id="channel-name" label="Channel name" inputRef={first} {...bound(fields, 'name', name, setName)} />
         <div class="field">
           <label for="channel-kind">Kind</label>
           <select
@@ -270,16 +253,7 @@ function ChannelForm({
         }
       />
       <FormError error={error} shown={['name', 'kind', 'config']} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {channel ? 'Save channel' : 'Create channel'}
-        </button>
-        {onCancel && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      <SaveActions label={channel ? 'Save channel' : 'Create channel'} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

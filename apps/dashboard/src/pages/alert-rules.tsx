@@ -11,12 +11,14 @@ import {
   type Job,
   updateAlertRule,
 } from '../api';
-import { ActionsHeader, ErrorNote, LiveNotice, RowAction, StatusBadge, TableWrap } from '../components/common';
+import { ErrorNote, ListTable, LiveNotice, RowAction, StatusBadge } from '../components/common';
 import {
+  bound,
   CheckboxGroup,
   fieldsOf,
   FormError,
   messageFor,
+  SaveActions,
   TextField,
   useFocusOnMount,
   useSubmit,
@@ -92,44 +94,34 @@ export function Rules({
       <ErrorNote error={error ?? loadError} />
       {rules && rules.length === 0 && <p class="empty">No rules.</p>}
       {rules && rules.length > 0 && (
-        <TableWrap label="Alert rules">
-          <table data-testid="alert-rules">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Events</th>
-                <th scope="col">Channels</th>
-                <th scope="col">Jobs</th>
-                <th scope="col">Cooldown</th>
-                <th scope="col">State</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {rules.map((rule) => (
-                <tr key={rule.id}>
-                  <td>{rule.name}</td>
-                  <td>{rule.events.join(', ')}</td>
-                  <td>{rule.channel_ids.map(channelName).join(', ') || 'none'}</td>
-                  <td>
-                    {rule.job_ids ? rule.job_ids.map(jobName).join(', ') : 'every job'}
-                    {rule.tags && ` tagged ${rule.tags.join(' or ')}`}
-                  </td>
-                  <td>{rule.cooldown}</td>
-                  <td>
-                    <StatusBadge value={rule.enabled ? 'enabled' : 'disabled'} />
-                  </td>
-                  <td>
-                    <div class="row-actions">
-                      <RowAction label="Edit" target={rule.name} onClick={() => setEditing(rule)} />
-                      <RowAction label="Delete" target={rule.name} danger onClick={() => remove(rule)} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Alert rules"
+          testId="alert-rules"
+          columns={['Name', 'Events', 'Channels', 'Jobs', 'Cooldown', 'State']}
+          rows={rules}
+          rowKey={(rule) => rule.id}
+          cells={(rule) => (
+            <>
+              <td>{rule.name}</td>
+              <td>{rule.events.join(', ')}</td>
+              <td>{rule.channel_ids.map(channelName).join(', ') || 'none'}</td>
+              <td>
+                {rule.job_ids ? rule.job_ids.map(jobName).join(', ') : 'every job'}
+                {rule.tags && ` tagged ${rule.tags.join(' or ')}`}
+              </td>
+              <td>{rule.cooldown}</td>
+              <td>
+                <StatusBadge value={rule.enabled ? 'enabled' : 'disabled'} />
+              </td>
+            </>
+          )}
+          actions={(rule) => (
+            <div class="row-actions">
+              <RowAction label="Edit" target={rule.name} onClick={() => setEditing(rule)} />
+              <RowAction label="Delete" target={rule.name} danger onClick={() => remove(rule)} />
+            </div>
+          )}
+        />
       )}
     </div>
   );
@@ -248,9 +240,7 @@ function RuleForm({
         id="rule-name"
         label="Rule name"
         inputRef={first}
-        value={form.name}
-        onValue={(v) => set('name', v)}
-        error={messageFor(fields, 'name')}
+        {...bound(fields, 'name', form.name, (v) => set('name', v))}
       />
       <label class="check enabled">
         <input
@@ -286,32 +276,19 @@ function RuleForm({
         <TextField
           id="rule-tags"
           label="Only jobs tagged"
-          value={form.tags}
-          onValue={(v) => set('tags', v)}
-          error={messageFor(fields, 'tags')}
+          {...bound(fields, 'tags', form.tags, (v) => set('tags', v))}
           hint="Comma-separated; a job needs one of them. Empty: any tags."
         />
         <TextField
           id="rule-cooldown"
           label="Cooldown"
-          value={form.cooldown}
-          onValue={(v) => set('cooldown', v)}
-          error={messageFor(fields, 'cooldown')}
+          {...bound(fields, 'cooldown', form.cooldown, (v) => set('cooldown', v))}
           placeholder="15m"
           hint="At most one alert per job and event in this window: 0s to 7d; empty on create: 15m."
         />
       </div>
       <FormError error={error} shown={['name', 'events', 'channel_ids', 'job_ids', 'tags', 'cooldown']} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {rule ? 'Save rule' : 'Create rule'}
-        </button>
-        {onCancel && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      <SaveActions label={rule ? 'Save rule' : 'Create rule'} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type AuditFilter, listAuditLog, query } from '../api';
 import { ListTable, useLoad } from '../components/common';
-import { fieldsOf, FormError, messageFor, TextField } from '../components/form';
+import { bound, fieldsOf, FormError, TextField } from '../components/form';
 import { Pager, useCursorPages } from '../components/pager';
 import { formatTime } from '../format';
 import { navigate, useLocation } from '../router';
@@ -103,14 +103,7 @@ function AuditLog({ applied }: { applied: Filters }) {
   const set = (key: FilterKey) => (value: string) => setForm({ ...form, [key]: value });
   /** The filter's text field, bound to the form and showing the API's error for it. */
   const filterField = (key: FilterKey, label: string, props: Partial<Parameters<typeof TextField>[0]>) => (
-    <TextField
-      id={`audit-${key}`}
-      label={label}
-      value={form[key]}
-      onValue={set(key)}
-      error={messageFor(fields, key)}
-      {...props}
-    />
+    <TextField id={`audit-${key}`} label={label} {...bound(fields, key, form[key], set(key))} {...props} />
   );
   const filtered = FILTER_KEYS.some((key) => applied[key]);
 

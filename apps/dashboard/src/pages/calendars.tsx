@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, type CalendarListItem, deleteCalendar, getCalendar, listCalendars, putCalendar } from '../api';
 import { ErrorNote, ListTable, LiveNotice, RowAction, useLoad } from '../components/common';
-import { describe, Field, fieldsOf, FormError, TextField } from '../components/form';
+import { describe, Field, fieldsOf, FormError, SaveActions, TextField } from '../components/form';
 import { formatTime } from '../format';
 
 export const CALENDARS_PATH = '/settings/calendars';
@@ -221,11 +221,7 @@ export function CalendarsPage() {
           error={error}
           shown={['name', 'ical', ...Object.keys(fields).filter((key) => key.startsWith('dates'))]}
         />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Save calendar
-          </button>
-        </div>
+        <SaveActions label="Save calendar" busy={busy} />
       </form>
       <LiveNotice notice={notice} />
       <ErrorNote error={list.error} />

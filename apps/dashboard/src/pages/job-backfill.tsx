@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Backfill, type BackfillAccepted, type Job } from '../api';
 import { LiveNotice, usePoll } from '../components/common';
-import { Field, fieldsOf, FormError, messageFor, TextField, useSubmit } from '../components/form';
+import { bound, Field, fieldsOf, FormError, messageFor, TextField, useSubmit } from '../components/form';
 import { formatTime } from '../format';
 
 /** A `datetime-local` value (the viewer's time) as the instant the API takes; '' when empty or unreadable. */
@@ -79,21 +79,12 @@ export function BackfillDialog({ job, onClose, onStarted }: { job: Job; onClose:
         {job.schedule.timezone}.
       </p>
       <form onSubmit={submit}>
-        <TextField
-          id="backfill-from"
-          label="From"
-          type="datetime-local"
-          value={from}
-          onValue={setFrom}
-          error={messageFor(fields, 'from')}
-        />
+        <TextField id="backfill-from" label="From" type="datetime-local" {...bound(fields, 'from', from, setFrom)} />
         <TextField
           id="backfill-to"
           label="To (not included)"
           type="datetime-local"
-          value={to}
-          onValue={setTo}
-          error={messageFor(fields, 'to')}
+          {...bound(fields, 'to', to, setTo)}
         />
         <Field id="backfill-mode" label="Mode">
           <select

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { LiveNotice } from '../components/common';
-import { fieldsOf, FormError, messageFor, TextField, useSubmit } from '../components/form';
+import { bound, fieldsOf, FormError, TextField, useSubmit } from '../components/form';
 
 /** What `POST /jobs/bulk` answers with `202`: the operation (issue 46). */
 interface Accepted {
@@ -38,19 +38,15 @@ export function BulkActions({ selected, onDone }: { selected: string[]; onDone: 
       <TextField
         id="bulk-note"
         label="Note"
-        value={note}
-        onValue={setNote}
+        {...bound(fields, 'note', note, setNote)}
         placeholder="why, e.g. receiver maintenance CHG-1234"
-        error={messageFor(fields, 'note')}
       />
       <TextField
         id="bulk-resume-at"
         label="Resume at (optional)"
         type="datetime-local"
-        value={resumeAt}
-        onValue={setResumeAt}
+        {...bound(fields, 'resume_at', resumeAt, setResumeAt)}
         hint="A maintenance window: the paused jobs resume by themselves then."
-        error={messageFor(fields, 'resume_at')}
       />
       <div class="actions">
         <button type="submit" disabled={busy} onClick={() => setAction('pause')}>

@@ -116,6 +116,11 @@ function JobList({ initialOwner }: { initialOwner: string }) {
   // The owner filter matches exactly: the owners on this page are offered as you type.
   const owners = [...new Set((jobs.data?.data ?? []).map((job) => job.managed_by).filter((o) => o !== null))];
   const filtered = state !== '' || q !== '' || owner !== '';
+  /** A filter's change handler: sets it from its control and goes back to the first page. */
+  const onFilter = (setFilter: (value: string) => void) => (e: Event) => {
+    setFilter((e.target as HTMLInputElement | HTMLSelectElement).value);
+    pages.reset();
+  };
 
   return (
     <section>
@@ -128,13 +133,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           State
-          <select
-            value={state}
-            onChange={(e) => {
-              setState((e.target as HTMLSelectElement).value);
-              pages.reset();
-            }}
-          >
+          <select value={state} onChange={onFilter(setState)}>
             <option value="">any</option>
             {['active', 'paused', 'disabled', 'completed'].map((s) => (
               <option key={s}>{s}</option>
@@ -143,16 +142,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
         </label>
         <label>
           Search
-          <input
-            type="search"
-            size={26}
-            value={q}
-            placeholder="name, description or key"
-            onInput={(e) => {
-              setQ((e.target as HTMLInputElement).value);
-              pages.reset();
-            }}
-          />
+          <input type="search" size={26} value={q} placeholder="name, description or key" onInput={onFilter(setQ)} />
         </label>
         <label>
           Managed by
@@ -162,10 +152,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
             size={24}
             value={managedBy}
             placeholder="e.g. git:infra/jobs.yaml"
-            onInput={(e) => {
-              setManagedBy((e.target as HTMLInputElement).value);
-              pages.reset();
-            }}
+            onInput={onFilter(setManagedBy)}
           />
           <datalist id="job-owners">
             {owners.map((o) => (

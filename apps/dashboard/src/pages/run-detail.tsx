@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Attempt, type Job, type Run } from '../api';
-import { ErrorNote, StatusBadge, TableWrap, useLoad, usePoll } from '../components/common';
+import { ErrorNote, ListTable, StatusBadge, useLoad, usePoll } from '../components/common';
 import { attemptLabel, formatMs, formatTime } from '../format';
 import type { AppContext } from '../app-context';
 import { navigate } from '../router';
@@ -212,25 +212,15 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
       <h2>Attempts</h2>
       {attempts.length === 0 && <p class="empty">No attempt yet.</p>}
       {attempts.length > 0 && (
-        <TableWrap label="Attempts">
-          <table class="attempts" data-testid="attempts">
-            <thead>
-              <tr>
-                <th scope="col">Attempt</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Request</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.map((a) => (
-                <AttemptRow attempt={a} maxAttempts={maxAttempts} key={a.n} />
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label="Attempts"
+          className="attempts"
+          testId="attempts"
+          columns={['Attempt', 'Outcome', 'Status', 'Started', 'Duration', 'Request']}
+          rows={attempts}
+          rowKey={(a) => String(a.n)}
+          cells={(a) => <AttemptCells attempt={a} maxAttempts={maxAttempts} />}
+        />
       )}
       {attempts
         .filter((a) => a.response_body || a.error)
@@ -247,9 +237,9 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-function AttemptRow({ attempt, maxAttempts }: { attempt: Attempt; maxAttempts: number | null }) {
+function AttemptCells({ attempt, maxAttempts }: { attempt: Attempt; maxAttempts: number | null }) {
   return (
-    <tr>
+    <>
       <td>{attemptLabel(attempt.n, maxAttempts).replace(/^attempt /, '')}</td>
       <td>
         <StatusBadge value={attempt.outcome ?? 'in flight'} />
@@ -260,6 +250,6 @@ function AttemptRow({ attempt, maxAttempts }: { attempt: Attempt; maxAttempts: n
       <td>
         <code>{attempt.request_summary}</code>
       </td>
-    </tr>
+    </>
   );
 }

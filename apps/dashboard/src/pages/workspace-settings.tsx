@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { getWorkspace, updateWorkspace, type WorkspaceDetail } from '../api';
 import { ErrorNote, LiveNotice, useLoad } from '../components/common';
-import { describe, Field, fieldsOf, FormError, messageFor, TextField } from '../components/form';
+import { bound, describe, Field, fieldsOf, FormError, messageFor, SaveActions, TextField } from '../components/form';
 import { formatTime } from '../format';
 
 /**
@@ -77,19 +77,11 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
         <dd>{formatTime(saved.created_at)}</dd>
       </dl>
       <form class="entity-form" onSubmit={(e) => void submit(e)} noValidate aria-label="Workspace settings">
-        <TextField
-          id="workspace-name"
-          label="Workspace name"
-          value={name}
-          onValue={setName}
-          error={messageFor(fields, 'name')}
-        />
+        <TextField id="workspace-name" label="Workspace name" {...bound(fields, 'name', name, setName)} />
         <TextField
           id="workspace-slug"
           label="Slug"
-          value={slug}
-          onValue={setSlug}
-          error={messageFor(fields, 'slug')}
+          {...bound(fields, 'slug', slug, setSlug)}
           hint="Lowercase letters, digits and inner hyphens, unique on this server. Scripts may name the workspace by it (Svc-Workspace, operator commands): tell them when it changes."
         />
         <Field
@@ -112,11 +104,7 @@ function WorkspaceForm({ workspace, onChanged }: { workspace: WorkspaceDetail; o
           />
         </Field>
         <FormError error={error} shown={['name', 'slug', 'temporal_workflow_task_queues']} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Save workspace
-          </button>
-        </div>
+        <SaveActions label="Save workspace" busy={busy} />
       </form>
       <LiveNotice notice={notice} />
     </>

@@ -17,22 +17,20 @@ import { tracingClientInterceptors } from '@svc/orchestration/tracing';
 import {
   AlertChannelsRepository,
   AlertEventsRepository,
-  AuditRepository,
   BackfillsRepository,
   CalendarsRepository,
-  DatabaseProbe,
   DestinationsRepository,
   JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
+  OVER_DATA_SOURCE,
+  overDataSourceProviders,
   RunsRepository,
   SecretsRepository,
-  ServiceHealthRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
 import { alertsTaskQueue, parkedTaskQueue } from '@svc/workflow-contract/definitions';
 import { Client, type ConnectionLike } from '@temporalio/client';
-import { DataSource } from 'typeorm';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
 import { AlertSweeper } from '../alerts/alert-sweeper';
 import { TemporalConnections } from '../temporal/connect';
@@ -51,24 +49,6 @@ import {
 import { createAlertActivities } from './alert.activities';
 import { createActivities } from './index';
 import { parkAboveJobs } from './park-gate';
-
-/** Everything built over the DataSource alone (the health probe too). */
-const REPOSITORIES = [
-  AlertChannelsRepository,
-  AlertEventsRepository,
-  AuditRepository,
-  BackfillsRepository,
-  CalendarsRepository,
-  DatabaseProbe,
-  DestinationsRepository,
-  JobsRepository,
-  OccurrenceBurstsRepository,
-  OperationsRepository,
-  RunsRepository,
-  SecretsRepository,
-  ServiceHealthRepository,
-  WorkspacesRepository,
-];
 
 /** Tracing on: starts from activities carry the trace on (docs/operations.md → Traces). */
 function temporalClient(connection: ConnectionLike, config: AppConfig, converter: DataConverterOptions): Client {
@@ -234,11 +214,7 @@ const alertProviders: Provider[] = [
 
 /** What `OrchestrationModule` and the activities build on, besides the global connections. */
 const baseProviders: Provider[] = [
-  ...REPOSITORIES.map((repository) => ({
-    provide: repository,
-    inject: [DataSource],
-    useFactory: (dataSource: DataSource) => new repository(dataSource),
-  })),
+  ...overDataSourceProviders(),
   ...temporalClients,
   {
     provide: WORKER_METRICS,
@@ -271,7 +247,7 @@ const baseProviders: Provider[] = [
 @Module({
   providers: baseProviders,
   exports: [
-    ...REPOSITORIES,
+    ...OVER_DATA_SOURCE,
     DATA_CONVERTER,
     Client,
     WORKER_CLIENT,

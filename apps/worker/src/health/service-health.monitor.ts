@@ -1,11 +1,4 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type AppConfig, temporalFailureContext } from '@svc/common';
 import type { WorkerMetrics } from '@svc/common/metrics';
 import { PeriodicTask } from '@svc/common/periodic-task';
@@ -24,7 +17,7 @@ import { Client } from '@temporalio/client';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AlertDispatcher } from '../alerts/alert-dispatcher';
-import { WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
+import { type StartedAtBootstrap, WORKER_CONFIG, WORKER_LOG_CONTEXT, WORKER_METRICS } from '../worker.constants';
 import { ServiceAlerts } from './service-alerts';
 import { ServiceHealthJournal } from './service-health-journal';
 
@@ -52,7 +45,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * once started again; the degradations it told are kept there too, so their recovery is told.
  */
 @Injectable()
-export class ServiceHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class ServiceHealthMonitor implements StartedAtBootstrap {
   private readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private readonly tracker: ServiceHealthTracker;
   private readonly journal: ServiceHealthJournal;

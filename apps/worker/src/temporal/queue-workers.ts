@@ -1,11 +1,4 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
 import {
   ATTEMPT_HEARTBEAT_THROTTLE_MS,
@@ -17,7 +10,13 @@ import { Client } from '@temporalio/client';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { createActivities } from '../activities';
 import type { createAlertActivities } from '../activities/alert.activities';
-import { ALERT_ACTIVITIES, JOB_ACTIVITIES, WORKER_CONFIG, WORKER_LOG_CONTEXT } from '../worker.constants';
+import {
+  ALERT_ACTIVITIES,
+  JOB_ACTIVITIES,
+  type StartedAtBootstrap,
+  WORKER_CONFIG,
+  WORKER_LOG_CONTEXT,
+} from '../worker.constants';
 import { ParkedQueue } from './parked-queue';
 import { type SharedWorkerOptions, WorkerRuntime } from './worker-runtime';
 
@@ -28,7 +27,7 @@ import { type SharedWorkerOptions, WorkerRuntime } from './worker-runtime';
  * (an attempt on the wire is answered or times out under its job's timeout, and is recorded) for up
  * to `worker.shutdown_grace_time`; the connections close after this (`ConnectionsModule`, last).
  */
-export abstract class QueueWorker implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export abstract class QueueWorker implements StartedAtBootstrap {
   protected readonly logger = new Logger(WORKER_LOG_CONTEXT);
   private worker?: Worker;
   private running?: Promise<void>;

@@ -22,3 +22,4 @@ export * from './calendars.repository';
 export * from './backfills.repository';
 export * from './destinations.repository';
 export * from './service-health.repository';
+export * from './over-data-source';

@@ -76,6 +76,33 @@ export class Cursor {
     }
     return false;
   }
+  /**
+   * Steps over a list's separator (`and`, `,`, `&`) when another item follows it
+   * (`startsItem(cur, 1)`); false, and nothing read, otherwise.
+   */
+  acceptSeparator(startsItem: (cur: Cursor, k: number) => boolean): boolean {
+    if (this.is('and', ',', '&') && startsItem(this, 1)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  /**
+   * A list begun at `start` that has no item: `incomplete` up to the token that is not one, which
+   * is stepped over unless it starts the time (`at`), so the parse goes on after it.
+   */
+  noItem(start: Tok, message: string): void {
+    this.err(start, this.tok() ?? start, 'incomplete', message);
+    if (this.tok() && this.low() !== 'at') {
+      this.i++;
+    }
+  }
+  /** A unit word with no count before it (`in minutes`, `every hours`): `expected_number`, the word read. */
+  uncountedUnit(message: string, suggestion: string): void {
+    const unit = this.tok()!;
+    this.i++;
+    this.err(unit, unit, 'expected_number', `"${unit.text}" needs a number before it: ${message}`, suggestion);
+  }
   setOneOff(o: OneOff): void {
     if (!this.dup(this.spec.oneOff, o.span, 'the date')) {
       this.spec.oneOff = o;

@@ -155,13 +155,8 @@ export function inClause(cur: Cursor): boolean {
   const u = UNITS[cur.low()];
   if (u && !counted) {
     // `in minutes`: how many?
-    const ut = cur.tok()!;
-    cur.i++;
-    cur.err(
-      ut,
-      ut,
-      'expected_number',
-      `"${ut.text}" needs a number before it: \`in 20 ${u}s\`, or \`in ${u === 'hour' ? 'an' : 'a'} ${u}\``,
+    cur.uncountedUnit(
+      `\`in 20 ${u}s\`, or \`in ${u === 'hour' ? 'an' : 'a'} ${u}\``,
       `in ${u === 'hour' ? 'an' : 'a'} ${u}`,
     );
     return true;

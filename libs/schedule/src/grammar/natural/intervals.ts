@@ -132,15 +132,7 @@ export function everyClause(cur: Cursor): boolean {
   if (u && !(u === 'second' && isWeekdayAt(cur, 1))) {
     if (PLURAL_UNITS.has(cur.low())) {
       // `every minutes`: how many? (`every 5 minutes`, or `every minute`)
-      const ut = cur.tok()!;
-      cur.i++;
-      cur.err(
-        ut,
-        ut,
-        'expected_number',
-        `"${ut.text}" needs a number before it: \`every 5 ${u}s\`, or \`every ${u}\``,
-        `every ${u}`,
-      );
+      cur.uncountedUnit(`\`every 5 ${u}s\`, or \`every ${u}\``, `every ${u}`);
       return true;
     }
     cur.i++;

@@ -198,23 +198,13 @@ export function dayList(cur: Cursor, start: Tok): boolean {
     } else if (cur.accept('day') || !(cur.is('and', ',', '&') && startsDayItem(cur, 1))) {
       monthDays(pending.splice(0));
     }
-    if (cur.is('and', ',', '&') && startsDayItem(cur, 1)) {
-      cur.i++;
+    if (cur.acceptSeparator(startsDayItem)) {
       continue;
     }
     break;
   }
   if (!any) {
-    const t = cur.tok() ?? start;
-    cur.err(
-      start,
-      t,
-      'incomplete',
-      'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)',
-    );
-    if (cur.tok() && cur.i < cur.toks.length && cur.low() !== 'at') {
-      cur.i++;
-    }
+    cur.noItem(start, 'expected a day of the month (`the 1st`, `the last day`) or a weekday (`the first monday`)');
     return true;
   }
   const span = cur.spanFrom(start);

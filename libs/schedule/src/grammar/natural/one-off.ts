@@ -9,6 +9,9 @@ import type { Built } from './build';
 import { UNIT_SEC } from './rule-shape';
 import type { OneOff, Span, Spec } from './spec';
 
+/** The recurring clauses of a spec, each `null` or with the `span` it was written at. */
+type ClashingClause = Exclude<keyof Spec, 'times' | 'oneOff' | 'yearDate' | 'monthly'>;
+
 /** Compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`; any recurring clause beside the one-off is a conflict. */
 export function buildOneOff(
   expr: string,
@@ -21,23 +24,25 @@ export function buildOneOff(
   const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
     errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
   };
-  const clash: [unknown, Span | undefined, string][] = [
-    [spec.interval, spec.interval?.span, 'a repetition'],
-    [spec.weekdays, spec.weekdays?.span, 'weekdays'],
-    [spec.nthWeekdays, spec.nthWeekdays?.span, 'weekdays of the month'],
-    [spec.setPos, spec.setPos?.span, 'weekdays of the month'],
-    [spec.monthDays, spec.monthDays?.span, 'days of the month'],
-    [spec.months, spec.months?.span, 'months'],
-    [spec.window, spec.window?.span, 'a time window'],
-    [spec.count, spec.count?.span, 'a number of times'],
-    [spec.starting, spec.starting?.span, 'a start date'],
-    [spec.until, spec.until?.span, 'an end date'],
-    [spec.phase, spec.phase?.span, 'a starting time'],
-    [spec.perDay, spec.perDay?.span, 'a number of times a day'],
-    [spec.except, spec.except?.span, 'excepted days'],
+  /** The clauses a one-off date cannot go with, and how the error names each. */
+  const clash: [ClashingClause, string][] = [
+    ['interval', 'a repetition'],
+    ['weekdays', 'weekdays'],
+    ['nthWeekdays', 'weekdays of the month'],
+    ['setPos', 'weekdays of the month'],
+    ['monthDays', 'days of the month'],
+    ['months', 'months'],
+    ['window', 'a time window'],
+    ['count', 'a number of times'],
+    ['starting', 'a start date'],
+    ['until', 'an end date'],
+    ['phase', 'a starting time'],
+    ['perDay', 'a number of times a day'],
+    ['except', 'excepted days'],
   ];
-  for (const [v, span, what] of clash) {
-    if (v && span) {
+  for (const [clause, what] of clash) {
+    const span = spec[clause]?.span;
+    if (span) {
       err(
         span,
         'conflict',

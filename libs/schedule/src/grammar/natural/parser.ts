@@ -172,11 +172,7 @@ function clause(cur: Cursor): boolean {
     return true;
   }
   if (t.kind === 'date') {
-    const d = isoDate(cur);
-    if (d) {
-      cur.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
-    }
-    return true;
+    return oneOffDate(cur);
   }
   if (
     w === 'the' ||
@@ -244,11 +240,7 @@ function onClause(cur: Cursor): boolean {
     return true;
   }
   if (t.kind === 'date') {
-    const d = isoDate(cur);
-    if (d) {
-      cur.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: d.span });
-    }
-    return true;
+    return oneOffDate(cur);
   }
   if (cur.is('the') || t.kind === 'num' || ORDINAL_WORDS[cur.low()] !== undefined) {
     return dayList(cur, start);
@@ -259,17 +251,23 @@ function onClause(cur: Cursor): boolean {
   return weekdayList(cur, start);
 }
 
+/** An ISO date token as the schedule's one date (`2026-12-01`, `on 2026-12-01 09:00`), its span from `from` when given. */
+function oneOffDate(cur: Cursor, from?: Tok): true {
+  const d = isoDate(cur);
+  if (d) {
+    const span = from ? { start: from.start, end: d.span.end } : d.span;
+    cur.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span });
+  }
+  return true;
+}
+
 /** `at 9:30`, `at 8am and 8pm`, `at noon`, `at 2026-12-01 09:00`. */
 function atClause(cur: Cursor): boolean {
   const start = cur.tok()!;
   cur.i++;
   const t = cur.tok();
   if (t && t.kind === 'date') {
-    const d = isoDate(cur);
-    if (d) {
-      cur.setOneOff({ kind: 'date', fl: d.fl, hasTime: d.hasTime, span: { start: start.start, end: d.span.end } });
-    }
-    return true;
+    return oneOffDate(cur, start);
   }
   if (t && minuteOfHour(cur, start)) {
     return true;

@@ -52,8 +52,7 @@ export function timeList(cur: Cursor, afterAt = false): void {
         cur.spec.times.push({ sec: tm.sec, span: tm.span });
       }
     }
-    if (cur.is('and', ',', '&') && isTimeStartAt(cur, 1, afterAt)) {
-      cur.i++;
+    if (cur.acceptSeparator((c, k) => isTimeStartAt(c, k, afterAt))) {
       continue;
     }
     break;

@@ -73,23 +73,16 @@ export function weekdayList(cur: Cursor, start: Tok): boolean {
       break;
     }
     any = true;
-    if (cur.is('and', ',', '&') && startsWeekday(cur, 1)) {
-      cur.i++;
+    if (cur.acceptSeparator(startsWeekday)) {
       continue;
     }
     break;
   }
   if (!any) {
-    const t = cur.tok() ?? start;
-    cur.err(
+    cur.noItem(
       start,
-      t,
-      'incomplete',
       'expected a day: a weekday name (`monday`), `weekdays`, `weekends`, a day of the month (`the 1st`) or a date',
     );
-    if (cur.tok() && cur.low() !== 'at') {
-      cur.i++;
-    }
     return true;
   }
   const span = cur.spanFrom(start);

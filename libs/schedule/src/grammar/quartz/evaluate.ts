@@ -1,5 +1,5 @@
 /**
- * Line-by-line port of Quartz 2.5.2 `CronExpression.getTimeAfter` (org.quartz, Apache-2.0),
+ * Step-by-step port of Quartz 2.5.2 `CronExpression.getTimeAfter` (org.quartz, Apache-2.0),
  * running on `JavaCalendar`, an emulation of the lenient `java.util.GregorianCalendar` field
  * arithmetic that the algorithm relies on. Porting the algorithm (rather than re-deriving the
  * semantics) is what makes fire times equal Quartz's, including at DST changes:
@@ -19,6 +19,9 @@ import type { Budget } from '../../types';
 import { civilFromDays, DAY_MS, daysInMonth, wallFromFields, weekdayFromSunday } from '../../civil';
 import { classifyWall, instantToWall, lenientWallToInstant, type ZoneOffsets } from '../../tz';
 import { ALL_SPEC, LAST_DAY_OFFSET_END, LAST_DAY_OFFSET_START, NO_SPEC, type QuartzFields } from './fields';
+
+/** The `java.util.Calendar` fields getTimeAfter reads and sets (MONTH 0-based, DAY_OF_MONTH, HOUR_OF_DAY). */
+type CalendarField = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 
 /** Emulates the parts of lenient `java.util.GregorianCalendar` that getTimeAfter uses. */
 class JavaCalendar {
@@ -78,59 +81,38 @@ class JavaCalendar {
     this.complete();
     return this.time;
   }
-  getYear(): number {
+  /** Calendar.get(field): the field after the fields a set left stale are recomputed. */
+  get(field: CalendarField): number {
     this.complete();
-    return this.year;
-  }
-  getMonth(): number {
-    this.complete();
-    return this.month;
-  }
-  getDay(): number {
-    this.complete();
-    return this.day;
-  }
-  getHour(): number {
-    this.complete();
-    return this.hour;
-  }
-  getMinute(): number {
-    this.complete();
-    return this.minute;
-  }
-  getSecond(): number {
-    this.complete();
-    return this.second;
+    return this[field];
   }
   /** Calendar.DAY_OF_WEEK: 1 = Sunday … 7 = Saturday. */
   getDayOfWeek(): number {
     this.complete();
     return weekdayFromSunday(Math.floor(wallFromFields(this.year, this.month + 1, this.day) / DAY_MS)) + 1;
   }
-  setYear(v: number): void {
-    this.year = v;
+  /** Calendar.set(field, v): lenient, normalised by the next read. */
+  set(field: CalendarField, v: number): void {
+    this[field] = v;
     this.dirty = true;
   }
-  setMonth(v: number): void {
-    this.month = v;
-    this.dirty = true;
-  }
-  setDay(v: number): void {
-    this.day = v;
-    this.dirty = true;
-  }
-  setHour(v: number): void {
-    this.hour = v;
-    this.dirty = true;
-  }
-  setMinute(v: number): void {
-    this.minute = v;
-    this.dirty = true;
-  }
-  setSecond(v: number): void {
-    this.second = v;
-    this.dirty = true;
-  }
+}
+
+/**
+ * One field's step of getTimeAfter: the least of the sorted `values` at or after `current`, or,
+ * past the last, the first with a carry of 1 into the next larger field; `moved` when that is not
+ * `current` (Quartz then clears the smaller fields and searches again).
+ */
+function stepField(values: number[], current: number): { value: number; carry: 0 | 1; moved: boolean } {
+  const next = ceil(values, current);
+  return next === undefined
+    ? { value: values[0], carry: 1, moved: true }
+    : { value: next, carry: 0, moved: next !== current };
+}
+
+/** Days from weekday `from` to the next `to` (both Calendar.DAY_OF_WEEK, 1..7): 0 when equal, else 1..6. */
+function daysUntilWeekday(from: number, to: number): number {
+  return from <= to ? to - from : to + (7 - from);
 }
 
 /** Smallest element >= v of a sorted array, or undefined (TreeSet.tailSet(v).first()). */
@@ -231,21 +213,32 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
   const { seconds, minutes, hours, daysOfMonth, nearestWeekdays, months, daysOfWeek } = q;
   const dayOfMSpec = !daysOfMonth.includes(NO_SPEC);
   const dayOfWSpec = !daysOfWeek.includes(NO_SPEC);
+  /** Quartz's restart at midnight of `day` of `month0` (0-based; both lenient) and, when given, of `year`. */
+  const setCalendarMidnight = (day: number, month0: number, year?: number): void => {
+    cl.set('second', 0);
+    cl.set('minute', 0);
+    cl.set('hour', 0);
+    cl.set('day', day);
+    cl.set('month', month0);
+    if (year !== undefined) {
+      cl.set('year', year);
+    }
+  };
   const setCalendarHour = (hour: number): void => {
-    cl.setHour(hour);
-    if (cl.getHour() !== hour && hour !== 24) {
-      cl.setHour(hour + 1);
+    cl.set('hour', hour);
+    if (cl.get('hour') !== hour && hour !== 24) {
+      cl.set('hour', hour + 1);
     }
   };
 
   for (;;) {
     ctx.budget.check();
-    if (cl.getYear() > 2999) {
+    if (cl.get('year') > 2999) {
       return null;
     }
 
-    let sec = cl.getSecond();
-    let min = cl.getMinute();
+    let sec = cl.get('second');
+    let min = cl.get('minute');
 
     // second
     let st = ceil(seconds, sec);
@@ -254,61 +247,43 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
     } else {
       sec = seconds[0];
       min++;
-      cl.setMinute(min);
+      cl.set('minute', min);
     }
-    cl.setSecond(sec);
-
-    min = cl.getMinute();
-    let hr = cl.getHour();
-    let t = -1;
+    cl.set('second', sec);
 
     // minute
-    st = ceil(minutes, min);
-    if (st !== undefined) {
-      t = min;
-      min = st;
-    } else {
-      min = minutes[0];
-      hr++;
-    }
-    if (min !== t) {
-      cl.setSecond(0);
-      cl.setMinute(min);
-      setCalendarHour(hr);
+    const minute = stepField(minutes, cl.get('minute'));
+    if (minute.moved) {
+      const hour = cl.get('hour') + minute.carry;
+      cl.set('second', 0);
+      cl.set('minute', minute.value);
+      setCalendarHour(hour);
       continue;
     }
-    cl.setMinute(min);
-
-    hr = cl.getHour();
-    let day = cl.getDay();
-    t = -1;
+    cl.set('minute', minute.value);
+    min = minute.value;
 
     // hour
-    st = ceil(hours, hr);
-    if (st !== undefined) {
-      t = hr;
-      hr = st;
-    } else {
-      hr = hours[0];
-      day++;
-    }
-    if (hr !== t) {
-      cl.setSecond(0);
-      cl.setMinute(0);
-      cl.setDay(day);
-      setCalendarHour(hr);
+    const hourStep = stepField(hours, cl.get('hour'));
+    if (hourStep.moved) {
+      const nextDay = cl.get('day') + hourStep.carry;
+      cl.set('second', 0);
+      cl.set('minute', 0);
+      cl.set('day', nextDay);
+      setCalendarHour(hourStep.value);
       continue;
     }
-    cl.setHour(hr);
+    cl.set('hour', hourStep.value);
+    const hr = hourStep.value;
 
-    day = cl.getDay();
-    let mon = cl.getMonth() + 1;
-    t = -1;
+    let day = cl.get('day');
+    let mon = cl.get('month') + 1;
+    let t = -1;
     const tmon = mon;
 
     // day
     if (dayOfMSpec && !dayOfWSpec) {
-      const year = cl.getYear();
+      const year = cl.get('year');
       const smallestDay = findSmallestDay(day, mon, year, daysOfMonth);
       const smallestDayForWeekday = findSmallestDay(day, mon, year, nearestWeekdays);
       t = day;
@@ -343,31 +318,15 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         needAdvance = true;
       }
       if (needAdvance && (day !== t || mon !== tmon)) {
-        cl.setSecond(0);
-        cl.setMinute(0);
-        cl.setHour(0);
-        cl.setDay(day);
-        cl.setMonth(mon - 1);
+        setCalendarMidnight(day, mon - 1);
         continue;
       }
     } else if (dayOfWSpec && !dayOfMSpec) {
       if (q.lastDayOfWeek) {
-        const dow = daysOfWeek[0];
-        const cDow = cl.getDayOfWeek();
-        let daysToAdd = 0;
-        if (cDow < dow) {
-          daysToAdd = dow - cDow;
-        }
-        if (cDow > dow) {
-          daysToAdd = dow + (7 - cDow);
-        }
-        const lDay = daysInMonth(cl.getYear(), mon);
+        let daysToAdd = daysUntilWeekday(cl.getDayOfWeek(), daysOfWeek[0]);
+        const lDay = daysInMonth(cl.get('year'), mon);
         if (day + daysToAdd > lDay) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(1);
-          cl.setMonth(mon);
+          setCalendarMidnight(1, mon);
           continue;
         }
         while (day + daysToAdd + 7 <= lDay) {
@@ -375,22 +334,11 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         }
         day += daysToAdd;
         if (daysToAdd > 0) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(day);
-          cl.setMonth(mon - 1);
+          setCalendarMidnight(day, mon - 1);
           continue;
         }
       } else if (q.nthDayOfWeek !== 0) {
-        const dow = daysOfWeek[0];
-        const cDow = cl.getDayOfWeek();
-        let daysToAdd = 0;
-        if (cDow < dow) {
-          daysToAdd = dow - cDow;
-        } else if (cDow > dow) {
-          daysToAdd = dow + (7 - cDow);
-        }
+        let daysToAdd = daysUntilWeekday(cl.getDayOfWeek(), daysOfWeek[0]);
         const dayShifted = daysToAdd > 0;
         day += daysToAdd;
         let weekOfMonth = Math.floor(day / 7);
@@ -399,19 +347,11 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         }
         daysToAdd = (q.nthDayOfWeek - weekOfMonth) * 7;
         day += daysToAdd;
-        if (daysToAdd < 0 || day > daysInMonth(cl.getYear(), mon)) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(1);
-          cl.setMonth(mon);
+        if (daysToAdd < 0 || day > daysInMonth(cl.get('year'), mon)) {
+          setCalendarMidnight(1, mon);
           continue;
         } else if (daysToAdd > 0 || dayShifted) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(day);
-          cl.setMonth(mon - 1);
+          setCalendarMidnight(day, mon - 1);
           continue;
         }
       } else {
@@ -421,37 +361,23 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
         if (s2 !== undefined) {
           dow = s2;
         }
-        let daysToAdd = 0;
-        if (cDow < dow) {
-          daysToAdd = dow - cDow;
-        }
-        if (cDow > dow) {
-          daysToAdd = dow + (7 - cDow);
-        }
-        const lDay = daysInMonth(cl.getYear(), mon);
+        const daysToAdd = daysUntilWeekday(cDow, dow);
+        const lDay = daysInMonth(cl.get('year'), mon);
         if (day + daysToAdd > lDay) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(1);
-          cl.setMonth(mon);
+          setCalendarMidnight(1, mon);
           continue;
         } else if (daysToAdd > 0) {
-          cl.setSecond(0);
-          cl.setMinute(0);
-          cl.setHour(0);
-          cl.setDay(day + daysToAdd);
-          cl.setMonth(mon - 1);
+          setCalendarMidnight(day + daysToAdd, mon - 1);
           continue;
         }
       }
     } else {
       throw new Error('unreachable: the parser rejects day-of-month together with day-of-week');
     }
-    cl.setDay(day);
+    cl.set('day', day);
 
-    mon = cl.getMonth() + 1;
-    let year = cl.getYear();
+    mon = cl.get('month') + 1;
+    let year = cl.get('year');
     t = -1;
 
     if (year > ctx.maxYear) {
@@ -468,17 +394,12 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
       year++;
     }
     if (mon !== t) {
-      cl.setSecond(0);
-      cl.setMinute(0);
-      cl.setHour(0);
-      cl.setDay(1);
-      cl.setMonth(mon - 1);
-      cl.setYear(year);
+      setCalendarMidnight(1, mon - 1, year);
       continue;
     }
-    cl.setMonth(mon - 1);
+    cl.set('month', mon - 1);
 
-    year = cl.getYear();
+    year = cl.get('year');
     t = -1;
 
     // year
@@ -496,15 +417,10 @@ export function quartzTimeAfter(q: QuartzFields, afterMs: number, ctx: QuartzEva
       year = y2;
     }
     if (year !== t) {
-      cl.setSecond(0);
-      cl.setMinute(0);
-      cl.setHour(0);
-      cl.setDay(1);
-      cl.setMonth(0);
-      cl.setYear(year);
+      setCalendarMidnight(1, 0, year);
       continue;
     }
-    cl.setYear(year);
+    cl.set('year', year);
     return cl.getTime();
   }
 }
