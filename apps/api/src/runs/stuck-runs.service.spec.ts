@@ -50,9 +50,7 @@ describe('StuckRunsService', () => {
           reasons: ['past_retry_budget'],
           temporal: expect.objectContaining({
             workflow_id: 'run_stuck',
-            ui_url: expect.stringMatching(
-              /^https:\/\/temporal\.example\.com\/namespaces\/.+\/workflows\/run_stuck$/,
-            ),
+            ui_url: expect.stringMatching(/^https:\/\/temporal\.example\.com\/namespaces\/.+\/workflows\/run_stuck$/),
           }),
         }),
       }),
