@@ -1,5 +1,15 @@
 import { CliError } from '../errors';
-import { formatFor, parseJobsFile, renderJobsFile, toFileEntry, withOwner } from './jobs-file';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  formatFor,
+  parseJobsFile,
+  renderJobsFile,
+  SCHEDULE_SETTINGS,
+  SETTINGS,
+  toFileEntry,
+  withOwner,
+} from './jobs-file';
 
 describe('jobs file (issue 42)', () => {
   describe('parseJobsFile', () => {
@@ -94,6 +104,9 @@ describe('jobs file (issue 42)', () => {
         misfire_policy: 'fire_once',
         overlap_policy: 'allow',
         auto_disable_threshold: null,
+        start_window: '5m',
+        start_offset_ms: 120_000,
+        max_concurrent_runs: 2,
         state: 'paused',
         version: 4,
         next_run_at: null,
@@ -112,7 +125,10 @@ describe('jobs file (issue 42)', () => {
         'misfire_policy',
         'overlap_policy',
         'auto_disable_threshold',
+        'start_window',
+        'max_concurrent_runs',
       ]);
+      expect(entry).toMatchObject({ start_window: '5m', max_concurrent_runs: 2 });
       expect(entry.schedule).toEqual({
         expr: 'every day at 3am',
         kind: 'natural',
@@ -121,6 +137,19 @@ describe('jobs file (issue 42)', () => {
         ends_at: null,
         count: null,
       });
+    });
+
+    it('should export every field the published jobs-file schema lets a file declare, but the write-only secret', () => {
+      const schema = JSON.parse(readFileSync(join(__dirname, '../../../../schemas/jobs-file.schema.json'), 'utf8')) as {
+        $defs: Record<string, { properties: Record<string, { writeOnly?: boolean }> }>;
+      };
+      const declarable = (name: string) =>
+        Object.entries(schema.$defs[name].properties)
+          .filter(([, p]) => !p.writeOnly)
+          .map(([field]) => field)
+          .sort();
+      expect([...SETTINGS].sort()).toEqual(declarable('DeclaredJobDto'));
+      expect([...SCHEDULE_SETTINGS].sort()).toEqual(declarable('ScheduleDto'));
     });
 
     it('should keep a schedule’s calendars, and leave out an empty list (issue 45)', () => {

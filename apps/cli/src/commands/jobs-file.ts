@@ -71,7 +71,8 @@ export function withOwner(file: JobsFile, managedBy: string | undefined): JobsFi
  * gives on the server): everything else (id, state, version, counters, timestamps, `managed_by`,
  * the schedule's derived `canonical` and `description`) is the server's.
  */
-const SETTINGS = [
+/** What a file declares of a job, in the create body's order (every writable field of `DeclaredJobDto`). */
+export const SETTINGS = [
   'key',
   'name',
   'description',
@@ -84,8 +85,18 @@ const SETTINGS = [
   'misfire_policy',
   'overlap_policy',
   'auto_disable_threshold',
+  'start_window',
+  'max_concurrent_runs',
 ] as const;
-const SCHEDULE_SETTINGS = ['expr', 'kind', 'timezone', 'starts_at', 'ends_at', 'count', 'exclude_calendars'] as const;
+export const SCHEDULE_SETTINGS = [
+  'expr',
+  'kind',
+  'timezone',
+  'starts_at',
+  'ends_at',
+  'count',
+  'exclude_calendars',
+] as const;
 
 /** A job as the API answers it, turned into its entry in a jobs file (`svc export`). */
 export function toFileEntry(job: Record<string, unknown>): JobsFileEntry {
