@@ -147,6 +147,8 @@ async function main(): Promise<void> {
     const lag = recoverMs > 0 ? scenario.deliveryLag(lagWindow.from, lagWindow.to) : null;
     const settled = await scenario.runRows();
     const occurrences = await scenario.occurrenceAccount();
+    // Per wrong occurrence: its job row, runs, job workflow history around the instant (issue 48).
+    const wrongEvidence = await scenario.explainWrong(occurrences.wrong, 3);
     await scenario.deleteKeptJobs();
     await scenario.deleteOccurrenceJobs();
     log('jobs deleted; open runs in two minutes');
@@ -192,6 +194,7 @@ async function main(): Promise<void> {
             resends: occurrences.resends,
             wrong: occurrences.wrong.length,
             wrongSample: occurrences.wrong.slice(0, 5),
+            wrongEvidence,
           },
           reconciliation: {
             runWorkflows: reconciliation.runWorkflows,

@@ -630,6 +630,46 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
     });
   }, 120_000);
 
+  describe('a change heard of late (issue 48)', () => {
+    // The API commits a create or a resume, then tells the workflow; a Temporal outage, a retried
+    // follow-up or a retried first workflow task can put minutes between. The schedule starts at
+    // the commit (`committedAt`): what fell due meanwhile follows the misfire policy, not lost.
+    it('should plan a new job from its commit when its workflow starts after its first occurrences', async () => {
+      const snapshot = snapshotOf({ jobId: 'job_LATE_START', misfirePolicy: 'fire_all' });
+      await withWorker(async () => {
+        const committedAt = (await env.currentTimeMs()) - 25 * MINUTE;
+        const { startedAt } = await startJob({ ...snapshot, committedAt: new Date(committedAt).toISOString() });
+        await advance(HOUR);
+        const until = await env.currentTimeMs();
+        const decisions = recorder.decisions();
+        expect(instantsBetween(10 * MINUTE, committedAt, startedAt).length).toBeGreaterThanOrEqual(2);
+        expect(decisions.map((d) => d.scheduledAt)).toEqual(instantsBetween(10 * MINUTE, committedAt, until));
+        expect(decisions.every((d) => d.action === 'start')).toBe(true);
+        await deleteJob(snapshot.jobId);
+      });
+    }, 120_000);
+
+    it('should resume from the commit of the resume, never before the pause', async () => {
+      const snapshot = snapshotOf({ jobId: 'job_LATE_RESUME', misfirePolicy: 'fire_all' });
+      await withWorker(async () => {
+        const { handle } = await startJob(snapshot);
+        await advance(HOUR);
+        await handle.signal(jobChangedSignal, { ...snapshot, revision: 2, state: 'paused' });
+        await advance(3 * HOUR);
+        const beforeResume = recorder.decisions().length;
+        // Resumed 25 minutes ago, heard of now.
+        const resumedAt = (await env.currentTimeMs()) - 25 * MINUTE;
+        const committedAt = new Date(resumedAt).toISOString();
+        await handle.signal(jobChangedSignal, { ...snapshot, revision: 3, state: 'active', committedAt });
+        await advance(HOUR);
+        const until = await env.currentTimeMs();
+        const afterResume = recorder.decisions().slice(beforeResume);
+        expect(afterResume.map((d) => d.scheduledAt)).toEqual(instantsBetween(10 * MINUTE, resumedAt, until));
+        await deleteJob(snapshot.jobId);
+      });
+    }, 120_000);
+  });
+
   it('should wake from its sleep, cancelling the timer, only on a signal that changes what it waits for', async () => {
     // The wait between plans is a timer that a signal cancels (sleepUntilChanged), as
     // `condition(changed, ms)` was: a stale change or an unknown run's end must not wake it.

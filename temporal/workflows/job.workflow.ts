@@ -24,6 +24,7 @@ import {
   PARKED_JOBS_PATCH,
   PLAN_OPENS_RUNS_PATCH,
   PREPARED_BURSTS_PATCH,
+  SCHEDULE_FROM_COMMIT_PATCH,
   type JobSnapshot,
   type JobWorkflowDescription,
   type JobWorkflowInput,
@@ -40,6 +41,7 @@ import {
   laterIso,
   revisionMemo,
   rulesOf,
+  scheduleStartOf,
   spreadOf,
   tracksRuns,
 } from '@svc/workflow-contract/job-snapshot-rules';
@@ -141,7 +143,7 @@ function stateOf(input: JobWorkflowInput, path: ExecutionPath | null): JobWorkfl
     snapshot: input.snapshot,
     pending: input.pending ?? null,
     deleted: false,
-    after: input.after ?? input.parked?.until ?? nowIso(),
+    after: input.after ?? input.parked?.until ?? scheduleStart(input.snapshot),
     inFlight: input.inFlight ?? [],
     queued: input.queued ?? null,
     plannedLead: prepared ? (input.leadMs ?? null) : null,
@@ -241,7 +243,9 @@ async function applyPending(job: JobWorkflowState, snapshot: JobSnapshot): Promi
   const newVersion = snapshot.version !== previous.version;
   if (newVersion || (snapshot.state === 'active' && previous.state !== 'active')) {
     const done = job.after;
-    job.after = nowIso();
+    // From the change's commit, however late it is heard of (issue 48); a resume never goes back
+    // over what this version already planned.
+    job.after = newVersion ? scheduleStart(snapshot) : laterIso(done, scheduleStart(snapshot));
     if (newVersion && previous.state === 'active' && previous.startOffsetMs) {
       // Spread windows: an occurrence whose nominal time passed but whose planned time had not
       // (under the old offset) was not fired yet; it stays, planned from now at the earliest.
@@ -564,6 +568,16 @@ function runIdFactory(jobId: string): (scheduledAt: string) => string {
     return (scheduledAt) => occurrenceRunId(jobId, Date.parse(scheduledAt));
   }
   return () => newId('run', Date.now());
+}
+
+/**
+ * Where a job's schedule starts on a fresh execution, a new version or a resume: the commit of the
+ * change (`JobSnapshot.committedAt`, issue 48), not this workflow's clock when it hears of it, which
+ * a Temporal outage or a retried first task puts later, silently dropping what was due between.
+ */
+function scheduleStart(snapshot: JobSnapshot): string {
+  const fromCommit = snapshot.committedAt !== undefined && patched(SCHEDULE_FROM_COMMIT_PATCH);
+  return fromCommit ? scheduleStartOf(snapshot.committedAt, nowIso()) : nowIso();
 }
 
 function nowIso(aheadMs = 0): string {

@@ -47,6 +47,8 @@ export const COMPATIBILITY_CODE: readonly CompatibilityCode[] = [
   { id: 'run-ends-as-status', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
   // Destination limits (issue 46): a run started with RUN_CODE_VERSION < 4 sleeps out its destination's waits.
   { id: 'run-destination-wait', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
+  // Issue 48: a job's schedule starts at its change's commit, not when the workflow hears of it.
+  { id: 'schedule-from-commit', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
 ];
 
 /**

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
+import { occurrenceEvidence, type OccurrenceEvidence } from './crash-diagnosis';
 import {
   type Child,
   freePort,
@@ -66,6 +67,12 @@ export interface OccurrenceJobs {
   spread: number;
   burst: number;
   burstAtMs: number;
+  /**
+   * Jobs created while the faults run (`atMs` after they begin, e.g. inside the Temporal outage),
+   * `count` of them, each with its one occurrence `dueInMs` after its create (issue 48: a job whose
+   * workflow hears of it late plans from its commit, so this occurrence is due under it).
+   */
+  createdDuringFaults?: { atMs: number; count: number; dueInMs: number };
 }
 
 export type MisfirePolicy = 'fire_once' | 'skip' | 'fire_all';
@@ -299,23 +306,9 @@ export class CrashScenario {
     );
     for (let next = 0; next < planned.length; next += 10) {
       const made = await Promise.all(
-        planned.slice(next, next + 10).map(async ({ i, at, policy, burst }) => {
-          const when = new Date(at);
-          const created = await this.call('POST', '/api/v1/jobs', {
-            name: `occurrence ${i}`,
-            schedule: {
-              expr: `${when.getUTCSeconds()} ${when.getUTCMinutes()} ${when.getUTCHours()} * * ?`,
-              kind: 'quartz',
-              timezone: 'UTC',
-            },
-            sink: { kind: 'webhook', config: { url: `${this.receiver.url}/occurrence-${i}` } },
-            misfire_policy: policy,
-          });
-          if (created.status !== 201) {
-            throw new Error(`creating occurrence job ${i}: ${created.status} ${JSON.stringify(created.body)}`);
-          }
-          return { id: created.body.id as string, at, policy, burst };
-        }),
+        planned
+          .slice(next, next + 10)
+          .map(({ i, at, policy, burst }) => this.createOccurrenceJob(i, at, policy, burst)),
       );
       this.occurrence.push(...made);
     }
@@ -323,6 +316,49 @@ export class CrashScenario {
       this.log(`occurrence jobs made ${Math.round((Date.now() - anchor) / 1000)} s after the faults' start`);
     }
     this.faultsAnchor = anchor;
+  }
+
+  /** One job with one daily occurrence at `at` (quartz `s m h * * ?` in UTC). */
+  private async createOccurrenceJob(i: number, at: number, policy: MisfirePolicy, burst: boolean) {
+    const when = new Date(at);
+    const created = await this.call('POST', '/api/v1/jobs', {
+      name: `occurrence ${i}`,
+      schedule: {
+        expr: `${when.getUTCSeconds()} ${when.getUTCMinutes()} ${when.getUTCHours()} * * ?`,
+        kind: 'quartz',
+        timezone: 'UTC',
+      },
+      sink: { kind: 'webhook', config: { url: `${this.receiver.url}/occurrence-${i}` } },
+      misfire_policy: policy,
+    });
+    if (created.status !== 201) {
+      throw new Error(`creating occurrence job ${i}: ${created.status} ${JSON.stringify(created.body)}`);
+    }
+    return { id: created.body.id as string, at, policy, burst };
+  }
+
+  /**
+   * `OccurrenceJobs.createdDuringFaults`: jobs created inside the faults (the API answers once
+   * PostgreSQL has the row; their workflows start once Temporal is back), each due soon after.
+   */
+  private async createDuringFaults(faultsStart: number): Promise<void> {
+    const late = this.options.occurrenceJobs?.createdDuringFaults;
+    if (!late || late.count === 0) {
+      return;
+    }
+    await this.sleepUntil(faultsStart, late.atMs);
+    const first = this.occurrence.length;
+    const policies: MisfirePolicy[] = ['fire_once', 'skip', 'fire_all'];
+    const made = await Promise.all(
+      Array.from({ length: late.count }, (_, k) => {
+        const at = Math.ceil((Date.now() + late.dueInMs) / 1_000) * 1_000;
+        return this.createOccurrenceJob(first + k, at, policies[k % policies.length], false);
+      }),
+    );
+    this.occurrence.push(...made);
+    this.noteFault(
+      `created ${made.length} occurrence jobs due at ${made.map((job) => new Date(job.at).toISOString()).join(', ')}`,
+    );
   }
 
   private noteFault(what: string): void {
@@ -499,6 +535,7 @@ export class CrashScenario {
       this.crashWorkersOften(startedAt),
       ...outages.map((outage) => this.outage(outage, startedAt)),
       this.deleteMidFaults(startedAt),
+      this.createDuringFaults(startedAt),
     ]);
     const lastFaultAt = Date.now();
     await this.sleepUntil(startedAt, this.options.plan.untilMs);
@@ -766,6 +803,31 @@ export class CrashScenario {
       }
     }
     return account;
+  }
+
+  /**
+   * Evidence for each wrong occurrence (at most `limit`), to diagnose it from the test's output:
+   * the job row, its run rows, the job workflow's executions with their history around the
+   * instant, and the job's run workflows in Temporal.
+   */
+  async explainWrong(
+    wrong: OccurrenceAccount['wrong'],
+    limit = 4,
+  ): Promise<Array<{ job: string; at: string; row: unknown; runs: RunRow[] } & OccurrenceEvidence>> {
+    return Promise.all(
+      wrong.slice(0, limit).map(async ({ job, at, runs }) => {
+        const [row] = await this.query(
+          `SELECT id, state, version, revision, misfire_policy, overlap_policy, created_at, updated_at
+             FROM jobs WHERE id = $1`,
+          [job],
+        ).catch((err: Error) => [err.message]);
+        const evidence = await occurrenceEvidence(this.temporal.address, job, Date.parse(at)).catch((err: Error) => ({
+          jobWorkflow: err.message,
+          runWorkflows: err.message,
+        }));
+        return { job, at, row: row ?? null, runs, ...evidence };
+      }),
+    );
   }
 
   /**

@@ -28,5 +28,7 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
       ? { startOffsetMs: startOffsetMs(job.id, job.startWindowMs) }
       : {}),
     ...(job.overlapPolicy === 'allow' && job.maxConcurrentRuns ? { maxConcurrentRuns: job.maxConcurrentRuns } : {}),
+    // Issue 48: the workflow plans the change from here, however late it hears of it.
+    ...(job.updatedAt ? { committedAt: job.updatedAt.toISOString() } : {}),
   };
 }

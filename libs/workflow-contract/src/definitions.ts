@@ -78,6 +78,13 @@ export interface JobSnapshot {
   startOffsetMs?: number;
   /** Issue 46: `max_concurrent_runs` of an `allow` job; absent: unbounded (runs not tracked). */
   maxConcurrentRuns?: number;
+  /**
+   * Issue 48: when the job row this snapshot was read from was last written (its `updated_at`, ISO),
+   * so no later than the change it carries took effect (a create, a new version, a resume). The job
+   * workflow plans from here, not from when it hears of the change (`SCHEDULE_FROM_COMMIT_PATCH`).
+   * Absent in snapshots written before it.
+   */
+  committedAt?: string;
 }
 
 /**
@@ -175,6 +182,14 @@ export const PARKED_JOBS_PATCH = 'parked-idle-jobs';
  * occurrence). Executions begun before it keep a plan and an open-runs activity per occurrence.
  */
 export const PLAN_OPENS_RUNS_PATCH = 'plan-opens-runs';
+/**
+ * Issue 48: a job workflow's schedule starts where the job's change was committed
+ * (`JobSnapshot.committedAt`), not at the workflow's own clock when it hears of it: a start, a new
+ * version or a resume that reaches the workflow late (a Temporal outage, a retried follow-up or
+ * first task, the reconciler) no longer drops the occurrences due in between; they follow the
+ * misfire policy. Executions that recorded the older rule replay with it.
+ */
+export const SCHEDULE_FROM_COMMIT_PATCH = 'schedule-from-commit';
 
 /**
  * A parked job run (issue 25): it only waits, for `until` or a signal, on the parked task queue,

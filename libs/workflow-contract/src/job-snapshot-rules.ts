@@ -38,6 +38,15 @@ export function spreadOf(snapshot: JobSnapshot, carriedAt: string | undefined): 
   return { offsetMs: snapshot.startOffsetMs, ...(carriedAt === undefined ? {} : { notBefore: carriedAt }) };
 }
 
+/**
+ * Where a change's schedule starts (issue 48): its commit (`JobSnapshot.committedAt`), never later
+ * than `now`, the workflow's clock when it hears of it; `now` for snapshots without it. The
+ * occurrences between are the change's own, due late: the misfire policy decides them.
+ */
+export function scheduleStartOf(committedAt: string | undefined, now: string): string {
+  return committedAt === undefined || Date.parse(committedAt) >= Date.parse(now) ? now : committedAt;
+}
+
 export function laterIso(a: string, b: string): string {
   return Date.parse(a) >= Date.parse(b) ? a : b;
 }
