@@ -117,6 +117,23 @@ describe('natural / rrule: plain rules by the cron evaluator equal the RFC 5545 
     expect(fast.next(after, 4).map((d) => d.toISOString())).toEqual(expected);
   });
 
+  it('should fire a gap wall time shifted past an anchor inside the spring-forward change (Australia/Lord_Howe, property seed 646393198)', () => {
+    // FREQ=DAILY;BYHOUR=0..23;BYMINUTE=26,59 anchored at 2044-10-01T15:30Z, the instant Lord Howe
+    // moves from 02:00 (+10:30) to 02:30 (+11): wall 02:26 does not exist that day and shifts
+    // forward by the gap to 15:56Z, after the anchor, so it is an occurrence by both evaluators.
+    const rule: Rule = {
+      ...emptyRule('DAILY'),
+      byHour: range(0, 23),
+      byMinute: [26, 59],
+      bySecond: [0],
+    };
+    const reference = new Date(2358948600000);
+    const { fast, general } = bothEvaluators(rule, 'Australia/Lord_Howe', reference);
+    const expected = general.next(reference, 3).map((d) => d.toISOString());
+    expect(expected).toEqual(['2044-10-01T15:56:00.000Z', '2044-10-01T15:59:00.000Z', '2044-10-01T16:26:00.000Z']);
+    expect(fast.next(reference, 3).map((d) => d.toISOString())).toEqual(expected);
+  });
+
   it('should leave rules that are not plain to the RFC 5545 expansion', () => {
     const base = (): Rule => ({ ...emptyRule('DAILY'), byHour: [9], byMinute: [0], bySecond: [0] });
     expect(plainRuleFields(base())).not.toBeNull();

@@ -78,6 +78,7 @@ export class Recurrence {
   private readonly startLimit: number;
   private readonly inputCount: number | null;
   private readonly anchorExclusive: boolean;
+  private readonly wallStart: boolean;
   private readonly never: boolean;
   // normalized BY* sets
   private readonly months: Set<number> | null;
@@ -127,6 +128,7 @@ export class Recurrence {
         ? opts.reference.getTime() + 1
         : -Infinity;
     this.anchorExclusive = !rule.dtstart && !!opts.anchorExclusive;
+    this.wallStart = !!rule.dtstart;
 
     const f = wallFields(this.dtFl);
     const r = rule;
@@ -525,14 +527,17 @@ export class Recurrence {
             return res;
           }
         }
-        if (fl < this.dtFl || (this.anchorExclusive && fl === this.dtFl)) {
+        // a DTSTART is a wall time (RFC 5545 compares wall times); the anchor is an instant, so a
+        // wall time in a spring-forward gap before it (02:26 when the anchor is 02:30, just after
+        // a 02:00 → 02:30 change) shifts to after it and is an occurrence
+        if (this.wallStart && fl < this.dtFl) {
           continue;
         }
         // DTSTART is an exact instant (a one-off `in 20 minutes` may fall in a repeated hour)
         const t = fl === this.dtFl ? this.dtInstant : rfc5545WallToInstant(this.zone, fl);
         // a later wall time in a repeated hour fires at its first instance, which may precede
         // DTSTART / the anchor (anchor 01:00 after a 03:00 → 01:00 fall-back, wall 02:55): not an occurrence
-        if (t < this.dtInstant) {
+        if (t < this.dtInstant || (this.anchorExclusive && t === this.dtInstant)) {
           continue;
         }
         rawIndex++;
