@@ -393,9 +393,14 @@ export class CrashScenario {
     const started = await Promise.all(
       Array.from({ length: count }, (_, i) => {
         const port = i === 0 ? String(this.metricsPort) : '0';
-        return this.startUntilUp('worker', () =>
-          startWorker({ ...this.env, extra: { ...this.env.extra, METRICS_WORKER_PORT: port } }),
-        );
+        // CRASH_SDK_METRICS_PORT: the first worker's SDK metrics (slots, pollers, cache) for a diagnosis
+        const sdkPort = i === 0 ? process.env.CRASH_SDK_METRICS_PORT : undefined;
+        const extra = {
+          ...this.env.extra,
+          METRICS_WORKER_PORT: port,
+          ...(sdkPort ? { METRICS_TEMPORAL_SDK_PORT: sdkPort } : {}),
+        };
+        return this.startUntilUp('worker', () => startWorker({ ...this.env, extra }));
       }),
     );
     this.workers.push(...started);
