@@ -93,19 +93,22 @@ type JobActivities = ReturnType<typeof createActivities>;
  * Enough long polls to drain a backlog at the worker's pace, not at one task per round trip
  * (`worker.max_concurrent_workflow_task_polls`, app-config.ts); half of the workflow polls serve
  * the shared queue, where everything waits after a restart. Never more than the slots they fill.
+ * Given as poller behaviours: SDK 1.24 ignores `maxConcurrent*TaskPolls` and keeps 10 polls.
  */
 export function pollOptions(worker: AppConfig['worker']) {
   return {
-    maxConcurrentWorkflowTaskPolls: Math.max(
-      2,
-      Math.min(worker.max_concurrent_workflow_task_polls, worker.max_concurrent_workflow_tasks),
+    workflowTaskPollerBehavior: simpleMaximum(
+      Math.max(2, Math.min(worker.max_concurrent_workflow_task_polls, worker.max_concurrent_workflow_tasks)),
     ),
     nonStickyToStickyPollRatio: 0.5,
-    maxConcurrentActivityTaskPolls: Math.max(
-      1,
-      Math.min(worker.max_concurrent_activity_task_polls, worker.max_concurrent_activities),
+    activityTaskPollerBehavior: simpleMaximum(
+      Math.max(1, Math.min(worker.max_concurrent_activity_task_polls, worker.max_concurrent_activities)),
     ),
   };
+}
+
+function simpleMaximum(maximum: number): NonNullable<WorkerOptions['workflowTaskPollerBehavior']> {
+  return { type: 'simple-maximum', maximum };
 }
 
 /**
