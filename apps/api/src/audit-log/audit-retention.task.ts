@@ -7,7 +7,6 @@ import { APP_CONFIG } from '../config/config.module';
 
 /** First purge a minute after start-up, then hourly. */
 export const AUDIT_PURGE_FIRST_DELAY_MS = 60_000;
-export const AUDIT_PURGE_INTERVAL_MS = 3_600_000;
 
 /** Enforces `audit.retention` (default 30 days) from every API process. */
 @Injectable()
@@ -17,11 +16,7 @@ export class AuditRetentionTask extends PeriodicPurge {
     private readonly audit: AuditRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    super(
-      'audit retention',
-      { firstDelayMs: AUDIT_PURGE_FIRST_DELAY_MS, intervalMs: AUDIT_PURGE_INTERVAL_MS },
-      transactions,
-    );
+    super('audit retention', AUDIT_PURGE_FIRST_DELAY_MS, transactions);
   }
 
   protected async purge(now: Date): Promise<PurgeOutcome> {

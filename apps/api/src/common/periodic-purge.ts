@@ -7,6 +7,9 @@ import {
 import { PeriodicTask } from '@svc/common/periodic-task';
 import type { Transactions } from '@svc/persistence';
 
+/** Every API purge runs hourly; their first delays keep them apart. */
+export const PURGE_INTERVAL_MS = 3_600_000;
+
 export interface PurgeOutcome {
   /** Rows deleted or cleared. */
   count: number;
@@ -16,7 +19,7 @@ export interface PurgeOutcome {
 
 /**
  * A retention purge run from every API process as a `PeriodicTask` (libs/common): once
- * `firstDelayMs` after start-up (off the start-up path), then every `intervalMs`, never two at
+ * `firstDelayMs` after start-up (off the start-up path), then hourly, never two at
  * once. Purges are idempotent and skip rows another process holds, so several processes purging
  * at once is harmless. Skipped while the database is unreachable; a failure is logged and retried
  * at the next tick. Shutdown stops the timers first and awaits the purge in flight before the
@@ -30,12 +33,13 @@ export abstract class PeriodicPurge
 
   protected constructor(
     private readonly name: string,
-    timing: { firstDelayMs: number; intervalMs: number },
+    firstDelayMs: number,
     private readonly transactions: Pick<Transactions, 'connected'>,
   ) {
     this.logger = new Logger(name);
     this.task = new PeriodicTask({
-      ...timing,
+      firstDelayMs,
+      intervalMs: PURGE_INTERVAL_MS,
       pass: (now) => this.purgeLogged(now),
       onError: (err) => this.logger.warn(`${this.name}: ${(err as Error).message}`),
     });

@@ -7,7 +7,6 @@ import { APP_CONFIG } from '../config/config.module';
 
 /** First purge two minutes after start-up (apart from the audit purge), then hourly. */
 export const BODY_PURGE_FIRST_DELAY_MS = 120_000;
-export const BODY_PURGE_INTERVAL_MS = 3_600_000;
 
 /** Enforces `runs.body_retention` (default 7 days) from every API process. */
 @Injectable()
@@ -17,11 +16,7 @@ export class ResponseBodyRetentionTask extends PeriodicPurge {
     private readonly runs: RunsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    super(
-      'response bodies',
-      { firstDelayMs: BODY_PURGE_FIRST_DELAY_MS, intervalMs: BODY_PURGE_INTERVAL_MS },
-      transactions,
-    );
+    super('response bodies', BODY_PURGE_FIRST_DELAY_MS, transactions);
   }
 
   protected async purge(now: Date): Promise<PurgeOutcome> {

@@ -7,7 +7,6 @@ import { APP_CONFIG } from '../config/config.module';
 
 /** First purge three minutes after start-up (apart from the audit and body purges), then hourly. */
 export const RUN_PURGE_FIRST_DELAY_MS = 180_000;
-export const RUN_PURGE_INTERVAL_MS = 3_600_000;
 
 /** Enforces `runs.retention` (default 30 days; a plan's `run_retention`) from every API process. */
 @Injectable()
@@ -17,7 +16,7 @@ export class RunRetentionTask extends PeriodicPurge {
     private readonly runs: RunsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    super('runs', { firstDelayMs: RUN_PURGE_FIRST_DELAY_MS, intervalMs: RUN_PURGE_INTERVAL_MS }, transactions);
+    super('runs', RUN_PURGE_FIRST_DELAY_MS, transactions);
   }
 
   protected async purge(now: Date): Promise<PurgeOutcome> {
