@@ -1,11 +1,16 @@
 import {
   type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type Type,
 } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
 import { PeriodicTask } from '@svc/common/periodic-task';
-import type { Transactions } from '@svc/persistence';
+import { Transactions } from '@svc/persistence';
+import { APP_CONFIG } from '../config/config.module';
 
 /** Every API purge runs hourly; their first delays keep them apart. */
 export const PURGE_INTERVAL_MS = 3_600_000;
@@ -81,4 +86,32 @@ export abstract class PeriodicPurge
       return 0;
     }
   }
+}
+
+/**
+ * The base of a retention task that purges one repository's expired rows by the configuration: the
+ * API's three (audit entries, response bodies, runs) differ only in their name, first delay,
+ * repository and purge, so one injectable class serves them all.
+ */
+export function RetentionTask<R>(
+  name: string,
+  firstDelayMs: number,
+  repository: Type<R>,
+  purge: (repository: R, config: AppConfig, now: Date) => Promise<PurgeOutcome>,
+) {
+  @Injectable()
+  class Retention extends PeriodicPurge {
+    constructor(
+      transactions: Transactions,
+      @Inject(repository) private readonly rows: R,
+      @Inject(APP_CONFIG) private readonly config: AppConfig,
+    ) {
+      super(name, firstDelayMs, transactions);
+    }
+
+    protected purge(now: Date): Promise<PurgeOutcome> {
+      return purge(this.rows, this.config, now);
+    }
+  }
+  return Retention;
 }
