@@ -1,6 +1,7 @@
 import { buildConfig } from '@svc/common';
 import type { AuditRepository, Transactions } from '@svc/persistence';
-import { AUDIT_PURGE_FIRST_DELAY_MS, AUDIT_PURGE_INTERVAL_MS, AuditRetentionTask } from './audit-retention.task';
+import { PURGE_INTERVAL_MS } from '../common/periodic-purge';
+import { AUDIT_PURGE_FIRST_DELAY_MS, AuditRetentionTask } from './audit-retention.task';
 
 describe('AuditRetentionTask', () => {
   const config = buildConfig({ audit: { retention: '30d' } }, {});
@@ -36,10 +37,10 @@ describe('AuditRetentionTask', () => {
     expect(deleteOlderThan).not.toHaveBeenCalled();
     await jest.advanceTimersByTimeAsync(1);
     expect(deleteOlderThan).toHaveBeenCalledTimes(1);
-    await jest.advanceTimersByTimeAsync(AUDIT_PURGE_INTERVAL_MS);
+    await jest.advanceTimersByTimeAsync(PURGE_INTERVAL_MS);
     expect(deleteOlderThan).toHaveBeenCalledTimes(2);
     await task.onApplicationShutdown();
-    await jest.advanceTimersByTimeAsync(3 * AUDIT_PURGE_INTERVAL_MS);
+    await jest.advanceTimersByTimeAsync(3 * PURGE_INTERVAL_MS);
     expect(deleteOlderThan).toHaveBeenCalledTimes(2);
   });
 
@@ -50,7 +51,7 @@ describe('AuditRetentionTask', () => {
     task.beforeApplicationShutdown();
     let closed = false;
     const shutdown = task.onApplicationShutdown().then(() => (closed = true));
-    await jest.advanceTimersByTimeAsync(3 * AUDIT_PURGE_INTERVAL_MS);
+    await jest.advanceTimersByTimeAsync(3 * PURGE_INTERVAL_MS);
     expect(closed).toBe(false);
     expect(deleteOlderThan).toHaveBeenCalledTimes(1);
     finish(1);

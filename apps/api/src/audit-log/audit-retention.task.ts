@@ -1,31 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
+import { Injectable } from '@nestjs/common';
 import { purgeExpiredAuditEntries } from '@svc/orchestration';
-import { AuditRepository, Transactions } from '@svc/persistence';
-import { PeriodicPurge, type PurgeOutcome } from '../common/periodic-purge';
-import { APP_CONFIG } from '../config/config.module';
+import { AuditRepository } from '@svc/persistence';
+import { RetentionTask } from '../common/periodic-purge';
 
 /** First purge a minute after start-up, then hourly. */
 export const AUDIT_PURGE_FIRST_DELAY_MS = 60_000;
-export const AUDIT_PURGE_INTERVAL_MS = 3_600_000;
 
 /** Enforces `audit.retention` (default 30 days) from every API process. */
 @Injectable()
-export class AuditRetentionTask extends PeriodicPurge {
-  constructor(
-    transactions: Transactions,
-    private readonly audit: AuditRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super(
-      'audit retention',
-      { firstDelayMs: AUDIT_PURGE_FIRST_DELAY_MS, intervalMs: AUDIT_PURGE_INTERVAL_MS },
-      transactions,
-    );
-  }
-
-  protected async purge(now: Date): Promise<PurgeOutcome> {
-    const { deleted, cutoff } = await purgeExpiredAuditEntries(this.audit, this.config.audit.retention_ms, now);
+export class AuditRetentionTask extends RetentionTask(
+  'audit retention',
+  AUDIT_PURGE_FIRST_DELAY_MS,
+  AuditRepository,
+  async (audit, config, now) => {
+    const { deleted, cutoff } = await purgeExpiredAuditEntries(audit, config.audit.retention_ms, now);
     return { count: deleted, summary: `deleted ${deleted} entries created before ${cutoff.toISOString()}` };
-  }
-}
+  },
+) {}

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { BackfillIdPipe, JobIdPipe } from '../common/id-param.pipe';
+import { withDryRunStatus } from '../common/dry-run-status';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BACKFILL_ACCEPTED_SCHEMA, BACKFILL_SCHEMA } from './backfill-response.schema';
 import { BackfillsService } from './backfills.service';
@@ -32,11 +33,7 @@ export class BackfillsController {
     @Body() body: BackfillDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const answer = await this.backfills.create(auth, id, body);
-    if (answer.dry_run) {
-      void reply.status(200);
-    }
-    return answer;
+    return withDryRunStatus(reply, await this.backfills.create(auth, id, body));
   }
 
   @Get('backfills/:id')

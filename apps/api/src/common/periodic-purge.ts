@@ -1,11 +1,19 @@
 import {
   type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type Type,
 } from '@nestjs/common';
+import type { AppConfig } from '@svc/common';
 import { PeriodicTask } from '@svc/common/periodic-task';
-import type { Transactions } from '@svc/persistence';
+import { Transactions } from '@svc/persistence';
+import { APP_CONFIG } from '../config/config.module';
+
+/** Every API purge runs hourly; their first delays keep them apart. */
+export const PURGE_INTERVAL_MS = 3_600_000;
 
 export interface PurgeOutcome {
   /** Rows deleted or cleared. */
@@ -16,7 +24,7 @@ export interface PurgeOutcome {
 
 /**
  * A retention purge run from every API process as a `PeriodicTask` (libs/common): once
- * `firstDelayMs` after start-up (off the start-up path), then every `intervalMs`, never two at
+ * `firstDelayMs` after start-up (off the start-up path), then hourly, never two at
  * once. Purges are idempotent and skip rows another process holds, so several processes purging
  * at once is harmless. Skipped while the database is unreachable; a failure is logged and retried
  * at the next tick. Shutdown stops the timers first and awaits the purge in flight before the
@@ -30,12 +38,13 @@ export abstract class PeriodicPurge
 
   protected constructor(
     private readonly name: string,
-    timing: { firstDelayMs: number; intervalMs: number },
+    firstDelayMs: number,
     private readonly transactions: Pick<Transactions, 'connected'>,
   ) {
     this.logger = new Logger(name);
     this.task = new PeriodicTask({
-      ...timing,
+      firstDelayMs,
+      intervalMs: PURGE_INTERVAL_MS,
       pass: (now) => this.purgeLogged(now),
       onError: (err) => this.logger.warn(`${this.name}: ${(err as Error).message}`),
     });
@@ -77,4 +86,32 @@ export abstract class PeriodicPurge
       return 0;
     }
   }
+}
+
+/**
+ * The base of a retention task that purges one repository's expired rows by the configuration: the
+ * API's three (audit entries, response bodies, runs) differ only in their name, first delay,
+ * repository and purge, so one injectable class serves them all.
+ */
+export function RetentionTask<R>(
+  name: string,
+  firstDelayMs: number,
+  repository: Type<R>,
+  purge: (repository: R, config: AppConfig, now: Date) => Promise<PurgeOutcome>,
+) {
+  @Injectable()
+  class Retention extends PeriodicPurge {
+    constructor(
+      transactions: Transactions,
+      @Inject(repository) private readonly rows: R,
+      @Inject(APP_CONFIG) private readonly config: AppConfig,
+    ) {
+      super(name, firstDelayMs, transactions);
+    }
+
+    protected purge(now: Date): Promise<PurgeOutcome> {
+      return purge(this.rows, this.config, now);
+    }
+  }
+  return Retention;
 }

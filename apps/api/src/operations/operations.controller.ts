@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { OperationIdPipe } from '../common/id-param.pipe';
+import { withDryRunStatus } from '../common/dry-run-status';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BulkJobsDto, RecoverRunsDto } from './dto/operations.dto';
 import { BULK_JOBS_DRY_RUN_SCHEMA, OPERATION_SCHEMA, RECOVER_DRY_RUN_SCHEMA } from './operation-response.schema';
@@ -30,11 +31,7 @@ export class OperationsController {
     @Body() body: BulkJobsDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const answer = await this.operations.bulkJobs(auth, body);
-    if ('dry_run' in answer) {
-      void reply.status(200);
-    }
-    return answer;
+    return withDryRunStatus(reply, await this.operations.bulkJobs(auth, body));
   }
 
   @Post('runs/recover')
@@ -52,11 +49,7 @@ export class OperationsController {
     @Body() body: RecoverRunsDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const answer = await this.operations.recover(auth, body);
-    if ('dry_run' in answer) {
-      void reply.status(200);
-    }
-    return answer;
+    return withDryRunStatus(reply, await this.operations.recover(auth, body));
   }
 
   @Get('operations/:id')

@@ -1,27 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
+import { Injectable } from '@nestjs/common';
 import { purgeExpiredRuns } from '@svc/orchestration';
-import { RunsRepository, Transactions } from '@svc/persistence';
-import { PeriodicPurge, type PurgeOutcome } from '../common/periodic-purge';
-import { APP_CONFIG } from '../config/config.module';
+import { RunsRepository } from '@svc/persistence';
+import { RetentionTask } from '../common/periodic-purge';
 
 /** First purge three minutes after start-up (apart from the audit and body purges), then hourly. */
 export const RUN_PURGE_FIRST_DELAY_MS = 180_000;
-export const RUN_PURGE_INTERVAL_MS = 3_600_000;
 
 /** Enforces `runs.retention` (default 30 days; a plan's `run_retention`) from every API process. */
 @Injectable()
-export class RunRetentionTask extends PeriodicPurge {
-  constructor(
-    transactions: Transactions,
-    private readonly runs: RunsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super('runs', { firstDelayMs: RUN_PURGE_FIRST_DELAY_MS, intervalMs: RUN_PURGE_INTERVAL_MS }, transactions);
-  }
-
-  protected async purge(now: Date): Promise<PurgeOutcome> {
-    const { deleted, scopes, truncated } = await purgeExpiredRuns(this.runs, this.config, now);
+export class RunRetentionTask extends RetentionTask(
+  'runs',
+  RUN_PURGE_FIRST_DELAY_MS,
+  RunsRepository,
+  async (runs, config, now) => {
+    const { deleted, scopes, truncated } = await purgeExpiredRuns(runs, config, now);
     const detail = scopes
       .map(
         (s) =>
@@ -32,5 +24,5 @@ export class RunRetentionTask extends PeriodicPurge {
       count: deleted,
       summary: `deleted ${deleted} runs and their attempts: ${detail}${truncated ? '; more left for the next purge' : ''}`,
     };
-  }
-}
+  },
+) {}

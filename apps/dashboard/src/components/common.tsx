@@ -163,7 +163,8 @@ export function ManagedNote({ owner }: { owner: string }) {
 
 /**
  * A list as a table: a header cell a column, a row an item, and, when `actions` is given,
- * a last column of the row's buttons (`RowAction`) under an `ActionsHeader`.
+ * a last column of the row's buttons (`RowAction`) under an `ActionsHeader`; with no rows, `empty`
+ * (a page's "No …" line) stands instead of the table when given.
  */
 export function ListTable<T>({
   label,
@@ -174,6 +175,7 @@ export function ListTable<T>({
   rowKey,
   cells,
   actions,
+  empty,
 }: {
   label: string;
   className?: string;
@@ -184,7 +186,11 @@ export function ListTable<T>({
   /** The row's cells (`<td>`s), before its actions. */
   cells: (row: T) => ComponentChildren;
   actions?: (row: T) => ComponentChildren;
+  empty?: ComponentChildren;
 }) {
+  if (empty !== undefined && rows.length === 0) {
+    return <>{empty}</>;
+  }
   return (
     <TableWrap label={label}>
       <table class={className} data-testid={testId}>

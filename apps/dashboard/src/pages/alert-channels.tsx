@@ -120,9 +120,9 @@ export function Channels({
       />
       <LiveNotice notice={notice} />
       <ErrorNote error={error ?? loadError} />
-      {channels && channels.length === 0 && <p class="empty">No channels.</p>}
-      {channels && channels.length > 0 && (
+      {channels && (
         <ListTable
+          empty={<p class="empty">No channels.</p>}
           label="Alert channels"
           testId="alert-channels"
           columns={['Name', 'Kind', 'Destination', 'State']}

@@ -92,9 +92,9 @@ export function Rules({
       )}
       <LiveNotice notice={notice} />
       <ErrorNote error={error ?? loadError} />
-      {rules && rules.length === 0 && <p class="empty">No rules.</p>}
-      {rules && rules.length > 0 && (
+      {rules && (
         <ListTable
+          empty={<p class="empty">No rules.</p>}
           label="Alert rules"
           testId="alert-rules"
           columns={['Name', 'Events', 'Channels', 'Jobs', 'Cooldown', 'State']}

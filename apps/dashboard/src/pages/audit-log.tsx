@@ -134,11 +134,9 @@ function AuditLog({ applied }: { applied: Filters }) {
         </div>
       </form>
       <FormError error={entries.error} shown={[...FILTER_KEYS]} />
-      {entries.data && entries.data.data.length === 0 && (
-        <p class="empty">{filtered ? 'No entries match these filters.' : 'No entries yet.'}</p>
-      )}
-      {entries.data && entries.data.data.length > 0 && (
+      {entries.data && (
         <ListTable
+          empty={<p class="empty">{filtered ? 'No entries match these filters.' : 'No entries yet.'}</p>}
           label="Audit log"
           testId="audit-log"
           columns={['When', 'Actor', 'Action', 'Target', 'Details']}

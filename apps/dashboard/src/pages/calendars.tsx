@@ -225,9 +225,9 @@ export function CalendarsPage() {
       </form>
       <LiveNotice notice={notice} />
       <ErrorNote error={list.error} />
-      {list.data && list.data.length === 0 && <p>No calendars.</p>}
-      {list.data && list.data.length > 0 && (
+      {list.data && (
         <ListTable
+          empty={<p>No calendars.</p>}
           label="Calendars"
           testId="calendars"
           columns={['Name', 'Dates', 'Next dates', 'From – to', 'Updated']}

@@ -92,9 +92,9 @@ export function DestinationsPage() {
       </form>
       <LiveNotice notice={notice} />
       <ErrorNote error={error ?? list.error} />
-      {list.data && list.data.data.length === 0 && <p>No destination has limits: every attempt is sent at once.</p>}
-      {list.data && list.data.data.length > 0 && (
+      {list.data && (
         <ListTable
+          empty={<p>No destination has limits: every attempt is sent at once.</p>}
           label="Destinations"
           testId="destinations"
           columns={['Destination', 'Max in flight', 'Per minute', 'On 429', 'In flight', 'Waiting', 'Held until']}

@@ -382,9 +382,9 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
         </label>
       </form>
       <ErrorNote error={runs.error} />
-      {runs.data && runs.data.data.length === 0 && <p class="empty">No runs match.</p>}
-      {runs.data && runs.data.data.length > 0 && (
+      {runs.data && (
         <ListTable
+          empty={<p class="empty">No runs match.</p>}
           label="Runs"
           className="runs"
           testId="runs"

@@ -210,18 +210,16 @@ export function RunDetailPage({ runId, context }: { runId: string; context: AppC
         </dl>
       </div>
       <h2>Attempts</h2>
-      {attempts.length === 0 && <p class="empty">No attempt yet.</p>}
-      {attempts.length > 0 && (
-        <ListTable
-          label="Attempts"
-          className="attempts"
-          testId="attempts"
-          columns={['Attempt', 'Outcome', 'Status', 'Started', 'Duration', 'Request']}
-          rows={attempts}
-          rowKey={(a) => String(a.n)}
-          cells={(a) => <AttemptCells attempt={a} maxAttempts={maxAttempts} />}
-        />
-      )}
+      <ListTable
+        empty={<p class="empty">No attempt yet.</p>}
+        label="Attempts"
+        className="attempts"
+        testId="attempts"
+        columns={['Attempt', 'Outcome', 'Status', 'Started', 'Duration', 'Request']}
+        rows={attempts}
+        rowKey={(a) => String(a.n)}
+        cells={(a) => <AttemptCells attempt={a} maxAttempts={maxAttempts} />}
+      />
       {attempts
         .filter((a) => a.response_body || a.error)
         .map((a) => (

@@ -1,45 +1,23 @@
-import type { AppConfig } from '@svc/common';
-import type { WorkerMetrics } from '@svc/common/metrics';
 import type {
   BackfillsRepository,
   CalendarsRepository,
-  JobsRepository,
   OccurrenceBurstsRepository,
   OperationsRepository,
-  RunsRepository,
-  WorkspacesRepository,
 } from '@svc/persistence';
-import {
-  Backfills,
-  BulkOperations,
-  type DestinationGate,
-  type JobLifecycle,
-  type JobWorkflowGateway,
-  type SinkSender,
-} from '@svc/orchestration';
+import { Backfills, BulkOperations } from '@svc/orchestration';
 import type { ParkSettings } from '@svc/workflow-contract/activity-types';
 import { createBackfillActivities } from './backfill.activities';
-import { createJobActivities } from './job.activities';
+import { createJobActivities, type JobActivityDeps } from './job.activities';
 import { createLegacyActivities } from './legacy.activities';
 import { createOperationActivities } from './operation.activities';
-import { createRunActivities } from './run.activities';
+import { createRunActivities, type RunActivityDeps } from './run.activities';
 import { createScheduleActivities } from './schedule.activities';
 
-export interface ActivityDeps {
-  jobs: JobsRepository;
-  runs: RunsRepository;
-  workspaces: WorkspacesRepository;
-  lifecycle: JobLifecycle;
-  gateway: JobWorkflowGateway;
-  sender: SinkSender;
-  config: AppConfig;
-  clock: () => Date;
-  random: () => number;
+/** The job and run activities' dependencies, and what the schedule, legacy, operation and backfill ones add. */
+export interface ActivityDeps extends JobActivityDeps, RunActivityDeps {
   /** The burst estimate (issue 25); absent in tests that do not prepare bursts. */
   bursts?: OccurrenceBurstsRepository;
   warn?: (message: string) => void;
-  /** Prometheus instruments; absent in tests that do not look at them. */
-  metrics?: WorkerMetrics;
   /** Where idle jobs park (issue 25); only with a worker on the parked task queue. */
   park?: ParkSettings;
   /** Bulk operations (issue 46); absent in tests that run none. */
@@ -50,8 +28,6 @@ export interface ActivityDeps {
   parkingApplies?: () => Promise<boolean>;
   /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
   calendars?: CalendarsRepository;
-  /** Destination limits (issue 46); absent in tests that set none. */
-  destinations?: DestinationGate;
 }
 
 /** Every activity the worker registers, built over injected dependencies (style.md rule 11). */

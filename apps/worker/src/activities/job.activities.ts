@@ -1,18 +1,16 @@
-import { type AppConfig, eachLimited } from '@svc/common';
-import type { WorkerMetrics } from '@svc/common/metrics';
+import { eachLimited } from '@svc/common';
 import {
   type CalendarsRepository,
-  type JobsRepository,
   type OpenRunRow,
-  type RunsRepository,
   TERMINAL_RUN_STATUSES,
   type WorkspacesRepository,
 } from '@svc/persistence';
-import { type JobLifecycle, type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
+import { type JobWorkflowGateway, toJobSnapshot } from '@svc/orchestration';
 import type { JobActivities, OpenRunsInput, StartQueuedRunInput } from '@svc/workflow-contract/activity-types';
 import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { occurrenceRunId } from '@svc/workflow-contract/ids';
 import { plannedAt } from '@svc/workflow-contract/occurrence-rules';
+import type { CoreActivityDeps } from './activity-deps';
 import { occurrencesBetween } from './schedule.activities';
 
 /** Skipped misfires a `fire_all` catch-up records at most (each plan scans up to 100 000). */
@@ -21,16 +19,10 @@ const RECORD_BATCH = 1_000;
 /** Run workflows one `openRuns` starts at once. */
 const RUN_STARTS_IN_FLIGHT = 16;
 
-export interface JobActivityDeps {
-  jobs: JobsRepository;
-  runs: RunsRepository;
+export interface JobActivityDeps extends CoreActivityDeps {
   workspaces: WorkspacesRepository;
-  lifecycle: JobLifecycle;
   /** Starts runs eagerly: its client shares the worker's connection. */
   gateway: JobWorkflowGateway;
-  config: AppConfig;
-  clock: () => Date;
-  metrics?: WorkerMetrics;
   /** Workspace calendars (issue 45), for a catch-up of a schedule that excludes some. */
   calendars?: Pick<CalendarsRepository, 'datesByName'>;
 }

@@ -1,17 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { AppConfig } from '@svc/common';
 import { addLogFields } from '@svc/common/logging';
-import type { WorkerMetrics } from '@svc/common/metrics';
 import { destinationOf, type SinkAttemptResult, summarizeSink, toSink, withRunOverrides } from '@svc/delivery';
-import {
-  isDatabaseUnavailable,
-  type JobEntity,
-  type JobsRepository,
-  type RunEntity,
-  type RunsRepository,
-} from '@svc/persistence';
-import { type DestinationGate, type JobLifecycle, type SinkSender, sinkTarget } from '@svc/orchestration';
+import { isDatabaseUnavailable, type JobEntity, type RunEntity } from '@svc/persistence';
+import { type DestinationGate, type SinkSender, sinkTarget } from '@svc/orchestration';
 import { decideClaim, decideOutcome, endedStatus } from '@svc/workflow-contract/run-rules';
 import type {
   DestinationWaitDetails,
@@ -22,22 +14,17 @@ import type {
 } from '@svc/workflow-contract/activity-types';
 import { attemptStartedSignal, DESTINATION_WAIT, type RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { attemptOutcome } from '@svc/workflow-contract/display';
+import type { CoreActivityDeps } from './activity-deps';
 import { byIdLoader, Coalescer } from './coalescer';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 /** Longest pause between two tries of recording a sent attempt while the database is away. */
 const RECORD_RETRY_MAX_MS = 4_000;
 
-export interface RunActivityDeps {
-  jobs: JobsRepository;
-  runs: RunsRepository;
-  lifecycle: JobLifecycle;
+export interface RunActivityDeps extends CoreActivityDeps {
   /** Sends the sink: secrets decrypted at send time, signing, network rules. */
   sender: SinkSender;
-  config: AppConfig;
-  clock: () => Date;
   random: () => number;
-  metrics?: WorkerMetrics;
   /** Destination limits (issue 46); absent in tests that set none. */
   destinations?: DestinationGate;
 }

@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AlertChannelEntity } from '../entities/alert-channel.entity';
 import type { JsonObject } from '../entities/json';
 import { returnedRows } from './query-result';
+import { WorkspaceRowsRepository } from './workspace-rows';
 
 /** A channel as listed and returned: never its signing secret. */
 export type AlertChannelRow = Omit<AlertChannelEntity, 'signingSecret' | 'workspace'>;
@@ -23,29 +24,9 @@ export interface NewAlertChannel {
  * Named queries on alert channels (docs/alerts.md). The signing secret is selected only by the
  * `…WithSecret` methods; every other method leaves it out.
  */
-export class AlertChannelsRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(AlertChannelEntity);
-  }
-
-  /** One page, newest first (ids sort by creation time), strictly before `beforeId` when given. */
-  async listPage(workspaceId: string, page: { beforeId?: string; limit: number }): Promise<AlertChannelRow[]> {
-    const query = this.repo().createQueryBuilder('ch').where('ch.workspaceId = :workspaceId', { workspaceId });
-    if (page.beforeId !== undefined) {
-      query.andWhere('ch.id < :beforeId', { beforeId: page.beforeId });
-    }
-    return query.orderBy('ch.id', 'DESC').take(page.limit).getMany();
-  }
-
-  findById(workspaceId: string, id: string, manager?: EntityManager): Promise<AlertChannelRow | null> {
-    return this.repo(manager).findOne({ where: { workspaceId, id } });
-  }
-
-  /** The row locked until the transaction ends (PATCH, DELETE, resend). */
-  getForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<AlertChannelRow | null> {
-    return this.repo(manager).findOne({ where: { workspaceId, id }, lock: { mode: 'pessimistic_write' } });
+export class AlertChannelsRepository extends WorkspaceRowsRepository<AlertChannelEntity, AlertChannelRow> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, AlertChannelEntity, 'ch');
   }
 
   /** Any workspace's channel by id (the worker's confirmation mails). */

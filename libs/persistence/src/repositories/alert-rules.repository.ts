@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { AlertRuleEntity } from '../entities/alert-rule.entity';
+import { WorkspaceRowsRepository } from './workspace-rows';
 
 export type AlertRuleRow = Omit<AlertRuleEntity, 'workspace'>;
 
@@ -14,28 +15,9 @@ export interface AlertRuleValues {
 }
 
 /** Named queries on alert rules (docs/alerts.md); the workspace id is always the first argument. */
-export class AlertRulesRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(AlertRuleEntity);
-  }
-
-  /** One page, newest first, strictly before `beforeId` when given. */
-  async listPage(workspaceId: string, page: { beforeId?: string; limit: number }): Promise<AlertRuleRow[]> {
-    const query = this.repo().createQueryBuilder('rule').where('rule.workspaceId = :workspaceId', { workspaceId });
-    if (page.beforeId !== undefined) {
-      query.andWhere('rule.id < :beforeId', { beforeId: page.beforeId });
-    }
-    return query.orderBy('rule.id', 'DESC').take(page.limit).getMany();
-  }
-
-  findById(workspaceId: string, id: string, manager?: EntityManager): Promise<AlertRuleRow | null> {
-    return this.repo(manager).findOne({ where: { workspaceId, id } });
-  }
-
-  getForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<AlertRuleRow | null> {
-    return this.repo(manager).findOne({ where: { workspaceId, id }, lock: { mode: 'pessimistic_write' } });
+export class AlertRulesRepository extends WorkspaceRowsRepository<AlertRuleEntity, AlertRuleRow> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, AlertRuleEntity, 'rule');
   }
 
   async insert(
