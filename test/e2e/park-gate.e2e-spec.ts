@@ -1,7 +1,6 @@
 import { parkedTaskQueue } from '@svc/workflow-contract/definitions';
-import { Client, Connection } from '@temporalio/client';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
+import { sleep, waitFor } from '../utils/receiver';
+import { useStackReceiverAndClient } from '../utils/stack';
 
 /**
  * Parking by default, above a job count (issue 25, docs/architecture.md → Idle jobs are parked):
@@ -11,39 +10,22 @@ import { apiClient, startStack, temporalAddress, type Stack } from '../utils/sta
  * stays readable on the job's first run.
  */
 describe('parking gate by job count (real worker, real dev server)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let connection: Connection;
-  let client: Client;
-
-  beforeAll(async () => {
-    // Default park_idle_after; a threshold of 2 jobs stands in for the default 1,000.
-    stack = await startStack({ config: { worker: { park_above_jobs: 2 } } });
-    receiver = await WebhookReceiver.start();
-    connection = await Connection.connect({ address: temporalAddress() });
-    client = new Client({ connection });
-  });
-
-  afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  // Default park_idle_after; a threshold of 2 jobs stands in for the default 1,000.
+  const e2e = useStackReceiverAndClient({ config: { worker: { park_above_jobs: 2 } } });
 
   it('should keep idle jobs in the cache up to the threshold and park them once the deployment holds more', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
-    const queue = stack.config.temporal.task_queue;
+    const queue = e2e.stack.config.temporal.task_queue;
     const create = async (name: string) =>
       (
-        await api('POST', '/api/v1/jobs', {
+        await e2e.api('POST', '/api/v1/jobs', {
           name,
           // Years away: always more than park_idle_after from now.
           schedule: { expr: '0 0 0 1 1 ? 2031' },
-          sink: { kind: 'webhook', config: { url: `${receiver.url}/${name}` } },
+          sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/${name}` } },
         })
       ).body as { id: string };
     const sleepingOn = async (jobId: string) => {
-      const handle = client.workflow.getHandle(jobId);
+      const handle = e2e.client.workflow.getHandle(jobId);
       const description = await handle.describe().catch(() => null);
       if (description?.status.name !== 'RUNNING') {
         return null;
@@ -54,8 +36,8 @@ describe('parking gate by job count (real worker, real dev server)', () => {
 
     const parkedQueuePollers = async () =>
       (
-        await connection.workflowService.describeTaskQueue({
-          namespace: stack.config.temporal.namespace,
+        await e2e.client.workflowService.describeTaskQueue({
+          namespace: e2e.stack.config.temporal.namespace,
           taskQueue: { name: parkedTaskQueue(queue) },
           taskQueueType: 1, // WORKFLOW
         })
@@ -83,7 +65,7 @@ describe('parking gate by job count (real worker, real dev server)', () => {
     }, 30_000);
     expect(thirdParked.runId).toBeDefined();
     // The first job, cached before the crossing, parks on its next change (the "park" is kept).
-    const patched = await api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'parks now' });
+    const patched = await e2e.api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'parks now' });
     expect(patched.status).toBe(200);
     const parked = await waitFor(async () => {
       const description = await sleepingOn(first.id);
@@ -92,22 +74,22 @@ describe('parking gate by job count (real worker, real dev server)', () => {
     expect(await parkedQueuePollers()).toBeGreaterThan(0);
     // A continued run has no static summary; the job's first run keeps it.
     expect(await parked.staticSummary()).toBeUndefined();
-    const firstRun = await client.workflow.getHandle(first.id, cached.runId).describe();
+    const firstRun = await e2e.client.workflow.getHandle(first.id, cached.runId).describe();
     expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
     expect(await firstRun.staticSummary()).toBe(await cached.staticSummary());
     // The parked run still answers `describe`, with the change applied.
-    const state = (await client.workflow.getHandle(first.id).query('describe')) as { revision?: number };
+    const state = (await e2e.client.workflow.getHandle(first.id).query('describe')) as { revision?: number };
     expect(state.revision).toBeGreaterThan(1);
 
     // A worker that starts below its threshold (raised here) but finds a parked run waiting serves
     // the parked queue at once: the parked job comes back on its next change and stays in the cache.
-    await stack.stopWorker();
-    stack.config.worker.park_above_jobs = 1_000;
-    await stack.startWorker();
+    await e2e.stack.stopWorker();
+    e2e.stack.config.worker.park_above_jobs = 1_000;
+    await e2e.stack.startWorker();
     const revision = Number(
-      (await stack.dataSource.query('SELECT revision FROM jobs WHERE id = $1', [first.id]))[0].revision,
+      (await e2e.stack.dataSource.query('SELECT revision FROM jobs WHERE id = $1', [first.id]))[0].revision,
     );
-    expect((await api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'comes back' })).status).toBe(200);
+    expect((await e2e.api('PATCH', `/api/v1/jobs/${first.id}`, { description: 'comes back' })).status).toBe(200);
     const back = await waitFor(async () => {
       const description = await sleepingOn(first.id);
       const memo = description?.memo as { revision?: number } | undefined;

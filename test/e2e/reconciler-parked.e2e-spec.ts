@@ -1,10 +1,9 @@
 import { JobWorkflowGateway } from '@svc/orchestration';
 import { JobsRepository } from '@svc/persistence';
 import { parkedTaskQueue } from '@svc/workflow-contract/definitions';
-import { Client, Connection } from '@temporalio/client';
 import { reconcileJobWorkflows } from '../../apps/worker/src/reconciler/reconciler';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { useStackReceiverAndClient } from '../utils/stack';
 
 /**
  * The reconciler and parked jobs (issue 25, docs/architecture.md → Idle jobs are parked): a job
@@ -13,47 +12,30 @@ import { apiClient, startStack, temporalAddress, type Stack } from '../utils/sta
  * cache); a parked job behind its row's revision gets the snapshot and goes back to apply it.
  */
 describe('reconciler with parked jobs (real worker, real dev server)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let connection: Connection;
-  let client: Client;
-
-  beforeAll(async () => {
-    stack = await startStack({ config: { worker: { park_idle_after: '2m', park_above_jobs: 0 } } });
-    receiver = await WebhookReceiver.start();
-    connection = await Connection.connect({ address: temporalAddress() });
-    client = new Client({ connection });
-  });
-
-  afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackReceiverAndClient({ config: { worker: { park_idle_after: '2m', park_above_jobs: 0 } } });
 
   async function reconcile() {
-    const { config, dataSource } = stack;
+    const { config, dataSource } = e2e.stack;
     return reconcileJobWorkflows({
       jobs: new JobsRepository(dataSource),
-      gateway: new JobWorkflowGateway(client, config.temporal.task_queue),
-      client,
+      gateway: new JobWorkflowGateway(e2e.client, config.temporal.task_queue),
+      client: e2e.client,
       config,
     });
   }
 
   it('should leave a parked job in sync untouched and bring a parked job behind its row back', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
-    const queue = stack.config.temporal.task_queue;
+    const queue = e2e.stack.config.temporal.task_queue;
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'hourly, parked between occurrences',
         schedule: { expr: 'every 1 hour' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/hourly` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/hourly` } },
       })
     ).body;
     const revisionOf = async () =>
-      Number((await stack.dataSource.query('SELECT revision FROM jobs WHERE id = $1', [job.id]))[0].revision);
-    const handle = client.workflow.getHandle(job.id);
+      Number((await e2e.stack.dataSource.query('SELECT revision FROM jobs WHERE id = $1', [job.id]))[0].revision);
+    const handle = e2e.client.workflow.getHandle(job.id);
     // Its next wake is about an hour away: it continues-as-new onto the parked queue.
     // (The API starts the workflow right after its answer: not found at first.)
     await waitFor(
@@ -79,7 +61,7 @@ describe('reconciler with parked jobs (real worker, real dev server)', () => {
     expect(events.some((event) => event.workflowExecutionSignaledEventAttributes)).toBe(false);
 
     // The row moves ahead behind the workflow's back (a lost signal): the next pass repairs it.
-    await stack.dataSource.query('UPDATE jobs SET revision = revision + 1 WHERE id = $1', [job.id]);
+    await e2e.stack.dataSource.query('UPDATE jobs SET revision = revision + 1 WHERE id = $1', [job.id]);
     const revision = await revisionOf();
     expect(await reconcile()).toEqual({ checked: 1, upserted: 1, stopped: 0 });
     // The parked run takes the snapshot back to the jobs' queue, applies it and parks again.

@@ -1,60 +1,42 @@
-import { Client, Connection } from '@temporalio/client';
-import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackReceiverAndClient } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
 
 /**
  * The reconciler (worker start-up): every active job gets its workflow back, and a workflow whose
  * job row is gone is stopped (docs/architecture.md → How a job becomes a workflow, step 6).
  */
 describe('job ⇄ workflow reconciler', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let connection: Connection;
-  let client: Client;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    connection = await Connection.connect({ address: temporalAddress() });
-    client = new Client({ connection });
-  });
-
-  afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackReceiverAndClient();
 
   it('should restore a lost job workflow and stop an orphaned one when the worker starts', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
     const job = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'lost workflow',
         schedule: { expr: 'every 2 seconds' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/r` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/r` } },
       })
     ).body;
     const orphan = (
-      await api('POST', '/api/v1/jobs', {
+      await e2e.api('POST', '/api/v1/jobs', {
         name: 'orphan',
         schedule: { expr: 'every 1 hour' },
-        sink: { kind: 'webhook', config: { url: `${receiver.url}/o` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/o` } },
       })
     ).body;
-    await waitFor(() => receiver.forJob(job.id).length >= 1);
+    await waitFor(() => e2e.receiver.forJob(job.id).length >= 1);
 
-    await stack.stopWorker();
-    await client.workflow.getHandle(job.id).terminate('simulated loss');
+    await e2e.stack.stopWorker();
+    await e2e.client.workflow.getHandle(job.id).terminate('simulated loss');
     // The orphan's row disappears behind the API's back: its workflow must not live on.
-    await stack.dataSource.query('DELETE FROM jobs WHERE id = $1', [orphan.id]);
-    const before = receiver.forJob(job.id).length;
+    await e2e.stack.dataSource.query('DELETE FROM jobs WHERE id = $1', [orphan.id]);
+    const before = e2e.receiver.forJob(job.id).length;
 
-    await stack.startWorker();
-    await waitFor(() => receiver.forJob(job.id).length >= before + 2, 30_000);
-    const described = await client.workflow.getHandle(job.id).describe();
+    await e2e.stack.startWorker();
+    await waitFor(() => e2e.receiver.forJob(job.id).length >= before + 2, 30_000);
+    const described = await e2e.client.workflow.getHandle(job.id).describe();
     expect(described.status.name).toBe('RUNNING');
     await waitFor(
-      async () => (await client.workflow.getHandle(orphan.id).describe()).status.name === 'COMPLETED',
+      async () => (await e2e.client.workflow.getHandle(orphan.id).describe()).status.name === 'COMPLETED',
       20_000,
     );
   });

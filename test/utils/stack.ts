@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, buildConfig } from '@svc/common';
 import { createDataSource } from '@svc/persistence';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -267,6 +268,30 @@ export function useStackAndReceiver(options: StackOptions & { respond?: Responde
   afterAll(async () => {
     await started.stack?.stop();
     await started.receiver?.stop();
+  });
+  return started;
+}
+
+/** `useStackAndReceiver` with a Temporal client on the test dev server, closed after the stack stops. */
+export interface StackReceiverAndClient extends StackAndReceiver {
+  client: Client;
+}
+
+/**
+ * `useStackAndReceiver` and a Temporal client connected to the dev server the stack uses (for
+ * describing, terminating or reading the history of the stack's workflows).
+ */
+export function useStackReceiverAndClient(
+  options: StackOptions & { respond?: Responder } = {},
+): StackReceiverAndClient {
+  const started = useStackAndReceiver(options) as StackReceiverAndClient;
+  let connection: Connection | undefined;
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: temporalAddress() });
+    started.client = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection?.close();
   });
   return started;
 }
