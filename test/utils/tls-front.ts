@@ -71,6 +71,9 @@ export async function startTlsFront(upstream: string): Promise<TlsFront> {
     'grpc_read_timeout 300s;',
     'grpc_send_timeout 300s;',
     'client_max_body_size 0;',
+    // As strict as the fronts we meet (HAProxy allows 100 streams a connection, nginx 128): the
+    // worker's long polls must leave streams for the calls that complete its tasks.
+    'http2_max_concurrent_streams 100;',
     `ssl_certificate_key ${pki.server.key};`,
   ].join(' ');
   const conf = `

@@ -64,22 +64,30 @@ export async function connectWorkerClient(temporal: ResolvedTemporal, now: () =>
 }
 
 /**
- * The worker's two connections to Temporal: the native one its workers poll on (and start runs
- * and alerts from), and the client one of the reconciler, the stalled-run sweep and the sinks.
- * Opened in that order at start-up, closed once the workers have drained.
+ * The worker's connections to Temporal: the native one the runs' and alerts' workers poll on (and
+ * runs and alerts are started from, so that they start eagerly), a native one of the jobs' and
+ * parked jobs' workers, and the client one of the reconciler, the stalled-run sweep and the sinks.
+ * Two native connections, because a proxy in front of Temporal allows each only so many streams
+ * and every long poll holds one (`worker.max_streams_per_connection`, `pollOptions`). Opened at
+ * start-up, closed once the workers have drained.
  */
 export class TemporalConnections implements OnApplicationShutdown {
   constructor(
     readonly worker: NativeConnection,
     readonly client: Connection,
+    readonly jobs: NativeConnection = worker,
   ) {}
 
   static async open(temporal: ResolvedTemporal, warn: (message: string) => void): Promise<TemporalConnections> {
     const worker = await connectWorkerToTemporal(temporal, { warn });
-    return new TemporalConnections(worker, await connectWorkerClient(temporal));
+    const client = await connectWorkerClient(temporal);
+    return new TemporalConnections(worker, client, await connectWorkerToTemporal(temporal, { warn }));
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.jobs !== this.worker) {
+      await this.jobs.close().catch(() => undefined);
+    }
     await this.worker.close().catch(() => undefined);
     await this.client.close().catch(() => undefined);
   }

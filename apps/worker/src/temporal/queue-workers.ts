@@ -90,22 +90,39 @@ export abstract class QueueWorker implements StartedAtBootstrap {
 type JobActivities = ReturnType<typeof createActivities>;
 
 /**
+ * Streams of a connection left free of the busy worker's long polls: the light worker beside it
+ * (`LIGHT_POLLS`) and the calls that complete tasks, heartbeat and start runs.
+ */
+export const STREAMS_KEPT_FREE = 25;
+
+/**
  * Enough long polls to drain a backlog at the worker's pace, not at one task per round trip
  * (`worker.max_concurrent_workflow_task_polls`, app-config.ts); half of the workflow polls serve
- * the shared queue, where everything waits after a restart. Never more than the slots they fill.
- * Given as poller behaviours: SDK 1.24 ignores `maxConcurrent*TaskPolls` and keeps 10 polls.
+ * the shared queue, where everything waits after a restart. Never more than the slots they fill,
+ * and scaled down to leave `STREAMS_KEPT_FREE` of the connection's streams
+ * (`worker.max_streams_per_connection`): behind a proxy that allows 128, 200 idle polls on one
+ * connection left no stream to complete a task. Given as poller behaviours: SDK 1.24 ignores
+ * `maxConcurrent*TaskPolls` and keeps 10 polls.
  */
 export function pollOptions(worker: AppConfig['worker']) {
+  const workflow = Math.max(
+    2,
+    Math.min(worker.max_concurrent_workflow_task_polls, worker.max_concurrent_workflow_tasks),
+  );
+  const activity = Math.max(1, Math.min(worker.max_concurrent_activity_task_polls, worker.max_concurrent_activities));
+  const scale = Math.min(1, (worker.max_streams_per_connection - STREAMS_KEPT_FREE) / (workflow + activity));
   return {
-    workflowTaskPollerBehavior: simpleMaximum(
-      Math.max(2, Math.min(worker.max_concurrent_workflow_task_polls, worker.max_concurrent_workflow_tasks)),
-    ),
+    workflowTaskPollerBehavior: simpleMaximum(Math.max(2, Math.floor(workflow * scale))),
     nonStickyToStickyPollRatio: 0.5,
-    activityTaskPollerBehavior: simpleMaximum(
-      Math.max(1, Math.min(worker.max_concurrent_activity_task_polls, worker.max_concurrent_activities)),
-    ),
+    activityTaskPollerBehavior: simpleMaximum(Math.max(1, Math.floor(activity * scale))),
   };
 }
+
+/** The alerts' and the parked jobs' workers: rare tasks, so few polls beside a busy worker's. */
+export const LIGHT_POLLS = {
+  workflowTaskPollerBehavior: simpleMaximum(2),
+  activityTaskPollerBehavior: simpleMaximum(2),
+};
 
 function simpleMaximum(maximum: number): NonNullable<WorkerOptions['workflowTaskPollerBehavior']> {
   return { type: 'simple-maximum', maximum };
@@ -117,6 +134,8 @@ function simpleMaximum(maximum: number): NonNullable<WorkerOptions['workflowTask
  * burst's run rows and start the runs, and a run started then takes its first workflow task from
  * the runs worker's slots (eager start), which those job tasks never hold. Both register
  * everything, so runs started on the jobs' queue by an earlier version still finish there.
+ * Each polls on a connection of its own (`TemporalConnections`): the runs worker on the one the
+ * runs are started from, which eager start needs, and the jobs worker on its own.
  */
 function jobsAndRunsOptions(config: AppConfig, activities: JobActivities) {
   return {
@@ -150,7 +169,11 @@ export class JobsWorker extends QueueWorker {
   }
 
   protected options(shared: SharedWorkerOptions) {
-    return { ...shared, ...jobsAndRunsOptions(this.config, this.activities) };
+    return {
+      ...shared,
+      connection: this.runtime.jobsConnection,
+      ...jobsAndRunsOptions(this.config, this.activities),
+    };
   }
 }
 
@@ -187,6 +210,7 @@ export class AlertsWorker extends QueueWorker {
       activities: this.activities,
       maxConcurrentActivityTaskExecutions: this.config.alerts.max_concurrent_sends,
       maxConcurrentWorkflowTaskExecutions: 20,
+      ...LIGHT_POLLS,
     };
   }
 }
@@ -212,7 +236,13 @@ export class ParkedJobsWorker extends QueueWorker {
   }
 
   protected options(shared: SharedWorkerOptions) {
-    return { ...shared, maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: 20 };
+    return {
+      ...shared,
+      connection: this.runtime.jobsConnection,
+      maxCachedWorkflows: 0,
+      maxConcurrentWorkflowTaskExecutions: 20,
+      ...LIGHT_POLLS,
+    };
   }
 
   override async onApplicationBootstrap(): Promise<void> {

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '@svc/common';
-import { bundleWorkflowCode, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  type NativeConnection,
+  type Worker,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DATA_CONVERTER, type DataConverterOptions, WORKER_CONFIG, WORKER_LOG_CONTEXT } from '../worker.constants';
@@ -50,6 +56,11 @@ export class WorkerRuntime implements OnModuleDestroy {
     private readonly connections: TemporalConnections,
     @Inject(DATA_CONVERTER) private readonly converter: DataConverterOptions,
   ) {}
+
+  /** The jobs' and parked jobs' workers poll here; the others on the shared options' connection. */
+  get jobsConnection(): NativeConnection {
+    return this.connections.jobs;
+  }
 
   get shuttingDown(): boolean {
     return this.stopping;

@@ -112,6 +112,13 @@ export interface AppConfig {
      */
     max_concurrent_workflow_task_polls: number;
     max_concurrent_activity_task_polls: number;
+    /**
+     * Concurrent HTTP/2 streams a connection to Temporal may hold: what a proxy in front of the
+     * frontend allows (nginx 128, HAProxy 100, AWS ALB 128). Long polls hold a stream each for up
+     * to a minute, so a worker that opened more of them than this on one connection left no stream
+     * for the calls that complete its tasks; each connection's polls stay 25 under it.
+     */
+    max_streams_per_connection: number;
     shutdown_grace_time_ms: number;
     /**
      * Workflows kept in the worker's sticky cache (least recently used beyond it are evicted and

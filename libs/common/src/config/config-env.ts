@@ -30,6 +30,7 @@ const ENV_OVERRIDES: Array<[string, string]> = [
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'worker.max_concurrent_workflow_tasks'],
   ['WORKER_MAX_CONCURRENT_WORKFLOW_TASK_POLLS', 'worker.max_concurrent_workflow_task_polls'],
   ['WORKER_MAX_CONCURRENT_ACTIVITY_TASK_POLLS', 'worker.max_concurrent_activity_task_polls'],
+  ['WORKER_MAX_STREAMS_PER_CONNECTION', 'worker.max_streams_per_connection'],
   ['WORKER_SHUTDOWN_GRACE_TIME', 'worker.shutdown_grace_time'],
   ['WORKER_MAX_CACHED_WORKFLOWS', 'worker.max_cached_workflows'],
   ['WORKER_PARK_IDLE_AFTER', 'worker.park_idle_after'],

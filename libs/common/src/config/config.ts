@@ -254,6 +254,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       // Polls are what bound a worker draining a backlog (a restart after an outage), not its CPU.
       max_concurrent_workflow_task_polls: int('worker.max_concurrent_workflow_task_polls', 50, 2),
       max_concurrent_activity_task_polls: int('worker.max_concurrent_activity_task_polls', 50, 1),
+      max_streams_per_connection: int('worker.max_streams_per_connection', 100, 30),
       // The attempt activity's start-to-close: the longest job timeout (120 s) plus its bookkeeping.
       shutdown_grace_time_ms: duration('worker.shutdown_grace_time', 150_000),
       max_cached_workflows: int('worker.max_cached_workflows', 2_500, 1),
