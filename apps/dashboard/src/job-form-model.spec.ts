@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { CREATE_JOB_DEFAULTS } from '@svc/api-client';
 import type { Job, SinkKindInfo } from './api';
 import { createBody, emptyForm, fromJob, patchBody, sinkFieldErrors } from './job-form-model';
 
@@ -117,6 +118,33 @@ describe('job form model', () => {
     const loaded = fromJob(webhookJob());
     expect(patchBody(loaded, { ...loaded, sinkKind: 'command', argv: '/bin/true\n--flag', cwd: '/tmp' })).toEqual({
       sink: { kind: 'command', config: { argv: ['/bin/true', '--flag'], cwd: '/tmp', retry_on_exit_codes: [] } },
+    });
+  });
+
+  it('should show a new job with the defaults the server’s document states, as a job created with them reads back', () => {
+    const D = CREATE_JOB_DEFAULTS;
+    const created = {
+      ...webhookJob(),
+      description: D.description,
+      tags: [...D.tags],
+      schedule: { ...webhookJob().schedule, ...D.schedule, expr: '', timezone: 'UTC' },
+      sink: { kind: 'webhook', config: { ...D.webhook, url: '' } },
+      retry: D.retry,
+      timeout: D.timeout,
+      sla_threshold: D.sla_threshold,
+      misfire_policy: D.misfire_policy,
+      overlap_policy: D.overlap_policy,
+      auto_disable_threshold: D.auto_disable_threshold,
+      start_window: D.start_window,
+      max_concurrent_runs: D.max_concurrent_runs,
+      name: '',
+    } as unknown as Job;
+    expect(fromJob(created)).toEqual(emptyForm('UTC'));
+    expect(emptyForm('UTC')).toMatchObject({
+      misfirePolicy: 'fire_once',
+      timeout: '30s',
+      maxAttempts: '3',
+      method: 'POST',
     });
   });
 

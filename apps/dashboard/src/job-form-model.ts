@@ -4,6 +4,7 @@
  * (issue #22: saving must never reset what the form did not touch). The server merges that PATCH
  * with the stored job field by field (docs/api.md → PATCH); `null` resets a field to its default.
  */
+import { CREATE_JOB_DEFAULTS } from '@svc/api-client';
 import type { Job, SinkFormField, SinkKindInfo } from './api';
 
 export interface FormState {
@@ -55,39 +56,41 @@ export const OVERLAP_POLICIES = ['allow', 'skip', 'queue', 'cancel_previous'];
 export const BACKOFFS = ['exponential', 'linear', 'fixed'];
 export const HTTP_METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'];
 
-/** A new job: the server's defaults, shown (decisions.md → retry defaults, timeout; spec → webhook). */
+const DEFAULTS = CREATE_JOB_DEFAULTS;
+
+/** A new job: the server's defaults, as its OpenAPI document states them (`CREATE_JOB_DEFAULTS`). */
 export function emptyForm(timezone: string): FormState {
   return {
     name: '',
     description: '',
     tags: '',
     expr: '',
-    kind: 'auto',
+    kind: DEFAULTS.schedule.kind,
     timezone,
     startsAt: '',
     endsAt: '',
     count: '',
-    misfirePolicy: 'fire_once',
-    overlapPolicy: 'allow',
-    timeout: '30s',
+    misfirePolicy: DEFAULTS.misfire_policy,
+    overlapPolicy: DEFAULTS.overlap_policy,
+    timeout: DEFAULTS.timeout,
     slaThreshold: '',
     autoDisableThreshold: '',
     startWindow: '',
     maxConcurrentRuns: '',
-    maxAttempts: '3',
-    backoff: 'exponential',
-    initialInterval: '10s',
-    maxInterval: '10m',
-    multiplier: '2',
-    jitter: '0.2',
+    maxAttempts: String(DEFAULTS.retry.max_attempts),
+    backoff: DEFAULTS.retry.backoff,
+    initialInterval: DEFAULTS.retry.initial_interval,
+    maxInterval: DEFAULTS.retry.max_interval,
+    multiplier: String(DEFAULTS.retry.multiplier),
+    jitter: String(DEFAULTS.retry.jitter),
     sinkKind: 'webhook',
     url: '',
-    method: 'POST',
+    method: DEFAULTS.webhook.method,
     headers: '',
     body: '',
-    successCodes: '2xx',
-    retryOn: '5xx, 408, 429, network, timeout',
-    followRedirects: false,
+    successCodes: list(DEFAULTS.webhook.success_codes),
+    retryOn: list(DEFAULTS.webhook.retry_on),
+    followRedirects: DEFAULTS.webhook.follow_redirects,
     argv: '',
     env: '',
     cwd: '',

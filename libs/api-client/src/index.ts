@@ -8,6 +8,7 @@ import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, paths } from './schema';
 
 export type { components, operations, paths } from './schema';
+export { CREATE_JOB_DEFAULTS } from './defaults';
 
 /** A schema of the document by component name: `Schema<'Job'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

@@ -2140,26 +2140,47 @@ export interface components {
      *     }
      */
     CreateJobDto: {
+      /** @default null */
       auto_disable_threshold?: number | null;
+      /** @default  */
       description?: string | null;
       key?: string | null;
-      /** @description Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped (`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies. */
+      /**
+       * @description Runs in flight at most under `overlap_policy: allow`; an occurrence beyond it is recorded skipped (`skip_reason: max_concurrent_runs`). null: unbounded under `allow`, 1 under the other policies.
+       * @default null
+       */
       max_concurrent_runs?: number | null;
-      /** @enum {string|null} */
+      /**
+       * @default fire_once
+       * @enum {string|null}
+       */
       misfire_policy?: 'fire_once' | 'skip' | 'fire_all' | null;
       name: string;
-      /** @enum {string|null} */
+      /**
+       * @default allow
+       * @enum {string|null}
+       */
       overlap_policy?: 'allow' | 'skip' | 'queue' | 'cancel_previous' | null;
       retry?: components['schemas']['RetryDto'] | null;
       schedule: components['schemas']['ScheduleDto'];
       signing_secret?: string | null;
       sink: components['schemas']['SinkDto'];
-      /** @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      /**
+       * @description A duration from 1s to 7d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field).
+       * @default null
+       */
       sla_threshold?: string | null;
-      /** @description Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s `start_offset_ms`, derived from its id). null: at the nominal time. */
+      /**
+       * @description Each occurrence fires at a fixed offset inside this window after its nominal time (the job’s `start_offset_ms`, derived from its id). null: at the nominal time.
+       * @default null
+       */
       start_window?: string | null;
+      /** @default [] */
       tags?: string[] | null;
-      /** @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      /**
+       * @description A duration from 1s to 2m: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field).
+       * @default 30s
+       */
       timeout?: string | null;
     };
     /** @description A job of the set: the body of `POST /jobs` with a required `key`. A full declaration: a field left out takes its default (not the stored value). */
@@ -2628,14 +2649,26 @@ export interface components {
       note?: string | null;
     };
     RetryDto: {
-      /** @enum {string|null} */
+      /**
+       * @default exponential
+       * @enum {string|null}
+       */
       backoff?: 'exponential' | 'linear' | 'fixed' | null;
-      /** @description A duration from 100ms to 1d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      /**
+       * @description A duration from 100ms to 1d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field).
+       * @default 10s
+       */
       initial_interval?: string | null;
+      /** @default 0.2 */
       jitter?: number | null;
+      /** @default 3 */
       max_attempts?: number | null;
-      /** @description A duration from 100ms to 1d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field). */
+      /**
+       * @description A duration from 100ms to 1d: number+unit parts, each unit at most once and in descending order (`d`, `h`, `m`, `s`, `ms`), e.g. `30s`, `90s`. The pattern states the minimum; the maximum is checked by the server (`400` naming the field).
+       * @default 10m
+       */
       max_interval?: string | null;
+      /** @default 2 */
       multiplier?: number | null;
     };
     Run: {
@@ -2776,22 +2809,30 @@ export interface components {
       trigger: 'schedule' | 'manual' | 'retry_manual' | 'backfill';
     };
     ScheduleDto: {
+      /** @default null */
       count?: number | null;
       /**
        * Format: date-time
        * @description RFC 3339 timestamp with `Z` or an offset
+       * @default null
        */
       ends_at?: string | null;
+      /** @default [] */
       exclude_calendars?: string[] | null;
       /** @description At most 4096 bytes of UTF-8 */
       expr: string;
-      /** @enum {string|null} */
+      /**
+       * @default auto
+       * @enum {string|null}
+       */
       kind?: 'auto' | 'natural' | 'quartz' | 'cron' | 'rrule' | null;
       /**
        * Format: date-time
        * @description RFC 3339 timestamp with `Z` or an offset
+       * @default null
        */
       starts_at?: string | null;
+      /** @default UTC */
       timezone?: string | null;
     };
     ScheduleError: {
@@ -3092,12 +3133,25 @@ export interface components {
     WebhookSinkConfig: {
       body?: string | null;
       destination?: string | null;
+      /** @default false */
       follow_redirects?: boolean | null;
+      /** @default {} */
       headers?: {
         [key: string]: string;
       } | null;
+      /** @default POST */
       method?: ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') | null;
+      /**
+       * @default [
+       *       "5xx",
+       *       408,
+       *       429,
+       *       "network",
+       *       "timeout"
+       *     ]
+       */
       retry_on?: (('1xx' | '2xx' | '3xx' | '4xx' | '5xx' | 'network' | 'timeout') | number)[] | null;
+      /** @default 2xx */
       success_codes?: ('2xx' | number[]) | null;
       /** @description http or https URL; no templates */
       url: string;

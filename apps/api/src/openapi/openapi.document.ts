@@ -27,6 +27,7 @@ import {
   PARAMETERS,
   QUERY_DESCRIPTIONS,
 } from './openapi.vocabulary';
+import { applyJobDefaults } from './job-defaults';
 import { applySinkKinds, type SinkKindDoc } from './sink-kinds';
 
 export interface OpenApiInput {
@@ -137,6 +138,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
   }
   components.Error = hoistSchema(ERROR_SCHEMA, components, true);
   applySinkKinds(components, input.sinkKinds ?? []);
+  applyJobDefaults(components);
   return {
     openapi: '3.1.0',
     info: {

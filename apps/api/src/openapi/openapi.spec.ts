@@ -12,6 +12,7 @@ import { registeredRoutes } from '../common/openapi/fastify-routes';
 import { API_OPERATION, type ApiOperationDoc } from '../common/openapi/openapi.decorators';
 import { buildOpenApiDocument, openApiPath, type OpenApiDocument } from './openapi.document';
 import { OpenApiService } from './openapi.service';
+import { JOB_DEFAULTS } from '../jobs/job-patch';
 
 // The whole API assembled without listening: PostgreSQL and Temporal are never reached (nothing
 // here sends a request that needs them), so this stays a unit test.
@@ -191,6 +192,20 @@ describe('OpenAPI document', () => {
       expect(update.properties.name.type).toBe('string');
       expect(update.properties.tags.type).toEqual(['array', 'null']);
       expect((doc.components.schemas.CreateApiKeyDto as any).properties.scopes.type).toBe('array');
+    });
+
+    it('should state the create body’s defaults, those of the one table a create and a PATCH’s null apply', () => {
+      const schemas = doc.components.schemas as any;
+      const { schedule, retry, ...topLevel } = JOB_DEFAULTS;
+      const defaultsOf = (name: string, fields: object) =>
+        Object.fromEntries(Object.keys(fields).map((field) => [field, schemas[name].properties[field].default]));
+      expect(defaultsOf('CreateJobDto', topLevel)).toEqual(topLevel);
+      expect(defaultsOf('ScheduleDto', schedule)).toEqual(schedule);
+      expect(defaultsOf('RetryDto', retry)).toEqual(retry);
+      expect(topLevel).toMatchObject({ misfire_policy: 'fire_once', overlap_policy: 'allow', timeout: '30s' });
+      // Fields without a default (name, schedule.expr, sink) state none.
+      expect(schemas.CreateJobDto.properties.name.default).toBeUndefined();
+      expect(schemas.ScheduleDto.properties.expr.default).toBeUndefined();
     });
 
     it('should turn query DTOs into query parameters and pipes into path parameter schemas', () => {

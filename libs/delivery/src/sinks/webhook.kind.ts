@@ -12,7 +12,19 @@ const RETRY_ON_WORDS = ['1xx', '2xx', '3xx', '4xx', '5xx', 'network', 'timeout']
 const MAX_BODY_BYTES = 256 * 1024;
 const statusCode = { type: 'integer', minimum: 100, maximum: 599 };
 /** Optional fields accept null: the default applies (as PATCH's `null` resets a field). */
-const orNull = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+const orNull = (schema: Record<string, unknown>, fallback?: unknown) => ({
+  anyOf: [schema, { type: 'null' }],
+  ...(fallback === undefined ? {} : { default: fallback }),
+});
+
+/** What an omitted (or `null`) field of a webhook's config means: stored so, and stated in its schema. */
+export const WEBHOOK_CONFIG_DEFAULTS = {
+  method: 'POST',
+  headers: {} as Record<string, string>,
+  success_codes: DEFAULT_SUCCESS_CODES,
+  retry_on: DEFAULT_RETRY_ON,
+  follow_redirects: false,
+} as const;
 
 /** `POST hooks.example.com`: method and host only (no user info, path, query, headers or body). */
 export function describeWebhookTarget(config: { method?: unknown; url?: unknown }): string {
@@ -41,29 +53,37 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
     required: ['url'],
     properties: {
       url: { type: 'string', minLength: 1, maxLength: 2048, description: 'http or https URL; no templates' },
-      method: orNull({ enum: [...HTTP_METHODS], description: 'Default `POST`' }),
-      headers: orNull({
-        type: 'object',
-        additionalProperties: { type: 'string' },
-        maxProperties: 50,
-        description: 'Custom headers; values may hold templates',
-      }),
+      method: orNull({ enum: [...HTTP_METHODS] }, WEBHOOK_CONFIG_DEFAULTS.method),
+      headers: orNull(
+        {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          maxProperties: 50,
+          description: 'Custom headers; values may hold templates',
+        },
+        WEBHOOK_CONFIG_DEFAULTS.headers,
+      ),
       body: orNull({
         type: 'string',
         maxLength: MAX_BODY_BYTES,
         description: 'Body template (at most 256 KiB); default the standard payload',
       }),
-      success_codes: orNull({
-        anyOf: [{ const: '2xx' }, { type: 'array', minItems: 1, items: statusCode }],
-        description: '`2xx` (default) or a list of status codes',
-      }),
-      retry_on: orNull({
-        type: 'array',
-        maxItems: 20,
-        items: { anyOf: [{ enum: [...RETRY_ON_WORDS] }, statusCode] },
-        description: 'Default `[5xx, 408, 429, network, timeout]`',
-      }),
-      follow_redirects: orNull({ type: 'boolean', description: 'Default false' }),
+      success_codes: orNull(
+        {
+          anyOf: [{ const: '2xx' }, { type: 'array', minItems: 1, items: statusCode }],
+          description: '`2xx` or a list of status codes',
+        },
+        WEBHOOK_CONFIG_DEFAULTS.success_codes,
+      ),
+      retry_on: orNull(
+        {
+          type: 'array',
+          maxItems: 20,
+          items: { anyOf: [{ enum: [...RETRY_ON_WORDS] }, statusCode] },
+        },
+        WEBHOOK_CONFIG_DEFAULTS.retry_on,
+      ),
+      follow_redirects: orNull({ type: 'boolean' }, WEBHOOK_CONFIG_DEFAULTS.follow_redirects),
       destination: orNull({
         type: 'string',
         minLength: 1,
@@ -111,12 +131,12 @@ export class WebhookSinkKind implements SinkKind<WebhookSinkConfig> {
     return {
       config: {
         url: config.url,
-        method: config.method ?? 'POST',
+        method: config.method ?? WEBHOOK_CONFIG_DEFAULTS.method,
         headers: config.headers ?? {},
         ...(typeof config.body === 'string' ? { body: config.body } : {}),
-        success_codes: config.success_codes ?? DEFAULT_SUCCESS_CODES,
-        retry_on: config.retry_on ?? [...DEFAULT_RETRY_ON],
-        follow_redirects: config.follow_redirects ?? false,
+        success_codes: config.success_codes ?? WEBHOOK_CONFIG_DEFAULTS.success_codes,
+        retry_on: config.retry_on ?? [...WEBHOOK_CONFIG_DEFAULTS.retry_on],
+        follow_redirects: config.follow_redirects ?? WEBHOOK_CONFIG_DEFAULTS.follow_redirects,
         ...(typeof config.destination === 'string' ? { destination: config.destination } : {}),
       },
     };
