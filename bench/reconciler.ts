@@ -16,17 +16,16 @@
  * PostgreSQL: BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { buildConfig } from '@svc/common';
-import { createDataSource, JobsRepository, WorkspacesRepository } from '@svc/persistence';
+import { JobsRepository, WorkspacesRepository } from '@svc/persistence';
 import { JobWorkflowGateway } from '@svc/orchestration';
 import { JOB_WORKFLOW, type JobWorkflowMemo } from '@svc/workflow-contract/definitions';
 import { JOB_ID_KEY, WORKSPACE_ID_KEY } from '@svc/workflow-contract/search-attributes';
 import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';
-import { Client as PgClient } from 'pg';
 import { reconcileJobWorkflows } from '../apps/worker/src/reconciler/reconciler';
+import { createScratchDatabase } from './scratch-database';
 
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const ROWS = bounded(process.argv[2] ?? '100000', 1, 1_000_000);
 const WORKFLOWS = bounded(process.argv[3] ?? '5000', 1, 200_000);
@@ -41,16 +40,6 @@ function bounded(text: string, min: number, max: number): number {
   return n;
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new PgClient({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Ids unique to this run: workflows of an earlier run may still exist (they end after 15 min). */
 const ID_PREFIX = `job_BENCH${randomBytes(4).toString('hex').toUpperCase()}`;
 
@@ -60,11 +49,8 @@ function jobId(i: number): string {
 
 /** A scratch database with `rows` paused jobs (ids in order) of one workspace. */
 async function seed(rows: number) {
-  const name = `svc_bench_reconcile_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const ds = createDataSource(url.toString(), { poolSize: 4 });
+  const scratch = await createScratchDatabase('reconcile', { poolSize: 4 });
+  const { ds } = scratch;
   await ds.initialize();
   await ds.runMigrations({ transaction: 'all' });
   const workspace = await new WorkspacesRepository(ds).create({ name: 'bench', slug: 'bench', plan: 'free' });
@@ -82,10 +68,7 @@ async function seed(rows: number) {
   return {
     ds,
     workspaceId: workspace.id,
-    drop: async () => {
-      await ds.destroy();
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    },
+    drop: () => scratch.close(),
   };
 }
 

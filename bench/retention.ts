@@ -22,13 +22,11 @@
  */
 import { buildConfig } from '@svc/common';
 import { purgeExpiredRuns, RUN_PURGE_BATCH } from '@svc/orchestration';
-import { createDataSource, RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
-import { randomBytes } from 'node:crypto';
+import { RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
 import { readFileSync } from 'node:fs';
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { createScratchDatabase, percentile, timeRounds } from './scratch-database';
 
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DAYS = Number(process.argv[2] ?? 60);
 const RUNS_PER_DAY = Number(process.argv[3] ?? 500_000);
 const RETENTION_DAYS = Number(process.argv[4] ?? 30);
@@ -47,24 +45,6 @@ const ID_STRIDE = RUNS_PER_DAY + 1_000_000;
 const runId = (n: number) => `run_${n.toString(16).padStart(26, '0')}`;
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function percentile(samples: number[], p: number): number {
-  if (samples.length === 0) {
-    return NaN;
-  }
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-}
 
 interface LiveSamples {
   open: number[];
@@ -186,18 +166,7 @@ async function sizeMb(ds: DataSource): Promise<{ runs: number; attempts: number 
 async function timeQueries(ds: DataSource, workspaceId: string, now: Date, rounds = 30) {
   const stats = new StatsRepository(ds);
   const runs = new RunsRepository(ds);
-  const time = async (fn: () => Promise<unknown>) => {
-    for (let i = 0; i < 3; i++) {
-      await fn();
-    }
-    const samples: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      const start = performance.now();
-      await fn();
-      samples.push(performance.now() - start);
-    }
-    return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
-  };
+  const time = (fn: () => Promise<unknown>) => timeRounds(fn, rounds);
   const list = await time(() => runs.list(workspaceId, { limit: 51 }));
   const overview = await time(() => stats.runWindow(workspaceId, new Date(now.getTime() - DAY_MS)));
   return { list, overview, load: loadavg() };
@@ -206,12 +175,9 @@ async function timeQueries(ds: DataSource, workspaceId: string, now: Date, round
 const f = (n: number, d = 1) => n.toFixed(d);
 
 async function main(): Promise<void> {
-  const name = `svc_bench_retention_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  console.error(`scratch database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const ds = createDataSource(url.toString(), { poolSize: 4, applicationName: 'bench-retention' });
+  const scratch = await createScratchDatabase('retention', { poolSize: 4, applicationName: 'bench-retention' });
+  console.error(`scratch database ${scratch.name}`);
+  const { ds } = scratch;
   const config = buildConfig({ runs: { retention: `${RETENTION_DAYS}d` } }, {});
   try {
     await ds.initialize();
@@ -323,12 +289,7 @@ async function main(): Promise<void> {
     console.log(`load averages, live path alone: ${loads.idle.join(' | ')}`);
     console.log(`load averages, during the purge: ${loads.purge.join(' | ')}`);
   } finally {
-    if (ds.isInitialized) {
-      await ds.destroy();
-    }
-    if (process.env.BENCH_KEEP_DB !== '1') {
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    }
+    await scratch.close(process.env.BENCH_KEEP_DB === '1');
   }
 }
 

@@ -31,6 +31,7 @@ import { createValidationPipe } from '../apps/api/src/common/validation';
 import { ConfigModule } from '../apps/api/src/config/config.module';
 import { SchedulesModule } from '../apps/api/src/schedules/schedules.module';
 import { SchedulesService } from '../apps/api/src/schedules/schedules.service';
+import { callFor } from './call-for';
 
 // the same generator autocannon's worker loads
 const { expression: tenKExpression } = require('./distinct-10k-body.js') as {
@@ -169,17 +170,8 @@ function inProcess(fn: () => unknown, ms = 3_000): { ops: number; meanUs: number
     call();
   }
   errors = 0;
-  let n = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    for (let i = 0; i < 20; i++) {
-      call();
-    }
-    n += 20;
-    now = performance.now();
-  }
-  return { ops: (n * 1000) / (now - start), meanUs: ((now - start) * 1000) / n, errors };
+  const { calls, elapsedMs } = callFor(call, ms);
+  return { ops: (calls * 1000) / elapsedMs, meanUs: (elapsedMs * 1000) / calls, errors };
 }
 
 async function main(): Promise<void> {

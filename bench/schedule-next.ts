@@ -10,6 +10,7 @@ import { Cron } from 'croner';
 import { CronExpressionParser } from 'cron-parser';
 import { rrulestr } from 'rrule';
 import { compileSchedule, UNLIMITED_BUDGET } from '@svc/schedule';
+import { callFor } from './call-for';
 
 const EXPRS = ['*/5 * * * *', '0 9 * * 1-5', '30 2 1 * *', '0 0 * * 0', '15,45 * * * *'];
 const AFTER = new Date('2026-03-01T10:17:00Z');
@@ -20,17 +21,8 @@ function opsPerSec(fn: () => void, ms = 700): number {
   for (let i = 0; i < 50; i++) {
     fn();
   } // warm-up
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    for (let i = 0; i < 20; i++) {
-      fn();
-    }
-    ops += 20;
-    now = performance.now();
-  }
-  return (ops * 1000) / (now - start);
+  const { calls, elapsedMs } = callFor(fn, ms);
+  return (calls * 1000) / elapsedMs;
 }
 
 const rows: Array<Record<string, string>> = [];

@@ -13,50 +13,19 @@
  * BENCH_WITHOUT_INCLUDE=1 measures the index as it was before (no INCLUDE columns), for comparison.
  */
 import { newId } from '@svc/workflow-contract/ids';
-import { createDataSource, RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { RunsRepository, StatsRepository, WorkspacesRepository } from '@svc/persistence';
+import { createScratchDatabase, timeRounds } from './scratch-database';
 
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SIZES = (process.argv[2] ?? '10000,1000000').split(',').map(Number);
 const ROUNDS = Number(process.argv[3] ?? 50);
 const RUNS_PER_DAY = 10_000;
 const DAY_MS = 86_400_000;
 
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-}
-
-async function time(fn: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
-  for (let i = 0; i < 3; i++) {
-    await fn(); // warm the cache
-  }
-  const samples: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
-}
+const time = (fn: () => Promise<unknown>) => timeRounds(fn, ROUNDS);
 
 async function benchSize(size: number): Promise<Record<string, string>> {
-  const name = `svc_bench_stats_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const ds = createDataSource(url.toString(), { poolSize: 2 });
+  const scratch = await createScratchDatabase('stats', { poolSize: 2 });
+  const { ds } = scratch;
   try {
     await ds.initialize();
     await ds.runMigrations();
@@ -103,10 +72,7 @@ async function benchSize(size: number): Promise<Record<string, string>> {
       '24h plan': scan.trim().replace(/\s+\(cost.*$/, ''),
     };
   } finally {
-    if (ds.isInitialized) {
-      await ds.destroy();
-    }
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await scratch.close();
   }
 }
 

@@ -1,5 +1,5 @@
 /** The bench's output: Markdown tables to paste into docs/benchmarks.md, then one JSON line. */
-import type { MirrorAccount, SideResult } from './analysis';
+import type { BurstResult, MirrorAccount, SideResult } from './analysis';
 import { totalActions, type SideActions } from './actions';
 import type { NoopCeiling } from './native-side';
 import type { Mode, SinkMode } from './options';
@@ -46,16 +46,17 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
+/** The delivery counts of a side or a burst (a side has all a burst's counts): expected, received, lost, dup, lag p50. */
+function countCells(r: Omit<BurstResult, 'at'>): string[] {
+  return [String(r.expected), String(r.received), String(r.lost), String(r.duplicates), fmt(r.lagMs.p50)];
+}
+
 function sidesTable(sides: SideResult[]): string {
   const header = ['side', 'N', 'expected', 'received', 'lost', 'dup', 'lag p50', 'p90', 'p99', 'max ms', 'deliv/s'];
   const rows = sides.map((s) => [
     s.side,
     String(s.jobs),
-    String(s.expected),
-    String(s.received),
-    String(s.lost),
-    String(s.duplicates),
-    fmt(s.lagMs.p50),
+    ...countCells(s),
     fmt(s.lagMs.p90),
     fmt(s.lagMs.p99),
     fmt(s.lagMs.max),
@@ -68,17 +69,7 @@ function sidesTable(sides: SideResult[]): string {
 function burstsTable(sides: SideResult[]): string {
   const header = ['side', 'instant', 'expected', 'received', 'lost', 'dup', 'lag p50', 'p99', 'max ms'];
   const rows = sides.flatMap((s) =>
-    s.bursts.map((b) => [
-      s.side,
-      b.at.slice(11, 19),
-      String(b.expected),
-      String(b.received),
-      String(b.lost),
-      String(b.duplicates),
-      fmt(b.lagMs.p50),
-      fmt(b.lagMs.p99),
-      fmt(b.lagMs.max),
-    ]),
+    s.bursts.map((b) => [s.side, b.at.slice(11, 19), ...countCells(b), fmt(b.lagMs.p99), fmt(b.lagMs.max)]),
   );
   return table(header, rows);
 }

@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
 import { workflowBundleOptions } from '../../apps/worker/src/temporal/workflow-bundle';
 import { waitFor } from '../../test/utils/receiver';
+import { jobDisplay, jobSnapshot } from './job-snapshots';
 import type {
   JobActivities,
   RunActivities,
@@ -169,26 +170,11 @@ describe('run workflow (mocked activities)', () => {
   let counter = 0;
   function snapshotOf(overlapPolicy: OverlapPolicy, overrides: Partial<JobSnapshot> = {}): JobSnapshot {
     counter += 1;
-    return {
-      jobId: `job_WORKFLOWTEST${process.pid}X${counter}X${Date.now()}`,
-      workspaceId: 'ws_WORKFLOWTEST',
-      revision: 1,
-      version: 1,
-      state: 'active',
-      schedule: {
-        expr: 'every 1 second',
-        kind: 'natural', // as the row stores it: the detected kind
-        timezone: 'UTC',
-        startsAt: null,
-        endsAt: null,
-        count: null,
-        anchor: '2026-01-01T00:00:00.000Z',
-      },
-      misfirePolicy: 'fire_once',
-      misfireThresholdMs: 60_000,
-      overlapPolicy,
-      ...overrides,
-    };
+    return jobSnapshot(
+      { jobId: `job_WORKFLOWTEST${process.pid}X${counter}X${Date.now()}`, workspaceId: 'ws_WORKFLOWTEST' },
+      'every 1 second',
+      { overlapPolicy, ...overrides },
+    );
   }
 
   async function startJob(snapshot: JobSnapshot) {
@@ -270,17 +256,7 @@ describe('run workflow (mocked activities)', () => {
     }, 15_000);
 
     it("should carry the job's attempt budget in the attempt's retry policy (the Web UI's Attempt n / N)", async () => {
-      const input = runInput('job_WORKFLOWTESTNONE', {
-        display: {
-          name: 'n',
-          schedule: 's',
-          timezone: 'UTC',
-          sink: 'webhook',
-          target: 'POST h',
-          maxAttempts: 5,
-          timeoutMs: 1000,
-        },
-      });
+      const input = runInput('job_WORKFLOWTESTNONE', { display: jobDisplay({ maxAttempts: 5 }) });
       attemptBehaviour.set(input.runId, 'retry');
       const handle = await startRun(input);
       const pending = await waitFor(async () => {
@@ -295,17 +271,7 @@ describe('run workflow (mocked activities)', () => {
     }, 15_000);
 
     it('should give a run whose Temporal budget ran out on infrastructure errors the attempts it has left', async () => {
-      const input = runInput('job_WORKFLOWTESTNONE', {
-        display: {
-          name: 'n',
-          schedule: 's',
-          timezone: 'UTC',
-          sink: 'webhook',
-          target: 'POST h',
-          maxAttempts: 2,
-          timeoutMs: 1000,
-        },
-      });
+      const input = runInput('job_WORKFLOWTESTNONE', { display: jobDisplay({ maxAttempts: 2 }) });
       attemptBehaviour.set(input.runId, 'infra');
       await expect((await startRun(input)).result()).resolves.toBe('succeeded');
       expect(infraFailures.get(input.runId)).toBe(3);

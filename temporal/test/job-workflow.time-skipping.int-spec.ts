@@ -23,6 +23,7 @@ import type { OccurrenceBurstsRepository } from '../../libs/persistence/src';
 import { createScheduleActivities } from '../../apps/worker/src/activities/schedule.activities';
 import { workflowBundleOptions } from '../../apps/worker/src/temporal/workflow-bundle';
 import { waitFor } from '../../test/utils/receiver';
+import { jobDisplay, jobSnapshot } from './job-snapshots';
 import type {
   JobActivities,
   OccurrenceDecision,
@@ -215,26 +216,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
 
   function snapshotOf(overrides: Partial<JobSnapshot> & { expr?: string } = {}): JobSnapshot {
     const { expr = 'every 10 minutes', ...rest } = overrides;
-    return {
-      jobId: 'job_TIMESKIPPING',
-      workspaceId: 'ws_TIMESKIPPING',
-      revision: 1,
-      version: 1,
-      state: 'active',
-      schedule: {
-        expr,
-        kind: 'natural', // as the row stores it: the detected kind
-        timezone: 'UTC',
-        startsAt: null,
-        endsAt: null,
-        count: null,
-        anchor: '2026-01-01T00:00:00.000Z',
-      },
-      misfirePolicy: 'fire_once',
-      misfireThresholdMs: MINUTE,
-      overlapPolicy: 'allow',
-      ...rest,
-    };
+    return jobSnapshot({ jobId: 'job_TIMESKIPPING', workspaceId: 'ws_TIMESKIPPING' }, expr, rest);
   }
 
   /** Starts the job workflow; returns its handle and the instant its occurrences count from. */
@@ -336,15 +318,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
     const snapshot = snapshotOf({
       expr: 'every 1 minute',
       prepareAheadMs: 1_000,
-      display: {
-        name: 'burst',
-        schedule: 'every 1 minute',
-        timezone: 'UTC',
-        sink: 'webhook',
-        target: 'POST example.com',
-        maxAttempts: 3,
-        timeoutMs,
-      },
+      display: jobDisplay({ name: 'burst', schedule: 'every 1 minute', target: 'POST example.com', timeoutMs }),
     });
     recorder.burst = { size: 1_000, registered: [] };
     // 1 000 jobs at 25 a second: this job's place in the 40 s spread before the base lead.

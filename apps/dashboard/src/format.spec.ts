@@ -36,6 +36,14 @@ describe('service banner wording', () => {
     temporal_error: null,
     database_error: null,
   };
+  /** What /readyz says while the API cannot reach Temporal, for `temporal_error`. */
+  const temporalOut = (temporal_error: string) => ({
+    ...ready,
+    status: 'unavailable' as const,
+    temporal: false,
+    dispatcher: 'stopped',
+    temporal_error,
+  });
 
   it('should say nothing while the service is ready', () => {
     expect(degradedSentences(ready)).toEqual([]);
@@ -50,15 +58,7 @@ describe('service banner wording', () => {
         database_error: 'PostgreSQL at db:5432: connect ECONNREFUSED',
       }),
     ).toEqual(['The database is unavailable (PostgreSQL at db:5432: connect ECONNREFUSED): changes cannot be saved.']);
-    expect(
-      degradedSentences({
-        ...ready,
-        status: 'unavailable',
-        temporal: false,
-        dispatcher: 'stopped',
-        temporal_error: 'Temporal at t:7233: cannot reach the server (connection refused)',
-      }),
-    ).toEqual([
+    expect(degradedSentences(temporalOut('Temporal at t:7233: cannot reach the server (connection refused)'))).toEqual([
       'Temporal is unreachable (Temporal at t:7233: cannot reach the server (connection refused)): nothing is scheduled until it is back.',
     ]);
     expect(
@@ -86,11 +86,7 @@ describe('service banner wording', () => {
     // The API's own check says it already: not twice.
     expect(
       degradedSentences({
-        ...ready,
-        status: 'unavailable',
-        temporal: false,
-        dispatcher: 'stopped',
-        temporal_error: 'Temporal at t:7233: cannot reach the server',
+        ...temporalOut('Temporal at t:7233: cannot reach the server'),
         service_degraded: [temporal],
       }),
     ).toEqual([

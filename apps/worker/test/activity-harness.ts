@@ -17,14 +17,18 @@ import {
   SecretsRepository,
   WorkspacesRepository,
 } from '@svc/persistence';
+import type { RunActivities } from '@svc/workflow-contract/activity-types';
+import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import { JobLifecycle, JobWorkflowGateway, SinkSender } from '@svc/orchestration';
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../../test/utils/database';
 import { WebhookReceiver } from '../../../test/utils/receiver';
 import { TEST_SECRETS_ENCRYPTION_KEY } from '../../../test/utils/stack';
+import { createRunActivities } from '../src/activities/run.activities';
 
 /** Retry policy of jobs built here unless told otherwise: 3 attempts, 1 s, 2 s, no jitter. */
 export const TEST_RETRY: StoredRetryPolicy = {
@@ -60,6 +64,43 @@ export interface ActivityHarness {
   openRun(job: JobEntity, overrides?: Partial<OpenRunRow>): Promise<OpenRunRow & { id: string }>;
   stop(): Promise<void>;
 }
+
+/**
+ * The run activities over the harness's repositories and sender (and its lifecycle unless
+ * another is given): the real clock, random fixed at 0.5.
+ */
+export function runActivitiesOf(h: ActivityHarness, lifecycle: JobLifecycle = h.lifecycle): RunActivities {
+  return createRunActivities({
+    jobs: h.jobs,
+    runs: h.runs,
+    lifecycle,
+    sender: h.sender,
+    config: h.config,
+    clock: () => new Date(),
+    random: () => 0.5,
+  });
+}
+
+/** The run workflow's input for a run row: its scheduled occurrence, job version 1. */
+export function runInputOf(row: {
+  id: string;
+  jobId: string;
+  workspaceId: string;
+  scheduledAt: string | Date;
+}): RunWorkflowInput {
+  return {
+    runId: row.id,
+    jobId: row.jobId,
+    workspaceId: row.workspaceId,
+    jobVersion: 1,
+    scheduledAt: new Date(row.scheduledAt).toISOString(),
+    trigger: 'schedule',
+  };
+}
+
+/** Temporal's mock activity context; its logger is quiet (retryable outcomes log a warning). */
+export const quietActivityEnvironment = () =>
+  new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 
 export async function startActivityHarness(
   options: { config?: Record<string, unknown>; plan?: string } = {},

@@ -68,6 +68,25 @@ export interface DestinationState {
   heldUntilSeconds: number;
 }
 
+/** A gauge in `registry` with the one label `label`, whose values `collect` sets at each scrape. */
+function scrapedGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: L,
+  collect: (gauge: Gauge<L>) => Promise<void>,
+): Gauge<L> {
+  return new Gauge({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    async collect() {
+      await collect(this);
+    },
+  });
+}
+
 /** `readBacklog` is called on every scrape (one index probe, see RunsRepository.backlog). */
 export function createWorkerMetrics(options: {
   taskQueue: string;
@@ -86,42 +105,30 @@ export function createWorkerMetrics(options: {
     return read.backlog;
   };
   const labels = { task_queue: options.taskQueue };
-  new Gauge({
-    name: 'svc_runs_backlog',
-    help: 'Runs due and not yet started (waiting for their first attempt), by task queue.',
-    labelNames: ['task_queue'] as const,
-    registers: [registry],
-    async collect() {
+  /** A gauge of the task queue's backlog read: `pick`'s value, unset when the read failed or has none. */
+  const backlogGauge = (name: string, help: string, pick: (backlog: RunBacklog) => number | undefined) =>
+    scrapedGauge(registry, name, help, 'task_queue', async (gauge) => {
       const backlog = await readOnce();
-      if (backlog) {
-        this.set(labels, backlog.count);
+      const value = backlog ? pick(backlog) : undefined;
+      if (value !== undefined) {
+        gauge.set(labels, value);
       }
-    },
-  });
-  new Gauge({
-    name: 'svc_runs_backlog_oldest_seconds',
-    help: 'How long the oldest due run has waited for its first attempt, by task queue.',
-    labelNames: ['task_queue'] as const,
-    registers: [registry],
-    async collect() {
-      const backlog = await readOnce();
-      if (backlog) {
-        this.set(labels, backlog.oldestSeconds);
-      }
-    },
-  });
-  new Gauge({
-    name: 'svc_runs_stalled',
-    help: 'Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due).',
-    labelNames: ['task_queue'] as const,
-    registers: [registry],
-    async collect() {
-      const backlog = await readOnce();
-      if (backlog?.stalled !== undefined) {
-        this.set(labels, backlog.stalled);
-      }
-    },
-  });
+    });
+  backlogGauge(
+    'svc_runs_backlog',
+    'Runs due and not yet started (waiting for their first attempt), by task queue.',
+    (b) => b.count,
+  );
+  backlogGauge(
+    'svc_runs_backlog_oldest_seconds',
+    'How long the oldest due run has waited for its first attempt, by task queue.',
+    (b) => b.oldestSeconds,
+  );
+  backlogGauge(
+    'svc_runs_stalled',
+    'Runs open with no progress past scheduler.stalled_run_grace (no first attempt, or a retry long due).',
+    (b) => b.stalled,
+  );
   if (options.readDestinations) {
     const readDestinations = options.readDestinations;
     let destinations: { at: number; states: Promise<DestinationState[] | null> } | null = null;
@@ -134,20 +141,14 @@ export function createWorkerMetrics(options: {
     // Labelled by destination: only destinations a workspace configured limits for (bounded by
     // their rows), never workspace or job ids; a destination limited by two workspaces is summed.
     const destinationGauge = (name: string, help: string, value: (state: DestinationState) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['destination'] as const,
-        registers: [registry],
-        async collect() {
-          const states = await readStates();
-          if (states) {
-            this.reset();
-            for (const state of states) {
-              this.set({ destination: state.destination }, value(state));
-            }
+      scrapedGauge(registry, name, help, 'destination', async (gauge) => {
+        const states = await readStates();
+        if (states) {
+          gauge.reset();
+          for (const state of states) {
+            gauge.set({ destination: state.destination }, value(state));
           }
-        },
+        }
       });
     destinationGauge(
       'svc_destination_in_flight',

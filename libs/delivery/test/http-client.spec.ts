@@ -294,6 +294,10 @@ describe('deliverHttp against a loopback receiver', () => {
   });
 
   describe('hosted network rules (no traffic may leave)', () => {
+    /** POST `{}` to `url` under the hosted rules, names resolved by `resolve`. */
+    const sendHosted = (url: string, resolve: () => Promise<LookupAddress[]>) =>
+      deliverHttp({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 1000, rules: hosted, resolve });
+
     it.each([
       ['127.0.0.1', 'http://127.0.0.1/'],
       ['::1', 'http://[::1]/'],
@@ -303,15 +307,7 @@ describe('deliverHttp against a loopback receiver', () => {
       ['localhost', 'http://localhost/'],
     ])('should refuse %s before connecting', async (_name, url) => {
       const resolve = jest.fn(async (): Promise<LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }]);
-      const r = await deliverHttp({
-        url,
-        method: 'POST',
-        headers: {},
-        body: '{}',
-        timeoutMs: 1000,
-        rules: hosted,
-        resolve,
-      });
+      const r = await sendHosted(url, resolve);
       expect(r).toMatchObject({
         statusCode: null,
         errorKind: 'destination_not_allowed',
@@ -334,15 +330,7 @@ describe('deliverHttp against a loopback receiver', () => {
         { address: '93.184.216.34', family: 4 },
         { address: '::ffff:127.0.0.1', family: 6 },
       ]);
-      const r = await deliverHttp({
-        url: 'http://rebind.test/',
-        method: 'POST',
-        headers: {},
-        body: '{}',
-        timeoutMs: 1000,
-        rules: hosted,
-        resolve,
-      });
+      const r = await sendHosted('http://rebind.test/', resolve);
       expect(r).toMatchObject({
         errorKind: 'destination_not_allowed',
         error: 'network_blocked: destination not allowed (rebind.test resolves to a loopback address)',

@@ -19,11 +19,28 @@ function compiled(expr: string, timezone: string, reference = new Date('2026-01-
 const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 const now = new Date('2026-11-28T12:00:00Z');
 
+/** The backfill occurrences of `expr` in `timezone` over [from, to) at `now`, at most `cap`, less `skipped`. */
+function occurrences(
+  expr: string,
+  timezone: string,
+  range: { from: string; to: string },
+  cap: number,
+  skipped?: Set<string>,
+) {
+  return backfillOccurrences(
+    compiled(expr, timezone),
+    { from: new Date(range.from), to: new Date(range.to), now },
+    cap,
+    skipped,
+  );
+}
+
 describe('backfillOccurrences (issue 45)', () => {
   it('should list the occurrences of [from, to) in the job’s time zone, oldest first', () => {
-    const found = backfillOccurrences(
-      compiled('0 9 * * *', 'Europe/Berlin'),
-      { from: new Date('2026-03-28T00:00:00Z'), to: new Date('2026-03-31T00:00:00Z'), now },
+    const found = occurrences(
+      '0 9 * * *',
+      'Europe/Berlin',
+      { from: '2026-03-28T00:00:00Z', to: '2026-03-31T00:00:00Z' },
       100,
     );
     // 09:00 in Berlin: UTC+1 before the DST change of 29 March, UTC+2 after.
@@ -34,11 +51,7 @@ describe('backfillOccurrences (issue 45)', () => {
   });
 
   it('should include `from` and exclude `to`', () => {
-    const found = backfillOccurrences(
-      compiled('0 * * * *', 'UTC'),
-      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z'), now },
-      100,
-    );
+    const found = occurrences('0 * * * *', 'UTC', { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, 100);
     expect(found.ok && found.instants.length).toBe(24);
     expect(found.ok && iso([found.instants[0], found.instants[23]])).toEqual([
       '2026-11-01T00:00:00.000Z',
@@ -47,9 +60,10 @@ describe('backfillOccurrences (issue 45)', () => {
   });
 
   it('should leave out what is after now (the schedule’s) and what a user skipped', () => {
-    const found = backfillOccurrences(
-      compiled('0 * * * *', 'UTC'),
-      { from: new Date('2026-11-28T08:00:00Z'), to: new Date('2026-11-29T00:00:00Z'), now },
+    const found = occurrences(
+      '0 * * * *',
+      'UTC',
+      { from: '2026-11-28T08:00:00Z', to: '2026-11-29T00:00:00Z' },
       100,
       new Set(['2026-11-28T10:00:00.000Z']),
     );
@@ -62,36 +76,25 @@ describe('backfillOccurrences (issue 45)', () => {
   });
 
   it('should honour EXDATE', () => {
-    const found = backfillOccurrences(
-      compiled('DTSTART:20260101T090000Z\nRRULE:FREQ=DAILY\nEXDATE:20261102T090000Z', 'UTC'),
-      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-04T00:00:00Z'), now },
+    const found = occurrences(
+      'DTSTART:20260101T090000Z\nRRULE:FREQ=DAILY\nEXDATE:20261102T090000Z',
+      'UTC',
+      { from: '2026-11-01T00:00:00Z', to: '2026-11-04T00:00:00Z' },
       100,
     );
     expect(found.ok && iso(found.instants)).toEqual(['2026-11-01T09:00:00.000Z', '2026-11-03T09:00:00.000Z']);
   });
 
   it('should stop at the cap and name the first occurrence past it', () => {
-    const found = backfillOccurrences(
-      compiled('*/10 * * * *', 'UTC'),
-      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z'), now },
-      5,
-    );
+    const found = occurrences('*/10 * * * *', 'UTC', { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, 5);
     expect(found).toEqual({ ok: false, reason: 'over_cap', firstBeyond: new Date('2026-11-01T00:50:00Z') });
     // Exactly the cap is fine.
-    const exactly = backfillOccurrences(
-      compiled('*/10 * * * *', 'UTC'),
-      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T00:50:00Z'), now },
-      5,
-    );
+    const exactly = occurrences('*/10 * * * *', 'UTC', { from: '2026-11-01T00:00:00Z', to: '2026-11-01T00:50:00Z' }, 5);
     expect(exactly.ok && exactly.instants.length).toBe(5);
   });
 
   it('should walk ranges longer than one chunk of fire times', () => {
-    const found = backfillOccurrences(
-      compiled('* * * * *', 'UTC'),
-      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z'), now },
-      10_000,
-    );
+    const found = occurrences('* * * * *', 'UTC', { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, 10_000);
     expect(found.ok && found.instants.length).toBe(1440);
   });
 });

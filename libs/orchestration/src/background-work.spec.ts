@@ -2,6 +2,19 @@ import { BackgroundWork, FOLLOW_UP_RETRY, type FollowUpRetry } from './backgroun
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Runs `create` under key job_1, held until the returned release is called; it then records `label` in `order`. */
+function heldCreate(background: BackgroundWork, order: string[], label: string): () => void {
+  let release!: () => void;
+  background.run(
+    'create',
+    () => new Promise<void>((resolve) => (release = resolve)).then(() => void order.push(label)),
+    {
+      key: 'job_1',
+    },
+  );
+  return () => release();
+}
+
 describe('BackgroundWork', () => {
   it('should run work without the caller waiting, and drain it', async () => {
     const background = new BackgroundWork();
@@ -33,12 +46,7 @@ describe('BackgroundWork', () => {
   it('should run the work of one key in order, and of different keys independently', async () => {
     const background = new BackgroundWork();
     const order: string[] = [];
-    let releaseFirst!: () => void;
-    background.run(
-      'create',
-      () => new Promise<void>((resolve) => (releaseFirst = resolve)).then(() => void order.push('job_1 create')),
-      { key: 'job_1' },
-    );
+    const releaseFirst = heldCreate(background, order, 'job_1 create');
     background.run('delete', async () => void order.push('job_1 delete'), { key: 'job_1' });
     background.run('other', async () => void order.push('job_2 create'), { key: 'job_2' });
     await settle();
@@ -51,12 +59,7 @@ describe('BackgroundWork', () => {
   it('should let a caller wait for the first try only, in order after the earlier work of the key', async () => {
     const background = new BackgroundWork();
     const order: string[] = [];
-    let releaseCreate!: () => void;
-    background.run(
-      'create',
-      () => new Promise<void>((resolve) => (releaseCreate = resolve)).then(() => void order.push('create')),
-      { key: 'job_1' },
-    );
+    const releaseCreate = heldCreate(background, order, 'create');
     let answered = false;
     const pause = background
       .runAwaitingFirstTry('pause', async () => void order.push('pause'), { key: 'job_1' })

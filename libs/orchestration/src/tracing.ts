@@ -6,86 +6,39 @@
  * sweep) stay untraced rather than each opening a trace of one span.
  */
 import { context, trace } from '@opentelemetry/api';
-import type {
-  ClientInterceptors,
-  DescribeWorkflowExecutionResponse,
-  Next,
-  RequestCancelWorkflowExecutionResponse,
-  TerminateWorkflowExecutionResponse,
-  WorkflowCancelInput,
-  WorkflowClientInterceptor,
-  WorkflowDescribeInput,
-  WorkflowQueryInput,
-  WorkflowSignalInput,
-  WorkflowSignalWithStartInput,
-  WorkflowStartInput,
-  WorkflowStartOutput,
-  WorkflowStartUpdateInput,
-  WorkflowStartUpdateOutput,
-  WorkflowStartUpdateWithStartInput,
-  WorkflowStartUpdateWithStartOutput,
-  WorkflowTerminateInput,
-} from '@temporalio/client';
+import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 const inTrace = (): boolean => trace.getSpan(context.active()) !== undefined;
 
+/** Every client call the SDK's interceptor traces. */
+const TRACED_CALLS = [
+  'start',
+  'startWithDetails',
+  'signal',
+  'signalWithStart',
+  'startUpdate',
+  'startUpdateWithStart',
+  'query',
+  'terminate',
+  'cancel',
+  'describe',
+] as const satisfies ReadonlyArray<keyof OpenTelemetryWorkflowClientInterceptor>;
+
+type InterceptedCall = (input: unknown, next: (input: unknown) => Promise<unknown>) => Promise<unknown>;
+
 /** The SDK's client interceptor, applied only within an active trace. */
-class WithinTraceClientInterceptor extends OpenTelemetryWorkflowClientInterceptor {
-  override start(input: WorkflowStartInput, next: Next<WorkflowClientInterceptor, 'start'>): Promise<string> {
-    return inTrace() ? super.start(input, next) : next(input);
+function withinTraceClientInterceptor(): WorkflowClientInterceptor {
+  const sdk = new OpenTelemetryWorkflowClientInterceptor();
+  const interceptor: Record<string, InterceptedCall> = {};
+  for (const call of TRACED_CALLS) {
+    const traced = (sdk[call] as InterceptedCall).bind(sdk);
+    interceptor[call] = (input, next) => (inTrace() ? traced(input, next) : next(input));
   }
-  override startWithDetails(
-    input: WorkflowStartInput,
-    next: Next<WorkflowClientInterceptor, 'startWithDetails'>,
-  ): Promise<WorkflowStartOutput> {
-    return inTrace() ? super.startWithDetails(input, next) : next(input);
-  }
-  override signal(input: WorkflowSignalInput, next: Next<WorkflowClientInterceptor, 'signal'>): Promise<void> {
-    return inTrace() ? super.signal(input, next) : next(input);
-  }
-  override signalWithStart(
-    input: WorkflowSignalWithStartInput,
-    next: Next<WorkflowClientInterceptor, 'signalWithStart'>,
-  ): Promise<string> {
-    return inTrace() ? super.signalWithStart(input, next) : next(input);
-  }
-  override startUpdate(
-    input: WorkflowStartUpdateInput,
-    next: Next<WorkflowClientInterceptor, 'startUpdate'>,
-  ): Promise<WorkflowStartUpdateOutput> {
-    return inTrace() ? super.startUpdate(input, next) : next(input);
-  }
-  override startUpdateWithStart(
-    input: WorkflowStartUpdateWithStartInput,
-    next: Next<WorkflowClientInterceptor, 'startUpdateWithStart'>,
-  ): Promise<WorkflowStartUpdateWithStartOutput> {
-    return inTrace() ? super.startUpdateWithStart(input, next) : next(input);
-  }
-  override query(input: WorkflowQueryInput, next: Next<WorkflowClientInterceptor, 'query'>): Promise<unknown> {
-    return inTrace() ? super.query(input, next) : next(input);
-  }
-  override terminate(
-    input: WorkflowTerminateInput,
-    next: Next<WorkflowClientInterceptor, 'terminate'>,
-  ): Promise<TerminateWorkflowExecutionResponse> {
-    return inTrace() ? super.terminate(input, next) : next(input);
-  }
-  override cancel(
-    input: WorkflowCancelInput,
-    next: Next<WorkflowClientInterceptor, 'cancel'>,
-  ): Promise<RequestCancelWorkflowExecutionResponse> {
-    return inTrace() ? super.cancel(input, next) : next(input);
-  }
-  override describe(
-    input: WorkflowDescribeInput,
-    next: Next<WorkflowClientInterceptor, 'describe'>,
-  ): Promise<DescribeWorkflowExecutionResponse> {
-    return inTrace() ? super.describe(input, next) : next(input);
-  }
+  return interceptor as WorkflowClientInterceptor;
 }
 
 /** Client interceptors for `new Client({ interceptors })`: none with tracing off. */
 export function tracingClientInterceptors(enabled: boolean): ClientInterceptors | undefined {
-  return enabled ? { workflow: [new WithinTraceClientInterceptor()] } : undefined;
+  return enabled ? { workflow: [withinTraceClientInterceptor()] } : undefined;
 }

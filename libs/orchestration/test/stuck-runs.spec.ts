@@ -1,4 +1,4 @@
-import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
+import { DEFAULT_STORED_RETRY } from '@svc/workflow-contract/run-rules';
 import {
   judgeStuckRun,
   lastSignOfLife,
@@ -14,14 +14,8 @@ const T0 = Date.parse('2026-11-26T02:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
 const HEARTBEAT = 10_000;
 
-const retry: StoredRetryPolicy = {
-  max_attempts: 3,
-  backoff: 'exponential',
-  initial_interval_ms: 10_000,
-  max_interval_ms: 600_000,
-  multiplier: 2,
-  jitter: 0.2,
-};
+/** decisions.md → `retry` defaults: 3 attempts, 10 s doubling up to 10 min, jitter 0.2. */
+const retry = DEFAULT_STORED_RETRY;
 const policy = { timeoutMs: 30_000, retry };
 const run = (overrides: Partial<StuckRunFacts> = {}): StuckRunFacts => ({
   scheduledAt: at(0),
@@ -37,6 +31,9 @@ const started = (overrides: Partial<PendingAttemptFacts> = {}): PendingAttemptFa
   lastHeartbeatAt: null,
   ...overrides,
 });
+/** The judgement of `theRun` (a running one unless given) with `pending`, `nowMs` after T0. */
+const judgeAt = (pending: PendingAttemptFacts | null, nowMs: number, theRun: StuckRunFacts = run()) =>
+  judgeStuckRun({ run: theRun, policy, pending, now: at(nowMs), heartbeatTimeoutMs: HEARTBEAT });
 
 describe('stuck runs (docs/operations.md → Stuck runs)', () => {
   describe('retry budget', () => {
@@ -65,8 +62,7 @@ describe('stuck runs (docs/operations.md → Stuck runs)', () => {
 
     it('should call a running run past its deadline stuck, and not a moment before', () => {
       const deadline = runDeadline(run(), policy).getTime() - T0;
-      const judge = (now: number) =>
-        judgeStuckRun({ run: run(), policy, pending: null, now: at(now), heartbeatTimeoutMs: HEARTBEAT });
+      const judge = (now: number) => judgeAt(null, now);
       expect(judge(deadline)).toMatchObject({ stuck: false, reasons: [] });
       expect(judge(deadline + 1)).toMatchObject({ stuck: true, reasons: ['past_retry_budget'] });
     });
@@ -75,8 +71,7 @@ describe('stuck runs (docs/operations.md → Stuck runs)', () => {
   describe('heartbeat', () => {
     it('should call a started attempt silent for longer than the heartbeat timeout stuck', () => {
       const pending = started({ lastHeartbeatAt: at(4_000) });
-      const judge = (now: number) =>
-        judgeStuckRun({ run: run(), policy, pending, now: at(now), heartbeatTimeoutMs: HEARTBEAT });
+      const judge = (now: number) => judgeAt(pending, now);
       expect(judge(14_000)).toMatchObject({ stuck: false, reasons: [] });
       expect(judge(14_001)).toMatchObject({ stuck: true, reasons: ['no_heartbeat'], silentForMs: 10_001 });
     });
@@ -87,36 +82,21 @@ describe('stuck runs (docs/operations.md → Stuck runs)', () => {
 
     it('should call an attempt due to a worker that none picks up stuck (no worker, or a frozen one)', () => {
       // Heartbeat timed out at 14 s; Temporal scheduled the next attempt at 15 s; nobody took it.
-      const pending: PendingAttemptFacts = {
-        state: 'scheduled',
-        scheduledAt: at(15_000),
-        lastStartedAt: at(0),
-        lastHeartbeatAt: at(4_000),
-      };
-      expect(
-        judgeStuckRun({ run: run(), policy, pending, now: at(30_000), heartbeatTimeoutMs: HEARTBEAT }).reasons,
-      ).toEqual(['no_heartbeat']);
+      const pending = started({ state: 'scheduled', scheduledAt: at(15_000), lastHeartbeatAt: at(4_000) });
+      expect(judgeAt(pending, 30_000).reasons).toEqual(['no_heartbeat']);
     });
 
     it('should never count an attempt waiting for its retry time', () => {
-      const pending: PendingAttemptFacts = {
-        state: 'scheduled',
-        scheduledAt: at(600_000),
-        lastStartedAt: at(0),
-        lastHeartbeatAt: at(1_000),
-      };
+      const pending = started({ state: 'scheduled', scheduledAt: at(600_000), lastHeartbeatAt: at(1_000) });
       expect(lastSignOfLife(pending, at(300_000))).toBeNull();
-      expect(
-        judgeStuckRun({ run: run(), policy, pending, now: at(100_000), heartbeatTimeoutMs: HEARTBEAT }),
-      ).toMatchObject({ stuck: false });
+      expect(judgeAt(pending, 100_000)).toMatchObject({ stuck: false });
     });
 
     it('should count silence from the scheduled instant for an attempt opened ahead, which waits without heartbeating', () => {
       // Opened 40 s ahead of its occurrence at 60 s: started at 20 s, no heartbeat while it waits.
       const prepared = run({ scheduledAt: at(60_000), startedAt: null });
       const pending = started({ scheduledAt: at(20_000), lastStartedAt: at(20_000) });
-      const judge = (now: number) =>
-        judgeStuckRun({ run: prepared, policy, pending, now: at(now), heartbeatTimeoutMs: HEARTBEAT });
+      const judge = (now: number) => judgeAt(pending, now, prepared);
       expect(judge(59_000)).toMatchObject({ stuck: false, reasons: [] });
       expect(judge(70_000)).toMatchObject({ stuck: false, reasons: [] });
       expect(judge(70_001)).toMatchObject({ stuck: true, reasons: ['no_heartbeat'], silentForMs: 10_001 });
@@ -124,9 +104,7 @@ describe('stuck runs (docs/operations.md → Stuck runs)', () => {
 
     it('should give both reasons when both hold', () => {
       const pending = started({ lastHeartbeatAt: at(1_000) });
-      expect(
-        judgeStuckRun({ run: run(), policy, pending, now: at(1_000_000), heartbeatTimeoutMs: HEARTBEAT }).reasons,
-      ).toEqual(['past_retry_budget', 'no_heartbeat']);
+      expect(judgeAt(pending, 1_000_000).reasons).toEqual(['past_retry_budget', 'no_heartbeat']);
     });
   });
 

@@ -2,7 +2,7 @@
  * `cron` kind: classic 5-field Unix cron with Vixie cron's day rule (issue #3).
  */
 import { compileSchedule } from '@svc/schedule';
-import { errorsOf, fires, REF } from './helpers';
+import { errorsOf, fires, firesCases, REF } from './helpers';
 
 describe('cron: detection and canonical form', () => {
   it('auto-detects 5 fields and macros as cron; canonical is unchanged', () => {
@@ -54,28 +54,33 @@ describe('cron: fields, names, ranges, lists, steps', () => {
 });
 
 describe("cron: Vixie's day-of-month / day-of-week rule", () => {
-  it('both restricted: OR (the 13th OR a Friday)', () => {
-    expect(fires('0 0 13 * 5', '2026-03-01T00:00:00Z', 3)).toEqual([
-      '2026-03-06T00:00:00Z',
-      '2026-03-13T00:00:00Z',
-      '2026-03-20T00:00:00Z',
-    ]);
-  });
-  it('a field starting with * makes it AND (Vixie DOM_STAR): odd days that are Mondays', () => {
-    expect(fires('0 0 */2 * 1', '2026-03-01T00:00:00Z', 2)).toEqual(['2026-03-09T00:00:00Z', '2026-03-23T00:00:00Z']);
-  });
+  firesCases([
+    [
+      'both restricted: OR (the 13th OR a Friday)',
+      '0 0 13 * 5',
+      '2026-03-01T00:00:00Z',
+      ['2026-03-06T00:00:00Z', '2026-03-13T00:00:00Z', '2026-03-20T00:00:00Z'],
+    ],
+    [
+      'a field starting with * makes it AND (Vixie DOM_STAR): odd days that are Mondays',
+      '0 0 */2 * 1',
+      '2026-03-01T00:00:00Z',
+      ['2026-03-09T00:00:00Z', '2026-03-23T00:00:00Z'],
+    ],
+  ]);
 });
 
 describe('cron: month ends, leap days, year rollover', () => {
-  it('31st skips short months', () => {
-    expect(fires('0 0 31 * *', '2026-01-31T00:00:00Z', 2)).toEqual(['2026-03-31T00:00:00Z', '2026-05-31T00:00:00Z']);
-  });
-  it('29 February only in leap years', () => {
-    expect(fires('0 0 29 2 *', '2026-01-01T00:00:00Z', 2)).toEqual(['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z']);
-  });
-  it('rolls over the year', () => {
-    expect(fires('59 23 31 12 *', '2026-12-31T23:58:00Z', 2)).toEqual(['2026-12-31T23:59:00Z', '2027-12-31T23:59:00Z']);
-  });
+  firesCases([
+    ['31st skips short months', '0 0 31 * *', '2026-01-31T00:00:00Z', ['2026-03-31T00:00:00Z', '2026-05-31T00:00:00Z']],
+    [
+      '29 February only in leap years',
+      '0 0 29 2 *',
+      '2026-01-01T00:00:00Z',
+      ['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z'],
+    ],
+    ['rolls over the year', '59 23 31 12 *', '2026-12-31T23:58:00Z', ['2026-12-31T23:59:00Z', '2027-12-31T23:59:00Z']],
+  ]);
 });
 
 describe('cron: rejections', () => {

@@ -12,7 +12,7 @@ import {
   zoneOffsets,
 } from '@svc/schedule';
 import { wallFromFields } from '../src/civil';
-import { fires } from './helpers';
+import { fires, firesCases } from './helpers';
 
 const local = (iso: string, tz: string): string => {
   const p = Object.fromEntries(
@@ -107,25 +107,29 @@ describe('dst: walking a year, daily at 02:30', () => {
 });
 
 describe('dst: repeated hour', () => {
-  it('America/New_York quartz 0 30 1 * * ? fires only the second (EST) 01:30 on 2026-11-01', () => {
-    expect(fires('0 30 1 * * ?', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual([
-      '2026-11-01T06:30:00Z',
-      '2026-11-02T06:30:00Z',
-    ]);
-  });
-  it('America/New_York cron 30 1 * * * fires only the first (EDT) 01:30', () => {
-    expect(fires('30 1 * * *', '2026-10-31T12:00:00Z', 2, 'America/New_York')).toEqual([
-      '2026-11-01T05:30:00Z',
-      '2026-11-02T06:30:00Z',
-    ]);
-  });
-  it('Quartz every 20 minutes in the repeated hour: only standard-time instances', () => {
-    expect(fires('0 */20 1 * * ?', '2026-11-01T04:00:00Z', 3, 'America/New_York')).toEqual([
-      '2026-11-01T06:00:00Z',
-      '2026-11-01T06:20:00Z',
-      '2026-11-01T06:40:00Z',
-    ]);
-  });
+  firesCases([
+    [
+      'America/New_York quartz 0 30 1 * * ? fires only the second (EST) 01:30 on 2026-11-01',
+      '0 30 1 * * ?',
+      '2026-10-31T12:00:00Z',
+      ['2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z'],
+      'America/New_York',
+    ],
+    [
+      'America/New_York cron 30 1 * * * fires only the first (EDT) 01:30',
+      '30 1 * * *',
+      '2026-10-31T12:00:00Z',
+      ['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z'],
+      'America/New_York',
+    ],
+    [
+      'Quartz every 20 minutes in the repeated hour: only standard-time instances',
+      '0 */20 1 * * ?',
+      '2026-11-01T04:00:00Z',
+      ['2026-11-01T06:00:00Z', '2026-11-01T06:20:00Z', '2026-11-01T06:40:00Z'],
+      'America/New_York',
+    ],
+  ]);
   it('Quartz with after inside the first (EDT) 01:xx continues from the next wall time in EST, cached or not', () => {
     // after = 01:20:00 EDT (05:20Z): Quartz reads 01:20:01, resolves it as 01:20:01 EST (06:20:01Z)
     // and goes on from there, so 01:00 and 01:10 EST (06:00Z, 06:10Z) are not next.
@@ -179,16 +183,20 @@ describe('dst: month ends, leap days and year rollovers in a DST zone', () => {
       fires('0 30 2 L * ?', '2026-11-15T00:00:00Z', 3, 'Australia/Sydney').map((x) => local(x, 'Australia/Sydney')),
     ).toEqual(['2026-11-30 02:30', '2026-12-31 02:30', '2027-01-31 02:30']);
   });
-  it('leap day in New York', () => {
-    expect(fires('0 0 0 29 2 ?', '2026-01-01T00:00:00Z', 2, 'America/New_York')).toEqual([
-      '2028-02-29T05:00:00Z',
-      '2032-02-29T05:00:00Z',
-    ]);
-  });
-  it('cron New Year midnight in Berlin', () => {
-    expect(fires('0 0 1 1 *', '2026-06-01T00:00:00Z', 2, 'Europe/Berlin')).toEqual([
-      '2026-12-31T23:00:00Z',
-      '2027-12-31T23:00:00Z',
-    ]);
-  });
+  firesCases([
+    [
+      'leap day in New York',
+      '0 0 0 29 2 ?',
+      '2026-01-01T00:00:00Z',
+      ['2028-02-29T05:00:00Z', '2032-02-29T05:00:00Z'],
+      'America/New_York',
+    ],
+    [
+      'cron New Year midnight in Berlin',
+      '0 0 1 1 *',
+      '2026-06-01T00:00:00Z',
+      ['2026-12-31T23:00:00Z', '2027-12-31T23:00:00Z'],
+      'Europe/Berlin',
+    ],
+  ]);
 });

@@ -32,3 +32,16 @@ export function errorsOf(expr: string, extra: Partial<ScheduleInput> = {}) {
   }
   return r.errors;
 }
+
+/** A test per case, named `name`: the fire times of `expr` in `timezone` (UTC) after `after` are `expected`. */
+export function firesCases(
+  cases: Array<[name: string, expr: string, after: string, expected: string[], timezone?: string]>,
+): void {
+  // Every row with its zone: a shorter row would hand the zone parameter jest's `done` callback.
+  const rows = cases.map(
+    ([name, expr, after, expected, timezone = 'UTC']) => [name, expr, after, expected, timezone] as const,
+  );
+  it.each(rows)('%s', (_name, expr, after, expected, timezone) => {
+    expect(fires(expr, after, expected.length, timezone)).toEqual(expected);
+  });
+}

@@ -14,48 +14,75 @@ function walk(expr: string, zone: string, after: string, n: number): string[] {
   );
 }
 
+type Walk = [name: string, expr: string, zone: string, after: string, expected: string[]];
+
+/** A test per case, named `name`: the fire times of `expr` in `zone` after `after`, walked, are `expected`. */
+function walks(cases: Walk[]): void {
+  test.each(cases)('%s', (_name, expr, zone, after, expected) => {
+    expect(walk(expr, zone, after, expected.length)).toEqual(expected);
+  });
+}
+
 describe('spring forward: a nonexistent wall time moves forward by the gap', () => {
-  test('America/New_York, 2026-03-08 02:00 → 03:00: 02:30 fires at 03:30 EDT', () => {
-    expect(walk('every day at 2:30', 'America/New_York', '2026-03-07T00:00:00Z', 3)).toEqual([
-      '2026-03-07T07:30:00Z | 2026-03-07 02:30 -05:00',
-      '2026-03-08T07:30:00Z | 2026-03-08 03:30 -04:00',
-      '2026-03-09T06:30:00Z | 2026-03-09 02:30 -04:00',
-    ]);
-  });
-
-  test('Europe/London, 2026-03-29 01:00 → 02:00: 01:30 fires at 02:30 BST', () => {
-    expect(walk('every day at 1:30', 'Europe/London', '2026-03-28T00:00:00Z', 3)).toEqual([
-      '2026-03-28T01:30:00Z | 2026-03-28 01:30 +00:00',
-      '2026-03-29T01:30:00Z | 2026-03-29 02:30 +01:00',
-      '2026-03-30T00:30:00Z | 2026-03-30 01:30 +01:00',
-    ]);
-  });
-
-  test('Australia/Sydney, 2026-10-04 02:00 → 03:00', () => {
-    expect(walk('every day at 2:30', 'Australia/Sydney', '2026-10-02T00:00:00Z', 3)).toEqual([
-      '2026-10-02T16:30:00Z | 2026-10-03 02:30 +10:00',
-      '2026-10-03T16:30:00Z | 2026-10-04 03:30 +11:00',
-      '2026-10-04T15:30:00Z | 2026-10-05 02:30 +11:00',
-    ]);
-  });
-
-  test('Pacific/Chatham (+12:45 → +13:45), 2026-09-27 02:45 → 03:45: 03:00 fires at 04:00', () => {
-    expect(walk('every day at 3:00', 'Pacific/Chatham', '2026-09-25T00:00:00Z', 3)).toEqual([
-      '2026-09-25T14:15:00Z | 2026-09-26 03:00 +12:45',
-      '2026-09-26T14:15:00Z | 2026-09-27 04:00 +13:45',
-      '2026-09-27T13:15:00Z | 2026-09-28 03:00 +13:45',
-    ]);
-  });
-
-  test('a window: shifted times that land on existing ones fire once', () => {
-    expect(walk('every 30 minutes between 1am and 4am', 'America/New_York', '2026-03-08T00:00:00Z', 5)).toEqual([
-      '2026-03-08T06:00:00Z | 2026-03-08 01:00 -05:00',
-      '2026-03-08T06:30:00Z | 2026-03-08 01:30 -05:00',
-      '2026-03-08T07:00:00Z | 2026-03-08 03:00 -04:00',
-      '2026-03-08T07:30:00Z | 2026-03-08 03:30 -04:00',
-      '2026-03-09T05:00:00Z | 2026-03-09 01:00 -04:00',
-    ]);
-  });
+  walks([
+    [
+      'America/New_York, 2026-03-08 02:00 → 03:00: 02:30 fires at 03:30 EDT',
+      'every day at 2:30',
+      'America/New_York',
+      '2026-03-07T00:00:00Z',
+      [
+        '2026-03-07T07:30:00Z | 2026-03-07 02:30 -05:00',
+        '2026-03-08T07:30:00Z | 2026-03-08 03:30 -04:00',
+        '2026-03-09T06:30:00Z | 2026-03-09 02:30 -04:00',
+      ],
+    ],
+    [
+      'Europe/London, 2026-03-29 01:00 → 02:00: 01:30 fires at 02:30 BST',
+      'every day at 1:30',
+      'Europe/London',
+      '2026-03-28T00:00:00Z',
+      [
+        '2026-03-28T01:30:00Z | 2026-03-28 01:30 +00:00',
+        '2026-03-29T01:30:00Z | 2026-03-29 02:30 +01:00',
+        '2026-03-30T00:30:00Z | 2026-03-30 01:30 +01:00',
+      ],
+    ],
+    [
+      'Australia/Sydney, 2026-10-04 02:00 → 03:00',
+      'every day at 2:30',
+      'Australia/Sydney',
+      '2026-10-02T00:00:00Z',
+      [
+        '2026-10-02T16:30:00Z | 2026-10-03 02:30 +10:00',
+        '2026-10-03T16:30:00Z | 2026-10-04 03:30 +11:00',
+        '2026-10-04T15:30:00Z | 2026-10-05 02:30 +11:00',
+      ],
+    ],
+    [
+      'Pacific/Chatham (+12:45 → +13:45), 2026-09-27 02:45 → 03:45: 03:00 fires at 04:00',
+      'every day at 3:00',
+      'Pacific/Chatham',
+      '2026-09-25T00:00:00Z',
+      [
+        '2026-09-25T14:15:00Z | 2026-09-26 03:00 +12:45',
+        '2026-09-26T14:15:00Z | 2026-09-27 04:00 +13:45',
+        '2026-09-27T13:15:00Z | 2026-09-28 03:00 +13:45',
+      ],
+    ],
+    [
+      'a window: shifted times that land on existing ones fire once',
+      'every 30 minutes between 1am and 4am',
+      'America/New_York',
+      '2026-03-08T00:00:00Z',
+      [
+        '2026-03-08T06:00:00Z | 2026-03-08 01:00 -05:00',
+        '2026-03-08T06:30:00Z | 2026-03-08 01:30 -05:00',
+        '2026-03-08T07:00:00Z | 2026-03-08 03:00 -04:00',
+        '2026-03-08T07:30:00Z | 2026-03-08 03:30 -04:00',
+        '2026-03-09T05:00:00Z | 2026-03-09 01:00 -04:00',
+      ],
+    ],
+  ]);
 
   test('the RRULE kind follows the same policy', () => {
     const s = ok(rrule('DTSTART;TZID=America/New_York:20260307T023000\nRRULE:FREQ=DAILY;COUNT=3'));
@@ -68,48 +95,66 @@ describe('spring forward: a nonexistent wall time moves forward by the gap', () 
 });
 
 describe('fall back: a repeated wall time fires once, at its first instance', () => {
-  test('America/New_York, 2026-11-01 02:00 → 01:00: 01:30 fires at 01:30 EDT only', () => {
-    expect(walk('every day at 1:30', 'America/New_York', '2026-10-31T00:00:00Z', 3)).toEqual([
-      '2026-10-31T05:30:00Z | 2026-10-31 01:30 -04:00',
-      '2026-11-01T05:30:00Z | 2026-11-01 01:30 -04:00',
-      '2026-11-02T06:30:00Z | 2026-11-02 01:30 -05:00',
-    ]);
-  });
-
-  test('Europe/London, 2026-10-25 02:00 → 01:00', () => {
-    expect(walk('every day at 1:30', 'Europe/London', '2026-10-24T00:00:00Z', 3)).toEqual([
-      '2026-10-24T00:30:00Z | 2026-10-24 01:30 +01:00',
-      '2026-10-25T00:30:00Z | 2026-10-25 01:30 +01:00',
-      '2026-10-26T01:30:00Z | 2026-10-26 01:30 +00:00',
-    ]);
-  });
-
-  test('Australia/Sydney, 2026-04-05 03:00 → 02:00', () => {
-    expect(walk('every day at 2:30', 'Australia/Sydney', '2026-04-03T00:00:00Z', 3)).toEqual([
-      '2026-04-03T15:30:00Z | 2026-04-04 02:30 +11:00',
-      '2026-04-04T15:30:00Z | 2026-04-05 02:30 +11:00',
-      '2026-04-05T16:30:00Z | 2026-04-06 02:30 +10:00',
-    ]);
-  });
-
-  test('Pacific/Chatham, 2026-04-05 03:45 → 02:45', () => {
-    expect(walk('every day at 3:00', 'Pacific/Chatham', '2026-04-03T00:00:00Z', 3)).toEqual([
-      '2026-04-03T13:15:00Z | 2026-04-04 03:00 +13:45',
-      '2026-04-04T13:15:00Z | 2026-04-05 03:00 +13:45',
-      '2026-04-05T14:15:00Z | 2026-04-06 03:00 +12:45',
-    ]);
-  });
-
-  test('a window does not repeat the repeated hour', () => {
-    expect(walk('every 30 minutes between 1am and 4am', 'America/New_York', '2026-11-01T00:00:00Z', 6)).toEqual([
-      '2026-11-01T05:00:00Z | 2026-11-01 01:00 -04:00',
-      '2026-11-01T05:30:00Z | 2026-11-01 01:30 -04:00',
-      '2026-11-01T07:00:00Z | 2026-11-01 02:00 -05:00',
-      '2026-11-01T07:30:00Z | 2026-11-01 02:30 -05:00',
-      '2026-11-01T08:00:00Z | 2026-11-01 03:00 -05:00',
-      '2026-11-01T08:30:00Z | 2026-11-01 03:30 -05:00',
-    ]);
-  });
+  walks([
+    [
+      'America/New_York, 2026-11-01 02:00 → 01:00: 01:30 fires at 01:30 EDT only',
+      'every day at 1:30',
+      'America/New_York',
+      '2026-10-31T00:00:00Z',
+      [
+        '2026-10-31T05:30:00Z | 2026-10-31 01:30 -04:00',
+        '2026-11-01T05:30:00Z | 2026-11-01 01:30 -04:00',
+        '2026-11-02T06:30:00Z | 2026-11-02 01:30 -05:00',
+      ],
+    ],
+    [
+      'Europe/London, 2026-10-25 02:00 → 01:00',
+      'every day at 1:30',
+      'Europe/London',
+      '2026-10-24T00:00:00Z',
+      [
+        '2026-10-24T00:30:00Z | 2026-10-24 01:30 +01:00',
+        '2026-10-25T00:30:00Z | 2026-10-25 01:30 +01:00',
+        '2026-10-26T01:30:00Z | 2026-10-26 01:30 +00:00',
+      ],
+    ],
+    [
+      'Australia/Sydney, 2026-04-05 03:00 → 02:00',
+      'every day at 2:30',
+      'Australia/Sydney',
+      '2026-04-03T00:00:00Z',
+      [
+        '2026-04-03T15:30:00Z | 2026-04-04 02:30 +11:00',
+        '2026-04-04T15:30:00Z | 2026-04-05 02:30 +11:00',
+        '2026-04-05T16:30:00Z | 2026-04-06 02:30 +10:00',
+      ],
+    ],
+    [
+      'Pacific/Chatham, 2026-04-05 03:45 → 02:45',
+      'every day at 3:00',
+      'Pacific/Chatham',
+      '2026-04-03T00:00:00Z',
+      [
+        '2026-04-03T13:15:00Z | 2026-04-04 03:00 +13:45',
+        '2026-04-04T13:15:00Z | 2026-04-05 03:00 +13:45',
+        '2026-04-05T14:15:00Z | 2026-04-06 03:00 +12:45',
+      ],
+    ],
+    [
+      'a window does not repeat the repeated hour',
+      'every 30 minutes between 1am and 4am',
+      'America/New_York',
+      '2026-11-01T00:00:00Z',
+      [
+        '2026-11-01T05:00:00Z | 2026-11-01 01:00 -04:00',
+        '2026-11-01T05:30:00Z | 2026-11-01 01:30 -04:00',
+        '2026-11-01T07:00:00Z | 2026-11-01 02:00 -05:00',
+        '2026-11-01T07:30:00Z | 2026-11-01 02:30 -05:00',
+        '2026-11-01T08:00:00Z | 2026-11-01 03:00 -05:00',
+        '2026-11-01T08:30:00Z | 2026-11-01 03:30 -05:00',
+      ],
+    ],
+  ]);
 });
 
 describe('sub-day intervals are elapsed time across DST', () => {
@@ -151,23 +196,32 @@ describe('a year of days', () => {
     expect(new Set(all.map((d) => d.toISOString().slice(11)))).toEqual(new Set(['17:30:00.000Z']));
   });
 
-  test('a zone without DST (Asia/Kolkata, +05:30): weekdays', () => {
-    expect(walk('every weekday at 9am', 'Asia/Kolkata', '2026-03-06T00:00:00Z', 2)).toEqual([
-      '2026-03-06T03:30:00Z | 2026-03-06 09:00 +05:30',
-      '2026-03-09T03:30:00Z | 2026-03-09 09:00 +05:30',
-    ]);
-  });
+  walks([
+    [
+      'a zone without DST (Asia/Kolkata, +05:30): weekdays',
+      'every weekday at 9am',
+      'Asia/Kolkata',
+      '2026-03-06T00:00:00Z',
+      ['2026-03-06T03:30:00Z | 2026-03-06 09:00 +05:30', '2026-03-09T03:30:00Z | 2026-03-09 09:00 +05:30'],
+    ],
+  ]);
 });
 
 describe('leap days', () => {
-  test('every year on feb 29 fires only in leap years', () => {
-    expect(walk('every year on feb 29 at noon', 'Europe/London', '2026-01-01T00:00:00Z', 4)).toEqual([
-      '2028-02-29T12:00:00Z | 2028-02-29 12:00 +00:00',
-      '2032-02-29T12:00:00Z | 2032-02-29 12:00 +00:00',
-      '2036-02-29T12:00:00Z | 2036-02-29 12:00 +00:00',
-      '2040-02-29T12:00:00Z | 2040-02-29 12:00 +00:00',
-    ]);
-  });
+  walks([
+    [
+      'every year on feb 29 fires only in leap years',
+      'every year on feb 29 at noon',
+      'Europe/London',
+      '2026-01-01T00:00:00Z',
+      [
+        '2028-02-29T12:00:00Z | 2028-02-29 12:00 +00:00',
+        '2032-02-29T12:00:00Z | 2032-02-29 12:00 +00:00',
+        '2036-02-29T12:00:00Z | 2036-02-29 12:00 +00:00',
+        '2040-02-29T12:00:00Z | 2040-02-29 12:00 +00:00',
+      ],
+    ],
+  ]);
 
   test('2100 is not a leap year', () => {
     const s = ok(natural('every year on feb 29', 'UTC'));
@@ -221,13 +275,19 @@ describe('month ends', () => {
 });
 
 describe('year rollovers', () => {
-  test('every day at 23:30 across New Year in Pacific/Auckland (summer time)', () => {
-    expect(walk('every day at 23:30', 'Pacific/Auckland', '2026-12-30T00:00:00Z', 3)).toEqual([
-      '2026-12-30T10:30:00Z | 2026-12-30 23:30 +13:00',
-      '2026-12-31T10:30:00Z | 2026-12-31 23:30 +13:00',
-      '2027-01-01T10:30:00Z | 2027-01-01 23:30 +13:00',
-    ]);
-  });
+  walks([
+    [
+      'every day at 23:30 across New Year in Pacific/Auckland (summer time)',
+      'every day at 23:30',
+      'Pacific/Auckland',
+      '2026-12-30T00:00:00Z',
+      [
+        '2026-12-30T10:30:00Z | 2026-12-30 23:30 +13:00',
+        '2026-12-31T10:30:00Z | 2026-12-31 23:30 +13:00',
+        '2027-01-01T10:30:00Z | 2027-01-01 23:30 +13:00',
+      ],
+    ],
+  ]);
 
   test('every 2 weeks across a year with 53 ISO weeks', () => {
     const s = ok(natural('every 2 weeks on monday at 9am starting 2026-12-14', 'UTC'));

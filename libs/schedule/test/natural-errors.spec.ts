@@ -5,6 +5,13 @@
  */
 import { byteLen, bytePos, errs, natural, ok } from './natural-helpers';
 
+/** `expr` is refused with one error of `kind` at the bytes of `at` in it, suggesting `suggestion`. */
+function expectErrorAt(expr: string, kind: string, at: string, suggestion: string): void {
+  expect(errs(natural(expr))).toEqual([
+    expect.objectContaining({ kind, position: bytePos(expr, at), length: byteLen(at), suggestion }),
+  ]);
+}
+
 describe('byte positions', () => {
   test('a multi-byte letter before the error (every mönday at 25:00)', () => {
     const expr = 'every mönday at 25:00';
@@ -54,15 +61,7 @@ describe('suggestions from what the user probably meant', () => {
     ['every 5 minuts', 'minuts', 'minutes'],
     ['every weekdya at 9', 'weekdya', 'weekday'],
   ])('%s: %s → %s', (expr, word, suggestion) => {
-    const e = errs(natural(expr));
-    expect(e).toEqual([
-      expect.objectContaining({
-        kind: 'unknown_word',
-        position: bytePos(expr, word),
-        length: byteLen(word),
-        suggestion,
-      }),
-    ]);
+    expectErrorAt(expr, 'unknown_word', word, suggestion);
   });
 
   test('a word nothing resembles gets no suggestion', () => {
@@ -221,14 +220,7 @@ describe('contradictions, missing numbers and dangling conjunctions (issue #12)'
     ['weekends on monday', 'on monday', 'weekends'],
     ['every monday on tuesday at 9', 'on tuesday', 'every monday at 9'],
   ])('%s never fires: an error at the later days, suggesting the text without them', (expr, later, suggestion) => {
-    expect(errs(natural(expr))).toEqual([
-      expect.objectContaining({
-        kind: 'never_fires',
-        position: bytePos(expr, later),
-        length: byteLen(later),
-        suggestion,
-      }),
-    ]);
+    expectErrorAt(expr, 'never_fires', later, suggestion);
   });
   test('a second set of days that overlaps narrows the first', () => {
     expect(ok(natural('every weekday on monday and friday at 9')).canonical).toBe(
@@ -246,14 +238,7 @@ describe('contradictions, missing numbers and dangling conjunctions (issue #12)'
     ['every hours', 'hours', 'every hour'],
     ['every days on weekdays', 'days', 'every day'],
   ])('%s: a unit without a number is an error at the unit', (expr, unit, suggestion) => {
-    expect(errs(natural(expr))).toEqual([
-      expect.objectContaining({
-        kind: 'expected_number',
-        position: bytePos(expr, unit),
-        length: byteLen(unit),
-        suggestion,
-      }),
-    ]);
+    expectErrorAt(expr, 'expected_number', unit, suggestion);
   });
   test.each([
     ['every monday and', 13, 'every monday'],

@@ -18,25 +18,18 @@ export function ctxFor(input: ScheduleInput): GrammarContext {
   };
 }
 
-export function natural(
-  expr: string,
-  timezone = 'UTC',
-  reference = REF,
-  extra: Partial<ScheduleInput> = {},
-): CompileResult {
-  const input: ScheduleInput = { expr, timezone, reference, ...extra };
-  return compileNatural(input, ctxFor(input));
+/** A grammar's compile as the specs call it: expression, zone (UTC), reference (REF), other input. */
+type GrammarCall = (expr: string, timezone?: string, reference?: Date, extra?: Partial<ScheduleInput>) => CompileResult;
+
+function grammarCall(compile: (input: ScheduleInput, ctx: GrammarContext) => CompileResult): GrammarCall {
+  return (expr, timezone = 'UTC', reference = REF, extra = {}) => {
+    const input: ScheduleInput = { expr, timezone, reference, ...extra };
+    return compile(input, ctxFor(input));
+  };
 }
 
-export function rrule(
-  expr: string,
-  timezone = 'UTC',
-  reference = REF,
-  extra: Partial<ScheduleInput> = {},
-): CompileResult {
-  const input: ScheduleInput = { expr, timezone, reference, ...extra };
-  return compileRrule(input, ctxFor(input));
-}
+export const natural = grammarCall(compileNatural);
+export const rrule = grammarCall(compileRrule);
 
 export function ok(r: CompileResult): CompiledSchedule {
   if (!r.ok) {

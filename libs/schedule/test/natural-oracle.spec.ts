@@ -5,22 +5,14 @@
  * every rejected case at the expected bytes, with a suggestion that compiles where one is promised.
  * Agreement per group is recorded in docs/schedules.md.
  */
-import { compileSchedule, ScheduleValidationCache, UNLIMITED_BUDGET } from '@svc/schedule';
+import { compileSchedule, ScheduleValidationCache } from '@svc/schedule';
+import { fireMismatches, type OracleFires } from './oracle-fires';
 
 const oracle = require('./fixtures/natural-oracle.json') as {
-  cases: Array<{
-    group: string;
-    expr: string;
-    zone: string;
-    after: number;
-    n: number;
-    fires?: number[];
-    error?: { kind: string; at: number; suggestionCompiles: boolean };
-  }>;
+  cases: Array<OracleFires & { group: string; error?: { kind: string; at: number; suggestionCompiles: boolean } }>;
 };
 
 const groups = [...new Set(oracle.cases.map((c) => c.group))];
-const fmt = (ms: number[]): string => ms.map((x) => new Date(x).toISOString()).join(' ');
 
 function mismatches(group: string): string[] {
   const out: string[] = [];
@@ -46,16 +38,7 @@ function mismatches(group: string): string[] {
       out.push(`${JSON.stringify(c.expr)}: rejected (${r.errors.map((x) => x.message).join('; ')})`);
       continue;
     }
-    const want = fmt(c.fires ?? []);
-    const got = fmt(r.schedule.next(new Date(c.after), c.n, UNLIMITED_BUDGET).map((d) => d.getTime()));
-    if (got !== want) {
-      out.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}: ${got} instead of ${want}`);
-    }
-    const v = cache.validate(input, { sampleCount: c.n, budget: UNLIMITED_BUDGET });
-    const viaCache = fmt(v.valid ? (v.sample ?? []).slice(0, c.n) : []);
-    if (viaCache !== want) {
-      out.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()} (cached): ${viaCache} instead of ${want}`);
-    }
+    out.push(...fireMismatches(c, r.schedule, cache, input));
   }
   return out;
 }

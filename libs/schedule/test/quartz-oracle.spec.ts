@@ -4,27 +4,18 @@
  * and through one ScheduleValidationCache per group, as the preview endpoint computes it.
  * Agreement per group is recorded in docs/schedules.md.
  */
-import { compileSchedule, ScheduleValidationCache, UNLIMITED_BUDGET } from '@svc/schedule';
+import { compileSchedule, ScheduleValidationCache } from '@svc/schedule';
+import { fireMismatches, type OracleFires } from './oracle-fires';
 
 const oracle = require('./fixtures/quartz-oracle.json') as {
   clockYear: number;
-  cases: Array<{
-    group: string;
-    expr: string;
-    zone: string;
-    after: number;
-    n: number;
-    at?: number;
-    fires?: number[];
-    error?: string;
-  }>;
+  cases: Array<OracleFires & { group: string; at?: number; error?: string }>;
 };
 
 describe('quartz: equal to Quartz 2.5.2 CronExpression (oracle fixtures)', () => {
   // Quartz's MAX_YEAR is the JVM clock's year + 100; ours is the reference's year + 100.
   const ref = new Date(Date.UTC(oracle.clockYear, 0, 1));
   const groups = [...new Set(oracle.cases.map((c) => c.group))];
-  const fmt = (ms: number[]): string => ms.map((x) => new Date(x).toISOString()).join(' ');
 
   /** Mismatches of one group, computed directly and through one cache shared by the group's cases. */
   function mismatches(group: string): string[] {
@@ -47,23 +38,8 @@ describe('quartz: equal to Quartz 2.5.2 CronExpression (oracle fixtures)', () =>
         }
         continue;
       }
-      const want = fmt(c.fires ?? []);
-      const got = fmt(r.schedule.next(new Date(c.after), c.n, UNLIMITED_BUDGET).map((d) => d.getTime()));
-      if (got !== want) {
-        out.push(`${c.expr} ${c.zone} after ${new Date(c.after).toISOString()}: ${got} instead of ${want}`);
-      }
-      // the preview endpoint's path: the reference is `after`, fire times may come from a cached
-      // window, and what Quartz finds decades ahead is not `never_fires`
-      const v = cache.validate(
-        { ...input, reference: new Date(c.after) },
-        { sampleCount: c.n, budget: UNLIMITED_BUDGET },
-      );
-      const viaCache = fmt(v.valid ? (v.sample ?? []).slice(0, c.n) : []);
-      if (viaCache !== want) {
-        out.push(
-          `${c.expr} ${c.zone} after ${new Date(c.after).toISOString()} (cached): ${viaCache} instead of ${want}`,
-        );
-      }
+      // through the cache, what Quartz finds decades ahead is not `never_fires`
+      out.push(...fireMismatches(c, r.schedule, cache, { ...input, reference: new Date(c.after) }));
     }
     return out;
   }

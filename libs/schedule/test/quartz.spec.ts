@@ -5,7 +5,7 @@
  */
 import { compileSchedule } from '@svc/schedule';
 import { tokenize, tokenizeLoose } from '../src/grammar/quartz/tokens';
-import { errorsOf, fires, REF } from './helpers';
+import { errorsOf, fires, firesCases, REF } from './helpers';
 
 describe('quartz: fields and detection', () => {
   it('auto-detects 6 and 7 fields as quartz', () => {
@@ -58,16 +58,20 @@ describe('quartz: fields and detection', () => {
 });
 
 describe('quartz: day-of-month specials (L, L-n, W, LW)', () => {
-  it('L is the last day of every month, leap years included', () => {
-    expect(fires('0 0 0 L * ?', '2028-01-15T00:00:00Z', 3)).toEqual([
-      '2028-01-31T00:00:00Z',
-      '2028-02-29T00:00:00Z',
-      '2028-03-31T00:00:00Z',
-    ]);
-  });
-  it('L-3 is three days before the last day', () => {
-    expect(fires('0 0 0 L-3 * ?', '2027-02-01T00:00:00Z', 2)).toEqual(['2027-02-25T00:00:00Z', '2027-03-28T00:00:00Z']);
-  });
+  firesCases([
+    [
+      'L is the last day of every month, leap years included',
+      '0 0 0 L * ?',
+      '2028-01-15T00:00:00Z',
+      ['2028-01-31T00:00:00Z', '2028-02-29T00:00:00Z', '2028-03-31T00:00:00Z'],
+    ],
+    [
+      'L-3 is three days before the last day',
+      '0 0 0 L-3 * ?',
+      '2027-02-01T00:00:00Z',
+      ['2027-02-25T00:00:00Z', '2027-03-28T00:00:00Z'],
+    ],
+  ]);
   it('LW is the last weekday of the month', () => {
     // 2026-05-31 is a Sunday, 2026-10-31 a Saturday
     expect(fires('0 0 0 LW * ?', '2026-05-01T00:00:00Z', 1)).toEqual(['2026-05-29T00:00:00Z']);
@@ -96,15 +100,20 @@ describe('quartz: day-of-month specials (L, L-n, W, LW)', () => {
 });
 
 describe('quartz: day-of-week specials (L, nL, #)', () => {
-  it('6L is the last Friday of the month', () => {
-    expect(fires('0 15 10 ? * 6L', '2026-01-01T00:00:00Z', 2)).toEqual([
-      '2026-01-30T10:15:00Z',
-      '2026-02-27T10:15:00Z',
-    ]);
-  });
-  it('a lone L in day-of-week means Saturday (Quartz: L = 7)', () => {
-    expect(fires('0 0 0 ? * L', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-01-03T00:00:00Z', '2026-01-10T00:00:00Z']);
-  });
+  firesCases([
+    [
+      '6L is the last Friday of the month',
+      '0 15 10 ? * 6L',
+      '2026-01-01T00:00:00Z',
+      ['2026-01-30T10:15:00Z', '2026-02-27T10:15:00Z'],
+    ],
+    [
+      'a lone L in day-of-week means Saturday (Quartz: L = 7)',
+      '0 0 0 ? * L',
+      '2026-01-01T00:00:00Z',
+      ['2026-01-03T00:00:00Z', '2026-01-10T00:00:00Z'],
+    ],
+  ]);
   it('MON#2 is the second Monday; 5#5 skips months without a fifth Thursday', () => {
     expect(fires('0 0 10 ? * MON#2', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-12T10:00:00Z']);
     expect(fires('0 0 10 ? * 5#5', '2026-01-01T00:00:00Z', 2)).toEqual([

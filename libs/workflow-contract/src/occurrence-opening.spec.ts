@@ -98,15 +98,18 @@ describe('decideOpening (the one occurrence-decision path of the job workflow an
   });
 });
 
+/** Runs a and b in flight, c queued. */
+const trackedABC = () => ({
+  inFlight: [
+    { runId: 'run_a', scheduledAt: 't1' },
+    { runId: 'run_b', scheduledAt: 't2' },
+  ],
+  queued: { runId: 'run_c', scheduledAt: 't3' },
+});
+
 describe('renameTracked', () => {
   it('should track an occurrence recorded earlier under its recorded id, and leave the rest', () => {
-    const state = {
-      inFlight: [
-        { runId: 'run_a', scheduledAt: 't1' },
-        { runId: 'run_b', scheduledAt: 't2' },
-      ],
-      queued: { runId: 'run_c', scheduledAt: 't3' },
-    };
+    const state = trackedABC();
     expect(renameTracked(state, { run_a: 'run_old_a', run_c: 'run_old_c' })).toEqual({
       inFlight: [
         { runId: 'run_old_a', scheduledAt: 't1' },
@@ -120,13 +123,7 @@ describe('renameTracked', () => {
 });
 
 describe('dropUntracked (issue 45: a backfill reached the occurrence first)', () => {
-  const state = {
-    inFlight: [
-      { runId: 'run_a', scheduledAt: 't1' },
-      { runId: 'run_b', scheduledAt: 't2' },
-    ],
-    queued: { runId: 'run_c', scheduledAt: 't3' },
-  };
+  const state = trackedABC();
 
   it('should stop tracking the runs no runFinished will release, in flight or queued', () => {
     expect(dropUntracked(state, ['run_a', 'run_c'])).toEqual({

@@ -4,19 +4,11 @@ import {
   decideClaim,
   decideOutcome,
   endedStatus,
+  DEFAULT_STORED_RETRY,
   type OutcomeFacts,
   type StoredRetryPolicy,
 } from './run-rules';
 
-/** decisions.md → `retry` defaults. */
-const DEFAULT_RETRY: StoredRetryPolicy = {
-  max_attempts: 3,
-  backoff: 'exponential',
-  initial_interval_ms: 10_000,
-  max_interval_ms: 600_000,
-  multiplier: 2,
-  jitter: 0.2,
-};
 const THRESHOLD = 60_000;
 const SCHEDULED = new Date('2026-01-01T10:00:00.000Z');
 const at = (msAfterScheduled: number) => new Date(SCHEDULED.getTime() + msAfterScheduled);
@@ -24,7 +16,7 @@ const at = (msAfterScheduled: number) => new Date(SCHEDULED.getTime() + msAfterS
 function claim(overrides: Partial<ClaimFacts> = {}, run: Partial<NonNullable<ClaimFacts['run']>> = {}) {
   return decideClaim({
     run: { status: 'running', attemptsCount: 0, jobVersion: 1, scheduledAt: SCHEDULED, ...run },
-    job: { state: 'active', version: 1, retry: DEFAULT_RETRY, misfirePolicy: 'fire_once' as const },
+    job: { state: 'active', version: 1, retry: DEFAULT_STORED_RETRY, misfirePolicy: 'fire_once' as const },
     waitedForInstant: false,
     trigger: 'schedule',
     now: at(1_000),
@@ -36,7 +28,7 @@ const job = (changes: Partial<NonNullable<ClaimFacts['job']>>) => ({
   job: {
     state: 'active' as const,
     version: 1,
-    retry: DEFAULT_RETRY,
+    retry: DEFAULT_STORED_RETRY,
     misfirePolicy: 'fire_once' as MisfirePolicy,
     ...changes,
   },
@@ -74,7 +66,7 @@ describe('decideClaim', () => {
       kind: 'exhausted',
       error: 'interrupted (after 3 attempts)',
     });
-    expect(claim(job({ retry: { ...DEFAULT_RETRY, max_attempts: 1 } }), { attemptsCount: 1 })).toMatchObject({
+    expect(claim(job({ retry: { ...DEFAULT_STORED_RETRY, max_attempts: 1 } }), { attemptsCount: 1 })).toMatchObject({
       kind: 'exhausted',
     });
   });
@@ -179,7 +171,7 @@ describe('decideOutcome', () => {
       error: null,
       retryAfterMs: null,
       cancelled: false,
-      retry: DEFAULT_RETRY,
+      retry: DEFAULT_STORED_RETRY,
       random: () => 0.5,
       ...overrides,
     });
@@ -224,7 +216,7 @@ describe('decideOutcome', () => {
         n,
         outcome: 'retryable',
         error: 'x',
-        retry: { ...DEFAULT_RETRY, max_attempts: 20, ...retry },
+        retry: { ...DEFAULT_STORED_RETRY, max_attempts: 20, ...retry },
         ...more,
       });
 

@@ -5,7 +5,7 @@
  * misfire rule is the job workflow's own (`isMissed`, `missedOccurrenceFate` in
  * occurrence-rules.ts); the delay is `computeRetryDelayMs` (backoff.ts).
  */
-import { type BackoffKind, computeRetryDelayMs, type RetryDelayPolicy } from './backoff';
+import { type BackoffKind, computeRetryDelayMs, DEFAULT_RETRY_DELAY_POLICY, type RetryDelayPolicy } from './backoff';
 import type { JobState, MisfirePolicy, RunTrigger } from './definitions';
 import { isMissed, missedOccurrenceFate } from './occurrence-rules';
 
@@ -24,6 +24,16 @@ export interface StoredRetryPolicy {
   multiplier: number;
   jitter: number;
 }
+
+/** decisions.md → `retry` defaults, as stored: 3 attempts apart by the default delays (`DEFAULT_RETRY_DELAY_POLICY`). */
+export const DEFAULT_STORED_RETRY: StoredRetryPolicy = {
+  max_attempts: 3,
+  backoff: DEFAULT_RETRY_DELAY_POLICY.backoff,
+  initial_interval_ms: DEFAULT_RETRY_DELAY_POLICY.initialIntervalMs,
+  max_interval_ms: DEFAULT_RETRY_DELAY_POLICY.maxIntervalMs,
+  multiplier: DEFAULT_RETRY_DELAY_POLICY.multiplier,
+  jitter: DEFAULT_RETRY_DELAY_POLICY.jitter,
+};
 
 /** The statuses a run ends in (decisions.md → Run transitions: terminal). */
 export type EndedRunStatus = Exclude<RunStatus, 'running' | 'deferred'>;

@@ -1,12 +1,14 @@
 import { SecretsCipher } from '@svc/common/secrets-crypto';
 import { AttemptEntity, RunEntity } from '@svc/persistence';
 import type { RunActivities } from '@svc/workflow-contract/activity-types';
-import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
-import { type ActivityHarness, startActivityHarness } from '../../test/activity-harness';
-import { createRunActivities } from './run.activities';
+import {
+  type ActivityHarness,
+  quietActivityEnvironment,
+  runActivitiesOf,
+  runInputOf,
+  startActivityHarness,
+} from '../../test/activity-harness';
 
 /**
  * `{{secret.NAME}}` at send time (issue #9): the attempt activity decrypts the secrets the job's
@@ -20,15 +22,7 @@ describe('run activities: secrets at send time', () => {
 
   beforeAll(async () => {
     h = await startActivityHarness();
-    activities = createRunActivities({
-      jobs: h.jobs,
-      runs: h.runs,
-      lifecycle: h.lifecycle,
-      sender: h.sender,
-      config: h.config,
-      clock: () => new Date(),
-      random: () => 0.5,
-    });
+    activities = runActivitiesOf(h);
   });
 
   afterAll(async () => {
@@ -44,18 +38,7 @@ describe('run activities: secrets at send time', () => {
   }
 
   function attempt(row: { id: string; jobId: string; workspaceId: string; scheduledAt: string | Date }) {
-    const input: RunWorkflowInput = {
-      runId: row.id,
-      jobId: row.jobId,
-      workspaceId: row.workspaceId,
-      jobVersion: 1,
-      scheduledAt: new Date(row.scheduledAt).toISOString(),
-      trigger: 'schedule',
-    };
-    return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(
-      activities.runAttempt,
-      input,
-    );
+    return quietActivityEnvironment().run(activities.runAttempt, runInputOf(row));
   }
 
   const attemptsOf = (runId: string) => h.ds.manager.find(AttemptEntity, { where: { runId }, order: { n: 'ASC' } });

@@ -13,10 +13,14 @@ import {
 import type { RunActivities } from '@svc/workflow-contract/activity-types';
 import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
 import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
-import { type ActivityHarness, startActivityHarness, TEST_RETRY } from '../../test/activity-harness';
-import { createRunActivities } from './run.activities';
+import {
+  type ActivityHarness,
+  quietActivityEnvironment,
+  runActivitiesOf,
+  runInputOf,
+  startActivityHarness,
+  TEST_RETRY,
+} from '../../test/activity-harness';
 
 /**
  * The attempt activity over a real database and a real loopback receiver, in Temporal's mock
@@ -28,37 +32,15 @@ describe('run activities', () => {
 
   beforeAll(async () => {
     h = await startActivityHarness();
-    activities = createRunActivities({
-      jobs: h.jobs,
-      runs: h.runs,
-      lifecycle: h.lifecycle,
-      sender: h.sender,
-      config: h.config,
-      clock: () => new Date(),
-      random: () => 0.5,
-    });
+    activities = runActivitiesOf(h);
   });
 
   afterAll(async () => {
     await h?.stop();
   });
 
-  function inputOf(row: { id: string; jobId: string; workspaceId: string; scheduledAt: string | Date }) {
-    return {
-      runId: row.id,
-      jobId: row.jobId,
-      workspaceId: row.workspaceId,
-      jobVersion: 1,
-      scheduledAt: new Date(row.scheduledAt).toISOString(),
-      trigger: 'schedule',
-    } satisfies RunWorkflowInput;
-  }
-
-  /** Temporal's mock activity context; its logger is quiet (retryable outcomes log a warning). */
-  const environment = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-
   function attempt(input: RunWorkflowInput) {
-    return environment().run(activities.runAttempt, input);
+    return quietActivityEnvironment().run(activities.runAttempt, input);
   }
 
   /** The failure `runAttempt` throws for a retryable outcome (and null when it did not throw). */
@@ -81,7 +63,7 @@ describe('run activities', () => {
     const row = await h.openRun(job);
     const host = new URL(h.receiver.url).host;
     // The result names the attempt and its target for the Temporal Web UI: method and host only.
-    await expect(attempt(inputOf(row))).resolves.toEqual({
+    await expect(attempt(runInputOf(row))).resolves.toEqual({
       status: 'succeeded',
       outcome: `attempt 1 of ${job.retry.max_attempts} · POST ${host} → HTTP 200`,
     });
@@ -101,14 +83,14 @@ describe('run activities', () => {
     expect(request.headers['svc-attempt']).toBe('0');
 
     // A re-executed activity (at-least-once) finds the run closed and sends nothing.
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
     expect(requestsTo('/ok-1')).toHaveLength(1);
   });
 
   it('should fail the run at once on a fatal response and add one to the failure streak', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/missing` }, consecutiveFailures: 2 });
     const row = await h.openRun(job);
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'failed' });
 
     expect(await run(row.id)).toMatchObject({ status: 'failed', attemptsCount: 1, lastError: 'HTTP 404' });
     expect(await attemptsOf(row.id)).toEqual([
@@ -120,7 +102,7 @@ describe('run activities', () => {
   it('should defer the run and throw with the next-retry delay on a retryable outcome with attempts left', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/busy` } });
     const row = await h.openRun(job);
-    const failure = await retryFailure(inputOf(row));
+    const failure = await retryFailure(runInputOf(row));
     expect(failure).toMatchObject({
       type: 'RetryableDelivery',
       message: `attempt 1 of ${job.retry.max_attempts} · POST ${new URL(h.receiver.url).host} → HTTP 503`,
@@ -137,14 +119,14 @@ describe('run activities', () => {
     expect((await jobRow(job.id)).lastRunStatus).toBeNull();
 
     // The second attempt waits twice as long.
-    expect((await retryFailure(inputOf(row))).nextRetryDelay).toBe(2_000);
+    expect((await retryFailure(runInputOf(row))).nextRetryDelay).toBe(2_000);
     expect(await run(row.id)).toMatchObject({ status: 'deferred', attemptsCount: 2 });
   });
 
   it('should honour Retry-After in the next-retry delay', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/throttled` } });
     const row = await h.openRun(job);
-    expect((await retryFailure(inputOf(row))).nextRetryDelay).toBe(3_000);
+    expect((await retryFailure(runInputOf(row))).nextRetryDelay).toBe(3_000);
   });
 
   it('should fail the run on a retryable outcome of the last attempt', async () => {
@@ -153,8 +135,8 @@ describe('run activities', () => {
       retry: { ...TEST_RETRY, max_attempts: 2 },
     });
     const row = await h.openRun(job);
-    await retryFailure(inputOf(row));
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    await retryFailure(runInputOf(row));
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'failed' });
 
     expect(await run(row.id)).toMatchObject({
       status: 'failed',
@@ -174,7 +156,7 @@ describe('run activities', () => {
     const row = await h.openRun(job);
     // A worker died mid-request: the attempt row was written, never finished.
     await h.runs.startAttempt(await run(row.id), 0, new Date(Date.now() - 5_000), 'POST /ok-2');
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
 
     expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 2 });
     const [interrupted, next] = await attemptsOf(row.id);
@@ -185,14 +167,20 @@ describe('run activities', () => {
     expect(requestsTo('/ok-2').map((r) => r.headers['svc-attempt'])).toEqual(['1']);
   });
 
-  it('should fail the run when the interrupted attempt was its last', async () => {
+  /** A one-attempt job's run whose only attempt (to `path`) was started and never finished, then claimed again. */
+  async function interruptedLastAttempt(path: string) {
     const job = await h.insertJob({
-      sinkConfig: { url: `${h.receiver.url}/ok-3` },
+      sinkConfig: { url: `${h.receiver.url}${path}` },
       retry: { ...TEST_RETRY, max_attempts: 1 },
     });
     const row = await h.openRun(job);
-    await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-3');
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    await h.runs.startAttempt(await run(row.id), 0, new Date(), `POST ${path}`);
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    return { job, row };
+  }
+
+  it('should fail the run when the interrupted attempt was its last', async () => {
+    const { job, row } = await interruptedLastAttempt('/ok-3');
 
     expect(await run(row.id)).toMatchObject({ status: 'failed', lastError: 'interrupted (after 1 attempts)' });
     expect(requestsTo('/ok-3')).toHaveLength(0);
@@ -201,13 +189,7 @@ describe('run activities', () => {
 
   // Regression: claim() used to fail the run but leave its interrupted last attempt open for good.
   it('should close the interrupted last attempt when it fails the run', async () => {
-    const job = await h.insertJob({
-      sinkConfig: { url: `${h.receiver.url}/ok-4` },
-      retry: { ...TEST_RETRY, max_attempts: 1 },
-    });
-    const row = await h.openRun(job);
-    await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /ok-4');
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    const { row } = await interruptedLastAttempt('/ok-4');
     const [interrupted] = await attemptsOf(row.id);
     expect(interrupted).toMatchObject({ n: 0, outcome: 'retryable', error: 'interrupted' });
     expect(interrupted.finishedAt).not.toBeNull();
@@ -219,7 +201,7 @@ describe('run activities', () => {
     it('should be skipped under misfire_policy skip', async () => {
       const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-skip` } });
       const row = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'skipped' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'skipped' });
       expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire', attemptsCount: 0 });
       expect(await attemptsOf(row.id)).toEqual([]);
       expect(requestsTo('/late-skip')).toHaveLength(0);
@@ -229,7 +211,7 @@ describe('run activities', () => {
     it('should be delivered under fire_once when no later occurrence has a run', async () => {
       const job = await h.insertJob({ misfirePolicy: 'fire_once', sinkConfig: { url: `${h.receiver.url}/late-once` } });
       const row = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/late-once')).toHaveLength(1);
     });
 
@@ -240,7 +222,7 @@ describe('run activities', () => {
       });
       const row = await h.openRun(job, { scheduledAt: late() });
       await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'skipped' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'skipped' });
       expect(await run(row.id)).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
       expect(requestsTo('/late-once-2')).toHaveLength(0);
     });
@@ -249,18 +231,20 @@ describe('run activities', () => {
       const job = await h.insertJob({ misfirePolicy: 'fire_all', sinkConfig: { url: `${h.receiver.url}/late-all` } });
       const row = await h.openRun(job, { scheduledAt: late() });
       await h.openRun(job, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/late-all')).toHaveLength(1);
     });
 
     it('should be measured from its release when it waited in the queue, and never for a manual run', async () => {
       const job = await h.insertJob({ misfirePolicy: 'skip', sinkConfig: { url: `${h.receiver.url}/late-released` } });
       const queued = await h.openRun(job, { scheduledAt: late() });
-      await expect(attempt({ ...inputOf(queued), releasedAt: new Date().toISOString() })).resolves.toMatchObject({
+      await expect(attempt({ ...runInputOf(queued), releasedAt: new Date().toISOString() })).resolves.toMatchObject({
         status: 'succeeded',
       });
       const manual = await h.openRun(job, { scheduledAt: late(), trigger: 'manual' });
-      await expect(attempt({ ...inputOf(manual), trigger: 'manual' })).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt({ ...runInputOf(manual), trigger: 'manual' })).resolves.toMatchObject({
+        status: 'succeeded',
+      });
       expect(requestsTo('/late-released')).toHaveLength(2);
     });
 
@@ -269,7 +253,7 @@ describe('run activities', () => {
       const row = await h.openRun(job);
       await h.runs.startAttempt(await run(row.id), 0, new Date(), 'POST /late-retry');
       await h.ds.query(`UPDATE runs SET scheduled_at = $2 WHERE id = $1`, [row.id, late()]);
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
     });
   });
 
@@ -286,7 +270,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/ahead` } });
       const scheduledAt = new Date(Date.now() + 700);
       const row = await h.openRun(job, { scheduledAt });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       const [request] = requestsTo('/ahead');
       expect(request.at).toBeGreaterThanOrEqual(scheduledAt.getTime());
       const closed = await run(row.id);
@@ -306,7 +290,7 @@ describe('run activities', () => {
         const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
         expect(await usageRuns(job.workspaceId)).toBe(before + 1);
         await h.ds.manager.update(JobEntity, { id: job.id }, change);
-        await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
+        await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
         expect(await h.ds.manager.findOneBy(RunEntity, { id: row.id })).toBeNull();
         expect(await usageRuns(job.workspaceId)).toBe(before);
         expect(requestsTo(`/withdrawn-${_}`)).toHaveLength(0);
@@ -324,7 +308,7 @@ describe('run activities', () => {
       const starts = jest.spyOn(h.runs, 'startAttempts');
       const reads = jest.spyOn(h.jobs, 'findManyWithSecretsUnscoped');
       try {
-        const results = await Promise.all(rows.map((row) => attempt(inputOf(row))));
+        const results = await Promise.all(rows.map((row) => attempt(runInputOf(row))));
         expect(results.map((r) => (r as { status: string }).status)).toEqual([
           'cancelled',
           ...rows.slice(1).map(() => 'succeeded'),
@@ -364,7 +348,7 @@ describe('run activities', () => {
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 200) });
       await new Promise((resolve) => setTimeout(resolve, 400));
       await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'paused' });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/backlogged')).toHaveLength(1);
     });
 
@@ -372,7 +356,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/last-one` } });
       const row = await h.openRun(job, { scheduledAt: new Date(Date.now() + 300) });
       await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'completed' });
-      await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/last-one')).toHaveLength(1);
     });
   });
@@ -381,7 +365,7 @@ describe('run activities', () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/deleted` } });
     const row = await h.openRun(job);
     await h.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'cancelled' });
     expect(await run(row.id)).toMatchObject({ status: 'cancelled', attemptsCount: 0 });
     expect(requestsTo('/deleted')).toHaveLength(0);
   });
@@ -390,7 +374,7 @@ describe('run activities', () => {
     expect(h.config.sinks.command.enabled).toBe(false);
     const job = await h.insertJob({ sinkKind: 'command', sinkConfig: { argv: ['true'] } });
     const row = await h.openRun(job);
-    await expect(attempt(inputOf(row))).resolves.toMatchObject({ status: 'failed' });
+    await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'failed' });
     expect(await run(row.id)).toMatchObject({
       status: 'failed',
       lastError: 'the command sink is disabled on this server',
@@ -400,7 +384,7 @@ describe('run activities', () => {
 
   it('should write the run row itself when the opening write was lost', async () => {
     const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/lost-row` } });
-    const input = inputOf({
+    const input = runInputOf({
       id: newId('run'),
       jobId: job.id,
       workspaceId: job.workspaceId,
@@ -423,22 +407,16 @@ describe('run activities', () => {
         }
         return h.lifecycle.closeRun(input);
       };
-      return createRunActivities({
-        jobs: h.jobs,
-        runs: h.runs,
-        lifecycle,
-        sender: h.sender,
-        config: h.config,
-        clock: () => new Date(),
-        random: () => 0.5,
-      });
+      return runActivitiesOf(h, lifecycle);
     }
 
     it('should record the outcome once the database is back, without sending again', async () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/db-back` } });
       const row = await h.openRun(job);
       const flaky = withFailingClose([unavailable(), unavailable()]);
-      await expect(environment().run(flaky.runAttempt, inputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(quietActivityEnvironment().run(flaky.runAttempt, runInputOf(row))).resolves.toMatchObject({
+        status: 'succeeded',
+      });
       expect(requestsTo('/db-back')).toHaveLength(1);
       expect(await run(row.id)).toMatchObject({ status: 'succeeded', attemptsCount: 1 });
       expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ n: 0, outcome: 'success' })]);
@@ -448,7 +426,7 @@ describe('run activities', () => {
       const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/db-refused` } });
       const row = await h.openRun(job);
       const flaky = withFailingClose([new Error('value too long for type character varying(64)')]);
-      await expect(environment().run(flaky.runAttempt, inputOf(row))).rejects.toThrow('value too long');
+      await expect(quietActivityEnvironment().run(flaky.runAttempt, runInputOf(row))).rejects.toThrow('value too long');
       expect(requestsTo('/db-refused')).toHaveLength(1);
     });
   });
@@ -456,7 +434,7 @@ describe('run activities', () => {
   it('should close a run that ends outside an attempt once (finishRun)', async () => {
     const job = await h.insertJob();
     const row = await h.openRun(job);
-    const env = environment();
+    const env = quietActivityEnvironment();
     await env.run(activities.finishRun, { runId: row.id, status: 'cancelled' as const });
     await env.run(activities.finishRun, { runId: row.id, status: 'failed' as const, error: 'late' });
     expect(await run(row.id)).toMatchObject({ status: 'cancelled', lastError: null });

@@ -31,19 +31,29 @@ export function loadConfigFrom(env: NodeJS.ProcessEnv): AppConfig {
  * `npm start`); `SECRETS_ENCRYPTION_KEY` itself wins when both are set.
  */
 function withKeyFile(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  const keyFile = env.SECRETS_ENCRYPTION_KEY_FILE;
-  if (!keyFile || env.SECRETS_ENCRYPTION_KEY) {
-    return env;
+  const key = readVariableFile(env, 'SECRETS_ENCRYPTION_KEY', (err) => (err as Error).message);
+  return key === null ? env : { ...env, SECRETS_ENCRYPTION_KEY: key };
+}
+
+/**
+ * The trimmed content of the file `<variable>_FILE` names, or null when it names none or
+ * `variable` itself is set. An unreadable file throws, naming the variable, the path and
+ * `reason(error)`.
+ */
+function readVariableFile(
+  env: Record<string, string | undefined>,
+  variable: string,
+  reason: (err: unknown) => string,
+): string | null {
+  const file = env[`${variable}_FILE`];
+  if (!file || env[variable]) {
+    return null;
   }
-  let key: string;
   try {
-    key = readFileSync(keyFile, 'utf8').trim();
+    return readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new Error(
-      `Invalid configuration:\n  SECRETS_ENCRYPTION_KEY_FILE: cannot read ${keyFile} (${(err as Error).message})`,
-    );
+    throw new Error(`Invalid configuration:\n  ${variable}_FILE: cannot read ${file} (${reason(err)})`);
   }
-  return { ...env, SECRETS_ENCRYPTION_KEY: key };
 }
 
 /**
@@ -52,20 +62,12 @@ function withKeyFile(env: NodeJS.ProcessEnv): Record<string, string | undefined>
  * both are set. The message of an unreadable file names the variable and the path, never content.
  */
 export function withCodecKeysFile(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  const keysFile = env.TEMPORAL_CODEC_KEYS_FILE;
-  if (!keysFile || env.TEMPORAL_CODEC_KEYS) {
+  const keys = readVariableFile(env, 'TEMPORAL_CODEC_KEYS', (err) => (err as NodeJS.ErrnoException).code ?? 'error');
+  if (keys === null) {
     return env;
   }
-  let keys: string;
-  try {
-    keys = readFileSync(keysFile, 'utf8').trim();
-  } catch (err) {
-    throw new Error(
-      `Invalid configuration:\n  TEMPORAL_CODEC_KEYS_FILE: cannot read ${keysFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
   if (keys === '') {
-    throw new Error(`Invalid configuration:\n  TEMPORAL_CODEC_KEYS_FILE: ${keysFile} is empty`);
+    throw new Error(`Invalid configuration:\n  TEMPORAL_CODEC_KEYS_FILE: ${env.TEMPORAL_CODEC_KEYS_FILE} is empty`);
   }
   return { ...env, TEMPORAL_CODEC_KEYS: keys };
 }
