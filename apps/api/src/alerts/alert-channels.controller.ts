@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { DomainError } from '@svc/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Public, Scopes } from '../auth/auth.decorators';
@@ -21,6 +21,7 @@ import {
   CREATED_ALERT_CHANNEL_SCHEMA,
   VERIFICATION_SENT_SCHEMA,
 } from './alert-response.schema';
+import { DeleteRoute, GetRoute, PostRoute } from '../common/openapi/route.decorators';
 
 /** Alert channels need a full-access key (decisions.md → Scopes), except the emailed confirmation link. */
 @Controller('api/v1/alert-channels')
@@ -28,9 +29,7 @@ export class AlertChannelsController {
   constructor(private readonly channels: AlertChannelsService) {}
 
   /** Channels of the workspace, newest first; never a signing secret. */
-  @Get()
-  @Scopes('*')
-  @ApiOperation('List alert channels, newest first', { 200: ALERT_CHANNEL_PAGE_SCHEMA })
+  @GetRoute('', '*', 'List alert channels, newest first', ALERT_CHANNEL_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListAlertChannelsQueryDto) {
     return this.channels.list(auth, query);
   }
@@ -80,9 +79,7 @@ export class AlertChannelsController {
     return this.channels.create(auth, body);
   }
 
-  @Get(':id')
-  @Scopes('*')
-  @ApiOperation('Get an alert channel', { 200: ALERT_CHANNEL_SCHEMA })
+  @GetRoute(':id', '*', 'Get an alert channel', ALERT_CHANNEL_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.get(auth, id);
   }
@@ -97,28 +94,25 @@ export class AlertChannelsController {
   }
 
   /** `204`; rules that named the channel stop sending to it. */
-  @Delete(':id')
-  @HttpCode(204)
-  @Scopes('*')
-  @ApiOperation('Delete an alert channel; rules stop sending to it', { 204: null })
+  @DeleteRoute(':id', '*', 'Delete an alert channel; rules stop sending to it')
   async remove(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string): Promise<void> {
     await this.channels.remove(auth, id);
   }
 
   /** `200 {delivered, error}`: sends a test alert through the channel now. */
-  @Post(':id/test')
-  @HttpCode(200)
-  @Scopes('*')
-  @ApiOperation('Send a test alert through the channel now', { 200: CHANNEL_TEST_SCHEMA })
+  @PostRoute(':id/test', 200, '*', 'Send a test alert through the channel now', CHANNEL_TEST_SCHEMA)
   test(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.test(auth, id);
   }
 
   /** `202`: mails a new confirmation link to an unverified email channel. */
-  @Post(':id/verify')
-  @HttpCode(202)
-  @Scopes('*')
-  @ApiOperation('Mail a new confirmation link to an unverified email channel', { 202: VERIFICATION_SENT_SCHEMA })
+  @PostRoute(
+    ':id/verify',
+    202,
+    '*',
+    'Mail a new confirmation link to an unverified email channel',
+    VERIFICATION_SENT_SCHEMA,
+  )
   resend(@Auth() auth: AuthContext, @Param('id', AlertChannelIdPipe) id: string) {
     return this.channels.resendVerification(auth, id);
   }

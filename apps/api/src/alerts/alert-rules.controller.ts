@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Param, Patch, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AlertRuleIdPipe } from './alert-id.pipes';
@@ -6,15 +6,14 @@ import { AlertRulesService } from './alert-rules.service';
 import { CreateAlertRuleDto, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { ALERT_RULE_PAGE_SCHEMA, ALERT_RULE_SCHEMA } from './alert-response.schema';
+import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
 
 /** Alert rules need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/alert-rules')
 export class AlertRulesController {
   constructor(private readonly rules: AlertRulesService) {}
 
-  @Get()
-  @Scopes('*')
-  @ApiOperation('List alert rules, newest first', { 200: ALERT_RULE_PAGE_SCHEMA })
+  @GetRoute('', '*', 'List alert rules, newest first', ALERT_RULE_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListAlertRulesQueryDto) {
     return this.rules.list(auth, query);
   }
@@ -28,9 +27,7 @@ export class AlertRulesController {
     return this.rules.create(auth, body);
   }
 
-  @Get(':id')
-  @Scopes('*')
-  @ApiOperation('Get an alert rule', { 200: ALERT_RULE_SCHEMA })
+  @GetRoute(':id', '*', 'Get an alert rule', ALERT_RULE_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('id', AlertRuleIdPipe) id: string) {
     return this.rules.get(auth, id);
   }
@@ -42,10 +39,7 @@ export class AlertRulesController {
     return this.rules.update(auth, id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @Scopes('*')
-  @ApiOperation('Delete an alert rule', { 204: null })
+  @DeleteRoute(':id', '*', 'Delete an alert rule')
   async remove(@Auth() auth: AuthContext, @Param('id', AlertRuleIdPipe) id: string): Promise<void> {
     await this.rules.remove(auth, id);
   }

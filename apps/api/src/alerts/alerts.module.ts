@@ -3,9 +3,8 @@ import type { AppConfig } from '@svc/common';
 import { AlertSender, networkRulesOf, verificationKeyFromConfig } from '@svc/delivery';
 import { AlertWorkflowGateway } from '@svc/orchestration';
 import { alertsTaskQueue } from '@svc/workflow-contract/definitions';
-import type { Client } from '@temporalio/client';
 import { APP_CONFIG } from '../config/config.module';
-import { TEMPORAL_CLIENT } from '../temporal/temporal.module';
+import { workflowGatewayProvider } from '../temporal/workflow-gateway.provider';
 import { AlertChannelsController } from './alert-channels.controller';
 import { ALERT_VERIFICATION_KEY, AlertChannelsService } from './alert-channels.service';
 import { AlertRulesController } from './alert-rules.controller';
@@ -30,12 +29,7 @@ import { AlertRulesService } from './alert-rules.service';
           timeoutMs: config.alerts.send_timeout_ms,
         }),
     },
-    {
-      provide: AlertWorkflowGateway,
-      inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) =>
-        new AlertWorkflowGateway(client, alertsTaskQueue(config.temporal.task_queue)),
-    },
+    workflowGatewayProvider(AlertWorkflowGateway, (config) => alertsTaskQueue(config.temporal.task_queue)),
     {
       provide: ALERT_VERIFICATION_KEY,
       inject: [APP_CONFIG],

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Param, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ApiKeyIdPipe } from '../common/id-param.pipe';
@@ -6,6 +6,7 @@ import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { API_KEY_PAGE_SCHEMA, CREATED_API_KEY_SCHEMA } from './api-key-response.schema';
+import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
 
 /** Keys need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/api-keys')
@@ -13,9 +14,7 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   /** Keys of the workspace, newest first, revoked ones included; prefix only, never the key. */
-  @Get()
-  @Scopes('*')
-  @ApiOperation('List the workspace’s API keys, newest first', { 200: API_KEY_PAGE_SCHEMA })
+  @GetRoute('', '*', 'List the workspace’s API keys, newest first', API_KEY_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListApiKeysQueryDto) {
     return this.keys.list(auth, query);
   }
@@ -30,10 +29,7 @@ export class ApiKeysController {
   }
 
   /** `204`; the key stops working on the very next request. Revoking a revoked key is a no-op. */
-  @Delete(':id')
-  @HttpCode(204)
-  @Scopes('*')
-  @ApiOperation('Revoke an API key; it stops working on the next request', { 204: null })
+  @DeleteRoute(':id', '*', 'Revoke an API key; it stops working on the next request')
   async revoke(@Auth() auth: AuthContext, @Param('id', ApiKeyIdPipe) id: string): Promise<void> {
     await this.keys.revoke(auth, id);
   }

@@ -1,9 +1,9 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
+import { Controller, Query } from '@nestjs/common';
+import { Auth, type AuthContext } from '../auth/auth.decorators';
 import { AuditLogService } from './audit-log.service';
 import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
-import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { AUDIT_ENTRY_PAGE_SCHEMA } from './audit-entry-response.schema';
+import { GetRoute } from '../common/openapi/route.decorators';
 
 /** The workspace's audit log; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/audit-log')
@@ -11,9 +11,7 @@ export class AuditLogController {
   constructor(private readonly auditLog: AuditLogService) {}
 
   /** Entries newest first (ties by id), filtered by `action`, `actor`, `target`, `from`, `to`. */
-  @Get()
-  @Scopes('*')
-  @ApiOperation('Audit log entries, newest first', { 200: AUDIT_ENTRY_PAGE_SCHEMA })
+  @GetRoute('', '*', 'Audit log entries, newest first', AUDIT_ENTRY_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListAuditLogQueryDto) {
     return this.auditLog.list(auth, query);
   }

@@ -61,18 +61,22 @@ function guardWith(active: { scopes: string[]; suspended?: boolean } | null) {
   return { guard, repository, touched };
 }
 
+/** The execution context of `request` to `handler` of ThingsController. */
+function contextOf(handler: keyof ThingsController, request: object): ExecutionContext {
+  return {
+    getHandler: () => ThingsController.prototype[handler],
+    getClass: () => ThingsController,
+    switchToHttp: () => ({ getRequest: () => request }),
+  } as unknown as ExecutionContext;
+}
+
 function call(guard: ApiKeyGuard, handler: keyof ThingsController, method = 'GET', authorization = `Bearer ${KEY}`) {
   const request: { method: string; headers: Record<string, string>; routeOptions: object; auth?: AuthContext } = {
     method,
     headers: authorization ? { authorization } : {},
     routeOptions: { url: `/things/${handler}` },
   };
-  const context = {
-    getHandler: () => ThingsController.prototype[handler],
-    getClass: () => ThingsController,
-    switchToHttp: () => ({ getRequest: () => request }),
-  } as unknown as ExecutionContext;
-  return guard.canActivate(context).then(
+  return guard.canActivate(contextOf(handler, request)).then(
     (allowed) => ({ allowed, code: null as string | null, request }),
     (err: unknown) => {
       if (err instanceof DomainError) {
@@ -173,12 +177,7 @@ describe('ApiKeyGuard with a session cookie', () => {
 
   function callWithCookie(guard: ApiKeyGuard, handler: keyof ThingsController, method: string, headers: object) {
     const request = { method, headers, routeOptions: { url: `/things/${handler}` } } as { auth?: AuthContext };
-    const context = {
-      getHandler: () => ThingsController.prototype[handler],
-      getClass: () => ThingsController,
-      switchToHttp: () => ({ getRequest: () => request }),
-    } as unknown as ExecutionContext;
-    return guard.canActivate(context).then(
+    return guard.canActivate(contextOf(handler, request)).then(
       () => ({ code: null as string | null, auth: request.auth }),
       (err: DomainError) => ({ code: err.body.code as string | null, auth: request.auth }),
     );

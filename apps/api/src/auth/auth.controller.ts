@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { type AppConfig, DomainError, NotFoundError, type SignInProviderId, ValidationFailedError } from '@svc/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOperation, ServerChecks } from '../common/openapi/openapi.decorators';
@@ -23,6 +23,18 @@ const CALLBACK_PAGE = {
   schema: { type: 'string' },
   contentType: 'text/html',
 } as const;
+
+/** `POST {provider}/start`: the URL that starts a sign-in with the provider. */
+const SignInStart = (provider: SignInProviderId, summary: string) =>
+  applyDecorators(Post(`${provider}/start`), HttpCode(200), ApiOperation(summary, { 200: START_SCHEMA }));
+
+/** `GET {provider}/callback`: where the provider sends the browser back to complete the sign-in. */
+const SignInCallback = (provider: SignInProviderId, summary: string) =>
+  applyDecorators(
+    Get(`${provider}/callback`),
+    ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' }),
+    ApiOperation(summary, { 200: CALLBACK_PAGE }),
+  );
 
 /**
  * Dashboard sign-in and sign-out (decisions.md → Sessions). These routes are public: they are how
@@ -68,50 +80,32 @@ export class AuthController {
     void reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure: this.secure(request) }));
   }
 
-  @Post('github/start')
-  @HttpCode(200)
-  @ApiOperation('Start a GitHub sign-in (OAuth2 authorization code with PKCE): the URL to send the browser to', {
-    200: START_SCHEMA,
-  })
+  @SignInStart('github', 'Start a GitHub sign-in (OAuth2 authorization code with PKCE): the URL to send the browser to')
   githubStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.start('github', request, reply);
   }
 
-  @Get('github/callback')
-  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
-  @ApiOperation('GitHub redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  @SignInCallback('github', 'GitHub redirect target: completes the sign-in and continues to the dashboard')
   githubCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('github', request, reply);
   }
 
-  @Post('google/start')
-  @HttpCode(200)
-  @ApiOperation('Start a Google sign-in (OpenID Connect, code with PKCE): the URL to send the browser to', {
-    200: START_SCHEMA,
-  })
+  @SignInStart('google', 'Start a Google sign-in (OpenID Connect, code with PKCE): the URL to send the browser to')
   googleStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.start('google', request, reply);
   }
 
-  @Get('google/callback')
-  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
-  @ApiOperation('Google redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  @SignInCallback('google', 'Google redirect target: completes the sign-in and continues to the dashboard')
   googleCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('google', request, reply);
   }
 
-  @Post('oidc/start')
-  @HttpCode(200)
-  @ApiOperation('Start an OIDC sign-in (authorization code with PKCE): the URL to send the browser to', {
-    200: START_SCHEMA,
-  })
+  @SignInStart('oidc', 'Start an OIDC sign-in (authorization code with PKCE): the URL to send the browser to')
   oidcStart(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.start('oidc', request, reply);
   }
 
-  @Get('oidc/callback')
-  @ServerChecks({ state: 'the sign-in this browser started (its flow cookie)', code: 'what the provider issued' })
-  @ApiOperation('OIDC redirect target: completes the sign-in and continues to the dashboard', { 200: CALLBACK_PAGE })
+  @SignInCallback('oidc', 'OIDC redirect target: completes the sign-in and continues to the dashboard')
   oidcCallback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.callback('oidc', request, reply);
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { BackfillIdPipe, JobIdPipe } from '../common/id-param.pipe';
@@ -7,6 +7,7 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BACKFILL_ACCEPTED_SCHEMA, BACKFILL_SCHEMA } from './backfill-response.schema';
 import { BackfillsService } from './backfills.service';
 import { BackfillDto } from './dto/backfill.dto';
+import { GetRoute } from '../common/openapi/route.decorators';
 
 /** Backfills of a job's past occurrences (issue 45), each one tracked, cancelable backfill. */
 @Controller('api/v1')
@@ -36,9 +37,7 @@ export class BackfillsController {
     return withDryRunStatus(reply, await this.backfills.create(auth, id, body));
   }
 
-  @Get('backfills/:id')
-  @Scopes('jobs:read')
-  @ApiOperation('A backfill: its progress by occurrence and run', { 200: BACKFILL_SCHEMA })
+  @GetRoute('backfills/:id', 'jobs:read', 'A backfill: its progress by occurrence and run', BACKFILL_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('id', BackfillIdPipe) id: string) {
     return this.backfills.get(auth, id);
   }

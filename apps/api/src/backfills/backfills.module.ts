@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
 import { BackfillWorkflowGateway } from '@svc/orchestration';
-import type { Client } from '@temporalio/client';
-import { APP_CONFIG } from '../config/config.module';
 import { JobsModule } from '../jobs/jobs.module';
-import { TEMPORAL_CLIENT } from '../temporal/temporal.module';
+import { workflowGatewayProvider } from '../temporal/workflow-gateway.provider';
 import { BackfillsController } from './backfills.controller';
 import { BackfillsService } from './backfills.service';
 
@@ -13,13 +10,8 @@ import { BackfillsService } from './backfills.service';
   controllers: [BackfillsController],
   providers: [
     BackfillsService,
-    {
-      // Backfills run on the jobs task queue (the worker registers backfillWorkflow there).
-      provide: BackfillWorkflowGateway,
-      inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) =>
-        new BackfillWorkflowGateway(client, config.temporal.task_queue),
-    },
+    // Backfills run on the jobs task queue (the worker registers backfillWorkflow there).
+    workflowGatewayProvider(BackfillWorkflowGateway),
   ],
 })
 export class BackfillsModule {}

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
+import { Body, Controller, Param, Post, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { ApiOperation, createdOrReplaced, ServerChecks } from '../common/openapi/openapi.decorators';
@@ -6,6 +6,7 @@ import { CalendarNameToFindPipe, CalendarNameToWritePipe } from './calendar-name
 import { CALENDAR_LIST_SCHEMA, CALENDAR_SCHEMA } from './calendar-response.schema';
 import { CalendarsService } from './calendars.service';
 import { CalendarDatesDto, CreateCalendarDto } from './dto/calendar.dto';
+import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
 
 const DATES_BODY =
   'The body gives the dates either as `dates` (`YYYY-MM-DD`, any order) or as `ical`, the text of an iCalendar ' +
@@ -23,9 +24,7 @@ export class CalendarsController {
     return (await this.calendars.create(auth, body)).calendar;
   }
 
-  @Get()
-  @Scopes('jobs:read')
-  @ApiOperation('List the workspace’s calendars by name, with their number of dates', { 200: CALENDAR_LIST_SCHEMA })
+  @GetRoute('', 'jobs:read', 'List the workspace’s calendars by name, with their number of dates', CALENDAR_LIST_SCHEMA)
   list(@Auth() auth: AuthContext) {
     return this.calendars.list(auth);
   }
@@ -34,9 +33,7 @@ export class CalendarsController {
     name: 'lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters',
     path: 'at most 64 characters of name',
   })
-  @Get(':name')
-  @Scopes('jobs:read')
-  @ApiOperation('A calendar with its dates', { 200: CALENDAR_SCHEMA })
+  @GetRoute(':name', 'jobs:read', 'A calendar with its dates', CALENDAR_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('name', CalendarNameToFindPipe) name: string) {
     return this.calendars.get(auth, name);
   }
@@ -67,10 +64,7 @@ export class CalendarsController {
     name: 'lowercase words joined by `:` (`holidays:de-berlin`), at most 64 characters',
     path: 'at most 64 characters of name',
   })
-  @Delete(':name')
-  @HttpCode(204)
-  @Scopes('jobs:write')
-  @ApiOperation('Delete a calendar (409 while a job uses it)', { 204: null })
+  @DeleteRoute(':name', 'jobs:write', 'Delete a calendar (409 while a job uses it)')
   async remove(@Auth() auth: AuthContext, @Param('name', CalendarNameToFindPipe) name: string): Promise<void> {
     await this.calendars.remove(auth, name);
   }

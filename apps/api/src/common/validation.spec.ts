@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { DomainError } from '@svc/common';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { createValidationPipe, findNulString } from './validation';
@@ -32,9 +33,18 @@ describe('findNulString', () => {
 describe('createValidationPipe', () => {
   const pipe = createValidationPipe();
 
+  /** The error the pipe answers for a body of `metatype` (`NameDto` unless given). */
+  async function bodyErrorOf(value: unknown, metatype: Type<unknown> = NameDto): Promise<DomainError | undefined> {
+    return caught(pipe.transform(value, { type: 'body', metatype }));
+  }
+
   async function errorOf(value: unknown, data?: string): Promise<DomainError | undefined> {
+    return data ? caught(pipe.transform(value, { type: 'param', metatype: String, data })) : bodyErrorOf(value);
+  }
+
+  async function caught(transformed: Promise<unknown>): Promise<DomainError | undefined> {
     try {
-      await pipe.transform(value, { type: data ? 'param' : 'body', metatype: data ? String : NameDto, data });
+      await transformed;
       return undefined;
     } catch (err) {
       return err as DomainError;
@@ -65,23 +75,15 @@ describe('createValidationPipe', () => {
   });
 
   it('should state the range the DTO declares when a value is refused through the pipe', async () => {
-    let error: DomainError | undefined;
-    try {
-      await pipe.transform({ limit: 'x' }, { type: 'body', metatype: LimitDto });
-    } catch (err) {
-      error = err as DomainError;
-    }
-    expect(error?.body.fields).toEqual({ limit: 'must be an integer from 1 to 20' });
+    expect((await bodyErrorOf({ limit: 'x' }, LimitDto))?.body.fields).toEqual({
+      limit: 'must be an integer from 1 to 20',
+    });
   });
 
   it('should drop only the leading property name of a message, never the word elsewhere', async () => {
     expect((await errorOf({ name: 7 }))?.body.fields).toEqual({ name: 'must be a string' });
-    let error: DomainError | undefined;
-    try {
-      await pipe.transform({ action: 'Bad!' }, { type: 'body', metatype: ActionDto });
-    } catch (err) {
-      error = err as DomainError;
-    }
-    expect(error?.body.fields).toEqual({ action: 'must be an action such as job.create' });
+    expect((await bodyErrorOf({ action: 'Bad!' }, ActionDto))?.body.fields).toEqual({
+      action: 'must be an action such as job.create',
+    });
   });
 });

@@ -68,25 +68,42 @@ export const NOT_BLANK =
   // eslint-disable-next-line no-control-regex -- NUL is the character this pattern must exclude
   /^[^\u0000]*[^\u0000\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff][^\u0000]*$/;
 
-/** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
-export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?: ValidationOptions) {
+/**
+ * A property decorator of one rule: `name` and `constraints` as class-validator records them (the
+ * OpenAPI document reads them), `message` unless the options give another.
+ */
+function fieldRule(
+  name: string,
+  message: string,
+  validate: (value: unknown) => boolean,
+  options?: ValidationOptions,
+  constraints?: unknown[],
+) {
   return (target: object, propertyName: string) =>
     registerDecorator({
-      name: 'isDuration',
+      name,
       target: target.constructor,
       propertyName,
-      constraints: [minMs, maxMs],
-      options: { message: durationMessage(minMs, maxMs), ...options },
-      validator: {
-        validate(value: unknown) {
-          if (typeof value !== 'string') {
-            return false;
-          }
-          const ms = parseDuration(value);
-          return ms !== null && ms >= minMs && ms <= maxMs;
-        },
-      },
+      constraints,
+      options: { message, ...options },
+      validator: { validate },
     });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A duration string (`30s`, `1h30m`) within [minMs, maxMs]. */
+export function IsDuration(minMs = 0, maxMs = Number.MAX_SAFE_INTEGER, options?: ValidationOptions) {
+  const validate = (value: unknown) => {
+    if (typeof value !== 'string') {
+      return false;
+    }
+    const ms = parseDuration(value);
+    return ms !== null && ms >= minMs && ms <= maxMs;
+  };
+  return fieldRule('isDuration', durationMessage(minMs, maxMs), validate, options, [minMs, maxMs]);
 }
 
 /**
@@ -114,47 +131,18 @@ function isLeapYear(year: number): boolean {
 
 /** An RFC 3339 timestamp with an explicit offset or Z. */
 export function IsTimestamp(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isTimestamp',
-      target: target.constructor,
-      propertyName,
-      options: { message: 'must be an RFC 3339 timestamp, e.g. 2026-12-01T09:00:00Z', ...options },
-      validator: { validate: isTimestamp },
-    });
+  return fieldRule('isTimestamp', 'must be an RFC 3339 timestamp, e.g. 2026-12-01T09:00:00Z', isTimestamp, options);
 }
 
 /** At most `max` UTF-8 bytes. */
 export function MaxBytes(max: number, options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'maxBytes',
-      target: target.constructor,
-      propertyName,
-      constraints: [max],
-      options: { message: `must be at most ${max} bytes`, ...options },
-      validator: {
-        validate(value: unknown) {
-          return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= max;
-        },
-      },
-    });
+  const validate = (value: unknown) => typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= max;
+  return fieldRule('maxBytes', `must be at most ${max} bytes`, validate, options, [max]);
 }
 
 /** A plain JSON object (not an array, not null). */
 export function IsPlainObject(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isPlainObject',
-      target: target.constructor,
-      propertyName,
-      options: { message: 'must be an object', ...options },
-      validator: {
-        validate(value: unknown) {
-          return typeof value === 'object' && value !== null && !Array.isArray(value);
-        },
-      },
-    });
+  return fieldRule('isPlainObject', 'must be an object', isPlainObject, options);
 }
 
 /**
@@ -162,23 +150,9 @@ export function IsPlainObject(options?: ValidationOptions) {
  * object whose every value is canonical base64 (padding included).
  */
 export function IsBase64Map(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isBase64Map',
-      target: target.constructor,
-      propertyName,
-      options: { message: 'must be an object of base64 strings', ...options },
-      validator: {
-        validate(value: unknown) {
-          return (
-            typeof value === 'object' &&
-            value !== null &&
-            !Array.isArray(value) &&
-            Object.values(value as Record<string, unknown>).every((v) => typeof v === 'string' && isBase64(v))
-          );
-        },
-      },
-    });
+  const validate = (value: unknown) =>
+    isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string' && isBase64(v));
+  return fieldRule('isBase64Map', 'must be an object of base64 strings', validate, options);
 }
 
 type FieldDecorator = (target: object, property: string) => void;

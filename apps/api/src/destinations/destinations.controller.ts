@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { ApiOperation, createdOrReplaced, ServerChecks } from '../common/openapi/openapi.decorators';
@@ -6,6 +6,7 @@ import { DestinationToFindPipe, DestinationToWritePipe } from './destination.pip
 import { DESTINATION_LIST_SCHEMA, DESTINATION_SCHEMA } from './destination-response.schema';
 import { DestinationsService } from './destinations.service';
 import { DestinationLimitsDto } from './dto/destination-limits.dto';
+import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
 
 const DESTINATION_CHECK = {
   destination: 'a port, when given, from 1 to 65535',
@@ -32,9 +33,12 @@ export class DestinationsController {
   }
 
   @ServerChecks(DESTINATION_CHECK)
-  @Get(':destination')
-  @Scopes('jobs:read')
-  @ApiOperation('A destination’s limits with what is in flight, waiting and held now', { 200: DESTINATION_SCHEMA })
+  @GetRoute(
+    ':destination',
+    'jobs:read',
+    'A destination’s limits with what is in flight, waiting and held now',
+    DESTINATION_SCHEMA,
+  )
   get(@Auth() auth: AuthContext, @Param('destination', DestinationToFindPipe) destination: string) {
     return this.destinations.get(auth, destination);
   }
@@ -55,10 +59,7 @@ export class DestinationsController {
   }
 
   @ServerChecks(DESTINATION_CHECK)
-  @Delete(':destination')
-  @HttpCode(204)
-  @Scopes('jobs:write')
-  @ApiOperation('Remove a destination’s limits (its attempts are no longer counted)', { 204: null })
+  @DeleteRoute(':destination', 'jobs:write', 'Remove a destination’s limits (its attempts are no longer counted)')
   async remove(@Auth() auth: AuthContext, @Param('destination', DestinationToFindPipe) destination: string) {
     await this.destinations.remove(auth, destination);
   }

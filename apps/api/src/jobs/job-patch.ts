@@ -1,4 +1,5 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
+import { JOB_SETTING_FIELDS, type JobSettingField } from '@svc/common/job-settings';
 import type { RequestedScheduleKind } from '@svc/schedule';
 import type { MisfirePolicy, OverlapPolicy } from '@svc/workflow-contract/definitions';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, retryResponse, type RetrySettings } from './job-config';
@@ -104,18 +105,12 @@ export const JOB_DEFAULTS = {
 } as const;
 
 type TopLevelResettable = Exclude<keyof typeof JOB_DEFAULTS, 'schedule' | 'retry'>;
+/** `name` has no default; the objects are merged field by field (see the rule above). */
+const NOT_TOP_LEVEL_RESETTABLE: readonly JobSettingField[] = ['name', 'schedule', 'sink', 'retry'];
 /** The top-level settings a PATCH may reset with `null` (every one but `name`). */
-export const RESETTABLE_TOP_LEVEL: readonly TopLevelResettable[] = [
-  'description',
-  'tags',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-  'start_window',
-  'max_concurrent_runs',
-];
+export const RESETTABLE_TOP_LEVEL: readonly TopLevelResettable[] = JOB_SETTING_FIELDS.filter(
+  (field): field is TopLevelResettable => !NOT_TOP_LEVEL_RESETTABLE.includes(field),
+);
 
 /** `stored ⊕ patch`: the job a PATCH asks for (see the rule above). Pure; throws only `400`. */
 export function applyJobPatch(stored: JobSettings, patch: JobPatch): JobSettings {

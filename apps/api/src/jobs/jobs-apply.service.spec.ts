@@ -1,6 +1,7 @@
 import { authFor, jobsApiOver, KIT_WORKSPACE, kitConfig, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import type { ApplyJobsDto, DeclaredJobDto } from './dto/job-body.dto';
 import { JobsApplyService } from './jobs-apply.service';
+import { webhookJobBody } from './test/job-body';
 
 /**
  * JobsApplyService over the in-memory kit: the whole set validated before anything is written,
@@ -8,13 +9,7 @@ import { JobsApplyService } from './jobs-apply.service';
  * and the one `jobs.apply` audit entry.
  */
 const job = (key: string, extra: Partial<DeclaredJobDto> = {}) =>
-  ({
-    key,
-    name: key,
-    schedule: { expr: 'every 1 hour' },
-    sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-    ...extra,
-  }) as DeclaredJobDto;
+  ({ key, ...webhookJobBody(key), ...extra }) as DeclaredJobDto;
 
 const set = (jobs: DeclaredJobDto[], extra: Partial<ApplyJobsDto> = {}) =>
   ({ managed_by: 'repo:infra', jobs, ...extra }) as ApplyJobsDto;

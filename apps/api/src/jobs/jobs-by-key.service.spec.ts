@@ -2,19 +2,14 @@ import { authFor, jobsApiOver, OTHER_WORKSPACE, serviceOverKit, settle } from '.
 import type { CreateJobDto } from './dto/job-body.dto';
 import { JobsByKeyService } from './jobs-by-key.service';
 import { JobsService } from './jobs.service';
+import { webhookJobBody } from './test/job-body';
 
 /**
  * JobsByKeyService over the in-memory kit: a PUT by key creates (201) or replaces (200); an
  * identical declaration writes nothing; If-Match / If-None-Match are 412; the state an operator
  * set survives; keys are per workspace.
  */
-const declaration = (extra: Partial<CreateJobDto> = {}) =>
-  ({
-    name: 'nightly',
-    schedule: { expr: 'every 1 hour' },
-    sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-    ...extra,
-  }) as CreateJobDto;
+const declaration = (extra: Partial<CreateJobDto> = {}) => webhookJobBody('nightly', extra);
 
 describe('JobsByKeyService', () => {
   const auth = authFor();

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe } from '../common/id-param.pipe';
@@ -18,6 +18,7 @@ import {
   SINK_TEST_RESULT_SCHEMA,
   TRIGGER_ACCEPTED_SCHEMA,
 } from './job-response.schema';
+import { DeleteRoute, GetRoute, PostRoute } from '../common/openapi/route.decorators';
 
 @Controller('api/v1/jobs')
 export class JobsController {
@@ -36,9 +37,7 @@ export class JobsController {
     return this.jobs.create(auth, body);
   }
 
-  @Get()
-  @Scopes('jobs:read')
-  @ApiOperation('List jobs, filtered by state, tag or text', { 200: JOB_PAGE_SCHEMA })
+  @GetRoute('', 'jobs:read', 'List jobs, filtered by state, tag or text', JOB_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListJobsQueryDto) {
     return this.jobs.list(auth, query);
   }
@@ -69,9 +68,7 @@ export class JobsController {
     return job;
   }
 
-  @Get('by-key/:key')
-  @Scopes('jobs:read')
-  @ApiOperation('The job with this key, as GET /jobs/{id} answers it', { 200: JOB_SCHEMA })
+  @GetRoute('by-key/:key', 'jobs:read', 'The job with this key, as GET /jobs/{id} answers it', JOB_SCHEMA)
   async getJobByKey(
     @Auth() auth: AuthContext,
     @Param('key', JobKeyPipe) key: string,
@@ -82,10 +79,7 @@ export class JobsController {
     return job;
   }
 
-  @Delete('by-key/:key')
-  @HttpCode(204)
-  @Scopes('jobs:write')
-  @ApiOperation('Delete the job with this key; its runs stay readable', { 204: null })
+  @DeleteRoute('by-key/:key', 'jobs:write', 'Delete the job with this key; its runs stay readable')
   async deleteJobByKey(@Auth() auth: AuthContext, @Param('key', JobKeyPipe) key: string): Promise<void> {
     await this.byKey.remove(auth, key);
   }
@@ -113,9 +107,7 @@ export class JobsController {
     return this.applier.apply(auth, body);
   }
 
-  @Get(':id')
-  @Scopes('jobs:read')
-  @ApiOperation('A job with its next runs and 24-hour stats', { 200: JOB_SCHEMA })
+  @GetRoute(':id', 'jobs:read', 'A job with its next runs and 24-hour stats', JOB_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.jobs.get(auth, id);
   }
@@ -133,34 +125,22 @@ export class JobsController {
     return this.jobs.update(auth, id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @Scopes('jobs:write')
-  @ApiOperation('Delete a job; its runs stay readable', { 204: null })
+  @DeleteRoute(':id', 'jobs:write', 'Delete a job; its runs stay readable')
   async remove(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string): Promise<void> {
     await this.jobs.remove(auth, id);
   }
 
-  @Post(':id/pause')
-  @HttpCode(200)
-  @Scopes('jobs:write')
-  @ApiOperation('Pause an active job', { 200: JOB_SCHEMA })
+  @PostRoute(':id/pause', 200, 'jobs:write', 'Pause an active job', JOB_SCHEMA)
   pause(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.jobs.pause(auth, id);
   }
 
-  @Post(':id/resume')
-  @HttpCode(200)
-  @Scopes('jobs:write')
-  @ApiOperation('Resume a paused job', { 200: JOB_SCHEMA })
+  @PostRoute(':id/resume', 200, 'jobs:write', 'Resume a paused job', JOB_SCHEMA)
   resume(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.jobs.resume(auth, id);
   }
 
-  @Post(':id/enable')
-  @HttpCode(200)
-  @Scopes('jobs:write')
-  @ApiOperation('Enable a disabled job', { 200: JOB_SCHEMA })
+  @PostRoute(':id/enable', 200, 'jobs:write', 'Enable a disabled job', JOB_SCHEMA)
   enable(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.jobs.enable(auth, id);
   }
@@ -192,19 +172,25 @@ export class JobsController {
   }
 
   /** One real request to the job's sink, signed and sent like a delivery; records nothing. */
-  @Post(':id/test')
-  @HttpCode(200)
-  @Scopes('jobs:write')
-  @ApiOperation('Send one real request to the job’s sink; records nothing', { 200: SINK_TEST_RESULT_SCHEMA })
+  @PostRoute(
+    ':id/test',
+    200,
+    'jobs:write',
+    'Send one real request to the job’s sink; records nothing',
+    SINK_TEST_RESULT_SCHEMA,
+  )
   test(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.sinkTests.testJob(auth, id);
   }
 
   /** A new signing secret, shown in this response only; the old one signs too for 24 hours. */
-  @Post(':id/rotate-signing-secret')
-  @HttpCode(200)
-  @Scopes('jobs:write')
-  @ApiOperation('A new signing secret (shown this once); the old one signs too for 24 hours', { 200: JOB_SCHEMA })
+  @PostRoute(
+    ':id/rotate-signing-secret',
+    200,
+    'jobs:write',
+    'A new signing secret (shown this once); the old one signs too for 24 hours',
+    JOB_SCHEMA,
+  )
   rotateSigningSecret(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string) {
     return this.jobs.rotateSigningSecret(auth, id);
   }

@@ -3,6 +3,7 @@ import type { SendSinkInput, SinkSender } from '@svc/orchestration';
 import { authFor, FakeTemporal, jobsApiOver, OTHER_WORKSPACE, serviceOverKit } from '../../../../test/kit';
 import type { CreateJobDto } from './dto/job-body.dto';
 import { SinkTestService } from './sink-test.service';
+import { webhookJobBody } from './test/job-body';
 
 /**
  * SinkTestService over the in-memory kit with a recording sender: what a test sends (attempt 0, a
@@ -80,13 +81,7 @@ describe('SinkTestService', () => {
   });
 
   describe('testConfig', () => {
-    const body = (extra: Partial<CreateJobDto> = {}) =>
-      ({
-        name: 'draft',
-        schedule: { expr: 'every 1 hour' },
-        sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-        ...extra,
-      }) as CreateJobDto;
+    const body = (extra: Partial<CreateJobDto> = {}) => webhookJobBody('draft', extra);
 
     it('should send an unsaved body under a fresh job id with a one-time secret, saving nothing', async () => {
       await kit.service.testConfig(auth, body());

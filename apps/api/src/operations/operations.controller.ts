@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { OperationIdPipe } from '../common/id-param.pipe';
@@ -7,6 +7,7 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BulkJobsDto, RecoverRunsDto } from './dto/operations.dto';
 import { BULK_JOBS_DRY_RUN_SCHEMA, OPERATION_SCHEMA, RECOVER_DRY_RUN_SCHEMA } from './operation-response.schema';
 import { OperationsService } from './operations.service';
+import { GetRoute } from '../common/openapi/route.decorators';
 
 /** Bulk actions on jobs and the recover of failed runs (issue 46), each one tracked operation. */
 @Controller('api/v1')
@@ -52,9 +53,12 @@ export class OperationsController {
     return withDryRunStatus(reply, await this.operations.recover(auth, body));
   }
 
-  @Get('operations/:id')
-  @Scopes('jobs:read')
-  @ApiOperation('A bulk action or recover: its progress and the items it refused', { 200: OPERATION_SCHEMA })
+  @GetRoute(
+    'operations/:id',
+    'jobs:read',
+    'A bulk action or recover: its progress and the items it refused',
+    OPERATION_SCHEMA,
+  )
   get(@Auth() auth: AuthContext, @Param('id', OperationIdPipe) id: string) {
     return this.operations.get(auth, id);
   }

@@ -1,9 +1,6 @@
 import { Module } from '@nestjs/common';
-import type { AppConfig } from '@svc/common';
 import { OperationWorkflowGateway } from '@svc/orchestration';
-import type { Client } from '@temporalio/client';
-import { APP_CONFIG } from '../config/config.module';
-import { TEMPORAL_CLIENT } from '../temporal/temporal.module';
+import { workflowGatewayProvider } from '../temporal/workflow-gateway.provider';
 import { OperationsController } from './operations.controller';
 import { OperationsService } from './operations.service';
 
@@ -11,13 +8,8 @@ import { OperationsService } from './operations.service';
   controllers: [OperationsController],
   providers: [
     OperationsService,
-    {
-      // Operations run on the jobs task queue (the worker registers bulkOperationWorkflow there).
-      provide: OperationWorkflowGateway,
-      inject: [TEMPORAL_CLIENT, APP_CONFIG],
-      useFactory: (client: Client, config: AppConfig) =>
-        new OperationWorkflowGateway(client, config.temporal.task_queue),
-    },
+    // Operations run on the jobs task queue (the worker registers bulkOperationWorkflow there).
+    workflowGatewayProvider(OperationWorkflowGateway),
   ],
 })
 export class OperationsModule {}

@@ -1,5 +1,6 @@
 import { buildConfig } from '@svc/common';
-import type { RunPurgeScope, RunsRepository, Transactions } from '@svc/persistence';
+import type { RunPurgeScope, RunsRepository } from '@svc/persistence';
+import { expectFirstPurgeAfter, useRetentionTask } from '../common/test/retention-task';
 import { RUN_PURGE_FIRST_DELAY_MS, RunRetentionTask } from './run-retention.task';
 
 /** The timer, skip and failure behaviour is PeriodicPurge's (audit-retention.task.spec.ts covers it, and
@@ -7,25 +8,13 @@ import { RUN_PURGE_FIRST_DELAY_MS, RunRetentionTask } from './run-retention.task
 describe('RunRetentionTask', () => {
   const config = buildConfig({ runs: { retention: '30d' }, plans: { free: { run_retention: '7d' } } }, {});
   let remove: jest.Mock<Promise<number>, [Date, number, RunPurgeScope?]>;
-  let task: RunRetentionTask;
-
-  beforeEach(() => {
-    jest.useFakeTimers();
+  const subject = useRetentionTask((database) => {
     remove = jest.fn(async (_cutoff: Date, _batch: number, _scope?: RunPurgeScope) => 2);
-    task = new RunRetentionTask(
-      { connected: true } as unknown as Transactions,
-      { deleteFinishedBefore: remove } as unknown as RunsRepository,
-      config,
-    );
-  });
-
-  afterEach(async () => {
-    await task.onApplicationShutdown();
-    jest.useRealTimers();
+    return new RunRetentionTask(database, { deleteFinishedBefore: remove } as unknown as RunsRepository, config);
   });
 
   it("should delete runs finished before runs.retention, and before their plan's own retention", async () => {
-    expect(await task.runOnce(new Date('2030-03-31T12:00:00Z'))).toBe(4);
+    expect(await subject.task.runOnce(new Date('2030-03-31T12:00:00Z'))).toBe(4);
     expect(remove).toHaveBeenCalledWith(new Date('2030-03-24T12:00:00Z'), expect.any(Number), {
       plans: ['free'],
       exceptPlans: undefined,
@@ -37,10 +26,7 @@ describe('RunRetentionTask', () => {
   });
 
   it('should first run three minutes after start-up', async () => {
-    task.onApplicationBootstrap();
-    await jest.advanceTimersByTimeAsync(RUN_PURGE_FIRST_DELAY_MS - 1);
-    expect(remove).not.toHaveBeenCalled();
-    await jest.advanceTimersByTimeAsync(1);
-    expect(remove).toHaveBeenCalledTimes(2);
+    // One pass purges twice: the plans with their own retention, then the rest.
+    await expectFirstPurgeAfter(subject.task, RUN_PURGE_FIRST_DELAY_MS, remove, 2);
   });
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { JobIdPipe, RunIdPipe } from '../common/id-param.pipe';
 import { ListJobRunsQueryDto, ListRunsQueryDto } from './dto/list-runs-query.dto';
@@ -7,6 +7,7 @@ import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { RUN_PAGE_SCHEMA, RUN_SCHEMA } from './run-response.schema';
+import { GetRoute } from '../common/openapi/route.decorators';
 
 @Controller('api/v1')
 export class RunsController {
@@ -16,23 +17,17 @@ export class RunsController {
     private readonly cancels: RunCancelService,
   ) {}
 
-  @Get('jobs/:id/runs')
-  @Scopes('runs:read')
-  @ApiOperation('Runs of a job, newest first', { 200: RUN_PAGE_SCHEMA })
+  @GetRoute('jobs/:id/runs', 'runs:read', 'Runs of a job, newest first', RUN_PAGE_SCHEMA)
   listForJob(@Auth() auth: AuthContext, @Param('id', JobIdPipe) id: string, @Query() query: ListJobRunsQueryDto) {
     return this.runs.listForJob(auth, id, query);
   }
 
-  @Get('runs')
-  @Scopes('runs:read')
-  @ApiOperation('Runs of the workspace, newest first', { 200: RUN_PAGE_SCHEMA })
+  @GetRoute('runs', 'runs:read', 'Runs of the workspace, newest first', RUN_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListRunsQueryDto) {
     return this.runs.list(auth, query);
   }
 
-  @Get('runs/:id')
-  @Scopes('runs:read')
-  @ApiOperation('A run with its attempts', { 200: RUN_SCHEMA })
+  @GetRoute('runs/:id', 'runs:read', 'A run with its attempts', RUN_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('id', RunIdPipe) id: string) {
     return this.runs.get(auth, id);
   }

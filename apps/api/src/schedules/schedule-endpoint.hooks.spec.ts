@@ -30,27 +30,35 @@ function body(bytes: number): string {
 describe('schedule endpoint hooks', () => {
   let fastify: FastifyInstance;
   afterEach(async () => fastify?.close());
+  /** A POST to `url`, from `remoteAddress` when given (else inject's default peer). */
+  const post = (url: string, payload: object | string, headers: Record<string, string> = {}, remoteAddress?: string) =>
+    fastify.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers,
+      ...(remoteAddress === undefined ? {} : { remoteAddress }),
+    });
+  const json = { 'content-type': 'application/json' };
+  /** `times` POSTs to `url`, each answered 200 without RateLimit-* headers. */
+  const expectNeverLimited = async (url: string, times: number) => {
+    for (let i = 0; i < times; i++) {
+      const response = await post(url, {});
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['ratelimit-limit']).toBeUndefined();
+    }
+  };
 
   describe('body limit', () => {
     it('should accept a body of exactly 16 KiB', async () => {
       fastify = await build();
-      const response = await fastify.inject({
-        method: 'POST',
-        url: '/limited',
-        payload: body(SCHEDULE_BODY_LIMIT),
-        headers: { 'content-type': 'application/json' },
-      });
+      const response = await post('/limited', body(SCHEDULE_BODY_LIMIT), json);
       expect(response.statusCode).toBe(200);
     });
 
     it('should refuse a Content-Length above 16 KiB with 400 validation_failed (fields.body)', async () => {
       fastify = await build();
-      const response = await fastify.inject({
-        method: 'POST',
-        url: '/limited',
-        payload: body(SCHEDULE_BODY_LIMIT + 1),
-        headers: { 'content-type': 'application/json' },
-      });
+      const response = await post('/limited', body(SCHEDULE_BODY_LIMIT + 1), json);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({
         error: {
@@ -64,24 +72,14 @@ describe('schedule endpoint hooks', () => {
     it('should count streamed bytes when Content-Length understates the body', async () => {
       fastify = await build();
       // onRequest trusts the declared 100 bytes; the preParsing counter stops the stream at 16 KiB
-      const response = await fastify.inject({
-        method: 'POST',
-        url: '/limited',
-        payload: body(SCHEDULE_BODY_LIMIT * 2),
-        headers: { 'content-type': 'application/json', 'content-length': '100' },
-      });
+      const response = await post('/limited', body(SCHEDULE_BODY_LIMIT * 2), { ...json, 'content-length': '100' });
       expect(response.statusCode).toBe(400);
       expect(response.json().error.fields).toEqual({ body: 'Request body too large' });
     });
 
     it('should leave other routes at the global limit', async () => {
       fastify = await build();
-      const response = await fastify.inject({
-        method: 'POST',
-        url: '/other',
-        payload: body(SCHEDULE_BODY_LIMIT * 4),
-        headers: { 'content-type': 'application/json' },
-      });
+      const response = await post('/other', body(SCHEDULE_BODY_LIMIT * 4), json);
       expect(response.statusCode).toBe(200);
     });
   });
@@ -116,67 +114,35 @@ describe('schedule endpoint hooks', () => {
 
     it('should count requests that fail validation or are too large', async () => {
       fastify = await build({ limit: 2 });
-      const big = await fastify.inject({
-        method: 'POST',
-        url: '/limited',
-        payload: body(SCHEDULE_BODY_LIMIT + 1),
-        headers: { 'content-type': 'application/json' },
-      });
+      const big = await post('/limited', body(SCHEDULE_BODY_LIMIT + 1), json);
       expect(big.statusCode).toBe(400);
       expect(big.headers['ratelimit-remaining']).toBe('1');
-      await fastify.inject({
-        method: 'POST',
-        url: '/limited',
-        payload: '{bad',
-        headers: { 'content-type': 'application/json' },
-      });
+      await post('/limited', '{bad', json);
       expect((await fastify.inject({ method: 'POST', url: '/limited', payload: {} })).statusCode).toBe(429);
     });
 
     it('should not limit or annotate other routes', async () => {
       fastify = await build({ limit: 1 });
-      for (let i = 0; i < 3; i++) {
-        const response = await fastify.inject({ method: 'POST', url: '/other', payload: {} });
-        expect(response.statusCode).toBe(200);
-        expect(response.headers['ratelimit-limit']).toBeUndefined();
-      }
+      await expectNeverLimited('/other', 3);
     });
 
     it('should send no headers when the limit is off (0)', async () => {
       fastify = await build({ limit: 0 });
-      for (let i = 0; i < 100; i++) {
-        const response = await fastify.inject({ method: 'POST', url: '/limited', payload: {} });
-        expect(response.statusCode).toBe(200);
-        expect(response.headers['ratelimit-limit']).toBeUndefined();
-      }
+      await expectNeverLimited('/limited', 100);
     });
 
     it('should key by the peer address and ignore X-Forwarded-For by default', async () => {
       fastify = await build({ limit: 1 });
-      const from = (xff: string) =>
-        fastify.inject({
-          method: 'POST',
-          url: '/limited',
-          payload: {},
-          remoteAddress: '10.1.1.1',
-          headers: { 'x-forwarded-for': xff },
-        });
+      const from = (xff: string) => post('/limited', {}, { 'x-forwarded-for': xff }, '10.1.1.1');
       expect((await from('1.1.1.1')).statusCode).toBe(200);
       expect((await from('2.2.2.2')).statusCode).toBe(429);
-      const other = await fastify.inject({ method: 'POST', url: '/limited', payload: {}, remoteAddress: '10.1.1.2' });
+      const other = await post('/limited', {}, {}, '10.1.1.2');
       expect(other.statusCode).toBe(200);
     });
 
     it('should key by X-Forwarded-For when http.trust_proxy is true', async () => {
       fastify = await build({ limit: 1, trustProxy: true });
-      const from = (xff: string) =>
-        fastify.inject({
-          method: 'POST',
-          url: '/limited',
-          payload: {},
-          remoteAddress: '10.1.1.1',
-          headers: { 'x-forwarded-for': xff },
-        });
+      const from = (xff: string) => post('/limited', {}, { 'x-forwarded-for': xff }, '10.1.1.1');
       expect((await from('1.1.1.1')).statusCode).toBe(200);
       expect((await from('2.2.2.2')).statusCode).toBe(200);
       expect((await from('1.1.1.1')).statusCode).toBe(429);
@@ -184,13 +150,8 @@ describe('schedule endpoint hooks', () => {
 
     it('should treat an IPv4-mapped IPv6 peer as the IPv4 address', async () => {
       fastify = await build({ limit: 1 });
-      expect(
-        (await fastify.inject({ method: 'POST', url: '/limited', payload: {}, remoteAddress: '::ffff:10.9.9.9' }))
-          .statusCode,
-      ).toBe(200);
-      expect(
-        (await fastify.inject({ method: 'POST', url: '/limited', payload: {}, remoteAddress: '10.9.9.9' })).statusCode,
-      ).toBe(429);
+      expect((await post('/limited', {}, {}, '::ffff:10.9.9.9')).statusCode).toBe(200);
+      expect((await post('/limited', {}, {}, '10.9.9.9')).statusCode).toBe(429);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Param, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { ListSecretsQueryDto, PutSecretDto } from './dto/secret.dto';
@@ -6,6 +6,7 @@ import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe'
 import { SecretsService } from './secrets.service';
 import { ApiOperation, createdOrReplaced } from '../common/openapi/openapi.decorators';
 import { SECRET_PAGE_SCHEMA, SECRET_SCHEMA } from './secret-response.schema';
+import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
 
 /** Workspace secrets for `{{secret.NAME}}` templates; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/secrets')
@@ -13,9 +14,7 @@ export class SecretsController {
   constructor(private readonly secrets: SecretsService) {}
 
   /** Names with `created_at` and `updated_at`, by name; never a value. */
-  @Get()
-  @Scopes('*')
-  @ApiOperation('List secret names; never a value', { 200: SECRET_PAGE_SCHEMA })
+  @GetRoute('', '*', 'List secret names; never a value', SECRET_PAGE_SCHEMA)
   list(@Auth() auth: AuthContext, @Query() query: ListSecretsQueryDto) {
     return this.secrets.list(auth, query);
   }
@@ -36,10 +35,7 @@ export class SecretsController {
   }
 
   /** `204`; `409 conflict` naming the jobs while any job's sink references it. */
-  @Delete(':name')
-  @HttpCode(204)
-  @Scopes('*')
-  @ApiOperation('Delete a secret (409 while a job references it)', { 204: null })
+  @DeleteRoute(':name', '*', 'Delete a secret (409 while a job references it)')
   async remove(@Auth() auth: AuthContext, @Param('name', SecretNameToFindPipe) name: string): Promise<void> {
     await this.secrets.remove(auth, name);
   }

@@ -6,6 +6,8 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { JOB_HOURLY_STATS_SCHEMA, STATS_OVERVIEW_SCHEMA } from './stats-response.schema';
 import { JobHourlyQueryDto } from './dto/job-hourly-query.dto';
 import { HourlyStatsService } from './hourly-stats.service';
+import { GetRoute } from '../common/openapi/route.decorators';
+import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/stats')
 export class StatsController {
@@ -15,9 +17,7 @@ export class StatsController {
   ) {}
 
   /** Job counts, run counts, start-lag percentiles and failing jobs; any valid key (decisions.md → Scopes). */
-  @Get('overview')
-  @AnyKey()
-  @ApiOperation('Job and run counts, start-lag percentiles, failing jobs', { 200: STATS_OVERVIEW_SCHEMA })
+  @GetRoute('overview', ANY_KEY, 'Job and run counts, start-lag percentiles, failing jobs', STATS_OVERVIEW_SCHEMA)
   overview(@Auth() auth: AuthContext, @Query() query: StatsOverviewQueryDto) {
     return this.stats.overview(auth, query.window);
   }

@@ -1,19 +1,19 @@
-import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
-import { AnyKey, Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
+import { Body, Controller, Param, Patch } from '@nestjs/common';
+import { Auth, type AuthContext, Scopes } from '../auth/auth.decorators';
 import { WorkspaceIdPipe } from '../common/id-param.pipe';
 import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { WORKSPACE_SCHEMA } from './workspace-response.schema';
+import { GetRoute } from '../common/openapi/route.decorators';
+import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/workspaces')
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
   /** Any valid key may read its own workspace (decisions.md → Scopes); other ids are 404. */
-  @Get(':ws')
-  @AnyKey()
-  @ApiOperation('The caller’s workspace (any other id is 404)', { 200: WORKSPACE_SCHEMA })
+  @GetRoute(':ws', ANY_KEY, 'The caller’s workspace (any other id is 404)', WORKSPACE_SCHEMA)
   get(@Auth() auth: AuthContext, @Param('ws', WorkspaceIdPipe) id: string) {
     return this.workspaces.get(auth, id);
   }

@@ -3,6 +3,7 @@
  * `{managed_by, jobs: [{key, …job}]}` exactly as `POST /api/v1/jobs/apply` takes them. Pure: no
  * I/O here; the API alone validates the jobs (one set of rules, answered with `fields`).
  */
+import { JOB_SETTING_FIELDS } from '@svc/common/job-settings';
 import { parseDocument, stringify } from 'yaml';
 import { CliError } from '../errors';
 
@@ -72,22 +73,7 @@ export function withOwner(file: JobsFile, managedBy: string | undefined): JobsFi
  * the schedule's derived `canonical` and `description`) is the server's.
  */
 /** What a file declares of a job, in the create body's order (every writable field of `DeclaredJobDto`). */
-export const SETTINGS = [
-  'key',
-  'name',
-  'description',
-  'tags',
-  'schedule',
-  'sink',
-  'retry',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-  'start_window',
-  'max_concurrent_runs',
-] as const;
+export const SETTINGS = ['key', ...JOB_SETTING_FIELDS] as const;
 export const SCHEDULE_SETTINGS = [
   'expr',
   'kind',
