@@ -1,11 +1,7 @@
 import { alertEventId, newAlertEvent } from '@svc/common/alert-events';
 import { newId } from '@svc/workflow-contract/ids';
-import {
-  AlertChannelsRepository,
-  AlertEventsRepository,
-  AlertRulesRepository,
-  WorkspacesRepository,
-} from '../src/repositories';
+import { AlertChannelsRepository, AlertEventsRepository, AlertRulesRepository } from '../src/repositories';
+import { createWorkspace, insertJob } from './fixtures';
 import { useScratchDatabase } from './scratch-database';
 
 /** Issue 10: alert events recorded once, planned once, cooldown per rule, job and type, the SLA watch. */
@@ -14,18 +10,15 @@ describe('alert events repository', () => {
   let events: AlertEventsRepository;
   let channels: AlertChannelsRepository;
   let rules: AlertRulesRepository;
-  let workspaces: WorkspacesRepository;
 
   beforeAll(async () => {
     events = new AlertEventsRepository(scratch.ds);
     channels = new AlertChannelsRepository(scratch.ds);
     rules = new AlertRulesRepository(scratch.ds);
-    workspaces = new WorkspacesRepository(scratch.ds);
   });
 
-  let slugs = 0;
   async function setup(rule: { events?: string[]; cooldownMs?: number; tags?: string[] | null } = {}) {
-    const ws = await workspaces.create({ name: 'W', slug: `alerts-${++slugs}`, plan: 'self_hosted' });
+    const ws = await createWorkspace(scratch.ds);
     const channelId = newId('channel');
     const unverifiedId = newId('channel');
     const ruleId = newId('rule');
@@ -134,15 +127,12 @@ describe('alert events repository', () => {
 
   it('should mark in-flight runs past their SLA once and record one event each', async () => {
     const { workspaceId } = await setup({ events: ['run.sla_breached'] });
-    const jobId = newId('job');
-    await scratch.ds.query(
-      `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
-                         schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
-                         overlap_policy, state, sla_threshold_ms, tags)
-       VALUES ($1, $2, 'slow', 'every 1 hour', 'natural', 'FREQ=HOURLY', 'every hour', 'Asia/Tokyo', now(), 'webhook',
-               '{}', '{}', 30000, 'fire_once', 'allow', 'active', 60000, '{a}')`,
-      [jobId, workspaceId],
-    );
+    const jobId = await insertJob(scratch.ds, workspaceId, {
+      name: 'slow',
+      timezone: 'Asia/Tokyo',
+      slaThresholdMs: 60_000,
+      tags: ['a'],
+    });
     const late = newId('run');
     const onTime = newId('run');
     const now = new Date();

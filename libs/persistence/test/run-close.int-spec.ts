@@ -1,6 +1,7 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { RunEntity } from '../src/entities';
-import { RunsRepository, WorkspacesRepository } from '../src/repositories';
+import { RunsRepository } from '../src/repositories';
+import { createWorkspace, insertJob } from './fixtures';
 import { useScratchDatabase } from './scratch-database';
 
 /**
@@ -15,20 +16,11 @@ describe('RunsRepository.close (PostgreSQL)', () => {
 
   beforeAll(async () => {
     runs = new RunsRepository(scratch.ds);
-    workspaceId = (await new WorkspacesRepository(scratch.ds).create({ name: 'W', slug: 'w', plan: 'free' })).id;
+    workspaceId = (await createWorkspace(scratch.ds)).id;
   });
 
-  async function job(extra: { slaThresholdMs?: number; consecutiveFailures?: number } = {}): Promise<string> {
-    const id = newId('job');
-    await scratch.ds.query(
-      `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
-                         schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
-                         overlap_policy, state, sla_threshold_ms, consecutive_failures)
-       VALUES ($1, $2, 'j', 'every 1 hour', 'natural', 'FREQ=HOURLY', 'every hour', 'UTC', now(), 'webhook',
-               '{}', '{}', 30000, 'fire_once', 'allow', 'active', $3, $4)`,
-      [id, workspaceId, extra.slaThresholdMs ?? null, extra.consecutiveFailures ?? 0],
-    );
-    return id;
+  function job(extra: { slaThresholdMs?: number; consecutiveFailures?: number } = {}): Promise<string> {
+    return insertJob(scratch.ds, workspaceId, extra);
   }
 
   /** A run of `jobId` scheduled `ageMs` ago, with attempt 0 started unless `started` is false. */

@@ -1,51 +1,29 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { generateEncryptionKey, SecretDecryptionError, SecretsCipher } from '@svc/common/secrets-crypto';
-import { AuditRepository, SecretsRepository, StatsRepository, WorkspacesRepository } from '../src/repositories';
+import { AuditRepository, SecretsRepository, StatsRepository } from '../src/repositories';
+import { createWorkspace, insertJob as insertJobInto, type JobFixture } from './fixtures';
 import { useScratchDatabase } from './scratch-database';
 
 /** Issue 8: secrets, audit listing and retention, and the stats overview's aggregates. */
 describe('secrets, audit and stats repositories', () => {
   const scratch = useScratchDatabase('sas', { poolSize: 4 });
-  let workspaces: WorkspacesRepository;
   let secrets: SecretsRepository;
   let audit: AuditRepository;
   let stats: StatsRepository;
   const cipher = SecretsCipher.fromKey(generateEncryptionKey());
 
   beforeAll(async () => {
-    workspaces = new WorkspacesRepository(scratch.ds);
     secrets = new SecretsRepository(scratch.ds);
     audit = new AuditRepository(scratch.ds);
     stats = new StatsRepository(scratch.ds);
   });
 
-  let slugs = 0;
-  async function workspace() {
-    return workspaces.create({ name: 'W', slug: `w-${++slugs}`, plan: 'self_hosted' });
+  function workspace() {
+    return createWorkspace(scratch.ds);
   }
 
-  async function insertJob(
-    workspaceId: string,
-    fields: { name?: string; sinkKind?: string; sinkConfig?: unknown; state?: string; failures?: number } = {},
-  ) {
-    const id = newId('job');
-    await scratch.ds.query(
-      `INSERT INTO jobs (id, workspace_id, name, schedule_expr, schedule_kind, schedule_canonical, schedule_description,
-                         schedule_timezone, schedule_anchor, sink_kind, sink_config, retry, timeout_ms, misfire_policy,
-                         overlap_policy, state, consecutive_failures)
-       VALUES ($1, $2, $3, 'every 1 hour', 'natural', 'FREQ=HOURLY', 'every hour', 'UTC', now(), $7, $4, '{}',
-               30000, 'fire_once', 'allow', $5, $6)`,
-      [
-        id,
-        workspaceId,
-        fields.name ?? 'job',
-        JSON.stringify(fields.sinkConfig ?? { url: 'https://example.com' }),
-        fields.state ?? 'active',
-        fields.failures ?? 0,
-        fields.sinkKind ?? 'webhook',
-      ],
-    );
-    return id;
+  function insertJob(workspaceId: string, job?: JobFixture) {
+    return insertJobInto(scratch.ds, workspaceId, job);
   }
 
   describe('SecretsRepository', () => {
@@ -351,11 +329,11 @@ describe('secrets, audit and stats repositories', () => {
     it('should count jobs by state and list failing jobs, longest streak first', async () => {
       const ws = await workspace();
       await insertJob(ws.id, { state: 'active' });
-      await insertJob(ws.id, { state: 'active', name: 'flaky', failures: 2 });
-      const broken = await insertJob(ws.id, { state: 'disabled', name: 'broken', failures: 10 });
+      await insertJob(ws.id, { state: 'active', name: 'flaky', consecutiveFailures: 2 });
+      const broken = await insertJob(ws.id, { state: 'disabled', name: 'broken', consecutiveFailures: 10 });
       await insertJob(ws.id, { state: 'paused' });
       const other = await workspace();
-      await insertJob(other.id, { state: 'completed', failures: 50 });
+      await insertJob(other.id, { state: 'completed', consecutiveFailures: 50 });
 
       expect(await stats.jobCountsByState(ws.id)).toEqual({ active: 2, disabled: 1, paused: 1 });
       const failing = await stats.failingJobs(ws.id, 10);

@@ -1,41 +1,34 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { BooleanColumn, JsonColumn, TextColumn, TimestampColumn } from './columns';
 import { TimestampedEntity } from './timestamps';
+import { WorkspaceRow } from './workspace-row';
 import { JsonObject } from './json';
-import { WorkspaceEntity } from './workspace.entity';
 
-/** Where alerts go: `email` ({address}), `webhook` ({url}), `slack` ({webhook_url}). */
+/**
+ * Where alerts go: `email` ({address}), `webhook` ({url}), `slack` ({webhook_url}).
+ * Ids are `ch_<ulid>`.
+ */
 @Entity({ name: 'alert_channels' })
 @Index('idx_alert_channels_workspace_id', ['workspaceId', 'id'])
-export class AlertChannelEntity extends TimestampedEntity {
-  /** `ch_<ulid>` */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_alert_channels' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
-  @Column({ name: 'name', type: 'text' })
+export class AlertChannelEntity extends WorkspaceRow('alert_channels', TimestampedEntity) {
+  @TextColumn('name')
   name: string;
 
-  @Column({ name: 'kind', type: 'text' })
+  @TextColumn('kind')
   kind: string;
 
-  @Column({ name: 'config', type: 'jsonb' })
+  @JsonColumn('config')
   config: JsonObject;
 
   /** Email channels start unverified; the service sets true for the other kinds. */
-  @Column({ name: 'verified', type: 'boolean', default: false })
+  @BooleanColumn('verified', { default: false })
   verified: boolean;
 
   /** `whsec_…` for webhook channels; never selected unless asked for. */
-  @Column({ name: 'signing_secret', type: 'text', nullable: true, select: false })
+  @TextColumn('signing_secret', { nullable: true, select: false })
   signingSecret: string | null;
 
   /** When the last confirmation mail was requested (email channels); resends are throttled on it. */
-  @Column({ name: 'verification_sent_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('verification_sent_at', { nullable: true })
   verificationSentAt: Date | null;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_alert_channels_workspace' })
-  workspace?: WorkspaceEntity;
 }

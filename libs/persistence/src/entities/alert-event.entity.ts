@@ -1,58 +1,47 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, IntegerColumn, JsonColumn, KeyColumn, TextColumn, TimestampColumn } from './columns';
+import { CreatedEntity } from './timestamps';
+import { WorkspaceRow } from './workspace-row';
 import { AlertRuleEntity } from './alert-rule.entity';
 import { JsonObject } from './json';
-import { WorkspaceEntity } from './workspace.entity';
 
 /**
  * Something alert rules can match (docs/alerts.md): `run.failed`, `run.sla_breached`,
  * `job.auto_disabled`, `job.recovered`, and the service's own `service.degraded` /
  * `service.recovered` (no job; one row per workspace listening, id from type, workspace,
  * dependency and the streak's start). Written in the transaction that makes it true, with an id
- * derived from the run and the type, so an occurrence is recorded once however often the writing
- * step is retried. `details` is a snapshot of what a person needs to act (job name, zone, error…):
- * the job may change or be deleted before the alert leaves.
+ * derived from the run and the type (`evt_<26 base32 chars>`, also the alert workflow's id), so
+ * an occurrence is recorded once however often the writing step is retried. `details` is a
+ * snapshot of what a person needs to act (job name, zone, error…): the job may change or be
+ * deleted before the alert leaves.
  */
 @Entity({ name: 'alert_events' })
 @Index('idx_alert_events_undispatched', ['createdAt'], { where: `"dispatched_at" IS NULL` })
 @Index('idx_alert_events_created_at', ['createdAt'])
-export class AlertEventEntity {
-  /** `evt_<26 base32 chars>`, derived from (type, run id); also the alert workflow's id. */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_alert_events' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
-  @Column({ name: 'type', type: 'text' })
+export class AlertEventEntity extends WorkspaceRow('alert_events', CreatedEntity) {
+  @TextColumn('type')
   type: string;
 
   /** null for the service's own events (`service.degraded`, `service.recovered`). */
-  @Column({ name: 'job_id', type: 'text', nullable: true })
+  @TextColumn('job_id', { nullable: true })
   jobId: string | null;
 
-  @Column({ name: 'run_id', type: 'text', nullable: true })
+  @TextColumn('run_id', { nullable: true })
   runId: string | null;
 
-  @Column({ name: 'occurred_at', type: 'timestamptz' })
+  @TimestampColumn('occurred_at')
   occurredAt: Date;
 
-  @Column({ name: 'details', type: 'jsonb' })
+  @JsonColumn('details')
   details: JsonObject;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
   /** When its alert workflow was started; null rows are started again by the worker's sweeper. */
-  @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('dispatched_at', { nullable: true })
   dispatchedAt: Date | null;
 
   /** When rules and cooldowns were applied and its deliveries written (once). */
-  @Column({ name: 'planned_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('planned_at', { nullable: true })
   plannedAt: Date | null;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_alert_events_workspace' })
-  workspace?: WorkspaceEntity;
 }
 
 /**
@@ -61,37 +50,33 @@ export class AlertEventEntity {
  * is an unverified address by the time of sending.
  */
 @Entity({ name: 'alert_deliveries' })
-export class AlertDeliveryEntity {
-  @PrimaryColumn({ name: 'event_id', type: 'text', primaryKeyConstraintName: 'pk_alert_deliveries' })
+export class AlertDeliveryEntity extends CreatedEntity {
+  @KeyColumn('alert_deliveries', 'event_id')
   eventId: string;
 
-  @PrimaryColumn({ name: 'channel_id', type: 'text', primaryKeyConstraintName: 'pk_alert_deliveries' })
+  @KeyColumn('alert_deliveries', 'channel_id')
   channelId: string;
 
-  @Column({ name: 'workspace_id', type: 'text' })
+  @TextColumn('workspace_id')
   workspaceId: string;
 
   /** The (first) rule that routed the event here. */
-  @Column({ name: 'rule_id', type: 'text' })
+  @TextColumn('rule_id')
   ruleId: string;
 
-  @Column({ name: 'status', type: 'text' })
+  @TextColumn('status')
   status: string;
 
-  @Column({ name: 'attempts', type: 'integer', default: 0 })
+  @IntegerColumn('attempts', { default: 0 })
   attempts: number;
 
-  @Column({ name: 'last_error', type: 'text', nullable: true })
+  @TextColumn('last_error', { nullable: true })
   lastError: string | null;
 
-  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('sent_at', { nullable: true })
   sentAt: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @ManyToOne(() => AlertEventEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'fk_alert_deliveries_event' })
+  @BelongsTo('alert_deliveries', 'event', () => AlertEventEntity)
   event?: AlertEventEntity;
 }
 
@@ -101,23 +86,22 @@ export class AlertDeliveryEntity {
  */
 @Entity({ name: 'alert_cooldowns' })
 export class AlertCooldownEntity {
-  @PrimaryColumn({ name: 'rule_id', type: 'text', primaryKeyConstraintName: 'pk_alert_cooldowns' })
+  @KeyColumn('alert_cooldowns', 'rule_id')
   ruleId: string;
 
-  @PrimaryColumn({ name: 'job_id', type: 'text', primaryKeyConstraintName: 'pk_alert_cooldowns' })
+  @KeyColumn('alert_cooldowns', 'job_id')
   jobId: string;
 
-  @PrimaryColumn({ name: 'event_type', type: 'text', primaryKeyConstraintName: 'pk_alert_cooldowns' })
+  @KeyColumn('alert_cooldowns', 'event_type')
   eventType: string;
 
-  @Column({ name: 'last_event_id', type: 'text' })
+  @TextColumn('last_event_id')
   lastEventId: string;
 
   /** Occurrence time of the last event that went out. */
-  @Column({ name: 'last_alerted_at', type: 'timestamptz' })
+  @TimestampColumn('last_alerted_at')
   lastAlertedAt: Date;
 
-  @ManyToOne(() => AlertRuleEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'rule_id', foreignKeyConstraintName: 'fk_alert_cooldowns_rule' })
+  @BelongsTo('alert_cooldowns', 'rule', () => AlertRuleEntity)
   rule?: AlertRuleEntity;
 }

@@ -1,5 +1,6 @@
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, IntegerColumn, JsonColumn, KeyColumn, TextColumn, TimestampColumn } from './columns';
 import type { StartedWorkflowColumn } from './json';
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { RunEntity } from './run.entity';
 
 export const ATTEMPT_OUTCOMES = ['success', 'retryable', 'fatal'] as const;
@@ -12,45 +13,44 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 @Entity({ name: 'attempts' })
 @Index('idx_attempts_body_finished_at', ['finishedAt'], { where: '"response_body" IS NOT NULL' })
 export class AttemptEntity {
-  @PrimaryColumn({ name: 'run_id', type: 'text', primaryKeyConstraintName: 'pk_attempts' })
+  @KeyColumn('attempts', 'run_id')
   runId: string;
 
   /** 0 for the first attempt (equals `Svc-Attempt`). */
-  @PrimaryColumn({ name: 'n', type: 'integer', primaryKeyConstraintName: 'pk_attempts' })
+  @KeyColumn('attempts', 'n', 'integer')
   n: number;
 
-  @Column({ name: 'workspace_id', type: 'text' })
+  @TextColumn('workspace_id')
   workspaceId: string;
 
-  @Column({ name: 'started_at', type: 'timestamptz' })
+  @TimestampColumn('started_at')
   startedAt: Date;
 
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('finished_at', { nullable: true })
   finishedAt: Date | null;
 
-  @Column({ name: 'duration_ms', type: 'integer', nullable: true })
+  @IntegerColumn('duration_ms', { nullable: true })
   durationMs: number | null;
 
-  @Column({ name: 'outcome', type: 'text', nullable: true })
+  @TextColumn('outcome', { nullable: true })
   outcome: AttemptOutcome | null;
 
-  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  @IntegerColumn('status_code', { nullable: true })
   statusCode: number | null;
 
-  @Column({ name: 'error', type: 'text', nullable: true })
+  @TextColumn('error', { nullable: true })
   error: string | null;
 
-  @Column({ name: 'request_summary', type: 'text' })
+  @TextColumn('request_summary')
   requestSummary: string;
 
-  @Column({ name: 'response_body', type: 'text', nullable: true })
+  @TextColumn('response_body', { nullable: true })
   responseBody: string | null;
 
   /** The workflow a `temporal_workflow` sink started (the latest attempt's, on the run). */
-  @Column({ name: 'started_workflow', type: 'jsonb', nullable: true })
+  @JsonColumn('started_workflow', { nullable: true })
   startedWorkflow: StartedWorkflowColumn | null;
 
-  @ManyToOne(() => RunEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'run_id', foreignKeyConstraintName: 'fk_attempts_run' })
+  @BelongsTo('attempts', 'run', () => RunEntity)
   run?: RunEntity;
 }

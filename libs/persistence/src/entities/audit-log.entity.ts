@@ -1,10 +1,12 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { JsonColumn, TextColumn } from './columns';
+import { CreatedEntity } from './timestamps';
+import { WorkspaceRow } from './workspace-row';
 import { JsonObject } from './json';
-import { WorkspaceEntity } from './workspace.entity';
 
 /**
  * An audit entry (decisions.md → Audit actions). `actor` is `user:<id>`, `key:<id>` or `system`.
- * No secret value ever goes into `details`.
+ * No secret value ever goes into `details`. Ids are `aud_<ulid>`.
  *
  * List indexes (newest first, ties by id) are created by the migration with DESC orders, hence
  * `synchronize: false`.
@@ -14,30 +16,16 @@ import { WorkspaceEntity } from './workspace.entity';
 @Index('idx_audit_log_workspace_action_created', { synchronize: false })
 // Retention: `AuditRepository.deleteOlderThan` finds expired entries of every workspace.
 @Index('idx_audit_log_created_at', ['createdAt'])
-export class AuditLogEntity {
-  /** `aud_<ulid>` */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_audit_log' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
-  @Column({ name: 'actor', type: 'text' })
+export class AuditLogEntity extends WorkspaceRow('audit_log', CreatedEntity) {
+  @TextColumn('actor')
   actor: string;
 
-  @Column({ name: 'action', type: 'text' })
+  @TextColumn('action')
   action: string;
 
-  @Column({ name: 'target', type: 'text' })
+  @TextColumn('target')
   target: string;
 
-  @Column({ name: 'details', type: 'jsonb', default: () => "'{}'" })
+  @JsonColumn('details', { default: () => "'{}'" })
   details: JsonObject;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_audit_log_workspace' })
-  workspace?: WorkspaceEntity;
 }

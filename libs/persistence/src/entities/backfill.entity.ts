@@ -1,7 +1,8 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { JsonObject } from './json';
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, BooleanColumn, IntegerColumn, JsonColumn, KeyColumn, TextColumn, TimestampColumn } from './columns';
 import { ProgressEntity } from './timestamps';
-import { WorkspaceEntity } from './workspace.entity';
+import { WorkspaceRow } from './workspace-row';
+import { JsonObject } from './json';
 
 /** `sequential`: one run at a time, after the job's own runs (its overlap policy); `parallel`: up to `max_runs` at once. */
 export const BACKFILL_MODES = ['sequential', 'parallel'] as const;
@@ -23,83 +24,72 @@ export type BackfillItemState = (typeof BACKFILL_ITEM_STATES)[number];
  * A backfill of a job's past occurrences (issue 45), carried out by its `backfillWorkflow`
  * (workflow id = the backfill id). Its occurrences are computed and frozen when it is accepted
  * (`backfill_items`). `POST /backfills/{id}/cancel` sets `cancel_requested_at`.
+ * Ids are `bf_<ulid>`.
  */
 @Entity({ name: 'backfills' })
 @Index('idx_backfills_workspace_job', ['workspaceId', 'jobId', 'id'])
-export class BackfillEntity extends ProgressEntity {
-  /** `bf_<ulid>`. */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_backfills' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
+export class BackfillEntity extends WorkspaceRow('backfills', ProgressEntity) {
   /** No foreign key: the backfill (and its runs) outlive a deleted job. */
-  @Column({ name: 'job_id', type: 'text' })
+  @TextColumn('job_id')
   jobId: string;
 
-  @Column({ name: 'mode', type: 'text' })
+  @TextColumn('mode')
   mode: BackfillMode;
 
   /** Runs at once in `parallel` mode (1 in `sequential`). */
-  @Column({ name: 'max_runs', type: 'integer' })
+  @IntegerColumn('max_runs')
   maxRuns: number;
 
-  @Column({ name: 'skip_succeeded', type: 'boolean' })
+  @BooleanColumn('skip_succeeded')
   skipSucceeded: boolean;
 
   /** The range as asked: `[range_from, range_to)`. */
-  @Column({ name: 'range_from', type: 'timestamptz', precision: 3 })
+  @TimestampColumn('range_from', { precision: 3 })
   rangeFrom: Date;
 
-  @Column({ name: 'range_to', type: 'timestamptz', precision: 3 })
+  @TimestampColumn('range_to', { precision: 3 })
   rangeTo: Date;
 
   /** The first and last occurrence it covers; null when it covers none. */
-  @Column({ name: 'first_at', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('first_at', { precision: 3, nullable: true })
   firstAt: Date | null;
 
-  @Column({ name: 'last_at', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('last_at', { precision: 3, nullable: true })
   lastAt: Date | null;
 
-  @Column({ name: 'occurrences', type: 'integer' })
+  @IntegerColumn('occurrences')
   occurrences: number;
 
   /** Per-run overrides every run of the backfill carries (validated like a trigger's), or null. */
-  @Column({ name: 'overrides', type: 'jsonb', nullable: true })
+  @JsonColumn('overrides', { nullable: true })
   overrides: JsonObject | null;
 
-  @Column({ name: 'status', type: 'text' })
+  @TextColumn('status')
   status: BackfillStatus;
 
-  @Column({ name: 'actor', type: 'text' })
+  @TextColumn('actor')
   actor: string;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_backfills_workspace' })
-  workspace?: WorkspaceEntity;
 }
 
 /** One occurrence of a backfill, oldest first (`seq`). */
 @Entity({ name: 'backfill_items' })
 export class BackfillItemEntity {
-  @PrimaryColumn({ name: 'backfill_id', type: 'text', primaryKeyConstraintName: 'pk_backfill_items' })
+  @KeyColumn('backfill_items', 'backfill_id')
   backfillId: string;
 
-  @PrimaryColumn({ name: 'seq', type: 'integer', primaryKeyConstraintName: 'pk_backfill_items' })
+  @KeyColumn('backfill_items', 'seq', 'integer')
   seq: number;
 
-  @Column({ name: 'scheduled_at', type: 'timestamptz', precision: 3 })
+  @TimestampColumn('scheduled_at', { precision: 3 })
   scheduledAt: Date;
 
-  @Column({ name: 'state', type: 'text' })
+  @TextColumn('state')
   state: BackfillItemState;
 
   /** The run that holds the occurrence once started; for `skipped_succeeded`, the run that succeeded. */
-  @Column({ name: 'run_id', type: 'text', nullable: true })
+  @TextColumn('run_id', { nullable: true })
   runId: string | null;
 
-  @ManyToOne(() => BackfillEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'backfill_id', foreignKeyConstraintName: 'fk_backfill_items_backfill' })
+  @BelongsTo('backfill_items', 'backfill', () => BackfillEntity)
   backfill?: BackfillEntity;
 }

@@ -1,4 +1,5 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity } from 'typeorm';
+import { BelongsTo, KeyColumn, TextColumn } from './columns';
 import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -8,16 +9,15 @@ import { WorkspaceEntity } from './workspace.entity';
  */
 @Entity({ name: 'calendars' })
 export class CalendarEntity extends TimestampedEntity {
-  @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_calendars' })
+  @KeyColumn('calendars', 'workspace_id')
   workspaceId: string;
 
-  @PrimaryColumn({ name: 'name', type: 'text', primaryKeyConstraintName: 'pk_calendars' })
+  @KeyColumn('calendars', 'name')
   name: string;
 
-  @Column({ name: 'dates', type: 'text', array: true, default: () => "'{}'" })
+  @TextColumn('dates', { array: true, default: () => "'{}'" })
   dates: string[];
 
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_calendars_workspace' })
+  @BelongsTo('calendars', 'workspace', () => WorkspaceEntity)
   workspace?: WorkspaceEntity;
 }

@@ -1,4 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, IntegerColumn, JsonColumn, KeyColumn, TextColumn } from './columns';
+import { CreatedEntity } from './timestamps';
 import { JsonValue } from './json';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -8,32 +10,28 @@ import { WorkspaceEntity } from './workspace.entity';
  */
 @Entity({ name: 'idempotency_records' })
 @Index('idx_idempotency_records_created_at', ['createdAt'])
-export class IdempotencyRecordEntity {
-  @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_idempotency_records' })
+export class IdempotencyRecordEntity extends CreatedEntity {
+  @KeyColumn('idempotency_records', 'workspace_id')
   workspaceId: string;
 
   /** Method and route template, e.g. `POST /api/v1/jobs`. */
-  @PrimaryColumn({ name: 'scope', type: 'text', primaryKeyConstraintName: 'pk_idempotency_records' })
+  @KeyColumn('idempotency_records', 'scope')
   scope: string;
 
-  @PrimaryColumn({ name: 'key', type: 'text', primaryKeyConstraintName: 'pk_idempotency_records' })
+  @KeyColumn('idempotency_records', 'key')
   key: string;
 
   /** Hash of the request body; a different body under the same key is a conflict. */
-  @Column({ name: 'request_hash', type: 'text' })
+  @TextColumn('request_hash')
   requestHash: string;
 
   /** null while the first request is in progress. */
-  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  @IntegerColumn('status_code', { nullable: true })
   statusCode: number | null;
 
-  @Column({ name: 'response_body', type: 'jsonb', nullable: true })
+  @JsonColumn('response_body', { nullable: true })
   responseBody: JsonValue | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_idempotency_records_workspace' })
+  @BelongsTo('idempotency_records', 'workspace', () => WorkspaceEntity)
   workspace?: WorkspaceEntity;
 }

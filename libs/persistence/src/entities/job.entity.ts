@@ -1,10 +1,11 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Entity, Index } from 'typeorm';
+import { IntegerColumn, JsonColumn, TextColumn, TimestampColumn } from './columns';
 import { TimestampedEntity } from './timestamps';
+import { WorkspaceRow } from './workspace-row';
 import type { ScheduleKind } from '@svc/schedule';
 import type { MisfirePolicy, OverlapPolicy } from '@svc/workflow-contract/definitions';
 import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import { JsonObject } from './json';
-import { WorkspaceEntity } from './workspace.entity';
 
 export const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -44,9 +45,10 @@ function sqlList(values: object): string {
 }
 
 /**
- * A job's configuration and its mirrored state. `revision` increases on every config or state
- * change and orders the signals sent to the job workflow; `version` increases on every update
- * the spec counts (PATCH). Runs carry no foreign key to jobs: deleting a job keeps its history.
+ * A job's configuration and its mirrored state; its id (`job_<ulid>`) is also its workflow's.
+ * `revision` increases on every config or state change and orders the signals sent to the job
+ * workflow; `version` increases on every update the spec counts (PATCH). Runs carry no foreign key
+ * to jobs: deleting a job keeps its history.
  *
  * Indexes created by the migration only (TypeORM cannot express GIN / opclasses), hence
  * `synchronize: false`: `idx_jobs_tags` (GIN on tags), `idx_jobs_name_trgm` and
@@ -63,133 +65,126 @@ function sqlList(values: object): string {
 @Index('uq_jobs_workspace_key', { synchronize: false })
 @Index('idx_jobs_workspace_managed_by', { synchronize: false })
 @Index('idx_jobs_exclude_calendars', { synchronize: false })
-export class JobEntity extends TimestampedEntity {
-  /** `job_<ulid>`; also the id of the job's workflow. */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_jobs' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
+export class JobEntity extends WorkspaceRow('jobs', TimestampedEntity) {
   /**
    * The caller's stable name of the job (issue 42), unique per workspace (`uq_jobs_workspace_key`,
    * partial); null for jobs created without one. Never changes once set.
    */
-  @Column({ name: 'key', type: 'text', nullable: true })
+  @TextColumn('key', { nullable: true })
   key: string | null;
 
   /** Who declares the job (`git:infra/jobs.yaml`); set by `POST /jobs/apply` only, null otherwise. */
-  @Column({ name: 'managed_by', type: 'text', nullable: true })
+  @TextColumn('managed_by', { nullable: true })
   managedBy: string | null;
 
-  @Column({ name: 'name', type: 'text' })
+  @TextColumn('name')
   name: string;
 
-  @Column({ name: 'description', type: 'text', default: '' })
+  @TextColumn('description', { default: '' })
   description: string;
 
-  @Column({ name: 'tags', type: 'text', array: true, default: () => "'{}'" })
+  @TextColumn('tags', { array: true, default: () => "'{}'" })
   tags: string[];
 
-  @Column({ name: 'schedule_expr', type: 'text' })
+  @TextColumn('schedule_expr')
   scheduleExpr: string;
 
   /** The compiled kind, never `auto` (the API stores what it detected). */
-  @Column({ name: 'schedule_kind', type: 'text' })
+  @TextColumn('schedule_kind')
   scheduleKind: ScheduleKind;
 
-  @Column({ name: 'schedule_canonical', type: 'text' })
+  @TextColumn('schedule_canonical')
   scheduleCanonical: string;
 
-  @Column({ name: 'schedule_description', type: 'text' })
+  @TextColumn('schedule_description')
   scheduleDescription: string;
 
   /** IANA zone name. */
-  @Column({ name: 'schedule_timezone', type: 'text' })
+  @TextColumn('schedule_timezone')
   scheduleTimezone: string;
 
-  @Column({ name: 'schedule_starts_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('schedule_starts_at', { nullable: true })
   scheduleStartsAt: Date | null;
 
-  @Column({ name: 'schedule_ends_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('schedule_ends_at', { nullable: true })
   scheduleEndsAt: Date | null;
 
-  @Column({ name: 'schedule_count', type: 'integer', nullable: true })
+  @IntegerColumn('schedule_count', { nullable: true })
   scheduleCount: number | null;
 
   /** Reference instant for interval phase and relative expressions. */
-  @Column({ name: 'schedule_anchor', type: 'timestamptz' })
+  @TimestampColumn('schedule_anchor')
   scheduleAnchor: Date;
 
   /** `webhook` or `command`. */
-  @Column({ name: 'sink_kind', type: 'text' })
+  @TextColumn('sink_kind')
   sinkKind: string;
 
-  @Column({ name: 'sink_config', type: 'jsonb' })
+  @JsonColumn('sink_config')
   sinkConfig: JsonObject;
 
-  @Column({ name: 'retry', type: 'jsonb' })
+  @JsonColumn('retry')
   retry: StoredRetryPolicy;
 
-  @Column({ name: 'timeout_ms', type: 'integer' })
+  @IntegerColumn('timeout_ms')
   timeoutMs: number;
 
   /** null = use the server default (`scheduler.default_sla_threshold`). */
-  @Column({ name: 'sla_threshold_ms', type: 'integer', nullable: true })
+  @IntegerColumn('sla_threshold_ms', { nullable: true })
   slaThresholdMs: number | null;
 
-  @Column({ name: 'misfire_policy', type: 'text' })
+  @TextColumn('misfire_policy')
   misfirePolicy: MisfirePolicy;
 
-  @Column({ name: 'overlap_policy', type: 'text' })
+  @TextColumn('overlap_policy')
   overlapPolicy: OverlapPolicy;
 
   /** Spread window (issue 46): the job fires at a fixed offset inside it; null = none. */
-  @Column({ name: 'start_window_ms', type: 'integer', nullable: true })
+  @IntegerColumn('start_window_ms', { nullable: true })
   startWindowMs: number | null;
 
   /** Runs in flight at most under overlap policy `allow` (issue 46); null = unbounded. */
-  @Column({ name: 'max_concurrent_runs', type: 'integer', nullable: true })
+  @IntegerColumn('max_concurrent_runs', { nullable: true })
   maxConcurrentRuns: number | null;
 
   /** null = use the server default. */
-  @Column({ name: 'auto_disable_threshold', type: 'integer', nullable: true })
+  @IntegerColumn('auto_disable_threshold', { nullable: true })
   autoDisableThreshold: number | null;
 
-  @Column({ name: 'state', type: 'text' })
+  @TextColumn('state')
   state: JobState;
 
-  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  @TextColumn('disabled_reason', { nullable: true })
   disabledReason: string | null;
 
   /** Why a paused job is paused (a bulk pause's note, issue 46); cleared when it leaves `paused`. */
-  @Column({ name: 'paused_note', type: 'text', nullable: true })
+  @TextColumn('paused_note', { nullable: true })
   pausedNote: string | null;
 
   /** When a paused job's maintenance window resumes it (a bulk pause's `resume_at`); cleared likewise. */
-  @Column({ name: 'resume_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('resume_at', { nullable: true })
   resumeAt: Date | null;
 
-  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  @IntegerColumn('consecutive_failures', { default: 0 })
   consecutiveFailures: number;
 
-  @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('next_run_at', { nullable: true })
   nextRunAt: Date | null;
 
-  @Column({ name: 'last_run_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('last_run_at', { nullable: true })
   lastRunAt: Date | null;
 
-  @Column({ name: 'last_run_status', type: 'text', nullable: true })
+  @TextColumn('last_run_status', { nullable: true })
   lastRunStatus: string | null;
 
-  @Column({ name: 'version', type: 'integer', default: 1 })
+  @IntegerColumn('version', { default: 1 })
   version: number;
 
-  @Column({ name: 'revision', type: 'integer', default: 1 })
+  @IntegerColumn('revision', { default: 1 })
   revision: number;
 
   /** Calendars whose days the schedule excludes (issue 45): names of the workspace's `calendars`. */
-  @Column({ name: 'exclude_calendars', type: 'text', array: true, default: () => "'{}'" })
+  @TextColumn('exclude_calendars', { array: true, default: () => "'{}'" })
   excludeCalendars: string[];
 
   /**
@@ -197,14 +192,10 @@ export class JobEntity extends TimestampedEntity {
    * claim closes such an occurrence's run `skipped` with the note, without delivering. Written only
    * by `JobsRepository.setOccurrenceSkip` (never by a PATCH); neither version nor revision changes.
    */
-  @Column({ name: 'occurrence_skips', type: 'jsonb', default: () => "'{}'" })
+  @JsonColumn('occurrence_skips', { default: () => "'{}'" })
   occurrenceSkips: StoredOccurrenceSkips;
 
   /** Never selected unless asked for (`addSelect('job.signingSecrets')`). */
-  @Column({ name: 'signing_secrets', type: 'jsonb', default: () => "'[]'", select: false })
+  @JsonColumn('signing_secrets', { default: () => "'[]'", select: false })
   signingSecrets: StoredSigningSecret[];
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_jobs_workspace' })
-  workspace?: WorkspaceEntity;
 }

@@ -1,4 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Entity, Index } from 'typeorm';
+import { BelongsTo, KeyColumn, TextColumn } from './columns';
+import { CreatedEntity } from './timestamps';
 import { UserEntity } from './user.entity';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -9,24 +11,19 @@ export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 @Entity({ name: 'memberships' })
 @Check('ck_memberships_role', `"role" IN ('owner', 'admin', 'member')`)
 @Index('idx_memberships_user_id', ['userId'])
-export class MembershipEntity {
-  @PrimaryColumn({ name: 'workspace_id', type: 'text', primaryKeyConstraintName: 'pk_memberships' })
+export class MembershipEntity extends CreatedEntity {
+  @KeyColumn('memberships', 'workspace_id')
   workspaceId: string;
 
-  @PrimaryColumn({ name: 'user_id', type: 'text', primaryKeyConstraintName: 'pk_memberships' })
+  @KeyColumn('memberships', 'user_id')
   userId: string;
 
-  @Column({ name: 'role', type: 'text' })
+  @TextColumn('role')
   role: MembershipRole;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_memberships_workspace' })
+  @BelongsTo('memberships', 'workspace', () => WorkspaceEntity)
   workspace?: WorkspaceEntity;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_memberships_user' })
+  @BelongsTo('memberships', 'user', () => UserEntity)
   user?: UserEntity;
 }

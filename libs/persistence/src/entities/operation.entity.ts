@@ -1,7 +1,8 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { JsonObject } from './json';
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, IntegerColumn, JsonColumn, KeyColumn, TextColumn, TimestampColumn } from './columns';
 import { ProgressEntity } from './timestamps';
-import { WorkspaceEntity } from './workspace.entity';
+import { WorkspaceRow } from './workspace-row';
+import { JsonObject } from './json';
 
 /** What an operation does: a bulk action on jobs, or the recover of failed runs (issue 46). */
 export const OPERATION_KINDS = ['jobs.bulk', 'runs.recover'] as const;
@@ -26,79 +27,68 @@ export type OperationItemStatus = (typeof OPERATION_ITEM_STATUSES)[number];
  * One bulk action or recover (issue 46), carried out by its `bulkOperationWorkflow` (workflow id =
  * the operation id). The items it matched are frozen when it is accepted (`operation_items`).
  * `POST /operations/{id}/cancel` sets `cancel_requested_at`: batches stop at the next item.
+ * Ids are `op_<ulid>`.
  */
 @Entity({ name: 'operations' })
 @Index('idx_operations_workspace_id', ['workspaceId', 'id'])
-export class OperationEntity extends ProgressEntity {
-  /** `op_<ulid>`. */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_operations' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
-  @Column({ name: 'kind', type: 'text' })
+export class OperationEntity extends WorkspaceRow('operations', ProgressEntity) {
+  @TextColumn('kind')
   kind: OperationKind;
 
-  @Column({ name: 'action', type: 'text' })
+  @TextColumn('action')
   action: OperationAction;
 
-  @Column({ name: 'status', type: 'text' })
+  @TextColumn('status')
   status: OperationStatus;
 
   /** Who asked (audit actor); each job's or run's audit entry names them too. */
-  @Column({ name: 'actor', type: 'text' })
+  @TextColumn('actor')
   actor: string;
 
   /** Why, as the caller wrote it; copied into every audit entry the operation writes. */
-  @Column({ name: 'note', type: 'text', nullable: true })
+  @TextColumn('note', { nullable: true })
   note: string | null;
 
   /** A pause's maintenance window: its jobs are resumed at this instant. */
-  @Column({ name: 'resume_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('resume_at', { nullable: true })
   resumeAt: Date | null;
 
   /** The filter as the request gave it (the body's `filter`, `all`, `max`). */
-  @Column({ name: 'filter', type: 'jsonb' })
+  @JsonColumn('filter')
   filter: JsonObject;
 
-  @Column({ name: 'matched', type: 'integer' })
+  @IntegerColumn('matched')
   matched: number;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_operations_workspace' })
-  workspace?: WorkspaceEntity;
 }
 
 /** One job or run an operation matched, in the order it is handled (`seq`). */
 @Entity({ name: 'operation_items' })
 export class OperationItemEntity {
-  @PrimaryColumn({ name: 'operation_id', type: 'text', primaryKeyConstraintName: 'pk_operation_items' })
+  @KeyColumn('operation_items', 'operation_id')
   operationId: string;
 
-  @PrimaryColumn({ name: 'seq', type: 'integer', primaryKeyConstraintName: 'pk_operation_items' })
+  @KeyColumn('operation_items', 'seq', 'integer')
   seq: number;
 
   /** The job id (bulk actions) or the failed run's id (recover). */
-  @Column({ name: 'target_id', type: 'text' })
+  @TextColumn('target_id')
   targetId: string;
 
-  @Column({ name: 'status', type: 'text' })
+  @TextColumn('status')
   status: OperationItemStatus;
 
   /** Why the action refused this item (`The job is paused; only an active job can be paused`). */
-  @Column({ name: 'error', type: 'text', nullable: true })
+  @TextColumn('error', { nullable: true })
   error: string | null;
 
   /** The run the action opened: a trigger's run, a recover's retry run. */
-  @Column({ name: 'result_id', type: 'text', nullable: true })
+  @TextColumn('result_id', { nullable: true })
   resultId: string | null;
 
   /** When the end of the maintenance window resumed this job. */
-  @Column({ name: 'resumed_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('resumed_at', { nullable: true })
   resumedAt: Date | null;
 
-  @ManyToOne(() => OperationEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'operation_id', foreignKeyConstraintName: 'fk_operation_items_operation' })
+  @BelongsTo('operation_items', 'operation', () => OperationEntity)
   operation?: OperationEntity;
 }

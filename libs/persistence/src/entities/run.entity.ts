@@ -1,7 +1,8 @@
-import type { JsonObject, StartedWorkflowColumn } from './json';
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { BooleanColumn, IntegerColumn, JsonColumn, TextColumn, TimestampColumn } from './columns';
 import { TimestampedEntity } from './timestamps';
-import { WorkspaceEntity } from './workspace.entity';
+import { WorkspaceRow } from './workspace-row';
+import type { JsonObject, StartedWorkflowColumn } from './json';
 
 export const DEFERRED_REASONS = ['destination_limit', 'destination_held'] as const;
 export type DeferredReason = (typeof DEFERRED_REASONS)[number];
@@ -22,8 +23,8 @@ export const SKIP_REASONS = [
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /**
- * One occurrence of a job (the queryable mirror of a run workflow). No foreign key to jobs:
- * run history outlives a deleted job.
+ * One occurrence of a job (the queryable mirror of a run workflow; its id, `run_<ulid>`, is the
+ * workflow's). No foreign key to jobs: run history outlives a deleted job.
  *
  * List indexes (newest first, ties by id) are created by the migration with DESC orders, which
  * TypeORM decorators cannot express, hence `synchronize: false`.
@@ -64,62 +65,55 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_finished_terminal', ['finishedAt'], {
   where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
 })
-export class RunEntity extends TimestampedEntity {
-  /** `run_<ulid>`; also the id of the run workflow. */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_runs' })
-  id: string;
-
-  @Column({ name: 'workspace_id', type: 'text' })
-  workspaceId: string;
-
-  @Column({ name: 'job_id', type: 'text' })
+export class RunEntity extends WorkspaceRow('runs', TimestampedEntity) {
+  @TextColumn('job_id')
   jobId: string;
 
-  @Column({ name: 'job_version', type: 'integer' })
+  @IntegerColumn('job_version')
   jobVersion: number;
 
   /** Nominal occurrence time (millisecond precision). */
-  @Column({ name: 'scheduled_at', type: 'timestamptz', precision: 3 })
+  @TimestampColumn('scheduled_at', { precision: 3 })
   scheduledAt: Date;
 
   /**
    * When a scheduled run of a job with a start window is planned to fire (issue 46): the nominal
    * time plus the job's offset. null: at `scheduled_at` (no window, manual runs, older rows).
    */
-  @Column({ name: 'planned_at', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('planned_at', { precision: 3, nullable: true })
   plannedAt: Date | null;
 
-  @Column({ name: 'trigger', type: 'text' })
+  @TextColumn('trigger')
   trigger: RunTrigger;
 
-  @Column({ name: 'status', type: 'text' })
+  @TextColumn('status')
   status: RunStatus;
 
-  @Column({ name: 'attempts_count', type: 'integer', default: 0 })
+  @IntegerColumn('attempts_count', { default: 0 })
   attemptsCount: number;
 
-  @Column({ name: 'claimed_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('claimed_at', { nullable: true })
   claimedAt: Date | null;
 
-  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('started_at', { nullable: true })
   startedAt: Date | null;
 
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('finished_at', { nullable: true })
   finishedAt: Date | null;
 
-  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('next_attempt_at', { nullable: true })
   nextAttemptAt: Date | null;
 
-  @Column({ name: 'start_lag_ms', type: 'integer', nullable: true })
+  @IntegerColumn('start_lag_ms', { nullable: true })
   startLagMs: number | null;
 
-  @Column({ name: 'e2e_ms', type: 'integer', nullable: true })
+  @IntegerColumn('e2e_ms', { nullable: true })
   e2eMs: number | null;
 
-  @Column({ name: 'sla_breached', type: 'boolean', default: false })
+  @BooleanColumn('sla_breached', { default: false })
   slaBreached: boolean;
 
-  @Column({ name: 'last_error', type: 'text', nullable: true })
+  @TextColumn('last_error', { nullable: true })
   lastError: string | null;
 
   /**
@@ -127,41 +121,37 @@ export class RunEntity extends TimestampedEntity {
    * destination's `max_in_flight` or `per_minute` is reached) or `destination_held` (a
    * `Retry-After` holds the destination). Null otherwise; meaningful only while `deferred`.
    */
-  @Column({ name: 'deferred_reason', type: 'text', nullable: true })
+  @TextColumn('deferred_reason', { nullable: true })
   deferredReason: DeferredReason | null;
 
   /** The destination a run waits for, with `deferred_reason`. */
-  @Column({ name: 'deferred_destination', type: 'text', nullable: true })
+  @TextColumn('deferred_destination', { nullable: true })
   deferredDestination: string | null;
 
-  @Column({ name: 'skip_reason', type: 'text', nullable: true })
+  @TextColumn('skip_reason', { nullable: true })
   skipReason: SkipReason | null;
 
   /** The note of a skipped occurrence (`skip_reason: occurrence_skipped`), else null. */
-  @Column({ name: 'skip_note', type: 'text', nullable: true })
+  @TextColumn('skip_note', { nullable: true })
   skipNote: string | null;
 
   /** For `retry_manual` runs: the failed run this one retries; for a backfill's re-run, the run it re-runs. */
-  @Column({ name: 'retry_of', type: 'text', nullable: true })
+  @TextColumn('retry_of', { nullable: true })
   retryOf: string | null;
 
   /** The backfill (issue 45) that opened this run (`trigger: backfill`), else null. */
-  @Column({ name: 'backfill_id', type: 'text', nullable: true })
+  @TextColumn('backfill_id', { nullable: true })
   backfillId: string | null;
 
   /** A second row older code recorded for the same occurrence: the id of the run kept for it. */
-  @Column({ name: 'duplicate_of', type: 'text', nullable: true })
+  @TextColumn('duplicate_of', { nullable: true })
   duplicateOf: string | null;
 
   /** The workflow a `temporal_workflow` sink started (the latest attempt's, on the run). */
-  @Column({ name: 'started_workflow', type: 'jsonb', nullable: true })
+  @JsonColumn('started_workflow', { nullable: true })
   startedWorkflow: StartedWorkflowColumn | null;
 
   /** Per-run overrides of the job's sink (a trigger's, retry's or backfill's), applied at each attempt. */
-  @Column({ name: 'overrides', type: 'jsonb', nullable: true })
+  @JsonColumn('overrides', { nullable: true })
   overrides: JsonObject | null;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'fk_runs_workspace' })
-  workspace?: WorkspaceEntity;
 }

@@ -1,4 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { BelongsTo, KeyColumn, TextColumn, TimestampColumn } from './columns';
+import { CreatedEntity } from './timestamps';
 import { UserEntity } from './user.entity';
 
 /**
@@ -8,25 +10,21 @@ import { UserEntity } from './user.entity';
 @Entity({ name: 'sessions' })
 @Index('idx_sessions_user_id', ['userId'])
 @Index('idx_sessions_expires_at', ['expiresAt'])
-export class SessionEntity {
+export class SessionEntity extends CreatedEntity {
   /** Hex SHA-256 of the cookie's token. */
-  @PrimaryColumn({ name: 'token_hash', type: 'text', primaryKeyConstraintName: 'pk_sessions' })
+  @KeyColumn('sessions', 'token_hash')
   tokenHash: string;
 
-  @Column({ name: 'user_id', type: 'text' })
+  @TextColumn('user_id')
   userId: string;
 
   /** How the user signed in: `dev`, `github`, `google` or `oidc`. */
-  @Column({ name: 'provider', type: 'text' })
+  @TextColumn('provider')
   provider: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column({ name: 'expires_at', type: 'timestamptz' })
+  @TimestampColumn('expires_at')
   expiresAt: Date;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_sessions_user' })
+  @BelongsTo('sessions', 'user', () => UserEntity)
   user?: UserEntity;
 }

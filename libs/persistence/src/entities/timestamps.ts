@@ -1,10 +1,14 @@
-import { Column, CreateDateColumn, UpdateDateColumn } from 'typeorm';
+import { CreateDateColumn, UpdateDateColumn } from 'typeorm';
+import { TimestampColumn } from './columns';
 
-/** `created_at` and `updated_at`, which TypeORM sets on insert and on every update. */
-export abstract class TimestampedEntity {
+/** `created_at`, which TypeORM sets on insert. */
+export abstract class CreatedEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+}
 
+/** `created_at` and `updated_at`, which TypeORM sets on insert and on every update. */
+export abstract class TimestampedEntity extends CreatedEntity {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }
@@ -15,9 +19,9 @@ export abstract class TimestampedEntity {
  * when it ends, completed or cancelled.
  */
 export abstract class ProgressEntity extends TimestampedEntity {
-  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('cancel_requested_at', { nullable: true })
   cancelRequestedAt: Date | null;
 
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('finished_at', { nullable: true })
   finishedAt: Date | null;
 }

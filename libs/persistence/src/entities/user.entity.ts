@@ -1,20 +1,18 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
-
+import { Check, Entity, Unique } from 'typeorm';
+import { IdColumn, TextColumn } from './columns';
+import { CreatedEntity } from './timestamps';
 /** A person signing in through a session provider. Email is stored lowercased. */
 @Entity({ name: 'users' })
 @Unique('uq_users_email', ['email'])
 @Check('ck_users_email_lowercase', `"email" = lower("email")`)
-export class UserEntity {
+export class UserEntity extends CreatedEntity {
   /** `usr_<ulid>` */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_users' })
+  @IdColumn('users')
   id: string;
 
-  @Column({ name: 'email', type: 'text' })
+  @TextColumn('email')
   email: string;
 
-  @Column({ name: 'name', type: 'text' })
+  @TextColumn('name')
   name: string;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
 }

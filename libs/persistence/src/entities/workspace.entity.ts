@@ -1,32 +1,32 @@
-import { Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { Entity, Unique } from 'typeorm';
+import { IdColumn, JsonColumn, TextColumn, TimestampColumn } from './columns';
 import { TimestampedEntity } from './timestamps';
-
 /** A tenant. Everything else is scoped to one (spec: Resources → Workspace). */
 @Entity({ name: 'workspaces' })
 @Unique('uq_workspaces_slug', ['slug'])
 export class WorkspaceEntity extends TimestampedEntity {
   /** `ws_<ulid>` */
-  @PrimaryColumn({ name: 'id', type: 'text', primaryKeyConstraintName: 'pk_workspaces' })
+  @IdColumn('workspaces')
   id: string;
 
-  @Column({ name: 'name', type: 'text' })
+  @TextColumn('name')
   name: string;
 
-  @Column({ name: 'slug', type: 'text' })
+  @TextColumn('slug')
   slug: string;
 
   /** Plan name; plans and their limits come from config (decisions.md → Plans and limits). */
-  @Column({ name: 'plan', type: 'text' })
+  @TextColumn('plan')
   plan: string;
 
   /** Set while suspended: reads allowed, mutations 403, scheduled runs skipped. */
-  @Column({ name: 'suspended_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn('suspended_at', { nullable: true })
   suspendedAt: Date | null;
 
   /**
    * Task-queue patterns the workspace's `temporal_workflow` jobs may target, narrowing the
    * server's allowlist (docs/security.md); null: the server's list as is.
    */
-  @Column({ name: 'temporal_workflow_task_queues', type: 'jsonb', nullable: true })
+  @JsonColumn('temporal_workflow_task_queues', { nullable: true })
   temporalWorkflowTaskQueues: string[] | null;
 }

@@ -29,11 +29,6 @@ export class AlertChannelsRepository extends WorkspaceRowsRepository<AlertChanne
     super(dataSource, AlertChannelEntity, 'ch');
   }
 
-  /** Any workspace's channel by id (the worker's confirmation mails). */
-  findByIdUnscoped(id: string): Promise<AlertChannelRow | null> {
-    return this.repo().findOne({ where: { id } });
-  }
-
   /** With its signing secret (sending, channel test). */
   findWithSecret(workspaceId: string, id: string): Promise<AlertChannelWithSecret | null> {
     return this.repo()

@@ -1,6 +1,7 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { DataSource, EntityManager } from 'typeorm';
 import { deleteCreatedBefore } from './delete-created-before';
+import { andWhereTimePage } from './time-page';
 import { AuditLogEntity } from '../entities/audit-log.entity';
 import { JsonObject } from '../entities/json';
 
@@ -81,18 +82,7 @@ export class AuditRepository {
     if (filter.target !== undefined) {
       query.andWhere('audit.target = :target', { target: filter.target });
     }
-    if (filter.from) {
-      query.andWhere('audit.created_at >= :from', { from: filter.from });
-    }
-    if (filter.to) {
-      query.andWhere('audit.created_at < :to', { to: filter.to });
-    }
-    if (filter.after) {
-      query.andWhere('(audit.created_at, audit.id) < (CAST(:afterAt AS timestamptz), :afterId)', {
-        afterAt: filter.after.at,
-        afterId: filter.after.id,
-      });
-    }
+    andWhereTimePage(query, { at: 'audit.created_at', id: 'audit.id' }, filter, 'CAST(:afterAt AS timestamptz)');
     const { entities, raw } = await query
       .orderBy('audit.created_at', 'DESC')
       .addOrderBy('audit.id', 'DESC')

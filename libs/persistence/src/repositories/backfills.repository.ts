@@ -7,6 +7,7 @@ import {
 } from '../entities/backfill.entity';
 import type { RunStatus, RunTrigger } from '../entities/run.entity';
 import { returnedRows } from './query-result';
+import { WorkspaceRowsRepository } from './workspace-rows';
 
 /**
  * How far a backfill has come (`GET /backfills/{id}`): its occurrences by state, and those it
@@ -35,8 +36,10 @@ export interface OccurrenceRun {
 }
 
 /** Named queries over backfills and their occurrences (issue 45); workspace first where a caller names one. */
-export class BackfillsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+export class BackfillsRepository extends WorkspaceRowsRepository<BackfillEntity, BackfillEntity> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, BackfillEntity, 'backfill');
+  }
 
   /** The backfill and its occurrences (oldest first), in one transaction. */
   async create(backfill: BackfillEntity, instants: Date[]): Promise<void> {
@@ -55,13 +58,8 @@ export class BackfillsRepository {
     await this.dataSource.manager.delete(BackfillEntity, { id });
   }
 
-  async getById(workspaceId: string, id: string): Promise<BackfillEntity | null> {
-    return this.dataSource.manager.findOne(BackfillEntity, { where: { workspaceId, id } });
-  }
-
-  /** For worker activities, which hold a trusted id. */
-  async findByIdUnscoped(id: string): Promise<BackfillEntity | null> {
-    return this.dataSource.manager.findOne(BackfillEntity, { where: { id } });
+  getById(workspaceId: string, id: string): Promise<BackfillEntity | null> {
+    return this.findById(workspaceId, id);
   }
 
   async progress(id: string): Promise<BackfillProgress> {

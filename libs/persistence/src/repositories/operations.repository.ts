@@ -6,6 +6,7 @@ import {
   type OperationStatus,
 } from '../entities/operation.entity';
 import { returnedRows } from './query-result';
+import { WorkspaceRowsRepository } from './workspace-rows';
 
 /** How far an operation has come: its items by status, and the jobs its window resumed. */
 export interface OperationProgress {
@@ -16,8 +17,10 @@ export interface OperationProgress {
 }
 
 /** Named queries over bulk operations and their items (issue 46); workspace first where a caller names one. */
-export class OperationsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+export class OperationsRepository extends WorkspaceRowsRepository<OperationEntity, OperationEntity> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, OperationEntity, 'operation');
+  }
 
   /** The operation and its matched items (in this order), in one transaction. */
   async create(operation: OperationEntity, targetIds: string[]): Promise<void> {
@@ -36,13 +39,8 @@ export class OperationsRepository {
     await this.dataSource.manager.delete(OperationEntity, { id });
   }
 
-  async getById(workspaceId: string, id: string): Promise<OperationEntity | null> {
-    return this.dataSource.manager.findOne(OperationEntity, { where: { workspaceId, id } });
-  }
-
-  /** For worker activities, which hold a trusted id. */
-  async findByIdUnscoped(id: string): Promise<OperationEntity | null> {
-    return this.dataSource.manager.findOne(OperationEntity, { where: { id } });
+  getById(workspaceId: string, id: string): Promise<OperationEntity | null> {
+    return this.findById(workspaceId, id);
   }
 
   async progress(id: string): Promise<OperationProgress> {

@@ -7,6 +7,7 @@ import { startAttempt, startAttempts } from './run-attempts';
 import { clearResponseBodiesFinishedBefore, deleteFinishedBefore, type RunPurgeScope } from './run-retention';
 import { type AttemptFinish, type ClosedRun, closeRun, type RunClose } from './run-close';
 import { type ManualRetryRow, type OpenedRun, openManualRetry, openRuns, type OpenRunRow } from './run-open';
+import { andWhereTimePage } from './time-page';
 
 /** A job's run as the jobs list shows it (`latestForJobs`). */
 export interface LatestRun {
@@ -117,24 +118,18 @@ export class RunsRepository {
     if (filter.slaBreached) {
       query.andWhere('run.slaBreached = true');
     }
-    if (filter.from) {
-      query.andWhere('run.scheduledAt >= :from', { from: filter.from });
-    }
-    if (filter.to) {
-      query.andWhere('run.scheduledAt < :to', { to: filter.to });
-    }
     if (filter.tag) {
       query.andWhere(
         'run.jobId IN (SELECT j.id FROM jobs j WHERE j.workspace_id = :workspaceId AND j.tags @> ARRAY[:tag]::text[])',
         { tag: filter.tag },
       );
     }
-    if (filter.after) {
-      query.andWhere('(run.scheduledAt, run.id) < (:afterAt, :afterId)', {
-        afterAt: filter.after.scheduledAt,
-        afterId: filter.after.id,
-      });
-    }
+    const { from, to, after } = filter;
+    andWhereTimePage(
+      query,
+      { at: 'run.scheduledAt', id: 'run.id' },
+      { from, to, after: after && { at: after.scheduledAt, id: after.id } },
+    );
     const order = filter.oldestFirst ? 'ASC' : 'DESC';
     return query.orderBy('run.scheduledAt', order).addOrderBy('run.id', order).take(filter.limit).getMany();
   }

@@ -2,7 +2,8 @@ import type { DataSource, EntityManager, EntityTarget, FindOptionsWhere, ObjectL
 
 /**
  * The named queries a workspace's resource with time-ordered ids has in common (alert channels and
- * rules): a newest-first page, a row by id, and that row locked for a change. `Row` is what callers
+ * rules, backfills, operations): a newest-first page, a row by id (in its workspace, or for the
+ * worker in any), and that row locked for a change. `Row` is what callers
  * see of the entity (no secret columns, no relations).
  */
 export abstract class WorkspaceRowsRepository<E extends ObjectLiteral & { workspaceId: string; id: string }, Row> {
@@ -28,6 +29,11 @@ export abstract class WorkspaceRowsRepository<E extends ObjectLiteral & { worksp
 
   findById(workspaceId: string, id: string, manager?: EntityManager): Promise<Row | null> {
     return this.repo(manager).findOne({ where: { workspaceId, id } as FindOptionsWhere<E> }) as Promise<Row | null>;
+  }
+
+  /** Any workspace's row by id, for the worker, which holds a trusted id. */
+  findByIdUnscoped(id: string): Promise<Row | null> {
+    return this.repo().findOne({ where: { id } as FindOptionsWhere<E> }) as Promise<Row | null>;
   }
 
   /** The row locked until the transaction ends (PATCH, DELETE, resend). */
