@@ -12,7 +12,7 @@ const backfill = proxyActivities<BackfillActivities>({
 const STEP_INTERVAL = '1s';
 
 /**
- * One backfill (issue 45; workflow id = the backfill id). Its occurrences are in PostgreSQL
+ * One backfill (workflow id = the backfill id). Its occurrences are in PostgreSQL
  * (`backfill_items`); each step gives the next pending ones their runs as far as the mode leaves
  * room, then the workflow waits a moment and looks again, until every occurrence was started or
  * skipped and its runs have ended. A cancel stops before the next step: what has not started never

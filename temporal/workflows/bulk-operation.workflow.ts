@@ -13,7 +13,7 @@ const operations = proxyActivities<OperationActivities>({
 });
 
 /**
- * One bulk action or recover (issue 46; workflow id = the operation id). The items it matched are
+ * One bulk action or recover (workflow id = the operation id). The items it matched are
  * in PostgreSQL (`operation_items`); each batch handles the next pending ones through the job
  * lifecycle, so a batch retried after a crash never handles an item twice. A pause with a
  * maintenance window then waits on a durable timer and resumes the jobs still in that window.

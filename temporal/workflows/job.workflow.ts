@@ -74,7 +74,7 @@ const UNPARK_MARGIN_MS = 30_000;
 
 /** What an execution on the job path decided once, at its start (each patch is asked once). */
 interface ExecutionPath {
-  /** Prepared bursts (issue 25): a run begun before keeps its fixed lead until it continues-as-new. */
+  /** Prepared bursts: a run begun before keeps its fixed lead until it continues-as-new. */
   prepared: boolean;
   /** An `allow` job's plan opens its runs (one local activity per wake). */
   planOpensRuns: boolean;
@@ -128,7 +128,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   if (!patched(JOB_PATH_PATCH)) {
     return legacyJobWorkflow(input, (carried) => continueAsNew<typeof jobWorkflow>(carried));
   }
-  // Once per execution: a run begun before issue 25 keeps its fixed lead until it continues-as-new.
+  // Once per execution: a run begun before bursts were prepared ahead keeps its fixed lead until it continues-as-new.
   const prepared = patched(PREPARED_BURSTS_PATCH);
   // Once per execution too: an `allow` job's plan opens its runs (one local activity per wake).
   const planOpensRuns = prepared && patched(PLAN_OPENS_RUNS_PATCH);
@@ -243,7 +243,7 @@ async function applyPending(job: JobWorkflowState, snapshot: JobSnapshot): Promi
   const newVersion = snapshot.version !== previous.version;
   if (newVersion || (snapshot.state === 'active' && previous.state !== 'active')) {
     const done = job.after;
-    // From the change's commit, however late it is heard of (issue 48); a resume never goes back
+    // From the change's commit, however late it is heard of; a resume never goes back
     // over what this version already planned.
     job.after = newVersion ? scheduleStart(snapshot) : laterIso(done, scheduleStart(snapshot));
     if (newVersion && previous.state === 'active' && previous.startOffsetMs) {
@@ -317,7 +317,7 @@ async function planNext(
 ): Promise<OccurrencePlan> {
   const planning = job.snapshot;
   const lead = job.plannedLead ?? planning.prepareAheadMs ?? 0;
-  // An `allow` job's runs depend on nothing the workflow tracks (unless capped, issue 46): the
+  // An `allow` job's runs depend on nothing the workflow tracks (unless capped): the
   // plan decides and opens them.
   const opens = path.planOpensRuns && !tracksRuns(planning);
   // Its own trace unless it is known to find nothing due (a plan after a signal, before the wake).
@@ -409,7 +409,7 @@ async function waitForNext(
 ): Promise<void> {
   const nextLead = job.plannedLead ?? job.snapshot.prepareAheadMs ?? 0;
   await continueAsNewIfLong(job, path);
-  // Spread windows (issue 46): the job wakes for the planned time of its next occurrence.
+  // Spread windows: the job wakes for the planned time of its next occurrence.
   const wakeAt = Date.parse(plannedAt(next, spread)) - nextLead;
   await parkIfIdle(job, plan, next, wakeAt);
   const burst = path.prepared && plan.burst !== undefined ? `, ${plan.burst} job(s) due at that instant` : '';
@@ -433,7 +433,7 @@ async function continueAsNewIfLong(job: JobWorkflowState, path: ExecutionPath): 
 }
 
 /**
- * Idle jobs park (issue 25): a long sleep is spent out of the worker's cache, on the parked task
+ * Idle jobs park: a long sleep is spent out of the worker's cache, on the parked task
  * queue, and the job comes back UNPARK_MARGIN_MS before it wakes. Only with nothing to track: a
  * parked run does nothing but wait.
  */
@@ -466,7 +466,7 @@ async function parkIfIdle(job: JobWorkflowState, plan: OccurrencePlan, next: str
 }
 
 /**
- * A parked run (issue 25): on the parked task queue, whose worker keeps no workflow in memory, it
+ * A parked run: on the parked task queue, whose worker keeps no workflow in memory, it
  * waits for its time to go back or for a signal, then continues-as-new onto the task queue it came
  * from, carrying its state and any snapshot signalled meanwhile (applied there as usual). A delete
  * just ends it: a job parks only with no run to track or cancel. No activity runs here.
@@ -572,7 +572,7 @@ function runIdFactory(jobId: string): (scheduledAt: string) => string {
 
 /**
  * Where a job's schedule starts on a fresh execution, a new version or a resume: the commit of the
- * change (`JobSnapshot.committedAt`, issue 48), not this workflow's clock when it hears of it, which
+ * change (`JobSnapshot.committedAt`), not this workflow's clock when it hears of it, which
  * a Temporal outage or a retried first task puts later, silently dropping what was due between.
  */
 function scheduleStart(snapshot: JobSnapshot): string {

@@ -36,7 +36,7 @@ export const COMPATIBILITY_CODE: readonly CompatibilityCode[] = [
       'apps/worker/src/activities/legacy.activities.ts',
       'test/fixtures/workflows-v1',
       'test/e2e/upgrade.e2e-spec.ts',
-      // The fixture's `@svc/common/ids`: the ids moved to libs/workflow-contract (issue 47).
+      // The fixture's `@svc/common/ids`: the ids moved to libs/workflow-contract.
       'libs/common/src/ids.ts',
     ],
   },
@@ -45,9 +45,9 @@ export const COMPATIBILITY_CODE: readonly CompatibilityCode[] = [
   { id: 'parked-idle-jobs', kind: 'patch', introduced: '2026-11-26', removeAfter: '2027-02-24' },
   { id: 'plan-opens-runs', kind: 'patch', introduced: '2026-11-26', removeAfter: '2027-02-24' },
   { id: 'run-ends-as-status', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
-  // Destination limits (issue 46): a run started with RUN_CODE_VERSION < 4 sleeps out its destination's waits.
+  // Destination limits: a run started with RUN_CODE_VERSION < 4 sleeps out its destination's waits.
   { id: 'run-destination-wait', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
-  // Issue 48: a job's schedule starts at its change's commit, not when the workflow hears of it.
+  // A job's schedule starts at its change's commit, not when the workflow hears of it.
   { id: 'schedule-from-commit', kind: 'patch', introduced: '2026-11-28', removeAfter: '2027-02-26' },
 ];
 

@@ -75,7 +75,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   }
   // Read by the `describe` query and the UI's current details; no commands, so replay-safe.
   const first = firstAttempt(input);
-  // A queued run's release, else its planned time (a start window, issue 46), else its occurrence.
+  // A queued run's release, else its planned time (a start window), else its occurrence.
   const releaseAt = input.releasedAt ?? input.plannedAt ?? input.scheduledAt;
   const state: Omit<RunWorkflowDescription, 'asOf'> = {
     runId: input.runId,
@@ -129,7 +129,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
 }
 
 /**
- * The run under `RUN_ENDS_AS_STATUS_PATCH`: its workflow ends as the run did (issue 44). Succeeded
+ * The run under `RUN_ENDS_AS_STATUS_PATCH`: its workflow ends as the run did. Succeeded
  * and skipped complete; failed throws a non-retryable `RunFailed` (the Web UI's Failed, found by
  * `ExecutionStatus = 'Failed'`) carrying the last error and the attempt count; cancelled ends
  * Canceled. The attempt activity's retry policy carries the job's attempt budget, so the Web UI
@@ -150,7 +150,7 @@ async function runToTheEnd(
   });
   let from = first;
   let result: RunAttemptResult;
-  // Destination limits (issue 46): a wait for the destination ends the activity and the workflow
+  // Destination limits: a wait for the destination ends the activity and the workflow
   // sleeps it out, so it spends no attempt of the run's nor of Temporal's budget.
   const destinationWaits = (input.codeVersion ?? 0) >= 4 || patched(DESTINATION_WAIT_PATCH);
   for (;;) {

@@ -203,7 +203,7 @@ interface PlanFlags extends ApiFlags {
 }
 
 /**
- * Jobs as code (issue 42, docs/jobs-as-code.md): `apply`, `diff` (a dry-run apply that exits 2
+ * Jobs as code (docs/jobs-as-code.md): `apply`, `diff` (a dry-run apply that exits 2
  * when it finds changes, for CI) and `export`, over HTTP to the API.
  */
 function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }): void {
@@ -253,7 +253,7 @@ function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }
     });
 
   withApi(program.command('bulk <action>'))
-    .description('pause, resume, trigger, delete or enable the jobs a filter matches, as one operation (issue 46)')
+    .description('pause, resume, trigger, delete or enable the jobs a filter matches, as one operation')
     .option('--tag <tag...>', 'jobs carrying every one of these tags')
     .option('--id <id...>', 'these jobs')
     .option('--key-prefix <prefix>', 'jobs whose key starts with this')
@@ -286,7 +286,7 @@ function addJobsAsCode(program: Command, io: CliIo, result: { exitCode: number }
     });
 
   withApi(program.command('backfill <job>'))
-    .description('run a past range of a job’s occurrences again with their nominal times (issue 45); JOB: id or key')
+    .description('run a past range of a job’s occurrences again with their nominal times; JOB: id or key')
     .requiredOption('--from <time>', 'the first instant of the range (RFC 3339, inclusive)')
     .requiredOption('--to <time>', 'the end of the range (RFC 3339, exclusive)')
     .addOption(new Option('--mode <mode>', 'one run at a time, or several').choices(['sequential', 'parallel']))

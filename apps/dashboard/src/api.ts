@@ -141,7 +141,7 @@ export type SinkFormField = SinkKindInfo['fields'][number];
 /** The workflow a `temporal_workflow` sink started (docs/extending.md). */
 export type StartedWorkflow = NonNullable<Schema<'Attempt'>['started_workflow']>;
 
-/** Alert channels, rules, the audit log and the workspace: the document's types (issue #23). */
+/** Alert channels, rules, the audit log and the workspace: the document's types. */
 export type AlertChannel = Schema<'AlertChannel'> & {
   /** Webhook channels, in the create response only. */
   signing_secret?: string;
@@ -250,7 +250,7 @@ export function listJobChoices(): Promise<Page<Pick<Job, 'id' | 'name' | 'tags'>
   return api<Page<Job>>('GET', '/api/v1/jobs?limit=200');
 }
 
-/** Workspace calendars (issue 45): the list's items (count and range) and one with its dates. */
+/** Workspace calendars: the list's items (count and range) and one with its dates. */
 export type CalendarListItem = Schema<'CalendarList'>['data'][number];
 export type Calendar = Schema<'Calendar'>;
 

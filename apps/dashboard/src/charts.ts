@@ -29,7 +29,7 @@ export function useChart(config: ChartConfiguration | null) {
 }
 
 /** 24 hourly stacked bars (succeeded, failed) without axes: the job list's sparkline. */
-/** A job's 24 hours of runs; `other` (in flight: running or deferred; or cancelled) is stacked on top (issue 44). */
+/** A job's 24 hours of runs; `other` (in flight: running or deferred; or cancelled) is stacked on top. */
 export function sparklineConfig(
   buckets: Array<{ succeeded: number; failed: number; other?: number }>,
 ): ChartConfiguration {

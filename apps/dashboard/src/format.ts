@@ -48,7 +48,7 @@ export function timeZones(): string[] {
 }
 
 /**
- * An attempt as people count it (issue #26): the API numbers attempts from 0 (`n`, the
+ * An attempt as people count it: the API numbers attempts from 0 (`n`, the
  * `Svc-Attempt` header, as the spec says); the dashboard says "attempt 1 of 3" on every page.
  */
 export function attemptLabel(n: number, maxAttempts: number | null | undefined): string {

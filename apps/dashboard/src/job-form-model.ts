@@ -1,7 +1,7 @@
 /**
  * The job form's model, pure (no DOM, no fetch): every setting of a job as form text, the create
  * body built from it, and the PATCH body of an edit, which holds only what the user changed
- * (issue #22: saving must never reset what the form did not touch). The server merges that PATCH
+ * (saving must never reset what the form did not touch). The server merges that PATCH
  * with the stored job field by field (docs/api.md → PATCH); `null` resets a field to its default.
  */
 import { CREATE_JOB_DEFAULTS } from '@svc/api-client';
@@ -22,7 +22,7 @@ export interface FormState {
   timeout: string;
   slaThreshold: string;
   autoDisableThreshold: string;
-  /** Issue 46: the spread window (empty: none) and the run cap under `allow` (empty: unbounded). */
+  /** The spread window (empty: none) and the run cap under `allow` (empty: unbounded). */
   startWindow: string;
   maxConcurrentRuns: string;
   maxAttempts: string;

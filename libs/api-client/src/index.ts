@@ -23,7 +23,7 @@ export function createApiClient(options: ClientOptions = {}): ApiClient {
   return createClient<paths>(options);
 }
 
-/** A job declared by key (issue 42): the body of `POST /jobs`, a full declaration. */
+/** A job declared by key: the body of `POST /jobs`, a full declaration. */
 export type JobDeclaration = Schema<'CreateJobDto'>;
 /** A job of an apply: a declaration with its required `key`. */
 export type DeclaredJob = Schema<'DeclaredJobDto'>;

@@ -55,11 +55,11 @@ export interface WorkerMetrics {
   stalledRunsRepaired: Counter<'action'>;
   /** 1 while a dependency counts as degraded (service-health.ts), else 0; one series per dependency. */
   serviceDegraded: Gauge<'dependency'>;
-  /** Attempts that waited for their destination (issue 46), by reason. */
+  /** Attempts that waited for their destination, by reason. */
   destinationWaits: Counter<'reason'>;
 }
 
-/** One configured destination's shared state (issue 46), summed over the workspaces that limit it. */
+/** One configured destination's shared state, summed over the workspaces that limit it. */
 export interface DestinationState {
   destination: string;
   inFlight: number;
@@ -152,7 +152,7 @@ export function createWorkerMetrics(options: {
       });
     destinationGauge(
       'svc_destination_in_flight',
-      'Attempts holding a lease on a limited destination now (issue 46), by destination.',
+      'Attempts holding a lease on a limited destination now, by destination.',
       (s) => s.inFlight,
     );
     destinationGauge(

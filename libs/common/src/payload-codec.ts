@@ -2,7 +2,7 @@ import { ApplicationFailure, type Payload, type PayloadCodec } from '@temporalio
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Encryption at rest of what the service hands to Temporal (issue #20, docs/operations.md →
+ * Encryption at rest of what the service hands to Temporal (docs/operations.md →
  * Payload encryption and the codec server): a Temporal `PayloadCodec` that encrypts every payload
  * (workflow and activity inputs and results, memos, signal and update arguments, query answers and,
  * with the failure converter of `temporal-data-converter.ts`, failure messages and stacks) with

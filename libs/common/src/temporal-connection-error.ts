@@ -1,5 +1,5 @@
 /**
- * One clear line for a failed Temporal connection (issue 20): from whatever the gRPC client
+ * One clear line for a failed Temporal connection: from whatever the gRPC client
  * (`@temporalio/client`, grpc-js + OpenSSL) or the worker's native connection (Rust: tonic +
  * rustls) threw, the cause an operator can act on and the setting to look at. Pure: no I/O, no
  * clock (the caller passes `now`), no SDK import.

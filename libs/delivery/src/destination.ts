@@ -1,5 +1,5 @@
 /**
- * Destinations (issue 46 → destination limits): the key a job's attempts are counted under when a
+ * Destinations (destination limits): the key a job's attempts are counted under when a
  * workspace limits how many requests one receiver gets. A webhook's destination is its URL's
  * `host:port` (lowercase, the scheme's default port filled in: `hooks.example.com:443`), unless its
  * sink names one (`sink.config.destination`), which lets several hosts share one limit or one host

@@ -26,7 +26,7 @@ export interface StandardPayloadInput {
   /** The occurrence time (nominal), `Svc-Scheduled-At`. */
   scheduledAt: TimestampInput;
   /**
-   * When the occurrence was planned to fire, for a job with a start window (issue 46): adds
+   * When the occurrence was planned to fire, for a job with a start window: adds
    * `planned_at` after `scheduled_at`. Absent or null: the spec's payload, unchanged.
    */
   plannedAt?: TimestampInput | null;
@@ -42,7 +42,7 @@ export interface StandardPayload {
   job_id: string;
   job_name: string;
   scheduled_at: string;
-  /** Only for a job with a start window (issue 46). */
+  /** Only for a job with a start window. */
   planned_at?: string;
   fired_at: string;
   attempt: number;
@@ -76,7 +76,7 @@ export interface WebhookHeadersInput {
   runId: string;
   jobId: string;
   scheduledAt: TimestampInput;
-  /** A start window's planned time (issue 46): `Svc-Planned-At`. */
+  /** A start window's planned time: `Svc-Planned-At`. */
   plannedAt?: TimestampInput | null;
   /** 0-based attempt number (`Svc-Attempt`). */
   attempt: number;

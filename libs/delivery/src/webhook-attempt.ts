@@ -35,7 +35,7 @@ export interface WebhookSinkConfig {
   retry_on?: RetryOnEntry[];
   /** Default false. */
   follow_redirects?: boolean;
-  /** The destination its attempts count against (issue 46); default the URL's `host:port`. */
+  /** The destination its attempts count against; default the URL's `host:port`. */
   destination?: string | null;
 }
 

@@ -2,7 +2,7 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } f
 import { BACKFILL_WORKFLOW, type BackfillInput, cancelBackfillSignal } from '@svc/workflow-contract/definitions';
 import { tolerating } from './tolerated-temporal-errors';
 
-/** Starts and cancels backfill workflows (issue 45) on the jobs task queue. */
+/** Starts and cancels backfill workflows on the jobs task queue. */
 export class BackfillWorkflowGateway {
   constructor(
     private readonly client: Client,

@@ -28,7 +28,7 @@ export interface BackfillStep {
 }
 
 /**
- * Carries out backfills for their workflow's activities (issue 45). Each step reads the backfill,
+ * Carries out backfills for their workflow's activities. Each step reads the backfill,
  * makes room (one run in `sequential` mode, after the job's own runs when its overlap policy tracks
  * them; `max_runs` in `parallel`) and gives the next pending occurrences their run: the
  * occurrence's own (`occurrenceRunId`, the schedule's unique index: a schedule reaching the same

@@ -8,7 +8,7 @@ export const OPERATION_BATCH_SIZE = 50;
 export const OPERATION_CONCURRENCY = 5;
 
 /**
- * Whether a job's sink goes to `host` (issue 46's `sink_host`): a webhook whose URL's host name
+ * Whether a job's sink goes to `host` (a bulk filter's `sink_host`): a webhook whose URL's host name
  * is `host` (case-insensitive), or, when `host` names a port (`hooks.example.com:8443`), whose
  * host and port (the scheme's default when the URL gives none) are those.
  */
@@ -51,7 +51,7 @@ export interface BulkOperationsDeps {
 type ItemOutcome = { status: 'done'; resultId?: string } | { status: 'failed'; error: string };
 
 /**
- * Carries out bulk operations for their workflow's activities (issue 46): each item through the
+ * Carries out bulk operations for their workflow's activities: each item through the
  * job lifecycle's own method for its action (pause, resume, enable, trigger, delete, and a recover's
  * manual retry), so a bulk action follows exactly the rules of the single call, its note in each
  * audit entry. An item the lifecycle refuses (`409`, `404`, `429`) is recorded as failed with the

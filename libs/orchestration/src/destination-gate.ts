@@ -17,7 +17,7 @@ export interface DestinationGateDeps {
 }
 
 /**
- * The worker's side of destination limits (issue 46; docs/delivery.md → Destination limits). Which
+ * The worker's side of destination limits (docs/delivery.md → Destination limits). Which
  * destinations of a workspace have limits is read once per `ttlMs` per workspace and shared by
  * every attempt of this worker (concurrent readers share one query), so an attempt to a
  * destination without limits costs at most that lookup. For a limited one the lease itself is

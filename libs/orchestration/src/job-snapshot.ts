@@ -23,12 +23,12 @@ export function toJobSnapshot(job: JobEntity, config: AppConfig): JobSnapshot {
     overlapPolicy: job.overlapPolicy,
     prepareAheadMs: config.scheduler.prepare_ahead_ms,
     display: describeForTemporal(job),
-    // Issue 46: absent unless set, so a job without them keeps the snapshot (and plans) it had.
+    // Absent unless set, so a job without them keeps the snapshot (and plans) it had.
     ...(startOffsetMs(job.id, job.startWindowMs) > 0
       ? { startOffsetMs: startOffsetMs(job.id, job.startWindowMs) }
       : {}),
     ...(job.overlapPolicy === 'allow' && job.maxConcurrentRuns ? { maxConcurrentRuns: job.maxConcurrentRuns } : {}),
-    // Issue 48: the workflow plans the change from here, however late it hears of it.
+    // The workflow plans the change from here, however late it hears of it.
     ...(job.updatedAt ? { committedAt: job.updatedAt.toISOString() } : {}),
   };
 }

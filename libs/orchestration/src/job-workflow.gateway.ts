@@ -89,7 +89,7 @@ export class JobWorkflowGateway {
    * snapshots whose revision it has already seen. A workflow it starts carries the snapshot's
    * display as its static summary and details (Temporal Web UI); they stay as they were at start,
    * the workflow's `describe` query and current details follow later snapshots. A job with a key
-   * (issue 42; it never changes) carries it as `SvcJobKey`, set at start, from the client side:
+   * (it never changes) carries it as `SvcJobKey`, set at start, from the client side:
    * workflow code and recorded histories are untouched.
    */
   async upsertJob(snapshot: JobSnapshot, identity: { key?: string | null } = {}): Promise<void> {

@@ -6,7 +6,7 @@ import {
 } from '@svc/workflow-contract/definitions';
 import { tolerating } from './tolerated-temporal-errors';
 
-/** Starts and cancels bulk operation workflows (issue 46) on the jobs task queue. */
+/** Starts and cancels bulk operation workflows on the jobs task queue. */
 export class OperationWorkflowGateway {
   constructor(
     private readonly client: Client,

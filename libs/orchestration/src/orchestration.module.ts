@@ -34,7 +34,7 @@ export interface OrchestrationModuleOptions {
 const LIFECYCLE_EXTRAS = Symbol('JOB_LIFECYCLE_EXTRAS');
 
 /**
- * The job's orchestration objects, provided once for the API and the worker alike (issue 47):
+ * The job's orchestration objects, provided once for the API and the worker alike:
  * `BackgroundWork` (the retried follow-ups that tell job workflows of each change; the process
  * drains it at shutdown), the `JobWorkflowGateway` over the given client and `JobLifecycle` over
  * both. Building it does no I/O. Nest-only: the rest of the library stays framework-free, so this

@@ -1,5 +1,5 @@
 /**
- * How long before its instant a job workflow prepares an occurrence (issue 25, docs/architecture.md
+ * How long before its instant a job workflow prepares an occurrence (docs/architecture.md
  * → Bursts prepared ahead). Pure: the worker's plan activity computes it and the job workflow
  * records it with the plan, so replay never computes it again.
  */

@@ -26,7 +26,7 @@ export interface SendSinkInput {
   run: {
     id: string;
     scheduledAt: Date | string;
-    /** Its planned time when the job has a start window (issue 46). */
+    /** Its planned time when the job has a start window. */
     plannedAt?: Date | string | null;
     /** 0-based */
     attempt: number;

@@ -1,5 +1,5 @@
 /**
- * Spread windows (issue 46): a job with `start_window` fires each occurrence at a fixed offset
+ * Spread windows: a job with `start_window` fires each occurrence at a fixed offset
  * inside that window after its nominal time, so jobs aligned on one instant (`0 * * * *`) leave
  * spread over the window instead of at once. Pure: the API computes the offset for responses and
  * the job snapshot carries it to the workflow, which never hashes anything itself.

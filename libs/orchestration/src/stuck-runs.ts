@@ -2,7 +2,7 @@ import { computeRetryDelayMs } from '@svc/workflow-contract/backoff';
 import { retryDelayPolicy, type StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 
 /**
- * Stuck runs (issue 20; docs/operations.md → Stuck runs): open runs whose run workflow is running
+ * Stuck runs (docs/operations.md → Stuck runs): open runs whose run workflow is running
  * in Temporal but not progressing. Distinct from *stalled* runs (apps/worker/src/reconciler/
  * stalled-runs.ts): an open row with no running workflow, which the worker repairs by itself.
  * Pure: the clock, the job's policy and Temporal's view of the attempt are parameters.

@@ -1,5 +1,5 @@
 /**
- * Workspace calendars as exclusions (issue 45): named sets of dates (`holidays:de-berlin`) whose
+ * Workspace calendars as exclusions: named sets of dates (`holidays:de-berlin`) whose
  * days have no occurrence, in the schedule's zone. A natural-language schedule names them at its
  * end (`every weekday at 9am except holidays:de-berlin`, `… except calendar office-closed`); a job
  * names them in `exclude_calendars`. The dates arrive as data (`ScheduleInput.calendars`): this

@@ -1,5 +1,5 @@
 /**
- * Exceptions to a schedule's series (issue 45): instants that are not occurrences (RRULE `EXDATE`),
+ * Exceptions to a schedule's series: instants that are not occurrences (RRULE `EXDATE`),
  * whole days in the schedule's zone that have none (`EXDATE;VALUE=DATE`, workspace calendars given
  * as data), and extra instants (RRULE `RDATE`). RFC 5545 → Recurrence set: the set is the rule's
  * instances plus the RDATEs, less the EXDATEs; a COUNT counts the rule's instances before

@@ -1,5 +1,5 @@
 /**
- * The dates of an iCalendar file (RFC 5545), for a workspace calendar imported from one (issue 45):
+ * The dates of an iCalendar file (RFC 5545), for a workspace calendar imported from one:
  * each `VEVENT`'s `DTSTART` day, through the day before its `DTEND` for a multi-day all-day event.
  * A date-time `DTSTART` counts by its written date (the wall date in its TZID, or UTC for `…Z`).
  * Recurring events (`RRULE`, `RDATE`) are refused rather than silently cut to their first date.

@@ -31,7 +31,7 @@ export interface ScheduleInput {
    */
   reference: Date;
   /**
-   * Workspace calendars the schedule may exclude (issue 45): name → dates (`YYYY-MM-DD`), given as
+   * Workspace calendars the schedule may exclude: name → dates (`YYYY-MM-DD`), given as
    * data by the caller. A natural-language `… except holidays:de-berlin` and `excludeCalendars`
    * name them; a name not held here is an `unknown_calendar` error. Absent: the calendars named
    * are neither checked nor applied (a stateless preview; an upper bound of the fire times).

@@ -25,12 +25,12 @@ export interface PlanOccurrencesInput {
   leadMs?: number;
   /**
    * Ignored: the plan reads the threshold from the worker's `scheduler.misfire_threshold`, as the
-   * attempt does (issue 27). Still sent by the frozen legacy loop (legacy/job.workflow.v1.ts).
+   * attempt does. Still sent by the frozen legacy loop (legacy/job.workflow.v1.ts).
    */
   misfireThresholdMs?: number;
   maxCatchUp: number;
   /**
-   * Asks for the lead of `next` (issue 25): the job is counted in the burst estimate of `next`
+   * Asks for the lead of `next`: the job is counted in the burst estimate of `next`
    * (unless it is `registered` there already) and the plan returns `leadMs`. Absent in plans
    * recorded before it.
    */
@@ -41,13 +41,13 @@ export interface PlanOccurrencesInput {
    */
   gate?: { workspaceId: string; month: string };
   /**
-   * Decide the due occurrences and open their runs in the same activity (issue 25, `allow` jobs
+   * Decide the due occurrences and open their runs in the same activity (`allow` jobs
    * only: their decisions do not depend on runs in flight). Needs `gate`. Absent in plans
    * recorded before it, and for other overlap policies, whose workflow decides and opens.
    */
   open?: PlanOpenInput;
   /**
-   * The job's start window (issue 46): an occurrence is due, on time or missed by its planned time
+   * The job's start window: an occurrence is due, on time or missed by its planned time
    * (nominal + offset), and `next` is the first whose planned time is after `now`; the occurrences
    * themselves stay nominal. Absent: planned at their nominal instant.
    */
@@ -93,7 +93,7 @@ export interface OccurrencePlan {
   /** The workspace gate, read when asked with `gate` and occurrences are due. */
   gate?: WorkspaceGate;
   /**
-   * Set when the worker parks idle jobs (issue 25, `worker.park_idle_after`): a job whose wake is
+   * Set when the worker parks idle jobs (`worker.park_idle_after`): a job whose wake is
    * further away than `afterMs` waits on `taskQueue` instead of in the worker's cache.
    */
   park?: ParkSettings;
@@ -149,7 +149,7 @@ export interface OpenRunsInput {
   collapsedRange?: { schedule: ScheduleSnapshot; after: string; before: string };
   /** The job's display, for the run workflows' summaries (absent in older inputs). */
   display?: JobDisplay;
-  /** The job's start window (issue 46): each run row and run workflow gets its planned time. */
+  /** The job's start window: each run row and run workflow gets its planned time. */
   spread?: Spread;
 }
 
@@ -213,7 +213,7 @@ export interface RetryableDeliveryDetails {
   attempts: number;
 }
 
-/** `details[0]` of a `DestinationWait` failure of `runAttempt` (issue 46). */
+/** `details[0]` of a `DestinationWait` failure of `runAttempt`. */
 export interface DestinationWaitDetails {
   /** Attempts the run made so far (the wait made none). */
   attempts: number;

@@ -30,7 +30,7 @@ export interface ScheduleSnapshot {
   /** Reference instant (ISO) that phases intervals and anchors relative expressions. */
   anchor: string;
   /**
-   * Only for a schedule that excludes workspace calendars (issue 45): the planner reads their dates
+   * Only for a schedule that excludes workspace calendars: the planner reads their dates
    * from the workspace at every plan (a calendar's change applies from the job's next wake).
    * `exclude` is the job's `schedule.exclude_calendars`; names in the expression need no listing.
    */
@@ -49,7 +49,7 @@ export interface JobSnapshot {
   misfirePolicy: MisfirePolicy;
   /**
    * Not read by this release: its plans take `scheduler.misfire_threshold` from the worker's
-   * config, like the attempt (one source, issue 27). Still written because workers of the previous
+   * config, like the attempt (one source). Still written because workers of the previous
    * release plan with it while a rolling upgrade runs, and recorded histories carry it. Drop it
    * with the legacy workflow copies (docs/architecture.md).
    */
@@ -72,14 +72,14 @@ export interface JobSnapshot {
    */
   display?: JobDisplay;
   /**
-   * Issue 46: the job's offset inside its start window (ms, > 0): each occurrence fires this long
+   * The job's offset inside its start window (ms, > 0): each occurrence fires this long
    * after its nominal instant. Absent: at the nominal instant (no window, older snapshots).
    */
   startOffsetMs?: number;
-  /** Issue 46: `max_concurrent_runs` of an `allow` job; absent: unbounded (runs not tracked). */
+  /** `max_concurrent_runs` of an `allow` job; absent: unbounded (runs not tracked). */
   maxConcurrentRuns?: number;
   /**
-   * Issue 48: when the job row this snapshot was read from was last written (its `updated_at`, ISO),
+   * When the job row this snapshot was read from was last written (its `updated_at`, ISO),
    * so no later than the change it carries took effect (a create, a new version, a resume). The job
    * workflow plans from here, not from when it hears of the change (`SCHEDULE_FROM_COMMIT_PATCH`).
    * Absent in snapshots written before it.
@@ -88,7 +88,7 @@ export interface JobSnapshot {
 }
 
 /**
- * A job's start window applied to its occurrences (issue 46): each fires `offsetMs` after its
+ * A job's start window applied to its occurrences: each fires `offsetMs` after its
  * nominal instant (its planned time, `plannedAt` in occurrence-rules.ts). `notBefore`: the instant
  * a new version carried over occurrences whose nominal time had passed but whose planned time had
  * not; none is planned before it, so a new offset neither drops them nor makes them late.
@@ -123,7 +123,7 @@ export interface JobDisplay {
 export const JOB_PATH_PATCH = 'job-occurrence-path-v2';
 export const RUN_PATH_PATCH = 'run-one-attempt-v2';
 /**
- * Issue 44 (introduced 2026-11-28): Temporal's status is the run's status. A failed run ends its
+ * Introduced 2026-11-28: Temporal's status is the run's status. A failed run ends its
  * workflow Failed (`RUN_FAILED`), a cancelled one Canceled; the attempt activity's retry policy
  * carries the job's attempt budget. Checked before `RUN_PATH_PATCH`, so a new execution records
  * this one marker only; executions begun before it replay through the older paths.
@@ -138,7 +138,7 @@ export const RUN_ENDS_AS_STATUS_PATCH = 'run-ends-as-status';
  */
 export const RUN_CODE_VERSION = 4;
 /**
- * Issue 46 (introduced 2026-11-28): an attempt that waits for its destination (destination limits)
+ * Introduced 2026-11-28: an attempt that waits for its destination (destination limits)
  * fails its activity with the non-retryable `DESTINATION_WAIT`, and the run workflow sleeps on a
  * timer until the time it names, then schedules the attempt again: the wait spends neither the
  * run's attempts nor Temporal's. Inputs of `RUN_CODE_VERSION` 4 take it without a marker; a run
@@ -160,30 +160,30 @@ export interface RunFailedDetails {
 }
 /**
  * Scheduled runs are named after their occurrence (`occurrenceRunId`), not minted from workflow
- * time, so a workflow task retried after a crash names the same runs (issue #21). Executions that
+ * time, so a workflow task retried after a crash names the same runs. Executions that
  * opened runs before it replay with the ids they minted then.
  */
 export const OCCURRENCE_RUN_ID_PATCH = 'occurrence-run-id';
 /**
- * Issue 25: the job workflow asks its plan for the lead of the next occurrence (longer when many
+ * The job workflow asks its plan for the lead of the next occurrence (longer when many
  * jobs share its instant) and continues-as-new at a shorter history. Executions begun before it
  * keep the fixed `prepareAheadMs` and the longer history until they continue-as-new.
  */
 export const PREPARED_BURSTS_PATCH = 'prepared-bursts';
 /**
- * Issue 25: a job whose next wake is far away parks (continues-as-new onto the parked task queue,
+ * A job whose next wake is far away parks (continues-as-new onto the parked task queue,
  * whose worker caches nothing) instead of sleeping in the worker's cache. Executions begun before
  * it never park; they sleep as they recorded.
  */
 export const PARKED_JOBS_PATCH = 'parked-idle-jobs';
 /**
- * Issue 25: for an `allow` job the plan also decides the due occurrences and opens their runs, in
+ * For an `allow` job the plan also decides the due occurrences and opens their runs, in
  * the same local activity (one workflow activation, one marker and one round trip less per
  * occurrence). Executions begun before it keep a plan and an open-runs activity per occurrence.
  */
 export const PLAN_OPENS_RUNS_PATCH = 'plan-opens-runs';
 /**
- * Issue 48: a job workflow's schedule starts where the job's change was committed
+ * A job workflow's schedule starts where the job's change was committed
  * (`JobSnapshot.committedAt`), not at the workflow's own clock when it hears of it: a start, a new
  * version or a resume that reaches the workflow late (a Temporal outage, a retried follow-up or
  * first task, the reconciler) no longer drops the occurrences due in between; they follow the
@@ -192,7 +192,7 @@ export const PLAN_OPENS_RUNS_PATCH = 'plan-opens-runs';
 export const SCHEDULE_FROM_COMMIT_PATCH = 'schedule-from-commit';
 
 /**
- * A parked job run (issue 25): it only waits, for `until` or a signal, on the parked task queue,
+ * A parked job run: it only waits, for `until` or a signal, on the parked task queue,
  * then continues-as-new back onto `returnTo` with its state, where it plans as usual.
  */
 export interface ParkedJob {
@@ -222,7 +222,7 @@ export interface JobWorkflowInput {
   leadMs?: number;
   /** Carried across continue-as-new: the instant the job is counted at in the burst estimate. */
   registered?: string | null;
-  /** Set on a parked run only (issue 25): it waits on the parked task queue. */
+  /** Set on a parked run only: it waits on the parked task queue. */
   parked?: ParkedJob;
   /** Carried from a parked run: a snapshot signalled while parked, applied as any signalled one. */
   pending?: JobSnapshot | null;
@@ -235,7 +235,7 @@ export interface RunWorkflowInput {
   jobVersion: number;
   /** ISO instant of the occurrence (nominal time). */
   scheduledAt: string;
-  /** When it is planned to fire (issue 46: nominal time + the job's offset); absent: `scheduledAt`. */
+  /** When it is planned to fire (nominal time + the job's offset); absent: `scheduledAt`. */
   plannedAt?: string;
   trigger: RunTrigger;
   /**
@@ -310,7 +310,7 @@ export interface RunWorkflowDescription {
   /**
    * `waiting_for_instant`: the attempt holds the request until `until` (prepare-ahead);
    * `waiting_for_destination`: the destination's limits or hold make the attempt wait until `until`
-   * (issue 46); `attempting`: sending, or waiting for a retry under Temporal's activity retry;
+   *; `attempting`: sending, or waiting for a retry under Temporal's activity retry;
    * `finishing`: recording the end; `done`: ended with `status`.
    */
   phase: 'waiting_for_instant' | 'waiting_for_destination' | 'attempting' | 'finishing' | 'done';
@@ -361,7 +361,7 @@ export const SEARCH_ATTRIBUTES = {
   jobId: 'SvcJobId',
   workspaceId: 'SvcWorkspaceId',
   trigger: 'SvcTrigger',
-  /** The job's key (issue 42), on job workflows of jobs that have one. */
+  /** The job's key, on job workflows of jobs that have one. */
   jobKey: 'SvcJobKey',
 } as const;
 
@@ -395,7 +395,7 @@ export function alertsTaskQueue(jobsTaskQueue: string): string {
 }
 
 /**
- * The task queue of run workflows and their attempts (issue 25), served by a worker of its own: a
+ * The task queue of run workflows and their attempts, served by a worker of its own: a
  * burst's run starts take their first workflow task from that worker's slots (eager start), which
  * job workflows busy with their local activities never hold, so they are not sent to the shared
  * queue's backlog (docs/architecture.md → Bursts prepared ahead).
@@ -404,12 +404,12 @@ export function runsTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-runs`;
 }
 
-/** The task queue of parked job runs (issue 25), served by a worker with no workflow cache. */
+/** The task queue of parked job runs, served by a worker with no workflow cache. */
 export function parkedTaskQueue(jobsTaskQueue: string): string {
   return `${jobsTaskQueue}-parked`;
 }
 
-/** A bulk action or recover (issue 46): workflow id = the operation id (`op_…`), on the jobs task queue. */
+/** A bulk action or recover: workflow id = the operation id (`op_…`), on the jobs task queue. */
 export const BULK_OPERATION_WORKFLOW = 'bulkOperationWorkflow';
 
 export interface BulkOperationInput {
@@ -430,7 +430,7 @@ export interface BulkOperationResult {
 /** `POST /operations/{id}/cancel`: no further batch starts, and a waiting window resumes nothing. */
 export const cancelOperationSignal = defineSignal<[]>('cancelOperation');
 
-/** A backfill of a job's past occurrences (issue 45): workflow id = the backfill id (`bf_…`), on the jobs task queue. */
+/** A backfill of a job's past occurrences: workflow id = the backfill id (`bf_…`), on the jobs task queue. */
 export const BACKFILL_WORKFLOW = 'backfillWorkflow';
 
 export interface BackfillInput {

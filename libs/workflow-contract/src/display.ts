@@ -1,5 +1,5 @@
 /**
- * Text the Temporal Web UI shows for jobs, runs and attempts (issue 20: readable in the UI), built
+ * Text the Temporal Web UI shows for jobs, runs and attempts (readable in the UI), built
  * from a `JobDisplay` (secret-free by construction: `describeForTemporal` in libs/orchestration).
  * Pure and deterministic: used by workflow code (activity summaries) and by the gateway (static
  * summary and details of the workflows it starts).

@@ -13,9 +13,9 @@ export const ID_PREFIXES = {
   channel: 'ch',
   rule: 'rule',
   audit: 'aud',
-  /** A bulk action or a recover (issue 46): also the id of its `bulkOperationWorkflow`. */
+  /** A bulk action or a recover: also the id of its `bulkOperationWorkflow`. */
   operation: 'op',
-  /** A backfill of a job's past occurrences (issue 45): also the id of its `backfillWorkflow`. */
+  /** A backfill of a job's past occurrences: also the id of its `backfillWorkflow`. */
   backfill: 'bf',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -43,7 +43,7 @@ export function newId(kind: IdKind, timeMs: number = Date.now(), random?: () => 
  * The id of a job's scheduled run, derived from the occurrence itself: the ULID's time is the
  * scheduled instant and its random part a hash of (job id, instant). Every path that reaches the
  * same occurrence (a job-workflow task retried after a crash, a restarted job workflow) names the
- * same run, so the same run workflow and the same `webhook-id` (issue #21). Pure and deterministic,
+ * same run, so the same run workflow and the same `webhook-id`. Pure and deterministic,
  * so workflow code may call it.
  */
 export function occurrenceRunId(jobId: string, scheduledAtMs: number): string {

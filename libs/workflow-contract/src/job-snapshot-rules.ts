@@ -30,7 +30,7 @@ export function tracksRuns(snapshot: JobSnapshot): boolean {
   return (snapshot.overlapPolicy ?? 'allow') !== 'allow' || snapshot.maxConcurrentRuns !== undefined;
 }
 
-/** The job's start window as its plans and runs apply it (issue 46); none without an offset. */
+/** The job's start window as its plans and runs apply it; none without an offset. */
 export function spreadOf(snapshot: JobSnapshot, carriedAt: string | undefined): Spread | undefined {
   if (!snapshot.startOffsetMs) {
     return carriedAt === undefined ? undefined : { offsetMs: 0, notBefore: carriedAt };
@@ -39,7 +39,7 @@ export function spreadOf(snapshot: JobSnapshot, carriedAt: string | undefined): 
 }
 
 /**
- * Where a change's schedule starts (issue 48): its commit (`JobSnapshot.committedAt`), never later
+ * Where a change's schedule starts: its commit (`JobSnapshot.committedAt`), never later
  * than `now`, the workflow's clock when it hears of it; `now` for snapshots without it. The
  * occurrences between are the change's own, due late: the misfire policy decides them.
  */

@@ -1,5 +1,5 @@
 /**
- * The one occurrence-decision path (issue 47): what the job workflow (`openDue` in
+ * The one occurrence-decision path: what the job workflow (`openDue` in
  * job.workflow.ts) and the plan activity of an `allow` job (`openDue` in
  * apps/worker/src/activities/schedule.activities.ts) make of the occurrences a plan found due.
  * It applies the occurrence rules (misfire, suspension, quota, run cap, overlap) and builds the
@@ -18,7 +18,7 @@ export interface OpeningJob {
   display?: JobDisplay;
   misfirePolicy: MisfirePolicy;
   overlapPolicy: OverlapPolicy;
-  /** `max_concurrent_runs` of an `allow` job (issue 46); null or absent: unbounded. */
+  /** `max_concurrent_runs` of an `allow` job; null or absent: unbounded. */
   maxConcurrentRuns?: number | null;
   schedule: ScheduleSnapshot;
 }
@@ -38,7 +38,7 @@ export interface OpeningArgs {
   newRunId: (scheduledAt: string) => string;
   /** Whether the started runs signal `runFinished` to the job workflow (it tracks them). */
   notifyJob: boolean;
-  /** The job's start window (issue 46). */
+  /** The job's start window. */
   spread?: Spread;
 }
 
@@ -90,7 +90,7 @@ export function decideOpening(args: OpeningArgs): OccurrenceOpening {
  */
 /**
  * The tracked runs without those `openRuns` says no `runFinished` will release (ended already, or
- * opened by a backfill): tracking them would hold `skip`/`queue` jobs forever (issue 45).
+ * opened by a backfill): tracking them would hold `skip`/`queue` jobs forever.
  */
 export function dropUntracked(state: OccurrenceState, untracked: string[] | undefined): OccurrenceState {
   if (!untracked || untracked.length === 0) {

@@ -110,7 +110,7 @@ export function decideOccurrences(args: {
   /** The run id of an occurrence (derived from it: the same occurrence always gets the same id). */
   newRunId: (scheduledAt: string) => string;
   /**
-   * `max_concurrent_runs` of an `allow` job (issue 46): with this many tracked runs in flight the
+   * `max_concurrent_runs` of an `allow` job: with this many tracked runs in flight the
    * occurrence is skipped (`max_concurrent_runs`). null or absent: unbounded, runs not tracked.
    */
   maxConcurrentRuns?: number | null;

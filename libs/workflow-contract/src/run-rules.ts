@@ -56,9 +56,9 @@ export interface ClaimRun {
   attemptsCount: number;
   jobVersion: number;
   scheduledAt: Date;
-  /** Issue 46: nominal time + the job's offset; null or absent: `scheduledAt`. */
+  /** Nominal time + the job's offset; null or absent: `scheduledAt`. */
   plannedAt?: Date | null;
-  /** Issue 46: why a deferred run waits for its destination; null or absent: it does not. */
+  /** Why a deferred run waits for its destination; null or absent: it does not. */
   deferredReason?: string | null;
 }
 /** What the run rules look at in a job row (`JobEntity`, libs/persistence). */
@@ -67,7 +67,7 @@ export interface ClaimJob {
   version: number;
   retry: StoredRetryPolicy;
   misfirePolicy: MisfirePolicy;
-  /** Issue 45: upcoming occurrences a user skipped, by ISO instant. */
+  /** Upcoming occurrences a user skipped, by ISO instant. */
   occurrenceSkips?: Record<string, { note: string }>;
 }
 
@@ -103,7 +103,7 @@ export type ClaimDecision<R extends ClaimRun = ClaimRun, J extends ClaimJob = Cl
   | { kind: 'withdraw'; run: R }
   /** No attempt left (the last one was interrupted): close it `interrupted` and fail the run. */
   | { kind: 'exhausted'; error: string }
-  /** A user skipped this occurrence (issue 45): close the run `skipped` (`occurrence_skipped`) with the note. */
+  /** A user skipped this occurrence: close the run `skipped` (`occurrence_skipped`) with the note. */
   | { kind: 'skipped_by_user'; note: string }
   /** A missed first attempt the misfire policy does not deliver: close the run `skipped` (misfire). */
   | { kind: 'misfire' }
@@ -145,11 +145,11 @@ export function decideClaim<R extends ClaimRun, J extends ClaimJob>(facts: Claim
   if (skip) {
     return { kind: 'skipped_by_user', note: skip.note };
   }
-  // A run that waited for its destination (issue 46) was claimed on time: the wait is not lateness.
+  // A run that waited for its destination was claimed on time: the wait is not lateness.
   if (run.status === 'deferred' && run.deferredReason) {
     return { kind: 'attempt', run, job, n };
   }
-  // Lateness from the planned time (a start window, issue 46), or from a queued run's release.
+  // Lateness from the planned time (a start window), or from a queued run's release.
   const releasedAt = Math.max(
     (run.plannedAt ?? run.scheduledAt).getTime(),
     facts.releasedAt ? Date.parse(facts.releasedAt) : 0,

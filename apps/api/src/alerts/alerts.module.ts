@@ -10,7 +10,7 @@ import { ALERT_VERIFICATION_KEY, AlertChannelsService } from './alert-channels.s
 import { AlertRulesController } from './alert-rules.controller';
 import { AlertRulesService } from './alert-rules.service';
 
-/** `/api/v1/alert-channels` and `/api/v1/alert-rules` (issue #10, docs/alerts.md). */
+/** `/api/v1/alert-channels` and `/api/v1/alert-rules` (docs/alerts.md). */
 @Module({
   controllers: [AlertChannelsController, AlertRulesController],
   providers: [

@@ -9,7 +9,7 @@ import { BackfillsService } from './backfills.service';
 import { BackfillDto } from './dto/backfill.dto';
 import { GetRoute } from '../common/openapi/route.decorators';
 
-/** Backfills of a job's past occurrences (issue 45), each one tracked, cancelable backfill. */
+/** Backfills of a job's past occurrences, each one tracked, cancelable backfill. */
 @Controller('api/v1')
 export class BackfillsController {
   constructor(private readonly backfills: BackfillsService) {}

@@ -34,7 +34,7 @@ export interface BackfillAccepted {
 }
 
 /**
- * Backfills (issue 45): validates the request, counts the job's occurrences in the range with the
+ * Backfills: validates the request, counts the job's occurrences in the range with the
  * schedule library in the job's time zone (a dry run answers them), records the backfill with its
  * occurrences and starts its workflow, which gives them their runs (libs/orchestration backfills.ts).
  */

@@ -12,7 +12,7 @@ const DATES_BODY =
   'The body gives the dates either as `dates` (`YYYY-MM-DD`, any order) or as `ical`, the text of an iCalendar ' +
   'file (each event’s days; recurring events are refused): `400` naming the field otherwise.';
 
-/** Workspace calendars (issue 45): named sets of dates that schedules exclude. */
+/** Workspace calendars: named sets of dates that schedules exclude. */
 @Controller('api/v1/calendars')
 export class CalendarsController {
   constructor(private readonly calendars: CalendarsService) {}

@@ -11,7 +11,7 @@ import { toCalendarListItem, toCalendarResponse } from './calendars.mapper';
 const JOBS_NAMED = 10;
 
 /**
- * Workspace calendars (issue 45): named sets of dates that schedules exclude. A job reads its
+ * Workspace calendars: named sets of dates that schedules exclude. A job reads its
  * calendars' dates at every plan, so a change applies from each job's next wake; a calendar a job
  * uses cannot be deleted (`409`).
  */

@@ -11,7 +11,7 @@ const PROTOCOL =
   '`temporal.ui_url`); a dashboard session needs no `X-CSRF-Token` here. docs/operations.md → Payload encryption.';
 
 /**
- * The codec server (issue #20): lets people allowed to read the workspace's jobs (`jobs:read`) see
+ * The codec server: lets people allowed to read the workspace's jobs (`jobs:read`) see
  * decoded payloads in the Temporal Web UI. CORS: codec-cors.hook.ts.
  */
 @Controller('codec')

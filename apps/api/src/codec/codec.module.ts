@@ -3,6 +3,6 @@ import { CodecCorsHook } from './codec-cors.hook';
 import { CodecController } from './codec.controller';
 import { CodecService } from './codec.service';
 
-/** The codec server: `POST /codec/encode`, `/codec/decode` and their CORS (issue #20). */
+/** The codec server: `POST /codec/encode`, `/codec/decode` and their CORS. */
 @Module({ controllers: [CodecController], providers: [CodecService, CodecCorsHook] })
 export class CodecModule {}

@@ -4,7 +4,7 @@ import { errorCodes, type FastifyInstance } from 'fastify';
 type Done = (err: Error | null, body?: unknown) => void;
 
 /**
- * The API's only body parsers (issue #26 item 11). A request with no body bytes has no body,
+ * The API's only body parsers. A request with no body bytes has no body,
  * whatever its `Content-Type` says: many HTTP clients send `Content-Type: application/json` on a
  * `DELETE` or an action `POST` by default, and such a request must do what it asks. So every
  * parser answers "no body" (`undefined`) for zero bytes; a route that needs one then answers

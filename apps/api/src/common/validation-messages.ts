@@ -2,7 +2,7 @@ import { getMetadataStorage, type ValidationError } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
 /**
- * The message of one invalid field, as a sentence a user understands (issue #26 item 4). The
+ * The message of one invalid field, as a sentence a user understands. The
  * class-validator defaults name one constraint at a time ("must be shorter than or equal to 200
  * characters" for a missing name, "nested property schedule must be either object or array"), so
  * the message is composed from every constraint the field declares instead:

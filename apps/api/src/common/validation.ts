@@ -6,7 +6,7 @@ import { fieldMessage } from './validation-messages';
 const BRACKET_INDEXES = 'svc:validation:bracket-indexes';
 
 /**
- * Items of this array property are named `jobs[3].schedule.expr` in `fields` (issue 42) rather
+ * Items of this array property are named `jobs[3].schedule.expr` in `fields` rather
  * than class-validator's `jobs.3.schedule.expr`, which older arrays (the codec's `payloads.0`) keep.
  */
 export const BracketIndexes = (): PropertyDecorator => (target, property) =>
@@ -15,7 +15,7 @@ export const BracketIndexes = (): PropertyDecorator => (target, property) =>
 const COLLECTS_STAGE_ERRORS = 'svc:validation:collects-stage-errors';
 
 /**
- * Issue 44 (every error at once): a body of this class that fails its own checks is not refused by
+ * Every error at once: a body of this class that fails its own checks is not refused by
  * the pipe; it reaches the handler with its `fields` kept aside (`pendingFieldErrors`), so the
  * service runs its later stages (schedule, sink, retry…) on what is usable and answers ONE `400`
  * with every field. Only for bodies whose services read `pendingFieldErrors` and throw before

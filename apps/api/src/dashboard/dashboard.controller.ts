@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 /**
  * What the dashboard needs to know about this server beyond `/features`: where the Temporal Web
  * UI is (`temporal.ui_url`), to link each run to its workflow, and the job defaults a job left at
- * "server default" gets (issue 44: the job page shows the number). Authenticated, unlike `/features`,
+ * "server default" gets (the job page shows the number). Authenticated, unlike `/features`,
  * because it names internal infrastructure.
  */
 @Controller('api/v1/dashboard')

@@ -5,7 +5,7 @@ import { DashboardAssets } from './dashboard-assets';
 import { DashboardController } from './dashboard.controller';
 import { registerDashboardRoutes } from './dashboard.routes';
 
-/** The dashboard at `/` (issue #11), served by the API process from the build's dist/dashboard. */
+/** The dashboard at `/`, served by the API process from the build's dist/dashboard. */
 @Module({ controllers: [DashboardController] })
 export class DashboardModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

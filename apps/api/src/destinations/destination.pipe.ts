@@ -1,7 +1,7 @@
 import { DESTINATION_MAX_LENGTH, DESTINATION_PATTERN, DESTINATION_RULE, isDestination } from '@svc/delivery';
 import { nameParamPipes } from '../common/name-param.pipe';
 
-/** The `{destination}` path parameter (issue 46): `400` (field `destination`) on `PUT`, `404` elsewhere. */
+/** The `{destination}` path parameter: `400` (field `destination`) on `PUT`, `404` elsewhere. */
 const destinationPipes = nameParamPipes({
   what: 'Destination',
   field: 'destination',

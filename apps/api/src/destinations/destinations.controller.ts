@@ -18,7 +18,7 @@ const LIMITS_BODY =
   'on every worker; an attempt that must wait leaves its run `deferred` (`deferred_reason`) and spends no retry. ' +
   'Limits of 0 or less are refused (`400` naming the field); workers apply a change within 5 seconds.';
 
-/** Destination limits (issue 46): shared by every job and worker of the workspace. */
+/** Destination limits: shared by every job and worker of the workspace. */
 @Controller('api/v1/destinations')
 export class DestinationsController {
   constructor(private readonly destinations: DestinationsService) {}

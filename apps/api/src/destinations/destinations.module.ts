@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
 
-/** `/api/v1/destinations` (issue 46). */
+/** `/api/v1/destinations`. */
 @Module({
   controllers: [DestinationsController],
   providers: [DestinationsService],

@@ -6,7 +6,7 @@ import type { DestinationLimitsDto } from './dto/destination-limits.dto';
 import { toDestinationResponse } from './destinations.mapper';
 
 /**
- * Destination limits (issue 46; docs/delivery.md → Destination limits): per workspace, how many
+ * Destination limits (docs/delivery.md → Destination limits): per workspace, how many
  * attempts one destination gets at once and per minute, and whether a `Retry-After` holds it for
  * every job. The worker enforces them; this service writes them and reads their shared state.
  */

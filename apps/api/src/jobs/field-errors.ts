@@ -1,7 +1,7 @@
 import { LimitExceededError, ValidationFailedError } from '@svc/common';
 
 /**
- * Every stage of a job's validation reports here (issue 44: every error at once): the body's own
+ * Every stage of a job's validation reports here (every error at once): the body's own
  * checks (the pipe's `pendingFieldErrors`), the schedule, the sink, the retry policy, templates.
  * A stage that needs a field an earlier stage refused skips (`refused`); the others still run, and
  * `throwIfAny` answers one `400` with all their `fields` (and every schedule error in `errors`).

@@ -56,10 +56,10 @@ export function retryResponse(retry: StoredRetryPolicy) {
   };
 }
 
-/** Issue 46: the fire times a start window is checked against (their shortest gap is the job's interval). */
+/** The fire times a start window is checked against (their shortest gap is the job's interval). */
 export const START_WINDOW_SAMPLE = 101;
 
-/** A job's spread window and run cap as stored (issue 46). */
+/** A job's spread window and run cap as stored. */
 export interface SpreadColumns {
   startWindowMs: number | null;
   maxConcurrentRuns: number | null;

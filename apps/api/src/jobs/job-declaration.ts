@@ -4,7 +4,7 @@ import { type JobSettings, RESETTABLE_TOP_LEVEL } from './job-patch';
 import { toJobSettings } from './jobs.mapper';
 
 /**
- * Jobs as code (issue 42): how a declaration (a `PUT /jobs/by-key/{key}` body, a job of an apply)
+ * Jobs as code: how a declaration (a `PUT /jobs/by-key/{key}` body, a job of an apply)
  * compares with the stored job. A declaration is complete: what it leaves out is at its default
  * (`JobSettingsFactory`, the create's defaults), so it is compared as the columns it would store,
  * both sides read back through `toJobSettings` (the shape PATCH merges and the job object shows):

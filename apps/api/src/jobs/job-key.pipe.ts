@@ -3,7 +3,7 @@ import { ValidationFailedError } from '@svc/common';
 import { JOB_KEY_MAX_LENGTH, JOB_KEY_PATTERN } from './dto/job-body.dto';
 import type { KeyPreconditions } from './jobs-by-key.service';
 
-/** `{key}` of `/jobs/by-key/{key}` (issue 42): a key that breaks the pattern is `400`, naming `key`. */
+/** `{key}` of `/jobs/by-key/{key}`: a key that breaks the pattern is `400`, naming `key`. */
 @Injectable()
 export class JobKeyParamPipe implements PipeTransform<string, string> {
   /** The parameter in the OpenAPI document. */

@@ -158,7 +158,7 @@ export interface JobDeclaration extends Omit<JobPatch, 'name' | 'sink' | 'schedu
 }
 
 /**
- * A create is a PATCH over the defaults (issue 50: one merge rule, one defaults table): the
+ * A create is a PATCH over the defaults (one merge rule, one defaults table): the
  * declared name, schedule expression and sink over {@link JOB_DEFAULTS}, then every other field
  * as a PATCH would apply it (absent or `null`: the default).
  */

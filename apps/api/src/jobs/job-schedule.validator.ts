@@ -27,7 +27,7 @@ export class JobScheduleValidator {
 
   /**
    * `validate` with the workspace's calendars, read only when the schedule excludes some
-   * (`schedule.exclude_calendars`, or `except <calendar>` in the expression; issue 45).
+   * (`schedule.exclude_calendars`, or `except <calendar>` in the expression).
    */
   async validateIn(
     workspaceId: string,

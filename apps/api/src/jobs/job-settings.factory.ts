@@ -18,7 +18,7 @@ export interface DeclaredSettings {
   /** The schedule compiled once (the answer's next run). */
   compiled: CompiledSchedule;
   /**
-   * Issue 43: the signing secret the caller chose for a new webhook job (write-only, never in a
+   * The signing secret the caller chose for a new webhook job (write-only, never in a
    * response). Used on create only: an update never replaces a job's secret.
    */
   ownSigningSecret?: string;

@@ -57,7 +57,7 @@ interface PlannedJob {
 }
 
 /**
- * `POST /api/v1/jobs/apply` (issue 42; docs/api.md → Apply; docs/architecture.md → Jobs as code).
+ * `POST /api/v1/jobs/apply` (docs/api.md → Apply; docs/architecture.md → Jobs as code).
  *
  * 1. The whole set is validated before anything is read or written: every job as a create is
  *    (`fields` keyed `jobs[3].schedule.expr`), keys unique within the set, `prune` only with
@@ -118,7 +118,7 @@ export class JobsApplyService {
     now: Date,
     plan: PlanLimits,
   ): Promise<DeclaredSettings[]> {
-    // The body's own errors (the pipe hands them on, issue 44) join those of every job's stages.
+    // The body's own errors (the pipe hands them on) join those of every job's stages.
     const pending = pendingFieldErrors(dto);
     const fields: Record<string, string> = Object.fromEntries(
       Object.entries(pending).filter(([path]) => !/^jobs\[\d+\]\./.test(path)),
@@ -285,7 +285,7 @@ export class JobsApplyService {
       } else {
         result.unchanged.push(job.key);
       }
-      // What an operator set by hand stays (issue 42): the plan says so.
+      // What an operator set by hand stays: the plan says so.
       if (job.stored.state === 'paused' || job.stored.state === 'disabled') {
         result.kept.push({ key: job.key, reason: job.stored.state });
       }

@@ -26,7 +26,7 @@ export interface Upserted {
 }
 
 /**
- * `PUT|GET|DELETE /api/v1/jobs/by-key/{key}` (issue 42). A PUT is a full declaration: what it
+ * `PUT|GET|DELETE /api/v1/jobs/by-key/{key}`. A PUT is a full declaration: what it
  * leaves out is at the create's default (`JobSettingsFactory`), not the stored value. It creates
  * through `JobLifecycle.create` (the unique index on (workspace, key) settles two creates racing)
  * and replaces through `JobLifecycle.update` on the locked row, where the comparison is made: an
@@ -98,7 +98,7 @@ export class JobsByKeyService {
       identity: { key, managedBy: null },
       signingSecret: ownSigningSecret,
     });
-    // Issue 43: a secret the caller chose is not echoed.
+    // A secret the caller chose is not echoed.
     return toJobResponse(job, {
       nextRunAt: nextRunOf(job, now, compiled),
       signingSecret: ownSigningSecret === undefined ? signingSecret : undefined,

@@ -42,7 +42,7 @@ export class JobsController {
     return this.jobs.list(auth, query);
   }
 
-  /** Issue 42: create or replace the job with this key (a full declaration); `ETag: "<version>"`. */
+  /** Create or replace the job with this key (a full declaration); `ETag: "<version>"`. */
   @Put('by-key/:key')
   @Scopes('jobs:write')
   @ApiOperation(
@@ -84,7 +84,7 @@ export class JobsController {
     await this.byKey.remove(auth, key);
   }
 
-  /** Issue 42: a whole set of jobs declared at once, with the plan. */
+  /** A whole set of jobs declared at once, with the plan. */
   @Post('apply')
   @HttpCode(200)
   @Scopes('jobs:write')

@@ -16,12 +16,12 @@ export interface JobStats24h {
 export interface JobResponseExtras {
   nextRunAt: Date | null;
   nextRuns?: Date[];
-  /** Only on the single GET, with `nextRuns` (issue 45). */
+  /** Only on the single GET, with `nextRuns`. */
   skippedOccurrences?: OccurrenceSkipResponse[];
   stats24h?: JobStats24h;
   /** Only in the create and rotate responses, for webhook jobs. */
   signingSecret?: string;
-  /** Only in the list (issue 44): the run that tells how the job is doing; null when it has none. */
+  /** Only in the list: the run that tells how the job is doing; null when it has none. */
   latestRun?: LatestRun | null;
 }
 
@@ -48,7 +48,7 @@ export function toJobResponse(job: JobEntity, extras: JobResponseExtras) {
     ...spreadResponse(job),
     state: job.state,
     disabled_reason: job.disabledReason,
-    // Issue 46: why a paused job is paused and when its maintenance window resumes it (`?? null`:
+    // Why a paused job is paused and when its maintenance window resumes it (`?? null`:
     // a job built for insert has neither property).
     paused_note: job.pausedNote ?? null,
     resume_at: iso(job.resumeAt ?? null),
@@ -115,7 +115,7 @@ function startWindow(job: JobEntity): string | null {
 }
 
 /**
- * Spread windows and the run cap as the job object shows them (issue 46): the window, the job's
+ * Spread windows and the run cap as the job object shows them: the window, the job's
  * offset inside it, and the cap as stored (null: unbounded under `allow`, 1 under the others).
  */
 function spreadResponse(job: JobEntity) {
@@ -126,7 +126,7 @@ function spreadResponse(job: JobEntity) {
   };
 }
 
-/** An upcoming occurrence: its nominal time and when it is planned to fire (issue 46). */
+/** An upcoming occurrence: its nominal time and when it is planned to fire. */
 function occurrenceResponse(job: JobEntity, scheduledAt: Date) {
   return {
     scheduled_at: scheduledAt.toISOString(),

@@ -126,7 +126,7 @@ export class JobsService {
   async update(auth: AuthContext, id: string, dto: UpdateJobDto): Promise<JobResponse> {
     const now = new Date();
     const plan = await this.lifecycle.planOf(auth.workspaceId);
-    // The body's own errors (issue 44): the fields they refuse are left out of the merge, the rest
+    // The body's own errors: the fields they refuse are left out of the merge, the rest
     // is still validated, and one 400 names them all.
     const pending = pendingFieldErrors(dto);
     const patch = withoutRefused(dto, pending) as JobPatch;
@@ -231,7 +231,7 @@ export class JobsService {
     return job.state === 'active' ? nextFireTimes(job, now, count, compiled, calendars) : [];
   }
 
-  /** The workspace's calendars when one of `jobs` excludes some (issue 45), else none read. */
+  /** The workspace's calendars when one of `jobs` excludes some, else none read. */
   private async calendarsFor(workspaceId: string, jobs: JobEntity[]): Promise<CalendarDates | undefined> {
     return jobs.some(usesCalendars) ? this.calendars.datesByName(workspaceId) : undefined;
   }

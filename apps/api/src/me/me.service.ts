@@ -8,7 +8,7 @@ import { type MeResponse, toMeResponse } from '../auth/me.mapper';
  * Who the caller is. An API key belongs to one workspace and sees only it (spec → Authentication
  * 1), so `workspaces` holds that one, with the role the key amounts to: `owner` for a full-access
  * (`*`) key, which may do everything the API offers including keys and workspace settings,
- * `member` for a scoped key. A dashboard session sees the user's memberships (issue #11).
+ * `member` for a scoped key. A dashboard session sees the user's memberships.
  */
 @Injectable()
 export class MeService {

@@ -40,7 +40,7 @@ export class OpenApiController {
     return this.openapi.yaml();
   }
 
-  /** Issue 42: what editors and `svc apply` validate a jobs file with; public, like this document. */
+  /** What editors and `svc apply` validate a jobs file with; public, like this document. */
   @Get('schemas/jobs-file.json')
   @ApiOperation('The JSON Schema of a jobs file (svc apply -f), generated from this document', {
     200: { description: 'A JSON Schema (draft 2020-12)', schema: { type: 'object' } },

@@ -54,7 +54,7 @@ export class OpenApiService {
     return this.document;
   }
 
-  /** The jobs file's JSON Schema (issue 42), cut from this document (jobs-file-schema.ts). */
+  /** The jobs file's JSON Schema, cut from this document (jobs-file-schema.ts). */
   jobsFileSchema(): JsonSchema {
     this.jobsFile ??= jobsFileSchema(this.json());
     return this.jobsFile;

@@ -24,7 +24,7 @@ export function isEmptyFilter(filter: object): boolean {
 }
 
 /**
- * What is wrong with a bulk action's request beyond each field's own rules (issue 46), as the
+ * What is wrong with a bulk action's request beyond each field's own rules, as the
  * 400's `fields`: an empty filter without `all: true` (or `all` beside a filter), a `state` the
  * action never applies to, a `resume_at` on another action, in the past or over a year ahead.
  */

@@ -9,7 +9,7 @@ import { BULK_JOBS_DRY_RUN_SCHEMA, OPERATION_SCHEMA, RECOVER_DRY_RUN_SCHEMA } fr
 import { OperationsService } from './operations.service';
 import { GetRoute } from '../common/openapi/route.decorators';
 
-/** Bulk actions on jobs and the recover of failed runs (issue 46), each one tracked operation. */
+/** Bulk actions on jobs and the recover of failed runs, each one tracked operation. */
 @Controller('api/v1')
 export class OperationsController {
   constructor(private readonly operations: OperationsService) {}

@@ -32,7 +32,7 @@ const ERRORS_SHOWN = 100;
 const hostText = (sinkHost: string | undefined) => sinkHost?.replace(/:\d+$/, '');
 
 /**
- * Bulk actions and recover (issue 46): validates the request, matches the jobs or failed runs once
+ * Bulk actions and recover: validates the request, matches the jobs or failed runs once
  * (a dry run answers them), records the operation with its items and starts its workflow, which
  * applies the action item by item through the job lifecycle (libs/orchestration bulk-operations.ts).
  */

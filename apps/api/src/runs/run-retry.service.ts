@@ -27,7 +27,7 @@ export class RunRetryService {
 }
 
 /**
- * `POST /runs/{id}/cancel` (issue 44): the cancel itself is `JobLifecycle.cancelRun` (its
+ * `POST /runs/{id}/cancel`: the cancel itself is `JobLifecycle.cancelRun` (its
  * workflow cancelled, its row closed, audited `run.cancel`); this maps the cancelled run.
  */
 @Injectable()

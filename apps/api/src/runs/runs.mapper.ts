@@ -25,7 +25,7 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     job_id: run.jobId,
     job_version: run.jobVersion,
     scheduled_at: run.scheduledAt.toISOString(),
-    // Issue 46: nominal time + the job's start-window offset; the nominal time without a window.
+    // Nominal time + the job's start-window offset; the nominal time without a window.
     planned_at: (run.plannedAt ?? run.scheduledAt).toISOString(),
     trigger: run.trigger,
     status: run.status,
@@ -46,7 +46,7 @@ export function toRunResponse(run: RunEntity, attempts?: AttemptEntity[], uiUrl:
     ...(run.retryOf ? { retry_of: run.retryOf } : {}),
     // `?? null`: unit fixtures built before the column existed.
     ...((run.backfillId ?? null) !== null ? { backfill_id: run.backfillId } : {}),
-    // Issue 46: only while the run waits for its destination (`?? null`: fixtures without the column).
+    // Only while the run waits for its destination (`?? null`: fixtures without the column).
     ...(run.status === 'deferred' && (run.deferredReason ?? null) !== null
       ? { deferred_reason: run.deferredReason, deferred_destination: run.deferredDestination }
       : {}),

@@ -3,7 +3,7 @@ import { ScheduleRoutes } from './schedule.routes';
 import { SchedulesService } from './schedules.service';
 
 /**
- * `POST /api/v1/schedules/validate` and `/preview` (issue #3). Needs only `APP_CONFIG` (from the
+ * `POST /api/v1/schedules/validate` and `/preview`. Needs only `APP_CONFIG` (from the
  * global ConfigModule) and the HTTP adapter: no database, no Temporal.
  */
 @Module({ providers: [SchedulesService, ScheduleRoutes] })

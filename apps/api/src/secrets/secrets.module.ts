@@ -6,7 +6,7 @@ import { SecretsController } from './secrets.controller';
 import { SecretsService } from './secrets.service';
 
 /**
- * `/api/v1/secrets` (issue #8). The cipher is built from `secrets.encryption_key` when the app is
+ * `/api/v1/secrets`. The cipher is built from `secrets.encryption_key` when the app is
  * assembled: `createApp` checks the key first, so a missing one is a clear start-up error.
  */
 @Module({

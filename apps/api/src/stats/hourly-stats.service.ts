@@ -20,7 +20,7 @@ export interface JobHourlyStatsResponse {
 }
 
 /**
- * Runs per job and hour for the dashboard's sparklines (issue #11), counted by PostgreSQL in one
+ * Runs per job and hour for the dashboard's sparklines, counted by PostgreSQL in one
  * GROUP BY over the workspace's runs by `scheduled_at`. The window's buckets are whole UTC hours,
  * oldest first, the last one the current hour (24 for `24h`), zero-filled. With `jobIds` every
  * named job gets its buckets (all zero when it had no runs in this workspace); without, every job

@@ -3,7 +3,7 @@ import { StatsController } from './stats.controller';
 import { StatsService } from './stats.service';
 import { HourlyStatsService } from './hourly-stats.service';
 
-/** `GET /api/v1/stats/overview` (issue #8) and `GET /api/v1/stats/jobs/hourly` (issue #11). */
+/** `GET /api/v1/stats/overview` and `GET /api/v1/stats/jobs/hourly`. */
 @Module({
   controllers: [StatsController],
   providers: [StatsService, HourlyStatsService],

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { UsageController } from './usage.controller';
 import { UsageService } from './usage.service';
 
-/** `GET /api/v1/usage` (issue #8). */
+/** `GET /api/v1/usage`. */
 @Module({
   controllers: [UsageController],
   providers: [UsageService],

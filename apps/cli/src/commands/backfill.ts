@@ -1,5 +1,5 @@
 /**
- * `svc backfill JOB --from --to [--mode] [--max-runs] [--dry-run]` (issue 45, docs/schedules.md →
+ * `svc backfill JOB --from --to [--mode] [--max-runs] [--dry-run]` (docs/schedules.md →
  * Backfill): `POST /api/v1/jobs/{id}/backfill` through the typed client. JOB is a job id or a job
  * key. The server counts, validates and carries out; the CLI prints what it answered.
  */

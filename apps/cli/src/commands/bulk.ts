@@ -1,5 +1,5 @@
 /**
- * `svc bulk <action>` (issue 46, docs/api.md → Bulk actions): `POST /api/v1/jobs/bulk` through the
+ * `svc bulk <action>` (docs/api.md → Bulk actions): `POST /api/v1/jobs/bulk` through the
  * typed client. The server matches, validates and carries out; the CLI prints what it answered.
  */
 import type { ApiSettings } from '../config';

@@ -1,5 +1,5 @@
 /**
- * `svc apply`, `svc diff` and `svc export` (issue 42, docs/jobs-as-code.md): a jobs file against the
+ * `svc apply`, `svc diff` and `svc export` (docs/jobs-as-code.md): a jobs file against the
  * API over HTTP, through the typed client (libs/api-client). The server plans and carries out; the
  * CLI reads the file, sends it whole and prints what the server answered.
  */

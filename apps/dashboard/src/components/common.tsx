@@ -150,7 +150,7 @@ export function LiveNotice({ notice }: { notice: string | null }) {
 }
 
 /**
- * A job an apply declared (issue 42): its owner's next apply puts back whatever is edited here
+ * A job an apply declared: its owner's next apply puts back whatever is edited here
  * (pausing and disabling stay: apply never resumes nor enables a job).
  */
 export function ManagedNote({ owner }: { owner: string }) {

@@ -134,7 +134,7 @@ export function ScheduleField({
   );
 }
 
-/** An upcoming occurrence skipped on the job page (issue 45). */
+/** An upcoming occurrence skipped on the job page. */
 export interface SkippedOccurrence {
   at: string;
   note: string;

@@ -88,7 +88,7 @@ async function loadCalendars(): Promise<CalendarRow[]> {
 }
 
 /**
- * Workspace calendars (issue 45): named sets of dates that schedules exclude (`except
+ * Workspace calendars: named sets of dates that schedules exclude (`except
  * holidays:de-berlin`, `schedule.exclude_calendars`). Lists each with its number of dates and the
  * next ones; creates or replaces one (`PUT`) from a list of dates, one a line, or an iCalendar
  * text (pasted or read from a file); deletes one (`409` while a job uses it, shown as said).

@@ -21,7 +21,7 @@ interface Destination {
 const limit = (text: string) => (text.trim() === '' ? null : Number(text));
 
 /**
- * Destination limits (issue 46): what each limited destination has in flight, how many runs wait
+ * Destination limits: what each limited destination has in flight, how many runs wait
  * for it and until when a `Retry-After` holds it, refreshed every 5 seconds; set, replace or remove
  * a destination's limits.
  */

@@ -11,7 +11,7 @@ function instant(local: string): string {
 }
 
 /**
- * The job page's backfill dialog (issue 45): a range, a mode and whether succeeded occurrences run
+ * The job page's backfill dialog: a range, a mode and whether succeeded occurrences run
  * again; the occurrences it covers are counted by a dry run as the range changes (in the job's
  * time zone, by the server), then one click starts it and its progress shows here, cancelable.
  */

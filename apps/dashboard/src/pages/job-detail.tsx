@@ -414,7 +414,7 @@ function RunHistory({ jobId, maxAttempts, reloadKey }: { jobId: string; maxAttem
   );
 }
 
-/** A job left at the server default says what that is (issue 44), from `/dashboard/config`. */
+/** A job left at the server default says what that is, from `/dashboard/config`. */
 function autoDisableDefault(threshold: number | undefined): string {
   if (threshold === undefined) {
     return 'server default';

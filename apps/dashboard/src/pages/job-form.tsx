@@ -24,7 +24,7 @@ type TextKey = { [K in keyof FormState]: FormState[K] extends string ? K : never
 
 /**
  * Create or edit a job: every setting the API has (job-form-model.ts). An edit sends only what
- * the user changed, so nothing the user did not touch is reset (issue #22).
+ * the user changed, so nothing the user did not touch is reset.
  */
 export function JobFormPage({ jobId }: { jobId?: string }) {
   const [form, setForm] = useState<FormState>(() => emptyForm(viewerZone));
@@ -34,7 +34,7 @@ export function JobFormPage({ jobId }: { jobId?: string }) {
   const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [loaded, setLoaded] = useState(!jobId);
-  // The owner of a job an apply declared (issue 42): the form says its edits do not last.
+  // The owner of a job an apply declared: the form says its edits do not last.
   const [managedBy, setManagedBy] = useState<string | null>(null);
 
   useEffect(() => {

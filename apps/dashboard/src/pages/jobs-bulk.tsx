@@ -3,14 +3,14 @@ import { api } from '../api';
 import { LiveNotice } from '../components/common';
 import { bound, fieldsOf, FormError, TextField, useSubmit } from '../components/form';
 
-/** What `POST /jobs/bulk` answers with `202`: the operation (issue 46). */
+/** What `POST /jobs/bulk` answers with `202`: the operation. */
 interface Accepted {
   id: string;
   matched: number;
 }
 
 /**
- * The jobs list's bulk bar (issue 46): pause the selected jobs with a note and, optionally, the end
+ * The jobs list's bulk bar: pause the selected jobs with a note and, optionally, the end
  * of a maintenance window (they resume by themselves then), or resume them. One operation per
  * click; the list reloads once the operation had a moment.
  */

@@ -46,7 +46,7 @@ function Sparkline({ series }: { series: Series | undefined }) {
 }
 
 /**
- * The job's run that tells how it is doing (the API's `latest_run`, issue 44): a run in flight
+ * The job's run that tells how it is doing (the API's `latest_run`): a run in flight
  * counts, with its attempt of the job's budget and when it tries again, and an SLA breach shows.
  */
 function LastRun({ job }: { job: Job }) {
@@ -104,7 +104,7 @@ function JobList({ initialOwner }: { initialOwner: string }) {
   const [managedBy, setManagedBy] = useState(initialOwner);
   const pages = useCursorPages();
   const { cursor } = pages;
-  // Issue 46: the jobs ticked for a bulk pause or resume (ids of this page).
+  // The jobs ticked for a bulk pause or resume (ids of this page).
   const [selected, setSelected] = useState<string[]>([]);
   const owner = managedBy.trim();
   const jobs = useLoad(

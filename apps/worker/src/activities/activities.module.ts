@@ -168,7 +168,7 @@ const jobProviders: Provider[] = [
         destinations: new DestinationGate({ destinations }),
         warn: warn(new Logger(WORKER_LOG_CONTEXT)),
         // Jobs park only while the deployment holds more than `worker.park_above_jobs` and a
-        // worker polls the parked queue (issue 25).
+        // worker polls the parked queue.
         ...(config.worker.park_idle_after_ms > 0
           ? {
               park: {

@@ -1,7 +1,7 @@
 import type { Backfills } from '@svc/orchestration';
 import type { BackfillActivities } from '@svc/workflow-contract/activity-types';
 
-/** The activities of `backfillWorkflow` (issue 45): the work is `Backfills`'. */
+/** The activities of `backfillWorkflow`: the work is `Backfills`'. */
 export function createBackfillActivities(backfills: Backfills): BackfillActivities {
   return {
     stepBackfill: ({ backfillId }) => backfills.step(backfillId),

@@ -1,5 +1,5 @@
 /**
- * Coalesces the calls made in one turn of the event loop into one call of `flush` (issue 25).
+ * Coalesces the calls made in one turn of the event loop into one call of `flush`.
  * The attempts of a burst are released by timers of the same millisecond; one by one, their reads
  * and writes would queue thousands of round trips on the worker's database pool in the very second
  * their requests should leave. A failed flush fails every call of its batch (each activity then

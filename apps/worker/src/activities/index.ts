@@ -15,18 +15,18 @@ import { createScheduleActivities } from './schedule.activities';
 
 /** The job and run activities' dependencies, and what the schedule, legacy, operation and backfill ones add. */
 export interface ActivityDeps extends JobActivityDeps, RunActivityDeps {
-  /** The burst estimate (issue 25); absent in tests that do not prepare bursts. */
+  /** The burst estimate; absent in tests that do not prepare bursts. */
   bursts?: OccurrenceBurstsRepository;
   warn?: (message: string) => void;
-  /** Where idle jobs park (issue 25); only with a worker on the parked task queue. */
+  /** Where idle jobs park; only with a worker on the parked task queue. */
   park?: ParkSettings;
-  /** Bulk operations (issue 46); absent in tests that run none. */
+  /** Bulk operations; absent in tests that run none. */
   operations?: OperationsRepository;
-  /** Backfills (issue 45); absent in tests that run none. */
+  /** Backfills; absent in tests that run none. */
   backfills?: BackfillsRepository;
   /** Whether jobs park now (`worker.park_above_jobs`); absent: whenever `park` is given. */
   parkingApplies?: () => Promise<boolean>;
-  /** Workspace calendars, for schedules that exclude some (issue 45); absent in tests that use none. */
+  /** Workspace calendars, for schedules that exclude some; absent in tests that use none. */
   calendars?: CalendarsRepository;
 }
 

@@ -23,7 +23,7 @@ export interface JobActivityDeps extends CoreActivityDeps {
   workspaces: WorkspacesRepository;
   /** Starts runs eagerly: its client shares the worker's connection. */
   gateway: JobWorkflowGateway;
-  /** Workspace calendars (issue 45), for a catch-up of a schedule that excludes some. */
+  /** Workspace calendars, for a catch-up of a schedule that excludes some. */
   calendars?: Pick<CalendarsRepository, 'datesByName'>;
 }
 
@@ -104,7 +104,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     },
 
     async openRuns(input) {
-      // Spread windows (issue 46): each run fires at its planned time; its identity stays nominal.
+      // Spread windows: each run fires at its planned time; its identity stays nominal.
       const planned = (d: { scheduledAt: string }) =>
         input.spread ? plannedAt(d.scheduledAt, input.spread) : undefined;
       const rows: OpenRunRow[] = input.decisions.map((d) => ({

@@ -1,7 +1,7 @@
 import type { BulkOperations } from '@svc/orchestration';
 import type { OperationActivities } from '@svc/workflow-contract/activity-types';
 
-/** The activities of `bulkOperationWorkflow` (issue 46): the work is `BulkOperations`'. */
+/** The activities of `bulkOperationWorkflow`: the work is `BulkOperations`'. */
 export function createOperationActivities(bulk: BulkOperations): OperationActivities {
   return {
     applyOperationBatch: ({ operationId }) => bulk.applyBatch(operationId),

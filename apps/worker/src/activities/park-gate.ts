@@ -1,5 +1,5 @@
 /**
- * Whether idle jobs park now (issue 25, `worker.park_above_jobs`): only while the deployment holds
+ * Whether idle jobs park now (`worker.park_above_jobs`): only while the deployment holds
  * more jobs than the threshold. Below it every job sleeps in the worker's cache, a bounded few
  * dozen MiB, and keeps the Web UI summary a parked run (a continued run) cannot have; above it the
  * memory of idle jobs is what matters. The answer is recorded in the plan (a local activity), so

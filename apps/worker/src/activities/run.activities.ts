@@ -25,7 +25,7 @@ export interface RunActivityDeps extends CoreActivityDeps {
   /** Sends the sink: secrets decrypted at send time, signing, network rules. */
   sender: SinkSender;
   random: () => number;
-  /** Destination limits (issue 46); absent in tests that set none. */
+  /** Destination limits; absent in tests that set none. */
   destinations?: DestinationGate;
 }
 
@@ -144,7 +144,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (run.attemptsCount > 0 || run.trigger !== 'schedule') {
       return false;
     }
-    // A job with a start window (issue 46) fires at the run's planned time.
+    // A job with a start window fires at the run's planned time.
     const instant = (run.plannedAt ?? run.scheduledAt).getTime();
     let waitMs = instant - clock().getTime();
     const waited = waitMs > 0;
@@ -300,7 +300,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       if ('error' in sink) {
         return close(run.id, { status: 'failed' }, { error: sink.error });
       }
-      // Destination limits (issue 46): a lease before the request leaves, or a wait that spends no attempt.
+      // Destination limits: a lease before the request leaves, or a wait that spends no attempt.
       const lease = await takeLease(run, n, sink, job.timeoutMs);
       if (safeMode) {
         const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };
@@ -393,7 +393,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         } else {
           context.log.warn('attempt failed; run failed', { ...outcome, status });
         }
-        // The run workflow ends Failed with these (Temporal's status is the run's status, issue 44).
+        // The run workflow ends Failed with these (Temporal's status is the run's status).
         return status === 'failed' ? { status, outcome: said, attempts: n + 1, error } : { status, outcome: said };
       }
       const { delayMs } = decision;

@@ -27,7 +27,7 @@ export interface ScheduleActivityDeps {
   /** Reads the workspace gate (the job activity's), for plans asked with `gate`. */
   readGate?: (input: { workspaceId: string; month: string }) => Promise<WorkspaceGate>;
   /**
-   * Where idle jobs park (issue 25): given only by a worker that serves the parked task queue, so a
+   * Where idle jobs park: given only by a worker that serves the parked task queue, so a
    * worker without it (tests, a release that parks nothing) never sends a job where none polls.
    */
   park?: ParkSettings;
@@ -38,7 +38,7 @@ export interface ScheduleActivityDeps {
    * plan opens nothing and the workflow opens the runs itself, as before.
    */
   openRuns?: JobActivities['openRuns'];
-  /** A workspace's calendars (issue 45), read for a schedule that excludes some, at every plan. */
+  /** A workspace's calendars, read for a schedule that excludes some, at every plan. */
   calendarsOf?: (workspaceId: string) => Promise<CalendarDates>;
 }
 
@@ -125,7 +125,7 @@ async function leadOf(
   const prepare = input.prepare!;
   const baseMs = config.scheduler.prepare_ahead_ms;
   const due = [...plan.missed, ...plan.onTime];
-  // Counted at planned instants: jobs spread over a window are not one burst (issue 46).
+  // Counted at planned instants: jobs spread over a window are not one burst.
   const previous = due.length > 0 ? plannedAt(due[due.length - 1], input.spread) : null;
   let burst = 1;
   try {
@@ -159,7 +159,7 @@ async function leadOf(
 /**
  * Splits the occurrences in (after, now] into on-time ones and missed ones (`isMissed` when
  * dispatched at the workflow's clock, `now` less the lead it plans with; only the latest
- * `maxCatchUp` missed kept), and finds the first one after `now`. With a start window (issue 46)
+ * `maxCatchUp` missed kept), and finds the first one after `now`. With a start window
  * each occurrence is judged by its planned time; the occurrences returned stay nominal.
  */
 export function planOccurrences(

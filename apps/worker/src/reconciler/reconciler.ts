@@ -35,7 +35,7 @@ export async function reconcileJobWorkflows(deps: {
   const report: ReconcileReport = { checked: 0, upserted: 0, stopped: 0 };
 
   const running = new Map<string, number | null>();
-  // Parked job runs (issue 25) wait on the parked task queue: they are this deployment's too.
+  // Parked job runs wait on the parked task queue: they are this deployment's too.
   const queues = [config.temporal.task_queue, parkedTaskQueue(config.temporal.task_queue)];
   const query =
     `WorkflowType = '${JOB_WORKFLOW}' AND ExecutionStatus = 'Running' AND ` +

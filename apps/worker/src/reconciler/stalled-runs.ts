@@ -59,7 +59,7 @@ export function decideStalledRun(run: RunEntity, jobExists: boolean, workflow: R
 }
 
 /**
- * Finds runs that stopped progressing and repairs them (issue 21: nothing hangs). Open rows with
+ * Finds runs that stopped progressing and repairs them (nothing hangs). Open rows with
  * no progress for `graceMs` are checked against their workflow (one DescribeWorkflowExecution
  * each); most are healthy (a long attempt, a retry about to fire) and left alone. Rows are written
  * before their workflows start, so a crash between the two, a start that never reached Temporal,

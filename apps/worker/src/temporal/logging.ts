@@ -95,7 +95,7 @@ export class TemporalPinoLogger implements TemporalLogger {
 
 /**
  * The SDK's `Workflow failed` warning about a run workflow that ended Failed because its run
- * failed (`RunFailed`, issue 44): the run's failure is the job's business, already logged by the
+ * failed (`RunFailed`): the run's failure is the job's business, already logged by the
  * attempt as `attempt failed; run failed`, so this line is info, not a second warning.
  */
 function isRunFailed(message: string, meta?: LogMetadata): boolean {

@@ -1,5 +1,5 @@
 /**
- * The parked queue's worker, started on first need (issue 25, docs/architecture.md → Idle jobs are
+ * The parked queue's worker, started on first need (docs/architecture.md → Idle jobs are
  * parked). Below `worker.park_above_jobs` no job parks, so a deployment there runs no worker on
  * the parked queue, whose workflow thread would cost it about 20 MiB of live heap for nothing. A
  * plan names the parked queue only once `serving()` says a worker polls it; `ParkedJobsWorker` says how

@@ -177,7 +177,7 @@ export class JobsWorker extends QueueWorker {
   }
 }
 
-/** The runs' task queue (issue 25): run workflows and their attempts. */
+/** The runs' task queue: run workflows and their attempts. */
 @Injectable()
 export class RunsWorker extends QueueWorker {
   constructor(
@@ -216,7 +216,7 @@ export class AlertsWorker extends QueueWorker {
 }
 
 /**
- * The parked queue (issue 25, docs/architecture.md → Idle jobs are parked): idle jobs wait here
+ * The parked queue (docs/architecture.md → Idle jobs are parked): idle jobs wait here
  * instead of in the job worker's cache. A parked run's history is a few events, so replaying it on
  * each of its rare tasks (its wake, a signal, a query) costs less than keeping it in memory. Started
  * with the first job that parks (`ParkedQueue`), or on bootstrap if parked runs wait there already;

@@ -94,7 +94,7 @@ export class ConflictError extends DomainError {
   }
 }
 
-/** `If-Match` / `If-None-Match` did not hold (issue 42: PUT by key): 412, nothing written. */
+/** `If-Match` / `If-None-Match` did not hold (PUT by key): 412, nothing written. */
 export class PreconditionFailedError extends DomainError {
   constructor(message: string) {
     super(412, { code: 'precondition_failed', message });

@@ -54,7 +54,7 @@ export interface SinkWorkspace {
 export interface SinkRun {
   id: string;
   scheduledAt: Date | number | string;
-  /** Its planned time when the job has a start window (issue 46): `planned_at`, `Svc-Planned-At`. */
+  /** Its planned time when the job has a start window: `planned_at`, `Svc-Planned-At`. */
   plannedAt?: Date | number | string | null;
   /** 0-based */
   attempt: number;

@@ -21,7 +21,7 @@ export const BACKFILL_ITEM_STATES = ['pending', 'started', 'skipped_succeeded', 
 export type BackfillItemState = (typeof BACKFILL_ITEM_STATES)[number];
 
 /**
- * A backfill of a job's past occurrences (issue 45), carried out by its `backfillWorkflow`
+ * A backfill of a job's past occurrences, carried out by its `backfillWorkflow`
  * (workflow id = the backfill id). Its occurrences are computed and frozen when it is accepted
  * (`backfill_items`). `POST /backfills/{id}/cancel` sets `cancel_requested_at`.
  * Ids are `bf_<ulid>`.

@@ -4,7 +4,7 @@ import { TimestampedEntity } from './timestamps';
 import { WorkspaceEntity } from './workspace.entity';
 
 /**
- * A workspace calendar (issue 45): a named set of dates (`YYYY-MM-DD`, ascending, unique) whose
+ * A workspace calendar: a named set of dates (`YYYY-MM-DD`, ascending, unique) whose
  * days a schedule can exclude (`… except holidays:de-berlin`, a job's `exclude_calendars`).
  */
 @Entity({ name: 'calendars' })

@@ -11,7 +11,7 @@ export const JOB_STATES = ['active', 'paused', 'disabled', 'completed'] as const
 export type JobState = (typeof JOB_STATES)[number];
 
 /** One webhook signing secret; after a rotation the old one carries `expires_at` (+24 h). */
-/** An upcoming occurrence a user skipped (issue 45), keyed in `occurrence_skips` by its ISO instant. */
+/** An upcoming occurrence a user skipped, keyed in `occurrence_skips` by its ISO instant. */
 export interface StoredOccurrenceSkip {
   note: string;
   created_at: string;
@@ -67,7 +67,7 @@ function sqlList(values: object): string {
 @Index('idx_jobs_exclude_calendars', { synchronize: false })
 export class JobEntity extends WorkspaceRow('jobs', TimestampedEntity) {
   /**
-   * The caller's stable name of the job (issue 42), unique per workspace (`uq_jobs_workspace_key`,
+   * The caller's stable name of the job, unique per workspace (`uq_jobs_workspace_key`,
    * partial); null for jobs created without one. Never changes once set.
    */
   @TextColumn('key', { nullable: true })
@@ -139,11 +139,11 @@ export class JobEntity extends WorkspaceRow('jobs', TimestampedEntity) {
   @TextColumn('overlap_policy')
   overlapPolicy: OverlapPolicy;
 
-  /** Spread window (issue 46): the job fires at a fixed offset inside it; null = none. */
+  /** Spread window: the job fires at a fixed offset inside it; null = none. */
   @IntegerColumn('start_window_ms', { nullable: true })
   startWindowMs: number | null;
 
-  /** Runs in flight at most under overlap policy `allow` (issue 46); null = unbounded. */
+  /** Runs in flight at most under overlap policy `allow`; null = unbounded. */
   @IntegerColumn('max_concurrent_runs', { nullable: true })
   maxConcurrentRuns: number | null;
 
@@ -157,7 +157,7 @@ export class JobEntity extends WorkspaceRow('jobs', TimestampedEntity) {
   @TextColumn('disabled_reason', { nullable: true })
   disabledReason: string | null;
 
-  /** Why a paused job is paused (a bulk pause's note, issue 46); cleared when it leaves `paused`. */
+  /** Why a paused job is paused (a bulk pause's note); cleared when it leaves `paused`. */
   @TextColumn('paused_note', { nullable: true })
   pausedNote: string | null;
 
@@ -183,7 +183,7 @@ export class JobEntity extends WorkspaceRow('jobs', TimestampedEntity) {
   @IntegerColumn('revision', { default: 1 })
   revision: number;
 
-  /** Calendars whose days the schedule excludes (issue 45): names of the workspace's `calendars`. */
+  /** Calendars whose days the schedule excludes: names of the workspace's `calendars`. */
   @TextColumn('exclude_calendars', { array: true, default: () => "'{}'" })
   excludeCalendars: string[];
 

@@ -4,7 +4,7 @@ import { ProgressEntity } from './timestamps';
 import { WorkspaceRow } from './workspace-row';
 import { JsonObject } from './json';
 
-/** What an operation does: a bulk action on jobs, or the recover of failed runs (issue 46). */
+/** What an operation does: a bulk action on jobs, or the recover of failed runs. */
 export const OPERATION_KINDS = ['jobs.bulk', 'runs.recover'] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
@@ -24,7 +24,7 @@ export const OPERATION_ITEM_STATUSES = ['pending', 'done', 'failed'] as const;
 export type OperationItemStatus = (typeof OPERATION_ITEM_STATUSES)[number];
 
 /**
- * One bulk action or recover (issue 46), carried out by its `bulkOperationWorkflow` (workflow id =
+ * One bulk action or recover, carried out by its `bulkOperationWorkflow` (workflow id =
  * the operation id). The items it matched are frozen when it is accepted (`operation_items`).
  * `POST /operations/{id}/cancel` sets `cancel_requested_at`: batches stop at the next item.
  * Ids are `op_<ulid>`.

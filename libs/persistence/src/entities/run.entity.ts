@@ -16,7 +16,7 @@ export const SKIP_REASONS = [
   'workspace_suspended',
   'previous_run_in_progress',
   'misfire',
-  // issue 45: a user skipped this occurrence (`POST /jobs/{id}/occurrences/{at}/skip`); see `skip_note`
+  // A user skipped this occurrence (`POST /jobs/{id}/occurrences/{at}/skip`); see `skip_note`
   'occurrence_skipped',
   'max_concurrent_runs',
 ] as const;
@@ -41,9 +41,9 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
   unique: true,
   where: `"trigger" = 'retry_manual'`,
 })
-// A scheduled run is its occurrence (issue 21): one row per (job, scheduled_at). Rows that older
+// A scheduled run is its occurrence: one row per (job, scheduled_at). Rows that older
 // code recorded twice are kept as history, marked `duplicate_of`, outside the index. A backfill's
-// first run of an occurrence (issue 45) is the same row: the schedule and a backfill that meet at
+// first run of an occurrence is the same row: the schedule and a backfill that meet at
 // one instant write one run. A backfill's re-run of an occurrence that already ended (`retry_of`)
 // is outside it, one per run it re-runs (`uq_runs_backfill_rerun`).
 @Index('uq_runs_scheduled_occurrence', ['jobId', 'scheduledAt'], {
@@ -57,11 +57,11 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 @Index('idx_runs_backfill', ['backfillId'], { where: `"backfill_id" IS NOT NULL` })
 // Open runs by last progress: the stalled-run sweep (runs with no workflow, or one that ended).
 @Index('idx_runs_open', ['updatedAt'], { where: `"status" IN ('running', 'deferred')` })
-// Runs waiting for their destination (issue 46), counted per destination.
+// Runs waiting for their destination, counted per destination.
 @Index('idx_runs_destination_wait', ['workspaceId', 'deferredDestination'], {
   where: `"status" = 'deferred' AND "deferred_reason" IS NOT NULL`,
 })
-// Run retention (issue 22): terminal runs by finish time, oldest first; open runs stay out.
+// Run retention: terminal runs by finish time, oldest first; open runs stay out.
 @Index('idx_runs_finished_terminal', ['finishedAt'], {
   where: `"status" IN ('succeeded', 'failed', 'skipped', 'cancelled')`,
 })
@@ -77,7 +77,7 @@ export class RunEntity extends WorkspaceRow('runs', TimestampedEntity) {
   scheduledAt: Date;
 
   /**
-   * When a scheduled run of a job with a start window is planned to fire (issue 46): the nominal
+   * When a scheduled run of a job with a start window is planned to fire: the nominal
    * time plus the job's offset. null: at `scheduled_at` (no window, manual runs, older rows).
    */
   @TimestampColumn('planned_at', { precision: 3, nullable: true })
@@ -117,7 +117,7 @@ export class RunEntity extends WorkspaceRow('runs', TimestampedEntity) {
   lastError: string | null;
 
   /**
-   * Why a `deferred` run waits when no attempt failed (issue 46): `destination_limit` (its
+   * Why a `deferred` run waits when no attempt failed: `destination_limit` (its
    * destination's `max_in_flight` or `per_minute` is reached) or `destination_held` (a
    * `Retry-After` holds the destination). Null otherwise; meaningful only while `deferred`.
    */
@@ -139,7 +139,7 @@ export class RunEntity extends WorkspaceRow('runs', TimestampedEntity) {
   @TextColumn('retry_of', { nullable: true })
   retryOf: string | null;
 
-  /** The backfill (issue 45) that opened this run (`trigger: backfill`), else null. */
+  /** The backfill that opened this run (`trigger: backfill`), else null. */
   @TextColumn('backfill_id', { nullable: true })
   backfillId: string | null;
 

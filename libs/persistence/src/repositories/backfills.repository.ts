@@ -35,7 +35,7 @@ export interface OccurrenceRun {
   backfillId: string | null;
 }
 
-/** Named queries over backfills and their occurrences (issue 45); workspace first where a caller names one. */
+/** Named queries over backfills and their occurrences; workspace first where a caller names one. */
 export class BackfillsRepository extends WorkspaceRowsRepository<BackfillEntity, BackfillEntity> {
   constructor(dataSource: DataSource) {
     super(dataSource, BackfillEntity, 'backfill');

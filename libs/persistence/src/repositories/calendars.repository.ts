@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { CalendarEntity } from '../entities/calendar.entity';
 
-/** Named queries on workspace calendars (issue 45); the workspace id is always the first argument. */
+/** Named queries on workspace calendars; the workspace id is always the first argument. */
 export class CalendarsRepository {
   constructor(private readonly dataSource: DataSource) {}
 

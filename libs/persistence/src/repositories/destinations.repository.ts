@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { returnedRows } from './query-result';
 
-/** What a workspace sets for one destination (issue 46). Null: no such limit. */
+/** What a workspace sets for one destination. Null: no such limit. */
 export interface DestinationLimitSettings {
   maxInFlight: number | null;
   perMinute: number | null;
@@ -49,7 +49,7 @@ const LIVE_LEASES = `jsonb_each(d.leases) e WHERE (e.value #>> '{}')::bigint > c
 export const DESTINATION_WINDOW_MS = 60_000;
 
 /**
- * Destination limits (issue 46; docs/delivery.md → Destination limits), shared by every worker:
+ * Destination limits (docs/delivery.md → Destination limits), shared by every worker:
  * the counts live in the limits row itself. A lease is taken by one `UPDATE` whose `WHERE` checks
  * the hold, the live leases (`max_in_flight`) and the starts of the last minute (`per_minute`) on
  * the row; two workers racing for the last slot serialize on the row lock, and PostgreSQL

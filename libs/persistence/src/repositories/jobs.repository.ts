@@ -6,16 +6,16 @@ export interface JobListFilter {
   state?: JobState;
   tag?: string;
   q?: string;
-  /** Exact key (issue 42). */
+  /** Exact key. */
   key?: string;
-  /** Exact owner (issue 42). */
+  /** Exact owner. */
   managed_by?: string;
   /** Keyset: rows strictly older than this id (ids sort by creation time). */
   beforeId?: string;
   limit: number;
 }
 
-/** Which jobs a bulk action is about (issue 46): every given field must hold (AND). */
+/** Which jobs a bulk action is about: every given field must hold (AND). */
 export interface JobMatchFilter {
   ids?: string[];
   /** The job carries every one of these tags. */
@@ -62,13 +62,13 @@ export class JobsRepository {
       .getOne();
   }
 
-  /** The job of the workspace with this key (issue 42), if any. */
+  /** The job of the workspace with this key, if any. */
   async getByKey(workspaceId: string, key: string, manager?: EntityManager): Promise<JobEntity | null> {
     return this.repo(manager).findOne({ where: { workspaceId, key } });
   }
 
   /**
-   * What an apply compares its set with, in one query (issue 42): the jobs of the workspace named by
+   * What an apply compares its set with, in one query: the jobs of the workspace named by
    * `keys`, and every job `managedBy` owns (what a prune may delete).
    */
   async listForApply(
@@ -93,8 +93,8 @@ export class JobsRepository {
   }
 
   /**
-   * Serializes the applies of one workspace across every API process (issue 42,
-   * docs/architecture.md → Jobs as code) until `manager`'s transaction ends. Two-key form: its own
+   * Serializes the applies of one workspace across every API process
+   * (docs/architecture.md → Jobs as code) until `manager`'s transaction ends. Two-key form: its own
    * key space, apart from `lockWorkspaceCreates`'s.
    */
   async lockApply(workspaceId: string, manager: EntityManager): Promise<void> {
@@ -112,7 +112,7 @@ export class JobsRepository {
     if (filter.q) {
       const pattern = `%${escapeLike(filter.q)}%`;
       query.andWhere(
-        // The key too (issue 42): the dashboard's one search box finds `reports.nightly`.
+        // The key too: the dashboard's one search box finds `reports.nightly`.
         new Brackets((b) =>
           b
             .where('job.name ILIKE :pattern', { pattern })
@@ -162,7 +162,7 @@ export class JobsRepository {
     return query.orderBy('job.id', 'ASC').take(limit).getMany();
   }
 
-  /** Every job of the deployment, in every workspace (the worker's parking gate, issue 25). */
+  /** Every job of the deployment, in every workspace (the worker's parking gate). */
   async countAll(): Promise<number> {
     return this.repo().count();
   }
@@ -297,7 +297,7 @@ export class JobsRepository {
 
   /**
    * Raises the revision of the workspace's jobs `ids` by one (their schedule reads data that changed
-   * outside their row: a calendar, issue 45) and returns them as they now are.
+   * outside their row: a calendar) and returns them as they now are.
    */
   async raiseRevisions(workspaceId: string, ids: string[], manager: EntityManager): Promise<JobEntity[]> {
     if (ids.length === 0) {
@@ -358,7 +358,7 @@ export class JobsRepository {
       nextRevision: number;
       disabledReason?: string | null;
       resetFailures?: boolean;
-      /** Why and until when a pause holds (issue 46); any move out of `paused` clears both. */
+      /** Why and until when a pause holds; any move out of `paused` clears both. */
       pausedNote?: string | null;
       resumeAt?: Date | null;
     },

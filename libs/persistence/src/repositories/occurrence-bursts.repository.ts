@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { returnedRows } from './query-result';
 
 /**
- * The burst estimate of issue 25: per instant, how many job workflows planned an occurrence
+ * The burst estimate: per instant, how many job workflows planned an occurrence
  * there. One upsert per planned occurrence; read in the same statement.
  */
 export class OccurrenceBurstsRepository {

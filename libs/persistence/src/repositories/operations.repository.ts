@@ -16,7 +16,7 @@ export interface OperationProgress {
   resumed: number;
 }
 
-/** Named queries over bulk operations and their items (issue 46); workspace first where a caller names one. */
+/** Named queries over bulk operations and their items; workspace first where a caller names one. */
 export class OperationsRepository extends WorkspaceRowsRepository<OperationEntity, OperationEntity> {
   constructor(dataSource: DataSource) {
     super(dataSource, OperationEntity, 'operation');

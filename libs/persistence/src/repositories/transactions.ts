@@ -5,7 +5,7 @@ export type Tx = EntityManager;
 
 /**
  * The one way code outside this library groups repository calls into a transaction, so services
- * never hold a DataSource or issue SQL themselves (issue #14: repositories are the only data path).
+ * never hold a DataSource or issue SQL themselves (repositories are the only data path).
  */
 export class Transactions {
   constructor(private readonly dataSource: DataSource) {}

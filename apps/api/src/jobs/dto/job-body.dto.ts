@@ -48,7 +48,7 @@ const SINK_CONFIG_CHECK =
 /** `whsec_` + base64 of 24..64 bytes: at least a 192-bit HMAC key, like the ones we generate (32 bytes). */
 export const SIGNING_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** A job's `key` (issue 42): 1–128 characters, unique per workspace. */
+/** A job's `key`: 1–128 characters, unique per workspace. */
 export const JOB_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 export const JOB_KEY_MAX_LENGTH = 128;
 /** `managed_by`: who declares a set of jobs (`git:infra/jobs.yaml`, `app:billing`). */
@@ -94,7 +94,7 @@ export class ScheduleDto {
   count?: number | null;
 
   /**
-   * Workspace calendars whose days have no occurrence, in the schedule's zone (issue 45): names of
+   * Workspace calendars whose days have no occurrence, in the schedule's zone: names of
    * `/api/v1/calendars`, at most 20. Default none.
    */
   @IsOptional()
@@ -288,7 +288,7 @@ export class JobFieldsDto {
   auto_disable_threshold?: number | null;
 
   /**
-   * Spread window (issue 46), 1s..24h: each occurrence fires at the job's fixed offset inside it
+   * Spread window, 1s..24h: each occurrence fires at the job's fixed offset inside it
    * (`start_offset_ms`); null = none.
    */
   @IsOptional()
@@ -301,7 +301,7 @@ export class JobFieldsDto {
   })
   start_window?: string | null;
 
-  /** Runs in flight at most (issue 46); null = 1 under skip/queue/cancel_previous, unbounded under allow. */
+  /** Runs in flight at most; null = 1 under skip/queue/cancel_previous, unbounded under allow. */
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -360,7 +360,7 @@ export class JobBodyDto extends JobFieldsDto {
 })
 @CollectsStageErrors()
 export class CreateJobDto extends JobBodyDto {
-  /** The job's stable name in the workspace (issue 42): `PUT /jobs/by-key/{key}`, apply. Never changes. */
+  /** The job's stable name in the workspace: `PUT /jobs/by-key/{key}`, apply. Never changes. */
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -370,7 +370,7 @@ export class CreateJobDto extends JobBodyDto {
   key?: string;
 }
 
-/** One job of an apply (issue 42): the body of `POST /jobs` with its `key`, which is required. */
+/** One job of an apply: the body of `POST /jobs` with its `key`, which is required. */
 @JSONSchema({
   description:
     'A job of the set: the body of `POST /jobs` with a required `key`. A full declaration: a field left out takes ' +
@@ -384,7 +384,7 @@ export class DeclaredJobDto extends JobBodyDto {
   key: string;
 }
 
-/** `POST /jobs/apply` (issue 42; docs/api.md → Apply). */
+/** `POST /jobs/apply` (docs/api.md → Apply). */
 @JSONSchema({
   examples: [
     {
@@ -486,19 +486,19 @@ export class ListJobsQueryDto extends PageQueryDto(CURSORS.jobs) {
   @MaxLength(64)
   tag?: string;
 
-  /** Case-insensitive substring of the name, the description or the key (issue 42). */
+  /** Case-insensitive substring of the name, the description or the key. */
   @IsOptional()
   @IsString()
   @MaxLength(200)
   q?: string;
 
-  /** Exact key (issue 42). */
+  /** Exact key. */
   @IsOptional()
   @IsString()
   @MaxLength(JOB_KEY_MAX_LENGTH)
   key?: string;
 
-  /** Exact owner (issue 42): the jobs an apply with this `managed_by` declared. */
+  /** Exact owner: the jobs an apply with this `managed_by` declared. */
   @IsOptional()
   @IsString()
   @MaxLength(MANAGED_BY_MAX_LENGTH)

@@ -9,7 +9,7 @@ import { OccurrenceSkipsService } from './occurrence-skips.service';
 
 const AT = new OccurrenceInstantPipe();
 
-/** Skip one upcoming occurrence of a job, or undo the skip (issue 45). */
+/** Skip one upcoming occurrence of a job, or undo the skip. */
 @Controller('api/v1/jobs/:id/occurrences/:at/skip')
 export class OccurrenceSkipsController {
   constructor(private readonly skips: OccurrenceSkipsService) {}

@@ -11,7 +11,7 @@ export const MAX_UPCOMING_SKIPS = 100;
 const PRUNE_AFTER_MS = 7 * 86_400_000;
 
 /**
- * Skip one upcoming occurrence of a job, or undo it (issue 45). The mark is stored on the job row
+ * Skip one upcoming occurrence of a job, or undo it. The mark is stored on the job row
  * (`occurrence_skips`); the job workflow is not told: the attempt's claim reads the row at the
  * instant and closes the occurrence's run `skipped` (`occurrence_skipped`) with the note, whether
  * the run was opened ahead, the job parked or the occurrence queued (run-rules.ts).
