@@ -238,13 +238,23 @@ export interface StackAndReceiver extends StackUnderTest {
 }
 
 /**
+ * Options of a `useStack…` helper: given as they are, or as a function its `beforeAll` calls first,
+ * for values known only then (e.g. a free port, or a server the test starts in an earlier hook).
+ */
+export type UseOptions<T> = T | (() => T | Promise<T>);
+
+async function optionsOf<T extends object>(options: UseOptions<T>): Promise<T> {
+  return typeof options === 'function' ? options() : options;
+}
+
+/**
  * Starts the stack before the enclosing `describe`'s tests and stops it after them (`beforeAll`,
  * `afterAll`); read the fields inside tests and hooks, once it has started.
  */
-export function useStack(options: StackOptions = {}): StackUnderTest {
+export function useStack(options: UseOptions<StackOptions> = {}): StackUnderTest {
   const started = {} as StackUnderTest;
   beforeAll(async () => {
-    started.stack = await startStack(options);
+    started.stack = await startStack(await optionsOf(options));
     started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
   });
   afterAll(async () => {
@@ -254,10 +264,12 @@ export function useStack(options: StackOptions = {}): StackUnderTest {
 }
 
 /** `useStack` and a webhook receiver answering with `respond` (default: 200 `ok`), stopped after the stack. */
-export function useStackAndReceiver(options: StackOptions & { respond?: Responder } = {}): StackAndReceiver {
-  const { respond, ...stackOptions } = options;
+export function useStackAndReceiver(
+  options: UseOptions<StackOptions & { respond?: Responder }> = {},
+): StackAndReceiver {
   const started = {} as StackAndReceiver;
   beforeAll(async () => {
+    const { respond, ...stackOptions } = await optionsOf(options);
     started.stack = await startStack(stackOptions);
     started.receiver = await WebhookReceiver.start();
     if (respond) {
@@ -282,7 +294,7 @@ export interface StackReceiverAndClient extends StackAndReceiver {
  * describing, terminating or reading the history of the stack's workflows).
  */
 export function useStackReceiverAndClient(
-  options: StackOptions & { respond?: Responder } = {},
+  options: UseOptions<StackOptions & { respond?: Responder }> = {},
 ): StackReceiverAndClient {
   const started = useStackAndReceiver(options) as StackReceiverAndClient;
   let connection: Connection | undefined;
