@@ -14,6 +14,7 @@ import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { createTestDatabase } from './database';
 import { type Responder, WebhookReceiver } from './receiver';
+import { TestSmtpServer } from './smtp-server';
 
 export function temporalAddress(): string {
   return process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -304,6 +305,48 @@ export function useStackReceiverAndClient(
   });
   afterAll(async () => {
     await connection?.close();
+  });
+  return started;
+}
+
+/** `useStack` with the far ends of alerting (docs/alerts.md), started before the stack and stopped after it. */
+export interface StackAndAlertChannels extends StackUnderTest {
+  /** The SMTP server the stack's `smtp` settings name (plain text, on loopback). */
+  smtp: TestSmtpServer;
+  /** The webhook target of the tests' failing jobs. */
+  target: WebhookReceiver;
+  /** The receiver of a webhook alert channel. */
+  hook: WebhookReceiver;
+  /** The receiver of a Slack alert channel. */
+  slack: WebhookReceiver;
+  /** A link of a mail, sent to the API under test (the mail names the configured public URL). */
+  onApi(link: string): string;
+}
+
+/**
+ * `useStack` sending mail through a test SMTP server as `from`, with webhook receivers for a
+ * failing job and for webhook and Slack alert channels.
+ */
+export function useStackAndAlertChannels(options: StackOptions & { from: string }): StackAndAlertChannels {
+  const { from, ...stackOptions } = options;
+  const started = {
+    onApi(link: string) {
+      const url = new URL(link);
+      return `${started.stack.baseUrl}${url.pathname}${url.search}`;
+    },
+  } as StackAndAlertChannels;
+  beforeAll(async () => {
+    started.smtp = await TestSmtpServer.start();
+    started.target = await WebhookReceiver.start();
+    started.hook = await WebhookReceiver.start();
+    started.slack = await WebhookReceiver.start();
+    const smtp = { host: '127.0.0.1', port: started.smtp.port, tls: 'none', from };
+    started.stack = await startStack({ ...stackOptions, config: { smtp, ...stackOptions.config } });
+    started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
+  });
+  afterAll(async () => {
+    await started.stack?.stop();
+    await Promise.all([started.smtp?.stop(), started.target?.stop(), started.hook?.stop(), started.slack?.stop()]);
   });
   return started;
 }
