@@ -98,59 +98,35 @@ const YEARLY = { expr: '0 0 0 1 1 ?', kind: 'quartz' };
 
 const each = (ids: string[], unknown: () => string, request: (id: string) => Req): ForeignCase[] =>
   ids.map((foreign) => ({ foreign, unknown: unknown(), request }));
+/** `each`'s unknown values: a fresh id with `prefix` for every case. */
+const unknownId = (prefix: Parameters<typeof newId>[0]) => () => newId(prefix);
+/** `each`'s request: the id in the path parameter `name`, beside `extra`. */
+const byParam =
+  (name: string, extra: Req = {}) =>
+  (id: string): Req => ({ params: { [name]: id }, ...extra });
+/** `each`'s request: the id in the query parameter `name`, after `extra`'s. */
+const byQuery =
+  (name: string, extra: Record<string, string> = {}) =>
+  (id: string): Req => ({ query: { ...extra, [name]: id } });
 const jobCases =
   (pick: (w: World) => string[], extra: Req = {}) =>
   (w: World) =>
-    each(
-      pick(w),
-      () => newId('job'),
-      (id) => ({ params: { id }, ...extra }),
-    );
-const runCases = (pick: (w: World) => string[]) => (w: World) =>
-  each(
-    pick(w),
-    () => newId('run'),
-    (id) => ({ params: { id } }),
-  );
+    each(pick(w), unknownId('job'), byParam('id', extra));
+const runCases = (pick: (w: World) => string[]) => (w: World) => each(pick(w), unknownId('run'), byParam('id'));
 const channelCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      [w.channel],
-      () => newId('channel'),
-      (id) => ({ params: { id }, ...extra }),
-    );
+    each([w.channel], unknownId('channel'), byParam('id', extra));
 const ruleCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      [w.rule],
-      () => newId('rule'),
-      (id) => ({ params: { id }, ...extra }),
-    );
+    each([w.rule], unknownId('rule'), byParam('id', extra));
 const jobKeyCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      w.jobKeys,
-      () => `matrix-unknown-${Math.random().toString(36).slice(2, 8)}`,
-      (key) => ({
-        params: { key },
-        ...extra,
-      }),
-    );
-const backfillCases = (w: World) =>
-  each(
-    [w.backfill],
-    () => newId('backfill'),
-    (id) => ({ params: { id } }),
-  );
-const operationCases = (w: World) =>
-  each(
-    [w.operation],
-    () => newId('operation'),
-    (id) => ({ params: { id } }),
-  );
+    each(w.jobKeys, () => `matrix-unknown-${Math.random().toString(36).slice(2, 8)}`, byParam('key', extra));
+const backfillCases = (w: World) => each([w.backfill], unknownId('backfill'), byParam('id'));
+const operationCases = (w: World) => each([w.operation], unknownId('operation'), byParam('id'));
 /** A bulk action or recover by B whose filter names A's things must match nothing of A. */
 async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<string, unknown>>): Promise<string[]> {
   const problems: string[] = [];
@@ -170,17 +146,8 @@ async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<st
 const skipCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      w.jobs.all,
-      () => newId('job'),
-      (id) => ({ params: { id, at: '2031-01-01T00:00:00.000Z' }, ...extra }),
-    );
-const calendarCases = (w: World) =>
-  each(
-    [w.calendar],
-    () => 'matrix:never-stored',
-    (name) => ({ params: { name } }),
-  );
+    each(w.jobs.all, unknownId('job'), (id) => ({ params: { id, at: '2031-01-01T00:00:00.000Z' }, ...extra }));
+const calendarCases = (w: World) => each([w.calendar], () => 'matrix:never-stored', byParam('name'));
 /** B writes a calendar under A's name (its own, 201) and deletes it again. */
 async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Promise<string[]> {
   const written =
@@ -194,11 +161,7 @@ async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Pr
   return removed.status === 204 ? [] : [`DELETE B's own calendar of A's name: ${removed.status}`];
 }
 const destinationCases = (w: World) =>
-  each(
-    [w.destination],
-    () => 'matrix-never-stored.example.com:443',
-    (destination) => ({ params: { destination } }),
-  );
+  each([w.destination], () => 'matrix-never-stored.example.com:443', byParam('destination'));
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
 /**
@@ -212,29 +175,11 @@ const MATRIX: Record<string, Row> = {
     kind: 'foreign',
     expect: 'like-unknown',
     cases: (w) => [
-      ...each(
-        [w.tag],
-        () => 'matrix-unknown-tag',
-        (tag) => ({ query: { tag } }),
-      ),
-      ...each(
-        ['matrix-a-active'],
-        () => 'matrix-unknown-name',
-        (q) => ({ query: { q } }),
-      ),
+      ...each([w.tag], () => 'matrix-unknown-tag', byQuery('tag')),
+      ...each(['matrix-a-active'], () => 'matrix-unknown-name', byQuery('q')),
       // Issue 42's filters, once A has keyed jobs (an unsupported filter answers both alike).
-      ...each(
-        w.jobKeys,
-        () => 'matrix-unknown-key',
-        (key) => ({ query: { key } }),
-      ),
-      ...(w.jobKeys.length > 0
-        ? each(
-            [w.managedBy],
-            () => 'matrix-unknown-owner',
-            (managed_by) => ({ query: { managed_by } }),
-          )
-        : []),
+      ...each(w.jobKeys, () => 'matrix-unknown-key', byQuery('key')),
+      ...(w.jobKeys.length > 0 ? each([w.managedBy], () => 'matrix-unknown-owner', byQuery('managed_by')) : []),
     ],
   },
   'POST /api/v1/jobs': {
@@ -368,22 +313,12 @@ const MATRIX: Record<string, Row> = {
   'GET /api/v1/runs?job_id': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        w.jobs.all,
-        () => newId('job'),
-        (id) => ({ query: { job_id: id } }),
-      ),
+    cases: (w) => each(w.jobs.all, unknownId('job'), byQuery('job_id')),
   },
   'GET /api/v1/runs?tag': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        [w.tag],
-        () => 'matrix-unknown-tag',
-        (tag) => ({ query: { tag } }),
-      ),
+    cases: (w) => each([w.tag], () => 'matrix-unknown-tag', byQuery('tag')),
   },
   'GET /api/v1/runs/{id}': { kind: 'foreign', cases: runCases((w) => w.runs.all) },
   'POST /api/v1/runs/{id}/retry': { kind: 'foreign', cases: runCases((w) => [w.runs.failed]) },
@@ -428,12 +363,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/v1/secrets': { kind: 'list' },
   'DELETE /api/v1/secrets/{name}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.secret],
-        () => 'MATRIX_NEVER_STORED',
-        (name) => ({ params: { name } }),
-      ),
+    cases: (w) => each([w.secret], () => 'MATRIX_NEVER_STORED', byParam('name')),
   },
   'PUT /api/v1/secrets/{name}': {
     kind: 'refer',
@@ -587,64 +517,36 @@ const MATRIX: Record<string, Row> = {
   },
   'DELETE /api/v1/api-keys/{id}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        w.keys,
-        () => newId('apiKey'),
-        (id) => ({ params: { id } }),
-      ),
+    cases: (w) => each(w.keys, unknownId('apiKey'), byParam('id')),
   },
   'GET /api/v1/audit-log': { kind: 'list', request: { query: { limit: '200' } } },
   'GET /api/v1/audit-log?target': {
     kind: 'foreign',
     expect: 'like-unknown',
     cases: (w) => [
-      ...each(
-        [...w.jobs.all, w.channel, w.rule, ...w.keys],
-        () => newId('job'),
-        (id) => ({ query: { target: id } }),
-      ),
+      ...each([...w.jobs.all, w.channel, w.rule, ...w.keys], unknownId('job'), byQuery('target')),
       ...each(
         w.keys,
         () => newId('apiKey'),
         (id) => ({ query: { actor: `key:${id}` } }),
       ),
-      ...each(
-        w.audit,
-        () => newId('audit'),
-        (id) => ({ query: { cursor: id } }),
-      ),
+      ...each(w.audit, unknownId('audit'), byQuery('cursor')),
     ],
   },
   'GET /api/v1/workspaces/{ws}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.ws, 'acme'],
-        () => newId('workspace'),
-        (ws) => ({ params: { ws } }),
-      ),
+    cases: (w) => each([w.ws, 'acme'], unknownId('workspace'), byParam('ws')),
   },
   'PATCH /api/v1/workspaces/{ws}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.ws, 'acme'],
-        () => newId('workspace'),
-        (ws) => ({ params: { ws }, body: { name: 'stolen' } }),
-      ),
+    cases: (w) => each([w.ws, 'acme'], unknownId('workspace'), byParam('ws', { body: { name: 'stolen' } })),
   },
   'GET /api/v1/stats/overview': { kind: 'list', request: { query: { window: '30d' } } },
   'GET /api/v1/stats/jobs/hourly': { kind: 'list', request: { query: { window: '24h' } } },
   'GET /api/v1/stats/jobs/hourly?job_id': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        w.jobs.all,
-        () => newId('job'),
-        (id) => ({ query: { window: '24h', job_id: id } }),
-      ),
+    cases: (w) => each(w.jobs.all, unknownId('job'), byQuery('job_id', { window: '24h' })),
   },
   'GET /api/v1/usage': { kind: 'list' },
   'GET /api/v1/me': { kind: 'list' },
@@ -693,32 +595,17 @@ const MATRIX: Record<string, Row> = {
   'GET /jobs/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell: the same page for an id of A as for none',
-    cases: (w) =>
-      each(
-        [w.jobs.active],
-        () => newId('job'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.jobs.active], unknownId('job'), byParam('wildcard')),
   },
   'GET /runs/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell: the same page for an id of A as for none',
-    cases: (w) =>
-      each(
-        [w.runs.succeeded],
-        () => newId('run'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.runs.succeeded], unknownId('run'), byParam('wildcard')),
   },
   'GET /settings/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell',
-    cases: (w) =>
-      each(
-        [w.channel],
-        () => newId('channel'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.channel], unknownId('channel'), byParam('wildcard')),
   },
   'GET /assets/{name}': { kind: 'public', why: 'static dashboard assets', request: { params: { name: 'nope.js' } } },
 
