@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { useStackAndReceiver } from '../utils/stack';
-import { fullWebhookJob } from '../fixtures/full-webhook-job';
+import { fullWebhookJob, JOB_SETTINGS } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings", in Debian's Chromium (as dashboard.e2e-spec.ts drives
@@ -15,22 +15,7 @@ const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(180_000);
 
-const SETTINGS = [
-  'name',
-  'description',
-  'tags',
-  'schedule',
-  'sink',
-  'retry',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-  'start_window',
-  'max_concurrent_runs',
-];
-const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, job[key]]));
+const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(JOB_SETTINGS.map((key) => [key, job[key]]));
 
 describe('dashboard job form in Chromium (issue #22)', () => {
   const e2e = useStackAndReceiver({

@@ -1,51 +1,15 @@
 import fc from 'fast-check';
+import { fullWebhookJob } from '../../../test/fixtures/full-webhook-job';
 import type { Job, SinkKindInfo } from './api';
 import { createBody, emptyForm, fromJob, patchBody, sinkFieldErrors } from './job-form-model';
 
 // Issue #22: the dashboard's edit sends only what the user changed.
 
-const webhookJob = (): Job =>
-  ({
-    id: 'job_1',
-    name: 'full',
-    description: 'every field set',
-    tags: ['billing', 'nightly'],
-    schedule: {
-      expr: 'every 7 minutes',
-      kind: 'natural',
-      canonical: 'FREQ=MINUTELY;INTERVAL=7',
-      description: 'every 7 minutes',
-      timezone: 'Europe/Berlin',
-      starts_at: '2030-01-01T00:00:00.000Z',
-      ends_at: '2031-01-01T00:00:00.000Z',
-      count: 40,
-    },
-    sink: {
-      kind: 'webhook',
-      config: {
-        url: 'https://example.com/full',
-        method: 'PUT',
-        headers: { Authorization: 'Bearer {{secret.TOKEN}}', 'X-Run': '{{run.id}}' },
-        body: '{"job":"{{job.name}}"}',
-        success_codes: [200, 202],
-        retry_on: ['timeout', 503],
-        follow_redirects: true,
-      },
-    },
-    retry: {
-      max_attempts: 7,
-      backoff: 'linear',
-      initial_interval: '5s',
-      max_interval: '2m',
-      multiplier: 3,
-      jitter: 0.5,
-    },
-    timeout: '45s',
-    sla_threshold: '3m',
-    misfire_policy: 'fire_all',
-    overlap_policy: 'queue',
-    auto_disable_threshold: 4,
-  }) as unknown as Job;
+const webhookJob = (): Job => {
+  const full = fullWebhookJob('full', 'https://example.com/full');
+  const schedule = { ...full.schedule, canonical: 'FREQ=MINUTELY;INTERVAL=7', description: 'every 7 minutes' };
+  return { id: 'job_1', ...full, schedule } as unknown as Job;
+};
 
 const commandJob = (): Job => {
   const job = webhookJob();
