@@ -127,6 +127,17 @@ const jobKeyCases =
     each(w.jobKeys, () => `matrix-unknown-${Math.random().toString(36).slice(2, 8)}`, byParam('key', extra));
 const backfillCases = (w: World) => each([w.backfill], unknownId('backfill'), byParam('id'));
 const operationCases = (w: World) => each([w.operation], unknownId('operation'), byParam('id'));
+/**
+ * B's own create (or trigger) of `path`, sent with the Idempotency-Key A used: answered `status`
+ * and naming no id of A (not A's replay); otherwise a problem, after `label`.
+ */
+async function ownDespiteAsKey(ctx: Ctx, path: string, body: unknown, status = 201, label = ''): Promise<string[]> {
+  const answer = await ctx.b('POST', path, body, { 'idempotency-key': ctx.w.idempotencyKey });
+  const text = JSON.stringify(answer.body);
+  return answer.status === status && !ctx.aIds().some((id) => text.includes(id))
+    ? []
+    : [`${label}${answer.status} ${text}`];
+}
 /** A bulk action or recover by B whose filter names A's things must match nothing of A. */
 async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<string, unknown>>): Promise<string[]> {
   const problems: string[] = [];
@@ -185,7 +196,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/jobs': {
     kind: 'refer',
     why: "a job naming A's secret is refused; reusing A's Idempotency-Key makes B's own job",
-    run: async ({ w, b, bUrl, aIds }) => {
+    run: async (ctx) => {
+      const { w, b, bUrl, aIds } = ctx;
       const problems: string[] = [];
       const withSecret = await b('POST', '/api/v1/jobs', {
         ...w.jobBody(bUrl, 'b-steals-secret'),
@@ -198,12 +210,15 @@ const MATRIX: Record<string, Row> = {
         problems.push(`job with A's secret: ${withSecret.status} ${JSON.stringify(withSecret.body)}`);
       }
       // The same body A sent with the same Idempotency-Key: B gets a new job of its own, not A's replay.
-      const replay = await b('POST', '/api/v1/jobs', w.jobBody(bUrl, 'matrix-a-active'), {
-        'idempotency-key': w.idempotencyKey,
-      });
-      if (replay.status !== 201 || aIds().some((id) => JSON.stringify(replay.body).includes(id))) {
-        problems.push(`A's Idempotency-Key: ${replay.status} ${JSON.stringify(replay.body)}`);
-      }
+      problems.push(
+        ...(await ownDespiteAsKey(
+          ctx,
+          '/api/v1/jobs',
+          w.jobBody(bUrl, 'matrix-a-active'),
+          201,
+          "A's Idempotency-Key: ",
+        )),
+      );
       // Issue 42: job keys are unique per workspace, not across workspaces.
       for (const key of w.jobKeys) {
         const keyed = await b('POST', '/api/v1/jobs', { ...w.jobBody(bUrl, `b posts ${key}`), key });
@@ -252,13 +267,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/jobs/{id}/trigger (own job, A’s Idempotency-Key)': {
     kind: 'refer',
     why: "B triggering its own job with the Idempotency-Key A used gets a run of its own, not A's replay",
-    run: async ({ w, b, bOwn, aIds }) => {
-      const triggered = await b('POST', `/api/v1/jobs/${bOwn.job}/trigger`, undefined, {
-        'idempotency-key': w.idempotencyKey,
-      });
-      const text = JSON.stringify(triggered.body);
-      return triggered.status === 202 && !aIds().some((id) => text.includes(id)) ? [] : [`${triggered.status} ${text}`];
-    },
+    run: (ctx) => ownDespiteAsKey(ctx, `/api/v1/jobs/${ctx.bOwn.job}/trigger`, undefined, 202),
   },
   'POST /api/v1/jobs/{id}/test': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
   'POST /api/v1/jobs/{id}/rotate-signing-secret': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
@@ -424,16 +433,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/alert-channels': {
     kind: 'refer',
     why: 'a create takes no id of A (and A’s Idempotency-Key replays nothing of A): the channel is B’s own',
-    run: async ({ w, b, bUrl, aIds }) => {
-      const created = await b(
-        'POST',
-        '/api/v1/alert-channels',
-        { name: 'b hook', kind: 'webhook', config: { url: bUrl } },
-        { 'idempotency-key': w.idempotencyKey },
-      );
-      const text = JSON.stringify(created.body);
-      return created.status === 201 && !aIds().some((id) => text.includes(id)) ? [] : [`${created.status} ${text}`];
-    },
+    run: (ctx) =>
+      ownDespiteAsKey(ctx, '/api/v1/alert-channels', { name: 'b hook', kind: 'webhook', config: { url: ctx.bUrl } }),
   },
   'GET /api/v1/alert-channels/verify': {
     kind: 'public',
@@ -449,17 +450,16 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/alert-rules': {
     kind: 'refer',
     why: "a rule naming A's channel or A's job is refused with fields; A's Idempotency-Key replays nothing of A",
-    run: async ({ w, b, bOwn, aIds }) => {
-      const problems: string[] = [];
-      const own = await b(
-        'POST',
+    run: async (ctx) => {
+      const { w, b, bOwn } = ctx;
+      const own = { name: 'b second rule', channel_ids: [bOwn.channel], events: ['run.failed'] };
+      const problems = await ownDespiteAsKey(
+        ctx,
         '/api/v1/alert-rules',
-        { name: 'b second rule', channel_ids: [bOwn.channel], events: ['run.failed'] },
-        { 'idempotency-key': w.idempotencyKey },
+        own,
+        201,
+        "own rule with A's Idempotency-Key: ",
       );
-      if (own.status !== 201 || aIds().some((id) => JSON.stringify(own.body).includes(id))) {
-        problems.push(`own rule with A's Idempotency-Key: ${own.status} ${JSON.stringify(own.body)}`);
-      }
       for (const [body, field] of [
         [{ name: 'b rule', channel_ids: [w.channel], events: ['run.failed'] }, 'channel_ids'],
         [{ name: 'b rule', channel_ids: [bOwn.channel], events: ['run.failed'], job_ids: [w.jobs.active] }, 'job_ids'],
