@@ -227,6 +227,24 @@ export function apiClient(baseUrl: string, apiKey?: string) {
 
 export type ApiClient = ReturnType<typeof apiClient>;
 
+/**
+ * Creates through `api` a webhook job of each name, scheduled years away (it never runs on its own
+ * during a test), each answered 201; returns their ids by name.
+ */
+export async function createIdleJobs(api: ApiClient, names: string[]): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const name of names) {
+    const created = await api('POST', '/api/v1/jobs', {
+      name,
+      schedule: { expr: '0 0 0 1 1 ? 2031' },
+      sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
+    });
+    expect(created.status).toBe(201);
+    ids[name] = created.body.id;
+  }
+  return ids;
+}
+
 /** What `useStack` starts for a test file: the stack and a client holding the workspace's API key. */
 export interface StackUnderTest {
   stack: Stack;
