@@ -1,8 +1,8 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { SEARCH_ATTRIBUTES } from '@svc/workflow-contract/definitions';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
+import { apiClient, useStackReceiverAndClient } from '../utils/stack';
 
 /**
  * Workspace isolation as a matrix (issue 41; design/style.md habit 13; docs/security.md →
@@ -666,11 +666,12 @@ function normalized(status: number, body: unknown, ...ids: string[]): string {
 }
 
 describe('authorization matrix: workspace B against workspace A (issue 41)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
+  // A's receiver fails the deliveries of `/a/fail…`.
+  const e2e = useStackReceiverAndClient({
+    config: { auth: { dev_login: true } },
+    respond: (request) => ({ status: request.url.startsWith('/a/fail') ? 400 : 200, body: 'ok' }),
+  });
   let bReceiver: WebhookReceiver;
-  let connection: Connection;
-  let temporal: Client;
   let document: { paths: Record<string, Record<string, any>> };
   let operations: string[];
   let w: World;
@@ -680,7 +681,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   let executionsBefore: string[];
   let receivedBefore: number;
 
-  const a = () => apiClient(stack.baseUrl, stack.apiKey);
+  const a = () => apiClient(e2e.stack.baseUrl, e2e.stack.apiKey);
   const present = (row: string) => operations.map(shapeOf).includes(shapeOf(operationOf(row)));
   /** Rows to check now: pending rows of absent operations are reported and skipped. */
   function rowsOf(kind: Row['kind']): Array<[string, Row]> {
@@ -710,7 +711,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ...w.audit,
     w.operation,
     w.backfill,
-    stack.apiKey.slice(0, 12),
+    e2e.stack.apiKey.slice(0, 12),
   ];
 
   /**
@@ -719,14 +720,14 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
    * `last_used_at` of A's keys is written off the request path by A's own earlier calls.
    */
   async function rowsOfA(): Promise<string[]> {
-    const tables: Array<{ name: string }> = await stack.dataSource.query(
+    const tables: Array<{ name: string }> = await e2e.stack.dataSource.query(
       `SELECT table_name AS name FROM information_schema.tables
         WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'migrations' ORDER BY 1`,
     );
     const ids = aIds();
     const rows: string[] = [];
     for (const { name } of tables) {
-      const all: Array<{ row: string }> = await stack.dataSource.query(
+      const all: Array<{ row: string }> = await e2e.stack.dataSource.query(
         `SELECT row_to_json(t)::text AS row FROM "${name}" t`,
       );
       for (const { row } of all) {
@@ -741,13 +742,13 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   /** A's Temporal executions (listed by SvcWorkspaceId, and every known id described): status and history length. */
   async function executionsOfA(): Promise<string[]> {
     const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation, w.backfill]);
-    for await (const execution of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
+    for await (const execution of e2e.client.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
       ids.add(execution.workflowId);
     }
     const out: string[] = [];
     for (const id of [...ids].sort()) {
       try {
-        const d = await temporal.workflow.getHandle(id).describe();
+        const d = await e2e.client.workflow.getHandle(id).describe();
         out.push(`${id} ${d.runId} ${d.status.name} ${d.historyLength}`);
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) {
@@ -783,13 +784,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   }
 
   beforeAll(async () => {
-    stack = await startStack({ config: { auth: { dev_login: true } } });
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((request) => ({ status: request.url.startsWith('/a/fail') ? 400 : 200, body: 'ok' }));
     bReceiver = await WebhookReceiver.start();
-    connection = await Connection.connect({ address: temporalAddress() });
-    temporal = new Client({ connection });
-    document = (await apiClient(stack.baseUrl)('GET', '/api/v1/openapi.json')).body;
+    document = (await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/openapi.json')).body;
     operations = operationsOf(document);
 
     // Workspace A: one of every resource, made through the API as a user would.
@@ -818,22 +814,22 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const idem = { 'idempotency-key': idempotencyKey };
     const active = await created(
       {
-        ...jobBody(`${receiver.url}/a/active`, 'matrix-a-active'),
+        ...jobBody(`${e2e.receiver.url}/a/active`, 'matrix-a-active'),
         tags: [tag],
         sink: {
           kind: 'webhook',
-          config: { url: `${receiver.url}/a/active`, headers: { authorization: `Bearer {{secret.${secret}}}` } },
+          config: { url: `${e2e.receiver.url}/a/active`, headers: { authorization: `Bearer {{secret.${secret}}}` } },
         },
       },
       idem,
     );
     const succeeded = (await api('POST', `/api/v1/jobs/${active}/trigger`, undefined, idem)).body.run_id as string;
     const failing = await created({
-      ...jobBody(`${receiver.url}/a/fail`, 'matrix-a-failing'),
+      ...jobBody(`${e2e.receiver.url}/a/fail`, 'matrix-a-failing'),
       auto_disable_threshold: 1,
     });
     const failed = (await api('POST', `/api/v1/jobs/${failing}/trigger`)).body.run_id as string;
-    const paused = await created(jobBody(`${receiver.url}/a/paused`, 'matrix-a-paused'));
+    const paused = await created(jobBody(`${e2e.receiver.url}/a/paused`, 'matrix-a-paused'));
     expect((await api('POST', `/api/v1/jobs/${paused}/pause`)).status).toBe(200);
     await waitForRun(succeeded, 'succeeded');
     await waitForRun(failed, 'failed');
@@ -842,7 +838,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const channel = await api(
       'POST',
       '/api/v1/alert-channels',
-      { name: 'matrix-a-hook', kind: 'webhook', config: { url: `${receiver.url}/a/alerts` } },
+      { name: 'matrix-a-hook', kind: 'webhook', config: { url: `${e2e.receiver.url}/a/alerts` } },
       idem,
     );
     expect(channel.status).toBe(201);
@@ -862,7 +858,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const jobKeys: string[] = [];
     const managedBy = 'matrix-a';
     if (present('PUT /api/v1/jobs/by-key/{key}')) {
-      const put = await api('PUT', '/api/v1/jobs/by-key/matrix-a-key', jobBody(`${receiver.url}/a/keyed`, 'keyed'));
+      const put = await api('PUT', '/api/v1/jobs/by-key/matrix-a-key', jobBody(`${e2e.receiver.url}/a/keyed`, 'keyed'));
       expect(put.status).toBe(201);
       jobs.push(put.body.id);
       jobKeys.push('matrix-a-key');
@@ -870,18 +866,18 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     if (present('POST /api/v1/jobs/apply')) {
       const applied = await api('POST', '/api/v1/jobs/apply', {
         managed_by: managedBy,
-        jobs: [{ key: 'matrix-a-applied', ...jobBody(`${receiver.url}/a/applied`, 'applied') }],
+        jobs: [{ key: 'matrix-a-applied', ...jobBody(`${e2e.receiver.url}/a/applied`, 'applied') }],
       });
       expect(applied.status).toBe(200);
-      const [row] = await stack.dataSource.query(`SELECT id FROM jobs WHERE workspace_id = $1 AND key = $2`, [
-        stack.workspaceId,
+      const [row] = await e2e.stack.dataSource.query(`SELECT id FROM jobs WHERE workspace_id = $1 AND key = $2`, [
+        e2e.stack.workspaceId,
         'matrix-a-applied',
       ]);
       jobs.push(row.id);
       jobKeys.push('matrix-a-applied');
     }
     // Issue 46: a bulk pause of its own job, waiting for the end of its maintenance window.
-    const windowJob = await created(jobBody(`${receiver.url}/a/window`, 'matrix-a-window'));
+    const windowJob = await created(jobBody(`${e2e.receiver.url}/a/window`, 'matrix-a-window'));
     jobs.push(windowJob);
     const bulk = await api('POST', '/api/v1/jobs/bulk', {
       action: 'pause',
@@ -900,12 +896,12 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     await waitFor(
       async () => (await api('GET', `/api/v1/backfills/${backfill.body.backfill_id}`)).body.status === 'completed',
     );
-    const audit: Array<{ id: string }> = await stack.dataSource.query(
+    const audit: Array<{ id: string }> = await e2e.stack.dataSource.query(
       `SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id`,
-      [stack.workspaceId],
+      [e2e.stack.workspaceId],
     );
     w = {
-      ws: stack.workspaceId,
+      ws: e2e.stack.workspaceId,
       jobs: { active, paused, disabled: failing, all: jobs },
       runs: { succeeded, failed, all: [succeeded, failed] },
       secret,
@@ -928,8 +924,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     expect(attempts).toHaveLength(1);
 
     // Workspace B: a full-access key, and a job, channel and rule of its own (for updates that name A's ids).
-    const other = await stack.newWorkspaceKey('matrix-b');
-    const b = apiClient(stack.baseUrl, other.apiKey);
+    const other = await e2e.stack.newWorkspaceKey('matrix-b');
+    const b = apiClient(e2e.stack.baseUrl, other.apiKey);
     const bJob = await b('POST', '/api/v1/jobs', jobBody(`${bReceiver.url}/b`, 'b own'));
     const bChannel = await b('POST', '/api/v1/alert-channels', {
       name: 'b own',
@@ -945,14 +941,14 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ctx = {
       w,
       b,
-      baseUrl: stack.baseUrl,
+      baseUrl: e2e.stack.baseUrl,
       bUrl: `${bReceiver.url}/b`,
       bOwn: { job: bJob.body.id, channel: bChannel.body.id, rule: bRule.body.id },
       aIds,
     };
 
     // A dashboard user who is not a member of A (dev login gives a first-time user a workspace of their own).
-    const login = await fetch(`${stack.baseUrl}/api/v1/auth/dev-login`, {
+    const login = await fetch(`${e2e.stack.baseUrl}/api/v1/auth/dev-login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'outsider@example.com' }),
@@ -968,20 +964,17 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     // A's state before B does anything (visibility can lag a moment behind the starts).
     await waitFor(async () => {
       const listed = new Set<string>();
-      for await (const e of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
+      for await (const e of e2e.client.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
         listed.add(e.workflowId);
       }
       return [...w.jobs.all, ...w.runs.all].every((id) => listed.has(id));
     }, 30_000);
     [rowsBefore, executionsBefore] = await settledStateOfA();
-    receivedBefore = receiver.requests.length;
+    receivedBefore = e2e.receiver.requests.length;
   }, 180_000);
 
   afterAll(async () => {
-    await connection?.close();
-    await receiver?.stop();
     await bReceiver?.stop();
-    await stack?.stop();
   });
 
   it('should have a row for every operation of the served document, and none for an operation that is gone', () => {
@@ -1069,7 +1062,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
 
   it('should reveal nothing of A on public and sign-in operations', async () => {
     const anonymous = async (method: string, url: string, body?: unknown) => {
-      const response = await fetch(`${stack.baseUrl}${url}`, {
+      const response = await fetch(`${e2e.stack.baseUrl}${url}`, {
         method,
         headers: body !== undefined ? { 'content-type': 'application/json' } : {},
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -1111,8 +1104,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     let calls = 0;
     // The session itself works: in its own workspace it reads (and A's job is 404 there, like for B's key).
     const own = { cookie: session.cookie, 'svc-workspace': session.ownWorkspace };
-    expect((await apiClient(stack.baseUrl)('GET', '/api/v1/jobs', undefined, own)).status).toBe(200);
-    expect((await apiClient(stack.baseUrl)('GET', `/api/v1/jobs/${w.jobs.active}`, undefined, own)).status).toBe(404);
+    expect((await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/jobs', undefined, own)).status).toBe(200);
+    expect((await apiClient(e2e.stack.baseUrl)('GET', `/api/v1/jobs/${w.jobs.active}`, undefined, own)).status).toBe(
+      404,
+    );
     const authenticated = Object.entries(MATRIX).filter(
       ([name, row]) => row.kind !== 'public' && row.kind !== 'sign-in' && present(name),
     );
@@ -1128,7 +1123,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
             ? (row.request ?? {})
             : { params: { id: w.jobs.active, key: 'matrix-a-key', name: w.secret } };
       for (const workspace of [w.ws, 'acme']) {
-        const response = await apiClient(stack.baseUrl)(
+        const response = await apiClient(e2e.stack.baseUrl)(
           method,
           urlOf(documentPathOf(name), request),
           ['POST', 'PUT', 'PATCH'].includes(method) ? (request.body ?? {}) : undefined,
@@ -1154,7 +1149,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     );
     expect(rowsAfter).toEqual(rowsBefore);
     expect(executionsAfter).toEqual(executionsBefore);
-    expect(receiver.requests.slice(receivedBefore).map((r) => r.url)).toEqual([]);
+    expect(e2e.receiver.requests.slice(receivedBefore).map((r) => r.url)).toEqual([]);
     // And A still works with its own key.
     expect((await a()('GET', `/api/v1/jobs/${w.jobs.active}`)).body).toMatchObject({ name: 'matrix-a-active' });
   });
