@@ -319,7 +319,7 @@ export function useStackReceiverAndClient(
   let connection: Connection | undefined;
   beforeAll(async () => {
     connection = await Connection.connect({ address: temporalAddress() });
-    started.client = new Client({ connection });
+    started.client = new Client({ connection, namespace: started.stack.config.temporal.namespace });
   });
   afterAll(async () => {
     await connection?.close();
