@@ -1,8 +1,7 @@
 import { alertEventId } from '@svc/common/alert-events';
 import { Webhook } from 'standardwebhooks';
-import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
-import { TestSmtpServer } from '../utils/smtp-server';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { type ReceivedRequest, waitFor } from '../utils/receiver';
+import { useStackAndAlertChannels } from '../utils/stack';
 
 /**
  * Durable alerts (issue #10; docs/alerts.md → Delivery): the worker runs as its own OS process
@@ -12,39 +11,14 @@ import { apiClient, startStack, type Stack } from '../utils/stack';
  * every delivery ends `sent` exactly once in the database.
  */
 describe('alerts across a worker crash', () => {
-  let stack: Stack;
-  let smtp: TestSmtpServer;
-  let target: WebhookReceiver;
-  let hook: WebhookReceiver;
-  let slack: WebhookReceiver;
-
-  beforeAll(async () => {
-    smtp = await TestSmtpServer.start();
-    target = await WebhookReceiver.start();
-    hook = await WebhookReceiver.start();
-    slack = await WebhookReceiver.start();
-    stack = await startStack({
-      worker: false,
-      config: {
-        smtp: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'alerts@svc.test' },
-        alerts: { sweep_interval: '1s' },
-      },
-    });
+  const e2e = useStackAndAlertChannels({
+    worker: false,
+    from: 'alerts@svc.test',
+    config: { alerts: { sweep_interval: '1s' } },
   });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([smtp?.stop(), target?.stop(), hook?.stop(), slack?.stop()]);
-  });
-
-  /** A link of a mail, sent to the API under test (the mail names the configured public URL). */
-  function onApi(link: string): string {
-    const url = new URL(link);
-    return `${stack.baseUrl}${url.pathname}${url.search}`;
-  }
 
   it('should send each alert to each channel, copies only with the same event id', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, api, smtp, target, hook, slack, onApi } = e2e;
     const first = await stack.spawnWorker();
 
     const email = await api('POST', '/api/v1/alert-channels', {

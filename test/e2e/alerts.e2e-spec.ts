@@ -1,9 +1,8 @@
 import { alertEventId } from '@svc/common/alert-events';
 import { createApp } from '../../apps/api/src/app';
 import { Webhook } from 'standardwebhooks';
-import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
-import { TestSmtpServer } from '../utils/smtp-server';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { type ReceivedRequest, waitFor } from '../utils/receiver';
+import { apiClient, useStackAndAlertChannels } from '../utils/stack';
 
 const UI_URL = 'http://temporal-ui.test:8233';
 
@@ -14,49 +13,21 @@ const UI_URL = 'http://temporal-ui.test:8233';
  * signed webhook and a Slack payload, with the rule's cooldown holding back the repeats.
  */
 describe('alerts', () => {
-  let stack: Stack;
-  let api: ReturnType<typeof apiClient>;
-  let smtp: TestSmtpServer;
-  let target: WebhookReceiver;
-  let hook: WebhookReceiver;
-  let slack: WebhookReceiver;
-
-  beforeAll(async () => {
-    smtp = await TestSmtpServer.start();
-    target = await WebhookReceiver.start();
-    hook = await WebhookReceiver.start();
-    slack = await WebhookReceiver.start();
-    stack = await startStack({
-      config: {
-        smtp: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'Scheduler alerts <alerts@svc.test>' },
-        alerts: { sweep_interval: '500ms' },
-        temporal: { ui_url: UI_URL },
-      },
-    });
-    api = apiClient(stack.baseUrl, stack.apiKey);
+  const e2e = useStackAndAlertChannels({
+    from: 'Scheduler alerts <alerts@svc.test>',
+    config: { alerts: { sweep_interval: '500ms' }, temporal: { ui_url: UI_URL } },
   });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([smtp?.stop(), target?.stop(), hook?.stop(), slack?.stop()]);
-  });
-
-  /** A link of a mail, sent to the API under test (the mail names the configured public URL). */
-  function onApi(link: string): string {
-    const url = new URL(link);
-    return `${stack.baseUrl}${url.pathname}${url.search}`;
-  }
 
   /** The confirmation link mailed to `address` (the n-th mail to it). */
   async function confirmationLink(address: string, n = 1): Promise<string> {
-    const mail = await waitFor(() => smtp.to(address)[n - 1]);
+    const mail = await waitFor(() => e2e.smtp.to(address)[n - 1]);
     const link = /https?:\/\/\S+\/api\/v1\/alert-channels\/verify\?token=[\w.%-]+/.exec(mail.parsed.text ?? '');
     expect(link).not.toBeNull();
     return link![0];
   }
 
   async function emailChannel(address: string, verify = true) {
-    const created = await api('POST', '/api/v1/alert-channels', {
+    const created = await e2e.api('POST', '/api/v1/alert-channels', {
       name: `mail ${address}`,
       kind: 'email',
       config: { address },
@@ -64,7 +35,7 @@ describe('alerts', () => {
     expect(created.status).toBe(201);
     if (verify) {
       const link = await confirmationLink(address);
-      const followed = await fetch(onApi(link));
+      const followed = await fetch(e2e.onApi(link));
       expect(followed.status).toBe(200);
     }
     return created.body as { id: string; verified: boolean };
@@ -72,37 +43,37 @@ describe('alerts', () => {
 
   describe('alert channels', () => {
     it('should create each kind with the decided shape, the webhook secret once, and audit it', async () => {
-      const webhook = await api('POST', '/api/v1/alert-channels', {
+      const webhook = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'ops hook',
         kind: 'webhook',
-        config: { url: `${hook.url}/alerts` },
+        config: { url: `${e2e.hook.url}/alerts` },
       });
       expect(webhook.status).toBe(201);
       expect(webhook.body).toEqual({
         id: expect.stringMatching(/^ch_[0-9A-HJKMNP-TV-Z]{26}$/),
         name: 'ops hook',
         kind: 'webhook',
-        config: { url: `${hook.url}/alerts` },
+        config: { url: `${e2e.hook.url}/alerts` },
         verified: true,
         created_at: expect.any(String),
         updated_at: expect.any(String),
         signing_secret: expect.stringMatching(/^whsec_/),
       });
-      const fetched = await api('GET', `/api/v1/alert-channels/${webhook.body.id}`);
+      const fetched = await e2e.api('GET', `/api/v1/alert-channels/${webhook.body.id}`);
       expect(fetched.body).not.toHaveProperty('signing_secret');
       expect(JSON.stringify(fetched.body)).not.toContain(webhook.body.signing_secret);
 
-      const slackChannel = await api('POST', '/api/v1/alert-channels', {
+      const slackChannel = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'slack',
         kind: 'slack',
-        config: { webhook_url: `${slack.url}/services/T000/B000/secret-token` },
+        config: { webhook_url: `${e2e.slack.url}/services/T000/B000/secret-token` },
       });
       expect(slackChannel.status).toBe(201);
       // The incoming-webhook URL is a credential: shown up to its first path segment only.
-      expect(slackChannel.body.config).toEqual({ webhook_url: `${slack.url}/services/…` });
+      expect(slackChannel.body.config).toEqual({ webhook_url: `${e2e.slack.url}/services/…` });
       expect(slackChannel.body.verified).toBe(true);
 
-      const audit = await api('GET', `/api/v1/audit-log?action=alert_channel.create&target=${webhook.body.id}`);
+      const audit = await e2e.api('GET', `/api/v1/audit-log?action=alert_channel.create&target=${webhook.body.id}`);
       expect(audit.body.data).toEqual([
         expect.objectContaining({
           actor: expect.stringMatching(/^key:/),
@@ -111,10 +82,10 @@ describe('alerts', () => {
       ]);
       expect(JSON.stringify(audit.body)).not.toContain('whsec_');
 
-      const list = await api('GET', '/api/v1/alert-channels?limit=1');
+      const list = await e2e.api('GET', '/api/v1/alert-channels?limit=1');
       expect(list.body.data).toHaveLength(1);
       expect(list.body.next_cursor).toEqual(expect.any(String));
-      const next = await api(
+      const next = await e2e.api(
         'GET',
         `/api/v1/alert-channels?limit=1&cursor=${encodeURIComponent(list.body.next_cursor)}`,
       );
@@ -132,7 +103,7 @@ describe('alerts', () => {
         [{ kind: 'email', config: { address: 'a@b.co' } }, 'name'],
       ];
       for (const [body, field] of cases) {
-        const res = await api('POST', '/api/v1/alert-channels', body);
+        const res = await e2e.api('POST', '/api/v1/alert-channels', body);
         expect([res.status, res.body.error.code, Object.keys(res.body.error.fields)]).toEqual([
           400,
           'validation_failed',
@@ -142,48 +113,48 @@ describe('alerts', () => {
     });
 
     it('should keep workspaces apart and need a full-access key', async () => {
-      const channel = await api('POST', '/api/v1/alert-channels', {
+      const channel = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'h',
         kind: 'webhook',
-        config: { url: hook.url },
+        config: { url: e2e.hook.url },
       });
-      const other = await stack.newWorkspaceKey('alerts-other');
-      const otherApi = apiClient(stack.baseUrl, other.apiKey);
+      const other = await e2e.stack.newWorkspaceKey('alerts-other');
+      const otherApi = apiClient(e2e.stack.baseUrl, other.apiKey);
       expect((await otherApi('GET', `/api/v1/alert-channels/${channel.body.id}`)).status).toBe(404);
       expect((await otherApi('POST', `/api/v1/alert-channels/${channel.body.id}/test`)).status).toBe(404);
       expect((await otherApi('GET', '/api/v1/alert-channels')).body.data).toEqual([]);
-      const scoped = await api('POST', '/api/v1/api-keys', { name: 'reader', scopes: ['jobs:read', 'runs:read'] });
-      const reader = apiClient(stack.baseUrl, scoped.body.key);
+      const scoped = await e2e.api('POST', '/api/v1/api-keys', { name: 'reader', scopes: ['jobs:read', 'runs:read'] });
+      const reader = apiClient(e2e.stack.baseUrl, scoped.body.key);
       expect((await reader('GET', '/api/v1/alert-channels')).status).toBe(403);
       expect((await reader('GET', '/api/v1/alert-rules')).status).toBe(403);
-      expect((await apiClient(stack.baseUrl)('GET', '/api/v1/alert-channels')).status).toBe(401);
-      expect((await api('GET', '/api/v1/alert-channels/ch_nope')).status).toBe(404);
+      expect((await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/alert-channels')).status).toBe(401);
+      expect((await e2e.api('GET', '/api/v1/alert-channels/ch_nope')).status).toBe(404);
     });
 
     it('should send a signed test alert to a webhook channel and say when a channel cannot be reached', async () => {
-      const created = await api('POST', '/api/v1/alert-channels', {
+      const created = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'test hook',
         kind: 'webhook',
-        config: { url: `${hook.url}/test` },
+        config: { url: `${e2e.hook.url}/test` },
       });
-      const tested = await api('POST', `/api/v1/alert-channels/${created.body.id}/test`);
+      const tested = await e2e.api('POST', `/api/v1/alert-channels/${created.body.id}/test`);
       expect(tested).toMatchObject({ status: 200, body: { delivered: true, error: null } });
-      const request = hook.requests.find((r) => r.url === '/test')!;
+      const request = e2e.hook.requests.find((r) => r.url === '/test')!;
       const payload = new Webhook(created.body.signing_secret).verify(
         request.body,
         request.headers as Record<string, string>,
       );
       expect(payload).toMatchObject({ type: 'alert.test', data: { title: expect.stringContaining('test hook') } });
 
-      hook.respondWith((r) => (r.url === '/down' ? { status: 503, body: 'maintenance' } : { status: 200 }));
-      const down = await api('POST', '/api/v1/alert-channels', {
+      e2e.hook.respondWith((r) => (r.url === '/down' ? { status: 503, body: 'maintenance' } : { status: 200 }));
+      const down = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'down',
         kind: 'webhook',
-        config: { url: `${hook.url}/down` },
+        config: { url: `${e2e.hook.url}/down` },
       });
-      const failed = await api('POST', `/api/v1/alert-channels/${down.body.id}/test`);
+      const failed = await e2e.api('POST', `/api/v1/alert-channels/${down.body.id}/test`);
       expect(failed.body).toEqual({ delivered: false, error: 'HTTP 503: maintenance' });
-      hook.respondWith(() => ({ status: 200 }));
+      e2e.hook.respondWith(() => ({ status: 200 }));
     });
   });
 
@@ -193,58 +164,58 @@ describe('alerts', () => {
       const channel = await emailChannel(address, false);
       expect(channel.verified).toBe(false);
       const link = await confirmationLink(address);
-      const mail = smtp.to(address)[0];
+      const mail = e2e.smtp.to(address)[0];
       expect(mail.parsed.subject).toContain('Confirm alert emails');
       expect(mail.parsed.from?.text).toContain('alerts@svc.test');
 
       // Not verified yet: a test alert is not sent, and says why.
-      const early = await api('POST', `/api/v1/alert-channels/${channel.id}/test`);
+      const early = await e2e.api('POST', `/api/v1/alert-channels/${channel.id}/test`);
       expect(early.body).toEqual({ delivered: false, error: expect.stringContaining('not verified') });
 
       // A tampered token proves nothing.
-      const tampered = await fetch(`${onApi(link)}x`);
+      const tampered = await fetch(`${e2e.onApi(link)}x`);
       expect(tampered.status).toBe(400);
       expect(((await tampered.json()) as any).error).toMatchObject({
         code: 'validation_failed',
         fields: { token: expect.any(String) },
       });
 
-      const tamperedInBrowser = await fetch(`${onApi(link)}x`, { headers: { accept: 'text/html' } });
+      const tamperedInBrowser = await fetch(`${e2e.onApi(link)}x`, { headers: { accept: 'text/html' } });
       expect(tamperedInBrowser.status).toBe(400);
       expect(await tamperedInBrowser.text()).toContain('not a valid confirmation link');
 
-      const followed = await fetch(onApi(link));
+      const followed = await fetch(e2e.onApi(link));
       expect(followed.status).toBe(200);
       expect(await followed.json()).toEqual({ verified: true, channel_id: channel.id, address });
-      const asBrowser = await fetch(onApi(link), {
+      const asBrowser = await fetch(e2e.onApi(link), {
         headers: { accept: 'text/html' },
       });
       expect(asBrowser.headers.get('content-type')).toContain('text/html');
       expect(await asBrowser.text()).toContain('Address confirmed');
-      expect((await api('GET', `/api/v1/alert-channels/${channel.id}`)).body.verified).toBe(true);
+      expect((await e2e.api('GET', `/api/v1/alert-channels/${channel.id}`)).body.verified).toBe(true);
 
-      expect(smtp.to(address)).toHaveLength(1);
-      const tested = await api('POST', `/api/v1/alert-channels/${channel.id}/test`);
+      expect(e2e.smtp.to(address)).toHaveLength(1);
+      const tested = await e2e.api('POST', `/api/v1/alert-channels/${channel.id}/test`);
       expect(tested.body).toEqual({ delivered: true, error: null });
-      const testMail = smtp.to(address)[1];
+      const testMail = e2e.smtp.to(address)[1];
       expect(testMail.parsed.subject).toContain('Test alert');
 
       // Resending is for unverified addresses only.
-      const again = await api('POST', `/api/v1/alert-channels/${channel.id}/verify`);
+      const again = await e2e.api('POST', `/api/v1/alert-channels/${channel.id}/verify`);
       expect(again.status).toBe(409);
     });
 
     it('should unverify a changed address, resend at most once a minute, and refuse old links', async () => {
       const channel = await emailChannel('old@example.test');
       const oldLink = await confirmationLink('old@example.test');
-      const patched = await api('PATCH', `/api/v1/alert-channels/${channel.id}`, {
+      const patched = await e2e.api('PATCH', `/api/v1/alert-channels/${channel.id}`, {
         config: { address: 'new@example.test' },
       });
       expect(patched.body).toMatchObject({ verified: false, config: { address: 'new@example.test' } });
       await confirmationLink('new@example.test');
       // The link of the old address confirms nothing any more.
-      expect((await fetch(onApi(oldLink))).status).toBe(404);
-      const resent = await api('POST', `/api/v1/alert-channels/${channel.id}/verify`);
+      expect((await fetch(e2e.onApi(oldLink))).status).toBe(404);
+      const resent = await e2e.api('POST', `/api/v1/alert-channels/${channel.id}/verify`);
       expect(resent.status).toBe(429);
       expect(resent.body.error.code).toBe('rate_limited');
     });
@@ -253,13 +224,13 @@ describe('alerts', () => {
   describe('a server without SMTP (the self-hosted default)', () => {
     it('should create email channels, and answer test and verify with the missing setting', async () => {
       const noSmtp = await createApp({
-        config: { ...stack.config, smtp: { ...stack.config.smtp, host: null, from: null } },
+        config: { ...e2e.stack.config, smtp: { ...e2e.stack.config.smtp, host: null, from: null } },
         logLevels: ['error'],
       });
       await noSmtp.listen(0, '127.0.0.1');
       try {
-        const plain = apiClient((await noSmtp.getUrl()).replace('[::1]', '127.0.0.1'), stack.apiKey);
-        const before = smtp.mails.length;
+        const plain = apiClient((await noSmtp.getUrl()).replace('[::1]', '127.0.0.1'), e2e.stack.apiKey);
+        const before = e2e.smtp.mails.length;
         const created = await plain('POST', '/api/v1/alert-channels', {
           name: 'no smtp',
           kind: 'email',
@@ -278,7 +249,7 @@ describe('alerts', () => {
         const resend = await plain('POST', `/api/v1/alert-channels/${created.body.id}/verify`);
         expect(resend.status).toBe(409);
         expect(resend.body.error.message).toContain('smtp.host (SMTP_HOST)');
-        expect(smtp.mails.length).toBe(before);
+        expect(e2e.smtp.mails.length).toBe(before);
       } finally {
         await noSmtp.close();
       }
@@ -287,12 +258,12 @@ describe('alerts', () => {
 
   describe('alert rules', () => {
     it('should validate references, default the cooldown, and audit changes', async () => {
-      const channel = await api('POST', '/api/v1/alert-channels', {
+      const channel = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'r',
         kind: 'webhook',
-        config: { url: hook.url },
+        config: { url: e2e.hook.url },
       });
-      const bad = await api('POST', '/api/v1/alert-rules', {
+      const bad = await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'bad',
         channel_ids: ['ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
         events: ['run.failed', 'run.exploded'],
@@ -300,7 +271,7 @@ describe('alerts', () => {
       });
       expect(bad.status).toBe(400);
       expect(Object.keys(bad.body.error.fields)).toEqual(expect.arrayContaining(['events']));
-      const unknown = await api('POST', '/api/v1/alert-rules', {
+      const unknown = await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'unknown refs',
         channel_ids: ['ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
         events: ['run.failed'],
@@ -310,7 +281,7 @@ describe('alerts', () => {
         channel_ids: expect.stringContaining('ch_01ARZ3NDEKTSV4RRFFQ69G5FAV'),
         job_ids: expect.stringContaining('job_01ARZ3NDEKTSV4RRFFQ69G5FAV'),
       });
-      const created = await api('POST', '/api/v1/alert-rules', {
+      const created = await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'all failures',
         channel_ids: [channel.body.id],
         events: ['run.failed'],
@@ -328,21 +299,21 @@ describe('alerts', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
-      const patched = await api('PATCH', `/api/v1/alert-rules/${created.body.id}`, {
+      const patched = await e2e.api('PATCH', `/api/v1/alert-rules/${created.body.id}`, {
         enabled: false,
         cooldown: '1h30m',
         tags: ['prod'],
       });
       expect(patched.body).toMatchObject({ enabled: false, cooldown: '1h30m', tags: ['prod'] });
       // null resets the cooldown to its default (it was a 500: found by Schemathesis through the links).
-      const reset = await api('PATCH', `/api/v1/alert-rules/${created.body.id}`, { cooldown: null });
+      const reset = await e2e.api('PATCH', `/api/v1/alert-rules/${created.body.id}`, { cooldown: null });
       expect({ status: reset.status, cooldown: reset.body.cooldown }).toEqual({ status: 200, cooldown: '15m' });
       // Deleting the channel takes it out of the rule.
-      expect((await api('DELETE', `/api/v1/alert-channels/${channel.body.id}`)).status).toBe(204);
-      expect((await api('GET', `/api/v1/alert-rules/${created.body.id}`)).body.channel_ids).toEqual([]);
-      expect((await api('DELETE', `/api/v1/alert-rules/${created.body.id}`)).status).toBe(204);
-      expect((await api('GET', `/api/v1/alert-rules/${created.body.id}`)).status).toBe(404);
-      const audit = await api('GET', `/api/v1/audit-log?target=${created.body.id}`);
+      expect((await e2e.api('DELETE', `/api/v1/alert-channels/${channel.body.id}`)).status).toBe(204);
+      expect((await e2e.api('GET', `/api/v1/alert-rules/${created.body.id}`)).body.channel_ids).toEqual([]);
+      expect((await e2e.api('DELETE', `/api/v1/alert-rules/${created.body.id}`)).status).toBe(204);
+      expect((await e2e.api('GET', `/api/v1/alert-rules/${created.body.id}`)).status).toBe(404);
+      const audit = await e2e.api('GET', `/api/v1/audit-log?target=${created.body.id}`);
       expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual([
         'alert_rule.delete',
         'alert_rule.update',
@@ -356,27 +327,27 @@ describe('alerts', () => {
     it('should alert run.failed and job.auto_disabled once each to email, signed webhook and Slack, the cooldown holding back the repeat', async () => {
       const email = await emailChannel('oncall@example.test');
       const unverified = await emailChannel('nobody-confirmed@example.test', false);
-      const webhook = await api('POST', '/api/v1/alert-channels', {
+      const webhook = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'hook',
         kind: 'webhook',
-        config: { url: `${hook.url}/failing` },
+        config: { url: `${e2e.hook.url}/failing` },
       });
-      const slackChannel = await api('POST', '/api/v1/alert-channels', {
+      const slackChannel = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'slack',
         kind: 'slack',
-        config: { webhook_url: `${slack.url}/services/failing` },
+        config: { webhook_url: `${e2e.slack.url}/services/failing` },
       });
-      target.respondWith(() => ({ status: 500, body: 'database is down' }));
-      const job = await api('POST', '/api/v1/jobs', {
+      e2e.target.respondWith(() => ({ status: 500, body: 'database is down' }));
+      const job = await e2e.api('POST', '/api/v1/jobs', {
         name: 'nightly-report',
         schedule: { expr: 'every 2 seconds', timezone: 'Europe/Berlin' },
-        sink: { kind: 'webhook', config: { url: `${target.url}/job` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.target.url}/job` } },
         retry: { max_attempts: 1 },
         auto_disable_threshold: 2,
       });
       expect(job.status).toBe(201);
       const jobId: string = job.body.id;
-      const rule = await api('POST', '/api/v1/alert-rules', {
+      const rule = await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'nightly failures',
         channel_ids: [email.id, unverified.id, webhook.body.id, slackChannel.body.id],
         events: ['run.failed', 'job.auto_disabled'],
@@ -386,10 +357,11 @@ describe('alerts', () => {
       expect(rule.status).toBe(201);
 
       const fromHook = (type: string) =>
-        hook.requests.filter((r) => r.url === '/failing' && r.headers['svc-event-type'] === type);
+        e2e.hook.requests.filter((r) => r.url === '/failing' && r.headers['svc-event-type'] === type);
       const fromSlack = (type: string) =>
-        slack.requests.filter((r) => r.url === '/services/failing' && r.headers['svc-event-type'] === type);
-      const mails = (type: string) => smtp.to('oncall@example.test').filter((m) => m.header('svc-event-type') === type);
+        e2e.slack.requests.filter((r) => r.url === '/services/failing' && r.headers['svc-event-type'] === type);
+      const mails = (type: string) =>
+        e2e.smtp.to('oncall@example.test').filter((m) => m.header('svc-event-type') === type);
       await waitFor(
         () =>
           ['run.failed', 'job.auto_disabled'].every(
@@ -397,9 +369,9 @@ describe('alerts', () => {
           ),
         60_000,
       );
-      expect((await api('GET', `/api/v1/jobs/${jobId}`)).body).toMatchObject({ state: 'disabled' });
+      expect((await e2e.api('GET', `/api/v1/jobs/${jobId}`)).body).toMatchObject({ state: 'disabled' });
 
-      const runs = (await api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data as Array<{
+      const runs = (await e2e.api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data as Array<{
         id: string;
         scheduled_at: string;
       }>;
@@ -421,8 +393,8 @@ describe('alerts', () => {
           run: { id: first.id, status: 'failed', attempts: 1, last_error: expect.stringContaining('500') },
           scheduled_at_local: expect.stringMatching(/ \+0[12]:00 \(Europe\/Berlin\)$/),
           links: {
-            run: `${stack.config.public_url}/runs/${first.id}`,
-            run_api: `${stack.config.public_url}/api/v1/runs/${first.id}`,
+            run: `${e2e.stack.config.public_url}/runs/${first.id}`,
+            run_api: `${e2e.stack.config.public_url}/api/v1/runs/${first.id}`,
             temporal: `${UI_URL}/namespaces/default/workflows/${first.id}`,
           },
         },
@@ -461,7 +433,7 @@ describe('alerts', () => {
         'Last error: ',
         'Attempts: 1',
         `Workflow in Temporal: ${UI_URL}/namespaces/default/workflows/${first.id}`,
-        `Run in the dashboard: ${stack.config.public_url}/runs/${first.id}`,
+        `Run in the dashboard: ${e2e.stack.config.public_url}/runs/${first.id}`,
       ]) {
         expect(mail.parsed.text).toContain(line);
       }
@@ -471,11 +443,11 @@ describe('alerts', () => {
       // Cooldown (1h per rule, job and type): the second failure was recorded, and sent nowhere.
       const secondFailed = alertEventId('run.failed', second.id);
       const deliveries = (id: string) =>
-        stack.dataSource.query(
+        e2e.stack.dataSource.query(
           `SELECT channel_id, status FROM alert_deliveries WHERE event_id = $1 ORDER BY channel_id`,
           [id],
         );
-      const recorded = await stack.dataSource.query(`SELECT id, planned_at FROM alert_events WHERE id = $1`, [
+      const recorded = await e2e.stack.dataSource.query(`SELECT id, planned_at FROM alert_events WHERE id = $1`, [
         secondFailed,
       ]);
       expect(recorded).toEqual([{ id: secondFailed, planned_at: expect.any(Date) }]);
@@ -487,40 +459,40 @@ describe('alerts', () => {
       for (const type of ['run.failed', 'job.auto_disabled']) {
         expect([fromHook(type).length, fromSlack(type).length, mails(type).length]).toEqual([1, 1, 1]);
       }
-      expect(smtp.to('nobody-confirmed@example.test')).toHaveLength(1);
-      expect(smtp.to('nobody-confirmed@example.test')[0].parsed.subject).toContain('Confirm');
+      expect(e2e.smtp.to('nobody-confirmed@example.test')).toHaveLength(1);
+      expect(e2e.smtp.to('nobody-confirmed@example.test')[0].parsed.subject).toContain('Confirm');
     });
 
     it('should give up at once on a channel that refuses an alert, and keep sending to the others', async () => {
-      hook.respondWith((r) => (r.url === '/refuse' ? { status: 410, body: 'gone' } : { status: 200 }));
-      const refusing = await api('POST', '/api/v1/alert-channels', {
+      e2e.hook.respondWith((r) => (r.url === '/refuse' ? { status: 410, body: 'gone' } : { status: 200 }));
+      const refusing = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'refuses',
         kind: 'webhook',
-        config: { url: `${hook.url}/refuse` },
+        config: { url: `${e2e.hook.url}/refuse` },
       });
-      const working = await api('POST', '/api/v1/alert-channels', {
+      const working = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'works',
         kind: 'webhook',
-        config: { url: `${hook.url}/works` },
+        config: { url: `${e2e.hook.url}/works` },
       });
-      target.respondWith(() => ({ status: 500 }));
-      const job = await api('POST', '/api/v1/jobs', {
+      e2e.target.respondWith(() => ({ status: 500 }));
+      const job = await e2e.api('POST', '/api/v1/jobs', {
         name: 'refused-alert',
         schedule: { expr: 'every 1 hour' },
-        sink: { kind: 'webhook', config: { url: `${target.url}/refused` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.target.url}/refused` } },
         retry: { max_attempts: 1 },
       });
-      await api('POST', '/api/v1/alert-rules', {
+      await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'refused',
         channel_ids: [refusing.body.id, working.body.id],
         events: ['run.failed'],
         job_ids: [job.body.id],
       });
-      const runId: string = (await api('POST', `/api/v1/jobs/${job.body.id}/trigger`)).body.run_id;
+      const runId: string = (await e2e.api('POST', `/api/v1/jobs/${job.body.id}/trigger`)).body.run_id;
       const eventId = alertEventId('run.failed', runId);
       const rows = await waitFor(async () => {
         const found: Array<{ channel_id: string; status: string; attempts: number; last_error: string | null }> =
-          await stack.dataSource.query(
+          await e2e.stack.dataSource.query(
             `SELECT channel_id, status, attempts, last_error FROM alert_deliveries WHERE event_id = $1`,
             [eventId],
           );
@@ -535,18 +507,20 @@ describe('alerts', () => {
         last_error: 'HTTP 410: gone',
       });
       expect(byChannel[working.body.id]).toMatchObject({ status: 'sent', attempts: 1 });
-      expect(hook.requests.filter((r) => r.url === '/refuse' && r.headers['webhook-id'] === eventId)).toHaveLength(1);
-      hook.respondWith(() => ({ status: 200 }));
+      expect(e2e.hook.requests.filter((r) => r.url === '/refuse' && r.headers['webhook-id'] === eventId)).toHaveLength(
+        1,
+      );
+      e2e.hook.respondWith(() => ({ status: 200 }));
     });
 
     it('should alert an SLA breach while the run is still running, and the recovery after failures', async () => {
-      const webhook = await api('POST', '/api/v1/alert-channels', {
+      const webhook = await e2e.api('POST', '/api/v1/alert-channels', {
         name: 'sla',
         kind: 'webhook',
-        config: { url: `${hook.url}/sla` },
+        config: { url: `${e2e.hook.url}/sla` },
       });
       let calls = 0;
-      target.respondWith((request: ReceivedRequest) => {
+      e2e.target.respondWith((request: ReceivedRequest) => {
         if (!request.url.startsWith('/slow')) {
           return { status: 500 };
         }
@@ -554,28 +528,30 @@ describe('alerts', () => {
         // First occurrence fails; the second is slow (past its 1 s SLA) and succeeds: a recovery.
         return calls === 1 ? { status: 500, body: 'first fails' } : { status: 200, delayMs: 4_000 };
       });
-      const job = await api('POST', '/api/v1/jobs', {
+      const job = await e2e.api('POST', '/api/v1/jobs', {
         name: 'slow-sync',
         schedule: { expr: 'every 1 hour', timezone: 'Asia/Tokyo' },
-        sink: { kind: 'webhook', config: { url: `${target.url}/slow` } },
+        sink: { kind: 'webhook', config: { url: `${e2e.target.url}/slow` } },
         retry: { max_attempts: 1 },
         sla_threshold: '1s',
         timeout: '30s',
       });
       const jobId: string = job.body.id;
-      await api('POST', '/api/v1/alert-rules', {
+      await e2e.api('POST', '/api/v1/alert-rules', {
         name: 'sla and recovery',
         channel_ids: [webhook.body.id],
         events: ['run.sla_breached', 'job.recovered'],
         job_ids: [jobId],
         cooldown: '0s',
       });
-      const firstRun = await api('POST', `/api/v1/jobs/${jobId}/trigger`);
-      await waitFor(async () => (await api('GET', `/api/v1/runs/${firstRun.body.run_id}`)).body.status === 'failed');
-      const slow = await api('POST', `/api/v1/jobs/${jobId}/trigger`);
+      const firstRun = await e2e.api('POST', `/api/v1/jobs/${jobId}/trigger`);
+      await waitFor(
+        async () => (await e2e.api('GET', `/api/v1/runs/${firstRun.body.run_id}`)).body.status === 'failed',
+      );
+      const slow = await e2e.api('POST', `/api/v1/jobs/${jobId}/trigger`);
       const slowRunId: string = slow.body.run_id;
       const sla = await waitFor(
-        () => hook.requests.find((r) => r.url === '/sla' && r.headers['svc-event-type'] === 'run.sla_breached'),
+        () => e2e.hook.requests.find((r) => r.url === '/sla' && r.headers['svc-event-type'] === 'run.sla_breached'),
         30_000,
       );
       const breach = JSON.parse(sla.body);
@@ -585,11 +561,11 @@ describe('alerts', () => {
       });
       expect(breach.data.title).toContain('has not finished within 1s');
       // Still running when the alert went out.
-      const during = await api('GET', `/api/v1/runs/${slowRunId}`);
+      const during = await e2e.api('GET', `/api/v1/runs/${slowRunId}`);
       expect(during.body).toMatchObject({ status: 'running', sla_breached: true });
 
       const recovered = await waitFor(
-        () => hook.requests.find((r) => r.url === '/sla' && r.headers['svc-event-type'] === 'job.recovered'),
+        () => e2e.hook.requests.find((r) => r.url === '/sla' && r.headers['svc-event-type'] === 'job.recovered'),
         30_000,
       );
       expect(JSON.parse(recovered.body)).toMatchObject({
@@ -598,12 +574,12 @@ describe('alerts', () => {
       });
       // The breach found while running is the run's one breach: closing it late (in the transaction
       // that recorded the recovery) found the same event id and recorded nothing more.
-      const breaches = await stack.dataSource.query(
+      const breaches = await e2e.stack.dataSource.query(
         `SELECT id FROM alert_events WHERE run_id = $1 AND type = 'run.sla_breached'`,
         [slowRunId],
       );
       expect(breaches).toEqual([{ id: alertEventId('run.sla_breached', slowRunId) }]);
-      expect((await api('GET', `/api/v1/runs/${slowRunId}`)).body).toMatchObject({
+      expect((await e2e.api('GET', `/api/v1/runs/${slowRunId}`)).body).toMatchObject({
         status: 'succeeded',
         sla_breached: true,
       });

@@ -1,8 +1,8 @@
 import { newId } from '@svc/workflow-contract/ids';
 import { SEARCH_ATTRIBUTES } from '@svc/workflow-contract/definitions';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, temporalAddress, type Stack } from '../utils/stack';
+import { apiClient, useStackReceiverAndClient } from '../utils/stack';
 
 /**
  * Workspace isolation as a matrix (issue 41; design/style.md habit 13; docs/security.md →
@@ -98,59 +98,46 @@ const YEARLY = { expr: '0 0 0 1 1 ?', kind: 'quartz' };
 
 const each = (ids: string[], unknown: () => string, request: (id: string) => Req): ForeignCase[] =>
   ids.map((foreign) => ({ foreign, unknown: unknown(), request }));
+/** `each`'s unknown values: a fresh id with `prefix` for every case. */
+const unknownId = (prefix: Parameters<typeof newId>[0]) => () => newId(prefix);
+/** `each`'s request: the id in the path parameter `name`, beside `extra`. */
+const byParam =
+  (name: string, extra: Req = {}) =>
+  (id: string): Req => ({ params: { [name]: id }, ...extra });
+/** `each`'s request: the id in the query parameter `name`, after `extra`'s. */
+const byQuery =
+  (name: string, extra: Record<string, string> = {}) =>
+  (id: string): Req => ({ query: { ...extra, [name]: id } });
 const jobCases =
   (pick: (w: World) => string[], extra: Req = {}) =>
   (w: World) =>
-    each(
-      pick(w),
-      () => newId('job'),
-      (id) => ({ params: { id }, ...extra }),
-    );
-const runCases = (pick: (w: World) => string[]) => (w: World) =>
-  each(
-    pick(w),
-    () => newId('run'),
-    (id) => ({ params: { id } }),
-  );
+    each(pick(w), unknownId('job'), byParam('id', extra));
+const runCases = (pick: (w: World) => string[]) => (w: World) => each(pick(w), unknownId('run'), byParam('id'));
 const channelCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      [w.channel],
-      () => newId('channel'),
-      (id) => ({ params: { id }, ...extra }),
-    );
+    each([w.channel], unknownId('channel'), byParam('id', extra));
 const ruleCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      [w.rule],
-      () => newId('rule'),
-      (id) => ({ params: { id }, ...extra }),
-    );
+    each([w.rule], unknownId('rule'), byParam('id', extra));
 const jobKeyCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      w.jobKeys,
-      () => `matrix-unknown-${Math.random().toString(36).slice(2, 8)}`,
-      (key) => ({
-        params: { key },
-        ...extra,
-      }),
-    );
-const backfillCases = (w: World) =>
-  each(
-    [w.backfill],
-    () => newId('backfill'),
-    (id) => ({ params: { id } }),
-  );
-const operationCases = (w: World) =>
-  each(
-    [w.operation],
-    () => newId('operation'),
-    (id) => ({ params: { id } }),
-  );
+    each(w.jobKeys, () => `matrix-unknown-${Math.random().toString(36).slice(2, 8)}`, byParam('key', extra));
+const backfillCases = (w: World) => each([w.backfill], unknownId('backfill'), byParam('id'));
+const operationCases = (w: World) => each([w.operation], unknownId('operation'), byParam('id'));
+/**
+ * B's own create (or trigger) of `path`, sent with the Idempotency-Key A used: answered `status`
+ * and naming no id of A (not A's replay); otherwise a problem, after `label`.
+ */
+async function ownDespiteAsKey(ctx: Ctx, path: string, body: unknown, status = 201, label = ''): Promise<string[]> {
+  const answer = await ctx.b('POST', path, body, { 'idempotency-key': ctx.w.idempotencyKey });
+  const text = JSON.stringify(answer.body);
+  return answer.status === status && !ctx.aIds().some((id) => text.includes(id))
+    ? []
+    : [`${label}${answer.status} ${text}`];
+}
 /** A bulk action or recover by B whose filter names A's things must match nothing of A. */
 async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<string, unknown>>): Promise<string[]> {
   const problems: string[] = [];
@@ -170,17 +157,8 @@ async function matchesNothingOfA(ctx: Ctx, path: string, bodies: Array<Record<st
 const skipCases =
   (extra: Req = {}) =>
   (w: World) =>
-    each(
-      w.jobs.all,
-      () => newId('job'),
-      (id) => ({ params: { id, at: '2031-01-01T00:00:00.000Z' }, ...extra }),
-    );
-const calendarCases = (w: World) =>
-  each(
-    [w.calendar],
-    () => 'matrix:never-stored',
-    (name) => ({ params: { name } }),
-  );
+    each(w.jobs.all, unknownId('job'), (id) => ({ params: { id, at: '2031-01-01T00:00:00.000Z' }, ...extra }));
+const calendarCases = (w: World) => each([w.calendar], () => 'matrix:never-stored', byParam('name'));
 /** B writes a calendar under A's name (its own, 201) and deletes it again. */
 async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Promise<string[]> {
   const written =
@@ -194,11 +172,7 @@ async function ownCalendar(b: ApiCall, method: 'PUT' | 'POST', name: string): Pr
   return removed.status === 204 ? [] : [`DELETE B's own calendar of A's name: ${removed.status}`];
 }
 const destinationCases = (w: World) =>
-  each(
-    [w.destination],
-    () => 'matrix-never-stored.example.com:443',
-    (destination) => ({ params: { destination } }),
-  );
+  each([w.destination], () => 'matrix-never-stored.example.com:443', byParam('destination'));
 const BY_KEY = 'issue 42 (jobs as code, branch h4-jobs-as-code): checked once the operation is in the document';
 
 /**
@@ -212,35 +186,18 @@ const MATRIX: Record<string, Row> = {
     kind: 'foreign',
     expect: 'like-unknown',
     cases: (w) => [
-      ...each(
-        [w.tag],
-        () => 'matrix-unknown-tag',
-        (tag) => ({ query: { tag } }),
-      ),
-      ...each(
-        ['matrix-a-active'],
-        () => 'matrix-unknown-name',
-        (q) => ({ query: { q } }),
-      ),
+      ...each([w.tag], () => 'matrix-unknown-tag', byQuery('tag')),
+      ...each(['matrix-a-active'], () => 'matrix-unknown-name', byQuery('q')),
       // Issue 42's filters, once A has keyed jobs (an unsupported filter answers both alike).
-      ...each(
-        w.jobKeys,
-        () => 'matrix-unknown-key',
-        (key) => ({ query: { key } }),
-      ),
-      ...(w.jobKeys.length > 0
-        ? each(
-            [w.managedBy],
-            () => 'matrix-unknown-owner',
-            (managed_by) => ({ query: { managed_by } }),
-          )
-        : []),
+      ...each(w.jobKeys, () => 'matrix-unknown-key', byQuery('key')),
+      ...(w.jobKeys.length > 0 ? each([w.managedBy], () => 'matrix-unknown-owner', byQuery('managed_by')) : []),
     ],
   },
   'POST /api/v1/jobs': {
     kind: 'refer',
     why: "a job naming A's secret is refused; reusing A's Idempotency-Key makes B's own job",
-    run: async ({ w, b, bUrl, aIds }) => {
+    run: async (ctx) => {
+      const { w, b, bUrl, aIds } = ctx;
       const problems: string[] = [];
       const withSecret = await b('POST', '/api/v1/jobs', {
         ...w.jobBody(bUrl, 'b-steals-secret'),
@@ -253,12 +210,15 @@ const MATRIX: Record<string, Row> = {
         problems.push(`job with A's secret: ${withSecret.status} ${JSON.stringify(withSecret.body)}`);
       }
       // The same body A sent with the same Idempotency-Key: B gets a new job of its own, not A's replay.
-      const replay = await b('POST', '/api/v1/jobs', w.jobBody(bUrl, 'matrix-a-active'), {
-        'idempotency-key': w.idempotencyKey,
-      });
-      if (replay.status !== 201 || aIds().some((id) => JSON.stringify(replay.body).includes(id))) {
-        problems.push(`A's Idempotency-Key: ${replay.status} ${JSON.stringify(replay.body)}`);
-      }
+      problems.push(
+        ...(await ownDespiteAsKey(
+          ctx,
+          '/api/v1/jobs',
+          w.jobBody(bUrl, 'matrix-a-active'),
+          201,
+          "A's Idempotency-Key: ",
+        )),
+      );
       // Issue 42: job keys are unique per workspace, not across workspaces.
       for (const key of w.jobKeys) {
         const keyed = await b('POST', '/api/v1/jobs', { ...w.jobBody(bUrl, `b posts ${key}`), key });
@@ -307,13 +267,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/jobs/{id}/trigger (own job, A’s Idempotency-Key)': {
     kind: 'refer',
     why: "B triggering its own job with the Idempotency-Key A used gets a run of its own, not A's replay",
-    run: async ({ w, b, bOwn, aIds }) => {
-      const triggered = await b('POST', `/api/v1/jobs/${bOwn.job}/trigger`, undefined, {
-        'idempotency-key': w.idempotencyKey,
-      });
-      const text = JSON.stringify(triggered.body);
-      return triggered.status === 202 && !aIds().some((id) => text.includes(id)) ? [] : [`${triggered.status} ${text}`];
-    },
+    run: (ctx) => ownDespiteAsKey(ctx, `/api/v1/jobs/${ctx.bOwn.job}/trigger`, undefined, 202),
   },
   'POST /api/v1/jobs/{id}/test': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
   'POST /api/v1/jobs/{id}/rotate-signing-secret': { kind: 'foreign', cases: jobCases((w) => w.jobs.all) },
@@ -368,22 +322,12 @@ const MATRIX: Record<string, Row> = {
   'GET /api/v1/runs?job_id': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        w.jobs.all,
-        () => newId('job'),
-        (id) => ({ query: { job_id: id } }),
-      ),
+    cases: (w) => each(w.jobs.all, unknownId('job'), byQuery('job_id')),
   },
   'GET /api/v1/runs?tag': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        [w.tag],
-        () => 'matrix-unknown-tag',
-        (tag) => ({ query: { tag } }),
-      ),
+    cases: (w) => each([w.tag], () => 'matrix-unknown-tag', byQuery('tag')),
   },
   'GET /api/v1/runs/{id}': { kind: 'foreign', cases: runCases((w) => w.runs.all) },
   'POST /api/v1/runs/{id}/retry': { kind: 'foreign', cases: runCases((w) => [w.runs.failed]) },
@@ -428,12 +372,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/v1/secrets': { kind: 'list' },
   'DELETE /api/v1/secrets/{name}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.secret],
-        () => 'MATRIX_NEVER_STORED',
-        (name) => ({ params: { name } }),
-      ),
+    cases: (w) => each([w.secret], () => 'MATRIX_NEVER_STORED', byParam('name')),
   },
   'PUT /api/v1/secrets/{name}': {
     kind: 'refer',
@@ -494,16 +433,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/alert-channels': {
     kind: 'refer',
     why: 'a create takes no id of A (and A’s Idempotency-Key replays nothing of A): the channel is B’s own',
-    run: async ({ w, b, bUrl, aIds }) => {
-      const created = await b(
-        'POST',
-        '/api/v1/alert-channels',
-        { name: 'b hook', kind: 'webhook', config: { url: bUrl } },
-        { 'idempotency-key': w.idempotencyKey },
-      );
-      const text = JSON.stringify(created.body);
-      return created.status === 201 && !aIds().some((id) => text.includes(id)) ? [] : [`${created.status} ${text}`];
-    },
+    run: (ctx) =>
+      ownDespiteAsKey(ctx, '/api/v1/alert-channels', { name: 'b hook', kind: 'webhook', config: { url: ctx.bUrl } }),
   },
   'GET /api/v1/alert-channels/verify': {
     kind: 'public',
@@ -519,17 +450,16 @@ const MATRIX: Record<string, Row> = {
   'POST /api/v1/alert-rules': {
     kind: 'refer',
     why: "a rule naming A's channel or A's job is refused with fields; A's Idempotency-Key replays nothing of A",
-    run: async ({ w, b, bOwn, aIds }) => {
-      const problems: string[] = [];
-      const own = await b(
-        'POST',
+    run: async (ctx) => {
+      const { w, b, bOwn } = ctx;
+      const own = { name: 'b second rule', channel_ids: [bOwn.channel], events: ['run.failed'] };
+      const problems = await ownDespiteAsKey(
+        ctx,
         '/api/v1/alert-rules',
-        { name: 'b second rule', channel_ids: [bOwn.channel], events: ['run.failed'] },
-        { 'idempotency-key': w.idempotencyKey },
+        own,
+        201,
+        "own rule with A's Idempotency-Key: ",
       );
-      if (own.status !== 201 || aIds().some((id) => JSON.stringify(own.body).includes(id))) {
-        problems.push(`own rule with A's Idempotency-Key: ${own.status} ${JSON.stringify(own.body)}`);
-      }
       for (const [body, field] of [
         [{ name: 'b rule', channel_ids: [w.channel], events: ['run.failed'] }, 'channel_ids'],
         [{ name: 'b rule', channel_ids: [bOwn.channel], events: ['run.failed'], job_ids: [w.jobs.active] }, 'job_ids'],
@@ -587,64 +517,36 @@ const MATRIX: Record<string, Row> = {
   },
   'DELETE /api/v1/api-keys/{id}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        w.keys,
-        () => newId('apiKey'),
-        (id) => ({ params: { id } }),
-      ),
+    cases: (w) => each(w.keys, unknownId('apiKey'), byParam('id')),
   },
   'GET /api/v1/audit-log': { kind: 'list', request: { query: { limit: '200' } } },
   'GET /api/v1/audit-log?target': {
     kind: 'foreign',
     expect: 'like-unknown',
     cases: (w) => [
-      ...each(
-        [...w.jobs.all, w.channel, w.rule, ...w.keys],
-        () => newId('job'),
-        (id) => ({ query: { target: id } }),
-      ),
+      ...each([...w.jobs.all, w.channel, w.rule, ...w.keys], unknownId('job'), byQuery('target')),
       ...each(
         w.keys,
         () => newId('apiKey'),
         (id) => ({ query: { actor: `key:${id}` } }),
       ),
-      ...each(
-        w.audit,
-        () => newId('audit'),
-        (id) => ({ query: { cursor: id } }),
-      ),
+      ...each(w.audit, unknownId('audit'), byQuery('cursor')),
     ],
   },
   'GET /api/v1/workspaces/{ws}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.ws, 'acme'],
-        () => newId('workspace'),
-        (ws) => ({ params: { ws } }),
-      ),
+    cases: (w) => each([w.ws, 'acme'], unknownId('workspace'), byParam('ws')),
   },
   'PATCH /api/v1/workspaces/{ws}': {
     kind: 'foreign',
-    cases: (w) =>
-      each(
-        [w.ws, 'acme'],
-        () => newId('workspace'),
-        (ws) => ({ params: { ws }, body: { name: 'stolen' } }),
-      ),
+    cases: (w) => each([w.ws, 'acme'], unknownId('workspace'), byParam('ws', { body: { name: 'stolen' } })),
   },
   'GET /api/v1/stats/overview': { kind: 'list', request: { query: { window: '30d' } } },
   'GET /api/v1/stats/jobs/hourly': { kind: 'list', request: { query: { window: '24h' } } },
   'GET /api/v1/stats/jobs/hourly?job_id': {
     kind: 'foreign',
     expect: 'like-unknown',
-    cases: (w) =>
-      each(
-        w.jobs.all,
-        () => newId('job'),
-        (id) => ({ query: { window: '24h', job_id: id } }),
-      ),
+    cases: (w) => each(w.jobs.all, unknownId('job'), byQuery('job_id', { window: '24h' })),
   },
   'GET /api/v1/usage': { kind: 'list' },
   'GET /api/v1/me': { kind: 'list' },
@@ -693,32 +595,17 @@ const MATRIX: Record<string, Row> = {
   'GET /jobs/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell: the same page for an id of A as for none',
-    cases: (w) =>
-      each(
-        [w.jobs.active],
-        () => newId('job'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.jobs.active], unknownId('job'), byParam('wildcard')),
   },
   'GET /runs/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell: the same page for an id of A as for none',
-    cases: (w) =>
-      each(
-        [w.runs.succeeded],
-        () => newId('run'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.runs.succeeded], unknownId('run'), byParam('wildcard')),
   },
   'GET /settings/{wildcard}': {
     kind: 'public',
     why: 'the dashboard shell',
-    cases: (w) =>
-      each(
-        [w.channel],
-        () => newId('channel'),
-        (wildcard) => ({ params: { wildcard } }),
-      ),
+    cases: (w) => each([w.channel], unknownId('channel'), byParam('wildcard')),
   },
   'GET /assets/{name}': { kind: 'public', why: 'static dashboard assets', request: { params: { name: 'nope.js' } } },
 
@@ -779,11 +666,12 @@ function normalized(status: number, body: unknown, ...ids: string[]): string {
 }
 
 describe('authorization matrix: workspace B against workspace A (issue 41)', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
+  // A's receiver fails the deliveries of `/a/fail…`.
+  const e2e = useStackReceiverAndClient({
+    config: { auth: { dev_login: true } },
+    respond: (request) => ({ status: request.url.startsWith('/a/fail') ? 400 : 200, body: 'ok' }),
+  });
   let bReceiver: WebhookReceiver;
-  let connection: Connection;
-  let temporal: Client;
   let document: { paths: Record<string, Record<string, any>> };
   let operations: string[];
   let w: World;
@@ -793,7 +681,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   let executionsBefore: string[];
   let receivedBefore: number;
 
-  const a = () => apiClient(stack.baseUrl, stack.apiKey);
+  const a = () => apiClient(e2e.stack.baseUrl, e2e.stack.apiKey);
   const present = (row: string) => operations.map(shapeOf).includes(shapeOf(operationOf(row)));
   /** Rows to check now: pending rows of absent operations are reported and skipped. */
   function rowsOf(kind: Row['kind']): Array<[string, Row]> {
@@ -823,7 +711,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ...w.audit,
     w.operation,
     w.backfill,
-    stack.apiKey.slice(0, 12),
+    e2e.stack.apiKey.slice(0, 12),
   ];
 
   /**
@@ -832,14 +720,14 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
    * `last_used_at` of A's keys is written off the request path by A's own earlier calls.
    */
   async function rowsOfA(): Promise<string[]> {
-    const tables: Array<{ name: string }> = await stack.dataSource.query(
+    const tables: Array<{ name: string }> = await e2e.stack.dataSource.query(
       `SELECT table_name AS name FROM information_schema.tables
         WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'migrations' ORDER BY 1`,
     );
     const ids = aIds();
     const rows: string[] = [];
     for (const { name } of tables) {
-      const all: Array<{ row: string }> = await stack.dataSource.query(
+      const all: Array<{ row: string }> = await e2e.stack.dataSource.query(
         `SELECT row_to_json(t)::text AS row FROM "${name}" t`,
       );
       for (const { row } of all) {
@@ -854,13 +742,13 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   /** A's Temporal executions (listed by SvcWorkspaceId, and every known id described): status and history length. */
   async function executionsOfA(): Promise<string[]> {
     const ids = new Set([...w.jobs.all, ...w.runs.all, w.operation, w.backfill]);
-    for await (const execution of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
+    for await (const execution of e2e.client.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
       ids.add(execution.workflowId);
     }
     const out: string[] = [];
     for (const id of [...ids].sort()) {
       try {
-        const d = await temporal.workflow.getHandle(id).describe();
+        const d = await e2e.client.workflow.getHandle(id).describe();
         out.push(`${id} ${d.runId} ${d.status.name} ${d.historyLength}`);
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) {
@@ -896,13 +784,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
   }
 
   beforeAll(async () => {
-    stack = await startStack({ config: { auth: { dev_login: true } } });
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((request) => ({ status: request.url.startsWith('/a/fail') ? 400 : 200, body: 'ok' }));
     bReceiver = await WebhookReceiver.start();
-    connection = await Connection.connect({ address: temporalAddress() });
-    temporal = new Client({ connection });
-    document = (await apiClient(stack.baseUrl)('GET', '/api/v1/openapi.json')).body;
+    document = (await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/openapi.json')).body;
     operations = operationsOf(document);
 
     // Workspace A: one of every resource, made through the API as a user would.
@@ -931,22 +814,22 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const idem = { 'idempotency-key': idempotencyKey };
     const active = await created(
       {
-        ...jobBody(`${receiver.url}/a/active`, 'matrix-a-active'),
+        ...jobBody(`${e2e.receiver.url}/a/active`, 'matrix-a-active'),
         tags: [tag],
         sink: {
           kind: 'webhook',
-          config: { url: `${receiver.url}/a/active`, headers: { authorization: `Bearer {{secret.${secret}}}` } },
+          config: { url: `${e2e.receiver.url}/a/active`, headers: { authorization: `Bearer {{secret.${secret}}}` } },
         },
       },
       idem,
     );
     const succeeded = (await api('POST', `/api/v1/jobs/${active}/trigger`, undefined, idem)).body.run_id as string;
     const failing = await created({
-      ...jobBody(`${receiver.url}/a/fail`, 'matrix-a-failing'),
+      ...jobBody(`${e2e.receiver.url}/a/fail`, 'matrix-a-failing'),
       auto_disable_threshold: 1,
     });
     const failed = (await api('POST', `/api/v1/jobs/${failing}/trigger`)).body.run_id as string;
-    const paused = await created(jobBody(`${receiver.url}/a/paused`, 'matrix-a-paused'));
+    const paused = await created(jobBody(`${e2e.receiver.url}/a/paused`, 'matrix-a-paused'));
     expect((await api('POST', `/api/v1/jobs/${paused}/pause`)).status).toBe(200);
     await waitForRun(succeeded, 'succeeded');
     await waitForRun(failed, 'failed');
@@ -955,7 +838,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const channel = await api(
       'POST',
       '/api/v1/alert-channels',
-      { name: 'matrix-a-hook', kind: 'webhook', config: { url: `${receiver.url}/a/alerts` } },
+      { name: 'matrix-a-hook', kind: 'webhook', config: { url: `${e2e.receiver.url}/a/alerts` } },
       idem,
     );
     expect(channel.status).toBe(201);
@@ -975,7 +858,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     const jobKeys: string[] = [];
     const managedBy = 'matrix-a';
     if (present('PUT /api/v1/jobs/by-key/{key}')) {
-      const put = await api('PUT', '/api/v1/jobs/by-key/matrix-a-key', jobBody(`${receiver.url}/a/keyed`, 'keyed'));
+      const put = await api('PUT', '/api/v1/jobs/by-key/matrix-a-key', jobBody(`${e2e.receiver.url}/a/keyed`, 'keyed'));
       expect(put.status).toBe(201);
       jobs.push(put.body.id);
       jobKeys.push('matrix-a-key');
@@ -983,18 +866,18 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     if (present('POST /api/v1/jobs/apply')) {
       const applied = await api('POST', '/api/v1/jobs/apply', {
         managed_by: managedBy,
-        jobs: [{ key: 'matrix-a-applied', ...jobBody(`${receiver.url}/a/applied`, 'applied') }],
+        jobs: [{ key: 'matrix-a-applied', ...jobBody(`${e2e.receiver.url}/a/applied`, 'applied') }],
       });
       expect(applied.status).toBe(200);
-      const [row] = await stack.dataSource.query(`SELECT id FROM jobs WHERE workspace_id = $1 AND key = $2`, [
-        stack.workspaceId,
+      const [row] = await e2e.stack.dataSource.query(`SELECT id FROM jobs WHERE workspace_id = $1 AND key = $2`, [
+        e2e.stack.workspaceId,
         'matrix-a-applied',
       ]);
       jobs.push(row.id);
       jobKeys.push('matrix-a-applied');
     }
     // Issue 46: a bulk pause of its own job, waiting for the end of its maintenance window.
-    const windowJob = await created(jobBody(`${receiver.url}/a/window`, 'matrix-a-window'));
+    const windowJob = await created(jobBody(`${e2e.receiver.url}/a/window`, 'matrix-a-window'));
     jobs.push(windowJob);
     const bulk = await api('POST', '/api/v1/jobs/bulk', {
       action: 'pause',
@@ -1013,12 +896,12 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     await waitFor(
       async () => (await api('GET', `/api/v1/backfills/${backfill.body.backfill_id}`)).body.status === 'completed',
     );
-    const audit: Array<{ id: string }> = await stack.dataSource.query(
+    const audit: Array<{ id: string }> = await e2e.stack.dataSource.query(
       `SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id`,
-      [stack.workspaceId],
+      [e2e.stack.workspaceId],
     );
     w = {
-      ws: stack.workspaceId,
+      ws: e2e.stack.workspaceId,
       jobs: { active, paused, disabled: failing, all: jobs },
       runs: { succeeded, failed, all: [succeeded, failed] },
       secret,
@@ -1041,8 +924,8 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     expect(attempts).toHaveLength(1);
 
     // Workspace B: a full-access key, and a job, channel and rule of its own (for updates that name A's ids).
-    const other = await stack.newWorkspaceKey('matrix-b');
-    const b = apiClient(stack.baseUrl, other.apiKey);
+    const other = await e2e.stack.newWorkspaceKey('matrix-b');
+    const b = apiClient(e2e.stack.baseUrl, other.apiKey);
     const bJob = await b('POST', '/api/v1/jobs', jobBody(`${bReceiver.url}/b`, 'b own'));
     const bChannel = await b('POST', '/api/v1/alert-channels', {
       name: 'b own',
@@ -1058,14 +941,14 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     ctx = {
       w,
       b,
-      baseUrl: stack.baseUrl,
+      baseUrl: e2e.stack.baseUrl,
       bUrl: `${bReceiver.url}/b`,
       bOwn: { job: bJob.body.id, channel: bChannel.body.id, rule: bRule.body.id },
       aIds,
     };
 
     // A dashboard user who is not a member of A (dev login gives a first-time user a workspace of their own).
-    const login = await fetch(`${stack.baseUrl}/api/v1/auth/dev-login`, {
+    const login = await fetch(`${e2e.stack.baseUrl}/api/v1/auth/dev-login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'outsider@example.com' }),
@@ -1081,20 +964,17 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     // A's state before B does anything (visibility can lag a moment behind the starts).
     await waitFor(async () => {
       const listed = new Set<string>();
-      for await (const e of temporal.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
+      for await (const e of e2e.client.workflow.list({ query: `${SEARCH_ATTRIBUTES.workspaceId} = '${w.ws}'` })) {
         listed.add(e.workflowId);
       }
       return [...w.jobs.all, ...w.runs.all].every((id) => listed.has(id));
     }, 30_000);
     [rowsBefore, executionsBefore] = await settledStateOfA();
-    receivedBefore = receiver.requests.length;
+    receivedBefore = e2e.receiver.requests.length;
   }, 180_000);
 
   afterAll(async () => {
-    await connection?.close();
-    await receiver?.stop();
     await bReceiver?.stop();
-    await stack?.stop();
   });
 
   it('should have a row for every operation of the served document, and none for an operation that is gone', () => {
@@ -1182,7 +1062,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
 
   it('should reveal nothing of A on public and sign-in operations', async () => {
     const anonymous = async (method: string, url: string, body?: unknown) => {
-      const response = await fetch(`${stack.baseUrl}${url}`, {
+      const response = await fetch(`${e2e.stack.baseUrl}${url}`, {
         method,
         headers: body !== undefined ? { 'content-type': 'application/json' } : {},
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -1224,8 +1104,10 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     let calls = 0;
     // The session itself works: in its own workspace it reads (and A's job is 404 there, like for B's key).
     const own = { cookie: session.cookie, 'svc-workspace': session.ownWorkspace };
-    expect((await apiClient(stack.baseUrl)('GET', '/api/v1/jobs', undefined, own)).status).toBe(200);
-    expect((await apiClient(stack.baseUrl)('GET', `/api/v1/jobs/${w.jobs.active}`, undefined, own)).status).toBe(404);
+    expect((await apiClient(e2e.stack.baseUrl)('GET', '/api/v1/jobs', undefined, own)).status).toBe(200);
+    expect((await apiClient(e2e.stack.baseUrl)('GET', `/api/v1/jobs/${w.jobs.active}`, undefined, own)).status).toBe(
+      404,
+    );
     const authenticated = Object.entries(MATRIX).filter(
       ([name, row]) => row.kind !== 'public' && row.kind !== 'sign-in' && present(name),
     );
@@ -1241,7 +1123,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
             ? (row.request ?? {})
             : { params: { id: w.jobs.active, key: 'matrix-a-key', name: w.secret } };
       for (const workspace of [w.ws, 'acme']) {
-        const response = await apiClient(stack.baseUrl)(
+        const response = await apiClient(e2e.stack.baseUrl)(
           method,
           urlOf(documentPathOf(name), request),
           ['POST', 'PUT', 'PATCH'].includes(method) ? (request.body ?? {}) : undefined,
@@ -1267,7 +1149,7 @@ describe('authorization matrix: workspace B against workspace A (issue 41)', () 
     );
     expect(rowsAfter).toEqual(rowsBefore);
     expect(executionsAfter).toEqual(executionsBefore);
-    expect(receiver.requests.slice(receivedBefore).map((r) => r.url)).toEqual([]);
+    expect(e2e.receiver.requests.slice(receivedBefore).map((r) => r.url)).toEqual([]);
     // And A still works with its own key.
     expect((await a()('GET', `/api/v1/jobs/${w.jobs.active}`)).body).toMatchObject({ name: 'matrix-a-active' });
   });

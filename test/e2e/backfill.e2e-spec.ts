@@ -1,8 +1,6 @@
 import { run } from '../../apps/cli/src/main';
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
-
-type Api = ReturnType<typeof apiClient>;
+import { apiClient, useStackAndReceiver } from '../utils/stack';
+import { scheduledAtOf, sleep, waitFor } from '../utils/receiver';
 
 const HOUR = 3_600_000;
 
@@ -13,37 +11,26 @@ const HOUR = 3_600_000;
  * schedule.
  */
 describe('backfill', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-  let api: Api;
   /** Requests the receiver holds this long before answering (per path). */
   const holdMs = new Map<string, number>();
   let inFlight = 0;
   let maxInFlight = 0;
 
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((request) => {
+  const e2e = useStackAndReceiver({
+    respond: (request) => {
       const delayMs = holdMs.get(request.url) ?? 0;
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
       setTimeout(() => (inFlight -= 1), delayMs);
       return { status: 200, body: 'ok', delayMs };
-    });
-    api = apiClient(stack.baseUrl, stack.apiKey);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+    },
   });
 
   async function createJob(name: string, schedule: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-    const created = await api('POST', '/api/v1/jobs', {
+    const created = await e2e.api('POST', '/api/v1/jobs', {
       name,
       schedule,
-      sink: { kind: 'webhook', config: { url: `${receiver.url}/${name}` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}/${name}` } },
       retry: { max_attempts: 1 },
       ...extra,
     });
@@ -53,13 +40,13 @@ describe('backfill', () => {
 
   async function backfillUntil(id: string, statuses: string[], timeoutMs = 90_000) {
     return waitFor(async () => {
-      const backfill = (await api('GET', `/api/v1/backfills/${id}`)).body;
+      const backfill = (await e2e.api('GET', `/api/v1/backfills/${id}`)).body;
       return statuses.includes(backfill?.status) ? backfill : null;
     }, timeoutMs);
   }
 
   async function runsOf(jobId: string) {
-    const page = await api('GET', `/api/v1/jobs/${jobId}/runs?limit=200`);
+    const page = await e2e.api('GET', `/api/v1/jobs/${jobId}/runs?limit=200`);
     expect(page.status).toBe(200);
     return page.body.data as Array<{
       id: string;
@@ -71,7 +58,7 @@ describe('backfill', () => {
   }
 
   async function countRows(table: 'backfills' | 'runs') {
-    const [row] = await stack.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`);
+    const [row] = await e2e.stack.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`);
     return row.n as number;
   }
 
@@ -87,7 +74,7 @@ describe('backfill', () => {
     const to = from + 24 * HOUR;
 
     // Three occurrences succeed first (a backfill of the first three hours).
-    const early = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const early = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(from + 3 * HOUR).toISOString(),
       mode: 'parallel',
@@ -97,7 +84,7 @@ describe('backfill', () => {
     const earlyDone = await backfillUntil(early.body.backfill_id, ['completed']);
     expect(earlyDone.counts).toMatchObject({ total: 3, started: 3, succeeded: 3 });
 
-    const dry = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const dry = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       dry_run: true,
@@ -111,7 +98,7 @@ describe('backfill', () => {
       last: new Date(to - HOUR).toISOString(),
     });
 
-    const accepted = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const accepted = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       mode: 'parallel',
@@ -152,14 +139,14 @@ describe('backfill', () => {
     expect(runs.map((run) => run.scheduled_at).sort()).toEqual(expected);
 
     // Delivered once per occurrence, each with its nominal time.
-    const delivered = receiver
+    const delivered = e2e.receiver
       .forJob(job.id)
       .map(scheduledAtOf)
       .sort((a, b) => a - b);
     expect(delivered).toEqual(Array.from({ length: 24 }, (_, i) => from + i * HOUR));
-    expect(JSON.parse(receiver.forJob(job.id)[5].body)).toHaveProperty('scheduled_at');
+    expect(JSON.parse(e2e.receiver.forJob(job.id)[5].body)).toHaveProperty('scheduled_at');
 
-    const audit = await api('GET', `/api/v1/audit-log?action=job.backfill&target=${job.id}&limit=10`);
+    const audit = await e2e.api('GET', `/api/v1/audit-log?action=job.backfill&target=${job.id}&limit=10`);
     expect(audit.body.data[0].details).toMatchObject({ backfill_id: accepted.body.backfill_id, occurrences: 24 });
   }, 180_000);
 
@@ -171,7 +158,7 @@ describe('backfill', () => {
     // Weeks old: its lag from the occurrence would not fit a run's start_lag_ms (int milliseconds).
     const from = dayStart(40);
     const asked = Date.now();
-    const accepted = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const accepted = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(from + 4 * HOUR).toISOString(),
     });
@@ -179,9 +166,9 @@ describe('backfill', () => {
     const done = await backfillUntil(accepted.body.backfill_id, ['completed']);
     expect(done).toMatchObject({ mode: 'sequential', max_runs: 1, counts: { total: 4, succeeded: 4 } });
     expect(maxInFlight).toBe(1);
-    expect(receiver.forJob(job.id).map(scheduledAtOf)).toEqual([0, 1, 2, 3].map((i) => from + i * HOUR));
+    expect(e2e.receiver.forJob(job.id).map(scheduledAtOf)).toEqual([0, 1, 2, 3].map((i) => from + i * HOUR));
     // Planned for when the backfill opened them: lag and SLA are measured from then.
-    const runs = (await api('GET', `/api/v1/jobs/${job.id}/runs?limit=10`)).body.data as Array<{
+    const runs = (await e2e.api('GET', `/api/v1/jobs/${job.id}/runs?limit=10`)).body.data as Array<{
       planned_at: string;
       start_lag_ms: number | null;
     }>;
@@ -196,10 +183,10 @@ describe('backfill', () => {
     const job = await createJob('racing', { expr: 'every 2 seconds' });
     const created = Date.now();
     for (let round = 0; round < 3; round++) {
-      const next = Date.parse((await api('GET', `/api/v1/jobs/${job.id}`)).body.next_run_at);
+      const next = Date.parse((await e2e.api('GET', `/api/v1/jobs/${job.id}`)).body.next_run_at);
       await sleep(Math.max(0, next - Date.now()));
       // At the occurrence's instant: the backfill covers it and everything before it.
-      const accepted = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+      const accepted = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
         from: new Date(created - 1_000).toISOString(),
         to: new Date(next + 1).toISOString(),
         mode: 'parallel',
@@ -216,16 +203,16 @@ describe('backfill', () => {
     }
     expect([...perOccurrence.values()].every((n) => n === 1)).toBe(true);
     await sleep(1_000);
-    const delivered = receiver.forJob(job.id).map(scheduledAtOf);
+    const delivered = e2e.receiver.forJob(job.id).map(scheduledAtOf);
     expect(new Set(delivered).size).toBe(delivered.length);
-    await api('POST', `/api/v1/jobs/${job.id}/pause`);
+    await e2e.api('POST', `/api/v1/jobs/${job.id}/pause`);
   }, 120_000);
 
   it('should write nothing on a dry run', async () => {
     const job = await createJob('dry', { expr: '*/15 * * * *', timezone: 'America/New_York' });
     const [backfills, runs] = [await countRows('backfills'), await countRows('runs')];
     const from = dayStart(2);
-    const dry = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const dry = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(from + 2 * HOUR).toISOString(),
       dry_run: true,
@@ -233,7 +220,7 @@ describe('backfill', () => {
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({ backfill_id: null, dry_run: true, occurrences: 8 });
     expect([await countRows('backfills'), await countRows('runs')]).toEqual([backfills, runs]);
-    expect(receiver.forJob(job.id)).toHaveLength(0);
+    expect(e2e.receiver.forJob(job.id)).toHaveLength(0);
   });
 
   it('should count and start a backfill from the command line (svc backfill), by id or key', async () => {
@@ -245,7 +232,7 @@ describe('backfill', () => {
       const code = await run(argv, {
         out: (t) => (out += t),
         err: (t) => (err += t),
-        env: { SVC_API_URL: `${stack.baseUrl}/api/v1`, SVC_API_KEY: stack.apiKey },
+        env: { SVC_API_URL: `${e2e.stack.baseUrl}/api/v1`, SVC_API_KEY: e2e.stack.apiKey },
         cwd: process.cwd(),
       });
       return { code, out, err };
@@ -288,7 +275,7 @@ describe('backfill', () => {
       ],
     ];
     for (const [body, field] of cases) {
-      const answer = await api('POST', `/api/v1/jobs/${job.id}/backfill`, body);
+      const answer = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, body);
       expect({ field, status: answer.status, code: answer.body?.error?.code }).toEqual({
         field,
         status: 400,
@@ -296,9 +283,9 @@ describe('backfill', () => {
       });
       expect(Object.keys(answer.body.error.fields)).toContain(field);
     }
-    const cap = await api('POST', `/api/v1/jobs/${job.id}/backfill`, cases[2][0]);
+    const cap = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, cases[2][0]);
     expect(cap.body.error.fields.to).toContain('10000');
-    const unknown = await api('POST', '/api/v1/jobs/job_01HZZZZZZZZZZZZZZZZZZZZZZZ/backfill', cases[0][0]);
+    const unknown = await e2e.api('POST', '/api/v1/jobs/job_01HZZZZZZZZZZZZZZZZZZZZZZZ/backfill', cases[0][0]);
     expect(unknown.status).toBe(404);
     expect([await countRows('backfills'), await countRows('runs')]).toEqual(before);
   });
@@ -307,16 +294,16 @@ describe('backfill', () => {
     const job = await createJob('cancel', { expr: '0 * * * *' });
     holdMs.set('/cancel', 1_500);
     const from = dayStart(7);
-    const accepted = await api('POST', `/api/v1/jobs/${job.id}/backfill`, {
+    const accepted = await e2e.api('POST', `/api/v1/jobs/${job.id}/backfill`, {
       from: new Date(from).toISOString(),
       to: new Date(from + 12 * HOUR).toISOString(),
     });
     expect(accepted.status).toBe(202);
     const id = accepted.body.backfill_id as string;
-    await waitFor(() => receiver.forJob(job.id).length > 0);
+    await waitFor(() => e2e.receiver.forJob(job.id).length > 0);
 
-    const other = await stack.newWorkspaceKey('backfill-other');
-    const otherApi = apiClient(stack.baseUrl, other.apiKey);
+    const other = await e2e.stack.newWorkspaceKey('backfill-other');
+    const otherApi = apiClient(e2e.stack.baseUrl, other.apiKey);
     expect((await otherApi('GET', `/api/v1/backfills/${id}`)).status).toBe(404);
     expect((await otherApi('POST', `/api/v1/backfills/${id}/cancel`)).status).toBe(404);
     expect(
@@ -328,7 +315,7 @@ describe('backfill', () => {
       ).status,
     ).toBe(404);
 
-    const cancelled = await api('POST', `/api/v1/backfills/${id}/cancel`);
+    const cancelled = await e2e.api('POST', `/api/v1/backfills/${id}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.cancel_requested_at).not.toBeNull();
     const ended = await backfillUntil(id, ['cancelled']);
@@ -336,9 +323,9 @@ describe('backfill', () => {
     expect(ended.counts.started + ended.counts.canceled).toBe(12);
     // What had started ends on its own; nothing more starts.
     await sleep(3_000);
-    const settled = (await api('GET', `/api/v1/backfills/${id}`)).body;
+    const settled = (await e2e.api('GET', `/api/v1/backfills/${id}`)).body;
     expect(settled.counts.started).toBe(ended.counts.started);
-    expect(receiver.forJob(job.id).length).toBe(ended.counts.started);
-    expect((await api('POST', `/api/v1/backfills/${id}/cancel`)).status).toBe(409);
+    expect(e2e.receiver.forJob(job.id).length).toBe(ended.counts.started);
+    expect((await e2e.api('POST', `/api/v1/backfills/${id}/cancel`)).status).toBe(409);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { sleep, waitFor } from '../utils/receiver';
 
 interface RunRow {
   scheduled_at: string;
@@ -17,27 +17,16 @@ const THRESHOLD_MS = 3_000;
  * every occurrence ends as a recorded run, and none is silently dropped.
  */
 describe('misfire policies under a delivery backlog', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      config: {
-        scheduler: { reconcile_interval: '1h', misfire_threshold: `${THRESHOLD_MS}ms` },
-        worker: { max_concurrent_activities: 1 },
-      },
-    });
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith(() => ({ status: 200, delayMs: 1_500 }));
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+  const e2e = useStackAndReceiver({
+    config: {
+      scheduler: { reconcile_interval: '1h', misfire_threshold: `${THRESHOLD_MS}ms` },
+      worker: { max_concurrent_activities: 1 },
+    },
+    respond: () => ({ status: 200, delayMs: 1_500 }),
   });
 
   it('should skip, collapse or deliver late occurrences by policy and record every one', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { receiver, api } = e2e;
     const create = async (policy: string) =>
       (
         await api('POST', '/api/v1/jobs', {

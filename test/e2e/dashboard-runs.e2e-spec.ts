@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
+import { DEV_SIGN_IN, launchDashboardChromium, overflowing, signedInPage } from '../utils/dashboard';
 import { waitFor } from '../utils/receiver';
 import { useStackAndReceiver } from '../utils/stack';
 
@@ -41,18 +41,6 @@ describe('dashboard job and run pages in Chromium', () => {
   });
 
   const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
-
-  /** Elements wider than the viewport (outside scrollable tables), as in dashboard.e2e-spec.ts. */
-  function overflowing(): Promise<string[]> {
-    return page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const width: number = doc.documentElement.clientWidth;
-      const offenders = [...doc.querySelectorAll('body *')]
-        .filter((el: any) => el.closest('.table-wrap') === null && el.getBoundingClientRect().right > width + 0.5)
-        .map((el: any) => `${el.tagName.toLowerCase()}.${el.className}`);
-      return doc.documentElement.scrollWidth > width ? [...offenders, 'document'] : offenders;
-    });
-  }
 
   const scheduledTimes = async (jobId: string): Promise<string[]> =>
     (
@@ -153,7 +141,7 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(await row.locator('td').nth(3).textContent()).toBe('2 of 2');
     await shot('job-auto-disabled');
     await page.setViewportSize({ width: 360, height: 740 });
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
@@ -184,7 +172,7 @@ describe('dashboard job and run pages in Chromium', () => {
     failing.clear();
     await shot('run-failed');
     await page.setViewportSize({ width: 360, height: 740 });
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await page.getByRole('button', { name: 'Retry' }).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(failedRunId));
@@ -267,7 +255,7 @@ describe('dashboard job and run pages in Chromium', () => {
     expect(await note.textContent()).toBe(
       'Managed by git:infra/jobs.yaml: edits here are overwritten by the next apply.',
     );
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await note.getByRole('link', { name: owner }).click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     expect(new URL(page.url()).searchParams.get('managed_by')).toBe(owner);
@@ -309,7 +297,7 @@ describe('dashboard job and run pages in Chromium', () => {
     await waitFor(async () => (await count.textContent())?.startsWith('6 occurrences'));
     // The dry run wrote nothing.
     expect((await e2e.api('GET', `/api/v1/jobs/${jobId}/runs`)).body.data).toEqual([]);
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await shot('job-backfill');
 
     await dialog.getByLabel('Mode').selectOption('parallel');

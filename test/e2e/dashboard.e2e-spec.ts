@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { DEV_SIGN_IN, launchDashboardChromium } from '../utils/dashboard';
+import { DEV_SIGN_IN, launchDashboardChromium, overflowing } from '../utils/dashboard';
 import { WebhookReceiver, waitFor } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 
@@ -258,23 +258,6 @@ describe('dashboard in Chromium', () => {
     expect(jobs.body.data).toEqual([]);
   });
 
-  /** Elements reaching past the viewport's right edge (wide tables scroll inside their own region). */
-  function overflowing(): Promise<string[]> {
-    // Runs in the page; the test's own types have no DOM, hence the loose typing.
-    return page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const width: number = doc.documentElement.clientWidth;
-      const offenders = [...doc.querySelectorAll('body *')]
-        .filter((el: any) => el.closest('.table-wrap') === null && el.getBoundingClientRect().right > width + 0.5)
-        .map(
-          (el: any) =>
-            `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`,
-        );
-      const scroll: number = doc.documentElement.scrollWidth;
-      return scroll > width ? [...offenders, `document ${scroll} px`] : offenders;
-    });
-  }
-
   it('should draw the 24 h sparkline from counts the API makes in SQL, past the 1 000 runs a page of runs could hold', async () => {
     // 1 100 runs of the job spread over 1–20 hours ago: all inside the sparkline's 24 hours.
     const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -365,12 +348,12 @@ describe('dashboard in Chromium', () => {
     await page.goto(stack.baseUrl + '/');
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     await page.locator('canvas.sparkline').first().waitFor();
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await shot('jobs-360px');
     await page.goto(`${stack.baseUrl}/jobs/${jobId}`);
     await page.getByRole('heading', { name: 'Nightly report' }).waitFor();
     await page.getByTestId('fire-times').waitFor();
-    expect(await overflowing()).toEqual([]);
+    expect(await overflowing(page)).toEqual([]);
     await shot('job-detail-360px');
 
     await page.keyboard.press('Tab');

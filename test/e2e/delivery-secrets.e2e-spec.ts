@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { type ReceivedRequest, waitFor, WebhookReceiver } from '../utils/receiver';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+import { captureProcessOutput } from '../utils/output-capture';
 
 /**
  * Templates and `{{secret.NAME}}` at send time (issue #9; spec: Sink: webhook configuration;
@@ -30,14 +31,7 @@ describe('delivery with templates and secrets', () => {
   beforeAll(async () => {
     // Every write of this process to stdout/stderr (the API's Nest logger at every level, Fastify,
     // console) is captured; the worker's output comes from its own process.
-    for (const stream of [process.stdout, process.stderr]) {
-      const original = stream.write.bind(stream);
-      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        logged.push(String(chunk));
-        return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write;
-      restores.push(() => (stream.write = original as typeof stream.write));
-    }
+    restores.push(captureProcessOutput(logged));
     stack = await startStack({ worker: false, apiLogLevels: ['log', 'error', 'warn', 'debug', 'verbose'] });
     await stack.spawnWorker();
     receiver = await WebhookReceiver.start();

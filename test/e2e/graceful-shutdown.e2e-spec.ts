@@ -1,7 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
 import { type Child, freePort, type ServiceEnv, startApi, startWorker } from '../utils/processes';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { apiClient, useStackReceiverAndClient } from '../utils/stack';
 
 /**
  * Graceful shutdown (issue #13; docs/operations.md → Faults → Shutdown). The built worker and API
@@ -23,17 +22,21 @@ function quartzAt(at: Date): string {
 }
 
 describe('graceful shutdown', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
   let env: ServiceEnv;
-  let temporal: Connection;
   const children: Child[] = [];
 
+  // Declared before the stack's hooks, so that it runs first: the processes die before their database.
+  afterAll(async () => {
+    await Promise.all(children.map((child) => child.kill('SIGKILL')));
+  });
+  const e2e = useStackReceiverAndClient({
+    worker: false,
+    config: { scheduler: { prepare_ahead: PREPARE_AHEAD } },
+    respond: (r) => ({ status: 200, body: 'ok', delayMs: r.url.startsWith('/held') ? HOLD_MS : 0 }),
+  });
+
   beforeAll(async () => {
-    stack = await startStack({ worker: false, config: { scheduler: { prepare_ahead: PREPARE_AHEAD } } });
-    temporal = await Connection.connect({ address: stack.config.temporal.address });
-    receiver = await WebhookReceiver.start();
-    receiver.respondWith((r) => ({ status: 200, body: 'ok', delayMs: r.url.startsWith('/held') ? HOLD_MS : 0 }));
+    const { stack } = e2e;
     env = {
       databaseUrl: stack.config.database.url,
       temporalAddress: stack.config.temporal.address,
@@ -44,18 +47,11 @@ describe('graceful shutdown', () => {
 
   /** Whether the run's attempt activity has started on a worker (Temporal's pending activity). */
   async function attemptStarted(runId: string): Promise<boolean> {
-    const description = await new Client({ connection: temporal }).workflow.getHandle(runId).describe();
+    const description = await e2e.client.workflow.getHandle(runId).describe();
     return (description.raw.pendingActivities ?? []).some(
       (a) => (a.state as number) === PENDING_ACTIVITY_STATE_STARTED,
     );
   }
-
-  afterAll(async () => {
-    await Promise.all(children.map((child) => child.kill('SIGKILL')));
-    await temporal?.close();
-    await stack?.stop();
-    await receiver?.stop();
-  });
 
   async function createJob(
     call: ReturnType<typeof apiClient>,
@@ -65,7 +61,7 @@ describe('graceful shutdown', () => {
     const created = await call('POST', '/api/v1/jobs', {
       name: `shutdown ${path}`,
       schedule: { expr },
-      sink: { kind: 'webhook', config: { url: `${receiver.url}${path}` } },
+      sink: { kind: 'webhook', config: { url: `${e2e.receiver.url}${path}` } },
       timeout: '10s',
     });
     expect(created.status).toBe(201);
@@ -73,7 +69,7 @@ describe('graceful shutdown', () => {
   }
 
   it('should finish and record the attempts in flight on SIGTERM to the worker, and start no new one', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const api = apiClient(e2e.stack.baseUrl, e2e.stack.apiKey);
     const worker = await startWorker(env);
     children.push(worker);
 
@@ -86,8 +82,8 @@ describe('graceful shutdown', () => {
     }, 30_000);
     const heldJob = await createJob(api, '/held/worker');
     const onTheWire = (await api('POST', `/api/v1/jobs/${heldJob}/trigger`)).body.run_id as string;
-    await waitFor(() => receiver.requests.some((r) => r.headers['webhook-id'] === onTheWire), 30_000);
-    const deliveredBefore = receiver.requests.filter((r) => r.headers['webhook-id'] === waiting).length;
+    await waitFor(() => e2e.receiver.requests.some((r) => r.headers['webhook-id'] === onTheWire), 30_000);
+    const deliveredBefore = e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === waiting).length;
 
     worker.process.kill('SIGTERM');
     await waitFor(() => worker.output.includes('stopped polling'), 10_000);
@@ -103,20 +99,20 @@ describe('graceful shutdown', () => {
       const finished = await api('GET', `/api/v1/runs/${runId}`);
       expect(finished.body).toMatchObject({ status: 'succeeded' });
       expect(finished.body.attempts).toEqual([expect.objectContaining({ n: 0, outcome: 'success', status_code: 200 })]);
-      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
+      expect(e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
     }
-    const [onTime] = receiver.requests.filter((r) => r.headers['webhook-id'] === waiting);
+    const [onTime] = e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === waiting);
     expect(onTime.at).toBeGreaterThanOrEqual(at.getTime());
     const left = await api('GET', `/api/v1/runs/${afterSignal}`);
     expect(left.body).toMatchObject({ status: 'running', attempts: [] });
-    expect(receiver.requests.filter((r) => r.headers['webhook-id'] === afterSignal)).toEqual([]);
+    expect(e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === afterSignal)).toEqual([]);
 
     // The next worker delivers what was left, and nothing twice.
     const next = await startWorker(env);
     children.push(next);
     await waitFor(async () => (await api('GET', `/api/v1/runs/${afterSignal}`)).body.status === 'succeeded', 30_000);
     for (const runId of [onTheWire, waiting]) {
-      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
+      expect(e2e.receiver.requests.filter((r) => r.headers['webhook-id'] === runId)).toHaveLength(1);
     }
     await next.kill('SIGTERM');
   }, 120_000);
@@ -140,7 +136,7 @@ describe('graceful shutdown', () => {
     const child = await startApi(env, port);
     children.push(child);
     const baseUrl = `http://127.0.0.1:${port}`;
-    const api = apiClient(baseUrl, stack.apiKey);
+    const api = apiClient(baseUrl, e2e.stack.apiKey);
     const jobId = await createJob(api, '/held/api');
 
     // A sink test is sent by the API itself, synchronously: the request is in flight while held.
@@ -148,7 +144,7 @@ describe('graceful shutdown', () => {
     const inFlight = api('POST', `/api/v1/jobs/${jobId}/test`).finally(() => {
       answered = true;
     });
-    await waitFor(() => receiver.requests.some((r) => r.url === '/held/api'), 30_000);
+    await waitFor(() => e2e.receiver.requests.some((r) => r.url === '/held/api'), 30_000);
 
     child.process.kill('SIGTERM');
     // While the held request is still open, the API no longer takes new ones.

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { applyJobPatch, type JobPatch, type JobSettings } from '../../apps/api/src/jobs/job-patch';
 import { waitFor } from '../utils/receiver';
 import { apiClient, startStack, useStackAndReceiver } from '../utils/stack';
-import { fullWebhookJob } from '../fixtures/full-webhook-job';
+import { fullWebhookJob, PATCH_SETTINGS } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings": `PATCH /api/v1/jobs/{id}` over the assembled API, a worker
@@ -13,23 +13,9 @@ import { fullWebhookJob } from '../fixtures/full-webhook-job';
  */
 jest.setTimeout(180_000);
 
-const SETTINGS = [
-  'name',
-  'description',
-  'tags',
-  'schedule',
-  'sink',
-  'retry',
-  'timeout',
-  'sla_threshold',
-  'misfire_policy',
-  'overlap_policy',
-  'auto_disable_threshold',
-] as const;
-
 /** The settings part of a job object (what a PATCH can change), in the create body's shape. */
 function settingsOf(job: Record<string, any>): JobSettings {
-  const picked = Object.fromEntries(SETTINGS.map((key) => [key, job[key]])) as unknown as JobSettings;
+  const picked = Object.fromEntries(PATCH_SETTINGS.map((key) => [key, job[key]])) as unknown as JobSettings;
   const { expr, kind, timezone, starts_at, ends_at, count } = job.schedule;
   return { ...picked, schedule: { expr, kind, timezone, starts_at, ends_at, count } };
 }
@@ -189,14 +175,7 @@ describe('PATCH /api/v1/jobs/{id}', () => {
           follow_redirects: true,
         },
       },
-      retry: {
-        max_attempts: 7,
-        backoff: 'linear',
-        initial_interval: '5s',
-        max_interval: '2m',
-        multiplier: 2,
-        jitter: 0.2,
-      },
+      retry: { ...fullJob().retry, multiplier: 2, jitter: 0.2 },
       timeout: '30s',
       sla_threshold: '3m',
     });

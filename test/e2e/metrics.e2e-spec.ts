@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
+import { startStack, useStack, useStackAndReceiver } from '../utils/stack';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -24,18 +24,10 @@ function seriesValue(text: string, name: string, labels: Record<string, string>)
 
 /** `GET /metrics` (issue #13): Prometheus text with HTTP metrics labelled by route pattern. */
 describe('metrics', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ worker: false });
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const e2e = useStack({ worker: false });
 
   it('should count requests by method, route pattern and status, without ids in labels', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, api } = e2e;
     const created = await api('POST', '/api/v1/jobs', {
       name: 'metrics',
       schedule: { expr: '0 0 12 ? * MON' },
@@ -72,23 +64,14 @@ describe('metrics', () => {
 
 /** The worker's own `/metrics` (`metrics.worker_port`): occurrences, runs, attempts, lags, backlog. */
 describe('worker metrics', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
   let port: number;
-
-  beforeAll(async () => {
+  const e2e = useStackAndReceiver(async () => {
     port = await freePort();
-    stack = await startStack({ config: { metrics: { worker_port: port, temporal_sdk_port: 0 } } });
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+    return { config: { metrics: { worker_port: port, temporal_sdk_port: 0 } } };
   });
 
   it('should count occurrences, attempts and finished runs and observe their lags', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, receiver, api } = e2e;
     const job = await api('POST', '/api/v1/jobs', {
       name: 'metrics worker',
       schedule: { expr: 'every 1 second' },

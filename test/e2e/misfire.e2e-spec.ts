@@ -1,5 +1,5 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { scheduledAtOf, sleep, waitFor } from '../utils/receiver';
 
 /**
  * Misfire policies (decisions.md → misfire_policy): occurrences dispatched later than
@@ -7,20 +7,9 @@ import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receive
  * (`fire_once`) or one skipped run with `skip_reason = misfire` (`skip`).
  */
 describe('misfire policies after a worker outage', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      worker: false,
-      config: { scheduler: { reconcile_interval: '1h', misfire_threshold: '2s' } },
-    });
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
+  const e2e = useStackAndReceiver({
+    worker: false,
+    config: { scheduler: { reconcile_interval: '1h', misfire_threshold: '2s' } },
   });
 
   function maxGap(times: number[]): number {
@@ -29,7 +18,7 @@ describe('misfire policies after a worker outage', () => {
   }
 
   it('should collapse missed occurrences into one run (fire_once) or one skipped run (skip)', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, receiver, api } = e2e;
     const first = await stack.spawnWorker();
     const create = async (name: string, policy: string) =>
       (

@@ -1,9 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ChildProcess } from 'node:child_process';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startOidcProvider } from '../utils/oidc-provider-process';
 import { freePort, launchChromium, newLocalPage, startSignInApi } from '../utils/sign-in';
-import { startStack, type Stack } from '../utils/stack';
+import { useStack } from '../utils/stack';
 
 /**
  * Generic OIDC sign-in (issue #11; decisions.md → Sessions) against a real provider started here
@@ -18,33 +18,41 @@ const CLIENT_SECRET = 'oidc-test-client-secret-0123456789';
 jest.setTimeout(120_000);
 
 describe('OIDC sign-in', () => {
-  let stack: Stack;
   let app: NestFastifyApplication;
   let provider: ChildProcess;
   let browser: Browser;
   let baseUrl: string;
 
+  // Declared before the stack's hooks, so that it runs first: the sign-in API closes before the stack drops its database.
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    provider?.kill('SIGTERM');
+  });
+  const e2e = useStack({ worker: false });
+
   beforeAll(async () => {
     browser = await launchChromium();
-    stack = await startStack({ worker: false });
     const [apiPort, providerPort] = [await freePort(), await freePort()];
     baseUrl = `http://127.0.0.1:${apiPort}`;
     provider = await startOidcProvider(providerPort, CLIENT_ID, CLIENT_SECRET, `${baseUrl}/api/v1/auth/oidc/callback`);
-    app = await startSignInApi(stack, apiPort, {
+    app = await startSignInApi(e2e.stack, apiPort, {
       join_workspace: 'acme',
       join_role: 'admin',
       oidc: { issuer: `http://127.0.0.1:${providerPort}`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
     });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    provider?.kill('SIGTERM');
-    await stack?.stop();
-  });
-
   const newPage = () => newLocalPage(browser);
+
+  /** Starts the single sign-on in `page` and signs in at the provider's login page as `login` (its consent step next). */
+  async function signInAtProvider(page: Page, login: string): Promise<void> {
+    await page.goto(`${baseUrl}/`);
+    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+  }
 
   it('should list oidc among the providers and never expose the client id or secret', async () => {
     const response = await fetch(`${baseUrl}/api/v1/features`);
@@ -62,11 +70,7 @@ describe('OIDC sign-in', () => {
         authorizeUrls.push(request.url());
       }
     });
-    await page.goto(`${baseUrl}/`);
-    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
-    await page.locator('input[name="login"]').fill('olive@example.com');
-    await page.locator('input[name="password"]').fill('any');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await signInAtProvider(page, 'olive@example.com');
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
 
@@ -84,18 +88,14 @@ describe('OIDC sign-in', () => {
     const me = (await page.evaluate(async () => (await fetch('/api/v1/me')).json())) as Record<string, unknown>;
     expect(me.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'olive@example.com', name: 'Olive Provider' });
     expect(me.workspaces).toEqual([expect.objectContaining({ slug: 'acme', role: 'admin' })]);
-    const rows = await stack.dataSource.query(`SELECT provider FROM sessions`);
+    const rows = await e2e.stack.dataSource.query(`SELECT provider FROM sessions`);
     expect(rows).toEqual([{ provider: 'oidc' }]);
     await context.close();
   });
 
   it('should refuse an email the provider marks unverified, creating no session', async () => {
     const { context, page } = await newPage();
-    await page.goto(`${baseUrl}/`);
-    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
-    await page.locator('input[name="login"]').fill('unverified:mallory@example.com');
-    await page.locator('input[name="password"]').fill('any');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await signInAtProvider(page, 'unverified:mallory@example.com');
     const [callback] = await Promise.all([
       page.waitForResponse((r) => r.url().includes('/api/v1/auth/oidc/callback')),
       page.getByRole('button', { name: 'Continue' }).click(),
@@ -107,17 +107,13 @@ describe('OIDC sign-in', () => {
     await page.getByRole('link', { name: 'Back to sign-in' }).click();
     await page.getByRole('button', { name: 'Sign in with single sign-on' }).waitFor();
     expect((await context.cookies(baseUrl)).find((c) => c.name === 'svc_session')).toBeUndefined();
-    expect(await stack.dataSource.query(`SELECT email FROM users WHERE email LIKE 'mallory%'`)).toEqual([]);
+    expect(await e2e.stack.dataSource.query(`SELECT email FROM users WHERE email LIKE 'mallory%'`)).toEqual([]);
     await context.close();
   });
 
   it('should accept an ID token without email_verified (not every provider sends it; Google must)', async () => {
     const { context, page } = await newPage();
-    await page.goto(`${baseUrl}/`);
-    await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
-    await page.locator('input[name="login"]').fill('unstated:uma@example.com');
-    await page.locator('input[name="password"]').fill('any');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await signInAtProvider(page, 'unstated:uma@example.com');
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     const me = (await page.evaluate(async () => (await fetch('/api/v1/me')).json())) as { user: { email: string } };

@@ -1,6 +1,6 @@
 import { AppModule } from '../../apps/api/src/app.module';
 import { routesOfModule } from '../../apps/api/src/auth/route-table';
-import { apiClient, startStack, type Stack } from '../utils/stack';
+import { type ApiClient, apiClient, useStack } from '../utils/stack';
 
 /**
  * decisions.md → Scopes, route by route. `*` everything; `jobs:read` GET jobs; `jobs:write` job
@@ -126,20 +126,14 @@ function concretePath(template: string, workspaceId: string): string {
 describe('scope matrix (decisions.md → Scopes)', () => {
   const registered = routesOfModule(AppModule.forRoot()).filter((route) => !route.public);
   const rows = registered.map((route) => `${route.method} ${route.path}`);
-  let stack: Stack;
-  const clients = {} as Record<KeyScope, ReturnType<typeof apiClient>>;
+  const e2e = useStack({ worker: false });
+  const clients = {} as Record<KeyScope, ApiClient>;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    const admin = apiClient(stack.baseUrl, stack.apiKey);
     for (const scope of KEY_SCOPES) {
-      const created = await admin('POST', '/api/v1/api-keys', { name: `matrix ${scope}`, scopes: [scope] });
-      clients[scope] = apiClient(stack.baseUrl, created.body.key);
+      const created = await e2e.api('POST', '/api/v1/api-keys', { name: `matrix ${scope}`, scopes: [scope] });
+      clients[scope] = apiClient(e2e.stack.baseUrl, created.body.key);
     }
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   it('should have a row for every authenticated route', () => {
@@ -154,7 +148,7 @@ describe('scope matrix (decisions.md → Scopes)', () => {
     for (const row of rows) {
       const [method, template] = row.split(' ');
       const body = ['POST', 'PUT', 'PATCH'].includes(method) ? {} : undefined;
-      const response = await clients[scope](method, concretePath(template, stack.workspaceId), body);
+      const response = await clients[scope](method, concretePath(template, e2e.stack.workspaceId), body);
       const allowed = allows(scope, MATRIX[row]);
       const ok = allowed
         ? response.status !== 401 && response.status !== 403 && response.status < 500
@@ -168,11 +162,11 @@ describe('scope matrix (decisions.md → Scopes)', () => {
 
   it('should answer 401 unauthorized on every authenticated route without a valid key', async () => {
     const outcomes: string[] = [];
-    for (const client of [apiClient(stack.baseUrl), apiClient(stack.baseUrl, 'sjs_notakey')]) {
+    for (const client of [apiClient(e2e.stack.baseUrl), apiClient(e2e.stack.baseUrl, 'sjs_notakey')]) {
       for (const row of rows) {
         const [method, template] = row.split(' ');
         const body = ['POST', 'PUT', 'PATCH'].includes(method) ? {} : undefined;
-        const response = await client(method, concretePath(template, stack.workspaceId), body);
+        const response = await client(method, concretePath(template, e2e.stack.workspaceId), body);
         if (response.status !== 401 || response.body?.error?.code !== 'unauthorized') {
           outcomes.push(`${row}: got ${response.status}`);
         }
@@ -182,9 +176,9 @@ describe('scope matrix (decisions.md → Scopes)', () => {
   });
 
   it('should leave the workspace unchanged (allowed calls only hit missing ids or invalid bodies)', async () => {
-    const [jobs] = await stack.dataSource.query('SELECT count(*)::int AS n FROM jobs');
+    const [jobs] = await e2e.stack.dataSource.query('SELECT count(*)::int AS n FROM jobs');
     expect(jobs.n).toBe(0);
-    const [revoked] = await stack.dataSource.query(
+    const [revoked] = await e2e.stack.dataSource.query(
       'SELECT count(*)::int AS n FROM api_keys WHERE revoked_at IS NOT NULL',
     );
     expect(revoked.n).toBe(0);

@@ -5,6 +5,7 @@ import { SecretsRepository } from '@svc/persistence';
 import { createApp } from '../../apps/api/src/app';
 import { setWorkspaceSuspended } from '../../apps/cli/src/commands/workspace';
 import { apiClient, startStack, type Stack } from '../utils/stack';
+import { captureProcessOutput } from '../utils/output-capture';
 
 /**
  * `/api/v1/secrets` (issue #8; spec → Secret; decisions.md → Secrets, Templates, Audit actions):
@@ -24,14 +25,7 @@ describe('secrets', () => {
 
   beforeAll(async () => {
     // Every write to stdout/stderr (Nest's logger, Fastify, console) is captured for the leak check.
-    for (const stream of [process.stdout, process.stderr]) {
-      const original = stream.write.bind(stream);
-      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        logged.push(String(chunk));
-        return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write;
-      restores.push(() => (stream.write = original as typeof stream.write));
-    }
+    restores.push(captureProcessOutput(logged));
     stack = await startStack({ worker: false });
     // A second API process on the same database that logs at every level, so a leak would show.
     verbose = await createApp({ config: stack.config, logLevels: ['log', 'error', 'warn', 'debug', 'verbose'] });

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
-import { type Child, freePort, startWorker } from '../utils/processes';
-import { sleep, waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack, temporalAddress } from '../utils/stack';
+import { type Child, freePort, serviceDegradedGauges, startWorker } from '../utils/processes';
+import { sleep, waitFor } from '../utils/receiver';
+import { serviceAlertsChannel, serviceAlertsReceived } from '../utils/service-alerts';
+import { temporalAddress, useStackAndReceiver } from '../utils/stack';
 import { TcpProxy } from '../utils/tcp-proxy';
 
 /**
@@ -21,8 +21,6 @@ jest.setTimeout(300_000);
 const FILES = ['service-alerts.jsonl', 'service-health.json'];
 
 describe('service alerts kept across a worker crash', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
   let postgres: TcpProxy;
   let stateDir: string;
   let databaseUrl: string;
@@ -30,45 +28,28 @@ describe('service alerts kept across a worker crash', () => {
   let secret: string;
   const workers: Child[] = [];
 
-  beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    stack = await startStack({ worker: false });
-    const api = apiClient(stack.baseUrl, stack.apiKey);
-    const channel = await api('POST', '/api/v1/alert-channels', {
-      name: 'ops',
-      kind: 'webhook',
-      config: { url: `${receiver.url}/service` },
-    });
-    expect(channel.status).toBe(201);
-    secret = channel.body.signing_secret;
-    const rule = await api('POST', '/api/v1/alert-rules', {
-      name: 'service',
-      channel_ids: [channel.body.id],
-      events: ['service.degraded', 'service.recovered'],
-    });
-    expect(rule.status).toBe(201);
-    const url = new URL(stack.config.database.url);
-    postgres = await TcpProxy.start(`${url.hostname}:${url.port || 5432}`);
-    const [host, port] = postgres.address.split(':');
-    Object.assign(url, { hostname: host, port });
-    databaseUrl = url.toString();
-    stateDir = mkdtempSync(join(tmpdir(), 'svc-worker-state-e2e-'));
-    metricsPort = await freePort();
-  });
-
+  // Declared before the stack's hooks, so that it runs first: the workers stop before the stack drops their database.
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill('SIGKILL')));
     await postgres?.stop();
-    await stack?.stop();
-    await receiver?.stop();
+  });
+  const e2e = useStackAndReceiver({ worker: false });
+  afterAll(() => {
     rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  beforeAll(async () => {
+    secret = (await serviceAlertsChannel(e2e.api, `${e2e.receiver.url}/service`)).secret;
+    ({ proxy: postgres, url: databaseUrl } = await TcpProxy.inFrontOfDatabase(e2e.stack.config.database.url));
+    stateDir = mkdtempSync(join(tmpdir(), 'svc-worker-state-e2e-'));
+    metricsPort = await freePort();
   });
 
   async function start(): Promise<Child> {
     const worker = await startWorker({
       databaseUrl,
       temporalAddress: temporalAddress(),
-      taskQueue: stack.config.temporal.task_queue,
+      taskQueue: e2e.stack.config.temporal.task_queue,
       extra: {
         WORKER_STATE_DIR: stateDir,
         METRICS_WORKER_PORT: String(metricsPort),
@@ -80,23 +61,13 @@ describe('service alerts kept across a worker crash', () => {
     return worker;
   }
 
-  async function postgresGauge(): Promise<number> {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    return Number(/^svc_service_degraded\{dependency="postgres"\} (\d+)$/m.exec(text)?.[1]);
-  }
-
-  /** Verified service alerts for PostgreSQL received so far. */
-  function alerts(): Array<{ type: string; data: any }> {
-    const signed = new Webhook(secret);
-    return receiver.requests
-      .map((request) => signed.verify(request.body, request.headers as Record<string, string>) as any)
-      .filter((payload) => payload.data.service?.dependency === 'postgres');
-  }
-
-  const ofType = (type: string) => alerts().filter((a) => a.type === type);
+  const postgresGauge = async () => (await serviceDegradedGauges(metricsPort)).postgres;
+  /** Verified service alerts for PostgreSQL received so far, of `type`. */
+  const ofType = (type: string) =>
+    serviceAlertsReceived(e2e.receiver, secret, 'postgres').filter((a) => a.type === type);
 
   async function recordedRows(): Promise<Array<{ type: string }>> {
-    return stack.dataSource.query(
+    return e2e.stack.dataSource.query(
       `SELECT type FROM alert_events WHERE details->'service'->>'dependency' = 'postgres' ORDER BY type`,
     );
   }

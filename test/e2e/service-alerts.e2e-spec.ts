@@ -1,7 +1,7 @@
-import { Webhook } from 'standardwebhooks';
-import { type Child, freePort, startWorker } from '../utils/processes';
-import { type ReceivedRequest, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
-import { apiClient, startStack, type Stack, temporalAddress } from '../utils/stack';
+import { type Child, freePort, serviceDegradedGauges, startWorker } from '../utils/processes';
+import { sleep, waitFor } from '../utils/receiver';
+import { serviceAlertsChannel, serviceAlertsReceived } from '../utils/service-alerts';
+import { apiClient, temporalAddress, useStackAndReceiver } from '../utils/stack';
 import { TcpProxy } from '../utils/tcp-proxy';
 
 /**
@@ -18,51 +18,43 @@ jest.setTimeout(420_000);
 const DEGRADED_AFTER_S = 8;
 
 describe('service alerts', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
   let temporal: TcpProxy;
   let postgres: TcpProxy;
   let worker: Child;
   let metricsPort: number;
   let secret: string;
 
+  // Declared before the stack's hooks, so that it runs first: the worker stops before the stack drops its database.
+  afterAll(async () => {
+    await worker?.kill('SIGKILL');
+    await temporal?.stop();
+    await postgres?.stop();
+  });
+  const e2e = useStackAndReceiver({ worker: false });
+
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    stack = await startStack({ worker: false });
-    const api = apiClient(stack.baseUrl, stack.apiKey);
-    const channel = await api('POST', '/api/v1/alert-channels', {
-      name: 'ops',
-      kind: 'webhook',
-      config: { url: `${receiver.url}/service` },
-    });
-    expect(channel.status).toBe(201);
-    secret = channel.body.signing_secret;
-    const rule = await api('POST', '/api/v1/alert-rules', {
-      name: 'service',
-      channel_ids: [channel.body.id],
-      events: ['service.degraded', 'service.recovered'],
+    const { stack, receiver, api } = e2e;
+    const channel = await serviceAlertsChannel(api, `${receiver.url}/service`, {
       // Narrows jobs only: service events still reach the rule.
       tags: ['prod'],
       cooldown: '10m',
     });
-    expect(rule.status).toBe(201);
-    expect(rule.body.events).toEqual(['service.degraded', 'service.recovered']);
+    secret = channel.secret;
+    expect(channel.rule.events).toEqual(['service.degraded', 'service.recovered']);
     const refused = await api('POST', '/api/v1/alert-rules', {
       name: 'typo',
-      channel_ids: [channel.body.id],
+      channel_ids: [channel.channelId],
       events: ['service.down'],
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.fields).toHaveProperty('events');
 
     temporal = await TcpProxy.start(temporalAddress());
-    const url = new URL(stack.config.database.url);
-    postgres = await TcpProxy.start(`${url.hostname}:${url.port || 5432}`);
-    const [host, port] = postgres.address.split(':');
-    Object.assign(url, { hostname: host, port });
+    const proxied = await TcpProxy.inFrontOfDatabase(stack.config.database.url);
+    postgres = proxied.proxy;
     metricsPort = await freePort();
     worker = await startWorker({
-      databaseUrl: url.toString(),
+      databaseUrl: proxied.url,
       temporalAddress: temporal.address,
       taskQueue: stack.config.temporal.task_queue,
       extra: {
@@ -73,38 +65,9 @@ describe('service alerts', () => {
     });
   });
 
-  afterAll(async () => {
-    await worker?.kill('SIGKILL');
-    await temporal?.stop();
-    await postgres?.stop();
-    await stack?.stop();
-    await receiver?.stop();
-  });
-
-  async function degraded(): Promise<Record<string, number>> {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const gauges: Record<string, number> = {};
-    for (const match of text.matchAll(/^svc_service_degraded\{dependency="(\w+)"\} (\d+)$/gm)) {
-      gauges[match[1]] = Number(match[2]);
-    }
-    return gauges;
-  }
-
+  const degraded = () => serviceDegradedGauges(metricsPort);
   /** Verified payloads received so far for `dependency`, by type. */
-  function alerts(dependency: string): Array<{ type: string; data: any; request: ReceivedRequest }> {
-    const signed = new Webhook(secret);
-    return receiver.requests
-      .map((request) => ({
-        request,
-        payload: signed.verify(request.body, request.headers as Record<string, string>) as {
-          type: string;
-          data: any;
-        },
-      }))
-      .filter(({ payload }) => payload.data.service?.dependency === dependency)
-      .map(({ payload, request }) => ({ type: payload.type, data: payload.data, request }));
-  }
-
+  const alerts = (dependency: string) => serviceAlertsReceived(e2e.receiver, secret, dependency);
   const ofType = (dependency: string, type: string) => alerts(dependency).filter((a) => a.type === type);
 
   it('should send one service.degraded while Temporal is unreachable (sent once it is back) and one service.recovered', async () => {
@@ -115,13 +78,13 @@ describe('service alerts', () => {
     // Several probes (every 5 s) while degraded: still one event recorded, none sent (no Temporal
     // to run the alert workflow).
     await sleep(12_000);
-    const recorded = await stack.dataSource.query(
+    const recorded = await e2e.stack.dataSource.query(
       `SELECT type, dispatched_at FROM alert_events WHERE type LIKE 'service.%' AND details->'service'->>'dependency' = 'temporal'`,
     );
     expect(recorded).toEqual([{ type: 'service.degraded', dispatched_at: null }]);
     expect(alerts('temporal')).toEqual([]);
     // The API reaches Temporal itself; /readyz carries what the worker's probe sees too (the banner).
-    const readyz = await apiClient(stack.baseUrl)('GET', '/readyz');
+    const readyz = await apiClient(e2e.stack.baseUrl)('GET', '/readyz');
     expect(readyz.body.service_degraded).toEqual([
       {
         dependency: 'temporal',
@@ -142,7 +105,7 @@ describe('service alerts', () => {
     );
     await waitFor(async () => (await degraded()).temporal === 0, 30_000);
     await waitFor(
-      async () => (await apiClient(stack.baseUrl)('GET', '/readyz')).body.service_degraded.length === 0,
+      async () => (await apiClient(e2e.stack.baseUrl)('GET', '/readyz')).body.service_degraded.length === 0,
       15_000,
     );
     // Nothing more arrives for it: one of each.
@@ -194,26 +157,26 @@ describe('service alerts', () => {
   });
 
   it('should send nothing for a second outage within the rule cooldown', async () => {
-    const before = receiver.requests.length;
+    const before = e2e.receiver.requests.length;
     temporal.down();
     await waitFor(async () => (await degraded()).temporal === 1, 60_000);
     await temporal.up();
     await waitFor(async () => (await degraded()).temporal === 0, 60_000);
     // Both transitions of the second outage are recorded and planned, and routed nowhere.
     const second = await waitFor(async () => {
-      const rows: Array<{ id: string; type: string; planned_at: Date | null }> = await stack.dataSource.query(
+      const rows: Array<{ id: string; type: string; planned_at: Date | null }> = await e2e.stack.dataSource.query(
         `SELECT id, type, planned_at FROM alert_events
           WHERE details->'service'->>'dependency' = 'temporal' ORDER BY occurred_at`,
       );
       return rows.length === 4 && rows.every((row) => row.planned_at !== null) ? rows : null;
     }, 60_000);
-    const deliveries = await stack.dataSource.query(
+    const deliveries = await e2e.stack.dataSource.query(
       `SELECT event_id FROM alert_deliveries WHERE event_id = ANY($1::text[])`,
       [second.slice(2).map((row) => row.id)],
     );
     expect(deliveries).toEqual([]);
     await sleep(3_000);
-    expect(receiver.requests.length).toBe(before);
+    expect(e2e.receiver.requests.length).toBe(before);
     expect(ofType('temporal', 'service.degraded')).toHaveLength(1);
   });
 });

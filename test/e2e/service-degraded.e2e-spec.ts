@@ -1,5 +1,5 @@
 import { createTestDatabase } from '../utils/database';
-import { type Child, freePort, startWorker } from '../utils/processes';
+import { type Child, freePort, serviceDegradedGauges, startWorker } from '../utils/processes';
 import { waitFor } from '../utils/receiver';
 import { temporalAddress } from '../utils/stack';
 import { TcpProxy } from '../utils/tcp-proxy';
@@ -21,13 +21,11 @@ describe('service degraded', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const url = new URL(db.url);
-    proxy = await TcpProxy.start(`${url.hostname}:${url.port || 5432}`);
-    const [host, port] = proxy.address.split(':');
-    Object.assign(url, { hostname: host, port });
+    const proxied = await TcpProxy.inFrontOfDatabase(db.url);
+    proxy = proxied.proxy;
     metricsPort = await freePort();
     worker = await startWorker({
-      databaseUrl: url.toString(),
+      databaseUrl: proxied.url,
       temporalAddress: temporalAddress(),
       taskQueue: `svc-degraded-${process.pid}`,
       extra: { METRICS_WORKER_PORT: String(metricsPort) },
@@ -40,14 +38,7 @@ describe('service degraded', () => {
     await db?.drop();
   });
 
-  async function degraded(): Promise<Record<string, number>> {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const gauges: Record<string, number> = {};
-    for (const match of text.matchAll(/^svc_service_degraded\{dependency="(\w+)"\} (\d+)$/gm)) {
-      gauges[match[1]] = Number(match[2]);
-    }
-    return gauges;
-  }
+  const degraded = () => serviceDegradedGauges(metricsPort);
 
   it('should report PostgreSQL degraded after 30 s out, with its cause, and recovered once it is back', async () => {
     expect(await degraded()).toEqual({ temporal: 0, postgres: 0, worker_polling: 0, schedule_lag: 0 });

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildConfig } from '@svc/common';
 import { createApp } from '../../apps/api/src/app';
-import { startStack, type Stack } from '../utils/stack';
+import { useStack } from '../utils/stack';
 
 /**
  * Dashboard sessions (issue #11; spec → Authentication 4 and 5; decisions.md → Sessions):
@@ -10,21 +10,16 @@ import { startStack, type Stack } from '../utils/stack';
  * from `Svc-Workspace`, the membership role's scopes, and `X-CSRF-Token` on every mutation.
  */
 describe('sessions', () => {
-  let stack: Stack;
   const others: NestFastifyApplication[] = [];
-
-  beforeAll(async () => {
-    stack = await startStack({
-      worker: false,
-      config: { auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' } },
-    });
-  });
-
+  // Declared before the stack's hooks, so that it runs first: the other APIs close before the stack drops their database.
   afterAll(async () => {
     for (const app of others) {
       await app.close();
     }
-    await stack?.stop();
+  });
+  const e2e = useStack({
+    worker: false,
+    config: { auth: { dev_login: true, join_workspace: 'acme', join_role: 'owner' } },
   });
 
   /** Another API process on the same database with different auth settings. */
@@ -34,10 +29,10 @@ describe('sessions', () => {
         ...extra,
         auth,
         limits: { api_rate_limit_per_minute: 0 },
-        secrets: stack.config.secrets,
+        secrets: e2e.stack.config.secrets,
         metrics: { enabled: false },
       },
-      { DATABASE_URL: stack.config.database.url, TEMPORAL_ADDRESS: stack.config.temporal.address, PORT: '0' },
+      { DATABASE_URL: e2e.stack.config.database.url, TEMPORAL_ADDRESS: e2e.stack.config.temporal.address, PORT: '0' },
     );
     const app = await createApp({ config, logLevels: ['error'] });
     others.push(app);
@@ -85,47 +80,47 @@ describe('sessions', () => {
   };
 
   it('should sign in by email, set an HttpOnly SameSite=Lax cookie and store only the token hash', async () => {
-    const { response, cookie, token } = await devLogin(stack.baseUrl, 'Ada@Example.com');
+    const { response, cookie, token } = await devLogin(e2e.stack.baseUrl, 'Ada@Example.com');
     expect(cookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax$/);
     expect(response.body).toEqual({
       user: { id: expect.stringMatching(/^usr_/), email: 'ada@example.com', name: 'Ada' },
       key: null,
-      workspaces: [{ id: stack.workspaceId, name: 'acme', slug: 'acme', plan: expect.any(String), role: 'owner' }],
+      workspaces: [{ id: e2e.stack.workspaceId, name: 'acme', slug: 'acme', plan: expect.any(String), role: 'owner' }],
       csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
-    const rows = await stack.dataSource.query(`SELECT token_hash, provider FROM sessions`);
+    const rows = await e2e.stack.dataSource.query(`SELECT token_hash, provider FROM sessions`);
     expect(rows).toEqual([{ token_hash: expect.stringMatching(/^[0-9a-f]{64}$/), provider: 'dev' }]);
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
   it('should authenticate reads with the cookie and answer /me with the CSRF token', async () => {
-    const { header, csrf, response } = await devLogin(stack.baseUrl, 'ada@example.com');
-    const me = await call(stack.baseUrl, 'GET', '/api/v1/me', { headers: header });
+    const { header, csrf, response } = await devLogin(e2e.stack.baseUrl, 'ada@example.com');
+    const me = await call(e2e.stack.baseUrl, 'GET', '/api/v1/me', { headers: header });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({ ...response.body, csrf_token: csrf });
-    expect((await call(stack.baseUrl, 'GET', '/api/v1/jobs', { headers: header })).status).toBe(200);
+    expect((await call(e2e.stack.baseUrl, 'GET', '/api/v1/jobs', { headers: header })).status).toBe(200);
   });
 
   it('should refuse cookie mutations without X-CSRF-Token (403) and create nothing, and accept them with it', async () => {
-    const { header, csrf, response } = await devLogin(stack.baseUrl, 'ada@example.com');
-    const before = await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
-    const missing = await call(stack.baseUrl, 'POST', '/api/v1/jobs', { body: job, headers: header });
+    const { header, csrf, response } = await devLogin(e2e.stack.baseUrl, 'ada@example.com');
+    const before = await e2e.stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
+    const missing = await call(e2e.stack.baseUrl, 'POST', '/api/v1/jobs', { body: job, headers: header });
     expect(missing.status).toBe(403);
     expect(missing.body.error.code).toBe('forbidden');
     expect(missing.body.error.message).toContain('X-CSRF-Token');
-    const wrong = await call(stack.baseUrl, 'POST', '/api/v1/jobs', {
+    const wrong = await call(e2e.stack.baseUrl, 'POST', '/api/v1/jobs', {
       body: job,
       headers: { ...header, 'x-csrf-token': csrf.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A')) },
     });
     expect(wrong.status).toBe(403);
-    expect(await stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`)).toEqual(before);
+    expect(await e2e.stack.dataSource.query(`SELECT count(*)::int AS n FROM jobs`)).toEqual(before);
 
-    const created = await call(stack.baseUrl, 'POST', '/api/v1/jobs', {
+    const created = await call(e2e.stack.baseUrl, 'POST', '/api/v1/jobs', {
       body: job,
-      headers: { ...header, 'x-csrf-token': csrf, 'svc-workspace': stack.workspaceId },
+      headers: { ...header, 'x-csrf-token': csrf, 'svc-workspace': e2e.stack.workspaceId },
     });
     expect(created.status).toBe(201);
-    const [audit] = await stack.dataSource.query(
+    const [audit] = await e2e.stack.dataSource.query(
       `SELECT actor FROM audit_log WHERE action = 'job.create' AND target = $1`,
       [created.body.id],
     );
@@ -133,18 +128,20 @@ describe('sessions', () => {
   });
 
   it('should take the workspace from Svc-Workspace (id or slug) and refuse a workspace the user is not in', async () => {
-    const other = await stack.newWorkspaceKey('other-team');
-    const { header } = await devLogin(stack.baseUrl, 'ada@example.com');
+    const other = await e2e.stack.newWorkspaceKey('other-team');
+    const { header } = await devLogin(e2e.stack.baseUrl, 'ada@example.com');
     expect(
-      (await call(stack.baseUrl, 'GET', '/api/v1/jobs', { headers: { ...header, 'svc-workspace': 'acme' } })).status,
+      (await call(e2e.stack.baseUrl, 'GET', '/api/v1/jobs', { headers: { ...header, 'svc-workspace': 'acme' } }))
+        .status,
     ).toBe(200);
-    const refused = await call(stack.baseUrl, 'GET', '/api/v1/jobs', {
+    const refused = await call(e2e.stack.baseUrl, 'GET', '/api/v1/jobs', {
       headers: { ...header, 'svc-workspace': other.workspaceId },
     });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('forbidden');
     expect(
-      (await call(stack.baseUrl, 'GET', '/api/v1/jobs', { headers: { ...header, 'svc-workspace': 'ws_nope' } })).status,
+      (await call(e2e.stack.baseUrl, 'GET', '/api/v1/jobs', { headers: { ...header, 'svc-workspace': 'ws_nope' } }))
+        .status,
     ).toBe(403);
   });
 
@@ -166,28 +163,28 @@ describe('sessions', () => {
   });
 
   it('should keep API keys working without CSRF tokens', async () => {
-    const created = await call(stack.baseUrl, 'POST', '/api/v1/jobs', {
+    const created = await call(e2e.stack.baseUrl, 'POST', '/api/v1/jobs', {
       body: { ...job, name: 'by key' },
-      headers: { authorization: `Bearer ${stack.apiKey}` },
+      headers: { authorization: `Bearer ${e2e.stack.apiKey}` },
     });
     expect(created.status).toBe(201);
   });
 
   it('should sign out only with the CSRF token, clear the cookie and end the session at once', async () => {
-    const { header, csrf } = await devLogin(stack.baseUrl, 'ada@example.com');
-    expect((await call(stack.baseUrl, 'POST', '/api/v1/auth/logout', { headers: header })).status).toBe(403);
-    expect((await call(stack.baseUrl, 'GET', '/api/v1/me', { headers: header })).status).toBe(200);
-    const out = await call(stack.baseUrl, 'POST', '/api/v1/auth/logout', {
+    const { header, csrf } = await devLogin(e2e.stack.baseUrl, 'ada@example.com');
+    expect((await call(e2e.stack.baseUrl, 'POST', '/api/v1/auth/logout', { headers: header })).status).toBe(403);
+    expect((await call(e2e.stack.baseUrl, 'GET', '/api/v1/me', { headers: header })).status).toBe(200);
+    const out = await call(e2e.stack.baseUrl, 'POST', '/api/v1/auth/logout', {
       headers: { ...header, 'x-csrf-token': csrf },
     });
     expect(out.status).toBe(204);
     expect(out.setCookies).toEqual(['svc_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax']);
-    const after = await call(stack.baseUrl, 'GET', '/api/v1/me', { headers: header });
+    const after = await call(e2e.stack.baseUrl, 'GET', '/api/v1/me', { headers: header });
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('unauthorized');
-    expect((await call(stack.baseUrl, 'GET', '/api/v1/me', { headers: { cookie: 'svc_session=forged' } })).status).toBe(
-      401,
-    );
+    expect(
+      (await call(e2e.stack.baseUrl, 'GET', '/api/v1/me', { headers: { cookie: 'svc_session=forged' } })).status,
+    ).toBe(401);
   });
 
   it('should answer 404 for dev login when auth.dev_login is off, and mark cookies Secure on https', async () => {
@@ -204,7 +201,7 @@ describe('sessions', () => {
   });
 
   it('should refuse a malformed dev login body with validation_failed', async () => {
-    const bad = await call(stack.baseUrl, 'POST', '/api/v1/auth/dev-login', {
+    const bad = await call(e2e.stack.baseUrl, 'POST', '/api/v1/auth/dev-login', {
       body: { email: 'not-an-email', role: 'owner' },
     });
     expect(bad.status).toBe(400);

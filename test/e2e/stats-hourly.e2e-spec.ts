@@ -1,5 +1,5 @@
 import { newId } from '@svc/workflow-contract/ids';
-import { apiClient, useStack } from '../utils/stack';
+import { apiClient, createIdleJobs, useStack } from '../utils/stack';
 
 const HOUR = 3_600_000;
 const STATUSES = ['succeeded', 'failed', 'skipped', 'running', 'deferred', 'cancelled'] as const;
@@ -54,15 +54,7 @@ describe('GET /api/v1/stats/jobs/hourly', () => {
 
   beforeAll(async () => {
     other = await e2e.stack.newWorkspaceKey('hourly-other');
-    for (const name of ['busy', 'quiet', 'idle']) {
-      const created = await e2e.api('POST', '/api/v1/jobs', {
-        name,
-        schedule: { expr: '0 0 0 1 1 ? 2031' },
-        sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-      });
-      expect(created.status).toBe(201);
-      jobs[name] = created.body.id;
-    }
+    Object.assign(jobs, await createIdleJobs(e2e.api, ['busy', 'quiet', 'idle']));
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
     const busy: Array<[string, string, Date, Status]> = [];
     // `busy`: one run a minute in hours 1–22 ago except 5–8 ago (zero-filled), statuses in turn;

@@ -1,5 +1,5 @@
 import { newId } from '@svc/workflow-contract/ids';
-import { apiClient, useStack } from '../utils/stack';
+import { apiClient, createIdleJobs, useStack } from '../utils/stack';
 
 /** percentile_cont: linear interpolation between the closest ranks (PostgreSQL's definition). */
 function percentileCont(values: number[], fraction: number): number | null {
@@ -36,15 +36,7 @@ describe('GET /api/v1/stats/overview', () => {
   ];
 
   beforeAll(async () => {
-    for (const name of ['steady', 'flaky', 'broken', 'resting', 'done']) {
-      const created = await e2e.api('POST', '/api/v1/jobs', {
-        name,
-        schedule: { expr: '0 0 0 1 1 ? 2031' },
-        sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
-      });
-      expect(created.status).toBe(201);
-      jobs[name] = created.body.id;
-    }
+    Object.assign(jobs, await createIdleJobs(e2e.api, ['steady', 'flaky', 'broken', 'resting', 'done']));
     await e2e.api('POST', `/api/v1/jobs/${jobs.resting}/pause`);
     const set = (name: string, sql: string) =>
       e2e.stack.dataSource.query(`UPDATE jobs SET ${sql} WHERE id = $1`, [jobs[name]]);

@@ -1,23 +1,12 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { waitFor } from '../utils/receiver';
 
 /** `POST /jobs/{id}/trigger` writes the run before answering (issue #7: read-your-writes). */
 describe('manual trigger', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackAndReceiver({ worker: false });
 
   it('should answer GET /runs/{run_id} at once, even before a worker picks the run up', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, receiver, api } = e2e;
     const job = (
       await api('POST', '/api/v1/jobs', {
         name: 'manual',

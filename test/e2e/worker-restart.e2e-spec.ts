@@ -1,5 +1,5 @@
-import { apiClient, startStack, type Stack } from '../utils/stack';
-import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receiver';
+import { useStackAndReceiver } from '../utils/stack';
+import { scheduledAtOf, sleep, waitFor } from '../utils/receiver';
 
 /**
  * Durability (issue #2): the worker runs as its own OS process (the built dist/) and is killed
@@ -7,21 +7,10 @@ import { scheduledAtOf, sleep, waitFor, WebhookReceiver } from '../utils/receive
  * because the timers live in Temporal, not in the worker.
  */
 describe('worker crash and restart', () => {
-  let stack: Stack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({ worker: false });
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.stop();
-  });
+  const e2e = useStackAndReceiver({ worker: false });
 
   it('should lose no occurrence when the worker process is killed and restarted', async () => {
-    const api = apiClient(stack.baseUrl, stack.apiKey);
+    const { stack, receiver, api } = e2e;
     const first = await stack.spawnWorker();
     const created = await api('POST', '/api/v1/jobs', {
       name: 'durable',

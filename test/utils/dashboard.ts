@@ -40,3 +40,22 @@ export async function signedInPage(
   await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   return page;
 }
+
+/**
+ * Elements of `page` reaching past the viewport's right edge, outside the tables that scroll in
+ * their own region (`.table-wrap`), and the document itself when it scrolls sideways.
+ */
+export function overflowing(page: Page): Promise<string[]> {
+  // Runs in the page; the test's own types have no DOM, hence the loose typing.
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width: number = doc.documentElement.clientWidth;
+    const offenders = [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.closest('.table-wrap') === null && el.getBoundingClientRect().right > width + 0.5)
+      .map(
+        (el: any) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`,
+      );
+    const scroll: number = doc.documentElement.scrollWidth;
+    return scroll > width ? [...offenders, `document ${scroll} px`] : offenders;
+  });
+}

@@ -28,6 +28,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The `svc_service_degraded` gauges of the worker whose metrics listen on `metricsPort`, by dependency. */
+export async function serviceDegradedGauges(metricsPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const gauges: Record<string, number> = {};
+  for (const match of text.matchAll(/^svc_service_degraded\{dependency="(\w+)"\} (\d+)$/gm)) {
+    gauges[match[1]] = Number(match[2]);
+  }
+  return gauges;
+}
+
 /** A child process with its output kept; ready once a line of its output says so. */
 export class Child {
   output = '';

@@ -14,6 +14,7 @@ import { bootstrap } from '../../apps/cli/src/commands/bootstrap';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { createTestDatabase } from './database';
 import { type Responder, WebhookReceiver } from './receiver';
+import { TestSmtpServer } from './smtp-server';
 
 export function temporalAddress(): string {
   return process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -226,6 +227,24 @@ export function apiClient(baseUrl: string, apiKey?: string) {
 
 export type ApiClient = ReturnType<typeof apiClient>;
 
+/**
+ * Creates through `api` a webhook job of each name, scheduled years away (it never runs on its own
+ * during a test), each answered 201; returns their ids by name.
+ */
+export async function createIdleJobs(api: ApiClient, names: string[]): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const name of names) {
+    const created = await api('POST', '/api/v1/jobs', {
+      name,
+      schedule: { expr: '0 0 0 1 1 ? 2031' },
+      sink: { kind: 'webhook', config: { url: 'https://example.com/hook' } },
+    });
+    expect(created.status).toBe(201);
+    ids[name] = created.body.id;
+  }
+  return ids;
+}
+
 /** What `useStack` starts for a test file: the stack and a client holding the workspace's API key. */
 export interface StackUnderTest {
   stack: Stack;
@@ -238,13 +257,23 @@ export interface StackAndReceiver extends StackUnderTest {
 }
 
 /**
+ * Options of a `useStack…` helper: given as they are, or as a function its `beforeAll` calls first,
+ * for values known only then (e.g. a free port, or a server the test starts in an earlier hook).
+ */
+export type UseOptions<T> = T | (() => T | Promise<T>);
+
+async function optionsOf<T extends object>(options: UseOptions<T>): Promise<T> {
+  return typeof options === 'function' ? options() : options;
+}
+
+/**
  * Starts the stack before the enclosing `describe`'s tests and stops it after them (`beforeAll`,
  * `afterAll`); read the fields inside tests and hooks, once it has started.
  */
-export function useStack(options: StackOptions = {}): StackUnderTest {
+export function useStack(options: UseOptions<StackOptions> = {}): StackUnderTest {
   const started = {} as StackUnderTest;
   beforeAll(async () => {
-    started.stack = await startStack(options);
+    started.stack = await startStack(await optionsOf(options));
     started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
   });
   afterAll(async () => {
@@ -254,10 +283,12 @@ export function useStack(options: StackOptions = {}): StackUnderTest {
 }
 
 /** `useStack` and a webhook receiver answering with `respond` (default: 200 `ok`), stopped after the stack. */
-export function useStackAndReceiver(options: StackOptions & { respond?: Responder } = {}): StackAndReceiver {
-  const { respond, ...stackOptions } = options;
+export function useStackAndReceiver(
+  options: UseOptions<StackOptions & { respond?: Responder }> = {},
+): StackAndReceiver {
   const started = {} as StackAndReceiver;
   beforeAll(async () => {
+    const { respond, ...stackOptions } = await optionsOf(options);
     started.stack = await startStack(stackOptions);
     started.receiver = await WebhookReceiver.start();
     if (respond) {
@@ -282,16 +313,58 @@ export interface StackReceiverAndClient extends StackAndReceiver {
  * describing, terminating or reading the history of the stack's workflows).
  */
 export function useStackReceiverAndClient(
-  options: StackOptions & { respond?: Responder } = {},
+  options: UseOptions<StackOptions & { respond?: Responder }> = {},
 ): StackReceiverAndClient {
   const started = useStackAndReceiver(options) as StackReceiverAndClient;
   let connection: Connection | undefined;
   beforeAll(async () => {
     connection = await Connection.connect({ address: temporalAddress() });
-    started.client = new Client({ connection });
+    started.client = new Client({ connection, namespace: started.stack.config.temporal.namespace });
   });
   afterAll(async () => {
     await connection?.close();
+  });
+  return started;
+}
+
+/** `useStack` with the far ends of alerting (docs/alerts.md), started before the stack and stopped after it. */
+export interface StackAndAlertChannels extends StackUnderTest {
+  /** The SMTP server the stack's `smtp` settings name (plain text, on loopback). */
+  smtp: TestSmtpServer;
+  /** The webhook target of the tests' failing jobs. */
+  target: WebhookReceiver;
+  /** The receiver of a webhook alert channel. */
+  hook: WebhookReceiver;
+  /** The receiver of a Slack alert channel. */
+  slack: WebhookReceiver;
+  /** A link of a mail, sent to the API under test (the mail names the configured public URL). */
+  onApi(link: string): string;
+}
+
+/**
+ * `useStack` sending mail through a test SMTP server as `from`, with webhook receivers for a
+ * failing job and for webhook and Slack alert channels.
+ */
+export function useStackAndAlertChannels(options: StackOptions & { from: string }): StackAndAlertChannels {
+  const { from, ...stackOptions } = options;
+  const started = {
+    onApi(link: string) {
+      const url = new URL(link);
+      return `${started.stack.baseUrl}${url.pathname}${url.search}`;
+    },
+  } as StackAndAlertChannels;
+  beforeAll(async () => {
+    started.smtp = await TestSmtpServer.start();
+    started.target = await WebhookReceiver.start();
+    started.hook = await WebhookReceiver.start();
+    started.slack = await WebhookReceiver.start();
+    const smtp = { host: '127.0.0.1', port: started.smtp.port, tls: 'none', from };
+    started.stack = await startStack({ ...stackOptions, config: { smtp, ...stackOptions.config } });
+    started.api = apiClient(started.stack.baseUrl, started.stack.apiKey);
+  });
+  afterAll(async () => {
+    await started.stack?.stop();
+    await Promise.all([started.smtp?.stop(), started.target?.stop(), started.hook?.stop(), started.slack?.stop()]);
   });
   return started;
 }

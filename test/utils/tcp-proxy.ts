@@ -19,6 +19,15 @@ export class TcpProxy {
     return proxy;
   }
 
+  /** A proxy in front of the PostgreSQL server of `databaseUrl`, and that URL through the proxy. */
+  static async inFrontOfDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+    const url = new URL(databaseUrl);
+    const proxy = await TcpProxy.start(`${url.hostname}:${url.port || 5432}`);
+    const [hostname, port] = proxy.address.split(':');
+    Object.assign(url, { hostname, port });
+    return { proxy, url: url.toString() };
+  }
+
   get address(): string {
     return `127.0.0.1:${this.port}`;
   }

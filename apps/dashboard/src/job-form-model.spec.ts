@@ -6,14 +6,10 @@ import { createBody, emptyForm, fromJob, patchBody, sinkFieldErrors } from './jo
 
 // Issue #22: the dashboard's edit sends only what the user changed.
 
-/** The shared fully-set webhook job (PATCH e2e uses it too), as the API returns it. */
 const webhookJob = (): Job => {
-  const body = fullWebhookJob('full', 'https://example.com/full');
-  return {
-    id: 'job_1',
-    ...body,
-    schedule: { ...body.schedule, canonical: 'FREQ=MINUTELY;INTERVAL=7', description: 'every 7 minutes' },
-  } as unknown as Job;
+  const full = fullWebhookJob('full', 'https://example.com/full');
+  const schedule = { ...full.schedule, canonical: 'FREQ=MINUTELY;INTERVAL=7', description: 'every 7 minutes' };
+  return { id: 'job_1', ...full, schedule } as unknown as Job;
 };
 
 const commandJob = (): Job => {

@@ -1,46 +1,24 @@
 import { JobEntity } from '@svc/persistence';
 import type { JobSettingsColumns } from '@svc/orchestration';
+import { jobSettings } from '../../../../test/kit';
 import { declarationChanges, declaredColumns, same } from './job-declaration';
 import { KeyedMutex } from './keyed-mutex';
 
 // Issue 42: how a declaration (PUT by key, a job of an apply) compares with the stored job.
 
-const ANCHOR = new Date('2026-01-01T00:00:00.000Z');
+const ANCHOR = jobSettings().scheduleAnchor;
 
+/** The kit's job settings, with two tags, two headers, another schedule and no auto-disable. */
 function columns(overrides: Partial<JobSettingsColumns> = {}): JobSettingsColumns {
-  return {
-    name: 'nightly',
-    description: '',
+  return jobSettings({
     tags: ['a', 'b'],
     scheduleExpr: 'every 5 minutes',
-    scheduleKind: 'natural',
     scheduleCanonical: '*/5 * * * *',
     scheduleDescription: 'every 5 minutes',
-    scheduleTimezone: 'UTC',
-    scheduleStartsAt: null,
-    scheduleEndsAt: null,
-    scheduleCount: null,
-    scheduleAnchor: ANCHOR,
-    excludeCalendars: [],
-    sinkKind: 'webhook',
     sinkConfig: { url: 'https://a.example.com/h', method: 'POST', headers: { 'X-A': '1', 'X-B': '2' } },
-    retry: {
-      max_attempts: 3,
-      backoff: 'exponential',
-      initial_interval_ms: 10_000,
-      max_interval_ms: 600_000,
-      multiplier: 2,
-      jitter: 0.2,
-    },
-    timeoutMs: 30_000,
-    slaThresholdMs: null,
-    misfirePolicy: 'fire_once',
-    overlapPolicy: 'allow',
     autoDisableThreshold: null,
-    startWindowMs: null,
-    maxConcurrentRuns: null,
     ...overrides,
-  };
+  });
 }
 
 function stored(overrides: Partial<JobEntity> = {}): JobEntity {

@@ -1,3 +1,4 @@
+import { JOB_SETTINGS } from '../../../../test/fixtures/full-webhook-job';
 import { CliError } from '../errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,22 +113,7 @@ describe('jobs file (issue 42)', () => {
         next_run_at: null,
         created_at: '2026-01-01T00:00:00.000Z',
       });
-      expect(Object.keys(entry)).toEqual([
-        'key',
-        'name',
-        'description',
-        'tags',
-        'schedule',
-        'sink',
-        'retry',
-        'timeout',
-        'sla_threshold',
-        'misfire_policy',
-        'overlap_policy',
-        'auto_disable_threshold',
-        'start_window',
-        'max_concurrent_runs',
-      ]);
+      expect(Object.keys(entry)).toEqual(['key', ...JOB_SETTINGS]);
       expect(entry).toMatchObject({ start_window: '5m', max_concurrent_runs: 2 });
       expect(entry.schedule).toEqual({
         expr: 'every day at 3am',
