@@ -21,7 +21,7 @@ import {
   CREATED_ALERT_CHANNEL_SCHEMA,
   VERIFICATION_SENT_SCHEMA,
 } from './alert-response.schema';
-import { DeleteRoute, GetRoute, PostRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute, PostRoute } from '../auth/route.decorators';
 
 /** Alert channels need a full-access key (decisions.md → Scopes), except the emailed confirmation link. */
 @Controller('api/v1/alert-channels')

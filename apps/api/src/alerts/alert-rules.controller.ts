@@ -6,7 +6,7 @@ import { AlertRulesService } from './alert-rules.service';
 import { CreateAlertRuleDto, ListAlertRulesQueryDto, UpdateAlertRuleDto } from './dto/alert-rule.dto';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { ALERT_RULE_PAGE_SCHEMA, ALERT_RULE_SCHEMA } from './alert-response.schema';
-import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute } from '../auth/route.decorators';
 
 /** Alert rules need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/alert-rules')

@@ -6,7 +6,7 @@ import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, ListApiKeysQueryDto } from './dto/api-key.dto';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { API_KEY_PAGE_SCHEMA, CREATED_API_KEY_SCHEMA } from './api-key-response.schema';
-import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute } from '../auth/route.decorators';
 
 /** Keys need a full-access key (decisions.md → Scopes). */
 @Controller('api/v1/api-keys')

@@ -3,7 +3,7 @@ import { Auth, type AuthContext } from '../auth/auth.decorators';
 import { AuditLogService } from './audit-log.service';
 import { ListAuditLogQueryDto } from './dto/list-audit-log-query.dto';
 import { AUDIT_ENTRY_PAGE_SCHEMA } from './audit-entry-response.schema';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 
 /** The workspace's audit log; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/audit-log')

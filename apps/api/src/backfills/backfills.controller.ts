@@ -7,7 +7,7 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BACKFILL_ACCEPTED_SCHEMA, BACKFILL_SCHEMA } from './backfill-response.schema';
 import { BackfillsService } from './backfills.service';
 import { BackfillDto } from './dto/backfill.dto';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 
 /** Backfills of a job's past occurrences, each one tracked, cancelable backfill. */
 @Controller('api/v1')

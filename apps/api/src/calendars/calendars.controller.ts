@@ -6,7 +6,7 @@ import { CalendarNameToFindPipe, CalendarNameToWritePipe } from './calendar-name
 import { CALENDAR_LIST_SCHEMA, CALENDAR_SCHEMA } from './calendar-response.schema';
 import { CalendarsService } from './calendars.service';
 import { CalendarDatesDto, CreateCalendarDto } from './dto/calendar.dto';
-import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute } from '../auth/route.decorators';
 
 const DATES_BODY =
   'The body gives the dates either as `dates` (`YYYY-MM-DD`, any order) or as `ical`, the text of an iCalendar ' +

@@ -6,7 +6,7 @@ import { DestinationToFindPipe, DestinationToWritePipe } from './destination.pip
 import { DESTINATION_LIST_SCHEMA, DESTINATION_SCHEMA } from './destination-response.schema';
 import { DestinationsService } from './destinations.service';
 import { DestinationLimitsDto } from './dto/destination-limits.dto';
-import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute } from '../auth/route.decorators';
 
 const DESTINATION_CHECK = {
   destination: 'a port, when given, from 1 to 65535',

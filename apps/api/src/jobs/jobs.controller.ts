@@ -18,7 +18,7 @@ import {
   SINK_TEST_RESULT_SCHEMA,
   TRIGGER_ACCEPTED_SCHEMA,
 } from './job-response.schema';
-import { DeleteRoute, GetRoute, PostRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute, PostRoute } from '../auth/route.decorators';
 
 @Controller('api/v1/jobs')
 export class JobsController {

@@ -7,7 +7,7 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { BulkJobsDto, RecoverRunsDto } from './dto/operations.dto';
 import { BULK_JOBS_DRY_RUN_SCHEMA, OPERATION_SCHEMA, RECOVER_DRY_RUN_SCHEMA } from './operation-response.schema';
 import { OperationsService } from './operations.service';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 
 /** Bulk actions on jobs and the recover of failed runs, each one tracked operation. */
 @Controller('api/v1')

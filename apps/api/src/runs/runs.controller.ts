@@ -7,7 +7,7 @@ import { RunCancelService, RunRetryService } from './run-retry.service';
 import { RunsService } from './runs.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { RUN_PAGE_SCHEMA, RUN_SCHEMA } from './run-response.schema';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 
 @Controller('api/v1')
 export class RunsController {

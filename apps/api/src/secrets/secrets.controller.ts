@@ -6,7 +6,7 @@ import { SecretNameToFindPipe, SecretNameToWritePipe } from './secret-name.pipe'
 import { SecretsService } from './secrets.service';
 import { ApiOperation, createdOrReplaced } from '../common/openapi/openapi.decorators';
 import { SECRET_PAGE_SCHEMA, SECRET_SCHEMA } from './secret-response.schema';
-import { DeleteRoute, GetRoute } from '../common/openapi/route.decorators';
+import { DeleteRoute, GetRoute } from '../auth/route.decorators';
 
 /** Workspace secrets for `{{secret.NAME}}` templates; full-access keys only (decisions.md → Scopes). */
 @Controller('api/v1/secrets')

@@ -6,7 +6,7 @@ import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { JOB_HOURLY_STATS_SCHEMA, STATS_OVERVIEW_SCHEMA } from './stats-response.schema';
 import { JobHourlyQueryDto } from './dto/job-hourly-query.dto';
 import { HourlyStatsService } from './hourly-stats.service';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/stats')

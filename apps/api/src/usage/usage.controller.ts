@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Auth, type AuthContext } from '../auth/auth.decorators';
 import { UsageService } from './usage.service';
 import { USAGE_SCHEMA } from './usage-response.schema';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/usage')

@@ -5,7 +5,7 @@ import { UpdateWorkspaceDto } from './dto/update-workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { WORKSPACE_SCHEMA } from './workspace-response.schema';
-import { GetRoute } from '../common/openapi/route.decorators';
+import { GetRoute } from '../auth/route.decorators';
 import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/workspaces')

@@ -1,8 +1,8 @@
 import { applyDecorators, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { AnyKey, Scopes } from '../../auth/auth.decorators';
-import { ANY_KEY, type Scope } from '../../auth/scopes';
-import { ApiOperation } from './openapi.decorators';
-import type { JsonSchema } from './schema';
+import { AnyKey, Scopes } from './auth.decorators';
+import { ANY_KEY, type Scope } from './scopes';
+import { ApiOperation } from '../common/openapi/openapi.decorators';
+import type { JsonSchema } from '../common/openapi/schema';
 
 /** Who may call a route: keys with that scope (`*` always may), or `ANY_KEY`: any key of the workspace. */
 export type RouteAccess = Scope | typeof ANY_KEY;
