@@ -1,5 +1,7 @@
 import { type AppConfig, buildConfig } from '@svc/common';
 import { BackgroundWork, JobLifecycle, type JobSettingsColumns } from '@svc/orchestration';
+import { DEFAULT_STORED_RETRY } from '@svc/workflow-contract/run-rules';
+import type { AuthContext } from '../../apps/api/src/auth/auth.decorators';
 import type { FakeTemporal } from './fake-temporal';
 import type { InMemoryDatabase } from './in-memory-database';
 
@@ -8,15 +10,8 @@ export const KIT_WORKSPACE = 'ws_1';
 /** Another workspace: its rows must be invisible to a caller of `KIT_WORKSPACE`. */
 export const OTHER_WORKSPACE = 'ws_other';
 
-/** The caller as `AuthContext` (apps/api/src/auth/auth.decorators.ts) carries it. */
-export interface KitAuth {
-  workspaceId: string;
-  keyId: string | null;
-  userId: string | null;
-  scopes: string[];
-  suspended: boolean;
-  actor: string;
-}
+/** The caller as the API's `AuthContext` carries it. */
+export type KitAuth = AuthContext;
 
 /** An API key caller of `workspaceId` with every scope. */
 export function authFor(workspaceId = KIT_WORKSPACE, actor = 'key:key_1'): KitAuth {
@@ -41,14 +36,7 @@ export function jobSettings(extra: Partial<JobSettingsColumns> = {}): JobSetting
     excludeCalendars: [],
     sinkKind: 'webhook',
     sinkConfig: { url: 'https://example.com/hook' },
-    retry: {
-      max_attempts: 3,
-      backoff: 'exponential',
-      initial_interval_ms: 10_000,
-      max_interval_ms: 600_000,
-      multiplier: 2,
-      jitter: 0.2,
-    },
+    retry: { ...DEFAULT_STORED_RETRY },
     timeoutMs: 30_000,
     slaThresholdMs: null,
     misfirePolicy: 'fire_once',

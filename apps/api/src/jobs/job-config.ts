@@ -1,7 +1,7 @@
 import { formatDuration, parseDuration, ValidationFailedError } from '@svc/common';
 import { shortestGapMs } from '@svc/orchestration';
 import type { BackoffKind } from '@svc/workflow-contract/backoff';
-import type { StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
+import { DEFAULT_STORED_RETRY, type StoredRetryPolicy } from '@svc/workflow-contract/run-rules';
 import type { OverlapPolicy } from '@svc/workflow-contract/definitions';
 
 /** A job's retry policy in the API's words (durations as strings). */
@@ -14,15 +14,8 @@ export interface RetrySettings {
   jitter: number;
 }
 
-/** Server defaults (decisions.md → retry defaults, timeout). */
-export const DEFAULT_RETRY: StoredRetryPolicy = {
-  max_attempts: 3,
-  backoff: 'exponential',
-  initial_interval_ms: 10_000,
-  max_interval_ms: 600_000,
-  multiplier: 2,
-  jitter: 0.2,
-};
+/** Server defaults (decisions.md → retry defaults, timeout): the contract's stored retry default. */
+export const DEFAULT_RETRY: StoredRetryPolicy = DEFAULT_STORED_RETRY;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** A complete retry policy in the API's shape (durations as strings) → the stored policy. */
