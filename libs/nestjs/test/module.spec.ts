@@ -163,39 +163,22 @@ describe('ScheduledJobsModule', () => {
     const app = await boot(service.url, [ReportService]);
     apps.push(app);
     const fastify = app.getHttpAdapter().getInstance();
+    /** POSTs a signed delivery to the module's route. */
+    const deliver = (delivery: ReturnType<typeof signedDelivery>) =>
+      fastify.inject({ method: 'POST', url: '/scheduled-jobs', headers: delivery.headers, payload: delivery.payload });
     const send = signedDelivery('reports.send', 'run_A');
-    const first = await fastify.inject({
-      method: 'POST',
-      url: '/scheduled-jobs',
-      headers: send.headers,
-      payload: send.payload,
-    });
+    const first = await deliver(send);
     expect([first.statusCode, first.json()]).toEqual([200, { ok: true }]);
-    const replay = await fastify.inject({
-      method: 'POST',
-      url: '/scheduled-jobs',
-      headers: send.headers,
-      payload: send.payload,
-    });
+    const replay = await deliver(send);
     expect([replay.statusCode, replay.json()]).toEqual([200, { ok: true, replayed: true }]);
     expect(calls.map((c) => [c.jobKey, c.runId])).toEqual([['reports.send', 'run_A']]);
 
     const purge = signedDelivery('reports.purge', 'run_B');
-    const fatal = await fastify.inject({
-      method: 'POST',
-      url: '/scheduled-jobs',
-      headers: purge.headers,
-      payload: purge.payload,
-    });
+    const fatal = await deliver(purge);
     expect([fatal.statusCode, fatal.json()]).toEqual([422, { error: 'ReportService.purge: nothing to purge' }]);
 
     const forged = signedDelivery('reports.send', 'run_C', `whsec_${Buffer.alloc(32, 9).toString('base64')}`);
-    const refused = await fastify.inject({
-      method: 'POST',
-      url: '/scheduled-jobs',
-      headers: forged.headers,
-      payload: forged.payload,
-    });
+    const refused = await deliver(forged);
     expect(refused.statusCode).toBe(401);
     expect(calls).toHaveLength(1);
   });
