@@ -32,6 +32,17 @@ const mtls: TemporalConnectionContext = {
 const apiKey: TemporalConnectionContext = { ...mtls, clientCert: false, apiKey: true, secrets: ['sekret-api-key'] };
 const plain: TemporalConnectionContext = { ...mtls, tls: false, clientCert: false };
 
+/** `err` under `context` classifies as exactly `cause` with `message` (not transient unless told). */
+function expectClassified(
+  err: Error,
+  context: TemporalConnectionContext,
+  cause: ReturnType<typeof classifyTemporalConnectionError>['cause'],
+  message: string,
+  transient = false,
+): void {
+  expect(classifyTemporalConnectionError(err, context)).toEqual({ cause, message, transient });
+}
+
 describe('classifyTemporalConnectionError', () => {
   describe('the server does not accept the client certificate', () => {
     it.each([
@@ -56,12 +67,12 @@ describe('classifyTemporalConnectionError', () => {
         ),
       ],
     ])('%s', (_, err) => {
-      expect(classifyTemporalConnectionError(err, mtls)).toEqual({
-        cause: 'client_certificate_rejected',
-        message:
-          'Temporal at temporal.internal:7233: the server rejected the client certificate (not signed by a CA it trusts, revoked or wrong); check TEMPORAL_TLS_CLIENT_CERT_PATH (temporal.tls.client_cert_path)',
-        transient: false,
-      });
+      expectClassified(
+        err,
+        mtls,
+        'client_certificate_rejected',
+        'Temporal at temporal.internal:7233: the server rejected the client certificate (not signed by a CA it trusts, revoked or wrong); check TEMPORAL_TLS_CLIENT_CERT_PATH (temporal.tls.client_cert_path)',
+      );
     });
 
     it('should say "expired" when the configured certificate has expired', () => {
@@ -104,12 +115,12 @@ describe('classifyTemporalConnectionError', () => {
         ),
       ],
     ])('%s', (_, err) => {
-      expect(classifyTemporalConnectionError(err, apiKey)).toEqual({
-        cause: 'untrusted_server',
-        message:
-          "Temporal at temporal.internal:7233: the server's certificate is not trusted (unknown issuer); set the CA that signed it: TEMPORAL_TLS_SERVER_CA_CERT_PATH (temporal.tls.server_ca_cert_path)",
-        transient: false,
-      });
+      expectClassified(
+        err,
+        apiKey,
+        'untrusted_server',
+        "Temporal at temporal.internal:7233: the server's certificate is not trusted (unknown issuer); set the CA that signed it: TEMPORAL_TLS_SERVER_CA_CERT_PATH (temporal.tls.server_ca_cert_path)",
+      );
     });
 
     it('should tell a name mismatch and an expired server certificate apart', () => {
@@ -147,12 +158,12 @@ describe('classifyTemporalConnectionError', () => {
           `Failed to call GetSystemInfo: code: 'The request does not have valid authentication credentials', message: "Request unauthorized."`,
         ),
       ]) {
-        expect(classifyTemporalConnectionError(err, apiKey)).toEqual({
-          cause: 'api_key_rejected',
-          message:
-            'Temporal at temporal.internal:7233: the server rejected the API key (Unauthenticated: Request unauthorized.); check TEMPORAL_API_KEY (temporal.api_key)',
-          transient: false,
-        });
+        expectClassified(
+          err,
+          apiKey,
+          'api_key_rejected',
+          'Temporal at temporal.internal:7233: the server rejected the API key (Unauthenticated: Request unauthorized.); check TEMPORAL_API_KEY (temporal.api_key)',
+        );
       }
       const echoing = grpcJs(16, 'invalid token sekret-api-key (Bearer sekret-api-key)');
       const { message } = classifyTemporalConnectionError(echoing, apiKey);
@@ -172,12 +183,12 @@ describe('classifyTemporalConnectionError', () => {
         grpcJs(5, 'Namespace jobs is not found.'),
         Object.assign(new Error('Namespace jobs is not found.'), { name: 'ServiceError', code: 5, details: '' }),
       ]) {
-        expect(classifyTemporalConnectionError(err, mtls)).toEqual({
-          cause: 'namespace_not_found',
-          message:
-            'Temporal at temporal.internal:7233: namespace jobs does not exist on this server (NotFound); check TEMPORAL_NAMESPACE (temporal.namespace)',
-          transient: false,
-        });
+        expectClassified(
+          err,
+          mtls,
+          'namespace_not_found',
+          'Temporal at temporal.internal:7233: namespace jobs does not exist on this server (NotFound); check TEMPORAL_NAMESPACE (temporal.namespace)',
+        );
       }
     });
   });
@@ -224,20 +235,18 @@ describe('classifyTemporalConnectionError', () => {
       ['no answer', new Error('Failed to connect before the deadline'), 'no answer in time'],
       ['dns', native('dns error: failed to lookup address information'), 'host not found'],
     ])('%s', (_, err, reason) => {
-      expect(classifyTemporalConnectionError(err, mtls)).toEqual({
-        cause: 'unreachable',
-        message: `Temporal at temporal.internal:7233: cannot reach the server (${reason})`,
-        transient: true,
-      });
+      expectClassified(
+        err,
+        mtls,
+        'unreachable',
+        `Temporal at temporal.internal:7233: cannot reach the server (${reason})`,
+        true,
+      );
     });
   });
 
   it('should quote anything else on one line, without key material', () => {
     const err = new Error('strange\nfailure -----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY----- end');
-    expect(classifyTemporalConnectionError(err, mtls)).toEqual({
-      cause: 'unknown',
-      message: 'Temporal at temporal.internal:7233: strange failure [PEM] end',
-      transient: true,
-    });
+    expectClassified(err, mtls, 'unknown', 'Temporal at temporal.internal:7233: strange failure [PEM] end', true);
   });
 });
