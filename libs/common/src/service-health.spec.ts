@@ -8,6 +8,18 @@ import {
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
+/** A transition of `dependency`, failing since second `since`, degraded at `degradedAt`, told at `told`. */
+function transition(
+  kind: ServiceHealthTransition['kind'],
+  dependency: ServiceHealthTransition['dependency'],
+  since: number,
+  degradedAt: number,
+  told: number,
+  cause: string,
+): ServiceHealthTransition {
+  return { dependency, kind, since: at(since), degradedAt: at(degradedAt), at: at(told), cause };
+}
+
 describe('ServiceHealthTracker', () => {
   const tracker = () => new ServiceHealthTracker({ degradedAfterMs: 10_000 });
 
@@ -16,25 +28,11 @@ describe('ServiceHealthTracker', () => {
     expect(t.observe('postgres', 'refused', at(0))).toBeNull();
     expect(t.observe('postgres', 'refused', at(5))).toBeNull();
     expect(t.isDegraded('postgres')).toBe(false);
-    expect(t.observe('postgres', 'reset', at(10))).toEqual({
-      dependency: 'postgres',
-      kind: 'degraded',
-      since: at(0),
-      degradedAt: at(10),
-      at: at(10),
-      cause: 'reset',
-    });
+    expect(t.observe('postgres', 'reset', at(10))).toEqual(transition('degraded', 'postgres', 0, 10, 10, 'reset'));
     expect(t.isDegraded('postgres')).toBe(true);
     expect(t.observe('postgres', 'reset', at(15))).toBeNull();
     expect(t.observe('postgres', 'reset', at(600))).toBeNull();
-    expect(t.observe('postgres', null, at(620))).toEqual({
-      dependency: 'postgres',
-      kind: 'recovered',
-      since: at(0),
-      degradedAt: at(10),
-      at: at(620),
-      cause: 'reset',
-    });
+    expect(t.observe('postgres', null, at(620))).toEqual(transition('recovered', 'postgres', 0, 10, 620, 'reset'));
     expect(t.isDegraded('postgres')).toBe(false);
     expect(t.observe('postgres', null, at(625))).toBeNull();
   });
@@ -95,32 +93,18 @@ describe('ServiceHealthTracker', () => {
     after.restore(before.degradations());
     expect(after.isDegraded('postgres')).toBe(true);
     expect(after.observe('postgres', 'refused', at(100))).toBeNull();
-    expect(after.observe('postgres', null, at(200))).toEqual({
-      dependency: 'postgres',
-      kind: 'recovered',
-      since: at(0),
-      degradedAt: at(10),
-      at: at(200),
-      cause: 'refused',
-    });
+    expect(after.observe('postgres', null, at(200))).toEqual(
+      transition('recovered', 'postgres', 0, 10, 200, 'refused'),
+    );
     expect(after.degradations()).toEqual([]);
   });
 });
 
 describe('ServiceAlertOutbox', () => {
-  const degraded = (dependency: 'postgres' | 'temporal', since: number, a: number): ServiceHealthTransition => ({
-    dependency,
-    kind: 'degraded',
-    since: at(since),
-    degradedAt: at(a),
-    at: at(a),
-    cause: 'down',
-  });
-  const recovered = (dependency: 'postgres' | 'temporal', since: number, d: number, a: number) => ({
-    ...degraded(dependency, since, d),
-    kind: 'recovered' as const,
-    at: at(a),
-  });
+  const degraded = (dependency: 'postgres' | 'temporal', since: number, a: number) =>
+    transition('degraded', dependency, since, a, a, 'down');
+  const recovered = (dependency: 'postgres' | 'temporal', since: number, d: number, a: number) =>
+    transition('recovered', dependency, since, d, a, 'down');
 
   it('should keep transitions in order until they are recorded', () => {
     const outbox = new ServiceAlertOutbox();
