@@ -10,52 +10,52 @@ const extension = {
 const registry = new SinkRegistry([...builtInSinkKinds(), extension]);
 
 describe('secretsUsedBy: which secrets a job uses, for every kind', () => {
-  it('webhook: header values and body, not the url', () => {
-    expect(
-      secretsUsedBy(registry, 'webhook', {
+  it.each<[name: string, kind: string, config: unknown, expected: string[]]>([
+    [
+      'webhook: header values and body, not the url',
+      'webhook',
+      {
         url: 'https://h.example/secret.URL_ONLY',
         headers: { Authorization: 'Bearer {{ secret.TOKEN }}' },
         body: '{"k":"{{secret.BODY_KEY}}","t":"{{secret.TOKEN}}"}',
-      }),
-    ).toEqual(['BODY_KEY', 'TOKEN']);
-  });
-
-  it('temporal_workflow: every string of args, nested, and the workflow id', () => {
-    expect(
-      secretsUsedBy(registry, 'temporal_workflow', {
+      },
+      ['BODY_KEY', 'TOKEN'],
+    ],
+    [
+      'temporal_workflow: every string of args, nested, and the workflow id',
+      'temporal_workflow',
+      {
         namespace: 'reports',
         task_queue: 'q',
         workflow_type: 'wf',
         workflow_id: 'id-{{secret.ID_PART}}',
         args: [{ auth: { token: '{{secret.ARG_TOKEN}}' } }, ['x', '{{ secret.LISTED }}'], 3],
-      }),
-    ).toEqual(['ARG_TOKEN', 'ID_PART', 'LISTED']);
+      },
+      ['ARG_TOKEN', 'ID_PART', 'LISTED'],
+    ],
+    [
+      'command: declares no template field, so a literal {{secret.X}} in argv or env is no use',
+      'command',
+      { argv: ['echo', '{{secret.LITERAL}}'], env: { A: '{{secret.ENV}}' } },
+      [],
+    ],
+    [
+      'an extension kind: its declared template fields plus its own secretNames, nothing else',
+      'pager',
+      { note: 'hi {{secret.NOTE_KEY}}', key_secret: 'PAGER_KEY', other: '{{secret.NOT_A_TEMPLATE_FIELD}}' },
+      ['NOTE_KEY', 'PAGER_KEY'],
+    ],
+    [
+      'a kind this server does not know locks conservatively: any secret.NAME mention, keys included',
+      'removed_kind',
+      { a: 'x {{secret.IN_TEMPLATE}} y', b: ['plain secret.BARE_MENTION', { 'secret.IN_KEY': 1 }], c: 42 },
+      ['BARE_MENTION', 'IN_KEY', 'IN_TEMPLATE'],
+    ],
+  ])('%s', (_name, kind, config, expected) => {
+    expect(secretsUsedBy(registry, kind, config)).toEqual(expected);
   });
 
-  it('command: declares no template field, so a literal {{secret.X}} in argv or env is no use', () => {
-    expect(
-      secretsUsedBy(registry, 'command', { argv: ['echo', '{{secret.LITERAL}}'], env: { A: '{{secret.ENV}}' } }),
-    ).toEqual([]);
-  });
-
-  it('an extension kind: its declared template fields plus its own secretNames, nothing else', () => {
-    expect(
-      secretsUsedBy(registry, 'pager', {
-        note: 'hi {{secret.NOTE_KEY}}',
-        key_secret: 'PAGER_KEY',
-        other: '{{secret.NOT_A_TEMPLATE_FIELD}}',
-      }),
-    ).toEqual(['NOTE_KEY', 'PAGER_KEY']);
-  });
-
-  it('a kind this server does not know locks conservatively: any secret.NAME mention, keys included', () => {
-    expect(
-      secretsUsedBy(registry, 'removed_kind', {
-        a: 'x {{secret.IN_TEMPLATE}} y',
-        b: ['plain secret.BARE_MENTION', { 'secret.IN_KEY': 1 }],
-        c: 42,
-      }),
-    ).toEqual(['BARE_MENTION', 'IN_KEY', 'IN_TEMPLATE']);
+  it('without a registry, every kind is read conservatively', () => {
     expect(secretsUsedBy(null, 'webhook', { headers: { A: 'secret.NO_REGISTRY' } })).toEqual(['NO_REGISTRY']);
   });
 
