@@ -112,11 +112,15 @@ const naturalExpr = fc.oneof(
   ]),
 );
 
-const quartzField = (values: string[]): fc.Arbitrary<string> =>
-  fc.oneof(
-    pick(values),
-    fc.integer({ min: 1, max: 70 }).map((s) => `*/${s}`),
-  );
+/** A field of one of `values` or a step of 1 to `maxStep`. */
+const stepField =
+  (maxStep: number) =>
+  (values: string[]): fc.Arbitrary<string> =>
+    fc.oneof(
+      pick(values),
+      fc.integer({ min: 1, max: maxStep }).map((s) => `*/${s}`),
+    );
+const quartzField = stepField(70);
 const quartzExpr = fc
   .tuple(
     quartzField(['0', '30', '*', '0,30', '10-20']),
@@ -136,11 +140,7 @@ const quartzExpr = fc
     fc.option(pick(['2027', '2026-2030', '*/5', '2027/100']), { nil: undefined }),
   )
   .map(([s, m, h, [dom, dow], mon, y]) => [s, m, h, dom, mon, dow, ...(y ? [y] : [])].join(' '));
-const cronField = (values: string[]): fc.Arbitrary<string> =>
-  fc.oneof(
-    pick(values),
-    fc.integer({ min: 1, max: 100 }).map((s) => `*/${s}`),
-  );
+const cronField = stepField(100);
 const cronExpr = fc
   .tuple(
     cronField(['0', '*/15', '5', '0,30']),
