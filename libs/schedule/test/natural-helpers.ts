@@ -50,6 +50,21 @@ export function fires(s: CompiledSchedule, n: number, after: Date = REF): string
   return s.next(after, n).map((d) => d.toISOString().replace('.000Z', 'Z'));
 }
 
+/** ISO strings of the first `n` (fewer if it ends) fire times of an rrule.js rule or set after the reference. */
+export function rrulejsFires(theirs: { after(date: Date, inc?: boolean): Date | null }, n: number): string[] {
+  const found: string[] = [];
+  let t = REF;
+  for (let i = 0; i < n; i++) {
+    const next = theirs.after(t, false);
+    if (!next) {
+      break;
+    }
+    found.push(next.toISOString().replace('.000Z', 'Z'));
+    t = next;
+  }
+  return found;
+}
+
 /** UTF-8 byte offset of the first occurrence of `needle` in `hay`. */
 export function bytePos(hay: string, needle: string): number {
   return new TextEncoder().encode(hay.slice(0, hay.indexOf(needle))).length;
