@@ -17,24 +17,13 @@ export class FakeTemporal {
   readonly gateway = {
     upsertJob: async (snapshot: JobSnapshot) => {
       await this.slow;
-      this.reach();
-      this.snapshots.push(snapshot);
+      this.reach(this.snapshots, snapshot);
     },
-    deleteJob: async (jobId: string) => {
-      this.reach();
-      this.deleted.push(jobId);
-    },
-    cancelRun: async (runId: string) => {
-      this.reach();
-      this.cancelled.push(runId);
-    },
-    startRun: async (input: RunWorkflowInput) => {
-      this.reach();
-      this.started.push(input);
-    },
+    deleteJob: async (jobId: string) => this.reach(this.deleted, jobId),
+    cancelRun: async (runId: string) => this.reach(this.cancelled, runId),
+    startRun: async (input: RunWorkflowInput) => this.reach(this.started, input),
     describeRun: async (runId: string) => {
-      this.reach();
-      this.described.push(runId);
+      this.reach(this.described, runId);
       return this.runViews.get(runId) ?? null;
     },
   };
@@ -51,9 +40,11 @@ export class FakeTemporal {
       .map(({ state, revision, version }) => ({ state, revision, version }));
   }
 
-  private reach(): void {
+  /** A call that reached Temporal: recorded in `calls`; while it is down, it throws instead. */
+  private reach<T>(calls: T[], call: T): void {
     if (this.down) {
       throw new Error('temporal unavailable');
     }
+    calls.push(call);
   }
 }
