@@ -368,22 +368,16 @@ function parseItem(
       }
       return i + 1;
     };
-    const unknownName = (s: string, offset: number): never => {
-      const full = FULL_DAYS.indexOf(s);
-      const sug =
-        full >= 0
-          ? DAYS[full]
-          : (suggest(s, DAYS) ??
-            (suggest(s, FULL_DAYS) ? DAYS[FULL_DAYS.indexOf(suggest(s, FULL_DAYS) as string)] : null));
-      return fail(
+    const unknownName = (s: string, offset: number): never =>
+      failUnknownName(
+        fail,
         it,
-        'unknown_word',
+        s,
+        offset,
         `'${s}' is not a day-of-week name (use SUN, MON, TUE, WED, THU, FRI, SAT or 1-7 with 1 = Sunday)`,
-        sug,
-        it.start + offset,
-        it.start + offset + s.length,
+        DAYS,
+        FULL_DAYS,
       );
-    };
     if ((m = /^(\d+|[A-Z]+)L$/.exec(t))) {
       set.add(dayVal(m[1], 0));
       f.lastDayOfWeek = true;
@@ -400,12 +394,7 @@ function parseItem(
       return;
     }
     if ((m = /^([A-Z]+)(?:-([A-Z]+))?$/.exec(t))) {
-      const a = dayVal(m[1], 0);
-      if (m[2] === undefined) {
-        addToSet(set, type, a, -1, -1);
-      } else {
-        addToSet(set, type, a, dayVal(m[2], m[1].length + 1), 1);
-      }
+      addNames(set, type, m, dayVal);
       return;
     }
     if (/^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) {
@@ -421,27 +410,17 @@ function parseItem(
       if (i >= 0) {
         return i + 1;
       }
-      const full = FULL_MONTHS.indexOf(s);
-      const guess =
-        full >= 0
-          ? MONTHS[full]
-          : (suggest(s, MONTHS) ??
-            (suggest(s, FULL_MONTHS) ? MONTHS[FULL_MONTHS.indexOf(suggest(s, FULL_MONTHS) as string)] : null));
-      return fail(
+      return failUnknownName(
+        fail,
         it,
-        'unknown_word',
+        s,
+        offset,
         `'${s}' is not a month name (use JAN … DEC or 1-12)`,
-        guess,
-        it.start + offset,
-        it.start + offset + s.length,
+        MONTHS,
+        FULL_MONTHS,
       );
     };
-    const a = mon(m[1], 0);
-    if (m[2] === undefined) {
-      addToSet(set, type, a, -1, -1);
-    } else {
-      addToSet(set, type, a, mon(m[2], m[1].length + 1), 1);
-    }
+    addNames(set, type, m, mon);
     return;
   }
   if (type === F.MONTH && /^[A-Z]+(-[A-Z]+)?\/\d+$/.test(t)) {
@@ -475,6 +454,49 @@ function parseItem(
     );
   }
   fail(it, 'syntax', `'${it.text}' is not a valid ${name} value`);
+}
+
+/**
+ * Adds the name or range of names `A-B` that `m` matched (`^([A-Z]+)(?:-([A-Z]+))?$`) to `set`,
+ * each name's value from `valueOf(name, offset in the item)`.
+ */
+function addNames(set: Set<number>, type: F, m: RegExpExecArray, valueOf: (s: string, offset: number) => number): void {
+  const a = valueOf(m[1], 0);
+  if (m[2] === undefined) {
+    addToSet(set, type, a, -1, -1);
+  } else {
+    addToSet(set, type, a, valueOf(m[2], m[1].length + 1), 1);
+  }
+}
+
+/** Fails on the unknown day or month name `s` (at `offset` in item `it`), suggesting the abbreviation it meant. */
+function failUnknownName(
+  fail: Fail,
+  it: Token,
+  s: string,
+  offset: number,
+  message: string,
+  abbreviations: readonly string[],
+  fullNames: readonly string[],
+): never {
+  const suggestion = nameSuggestion(s, abbreviations, fullNames);
+  return fail(it, 'unknown_word', message, suggestion, it.start + offset, it.start + offset + s.length);
+}
+
+/**
+ * The abbreviation an unknown day or month name most likely meant: that of the full name it is,
+ * else the nearest abbreviation, else the abbreviation of the nearest full name; null if none is near.
+ */
+function nameSuggestion(s: string, abbreviations: readonly string[], fullNames: readonly string[]): string | null {
+  const full = fullNames.indexOf(s);
+  if (full >= 0) {
+    return abbreviations[full];
+  }
+  const nearFull = (): string | null => {
+    const near = suggest(s, fullNames);
+    return near ? abbreviations[fullNames.indexOf(near)] : null;
+  };
+  return suggest(s, abbreviations) ?? nearFull();
 }
 
 /** Port of Quartz `addToSet` (value checks are done by the caller). incr -1/0 = single value. */
