@@ -233,43 +233,18 @@ export class Recurrence {
     if (this.months && !this.months.has(m)) {
       return false;
     }
-    if (this.monthDays) {
-      const dim = daysInMonth(y, m);
-      let ok = false;
-      for (const md of this.monthDays) {
-        if (md === d || md === d - dim - 1) {
-          ok = true;
-        }
-      }
-      if (!ok) {
-        return false;
-      }
+    if (this.monthDays && !holdsPosition(this.monthDays, d, daysInMonth(y, m))) {
+      return false;
     }
     if (this.yearDays) {
       const yd = dn - daysFromCivil(y, 1, 1) + 1;
-      const diy = isLeapYear(y) ? 366 : 365;
-      let ok = false;
-      for (const v of this.yearDays) {
-        if (v === yd || v === yd - diy - 1) {
-          ok = true;
-        }
-      }
-      if (!ok) {
+      if (!holdsPosition(this.yearDays, yd, isLeapYear(y) ? 366 : 365)) {
         return false;
       }
     }
     if (this.weekNos) {
       const wn = weekNo(dn, y, this.rule.wkst);
-      let ok = false;
-      if (wn >= 1) {
-        const total = weeksInYear(y, this.rule.wkst);
-        for (const v of this.weekNos) {
-          if (v === wn || v === wn - total - 1) {
-            ok = true;
-          }
-        }
-      }
-      if (!ok) {
+      if (wn < 1 || !holdsPosition(this.weekNos, wn, weeksInYear(y, this.rule.wkst))) {
         return false;
       }
     }
@@ -550,4 +525,14 @@ export class Recurrence {
       k++;
     }
   }
+}
+
+/** Does a BY* list of positions (1-based from the start, negative from the end) hold `position` of `size`? */
+function holdsPosition(positions: readonly number[], position: number, size: number): boolean {
+  for (const v of positions) {
+    if (v === position || v === position - size - 1) {
+      return true;
+    }
+  }
+  return false;
 }
