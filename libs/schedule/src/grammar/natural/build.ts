@@ -12,7 +12,6 @@
  * - A one-off compiles to `FREQ=DAILY;COUNT=1;DTSTART=<UTC instant>Z`.
  */
 import { DAY_MS, daysInMonth, wallFields } from '../../civil';
-import { errorAt } from '../../errors';
 import { describeRule, clock } from '../../recurrence/describe';
 import type { DescribeExtras } from '../../recurrence/describe';
 import { emptyRule } from '../../recurrence/rule';
@@ -30,7 +29,7 @@ import {
   phaseStart,
   stepLabel,
 } from './rule-shape';
-import type { Span, Spec } from './spec';
+import { spanErrors, type Spec } from './spec';
 
 export interface Built {
   rule: Rule;
@@ -46,10 +45,7 @@ export function buildNatural(
   zone: string,
   reference: Date,
 ): { built: Built | null; errors: ScheduleError[] } {
-  const errors: ScheduleError[] = [];
-  const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
-    errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
-  };
+  const { errors, err } = spanErrors(expr);
   const z = zoneOffsets(zone);
 
   if (spec.oneOff) {

@@ -1,13 +1,12 @@
 /** A one-off natural schedule (`in 20 minutes`, `tomorrow at 9am`, `2026-12-04 09:00`) as a one-count rule. */
 import { DAY_MS, daysInMonth, wallFields, wallFromFields } from '../../civil';
-import { errorAt } from '../../errors';
 import { formatDate } from '../../recurrence/describe';
 import { emptyRule } from '../../recurrence/rule';
 import type { ScheduleError } from '../../types';
 import { instantToWall, rfc5545WallToInstant, type ZoneOffsets } from '../../tz';
 import type { Built } from './build';
 import { UNIT_SEC } from './rule-shape';
-import type { OneOff, Span, Spec } from './spec';
+import { spanErrors, type OneOff, type Spec } from './spec';
 
 /** The recurring clauses of a spec, each `null` or with the `span` it was written at. */
 type ClashingClause = Exclude<keyof Spec, 'times' | 'oneOff' | 'yearDate' | 'monthly'>;
@@ -20,10 +19,7 @@ export function buildOneOff(
   z: ZoneOffsets,
   reference: Date,
 ): { built: Built | null; errors: ScheduleError[] } {
-  const errors: ScheduleError[] = [];
-  const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
-    errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
-  };
+  const { errors, err } = spanErrors(expr);
   /** The clauses a one-off date cannot go with, and how the error names each. */
   const clash: [ClashingClause, string][] = [
     ['interval', 'a repetition'],

@@ -1,4 +1,5 @@
 /** What the natural-language parser reads out of an expression, for the builder to turn into a rule. */
+import { errorAt } from '../../errors';
 import type { ScheduleError } from '../../types';
 import type { Unit } from './vocab';
 
@@ -58,4 +59,16 @@ export interface ParseResult {
   spec: Spec;
   errors: ScheduleError[];
   ambiguous: Misspelling[];
+}
+
+/** The errors a build collects, and `err`, which adds one at a span of `expr`. */
+export function spanErrors(expr: string): {
+  errors: ScheduleError[];
+  err: (span: Span, kind: string, message: string, suggestion?: string | null) => void;
+} {
+  const errors: ScheduleError[] = [];
+  const err = (span: Span, kind: string, message: string, suggestion: string | null = null): void => {
+    errors.push(errorAt(expr, span.start, span.end, kind, message, suggestion));
+  };
+  return { errors, err };
 }
