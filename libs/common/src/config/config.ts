@@ -133,36 +133,33 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
       }
       return value;
     };
-    const githubId = str('auth.github.client_id', '').trim();
-    const githubSecret = str('auth.github.client_secret', '');
-    if (Boolean(githubId) !== Boolean(githubSecret)) {
-      problems.push('auth.github: expected both client_id and client_secret (the OAuth app on GitHub)');
-    }
-    const github =
-      githubId && githubSecret
-        ? {
-            url: providerUrl('auth.github.url', 'https://github.com'),
-            api_url: providerUrl('auth.github.api_url', 'https://api.github.com'),
-            client_id: githubId,
-            client_secret: githubSecret,
-            // The profile, and the email addresses with their verified flag (GET /user/emails).
-            scopes: str('auth.github.scopes', 'read:user user:email'),
-          }
-        : null;
-    const googleId = str('auth.google.client_id', '').trim();
-    const googleSecret = str('auth.google.client_secret', '');
-    if (Boolean(googleId) !== Boolean(googleSecret)) {
-      problems.push('auth.google: expected both client_id and client_secret (the OAuth client on Google Cloud)');
-    }
-    const google =
-      googleId && googleSecret
-        ? {
-            issuer: providerUrl('auth.google.issuer', 'https://accounts.google.com'),
-            client_id: googleId,
-            client_secret: googleSecret,
-            scopes: str('auth.google.scopes', 'openid email profile'),
-          }
-        : null;
+    /** The OAuth client of `auth.<provider>`: both its id and secret (a problem if only one is set), else null. */
+    const oauthClient = (provider: 'github' | 'google', where: string) => {
+      const client_id = str(`auth.${provider}.client_id`, '').trim();
+      const client_secret = str(`auth.${provider}.client_secret`, '');
+      if (Boolean(client_id) !== Boolean(client_secret)) {
+        problems.push(`auth.${provider}: expected both client_id and client_secret (${where})`);
+      }
+      return client_id && client_secret ? { client_id, client_secret } : null;
+    };
+    const githubClient = oauthClient('github', 'the OAuth app on GitHub');
+    const github = githubClient
+      ? {
+          url: providerUrl('auth.github.url', 'https://github.com'),
+          api_url: providerUrl('auth.github.api_url', 'https://api.github.com'),
+          ...githubClient,
+          // The profile, and the email addresses with their verified flag (GET /user/emails).
+          scopes: str('auth.github.scopes', 'read:user user:email'),
+        }
+      : null;
+    const googleClient = oauthClient('google', 'the OAuth client on Google Cloud');
+    const google = googleClient
+      ? {
+          issuer: providerUrl('auth.google.issuer', 'https://accounts.google.com'),
+          ...googleClient,
+          scopes: str('auth.google.scopes', 'openid email profile'),
+        }
+      : null;
     const configured = { github, google, oidc };
     return {
       dev_login: bool('auth.dev_login', false),
