@@ -1,5 +1,6 @@
 import { ApplicationFailure, type Payload, type PayloadCodec } from '@temporalio/common';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KEY_BYTES, parseKeyText } from './key-text';
 
 /**
  * Encryption at rest of what the service hands to Temporal (docs/operations.md →
@@ -29,7 +30,6 @@ export const KEY_ID_KEY = 'encryption-key-id';
 /** `ApplicationFailure.type` of a payload this process cannot decrypt (unknown key, tampered, malformed). */
 export const PAYLOAD_DECRYPTION_FAILURE = 'PayloadDecryptionFailure';
 
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const SERIALIZED_V1 = 0x01;
@@ -46,19 +46,7 @@ export function isCodecKeyId(id: string): boolean {
  * not such a key.
  */
 export function parseCodecKey(text: string): Buffer | null {
-  const trimmed = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
-    return Buffer.from(trimmed, 'hex');
-  }
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
-    const standard = trimmed.replace(/-/g, '+').replace(/_/g, '/').replace(/=$/, '');
-    const bytes = Buffer.from(standard, 'base64');
-    // The 43rd character carries 2 spare bits; nonzero ones mean a mistyped key.
-    if (bytes.length === KEY_BYTES && bytes.toString('base64').replace(/=$/, '') === standard) {
-      return bytes;
-    }
-  }
-  return null;
+  return parseKeyText(text, [/^[A-Za-z0-9+/_-]{43}=?$/]);
 }
 
 /** A new random codec key, base64 (what `openssl rand -base64 32` prints). */

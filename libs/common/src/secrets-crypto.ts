@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KEY_BYTES, parseKeyText } from './key-text';
 
 /**
  * Encryption at rest of workspace secrets (decisions.md → Secrets): AES-256-GCM under one 32-byte
@@ -16,7 +17,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  */
 
 const FORMAT_V1 = 0x01;
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
@@ -52,19 +52,8 @@ export class SecretDecryptionError extends Error {
  * of a key file) is ignored. Returns null when the text is not such a key.
  */
 export function parseEncryptionKey(text: string): Buffer | null {
-  const trimmed = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
-    return Buffer.from(trimmed, 'hex');
-  }
-  if (/^[A-Za-z0-9+/]{43}=?$/.test(trimmed) || /^[A-Za-z0-9_-]{43}=?$/.test(trimmed)) {
-    const standard = trimmed.replace(/-/g, '+').replace(/_/g, '/').replace(/=$/, '');
-    const bytes = Buffer.from(standard, 'base64');
-    // The 43rd character carries 2 spare bits; nonzero ones mean a mistyped key, not this one.
-    if (bytes.length === KEY_BYTES && bytes.toString('base64').replace(/=$/, '') === standard) {
-      return bytes;
-    }
-  }
-  return null;
+  // One alphabet or the other, not both mixed.
+  return parseKeyText(text, [/^[A-Za-z0-9+/]{43}=?$/, /^[A-Za-z0-9_-]{43}=?$/]);
 }
 
 /** A new random key, base64 (what `scripts/start.sh` writes into the data folder). */
