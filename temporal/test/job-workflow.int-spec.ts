@@ -11,7 +11,7 @@
 import { Context } from '@temporalio/activity';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { planOccurrences } from '../../apps/worker/src/activities/schedule.activities';
 import { workflowBundleOptions } from '../../apps/worker/src/temporal/workflow-bundle';
@@ -32,6 +32,7 @@ import {
   type OverlapPolicy,
   type RunWorkflowInput,
 } from '@svc/workflow-contract/definitions';
+import { installQuietRuntime } from '../../test/utils/quiet-runtime';
 
 /** Everything the mocked run activities were called with. */
 const calls = {
@@ -130,15 +131,8 @@ describe('run workflow (mocked activities)', () => {
   const workflowIds: string[] = [];
 
   beforeAll(async () => {
-    try {
-      // Quiet: the blocking attempt completes after its run was cancelled, which core logs as a warning.
-      Runtime.install({
-        logger: new DefaultLogger('ERROR'),
-        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
-      });
-    } catch {
-      // already installed in this process
-    }
+    // Quiet: the blocking attempt completes after its run was cancelled, which core logs as a warning.
+    installQuietRuntime();
     const address = process.env.TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
     connection = await Connection.connect({ address });
     client = new Client({ connection });

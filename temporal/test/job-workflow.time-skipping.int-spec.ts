@@ -14,7 +14,7 @@
  * outage test, which says how it lets time pass without one.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AppConfig } from '../../libs/common/src';
@@ -43,6 +43,7 @@ import {
   type JobWorkflowMemo,
   type MisfirePolicy,
 } from '@svc/workflow-contract/definitions';
+import { installQuietRuntime } from '../../test/utils/quiet-runtime';
 
 const TEST_SERVER =
   process.env.TEST_TEMPORAL_TEST_SERVER ||
@@ -149,14 +150,7 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
           'and passes its path as TEST_TEMPORAL_TEST_SERVER.',
       );
     }
-    try {
-      Runtime.install({
-        logger: new DefaultLogger('ERROR'),
-        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
-      });
-    } catch {
-      // already installed in this process
-    }
+    installQuietRuntime();
     workflowBundle = await bundleWorkflowCode({
       ...workflowBundleOptions(resolve(__dirname, '../workflows'), false),
       logger: new DefaultLogger('ERROR'),

@@ -14,12 +14,13 @@ import {
   type RunWorkflowInput,
 } from '@svc/workflow-contract/definitions';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { createActivities } from '../../apps/worker/src/activities';
 import { withWorkflowAliases } from '../../apps/worker/src/temporal/workflow-bundle';
 import { apiClient, startStack, type Stack } from '../utils/stack';
 import { scheduledAtOf, waitFor, WebhookReceiver } from '../utils/receiver';
+import { installQuietRuntime } from '../utils/quiet-runtime';
 
 /** The workflow code before the one-activity path (commit 49036eb), frozen for this test. */
 const V1_WORKFLOWS = resolve(__dirname, '../fixtures/workflows-v1');
@@ -55,15 +56,8 @@ describe('worker upgrade over running workflows', () => {
   let healed = false;
 
   beforeAll(async () => {
-    try {
-      // Quiet: the old worker's tasks for the terminated and replaced workflows are logged as warnings.
-      Runtime.install({
-        logger: new DefaultLogger('ERROR'),
-        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
-      });
-    } catch {
-      // already installed in this process
-    }
+    // Quiet: the old worker's tasks for the terminated and replaced workflows are logged as warnings.
+    installQuietRuntime();
     stack = await startStack({ worker: false });
     receiver = await WebhookReceiver.start();
     api = apiClient(stack.baseUrl, stack.apiKey);
