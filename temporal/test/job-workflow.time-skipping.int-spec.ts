@@ -308,11 +308,10 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
   }, 120_000);
 
   it('should prepare each occurrence of a large burst at its own lead, before the instant, counted once', async () => {
-    const timeoutMs = 30_000;
     const snapshot = snapshotOf({
       expr: 'every 1 minute',
       prepareAheadMs: 1_000,
-      display: jobDisplay({ name: 'burst', schedule: 'every 1 minute', target: 'POST example.com', timeoutMs }),
+      display: jobDisplay({ name: 'burst', schedule: 'every 1 minute', target: 'POST example.com', timeoutMs: 30_000 }),
     });
     recorder.burst = { size: 1_000, registered: [] };
     // 1 000 jobs at 25 a second: this job's place in the 40 s spread before the base lead.
@@ -323,7 +322,6 @@ describe('jobWorkflow timing (time-skipping test server, mocked activities)', ()
       ratePerS: 25,
       maxMs: 60_000,
       gapMs: MINUTE,
-      timeoutMs,
     });
     expect(lead).toBeGreaterThan(1_000);
     await withWorker(async () => {

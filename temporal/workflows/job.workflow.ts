@@ -350,7 +350,6 @@ function preparedPlan(planning: JobSnapshot, registered: string | null) {
       jobId: planning.jobId,
       registered,
       overlapPolicy: planning.overlapPolicy ?? 'allow',
-      timeoutMs: planning.display?.timeoutMs ?? null,
     },
     gate: { workspaceId: planning.workspaceId, month: nowIso().slice(0, 7) },
   };

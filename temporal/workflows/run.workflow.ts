@@ -18,6 +18,7 @@ import type {
 } from '@svc/workflow-contract/activity-types';
 import {
   attemptStartedSignal,
+  ATTEMPT_BUDGET_MS,
   ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   describeRunQuery,
   DESTINATION_WAIT,
@@ -42,10 +43,11 @@ export const NON_RETRYABLE_ATTEMPT_ERRORS = ['RunGone'];
  * One attempt per activity execution. User-visible retries come from the activity's own attempt
  * counter and `nextRetryDelay` (the job's backoff with jitter and Retry-After); this policy's own
  * backoff only paces infrastructure errors (database or worker trouble), which consume no attempt.
- * The start-to-close timeout covers the longest job timeout (120 s) plus the bookkeeping.
+ * The start-to-close timeout covers the longest job timeout (120 s) plus the bookkeeping, and
+ * the wait of an attempt opened ahead of its instant (set per call, see `attemptTimeouts`).
  */
 const attempts = proxyActivities<RunActivities>({
-  startToCloseTimeout: '150s',
+  startToCloseTimeout: ATTEMPT_BUDGET_MS,
   heartbeatTimeout: ATTEMPT_HEARTBEAT_TIMEOUT_MS,
   retry: {
     initialInterval: '1s',
@@ -105,7 +107,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<string> {
   let status: string;
   try {
     const result = await attempts.runAttempt.executeWithOptions(
-      { summary: attemptSummary(input.display, first), heartbeatTimeout: attemptHeartbeatTimeoutMs(releaseAt) },
+      { summary: attemptSummary(input.display, first), ...attemptTimeouts(releaseAt) },
       [input],
     );
     status = result.status;
@@ -158,7 +160,7 @@ async function runToTheEnd(
       result = await attempts.runAttempt.executeWithOptions(
         {
           summary: attemptsSummary(input.display, from),
-          heartbeatTimeout: attemptHeartbeatTimeoutMs(releaseAt),
+          ...attemptTimeouts(releaseAt),
           ...(budget !== null || destinationWaits
             ? {
                 retry: {
@@ -284,12 +286,14 @@ function attemptsMade(err: unknown): number | null {
 /**
  * An attempt opened ahead of its instant waits for it inside the activity without heartbeating:
  * each heartbeat is a write on the server, about three per occurrence of a burst prepared 20 s
- * ahead. Its heartbeat timeout covers the wait, so a worker lost during the wait is noticed
- * ATTEMPT_HEARTBEAT_TIMEOUT_MS after the instant (docs/architecture.md → Bursts prepared ahead).
- * Only the option changes, which replay does not compare, so no patch is needed.
+ * ahead. Both timeouts cover the wait on top of their own: a worker lost during the wait is noticed
+ * ATTEMPT_HEARTBEAT_TIMEOUT_MS after the instant, and a burst opened minutes ahead still has the
+ * whole budget for its request (docs/architecture.md → Bursts prepared ahead). Only options
+ * change, which replay does not compare, so no patch is needed.
  */
-function attemptHeartbeatTimeoutMs(releaseAt: string): number {
-  return ATTEMPT_HEARTBEAT_TIMEOUT_MS + Math.max(0, Date.parse(releaseAt) - Date.now());
+function attemptTimeouts(releaseAt: string): { heartbeatTimeout: number; startToCloseTimeout: number } {
+  const waitMs = Math.max(0, Date.parse(releaseAt) - Date.now());
+  return { heartbeatTimeout: ATTEMPT_HEARTBEAT_TIMEOUT_MS + waitMs, startToCloseTimeout: ATTEMPT_BUDGET_MS + waitMs };
 }
 
 /** The run's state in words, for the Temporal Web UI's current details. */

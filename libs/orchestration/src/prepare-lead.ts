@@ -4,13 +4,6 @@
  * records it with the plan, so replay never computes it again.
  */
 
-/** The run workflow's attempt start-to-close (libs/workflow-contract/src/definitions.ts, same value). */
-export const ATTEMPT_BUDGET_MS = 150_000;
-/** The longest job timeout (spec): an attempt whose timeout is unknown is assumed to use it. */
-const LONGEST_JOB_TIMEOUT_MS = 120_000;
-/** Bookkeeping of an attempt besides its request (claim, records), kept out of the wait. */
-const ATTEMPT_BOOKKEEPING_MS = 15_000;
-
 export interface PrepareLeadInput {
   jobId: string;
   /** Jobs planned at the occurrence's instant, this one included (best estimate, >= 1). */
@@ -23,16 +16,15 @@ export interface PrepareLeadInput {
   maxMs: number;
   /** From the job's previous occurrence (or the plan's start) to this one. */
   gapMs: number;
-  /** The job's request timeout, when known. */
-  timeoutMs: number | null;
 }
 
 /**
  * `base + position × burst / rate`: the burst's preparations are spread evenly over the time the
  * server needs for them at `rate`, ending `base` before the instant; each job's place in that
- * spread is fixed by its id, so the same job always takes the same place. Capped so an attempt's
- * wait plus its request fits the attempt's start-to-close, so a job never holds two of its own
- * occurrences waiting at once (less than its gap), and by `maxMs`; never below `base`.
+ * spread is fixed by its id, so the same job always takes the same place. Capped so a job never
+ * holds two of its own occurrences waiting at once (less than its gap), and by `maxMs`; never below
+ * `base`. The wait needs no room in the attempt's budget: the run workflow adds it to the attempt's
+ * start-to-close.
  */
 export function prepareLeadMs(input: PrepareLeadInput): number {
   const { baseMs } = input;
@@ -41,8 +33,7 @@ export function prepareLeadMs(input: PrepareLeadInput): number {
   }
   const spreadMs = (input.burst / input.ratePerS) * 1000;
   const lead = baseMs + Math.floor(spreadPosition(input.jobId) * spreadMs);
-  const attemptCap = ATTEMPT_BUDGET_MS - (input.timeoutMs ?? LONGEST_JOB_TIMEOUT_MS) - ATTEMPT_BOOKKEEPING_MS;
-  const cap = Math.min(input.maxMs, attemptCap, input.gapMs - 1_000);
+  const cap = Math.min(input.maxMs, input.gapMs - 1_000);
   return Math.max(baseMs, Math.min(lead, cap));
 }
 

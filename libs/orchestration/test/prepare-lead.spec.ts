@@ -1,4 +1,4 @@
-import { ATTEMPT_BUDGET_MS, prepareLeadMs, spreadPosition, type PrepareLeadInput } from '../src/prepare-lead';
+import { prepareLeadMs, spreadPosition, type PrepareLeadInput } from '../src/prepare-lead';
 
 const input = (overrides: Partial<PrepareLeadInput> = {}): PrepareLeadInput => ({
   jobId: 'job_01JDX5Y0000000000000000000',
@@ -7,7 +7,6 @@ const input = (overrides: Partial<PrepareLeadInput> = {}): PrepareLeadInput => (
   ratePerS: 25,
   maxMs: 60_000,
   gapMs: 60_000,
-  timeoutMs: 30_000,
   ...overrides,
 });
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `job_01JDX5Y${String(i).padStart(19, '0')}`);
@@ -39,6 +38,17 @@ describe('prepareLeadMs', () => {
     expect(large - 1_000).toBeCloseTo((small - 1_000) * 10, -2);
   });
 
+  it('should prepare 10,000 daily jobs due at one instant over 400 s at 25 a second, whatever their timeout', () => {
+    const leads = ids(10_000).map((jobId) =>
+      prepareLeadMs(input({ jobId, burst: 10_000, maxMs: 900_000, gapMs: 86_400_000 })),
+    );
+    expect(Math.max(...leads)).toBeGreaterThan(390_000);
+    expect(Math.max(...leads)).toBeLessThanOrEqual(401_000);
+    // The attempt's start-to-close covers the wait (run workflow), so no timeout caps the lead.
+    const beyondOldCap = leads.filter((lead) => lead > 120_000).length;
+    expect(beyondOldCap).toBeGreaterThan(6_500); // about 70% of a spread 400 s long
+  });
+
   it('should give a job the same place every time', () => {
     expect(spreadPosition('job_a')).toBe(spreadPosition('job_a'));
     expect(spreadPosition('job_a')).not.toBe(spreadPosition('job_b'));
@@ -48,14 +58,11 @@ describe('prepareLeadMs', () => {
     }
   });
 
-  it('should stay below the gap to the previous occurrence, the attempt budget and the maximum', () => {
+  it('should stay below the gap to the previous occurrence and the maximum', () => {
     const leads = (overrides: Partial<PrepareLeadInput>) =>
       ids(200).map((jobId) => prepareLeadMs(input({ jobId, burst: 5_000, ...overrides })));
     expect(Math.max(...leads({ gapMs: 10_000 }))).toBe(9_000);
     expect(Math.max(...leads({ maxMs: 20_000 }))).toBe(20_000);
-    // A 120 s request timeout leaves 15 s of the attempt's 150 s for the wait.
-    expect(Math.max(...leads({ timeoutMs: 120_000 }))).toBe(ATTEMPT_BUDGET_MS - 120_000 - 15_000);
-    expect(Math.max(...leads({ timeoutMs: null }))).toBe(15_000);
     // Never below the base, even when a cap is below it.
     expect(Math.min(...leads({ gapMs: 500 }))).toBe(1_000);
   });

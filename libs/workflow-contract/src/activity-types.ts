@@ -68,8 +68,8 @@ export interface PlanPrepareInput {
   /** The instant this job was last counted at (not counted twice). */
   registered: string | null;
   overlapPolicy: OverlapPolicy;
-  /** The job's request timeout (ms), when known. */
-  timeoutMs: number | null;
+  /** Sent by job workflows started before the lead stopped depending on it; ignored. */
+  timeoutMs?: number | null;
 }
 
 export interface OccurrencePlan {

@@ -352,6 +352,11 @@ export const ATTEMPT_HEARTBEAT_TIMEOUT_MS = 10_000;
  * timeout above, also for attempts whose timeout was lengthened to cover their wait.
  */
 export const ATTEMPT_HEARTBEAT_THROTTLE_MS = ATTEMPT_HEARTBEAT_TIMEOUT_MS * 0.8;
+/**
+ * Start-to-close of one attempt activity besides any wait for its instant: the longest job timeout
+ * (120 s) and the bookkeeping (claim, records). An attempt opened ahead gets its wait on top.
+ */
+export const ATTEMPT_BUDGET_MS = 150_000;
 
 export const JOB_WORKFLOW = 'jobWorkflow';
 export const RUN_WORKFLOW = 'runWorkflow';

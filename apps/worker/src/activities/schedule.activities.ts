@@ -151,7 +151,6 @@ async function leadOf(
     ratePerS: config.scheduler.prepare_rate,
     maxMs: config.scheduler.max_prepare_ahead_ms,
     gapMs: Date.parse(next) - Date.parse(previous ?? input.after),
-    timeoutMs: prepare.timeoutMs,
   });
   return { leadMs, burst };
 }

@@ -105,8 +105,8 @@ describe('buildConfig', () => {
 
   it('should read the burst preparation and worker cache settings, with bounds', () => {
     expect(buildConfig({}, {})).toMatchObject({
-      scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 60_000 },
-      worker: { max_concurrent_activities: 2_000, max_cached_workflows: 2_500 },
+      scheduler: { prepare_ahead_ms: 1_000, prepare_rate: 25, max_prepare_ahead_ms: 600_000 },
+      worker: { max_concurrent_activities: 12_000, max_cached_workflows: 2_500 },
     });
     const tuned = buildConfig(
       {},
@@ -114,7 +114,8 @@ describe('buildConfig', () => {
     );
     expect(tuned.scheduler).toMatchObject({ prepare_rate: 0, max_prepare_ahead_ms: 90_000 });
     expect(tuned.worker.max_cached_workflows).toBe(500);
-    expect(() => buildConfig({}, { SCHEDULER_MAX_PREPARE_AHEAD: '3m' })).toThrow(/max_prepare_ahead/);
+    expect(buildConfig({}, { SCHEDULER_MAX_PREPARE_AHEAD: '30m' }).scheduler.max_prepare_ahead_ms).toBe(1_800_000);
+    expect(() => buildConfig({}, { SCHEDULER_MAX_PREPARE_AHEAD: '31m' })).toThrow(/max_prepare_ahead/);
     expect(() => buildConfig({ scheduler: { max_prepare_ahead: '500ms' } }, {})).toThrow(/max_prepare_ahead/);
     expect(() => buildConfig({}, { WORKER_MAX_CACHED_WORKFLOWS: '0' })).toThrow(/max_cached_workflows/);
   });

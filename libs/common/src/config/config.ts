@@ -94,10 +94,11 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
   if (prepareAhead > 10_000) {
     problems.push('scheduler.prepare_ahead: expected at most 10s');
   }
-  // A burst's lead: its attempts wait inside their 150 s start-to-close, beside the request.
-  const maxPrepareAhead = duration('scheduler.max_prepare_ahead', 60_000);
-  if (maxPrepareAhead < prepareAhead || maxPrepareAhead > 120_000) {
-    problems.push('scheduler.max_prepare_ahead: expected from prepare_ahead to 120s');
+  // A burst's lead: 10,000 due at once take 400 s to open at 25 a second. Each prepared attempt
+  // holds a worker slot and about 80 KiB while it waits, so the bound is a memory bound.
+  const maxPrepareAhead = duration('scheduler.max_prepare_ahead', 600_000);
+  if (maxPrepareAhead < prepareAhead || maxPrepareAhead > 1_800_000) {
+    problems.push('scheduler.max_prepare_ahead: expected from prepare_ahead to 30m');
   }
 
   // A parked job comes back a little before its wake (job.workflow.ts), so parking a shorter sleep saves nothing.
@@ -246,7 +247,7 @@ export function buildConfig(file: Raw, env: Record<string, string | undefined>):
     },
     worker: {
       // Attempts waiting for their instant hold a slot (a timer, no request): a burst of N needs N.
-      max_concurrent_activities: int('worker.max_concurrent_activities', 2_000),
+      max_concurrent_activities: int('worker.max_concurrent_activities', 12_000),
       max_concurrent_workflow_tasks: int('worker.max_concurrent_workflow_tasks', 100),
       // Polls are what bound a worker draining a backlog (a restart after an outage), not its CPU.
       max_concurrent_workflow_task_polls: int('worker.max_concurrent_workflow_task_polls', 50, 2),
