@@ -16,12 +16,18 @@ export interface PrepareLeadInput {
   maxMs: number;
   /** From the job's previous occurrence (or the plan's start) to this one. */
   gapMs: number;
+  /**
+   * The plan counted no earlier instant of this job (its first plan, or one after a change): the
+   * burst may still be growing, as when its jobs are being created.
+   */
+  burstMayGrow?: boolean;
 }
 
 /**
  * `base + position × burst / rate`: the burst's preparations are spread evenly over the time the
  * server needs for them at `rate`, ending `base` before the instant; each job's place in that
- * spread is fixed by its id, so the same job always takes the same place. Capped so a job never
+ * spread is fixed by its id, so the same job always takes the same place (a burst still being
+ * counted, larger than the base lead prepares, prepares at `maxMs` instead). Capped so a job never
  * holds two of its own occurrences waiting at once (less than its gap), and by `maxMs`; never below
  * `base`. The wait needs no room in the attempt's budget: the run workflow adds it to the attempt's
  * start-to-close.
@@ -32,6 +38,13 @@ export function prepareLeadMs(input: PrepareLeadInput): number {
     return baseMs;
   }
   const spreadMs = (input.burst / input.ratePerS) * 1000;
+  // A burst still being counted, already too large for the base lead, may outgrow any spread
+  // computed now: its jobs prepare as early as `maxMs` allows, most of them as they are created,
+  // so the creation itself paces the server. The gap does not bound it: the job counted no
+  // earlier occurrence of its own.
+  if (input.burstMayGrow && spreadMs > baseMs) {
+    return Math.max(baseMs, input.maxMs);
+  }
   const lead = baseMs + Math.floor(spreadPosition(input.jobId) * spreadMs);
   const cap = Math.min(input.maxMs, input.gapMs - 1_000);
   return Math.max(baseMs, Math.min(lead, cap));

@@ -49,6 +49,19 @@ describe('prepareLeadMs', () => {
     expect(beyondOldCap).toBeGreaterThan(6_500); // about 70% of a spread 400 s long
   });
 
+  it('should prepare a burst still being counted as early as the maximum allows, gap or not', () => {
+    const growing = (overrides: Partial<PrepareLeadInput>) =>
+      prepareLeadMs(input({ burst: 40, maxMs: 600_000, gapMs: 300_000, burstMayGrow: true, ...overrides }));
+    expect(growing({})).toBe(600_000);
+    // A lone job is no burst; spreading off keeps the base lead too, and so does a burst the
+    // base lead prepares in time (25 at 25 a second).
+    expect(growing({ burst: 1 })).toBe(1_000);
+    expect(growing({ burst: 25 })).toBeLessThanOrEqual(2_000);
+    expect(growing({ ratePerS: 0 })).toBe(1_000);
+    // Counted before: the spread again, bounded by the gap.
+    expect(growing({ burstMayGrow: false })).toBeLessThanOrEqual(1_000 + 1_600);
+  });
+
   it('should give a job the same place every time', () => {
     expect(spreadPosition('job_a')).toBe(spreadPosition('job_a'));
     expect(spreadPosition('job_a')).not.toBe(spreadPosition('job_b'));

@@ -422,3 +422,80 @@ describe('the plan activity with prepared bursts (issue 25)', () => {
     expect((await gated.planOccurrences(input('2026-01-01T10:00:30.000Z'))).park).toEqual(park);
   });
 });
+
+describe('the plan activity while a burst is being counted (a bulk create)', () => {
+  const config = {
+    scheduler: {
+      misfire_threshold_ms: 60_000,
+      prepare_ahead_ms: 1_000,
+      prepare_rate: 25,
+      max_prepare_ahead_ms: 600_000,
+    },
+  } as AppConfig;
+  const open = { jobId: 'job_A', workspaceId: 'ws_A', jobVersion: 1, misfirePolicy: 'fire_once' as const };
+  const prepare = { jobId: 'job_A', registered: null, overlapPolicy: 'allow' as const };
+  // A daily job at noon, created (its first plan) at 11:52 with the base lead of 1 s.
+  const firstPlan = {
+    schedule: schedule('0 0 12 * * ?'),
+    after: '2026-01-01T11:52:00.000Z',
+    now: '2026-01-01T11:52:01.000Z',
+    leadMs: 1_000,
+    maxCatchUp: 100,
+    prepare,
+    gate: { workspaceId: 'ws_A', month: '2026-01' },
+    open,
+  };
+
+  function activities(count: number) {
+    const counted: Array<{ next: string; previous: string | null; register: boolean }> = [];
+    const opened: OpenRunsInput[] = [];
+    const { planOccurrences: plan } = createScheduleActivities({
+      config,
+      bursts: {
+        plan: async (next: Date, previous: Date | null, register: boolean) => {
+          counted.push({ next: next.toISOString(), previous: previous?.toISOString() ?? null, register });
+          return { next: count, previous: previous === null ? 0 : count };
+        },
+      } as unknown as OccurrenceBurstsRepository,
+      readGate: async () => ({ suspended: false, blockingQuota: null }),
+      openRuns: async (input) => {
+        opened.push(input);
+        return {};
+      },
+    });
+    return { plan, counted, opened };
+  }
+
+  it('should open the first occurrence of a job in a burst at once, and lead the one after by the burst', async () => {
+    const { plan, counted, opened } = activities(500);
+    const result = await plan(firstPlan);
+    // Opened in this plan (8 min ahead, within the 10 min maximum), no wake needed for it.
+    expect(result.onTime).toEqual(['2026-01-01T12:00:00.000Z']);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]!.decisions.map((d) => d.scheduledAt)).toEqual(['2026-01-01T12:00:00.000Z']);
+    expect(result.opened?.decisions).toHaveLength(1);
+    // Counted once at each instant; the next day's lead is the spread of a known burst of 500.
+    expect(counted).toEqual([
+      { next: '2026-01-01T12:00:00.000Z', previous: null, register: true },
+      { next: '2026-01-02T12:00:00.000Z', previous: '2026-01-01T12:00:00.000Z', register: true },
+    ]);
+    expect(result.next).toBe('2026-01-02T12:00:00.000Z');
+    expect(result.leadMs).toBe(
+      prepareLeadMs({ jobId: 'job_A', burst: 500, baseMs: 1_000, ratePerS: 25, maxMs: 600_000, gapMs: 86_400_000 }),
+    );
+    expect(result.scannedUntil).toBe('2026-01-01T12:00:00.000Z');
+  });
+
+  it('should leave a lone job, and an occurrence beyond the maximum lead, to the wake', async () => {
+    const lone = activities(1);
+    const alone = await lone.plan(firstPlan);
+    expect(alone.onTime).toEqual([]);
+    expect(lone.opened).toHaveLength(0);
+    expect(alone).toMatchObject({ next: '2026-01-01T12:00:00.000Z', leadMs: 1_000 });
+
+    const early = activities(500);
+    const far = await early.plan({ ...firstPlan, after: '2026-01-01T11:40:00.000Z', now: '2026-01-01T11:40:01.000Z' });
+    expect(early.opened).toHaveLength(0);
+    expect(far).toMatchObject({ next: '2026-01-01T12:00:00.000Z', leadMs: 600_000 });
+  });
+});

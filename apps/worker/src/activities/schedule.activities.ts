@@ -57,25 +57,48 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
         input.schedule.calendars && deps.calendarsOf
           ? await deps.calendarsOf(input.schedule.calendars.workspaceId)
           : undefined;
-      let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms, calendars);
-      if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
-        plan = { ...plan, gate: await deps.readGate(input.gate) };
+      const plan = await planAndOpen(input, calendars);
+      if (!deps.bursts || !input.prepare || plan.next === null) {
+        return plan;
       }
-      // Before the burst estimate: a retry after a failed open must not count the job twice.
-      if (deps.openRuns && input.open && plan.gate) {
-        plan = { ...plan, opened: await openDue(plan, plan.gate, { ...input, open: input.open }, deps.openRuns) };
+      const next = plannedAt(plan.next, input.spread);
+      const lead = await leadOf(next, plan, input, deps.bursts, deps.config, deps.warn);
+      // A lead that reaches back to now, in a plan that opens its own runs: the occurrence opens
+      // in this plan, sparing the job a wake (a timer and a workflow task on the server) while
+      // its burst is being created, when the server is busiest.
+      // The workflow's clock, as the plan judges lateness by it.
+      const clockMs = Date.parse(input.now) - (input.leadMs ?? 0);
+      const reachMs = Date.parse(next) - clockMs;
+      if (deps.openRuns && input.open && !plan.opened && reachMs > 0 && reachMs <= lead.leadMs) {
+        const ahead = await planAndOpen({ ...input, now: next, leadMs: reachMs }, calendars);
+        if (ahead.opened && ahead.next !== null) {
+          const counted = { ...input, prepare: { ...input.prepare, registered: next } };
+          const following = plannedAt(ahead.next, input.spread);
+          return { ...ahead, ...(await leadOf(following, ahead, counted, deps.bursts, deps.config, deps.warn)) };
+        }
+        if (ahead.opened) {
+          return ahead;
+        }
       }
-      if (deps.park && input.prepare && plan.next !== null && (await (deps.parkingApplies?.() ?? true))) {
-        plan = { ...plan, park: deps.park };
-      }
-      return deps.bursts && input.prepare && plan.next !== null
-        ? {
-            ...plan,
-            ...(await leadOf(plannedAt(plan.next, input.spread), plan, input, deps.bursts, deps.config, deps.warn)),
-          }
-        : plan;
+      return { ...plan, ...lead };
     },
   };
+
+  /** The occurrences due and the next one; opens the due ones when the plan is asked to. */
+  async function planAndOpen(input: PlanOccurrencesInput, calendars: CalendarDates | undefined) {
+    let plan = planOccurrences(input, deps.config.scheduler.misfire_threshold_ms, calendars);
+    if (deps.readGate && input.gate && plan.missed.length + plan.onTime.length > 0) {
+      plan = { ...plan, gate: await deps.readGate(input.gate) };
+    }
+    // Before the burst estimate: a retry after a failed open must not count the job twice.
+    if (deps.openRuns && input.open && plan.gate) {
+      plan = { ...plan, opened: await openDue(plan, plan.gate, { ...input, open: input.open }, deps.openRuns) };
+    }
+    if (deps.park && input.prepare && plan.next !== null && (await (deps.parkingApplies?.() ?? true))) {
+      plan = { ...plan, park: deps.park };
+    }
+    return plan;
+  }
 }
 
 /**
@@ -151,6 +174,7 @@ async function leadOf(
     ratePerS: config.scheduler.prepare_rate,
     maxMs: config.scheduler.max_prepare_ahead_ms,
     gapMs: Date.parse(next) - Date.parse(previous ?? input.after),
+    burstMayGrow: previous === null,
   });
   return { leadMs, burst };
 }
