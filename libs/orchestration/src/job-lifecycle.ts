@@ -25,6 +25,21 @@ import { JobWorkflowNotices } from './job-workflow-notices';
 import { ManualRuns } from './manual-runs';
 import { RunClosing } from './run-closing';
 
+/** The stores a `JobLifecycle` works on: the database and the job, run, audit and workspace rows. */
+export type JobLifecycleStores = Pick<JobLifecycleDeps, 'dataSource' | 'jobs' | 'runs' | 'audit' | 'workspaces'>;
+
+/**
+ * The one way a process builds its `JobLifecycle` (the Nest module of the API and the worker, the
+ * test kit): the stores are picked from `stores`, so a larger set of repositories can be passed.
+ */
+export function createJobLifecycle(
+  stores: JobLifecycleStores,
+  services: Omit<JobLifecycleDeps, keyof JobLifecycleStores>,
+): JobLifecycle {
+  const { dataSource, jobs, runs, audit, workspaces } = stores;
+  return new JobLifecycle({ dataSource, jobs, runs, audit, workspaces, ...services });
+}
+
 /**
  * The one home of a job's state machine, for the API and the worker alike: create, PATCH, state
  * changes, delete and completion, each audited, with manual runs (`ManualRuns`) and the effect of
