@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DEV_SIGN_IN, launchDashboardChromium, signedInPage } from '../utils/dashboard';
 import { useStackAndReceiver } from '../utils/stack';
-import { fullWebhookJob, JOB_SETTINGS } from '../fixtures/full-webhook-job';
+import { JOB_SETTING_FIELDS } from '@svc/common/job-settings';
+import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings", in Debian's Chromium (as dashboard.e2e-spec.ts drives
@@ -15,7 +16,8 @@ const SCREENSHOTS = resolve(__dirname, '../../docs/screenshots');
 
 jest.setTimeout(180_000);
 
-const settingsOf = (job: Record<string, unknown>) => Object.fromEntries(JOB_SETTINGS.map((key) => [key, job[key]]));
+const settingsOf = (job: Record<string, unknown>) =>
+  Object.fromEntries(JOB_SETTING_FIELDS.map((key) => [key, job[key]]));
 
 describe('dashboard job form in Chromium (issue #22)', () => {
   const e2e = useStackAndReceiver({

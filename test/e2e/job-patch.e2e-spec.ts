@@ -3,7 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { applyJobPatch, type JobPatch, type JobSettings } from '../../apps/api/src/jobs/job-patch';
 import { waitFor } from '../utils/receiver';
 import { apiClient, startStack, useStackAndReceiver } from '../utils/stack';
-import { fullWebhookJob, PATCH_SETTINGS } from '../fixtures/full-webhook-job';
+import { JOB_SETTING_FIELDS } from '@svc/common/job-settings';
+import { fullWebhookJob } from '../fixtures/full-webhook-job';
 
 /**
  * Issue #22 "edits never lose settings": `PATCH /api/v1/jobs/{id}` over the assembled API, a worker
@@ -12,6 +13,11 @@ import { fullWebhookJob, PATCH_SETTINGS } from '../fixtures/full-webhook-job';
  * kind's complete config, and a refused PATCH writes nothing.
  */
 jest.setTimeout(180_000);
+
+/** The settings compared here: every setting of a job but the start window and the concurrency limit. */
+const PATCH_SETTINGS = JOB_SETTING_FIELDS.filter(
+  (field) => field !== 'start_window' && field !== 'max_concurrent_runs',
+);
 
 /** The settings part of a job object (what a PATCH can change), in the create body's shape. */
 function settingsOf(job: Record<string, any>): JobSettings {

@@ -1,5 +1,5 @@
 import { type AppConfig, buildConfig } from '@svc/common';
-import { BackgroundWork, JobLifecycle, type JobSettingsColumns } from '@svc/orchestration';
+import { BackgroundWork, createJobLifecycle, type JobLifecycle, type JobSettingsColumns } from '@svc/orchestration';
 import { DEFAULT_STORED_RETRY } from '@svc/workflow-contract/run-rules';
 import type { AuthContext } from '../../apps/api/src/auth/auth.decorators';
 import type { FakeTemporal } from './fake-temporal';
@@ -60,17 +60,7 @@ export function lifecycleOver(
   config: AppConfig = kitConfig(),
   followUps = new BackgroundWork(),
 ): JobLifecycle {
-  const { dataSource, jobs, runs, audit, workspaces } = db.repositories;
-  return new JobLifecycle({
-    dataSource,
-    jobs,
-    runs,
-    audit,
-    workspaces,
-    gateway: temporal.typedGateway,
-    config,
-    followUps,
-  });
+  return createJobLifecycle(db.repositories, { gateway: temporal.typedGateway, config, followUps });
 }
 
 /** Lets the follow-ups queued after an answer (a workflow signal) run. */

@@ -2,12 +2,12 @@
 import type { AppConfig } from '@svc/common';
 import type {
   AlertEventsRepository,
-  AttemptFinish,
   AuditRepository,
   JobEntity,
   JobState,
   JobsRepository,
   JsonObject,
+  RunClose,
   RunEntity,
   RunsRepository,
   WorkspacesRepository,
@@ -121,16 +121,13 @@ export interface ManualRetry {
   inserted: boolean;
 }
 
-export interface CloseRunInput {
-  runId: string;
+/**
+ * A run to close: the change `RunsRepository.close` writes (the attempt that ended the run is closed
+ * in the same statement), with the run's error as `error`; the SLA default is the configuration's.
+ */
+export interface CloseRunInput extends Omit<RunClose, 'status' | 'lastError' | 'defaultSlaThresholdMs'> {
   status: 'succeeded' | 'failed' | 'cancelled' | 'skipped';
-  finishedAt: Date;
   error?: string | null;
-  skipReason?: string | null;
-  /** The note of an occurrence a user skipped. */
-  skipNote?: string | null;
-  /** The attempt that ended the run, recorded and closed in the same statement (`RunsRepository.close`). */
-  attempt?: { n: number; startedAt: Date; finish: AttemptFinish };
 }
 
 /** The state changes a user asks for (spec: Job states), and the one state each is allowed from. */

@@ -2,7 +2,13 @@ import { ConflictError, LimitExceededError, NotFoundError, type PlanLimits } fro
 import { newId } from '@svc/workflow-contract/ids';
 import { addLogFields } from '@svc/common/logging';
 import { generateSigningSecret, rotateSigningSecrets } from '@svc/delivery';
-import { isUniqueViolation, JOB_KEY_CONSTRAINT, JobEntity, type RunEntity } from '@svc/persistence';
+import {
+  type AuditEntryInput,
+  isUniqueViolation,
+  JOB_KEY_CONSTRAINT,
+  JobEntity,
+  type RunEntity,
+} from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import {
   type ChangeNote,
@@ -24,6 +30,21 @@ import {
 import { JobWorkflowNotices } from './job-workflow-notices';
 import { ManualRuns } from './manual-runs';
 import { RunClosing } from './run-closing';
+
+/** The stores a `JobLifecycle` works on: the database and the job, run, audit and workspace rows. */
+export type JobLifecycleStores = Pick<JobLifecycleDeps, 'dataSource' | 'jobs' | 'runs' | 'audit' | 'workspaces'>;
+
+/**
+ * The one way a process builds its `JobLifecycle` (the Nest module of the API and the worker, the
+ * test kit): the stores are picked from `stores`, so a larger set of repositories can be passed.
+ */
+export function createJobLifecycle(
+  stores: JobLifecycleStores,
+  services: Omit<JobLifecycleDeps, keyof JobLifecycleStores>,
+): JobLifecycle {
+  const { dataSource, jobs, runs, audit, workspaces } = stores;
+  return new JobLifecycle({ dataSource, jobs, runs, audit, workspaces, ...services });
+}
 
 /**
  * The one home of a job's state machine, for the API and the worker alike: create, PATCH, state
@@ -88,7 +109,7 @@ export class JobLifecycle {
       signingSecret?: string;
     } & WriteOptions,
   ): Promise<WrittenJob> {
-    const { dataSource, jobs, audit } = this.deps;
+    const { dataSource, jobs } = this.deps;
     const now = options.now ?? new Date();
     // The caller's own secret (validated by the API) or a new one.
     const signingSecret =
@@ -130,18 +151,12 @@ export class JobLifecycle {
         }
         throw err;
       }
-      if (options.audit !== false) {
-        await audit.insert(
-          workspaceId,
-          {
-            actor,
-            action: 'job.create',
-            target: job.id,
-            details: { name: job.name, sink: job.sinkKind, ...(job.key !== null ? { key: job.key } : {}) },
-          },
-          manager,
-        );
-      }
+      await this.auditJobWrite(manager, options, workspaceId, {
+        actor,
+        action: 'job.create',
+        target: job.id,
+        details: { name: job.name, sink: job.sinkKind, ...(job.key !== null ? { key: job.key } : {}) },
+      });
     });
     this.notices.tell(job, 'after');
     return { job, signingSecret };
@@ -161,7 +176,7 @@ export class JobLifecycle {
     edit: JobEdit,
     options: WriteOptions = {},
   ): Promise<WrittenJob & { changed: boolean }> {
-    const { dataSource, jobs, audit } = this.deps;
+    const { dataSource, jobs } = this.deps;
     let signingSecret: string | undefined;
     let changed = true;
     const updated = await dataSource.transaction(async (manager) => {
@@ -182,22 +197,16 @@ export class JobLifecycle {
         job.state = 'active';
       }
       await jobs.save(job, manager);
-      if (options.audit !== false) {
-        await audit.insert(
-          workspaceId,
-          {
-            actor,
-            action: 'job.update',
-            target: job.id,
-            details: {
-              fields: edit.fields,
-              version: job.version,
-              ...(sinkKindChanged ? { sink_kind: { from: sinkKindBefore, to: job.sinkKind } } : {}),
-            },
-          },
-          manager,
-        );
-      }
+      await this.auditJobWrite(manager, options, workspaceId, {
+        actor,
+        action: 'job.update',
+        target: job.id,
+        details: {
+          fields: edit.fields,
+          version: job.version,
+          ...(sinkKindChanged ? { sink_kind: { from: sinkKindBefore, to: job.sinkKind } } : {}),
+        },
+      });
       return (await jobs.getById(workspaceId, id, manager))!;
     });
     if (changed) {
@@ -295,17 +304,16 @@ export class JobLifecycle {
    * cancelled (decisions.md → Run transitions) right after the answer.
    */
   async delete(workspaceId: string, id: string, actor: string, options: WriteOptions & ChangeNote = {}): Promise<void> {
-    const { dataSource, jobs, runs, audit, gateway } = this.deps;
+    const { dataSource, jobs, runs, gateway } = this.deps;
     await dataSource.transaction(async (manager) => {
       const job = await this.lockJob(workspaceId, id, manager);
       await jobs.delete(workspaceId, job.id, manager);
-      if (options.audit !== false) {
-        await audit.insert(
-          workspaceId,
-          { actor, action: 'job.delete', target: job.id, details: { name: job.name, ...noteDetails(options) } },
-          manager,
-        );
-      }
+      await this.auditJobWrite(manager, options, workspaceId, {
+        actor,
+        action: 'job.delete',
+        target: job.id,
+        details: { name: job.name, ...noteDetails(options) },
+      });
     });
     this.notices.followUps.run(
       `stopping the workflows of deleted job ${id}`,
@@ -330,6 +338,18 @@ export class JobLifecycle {
   /** `POST /runs/{id}/retry`: the one manual retry of a failed run's occurrence. */
   async retryRun(...args: Parameters<ManualRuns['retryRun']>): Promise<ManualRetry> {
     return this.manualRuns.retryRun(...args);
+  }
+
+  /** A write's audit entry, in its transaction, unless the caller writes its own (`audit: false`: apply). */
+  private async auditJobWrite(
+    manager: EntityManager,
+    options: WriteOptions,
+    workspaceId: string,
+    entry: AuditEntryInput,
+  ): Promise<void> {
+    if (options.audit !== false) {
+      await this.deps.audit.insert(workspaceId, entry, manager);
+    }
   }
 
   private async lockJob(workspaceId: string, id: string, manager: EntityManager): Promise<JobEntity> {

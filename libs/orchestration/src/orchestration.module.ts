@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 import { BackgroundWork, FOLLOW_UP_RETRY } from './background-work';
 import type { JobLifecycleDeps } from './job-changes';
-import { JobLifecycle } from './job-lifecycle';
+import { createJobLifecycle, JobLifecycle } from './job-lifecycle';
 import { JobWorkflowGateway } from './job-workflow.gateway';
 
 /** What a process adds to its `JobLifecycle` (the worker: alerts and run metrics). */
@@ -89,18 +89,10 @@ export class OrchestrationModule {
           ) => {
             const logger = new Logger(logContext);
             const warn = (message: string) => logger.warn(message);
-            return new JobLifecycle({
-              dataSource,
-              jobs,
-              runs,
-              audit,
-              workspaces,
-              gateway,
-              config,
-              warn,
-              followUps,
-              ...added,
-            });
+            return createJobLifecycle(
+              { dataSource, jobs, runs, audit, workspaces },
+              { gateway, config, warn, followUps, ...added },
+            );
           },
         },
       ],

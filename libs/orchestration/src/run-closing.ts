@@ -21,17 +21,9 @@ export class RunClosing {
     let closedRun: RunEntity | null = null;
     let eventIds: string[] = [];
     const disabled = await dataSource.transaction(async (manager) => {
+      const { error, ...close } = input;
       const closing = await runs.close(
-        {
-          runId: input.runId,
-          status: input.status,
-          finishedAt: input.finishedAt,
-          lastError: input.error ?? null,
-          skipReason: input.skipReason ?? null,
-          skipNote: input.skipNote ?? null,
-          attempt: input.attempt,
-          defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms,
-        },
+        { ...close, lastError: error, defaultSlaThresholdMs: config.scheduler.default_sla_threshold_ms },
         manager,
       );
       closedRun = closing?.run ?? null;

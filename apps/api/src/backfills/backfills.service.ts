@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type AppConfig, ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '@svc/common';
+import { type AppConfig, NotFoundError, ValidationFailedError } from '@svc/common';
 import { newId } from '@svc/workflow-contract/ids';
 import {
   AuditRepository,
@@ -19,6 +19,7 @@ import {
   usesCalendars,
 } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
+import { WorkflowWork } from '../common/workflow-work';
 import { APP_CONFIG } from '../config/config.module';
 import { RunOverridesValidator } from '../jobs/run-overrides.validator';
 import { backfillOccurrenceProblems, backfillRangeProblems } from './backfill-request.rules';
@@ -41,6 +42,8 @@ export interface BackfillAccepted {
 @Injectable()
 export class BackfillsService {
   private readonly logger = new Logger(BackfillsService.name);
+  /** Starting and cancelling the backfills' workflows. */
+  private readonly work: WorkflowWork<BackfillEntity>;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -50,7 +53,9 @@ export class BackfillsService {
     private readonly overrides: RunOverridesValidator,
     private readonly gateway: BackfillWorkflowGateway,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.work = new WorkflowWork(backfills, gateway, 'Backfill', this.logger);
+  }
 
   async create(auth: AuthContext, jobId: string, dto: BackfillDto): Promise<BackfillAccepted> {
     const job = await this.jobs.getById(auth.workspaceId, jobId);
@@ -98,17 +103,13 @@ export class BackfillsService {
       finishedAt: null,
     });
     await this.backfills.create(backfill, instants);
-    try {
-      await this.gateway.start(
+    await this.work.start(backfill.id, () =>
+      this.gateway.start(
         { backfillId: backfill.id, workspaceId: auth.workspaceId, jobId: job.id },
         backfillSummary({ ...backfill, jobName: job.name }),
         backfillDetails(backfill, job),
-      );
-    } catch (err) {
-      this.logger.warn(`backfill ${backfill.id} not started: ${(err as Error).message}`);
-      await this.backfills.delete(backfill.id);
-      throw new UnavailableError('The scheduler is unavailable; retry');
-    }
+      ),
+    );
     await this.audit.insert(auth.workspaceId, {
       actor: auth.actor,
       action: 'job.backfill',
@@ -137,20 +138,8 @@ export class BackfillsService {
 
   /** Stops a backfill: no occurrence starts after it; runs in flight end on their own. `409` once it has ended. */
   async cancel(auth: AuthContext, id: string): Promise<BackfillResponse> {
-    const backfill = await this.backfills.getById(auth.workspaceId, id);
-    if (!backfill) {
-      throw new NotFoundError('Backfill');
-    }
-    const asked = await this.backfills.requestCancel(auth.workspaceId, id, new Date());
-    if (!asked) {
-      throw new ConflictError(`The backfill has ended (${backfill.status}); there is nothing to cancel`);
-    }
-    try {
-      await this.gateway.cancel(id);
-    } catch (err) {
-      // Recorded: the next step cancels what is pending by itself; the signal only ends the wait sooner.
-      this.logger.warn(`cancel of backfill ${id} not signalled: ${(err as Error).message}`);
-    }
+    // Once recorded, the next step cancels what is pending by itself; the signal only ends the wait sooner.
+    const { found: backfill, asked } = await this.work.cancel(auth.workspaceId, id, false);
     await this.audit.insert(auth.workspaceId, {
       actor: auth.actor,
       action: 'backfill.cancel',

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '@svc/common';
+import { NotFoundError, ValidationFailedError } from '@svc/common';
 import { newId } from '@svc/workflow-contract/ids';
 import {
   AuditRepository,
@@ -13,6 +13,7 @@ import {
 } from '@svc/persistence';
 import { matchesSinkHost, OperationWorkflowGateway, operationSummary } from '@svc/orchestration';
 import type { AuthContext } from '../auth/auth.decorators';
+import { WorkflowWork } from '../common/workflow-work';
 import { bulkJobsProblems, recoverProblems } from './bulk-request.rules';
 import {
   type BulkJobFilterDto,
@@ -39,6 +40,8 @@ const hostText = (sinkHost: string | undefined) => sinkHost?.replace(/:\d+$/, ''
 @Injectable()
 export class OperationsService {
   private readonly logger = new Logger(OperationsService.name);
+  /** Starting and cancelling the operations' workflows. */
+  private readonly work: WorkflowWork<OperationEntity>;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -46,7 +49,9 @@ export class OperationsService {
     private readonly operations: OperationsRepository,
     private readonly audit: AuditRepository,
     private readonly gateway: OperationWorkflowGateway,
-  ) {}
+  ) {
+    this.work = new WorkflowWork(operations, gateway, 'Operation', this.logger);
+  }
 
   async bulkJobs(auth: AuthContext, dto: BulkJobsDto) {
     const problems = bulkJobsProblems(dto, new Date());
@@ -134,21 +139,8 @@ export class OperationsService {
    * resumes nothing (its jobs stay paused). `409` once it has ended.
    */
   async cancel(auth: AuthContext, id: string): Promise<OperationResponse> {
-    const operation = await this.operations.getById(auth.workspaceId, id);
-    if (!operation) {
-      throw new NotFoundError('Operation');
-    }
-    const asked = await this.operations.requestCancel(auth.workspaceId, id, new Date());
-    if (!asked) {
-      throw new ConflictError(`The operation has ended (${operation.status}); there is nothing to cancel`);
-    }
-    try {
-      await this.gateway.cancel(id);
-    } catch (err) {
-      // Recorded: the next batch stops by itself; only a window's wait needs the signal.
-      this.logger.warn(`cancel of operation ${id} not signalled: ${(err as Error).message}`);
-      throw new UnavailableError('The scheduler is unavailable; the cancel is recorded, retry to end a wait');
-    }
+    // Once recorded, the next batch stops by itself; but a window's wait only ends with the signal.
+    const { found: operation, asked } = await this.work.cancel(auth.workspaceId, id, true);
     await this.audit.insert(auth.workspaceId, {
       actor: auth.actor,
       action: 'operation.cancel',
@@ -208,16 +200,12 @@ export class OperationsService {
       finishedAt: null,
     });
     await this.operations.create(operation, request.targetIds);
-    try {
-      await this.gateway.start(
+    await this.work.start(operation.id, () =>
+      this.gateway.start(
         { operationId: operation.id, workspaceId: auth.workspaceId, resumeAt: request.resumeAt?.toISOString() ?? null },
         operationSummary(operation),
-      );
-    } catch (err) {
-      this.logger.warn(`operation ${operation.id} not started: ${(err as Error).message}`);
-      await this.operations.delete(operation.id);
-      throw new UnavailableError('The scheduler is unavailable; retry');
-    }
+      ),
+    );
     await this.audit.insert(auth.workspaceId, {
       actor: auth.actor,
       action: request.kind,

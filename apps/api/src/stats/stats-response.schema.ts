@@ -26,7 +26,7 @@ export const STATS_OVERVIEW_SCHEMA = named(
   }),
 );
 
-/** Runs per job and hour (hourly-stats.service.ts): whole UTC hours, oldest first, zero-filled. */
+/** Runs per job and hour (StatsService.jobsHourly): whole UTC hours, oldest first, zero-filled. */
 export const JOB_HOURLY_STATS_SCHEMA = named(
   'JobHourlyStats',
   object({

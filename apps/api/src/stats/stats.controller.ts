@@ -5,16 +5,12 @@ import { StatsService } from './stats.service';
 import { ApiOperation } from '../common/openapi/openapi.decorators';
 import { JOB_HOURLY_STATS_SCHEMA, STATS_OVERVIEW_SCHEMA } from './stats-response.schema';
 import { JobHourlyQueryDto } from './dto/job-hourly-query.dto';
-import { HourlyStatsService } from './hourly-stats.service';
 import { GetRoute } from '../auth/route.decorators';
 import { ANY_KEY } from '../auth/scopes';
 
 @Controller('api/v1/stats')
 export class StatsController {
-  constructor(
-    private readonly stats: StatsService,
-    private readonly hourly: HourlyStatsService,
-  ) {}
+  constructor(private readonly stats: StatsService) {}
 
   /** Job counts, run counts, start-lag percentiles and failing jobs; any valid key (decisions.md → Scopes). */
   @GetRoute('overview', ANY_KEY, 'Job and run counts, start-lag percentiles, failing jobs', STATS_OVERVIEW_SCHEMA)
@@ -33,6 +29,6 @@ export class StatsController {
       'every job of the workspace with runs in the window. `other` counts running, deferred and cancelled runs.',
   )
   jobsHourly(@Auth() auth: AuthContext, @Query() query: JobHourlyQueryDto) {
-    return this.hourly.jobsHourly(auth, query.window, query.job_id);
+    return this.stats.jobsHourly(auth, query.window, query.job_id);
   }
 }

@@ -1,4 +1,4 @@
-import { JOB_SETTINGS } from '../../../../test/fixtures/full-webhook-job';
+import { JOB_SETTING_FIELDS } from '@svc/common/job-settings';
 import { CliError } from '../errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,7 +113,7 @@ describe('jobs file (issue 42)', () => {
         next_run_at: null,
         created_at: '2026-01-01T00:00:00.000Z',
       });
-      expect(Object.keys(entry)).toEqual(['key', ...JOB_SETTINGS]);
+      expect(Object.keys(entry)).toEqual(['key', ...JOB_SETTING_FIELDS]);
       expect(entry).toMatchObject({ start_window: '5m', max_concurrent_runs: 2 });
       expect(entry.schedule).toEqual({
         expr: 'every day at 3am',

@@ -39,23 +39,27 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The class of an error that is no more than its status, its code and its message (`defaultMessage`
+ * unless the thrower says more).
+ */
+function errorClass(status: number, code: ErrorCode, defaultMessage: string) {
+  return class extends DomainError {
+    constructor(message = defaultMessage) {
+      super(status, { code, message });
+    }
+  };
+}
+
 export class ValidationFailedError extends DomainError {
   constructor(fields: Record<string, string>, message = 'Request validation failed', errors?: unknown[]) {
     super(400, { code: 'validation_failed', message, fields, ...(errors ? { errors } : {}) });
   }
 }
 
-export class UnauthorizedError extends DomainError {
-  constructor(message = 'Missing, invalid or revoked credentials') {
-    super(401, { code: 'unauthorized', message });
-  }
-}
+export class UnauthorizedError extends errorClass(401, 'unauthorized', 'Missing, invalid or revoked credentials') {}
 
-export class ForbiddenError extends DomainError {
-  constructor(message = 'Not allowed for these credentials') {
-    super(403, { code: 'forbidden', message });
-  }
-}
+export class ForbiddenError extends errorClass(403, 'forbidden', 'Not allowed for these credentials') {}
 
 export class LimitExceededError extends DomainError {
   constructor(limit: string, value: number | string, message: string, status = 403) {
@@ -110,14 +114,6 @@ export class IdempotencyConflictError extends DomainError {
   }
 }
 
-export class RateLimitedError extends DomainError {
-  constructor(message = 'Too many requests; wait for Retry-After') {
-    super(429, { code: 'rate_limited', message });
-  }
-}
+export class RateLimitedError extends errorClass(429, 'rate_limited', 'Too many requests; wait for Retry-After') {}
 
-export class UnavailableError extends DomainError {
-  constructor(message = 'A dependency is unavailable; retry') {
-    super(503, { code: 'unavailable', message });
-  }
-}
+export class UnavailableError extends errorClass(503, 'unavailable', 'A dependency is unavailable; retry') {}

@@ -1,18 +1,18 @@
 import type { RunBucketRow, StatsRepository } from '@svc/persistence';
 import { authFor } from '../../../../test/kit';
-import { HourlyStatsService } from './hourly-stats.service';
+import { StatsService } from './stats.service';
 
 /**
- * HourlyStatsService over a recording stats repository: whole UTC hours, oldest first, the last
+ * StatsService.jobsHourly over a recording stats repository: whole UTC hours, oldest first, the last
  * the current hour; zero-filled; named jobs all present (once, in the order named); otherwise the
  * jobs that had runs.
  */
-describe('HourlyStatsService', () => {
+describe('StatsService.jobsHourly', () => {
   const auth = authFor();
   const now = new Date('2026-11-28T12:34:56Z');
   let rows: RunBucketRow[];
   let asked: unknown[][];
-  let service: HourlyStatsService;
+  let service: StatsService;
 
   beforeEach(() => {
     rows = [];
@@ -23,7 +23,7 @@ describe('HourlyStatsService', () => {
         return rows;
       },
     };
-    service = new HourlyStatsService(stats as unknown as StatsRepository);
+    service = new StatsService(stats as unknown as StatsRepository);
   });
 
   const row = (job_id: string, bucket: number, counts: Partial<RunBucketRow> = {}): RunBucketRow => ({
