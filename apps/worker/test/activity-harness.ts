@@ -146,6 +146,9 @@ export async function startActivityHarness(
     if (request.url.startsWith('/throttled')) {
       return { status: 429, headers: { 'retry-after': '3' } };
     }
+    if (request.url.startsWith('/slow')) {
+      return { status: 200, body: 'ok', delayMs: 2_000 };
+    }
     return { status: 200, body: 'ok' };
   });
   const workspace = await workspaces.create({

@@ -12,7 +12,8 @@ import {
 } from '@svc/persistence';
 import type { RunActivities } from '@svc/workflow-contract/activity-types';
 import type { RunWorkflowInput } from '@svc/workflow-contract/definitions';
-import { ApplicationFailure } from '@temporalio/common';
+import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
+import { waitFor } from '../../../../test/utils/receiver';
 import {
   type ActivityHarness,
   quietActivityEnvironment,
@@ -278,6 +279,19 @@ describe('run activities', () => {
       expect(closed.claimedAt!.getTime()).toBeLessThan(scheduledAt.getTime());
     });
 
+    it('should not heartbeat while it waits for its instant, and heartbeat while it works after it', async () => {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}/slow-after-wait` } });
+      const scheduledAt = new Date(Date.now() + 4_500);
+      const row = await h.openRun(job, { scheduledAt });
+      const env = quietActivityEnvironment();
+      const beats: number[] = [];
+      env.on('heartbeat', () => beats.push(Date.now()));
+      await expect(env.run(activities.runAttempt, runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+      // Two intervals passed in the wait without a beat; the 2 s request after it has one.
+      expect(beats.filter((at) => at < scheduledAt.getTime())).toHaveLength(0);
+      expect(beats.length).toBeGreaterThanOrEqual(1);
+    });
+
     it.each([
       ['paused', { state: 'paused' }],
       ['disabled', { state: 'disabled' }],
@@ -358,6 +372,46 @@ describe('run activities', () => {
       await h.ds.manager.update(JobEntity, { id: job.id }, { state: 'completed' });
       await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
       expect(requestsTo('/last-one')).toHaveLength(1);
+    });
+  });
+
+  describe('an attempt cancelled while its request is on the wire', () => {
+    /** Starts an attempt to a receiver that answers in 2 s and cancels it once the request arrived. */
+    async function cancelledOnTheWire(path: string, details: ActivityCancellationDetails) {
+      const job = await h.insertJob({ sinkConfig: { url: `${h.receiver.url}${path}` } });
+      const row = await h.openRun(job);
+      const env = quietActivityEnvironment();
+      const running = env.run(activities.runAttempt, runInputOf(row)).then(
+        (result) => ({ result, error: null }),
+        (error: unknown) => ({ result: null, error }),
+      );
+      await waitFor(() => requestsTo(path).length === 1, 10_000);
+      env.cancel(details.cancelRequested ? 'CANCELLED' : 'TIMED_OUT', details);
+      return { row, outcome: await running };
+    }
+
+    it('should end the run as cancelled when the cancel was asked (a delete, cancel_previous)', async () => {
+      const { row, outcome } = await cancelledOnTheWire(
+        '/slow-asked',
+        new ActivityCancellationDetails({ cancelRequested: true }),
+      );
+      expect(outcome.result).toMatchObject({ status: 'cancelled' });
+      expect(await run(row.id)).toMatchObject({ status: 'cancelled' });
+    });
+
+    it('should leave the run open for the next try when Temporal gave the attempt up (timed out, worker shutdown)', async () => {
+      for (const [path, details] of [
+        ['/slow-timed-out', new ActivityCancellationDetails({ timedOut: true })],
+        ['/slow-shutdown', new ActivityCancellationDetails({ workerShutdown: true })],
+      ] as const) {
+        const { row, outcome } = await cancelledOnTheWire(path, details);
+        expect(outcome.error).toBeInstanceOf(ApplicationFailure);
+        expect(outcome.error).toMatchObject({ type: 'AttemptInterrupted', nonRetryable: false });
+        // Open: the next try closes the attempt as interrupted (if recorded) and sends again.
+        expect(await run(row.id)).toMatchObject({ status: 'running' });
+        await expect(attempt(runInputOf(row))).resolves.toMatchObject({ status: 'succeeded' });
+        expect(requestsTo(path)).toHaveLength(2);
+      }
     });
   });
 

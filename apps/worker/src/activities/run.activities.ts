@@ -18,6 +18,47 @@ import type { CoreActivityDeps } from './activity-deps';
 import { byIdLoader, Coalescer } from './coalescer';
 
 const HEARTBEAT_EVERY_MS = 2_000;
+
+/**
+ * Heartbeats of one attempt from its start to its end, paused while it waits for its instant
+ * (that wait is covered by its heartbeat timeout instead). A claim queued behind a burst's
+ * statements must not outlast the 10 s timeout, or Temporal gives the attempt up while it works.
+ * The SDK sends nothing for an attempt shorter than the interval.
+ */
+class AttemptPulse {
+  private waiting = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(context: Context) {
+    this.timer = setInterval(() => {
+      if (!this.waiting) {
+        context.heartbeat();
+      }
+    }, HEARTBEAT_EVERY_MS);
+  }
+
+  async during<T>(wait: () => Promise<T>): Promise<T> {
+    this.waiting = true;
+    try {
+      return await wait();
+    } finally {
+      this.waiting = false;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
+ * Cancelled because someone asked (overlap `cancel_previous`, a delete, a user), as opposed to a
+ * worker shutting down or Temporal having given the attempt up (timed out, reset, paused): only
+ * the first ends the run as cancelled. Without details (older servers) a cancel is taken as asked.
+ */
+function cancelAsked(context: Context): boolean {
+  return context.cancellationSignal.aborted && (context.cancellationDetails?.cancelRequested ?? true);
+}
 /** Longest pause between two tries of recording a sent attempt while the database is away. */
 const RECORD_RETRY_MAX_MS = 4_000;
 
@@ -67,7 +108,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     return result;
   }
 
-  async function claim(input: RunWorkflowInput, context: Context): Promise<Claim> {
+  async function claim(input: RunWorkflowInput, context: Context, pulse: AttemptPulse): Promise<Claim> {
     let run = await runs.findByIdUnscoped(input.runId);
     if (!run) {
       // Rows are written when the occurrence is due (or by the API); this covers a lost write.
@@ -81,7 +122,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     if (!run || ended !== null) {
       return { kind: 'closed', result: { status: ended ?? 'cancelled' } };
     }
-    const waited = await untilScheduled(run, context);
+    const waited = await pulse.during(() => untilScheduled(run, context));
     const now = clock();
     // At the instant the run is read again: a newer job version that reached the same
     // occurrence has adopted the row (openRuns) and this attempt delivers it under that version.
@@ -113,7 +154,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
             return { kind: 'closed', result: { status: 'cancelled' } };
           }
           // Adopted by a newer version in the meantime: decide again on the row as it is now.
-          return claim(input, context);
+          return claim(input, context, pulse);
         case 'exhausted':
           await runs.closeInterruptedAttempts(run.id, now);
           return { kind: 'closed', result: await close(run.id, { status: 'failed' }, { error: decision.error }) };
@@ -279,142 +320,154 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   return {
     async runAttempt(input: RunWorkflowInput): Promise<RunAttemptResult> {
       const context = Context.current();
-      const claimed = await claim(input, context);
-      const firedAt = clock();
-      if (claimed.kind === 'closed') {
-        context.log.info('run closed without an attempt', { status: claimed.result.status });
-        return claimed.result;
-      }
-      const { run, job, n } = claimed;
-      if (n > (input.attemptsBefore ?? 0)) {
-        await announceRetry(context, run.id, n + 1, run.lastError);
-      }
-      // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
-      addLogFields({ attempt: n });
-      const stored = toSink(job.sinkKind, job.sinkConfig);
-      if (!stored) {
-        return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
-      }
-      // A trigger's, retry's or backfill's one-off change, for this run only (never the job's).
-      const sink = withRunOverrides(stored, run.overrides);
-      if ('error' in sink) {
-        return close(run.id, { status: 'failed' }, { error: sink.error });
-      }
-      // Destination limits: a lease before the request leaves, or a wait that spends no attempt.
-      const lease = await takeLease(run, n, sink, job.timeoutMs);
-      if (safeMode) {
-        const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };
-        await (claimed.atInstant
-          ? atInstant.starts.call(start)
-          : runs.startAttempt(start.run, start.n, start.startedAt, start.requestSummary));
-      }
-      const heartbeat = setInterval(() => context.heartbeat({ n }), HEARTBEAT_EVERY_MS);
-      let result: SinkAttemptResult;
+      const pulse = new AttemptPulse(context);
       try {
-        result = await sender.send({
-          workspaceId: run.workspaceId,
-          sink,
-          run: { id: run.id, scheduledAt: run.scheduledAt, plannedAt: run.plannedAt, attempt: n },
-          job: { id: job.id, name: job.name },
-          signingSecrets: job.signingSecrets,
-          nowMs: firedAt.getTime(),
-          timeoutMs: job.timeoutMs,
-          // overlap `cancel_previous` and job deletion cancel the attempt; a sink that started
-          // something elsewhere (a workflow) cancels it too.
-          signal: context.cancellationSignal,
-          // The run page links to the started workflow while the attempt still waits on it.
-          reportStarted: async (ref) => {
-            try {
-              await runs.recordStartedWorkflow(run.id, n, ref);
-            } catch (err) {
-              context.log.warn('could not record the started workflow yet', { error: (err as Error).message });
-            }
-          },
-        });
+        return await attempt(input, context, pulse);
       } finally {
-        clearInterval(heartbeat);
+        pulse.stop();
       }
-      if (lease) {
-        await giveLeaseBack(context, lease, result);
-      }
-      metrics?.attempts.inc({ outcome: result.outcome });
-
-      const finishedAt = clock();
-      // In `fast` mode the attempt's row is written now, once its request has left: by the close
-      // itself when the attempt ends the run (one statement), before the deferral otherwise.
-      const attempt = {
-        n,
-        startedAt: firedAt,
-        finish: {
-          finishedAt,
-          durationMs: Math.round(result.durationMs),
-          outcome: result.outcome,
-          statusCode: result.statusCode,
-          error: result.error,
-          requestSummary: result.requestSummary,
-          responseBody: result.outcome !== 'success' || config.runs.store_success_bodies ? result.body : null,
-          startedWorkflow: result.startedWorkflow ?? null,
-        },
-      };
-      const decision = decideOutcome({
-        n,
-        outcome: result.outcome,
-        error: result.error,
-        retryAfterMs: result.retryAfterMs,
-        cancelled: context.cancellationSignal.aborted,
-        retry: job.retry,
-        random,
-      });
-      if (decision.kind === 'cancel') {
-        await record(context, n, () =>
-          lifecycle.closeRun({ runId: run.id, status: 'cancelled', finishedAt, error: decision.error, attempt }),
-        );
-        context.log.info('attempt cancelled; run cancelled', { outcome: result.outcome });
-        return { status: 'cancelled' };
-      }
-      // What the Temporal Web UI shows as this attempt's result or failure (method and host only).
-      const said = attemptOutcome(
-        { maxAttempts: job.retry.max_attempts, target: sinkTarget(job.sinkKind, job.sinkConfig) },
-        n + 1,
-        result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? result.outcome),
-      );
-      // The outcome, never the request or the response (they may carry secrets).
-      const outcome = {
-        outcome: result.outcome,
-        status_code: result.statusCode,
-        duration_ms: attempt.finish.durationMs,
-        ...(result.error ? { error: result.error } : {}),
-      };
-      if (decision.kind === 'close') {
-        const { status, error } = decision;
-        await record(context, n, () => lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt }));
-        if (status === 'succeeded') {
-          context.log.info('attempt succeeded; run succeeded', { ...outcome, status });
-        } else {
-          context.log.warn('attempt failed; run failed', { ...outcome, status });
-        }
-        // The run workflow ends Failed with these (Temporal's status is the run's status).
-        return status === 'failed' ? { status, outcome: said, attempts: n + 1, error } : { status, outcome: said };
-      }
-      const { delayMs } = decision;
-      if (!safeMode) {
-        await record(context, n, () => runs.startAttempt(run, n, firedAt, result.requestSummary));
-      }
-      await record(context, n, () =>
-        runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error),
-      );
-      context.log.warn('attempt failed; retrying', { ...outcome, retry_in_ms: Math.round(delayMs) });
-      throw ApplicationFailure.create({
-        message: said,
-        type: 'RetryableDelivery',
-        nextRetryDelay: Math.max(1, delayMs),
-        // The run workflow counts the attempts left from it if Temporal's budget runs out first.
-        details: [{ attempts: n + 1 } satisfies RetryableDeliveryDetails],
-      });
     },
 
     async finishRun(input: FinishRunInput): Promise<void> {
       await lifecycle.closeRun({ runId: input.runId, status: input.status, finishedAt: clock(), error: input.error });
     },
   };
+
+  /** One attempt: claim, deliver, record (the run workflow's `runAttempt`). */
+  async function attempt(input: RunWorkflowInput, context: Context, pulse: AttemptPulse): Promise<RunAttemptResult> {
+    const claimed = await claim(input, context, pulse);
+    const firedAt = clock();
+    if (claimed.kind === 'closed') {
+      context.log.info('run closed without an attempt', { status: claimed.result.status });
+      return claimed.result;
+    }
+    const { run, job, n } = claimed;
+    if (n > (input.attemptsBefore ?? 0)) {
+      await announceRetry(context, run.id, n + 1, run.lastError);
+    }
+    // On every later line of this attempt, the SDK's own included (docs/operations.md → Logs).
+    addLogFields({ attempt: n });
+    const stored = toSink(job.sinkKind, job.sinkConfig);
+    if (!stored) {
+      return close(run.id, { status: 'failed' }, { error: `unknown sink kind ${job.sinkKind}` });
+    }
+    // A trigger's, retry's or backfill's one-off change, for this run only (never the job's).
+    const sink = withRunOverrides(stored, run.overrides);
+    if ('error' in sink) {
+      return close(run.id, { status: 'failed' }, { error: sink.error });
+    }
+    // Destination limits: a lease before the request leaves, or a wait that spends no attempt.
+    const lease = await takeLease(run, n, sink, job.timeoutMs);
+    if (safeMode) {
+      const start = { run, n, startedAt: firedAt, requestSummary: summarizeSink(sink) };
+      await (claimed.atInstant
+        ? atInstant.starts.call(start)
+        : runs.startAttempt(start.run, start.n, start.startedAt, start.requestSummary));
+    }
+    const result: SinkAttemptResult = await sender.send({
+      workspaceId: run.workspaceId,
+      sink,
+      run: { id: run.id, scheduledAt: run.scheduledAt, plannedAt: run.plannedAt, attempt: n },
+      job: { id: job.id, name: job.name },
+      signingSecrets: job.signingSecrets,
+      nowMs: firedAt.getTime(),
+      timeoutMs: job.timeoutMs,
+      // overlap `cancel_previous` and job deletion cancel the attempt; a sink that started
+      // something elsewhere (a workflow) cancels it too.
+      signal: context.cancellationSignal,
+      // The run page links to the started workflow while the attempt still waits on it.
+      reportStarted: async (ref) => {
+        try {
+          await runs.recordStartedWorkflow(run.id, n, ref);
+        } catch (err) {
+          context.log.warn('could not record the started workflow yet', { error: (err as Error).message });
+        }
+      },
+    });
+    if (lease) {
+      await giveLeaseBack(context, lease, result);
+    }
+    metrics?.attempts.inc({ outcome: result.outcome });
+
+    const finishedAt = clock();
+    // In `fast` mode the attempt's row is written now, once its request has left: by the close
+    // itself when the attempt ends the run (one statement), before the deferral otherwise.
+    const attempt = {
+      n,
+      startedAt: firedAt,
+      finish: {
+        finishedAt,
+        durationMs: Math.round(result.durationMs),
+        outcome: result.outcome,
+        statusCode: result.statusCode,
+        error: result.error,
+        requestSummary: result.requestSummary,
+        responseBody: result.outcome !== 'success' || config.runs.store_success_bodies ? result.body : null,
+        startedWorkflow: result.startedWorkflow ?? null,
+      },
+    };
+    const decision = decideOutcome({
+      n,
+      outcome: result.outcome,
+      error: result.error,
+      retryAfterMs: result.retryAfterMs,
+      cancelled: cancelAsked(context),
+      retry: job.retry,
+      random,
+    });
+    if (context.cancellationSignal.aborted && !cancelAsked(context)) {
+      // Nobody asked: the run stays open for Temporal's next try, as after a crash mid-request.
+      context.log.warn('attempt interrupted; the run stays open', { outcome: result.outcome });
+      throw ApplicationFailure.retryable(
+        `attempt interrupted: ${result.error ?? result.outcome}`,
+        'AttemptInterrupted',
+      );
+    }
+    if (decision.kind === 'cancel') {
+      await record(context, n, () =>
+        lifecycle.closeRun({ runId: run.id, status: 'cancelled', finishedAt, error: decision.error, attempt }),
+      );
+      context.log.info('attempt cancelled; run cancelled', { outcome: result.outcome });
+      return { status: 'cancelled' };
+    }
+    // What the Temporal Web UI shows as this attempt's result or failure (method and host only).
+    const said = attemptOutcome(
+      { maxAttempts: job.retry.max_attempts, target: sinkTarget(job.sinkKind, job.sinkConfig) },
+      n + 1,
+      result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? result.outcome),
+    );
+    // The outcome, never the request or the response (they may carry secrets).
+    const outcome = {
+      outcome: result.outcome,
+      status_code: result.statusCode,
+      duration_ms: attempt.finish.durationMs,
+      ...(result.error ? { error: result.error } : {}),
+    };
+    if (decision.kind === 'close') {
+      const { status, error } = decision;
+      await record(context, n, () => lifecycle.closeRun({ runId: run.id, status, finishedAt, error, attempt }));
+      if (status === 'succeeded') {
+        context.log.info('attempt succeeded; run succeeded', { ...outcome, status });
+      } else {
+        context.log.warn('attempt failed; run failed', { ...outcome, status });
+      }
+      // The run workflow ends Failed with these (Temporal's status is the run's status).
+      return status === 'failed' ? { status, outcome: said, attempts: n + 1, error } : { status, outcome: said };
+    }
+    const { delayMs } = decision;
+    if (!safeMode) {
+      await record(context, n, () => runs.startAttempt(run, n, firedAt, result.requestSummary));
+    }
+    await record(context, n, () =>
+      runs.deferAfterAttempt(run.id, attempt, new Date(finishedAt.getTime() + delayMs), result.error),
+    );
+    context.log.warn('attempt failed; retrying', { ...outcome, retry_in_ms: Math.round(delayMs) });
+    throw ApplicationFailure.create({
+      message: said,
+      type: 'RetryableDelivery',
+      nextRetryDelay: Math.max(1, delayMs),
+      // The run workflow counts the attempts left from it if Temporal's budget runs out first.
+      details: [{ attempts: n + 1 } satisfies RetryableDeliveryDetails],
+    });
+  }
 }
