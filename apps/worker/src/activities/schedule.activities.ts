@@ -59,28 +59,27 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
           : undefined;
       const plan = await planAndOpen(input, calendars);
       if (!deps.bursts || !input.prepare || plan.next === null) {
-        return plan;
+        return withPark(plan, input);
       }
       const next = plannedAt(plan.next, input.spread);
       const lead = await leadOf(next, plan, input, deps.bursts, deps.config, deps.warn);
-      // A lead that reaches back to now, in a plan that opens its own runs: the occurrence opens
-      // in this plan, sparing the job a wake (a timer and a workflow task on the server) while
-      // its burst is being created, when the server is busiest.
-      // The workflow's clock, as the plan judges lateness by it.
-      const clockMs = Date.parse(input.now) - (input.leadMs ?? 0);
-      const reachMs = Date.parse(next) - clockMs;
+      // A lead that reaches back to now (by the workflow's clock, as lateness is judged), in a
+      // plan that opens its own runs: the occurrence opens in this plan, sparing the job a wake
+      // (a timer and a workflow task on the server) while its burst is created, when it is busiest.
+      const reachMs = Date.parse(next) - (Date.parse(input.now) - (input.leadMs ?? 0));
       if (deps.openRuns && input.open && !plan.opened && reachMs > 0 && reachMs <= lead.leadMs) {
         const ahead = await planAndOpen({ ...input, now: next, leadMs: reachMs }, calendars);
-        if (ahead.opened && ahead.next !== null) {
+        if (ahead.opened) {
+          if (ahead.next === null) {
+            return ahead;
+          }
           const counted = { ...input, prepare: { ...input.prepare, registered: next } };
           const following = plannedAt(ahead.next, input.spread);
-          return { ...ahead, ...(await leadOf(following, ahead, counted, deps.bursts, deps.config, deps.warn)) };
-        }
-        if (ahead.opened) {
-          return ahead;
+          const nextLead = await leadOf(following, ahead, counted, deps.bursts, deps.config, deps.warn);
+          return withPark({ ...ahead, ...nextLead }, input);
         }
       }
-      return { ...plan, ...lead };
+      return withPark({ ...plan, ...lead }, input);
     },
   };
 
@@ -94,8 +93,13 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
     if (deps.openRuns && input.open && plan.gate) {
       plan = { ...plan, opened: await openDue(plan, plan.gate, { ...input, open: input.open }, deps.openRuns) };
     }
+    return plan;
+  }
+
+  /** Where the job parks, asked once per plan, of the plan it returns. */
+  async function withPark(plan: OccurrencePlan, input: PlanOccurrencesInput): Promise<OccurrencePlan> {
     if (deps.park && input.prepare && plan.next !== null && (await (deps.parkingApplies?.() ?? true))) {
-      plan = { ...plan, park: deps.park };
+      return { ...plan, park: deps.park };
     }
     return plan;
   }
