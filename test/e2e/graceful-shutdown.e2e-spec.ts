@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { type Child, freePort, type ServiceEnv, startApi, startWorker } from '../utils/processes';
 import { waitFor } from '../utils/receiver';
 import { apiClient, useStackReceiverAndClient } from '../utils/stack';
@@ -47,7 +48,19 @@ describe('graceful shutdown', () => {
 
   /** Whether the run's attempt activity has started on a worker (Temporal's pending activity). */
   async function attemptStarted(runId: string): Promise<boolean> {
-    const description = await e2e.client.workflow.getHandle(runId).describe();
+    // The run's row is written before its workflow starts: not found yet means not started yet.
+    const description = await e2e.client.workflow
+      .getHandle(runId)
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) {
+          return null;
+        }
+        throw err;
+      });
+    if (!description) {
+      return false;
+    }
     return (description.raw.pendingActivities ?? []).some(
       (a) => (a.state as number) === PENDING_ACTIVITY_STATE_STARTED,
     );
