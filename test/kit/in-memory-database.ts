@@ -180,19 +180,30 @@ export class InMemoryDatabase {
     lockWorkspaceCreates: async () => undefined,
     countInWorkspace: async (workspaceId: string) =>
       [...this.tables.jobs.values()].filter((job) => job.workspaceId === workspaceId).length,
-    insert: async (job: JobEntity) => {
-      if (job.key && this.jobsWhere((row) => row.workspaceId === job.workspaceId && row.key === job.key).length > 0) {
+    insert: async (rows: JobEntity | JobEntity[]) => {
+      const jobs = Array.isArray(rows) ? rows : [rows];
+      const taken = jobs.find(
+        (job, i) =>
+          job.key &&
+          (this.jobsWhere((row) => row.workspaceId === job.workspaceId && row.key === job.key).length > 0 ||
+            jobs.slice(0, i).some((other) => other.workspaceId === job.workspaceId && other.key === job.key)),
+      );
+      if (taken) {
+        // One statement: nothing of it is written.
         throw new QueryFailedError(
           'INSERT INTO jobs',
           [],
           Object.assign(new Error('duplicate key'), {
             code: '23505',
             constraint: JOB_KEY_CONSTRAINT,
+            detail: `Key (workspace_id, key)=(${taken.workspaceId}, ${taken.key}) already exists.`,
           }),
         );
       }
-      job.createdAt = job.updatedAt = new Date();
-      this.tables.jobs.set(job.id, { ...job });
+      for (const job of jobs) {
+        job.createdAt = job.updatedAt = new Date();
+        this.tables.jobs.set(job.id, { ...job });
+      }
     },
     save: async (job: JobEntity) => {
       this.tables.jobs.set(job.id, { ...job, updatedAt: new Date() });

@@ -67,6 +67,15 @@ export interface WrittenJob {
   signingSecret?: string;
 }
 
+/** One job of `JobLifecycle.createMany`: the caller's validated settings and its identity. */
+export interface NewJob {
+  settings: JobSettingsColumns;
+  /** The job's key (unique in the workspace: `409 conflict` when taken) and owner. */
+  identity?: { key: string | null; managedBy: string | null };
+  /** The caller's own signing secret (validated by the API) instead of a new one. */
+  signingSecret?: string;
+}
+
 /** What the caller of a create or PATCH checks inside the write transaction (a throw writes nothing). */
 export type InTransactionCheck = (manager: EntityManager) => Promise<void>;
 

@@ -114,6 +114,71 @@ describe('JobLifecycle', () => {
     });
   });
 
+  describe('createMany (a set of jobs, POST /jobs/apply)', () => {
+    const unlimited: PlanLimits = { ...plan, max_jobs_per_workspace: 0 };
+    const keyed = (key: string, extra: { signingSecret?: string } = {}) => ({
+      settings: settings({ name: key }),
+      identity: { key, managedBy: 'git:ops' },
+      ...extra,
+    });
+
+    it('should write every job of the set as create does, with its own id, key and secret, and start each workflow', async () => {
+      const written = await lifecycle.createMany(
+        WS,
+        ACTOR,
+        [keyed('a'), keyed('b', { signingSecret: 'whsec_own' }), { settings: settings({ sinkKind: 'command' }) }],
+        { plan: unlimited, audit: false },
+      );
+      expect(written.map(({ job }) => [job.key, job.managedBy, job.state, job.version, job.revision])).toEqual([
+        ['a', 'git:ops', 'active', 1, 1],
+        ['b', 'git:ops', 'active', 1, 1],
+        [null, null, 'active', 1, 1],
+      ]);
+      expect(new Set(written.map(({ job }) => job.id)).size).toBe(3);
+      expect(written.map(({ signingSecret }) => signingSecret)).toEqual([expect.any(String), 'whsec_own', undefined]);
+      expect(db.stored(written[1].job.id)?.signingSecrets).toEqual([{ secret: 'whsec_own', expires_at: null }]);
+      // `audit: false`: the caller writes one entry for the set.
+      expect(db.tables.audit).toEqual([]);
+      await settle();
+      for (const { job } of written) {
+        expect(temporal.toldOf(job.id)).toEqual([{ state: 'active', revision: 1, version: 1 }]);
+      }
+    });
+
+    it("should check the plan's cap for the whole set and write nothing past it (403 limit_exceeded)", async () => {
+      await lifecycle.create(WS, ACTOR, settings(), { plan });
+      await expect(lifecycle.createMany(WS, ACTOR, [keyed('a'), keyed('b')], { plan })).rejects.toMatchObject({
+        status: 403,
+        body: { code: 'limit_exceeded', limit: 'max_jobs_per_workspace', value: 2 },
+      });
+      expect(db.tables.jobs.size).toBe(1);
+      expect(await lifecycle.createMany(WS, ACTOR, [keyed('a')], { plan })).toHaveLength(1);
+    });
+
+    it('should refuse the whole set when one key is taken (409 naming it), and when one check refuses', async () => {
+      await lifecycle.createMany(WS, ACTOR, [keyed('taken')], { plan: unlimited });
+      await expect(
+        lifecycle.createMany(WS, ACTOR, [keyed('new'), keyed('taken')], { plan: unlimited }),
+      ).rejects.toMatchObject({ status: 409, message: 'A job with the key "taken" exists in this workspace' });
+      const checked: string[] = [];
+      await expect(
+        lifecycle.createMany(WS, ACTOR, [keyed('c'), keyed('d')], {
+          plan: unlimited,
+          check: async (job) => {
+            checked.push(job.identity!.key!);
+            if (job.identity?.key === 'd') {
+              throw new Error('unknown secret');
+            }
+          },
+        }),
+      ).rejects.toThrow('unknown secret');
+      expect(checked).toEqual(['c', 'd']);
+      expect([...db.tables.jobs.values()].map((job) => job.key)).toEqual(['taken']);
+      await settle();
+      expect(temporal.toldOf([...db.tables.jobs.keys()][0])).toHaveLength(1);
+    });
+  });
+
   describe('pause, resume, enable (the From column)', () => {
     const allowed = [
       { change: 'pause', from: 'active', to: 'paused' },

@@ -25,6 +25,7 @@ import {
   USER_TRANSITIONS,
   type UserTransition,
   type WriteOptions,
+  type NewJob,
   type WrittenJob,
 } from './job-changes';
 import { JobWorkflowNotices } from './job-workflow-notices';
@@ -109,31 +110,43 @@ export class JobLifecycle {
       signingSecret?: string;
     } & WriteOptions,
   ): Promise<WrittenJob> {
+    const { check, identity, signingSecret, ...shared } = options;
+    const [written] = await this.createMany(workspaceId, actor, [{ settings, identity, signingSecret }], {
+      ...shared,
+      ...(check ? { check: (_job, manager) => check(manager) } : {}),
+    });
+    addLogFields({ job_id: written.job.id }); // this request's later lines and its access line name the new job
+    return written;
+  }
+
+  /**
+   * New jobs in one transaction, each as `create` makes it: the plan's job cap checked once for
+   * all of them, one insert per `INSERT_CHUNK` rows; their workflows are started after the commit.
+   * A set (`POST /jobs/apply`) creates in a few statements what one create per job would take a
+   * transaction each for. A key taken fails the whole call (`409 conflict`), nothing written.
+   */
+  async createMany(
+    workspaceId: string,
+    actor: string,
+    items: NewJob[],
+    options: {
+      plan: PlanLimits;
+      /** Checked for each job inside the transaction (a throw writes nothing). */
+      check?: (job: NewJob, manager: EntityManager) => Promise<void>;
+      now?: Date;
+    } & WriteOptions,
+  ): Promise<WrittenJob[]> {
     const { dataSource, jobs } = this.deps;
     const now = options.now ?? new Date();
-    // The caller's own secret (validated by the API) or a new one.
-    const signingSecret =
-      settings.sinkKind === 'webhook' ? (options.signingSecret ?? generateSigningSecret()) : undefined;
-    const job = Object.assign(new JobEntity(), {
-      ...settings,
-      id: newId('job', now.getTime()),
-      workspaceId,
-      key: options.identity?.key ?? null,
-      managedBy: options.identity?.managedBy ?? null,
-      state: 'active',
-      disabledReason: null,
-      consecutiveFailures: 0,
-      version: 1,
-      revision: 1,
-      signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
-    });
-    addLogFields({ job_id: job.id }); // this request's later lines and its access line name the new job
+    const written = items.map((item) => newJobEntity(workspaceId, item, now));
     const cap = options.plan.max_jobs_per_workspace;
     await dataSource.transaction(async (manager) => {
-      await options.check?.(manager);
+      for (const item of items) {
+        await options.check?.(item, manager);
+      }
       if (cap > 0) {
         await jobs.lockWorkspaceCreates(workspaceId, manager);
-        if ((await jobs.countInWorkspace(workspaceId, manager)) >= cap) {
+        if ((await jobs.countInWorkspace(workspaceId, manager)) + items.length > cap) {
           throw new LimitExceededError(
             'max_jobs_per_workspace',
             cap,
@@ -143,23 +156,37 @@ export class JobLifecycle {
       }
       // The insert's RETURNING fills the columns the database defaults (created_at, updated_at).
       try {
-        await jobs.insert(job, manager);
+        for (let i = 0; i < written.length; i += INSERT_CHUNK) {
+          await jobs.insert(
+            written.slice(i, i + INSERT_CHUNK).map(({ job }) => job),
+            manager,
+          );
+        }
       } catch (err) {
         // The unique index on (workspace, key) is the backstop of every create by key.
         if (isUniqueViolation(err, JOB_KEY_CONSTRAINT)) {
-          throw new ConflictError(`A job with the key "${job.key}" exists in this workspace`);
+          const key = takenKey(err) ?? (written.length === 1 ? written[0].job.key : null);
+          throw new ConflictError(
+            key === null
+              ? 'A job with one of these keys exists in this workspace'
+              : `A job with the key "${key}" exists in this workspace`,
+          );
         }
         throw err;
       }
-      await this.auditJobWrite(manager, options, workspaceId, {
-        actor,
-        action: 'job.create',
-        target: job.id,
-        details: { name: job.name, sink: job.sinkKind, ...(job.key !== null ? { key: job.key } : {}) },
-      });
+      for (const { job } of written) {
+        await this.auditJobWrite(manager, options, workspaceId, {
+          actor,
+          action: 'job.create',
+          target: job.id,
+          details: { name: job.name, sink: job.sinkKind, ...(job.key !== null ? { key: job.key } : {}) },
+        });
+      }
     });
-    this.notices.tell(job, 'after');
-    return { job, signingSecret };
+    for (const { job } of written) {
+      this.notices.tell(job, 'after');
+    }
+    return written;
   }
 
   /**
@@ -397,4 +424,36 @@ export class JobLifecycle {
       }
     };
   }
+}
+
+/** Rows per insert statement of `createMany` (a job row binds about 30 parameters; PostgreSQL allows 65,535). */
+const INSERT_CHUNK = 500;
+
+/** A job as `create` makes it: `active` at version and revision 1, a signing secret for a webhook. */
+function newJobEntity(workspaceId: string, item: NewJob, now: Date): WrittenJob {
+  const { settings } = item;
+  // The caller's own secret (validated by the API) or a new one.
+  const signingSecret = settings.sinkKind === 'webhook' ? (item.signingSecret ?? generateSigningSecret()) : undefined;
+  const job = Object.assign(new JobEntity(), {
+    ...settings,
+    id: newId('job', now.getTime()),
+    workspaceId,
+    key: item.identity?.key ?? null,
+    managedBy: item.identity?.managedBy ?? null,
+    state: 'active',
+    disabledReason: null,
+    consecutiveFailures: 0,
+    version: 1,
+    revision: 1,
+    signingSecrets: signingSecret ? [{ secret: signingSecret, expires_at: null }] : [],
+  });
+  return { job, signingSecret };
+}
+
+/** The key a unique violation names (`Key (workspace_id, key)=(ws_…, nightly) already exists.`). */
+function takenKey(err: unknown): string | null {
+  const detail =
+    (err as { detail?: unknown }).detail ?? (err as { driverError?: { detail?: unknown } }).driverError?.detail;
+  const match = typeof detail === 'string' ? /\(workspace_id, key\)=\([^,]*, (.*)\) already exists/.exec(detail) : null;
+  return match ? match[1] : null;
 }

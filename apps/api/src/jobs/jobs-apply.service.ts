@@ -28,6 +28,9 @@ export interface ApplyPlan {
  */
 const UPDATE_LANES = 4;
 
+/** Creates of one apply per transaction: a failure leaves the chunks before it committed. */
+const CREATE_CHUNK = 1_000;
+
 /** `work` over `items`, `lanes` at a time; after a failure no new item starts, and the first error is thrown once all lanes stopped. */
 async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -66,9 +69,10 @@ interface PlannedJob {
  *    advisory lock held until the apply has finished), ONE query reads the set's stored
  *    jobs and the owner's; the plan is the comparison in memory. Ownership (`409` naming the keys
  *    unless `adopt`) and the templates of the jobs that change are checked before any write.
- * 3. Unless `dry_run`: deletes, updates, creates, each in its own transaction through
- *    `JobLifecycle` (workflows started and signalled as POST and PATCH do), then one audit entry
- *    `jobs.apply`. Nothing to do: nothing is written, not even the audit entry.
+ * 3. Unless `dry_run`: deletes and updates, each in its own transaction, then the creates,
+ *    `CREATE_CHUNK` per transaction, through `JobLifecycle` (workflows started and signalled as
+ *    POST and PATCH do), then one audit entry `jobs.apply`. Nothing to do: nothing is written,
+ *    not even the audit entry.
  */
 @Injectable()
 export class JobsApplyService {
@@ -323,20 +327,30 @@ export class JobsApplyService {
           done.updated.push(job.key);
         }
       });
-      for (const job of planned.jobs) {
-        if (!job.stored) {
-          const { settings } = job.declared;
-          const written = await this.lifecycle.create(workspaceId, actor, settings, {
+      // Creates a chunk per transaction: a set of thousands commits in a few statements.
+      const creates = planned.jobs.filter((job) => !job.stored);
+      for (let i = 0; i < creates.length; i += CREATE_CHUNK) {
+        const chunk = creates.slice(i, i + CREATE_CHUNK);
+        const written = await this.lifecycle.createMany(
+          workspaceId,
+          actor,
+          chunk.map((job) => ({
+            settings: job.declared.settings,
+            identity: { key: job.key, managedBy },
+            signingSecret: job.declared.ownSigningSecret,
+          })),
+          {
             plan,
             now,
-            check: (manager) => this.templates.check(workspaceId, settings.sinkKind, settings.sinkConfig, manager),
-            identity: { key: job.key, managedBy },
+            check: ({ settings }, manager) =>
+              this.templates.check(workspaceId, settings.sinkKind, settings.sinkConfig, manager),
             audit: false,
-            signingSecret: job.declared.ownSigningSecret,
-          });
-          result.ids[job.key] = written.job.id;
+          },
+        );
+        chunk.forEach((job, n) => {
+          result.ids[job.key] = written[n].job.id;
           done.created.push(job.key);
-        }
+        });
       }
     } catch (err) {
       failure = err;

@@ -179,8 +179,9 @@ export class JobsRepository {
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [workspaceId]);
   }
 
-  async insert(job: JobEntity, manager: EntityManager): Promise<void> {
-    await manager.getRepository(JobEntity).insert(job);
+  /** One statement for all of `jobs`; RETURNING fills what the database defaults on each entity. */
+  async insert(jobs: JobEntity | JobEntity[], manager: EntityManager): Promise<void> {
+    await manager.getRepository(JobEntity).insert(jobs);
   }
 
   async save(job: JobEntity, manager: EntityManager): Promise<JobEntity> {
