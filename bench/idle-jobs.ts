@@ -4,7 +4,16 @@
  *
  *   SVC_URL=http://127.0.0.1:3000 SVC_API_KEY=sjs_… [WORKER_METRICS_URL=http://127.0.0.1:9464/metrics]
  *   [SDK_METRICS_URL=http://127.0.0.1:9465/metrics] [METRICS_TOKEN=…] [TEMPORAL_ADDRESS=127.0.0.1:7233] [TEMPORAL_NAMESPACE=default]
- *   node -r @swc-node/register bench/idle-jobs.ts [jobs=1000] [settle seconds=30]
+ *   [DATABASE_URL=postgres://…] [TEMPORAL_DB_FILE=.data/temporal.db]
+ *   node -r @swc-node/register bench/idle-jobs.ts [jobs=1000] [settle seconds=30] [--via=apply] [--cleanup=0]
+ *
+ * `--via=apply` creates each batch through `POST /jobs/apply` (sets of 5,000, the most one apply
+ * takes; up to 100,000 jobs a batch) instead of one POST per job, 8 at a time (up to 20,000), and
+ * reports jobs created per second either way. With DATABASE_URL the bench reads the `jobs`
+ * table's size (indexes and TOAST included) at each sample, and with TEMPORAL_DB_FILE the dev
+ * server's SQLite file (and its WAL): bytes per job in PostgreSQL and in Temporal's database.
+ * The API's resident memory is read from its own /metrics (SVC_URL/metrics, tokenless on loopback).
+ * `--cleanup=0` leaves the jobs (a throwaway stack: deleting 200,000 takes longer than the bench).
  *
  * 1. samples the worker's resident memory and heap (its own /metrics) until steady;
  * 2. creates N jobs firing once a day, 12 hours from now (8 requests at a time), waits `settle`
@@ -80,17 +89,72 @@ async function cachedWorkflows(url: string): Promise<number | null> {
   }
 }
 
+/** The API's resident memory (its own /metrics); null when it is not served to this caller. */
+async function apiRssBytes(svcUrl: string, token: string | undefined): Promise<number | null> {
+  try {
+    const res = await fetch(`${svcUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const line = (await res.text()).split('\n').find((l) => l.startsWith('svc_api_process_resident_memory_bytes '));
+    return line ? Number(line.trim().split(/\s+/).pop()) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the stores hold: the `jobs` table with its indexes, and the dev server's SQLite file with its WAL. */
+interface StoreSample {
+  pgJobsBytes: number | null;
+  temporalDbBytes: number | null;
+}
+
+async function sampleStores(databaseUrl: string | undefined, temporalDbFile: string | undefined): Promise<StoreSample> {
+  let pgJobsBytes: number | null = null;
+  if (databaseUrl) {
+    const { Client: PgClient } = await import('pg');
+    const pg = new PgClient({ connectionString: databaseUrl });
+    await pg.connect();
+    try {
+      const rows = await pg.query<{ bytes: string }>(`SELECT pg_total_relation_size('jobs') AS bytes`);
+      pgJobsBytes = Number(rows.rows[0].bytes);
+    } finally {
+      await pg.end();
+    }
+  }
+  let temporalDbBytes: number | null = null;
+  if (temporalDbFile) {
+    const { stat } = await import('node:fs/promises');
+    const size = async (path: string) => (await stat(path).catch(() => null))?.size ?? 0;
+    temporalDbBytes = (await size(temporalDbFile)) + (await size(`${temporalDbFile}-wal`));
+  }
+  return { pgJobsBytes, temporalDbBytes };
+}
+
+/** The most jobs one apply takes (APPLY_MAX_JOBS). */
+const APPLY_SET = 5_000;
+
+function parseArgs(argv: string[]) {
+  const positional = argv.filter((a) => !a.startsWith('--'));
+  const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? null;
+  const via = flag('via') ?? 'post';
+  if (via !== 'post' && via !== 'apply') {
+    throw new Error('--via is post or apply');
+  }
+  const jobs = Number(positional[0] ?? '1000');
+  const most = via === 'apply' ? 100_000 : 20_000;
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > most) {
+    throw new Error(`jobs must be an integer from 1 to ${most} (--via=${via})`);
+  }
+  return { jobs, settleS: Number(positional[1] ?? '30'), via, cleanup: flag('cleanup') !== '0' };
+}
+
 const mib = (bytes: number) => round(bytes / 1024 / 1024, 1);
 const kib = (bytes: number) => round(bytes / 1024, 1);
 /** At most this many jobs are woken (queried) for the wake figures. */
 const WAKE_SAMPLE = 2_000;
 
 async function main(): Promise<void> {
-  const jobs = Number(process.argv[2] ?? '1000');
-  const settleS = Number(process.argv[3] ?? '30');
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 20_000) {
-    throw new Error('jobs must be an integer from 1 to 20000');
-  }
+  const { jobs, settleS, via, cleanup } = parseArgs(process.argv.slice(2));
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const temporalDbFile = process.env.TEMPORAL_DB_FILE || undefined;
   const svcUrl = (process.env.SVC_URL ?? '').replace(/\/+$/, '');
   const apiKey = process.env.SVC_API_KEY ?? '';
   if (!svcUrl || !apiKey) {
@@ -120,23 +184,37 @@ async function main(): Promise<void> {
     // Once a day, half a day away: the job workflow plans, then sleeps for hours.
     const at = new Date(Date.now() + 12 * 3_600_000);
     const schedule = { expr: `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`, kind: 'cron' };
+    const sink = { kind: 'webhook', config: { url: 'http://127.0.0.1:9/never' } };
+    const applyBatch = async (from: number) => {
+      for (let start = 0; start < jobs; start += APPLY_SET) {
+        if (interrupted) {
+          throw new Error('interrupted');
+        }
+        const keys = range(Math.min(APPLY_SET, jobs - start)).map((i) => `idle-${from + start + i}`);
+        const plan = await api.call<{ ids: Record<string, string> }>('POST', '/jobs/apply', {
+          managed_by: `${tag}:${from + start}`,
+          jobs: keys.map((key) => ({ key, name: key, tags: [tag], schedule, sink })),
+        });
+        keys.forEach((key, i) => (ids[from + start + i] = plan.ids[key]));
+      }
+    };
     const createBatch = async (from: number) => {
-      log(`creating ${jobs} idle jobs (${schedule.expr} UTC)`);
+      log(`creating ${jobs} idle jobs (${schedule.expr} UTC) via ${via}`);
       const created = await timed(() =>
-        forEachLimited(range(jobs), 8, async (i) => {
-          if (interrupted) {
-            throw new Error('interrupted');
-          }
-          const body = {
-            name: `idle-${from + i}`,
-            tags: [tag],
-            schedule,
-            sink: { kind: 'webhook', config: { url: 'http://127.0.0.1:9/never' } },
-          };
-          ids[from + i] = (await api.call<{ id: string }>('POST', '/jobs', body, [201])).id;
-        }),
+        via === 'apply'
+          ? applyBatch(from)
+          : forEachLimited(range(jobs), 8, async (i) => {
+              if (interrupted) {
+                throw new Error('interrupted');
+              }
+              const body = { name: `idle-${from + i}`, tags: [tag], schedule, sink };
+              ids[from + i] = (await api.call<{ id: string }>('POST', '/jobs', body, [201])).id;
+            }),
       );
-      log(`created in ${round(created.ms / 1000, 1)} s; waiting ${settleS} s for the workflows to sleep`);
+      log(
+        `created in ${round(created.ms / 1000, 1)} s (${round(jobs / (created.ms / 1000), 1)} jobs/s); ` +
+          `waiting ${settleS} s for the workflows to sleep`,
+      );
       await sleep(settleS * 1_000);
       return created;
     };
@@ -154,12 +232,22 @@ async function main(): Promise<void> {
     log('sampling the worker before');
     const before = await steadySample(metricsUrl, token);
     const heapBefore = await heapOf('before');
-    await createBatch(0);
+    const apiBefore = await apiRssBytes(svcUrl, token);
+    const storesBefore = await sampleStores(databaseUrl, temporalDbFile);
+    const firstCreated = await createBatch(0);
     const first = await steadySample(metricsUrl, token);
     const heapFirst = await heapOf('first batch');
+    const apiFirst = await apiRssBytes(svcUrl, token);
+    const storesFirst = await sampleStores(databaseUrl, temporalDbFile);
     const created = await createBatch(jobs);
     const idle = await steadySample(metricsUrl, token);
     const heapIdle = await heapOf('second batch');
+    const apiIdle = await apiRssBytes(svcUrl, token);
+    const storesIdle = await sampleStores(databaseUrl, temporalDbFile);
+    const perJob = (key: keyof StoreSample) =>
+      storesIdle[key] === null || storesBefore[key] === null
+        ? null
+        : round((storesIdle[key]! - storesBefore[key]!) / (2 * jobs), 0);
     const cached = await cachedWorkflows(sdkMetricsUrl);
     const liveTotal = (h: LiveHeap | null) => (h === null ? null : h.threads.reduce((sum, t) => sum + t.usedBytes, 0));
 
@@ -216,7 +304,12 @@ async function main(): Promise<void> {
         queryErrors: queryErrors.length,
         firstQueryErrors: queryErrors.slice(0, 3),
       },
-      createPerS: round(jobs / (created.ms / 1000), 1),
+      via,
+      createPerS: [firstCreated, created].map((c) => round(jobs / (c.ms / 1000), 1)),
+      apiRssMiB: [apiBefore, apiFirst, apiIdle].map((b) => (b === null ? null : mib(b))),
+      // Both batches over the jobs of both: the tables and files as they stand, free space included.
+      bytesPerJob: { postgresJobsTable: perJob('pgJobsBytes'), temporalDatabase: perJob('temporalDbBytes') },
+      stores: [storesBefore, storesFirst, storesIdle],
     };
     console.log(
       [
@@ -235,11 +328,16 @@ async function main(): Promise<void> {
         `waking ${report.wake.woken} once: ${report.wake.seconds} s, query p50 ${report.wake.queryMs.p50} ms p99 ${report.wake.queryMs.p99} ms, ` +
           `worker CPU ${report.wake.workerCpuSecondsPer1000} s per 1,000 jobs, RSS after ${report.wake.workerRssAfterMiB} MiB, ` +
           `${queryErrors.length} queries failed`,
+        `created ${report.createPerS.join(' / ')} jobs/s via ${via}; API RSS ${report.apiRssMiB.join(' -> ')} MiB; ` +
+          `bytes per job: PostgreSQL jobs table ${report.bytesPerJob.postgresJobsTable ?? '?'}, ` +
+          `Temporal database ${report.bytesPerJob.temporalDatabase ?? '?'}`,
         JSON.stringify(report),
       ].join('\n'),
     );
   } finally {
-    await remove().catch((err: unknown) => log(`cleanup failed: ${(err as Error).message}`));
+    if (cleanup) {
+      await remove().catch((err: unknown) => log(`cleanup failed: ${(err as Error).message}`));
+    }
     await connection.close();
   }
 }
