@@ -446,14 +446,11 @@ describe('the plan activity while a burst is being counted (a bulk create)', () 
     open,
   };
 
-  const park = { taskQueue: 'svc-jobs-parked', afterMs: 3_600_000 };
-
   function activities(count: number) {
     const counted: Array<{ next: string; previous: string | null; register: boolean }> = [];
     const opened: OpenRunsInput[] = [];
     const { planOccurrences: plan } = createScheduleActivities({
       config,
-      park,
       bursts: {
         plan: async (next: Date, previous: Date | null, register: boolean) => {
           counted.push({ next: next.toISOString(), previous: previous?.toISOString() ?? null, register });
@@ -487,19 +484,6 @@ describe('the plan activity while a burst is being counted (a bulk create)', () 
       prepareLeadMs({ jobId: 'job_A', burst: 500, baseMs: 1_000, ratePerS: 25, maxMs: 600_000, gapMs: 86_400_000 }),
     );
     expect(result.scannedUntil).toBe('2026-01-01T12:00:00.000Z');
-    // It does not park while its burst is prepared (no continue-as-new competing with the other
-    // jobs' first plans): it parks at its next wake, which opens that day's run.
-    expect(result.park).toBeUndefined();
-    const wake = await plan({
-      ...firstPlan,
-      after: result.scannedUntil,
-      // The workflow plans at its clock plus the lead: woken `leadMs` before the occurrence.
-      now: result.next!,
-      leadMs: result.leadMs!,
-      prepare: { ...prepare, registered: result.next },
-    });
-    expect(wake.onTime).toEqual(['2026-01-02T12:00:00.000Z']);
-    expect(wake.park).toEqual(park);
   });
 
   it('should leave a lone job, and an occurrence beyond the maximum lead, to the wake', async () => {

@@ -66,8 +66,6 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
       // A lead that reaches back to now (by the workflow's clock, as lateness is judged), in a
       // plan that opens its own runs: the occurrence opens in this plan, sparing the job a wake
       // (a timer and a workflow task on the server) while its burst is created, when it is busiest.
-      // Nor does the job park in this pass (a continue-as-new and a first task on the parked
-      // queue): it parks at its next wake, after the burst, if still idle.
       const reachMs = Date.parse(next) - (Date.parse(input.now) - (input.leadMs ?? 0));
       if (deps.openRuns && input.open && !plan.opened && reachMs > 0 && reachMs <= lead.leadMs) {
         const ahead = await planAndOpen({ ...input, now: next, leadMs: reachMs }, calendars);
@@ -78,7 +76,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleAc
           const counted = { ...input, prepare: { ...input.prepare, registered: next } };
           const following = plannedAt(ahead.next, input.spread);
           const nextLead = await leadOf(following, ahead, counted, deps.bursts, deps.config, deps.warn);
-          return { ...ahead, ...nextLead };
+          return withPark({ ...ahead, ...nextLead }, input);
         }
       }
       return withPark({ ...plan, ...lead }, input);
