@@ -258,6 +258,8 @@ async function main(signal: AbortSignal): Promise<void> {
     const actions: SideActions[] = [];
     for (const phase of phasesOf(options, sides)) {
       const phaseResult = await runPhase(phase, { options, receiver, serviceJobs, signal });
+      // Printed as each phase ends: a later phase that fails (a loaded dev server) keeps this one's figures.
+      log(`phase result: ${JSON.stringify(phaseResult.sides)}`);
       results.push(...phaseResult.sides);
       mirror = phaseResult.mirror ?? mirror;
       if (phaseResult.actions) {

@@ -2,7 +2,13 @@
  * The native side of the load bench: a Temporal worker in the bench process, N Temporal
  * Schedules starting `nativeDeliver` on its task queue, and the no-op workflow ceiling.
  */
-import { Client, Connection, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { join } from 'node:path';
 import { createNativeActivities } from './activities';
@@ -94,23 +100,25 @@ export class NativeSchedules {
         const scheduleId = this.scheduleId(i);
         this.maybeExisting.add(scheduleId);
         const { ms } = await timed(() =>
-          client.schedule.create({
-            scheduleId,
-            // Offset 0: fires at Epoch + n × interval, the same instants as the service's Quartz job.
-            spec:
-              instantMs !== null
-                ? { cronExpressions: [dailyCronAt(instantMs)] }
-                : this.options.aligned
-                  ? { cronExpressions: ['* * * * *'] }
-                  : { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
-            action: {
-              type: 'startWorkflow',
-              workflowType: 'nativeDeliver',
-              args: [`${receiverUrl}/native/${i}`],
-              taskQueue,
-            },
-            policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' },
-          }),
+          createRetried(() =>
+            client.schedule.create({
+              scheduleId,
+              // Offset 0: fires at Epoch + n × interval, the same instants as the service's Quartz job.
+              spec:
+                instantMs !== null
+                  ? { cronExpressions: [dailyCronAt(instantMs)] }
+                  : this.options.aligned
+                    ? { cronExpressions: ['* * * * *'] }
+                    : { intervals: [{ every: `${intervalS}s`, offset: 0 }] },
+              action: {
+                type: 'startWorkflow',
+                workflowType: 'nativeDeliver',
+                args: [`${receiverUrl}/native/${i}`],
+                taskQueue,
+              },
+              policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' },
+            }),
+          ),
         );
         this.createMs.push(ms);
       },
@@ -157,4 +165,26 @@ export async function measureNoopCeiling(
     forEachLimited(range(total), concurrency, (i) => execute(`bench-noop-${runId}-${i}`), signal),
   );
   return { workflows: total, concurrency, seconds: round(ms / 1000, 2), perSecond: round(total / (ms / 1000), 1) };
+}
+
+/**
+ * A create retried through the dev server's transient refusals under a burst of creates (it has
+ * answered `NamespaceNotFoundError: 'default'` while loaded); a try that had in fact created the
+ * Schedule finds it running, which counts as created.
+ */
+async function createRetried(create: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      if (err instanceof ScheduleAlreadyRunning && attempt > 1) {
+        return;
+      }
+      if (attempt >= 5 || err instanceof ScheduleAlreadyRunning) {
+        throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
 }
