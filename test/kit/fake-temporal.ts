@@ -13,19 +13,10 @@ export class FakeTemporal {
   /** What `describeRun` answers per run id (none: no such workflow), and the ids it was asked. */
   readonly runViews = new Map<string, RunWorkflowView>();
   readonly described: string[] = [];
-  /** Signals waiting on `slow` now, and the most there ever were at once. */
-  signalling = 0;
-  mostSignalling = 0;
 
   readonly gateway = {
     upsertJob: async (snapshot: JobSnapshot) => {
-      this.signalling += 1;
-      this.mostSignalling = Math.max(this.mostSignalling, this.signalling);
-      try {
-        await this.slow;
-      } finally {
-        this.signalling -= 1;
-      }
+      await this.slow;
       this.reach(this.snapshots, snapshot);
     },
     deleteJob: async (jobId: string) => this.reach(this.deleted, jobId),

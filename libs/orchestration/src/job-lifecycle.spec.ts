@@ -11,7 +11,6 @@ import {
 import { BackgroundWork } from './background-work';
 import { type JobEdit, nextRevision } from './job-changes';
 import { JobLifecycle } from './job-lifecycle';
-import { UNAWAITED_NOTICE_LANES } from './job-workflow-notices';
 
 /**
  * JobLifecycle over the in-memory kit (test/kit): every transition of the spec's job state table
@@ -143,21 +142,6 @@ describe('JobLifecycle', () => {
       await settle();
       for (const { job } of written) {
         expect(temporal.toldOf(job.id)).toEqual([{ state: 'active', revision: 1, version: 1 }]);
-      }
-    });
-
-    it('should start the workflows of a large set a few at a time (UNAWAITED_NOTICE_LANES), every one in the end', async () => {
-      let letGo!: () => void;
-      temporal.slow = new Promise<void>((resolve) => (letGo = resolve));
-      const set = Array.from({ length: 100 }, (_, i) => keyed(`k${i}`));
-      const written = await lifecycle.createMany(WS, ACTOR, set, { plan: unlimited, audit: false });
-      await settle();
-      expect(temporal.signalling).toBe(UNAWAITED_NOTICE_LANES);
-      letGo();
-      await settle();
-      expect(temporal.mostSignalling).toBe(UNAWAITED_NOTICE_LANES);
-      for (const { job } of written) {
-        expect(temporal.toldOf(job.id)).toHaveLength(1);
       }
     });
 
